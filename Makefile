@@ -1,0 +1,43 @@
+# Two entry points that do all the set-up on a fresh Debian machine (as root):
+#   make run   - install packages, build Release, run the default workload
+#   make test  - install packages, build, run the whole test suite
+BUILD ?= build
+JOBS ?= 2
+DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
+        libspdlog-dev libfmt-dev libboost-dev libboost-program-options-dev libgtest-dev \
+        libbenchmark-dev gtkwave python3-matplotlib
+DEFAULT_ARCH ?= configs/arch/npu-128.yaml
+DEFAULT_WORKLOAD ?= configs/workloads/resnet18.csv
+
+.PHONY: deps configure build run test test-long bench clean
+
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	rm -rf out/default
+	$(BUILD)/cstsim run --arch $(DEFAULT_ARCH) --workload $(DEFAULT_WORKLOAD) --out out/default
+
+test: build
+	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+
+test-long: build
+	cd $(BUILD) && ctest -j $(JOBS) -L long --output-on-failure
+
+bench: build
+	$(BUILD)/bench/cstsim_bench
+
+clean:
+	rm -rf $(BUILD) out

@@ -1,0 +1,46 @@
+#include "models/array/fold_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cstsim {
+
+double FoldPlan::mapping_efficiency() const {
+  double used = 0;
+  for (const Fold& f : folds) used += double(f.rows_used) * f.cols_used;
+  return used / (double(fold_count()) * R * C);
+}
+
+FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K) {
+  if (R <= 0 || C <= 0 || M <= 0 || N <= 0 || K <= 0)
+    throw std::invalid_argument("make_fold_plan: sizes must be positive");
+  FoldPlan p;
+  p.dataflow = dataflow;
+  p.R = R;
+  p.C = C;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  switch (dataflow) {
+    case Dataflow::OS: p.Sr = M; p.Sc = N; p.T = K; break;
+    case Dataflow::WS: p.Sr = K; p.Sc = N; p.T = M; break;
+    case Dataflow::IS: p.Sr = K; p.Sc = M; p.T = N; break;
+  }
+  p.row_folds = (p.Sr + R - 1) / R;
+  p.col_folds = (p.Sc + C - 1) / C;
+  p.folds.reserve(size_t(p.row_folds * p.col_folds));
+  for (int64_t fc = 0; fc < p.col_folds; ++fc) {
+    for (int64_t fr = 0; fr < p.row_folds; ++fr) {
+      Fold f;
+      f.index = int(p.folds.size());
+      f.row0 = fr * R;
+      f.col0 = fc * C;
+      f.rows_used = int(std::min<int64_t>(R, p.Sr - f.row0));
+      f.cols_used = int(std::min<int64_t>(C, p.Sc - f.col0));
+      p.folds.push_back(f);
+    }
+  }
+  return p;
+}
+
+}  // namespace cstsim

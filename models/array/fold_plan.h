@@ -1,0 +1,40 @@
+#pragma once
+// How one GEMM layer is cut into folds on an R x C array.
+//
+// Every dataflow is described as: a stationary operand tile of Sr x Sc held
+// in the PEs, and a stream of T vectors pushed through it.
+//   OS: Sr = M, Sc = N, T = K   (outputs stay; A rows from the left, B cols from the top)
+//   WS: Sr = K, Sc = N, T = M   (weights stay; A rows stream, psums flow down)
+//   IS: Sr = K, Sc = M, T = N   (inputs stay; B^T rows stream, psums flow down)
+// Folds are visited with row folds inner and column folds outer (SCALE-Sim's order).
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/arch_spec.h"
+
+namespace cstsim {
+
+struct Fold {
+  int index = 0;       // position in visiting order
+  int64_t row0 = 0;    // first Sr index mapped to PE row 0
+  int64_t col0 = 0;    // first Sc index mapped to PE column 0
+  int rows_used = 0;   // r <= R
+  int cols_used = 0;   // c <= C
+};
+
+struct FoldPlan {
+  Dataflow dataflow = Dataflow::WS;
+  int R = 0, C = 0;
+  int64_t M = 0, N = 0, K = 0;
+  int64_t Sr = 0, Sc = 0, T = 0;
+  int64_t row_folds = 0, col_folds = 0;
+  std::vector<Fold> folds;
+
+  int64_t fold_count() const { return row_folds * col_folds; }
+  // Sum over folds of r*c / (F*R*C): SCALE-Sim's mapping efficiency.
+  double mapping_efficiency() const;
+};
+
+FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K);
+
+}  // namespace cstsim

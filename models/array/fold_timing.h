@@ -1,0 +1,39 @@
+#pragma once
+// Closed-form fold timing: the fast "timing mode". For every fold it gives the
+// cycle of each event the register-level grid produces, in O(folds) work.
+// The rules (and why they are what the registers do) are in models/array/README.md.
+#include <cstdint>
+#include <vector>
+
+#include "models/array/array_events.h"
+#include "models/array/fold_plan.h"
+
+namespace cstsim {
+
+struct FoldTiming {
+  int64_t start = 0;        // FoldStart
+  int64_t first_input = 0;  // FirstInput (= stream start S)
+  int64_t last_input = 0;   // LastInput
+  int64_t first_output = 0; // OutputRow 0; row k leaves at first_output + k
+  int64_t output_rows = 0;  // T for WS/IS, r for OS
+  int64_t end = 0;          // FoldEnd
+};
+
+struct LayerTiming {
+  int64_t start = 0;  // first cycle of the layer
+  int64_t end = 0;    // last cycle any fold occupies the array
+  // Cycles as reported: end - start + 1, except in scalesim mode where SCALE-Sim
+  // reports the index of the last cycle, F*L - 1.
+  int64_t reported_cycles = 0;
+  int64_t slot_length = 0;  // L per fold in scalesim mode, 0 otherwise
+  std::vector<FoldTiming> folds;
+};
+
+// SCALE-Sim's fixed fold length: T+R+C-2 (OS), 2R+C+T-2 (WS, IS).
+int64_t scalesim_fold_length(const FoldPlan& plan);
+
+LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start);
+
+void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
+
+}  // namespace cstsim

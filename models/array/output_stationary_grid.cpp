@@ -1,0 +1,206 @@
+// Register-level OS array. PE(i,j) accumulates C[m0+i][n0+j]: A[m][k] enters
+// row i at S+k+i and moves right, B[k][n] enters column j at S+k+j and moves
+// down, so they meet in PE(i,j) at S+k+i+j. The operand marked last (k = K-1)
+// makes the PE put its sum on column j's result bus in that same cycle and
+// restart from zero. Results of a column arrive one per cycle, row by row.
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "models/array/fold_timing.h"
+#include "models/array/register_array.h"
+
+namespace cstsim {
+namespace {
+
+class OutputStationaryGrid final : public RegisterArray {
+ public:
+  OutputStationaryGrid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
+                       const GemmData& data)
+      : RegisterArray(plan, pipeline, start),
+        data_(data),
+        cells_(size_t(R_) * C_),
+        a_(cells_, 0), atag_(cells_, -1), b_(cells_, 0), btag_(cells_, -1), alast_(cells_, 0),
+        acc_(cells_, 0),
+        edge_a_(R_, 0), edge_atag_(R_, -1), edge_b_(C_, 0), edge_btag_(C_, -1), edge_alast_(R_, 0),
+        bus_cycle_(C_, -1), wave_reached_(plan.folds.size(), 0),
+        rows_done_(plan.folds.size(), 0), drained_(plan.folds.size(), 0),
+        row0_free_at_(start), slot_(scalesim_fold_length(plan)) {}
+
+  void step() override {
+    control();
+    feed_edges();
+    advance_grid();
+    observe();
+    ++now_;
+  }
+
+ private:
+  bool scalesim() const { return pipeline_ == FoldPipeline::ScaleSim; }
+  int fold_count() const { return int(plan_.folds.size()); }
+
+  void control() {
+    if (next_stream_ >= fold_count()) return;
+    const int g = next_stream_;
+    bool can;
+    if (scalesim()) {
+      can = now_ >= start_ + g * slot_ && folds_ended_ >= g;
+    } else {
+      // Edge ports free, and the previous fold's first wave has entered all its
+      // rows, so our results reach every column bus after all of its results.
+      can = g == 0 || (now_ >= row0_free_at_ && wave_reached_[g - 1]);
+    }
+    if (!can) return;
+    streams_.push_back({g, now_});
+    wave_pending_.push_back(g);
+    row0_free_at_ = now_ + T_;
+    ++next_stream_;
+    emit(now_, EventKind::FoldStart, g);
+    emit(now_, EventKind::FirstInput, g);
+  }
+
+  void feed_edges() {
+    std::fill(edge_a_.begin(), edge_a_.end(), 0);
+    std::fill(edge_atag_.begin(), edge_atag_.end(), -1);
+    std::fill(edge_alast_.begin(), edge_alast_.end(), 0);
+    std::fill(edge_b_.begin(), edge_b_.end(), 0);
+    std::fill(edge_btag_.begin(), edge_btag_.end(), -1);
+    for (const Stream& s : streams_) {
+      const Fold& f = plan_.folds[s.fold];
+      const int64_t since = now_ - s.S;
+      const int64_t lo = std::max<int64_t>(0, since - T_ + 1);
+      for (int64_t i = lo, hi = std::min<int64_t>(f.rows_used - 1, since); i <= hi; ++i) {
+        const int64_t k = since - i;
+        edge_a_[i] = data_.A[size_t((f.row0 + i) * data_.K + k)];
+        edge_atag_[i] = int32_t(s.fold * T_ + k);
+        edge_alast_[i] = k == T_ - 1;
+        counts_.ifmap_reads += 1;
+      }
+      for (int64_t j = lo, hi = std::min<int64_t>(f.cols_used - 1, since); j <= hi; ++j) {
+        const int64_t k = since - j;
+        edge_b_[j] = data_.B[size_t(k * data_.N + f.col0 + j)];
+        edge_btag_[j] = int32_t(s.fold * T_ + k);
+        counts_.filter_reads += 1;
+      }
+    }
+    // A stream retires after its last injection; a later fold with fewer rows
+    // can retire before an earlier one.
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      const Stream& s = *it;
+      const Fold& f = plan_.folds[s.fold];
+      if (now_ < s.S + T_ - 1 + std::max(f.rows_used, f.cols_used) - 1) {
+        ++it;
+        continue;
+      }
+      emit(now_, EventKind::LastInput, s.fold);
+      it = streams_.erase(it);
+    }
+  }
+
+  void advance_grid() {
+    for (int i = 0; i < R_; ++i) {  // A moves right
+      const size_t row = size_t(i) * C_;
+      std::memmove(&a_[row + 1], &a_[row], sizeof(int32_t) * (C_ - 1));
+      std::memmove(&atag_[row + 1], &atag_[row], sizeof(int32_t) * (C_ - 1));
+      std::memmove(&alast_[row + 1], &alast_[row], C_ - 1);
+      a_[row] = edge_a_[i];
+      atag_[row] = edge_atag_[i];
+      alast_[row] = edge_alast_[i];
+    }
+    // B moves down
+    std::memmove(&b_[C_], &b_[0], sizeof(int32_t) * (cells_ - C_));
+    std::memmove(&btag_[C_], &btag_[0], sizeof(int32_t) * (cells_ - C_));
+    std::memcpy(&b_[0], edge_b_.data(), sizeof(int32_t) * C_);
+    std::memcpy(&btag_[0], edge_btag_.data(), sizeof(int32_t) * C_);
+    int bad = 0;
+    for (size_t k = 0; k < cells_; ++k) {
+      acc_[k] += uint32_t(a_[k] * b_[k]);
+      bad |= (atag_[k] >= 0) & (btag_[k] >= 0) & (atag_[k] != btag_[k]);
+    }
+    pe_updates_ += int64_t(cells_);
+    if (bad) throw ArrayHazard(fmt::format("cycle {}: a PE saw A and B operands of different steps", now_));
+  }
+
+  void observe() {
+    for (int i = 0; i < R_; ++i) {
+      const size_t row = size_t(i) * C_;
+      const uint8_t* last = &alast_[row];
+      const uint8_t* hit = static_cast<const uint8_t*>(std::memchr(last, 1, C_));
+      while (hit) {
+        const int j = int(hit - last);
+        const int g = int(atag_[row + j] / T_);
+        const Fold& f = plan_.folds[g];
+        if (j < f.cols_used) collect(g, f, i, j, acc_[row + j]);
+        acc_[row + j] = 0;
+        hit = static_cast<const uint8_t*>(std::memchr(hit + 1, 1, size_t(C_ - j - 1)));
+      }
+    }
+    while (!wave_pending_.empty()) {
+      const int g = wave_pending_.front();
+      const Fold& f = plan_.folds[g];
+      if (atag_[size_t(f.rows_used - 1) * C_] != int32_t(g * T_)) break;
+      wave_reached_[g] = 1;
+      wave_pending_.pop_front();
+    }
+    if (scalesim() && next_slot_end_ < fold_count() &&
+        now_ == start_ + (next_slot_end_ + 1) * slot_ - 1) {
+      if (!drained_[next_slot_end_])
+        throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
+      fold_ended(next_slot_end_++, now_);
+    }
+  }
+
+  void collect(int g, const Fold& f, int i, int j, uint32_t value) {
+    if (bus_cycle_[j] == now_)
+      throw ArrayHazard(fmt::format("cycle {}: two results on column {}'s bus", now_, j));
+    bus_cycle_[j] = now_;
+    c_[size_t((f.row0 + i) * data_.N + f.col0 + j)] = value;
+    counts_.ofmap_writes += 1;
+    macs_ += T_;
+    std::vector<int32_t>& cnt = row_counts_[g];
+    if (cnt.empty()) cnt.assign(size_t(f.rows_used), 0);
+    if (++cnt[size_t(i)] == f.cols_used) {
+      emit(now_, EventKind::OutputRow, g, i);
+      if (++rows_done_[g] == f.rows_used) {
+        row_counts_.erase(g);
+        if (scalesim()) drained_[g] = 1;
+        else fold_ended(g, now_);
+      }
+    }
+  }
+
+  struct Stream {
+    int fold;
+    int64_t S;
+  };
+
+  const GemmData& data_;
+  const size_t cells_;
+  std::vector<int32_t> a_, atag_, b_, btag_;
+  std::vector<uint8_t> alast_;
+  std::vector<uint32_t> acc_;
+  std::vector<int32_t> edge_a_, edge_atag_, edge_b_, edge_btag_;
+  std::vector<uint8_t> edge_alast_;
+  std::vector<int64_t> bus_cycle_;
+  std::vector<char> wave_reached_;
+  std::deque<Stream> streams_;
+  std::deque<int> wave_pending_;  // started folds whose first wave has not reached row r-1
+  int next_stream_ = 0;
+  std::unordered_map<int, std::vector<int32_t>> row_counts_;
+  std::vector<int64_t> rows_done_;
+  std::vector<char> drained_;
+  int64_t row0_free_at_;
+  int next_slot_end_ = 0;
+  const int64_t slot_;
+};
+
+}  // namespace
+
+std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan& plan, FoldPipeline pipeline,
+                                                           int64_t start, const GemmData& data) {
+  return std::make_unique<OutputStationaryGrid>(plan, pipeline, start, data);
+}
+
+}  // namespace cstsim

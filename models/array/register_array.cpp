@@ -1,0 +1,54 @@
+#include "models/array/register_array.h"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace cstsim {
+
+std::unique_ptr<RegisterArray> make_stationary_grid(const FoldPlan&, FoldPipeline, int64_t,
+                                                    const GemmData&);
+std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan&, FoldPipeline, int64_t,
+                                                           const GemmData&);
+
+RegisterArray::RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start)
+    : plan_(plan), pipeline_(pipeline), start_(start), R_(plan.R), C_(plan.C), T_(plan.T),
+      now_(start), c_(size_t(plan.M * plan.N), 0) {
+  // Tokens are tagged fold*T + t in 32 bits.
+  if (double(plan.folds.size()) * double(plan.T) >= double(std::numeric_limits<int32_t>::max()))
+    throw std::invalid_argument(fmt::format(
+        "layer too large for the register-level mode ({} folds x {} stream rows)",
+        plan.folds.size(), plan.T));
+}
+
+void RegisterArray::fold_ended(int fold, int64_t cycle) {
+  emit(cycle, EventKind::FoldEnd, fold);
+  ++folds_ended_;
+  end_cycle_ = std::max(end_cycle_, cycle);
+}
+
+std::vector<int32_t> RegisterArray::result() const { return std::vector<int32_t>(c_.begin(), c_.end()); }
+
+std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
+                                                   int64_t start, const GemmData& data) {
+  if (data.M != plan.M || data.N != plan.N || data.K != plan.K)
+    throw std::invalid_argument("operand shape does not match the fold plan");
+  if (plan.dataflow == Dataflow::OS) return make_output_stationary_grid(plan, pipeline, start, data);
+  return make_stationary_grid(plan, pipeline, start, data);
+}
+
+RegisterRun run_register_level(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
+                               const GemmData& data) {
+  auto grid = make_register_array(plan, pipeline, start, data);
+  while (!grid->done()) grid->step();
+  RegisterRun run;
+  run.events = grid->events();
+  run.end_cycle = grid->end_cycle();
+  run.counts = grid->counts();
+  run.macs = grid->mac_count();
+  run.pe_updates = grid->pe_updates();
+  run.result = grid->result();
+  return run;
+}
+
+}  // namespace cstsim

@@ -1,0 +1,84 @@
+#pragma once
+// Register-level reference mode: real operand values move through the PE
+// registers one cycle at a time, and a small controller decides when folds
+// start from what it observes in those registers (never from the closed-form
+// timing). It defines the array's timing; fold_timing.h must agree with it.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "models/array/array_events.h"
+#include "models/array/fold_plan.h"
+#include "models/array/gemm_data.h"
+
+namespace cstsim {
+
+// Raised when the registers show a structural hazard the controller should
+// have prevented (two results on one bus, mixed tokens in a PE): a model bug.
+class ArrayHazard : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+struct EdgeCounts {  // operand words that crossed the array edge (SRAM side)
+  int64_t ifmap_reads = 0;
+  int64_t filter_reads = 0;
+  int64_t ofmap_writes = 0;
+};
+
+class RegisterArray {
+ public:
+  virtual ~RegisterArray() = default;
+  // Advances one clock cycle.
+  virtual void step() = 0;
+  bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
+  int64_t now() const { return now_; }
+  int64_t end_cycle() const { return end_cycle_; }
+  const std::vector<ArrayEvent>& events() const { return events_; }
+  const EdgeCounts& counts() const { return counts_; }
+  // Active PE-cycles: one per PE per cycle that performed a real MAC.
+  int64_t mac_count() const { return macs_; }
+  // The layer's result C = A*B (M x N, row-major); complete once done().
+  std::vector<int32_t> result() const;
+  int64_t pe_updates() const { return pe_updates_; }
+
+ protected:
+  RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start);
+  void emit(int64_t cycle, EventKind kind, int fold, int64_t index = 0) {
+    events_.push_back({cycle, kind, fold, index});
+  }
+  void fold_ended(int fold, int64_t cycle);
+
+  const FoldPlan plan_;
+  const FoldPipeline pipeline_;
+  const int64_t start_;
+  const int R_, C_;
+  const int64_t T_;
+  int64_t now_;
+  int64_t end_cycle_ = -1;
+  int64_t folds_ended_ = 0;
+  int64_t macs_ = 0;
+  int64_t pe_updates_ = 0;
+  EdgeCounts counts_;
+  std::vector<ArrayEvent> events_;
+  std::vector<uint32_t> c_;  // accumulated result, M x N
+};
+
+std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
+                                                   int64_t start, const GemmData& data);
+
+struct RegisterRun {
+  std::vector<ArrayEvent> events;
+  int64_t end_cycle = 0;
+  EdgeCounts counts;
+  int64_t macs = 0;
+  int64_t pe_updates = 0;
+  std::vector<int32_t> result;
+};
+
+// Steps a register array to completion without SystemC (tests, benchmarks).
+RegisterRun run_register_level(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
+                               const GemmData& data);
+
+}  // namespace cstsim

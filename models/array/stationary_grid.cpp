@@ -1,0 +1,257 @@
+// Register-level WS and IS arrays. Both hold a stationary tile S (Sr x Sc) in
+// double-buffered weight banks and push a stream X (T x Sr) through it:
+// X[t][i] enters row i at S+t+i and moves right one PE per cycle; partial sums
+// move down one PE per cycle and leave the bottom of column j.
+//   WS: S = B (K x N), X = A (M x K), Y = X*S = C
+//   IS: S = A^T (K x M), X = B^T (N x K), Y = X*S = C^T
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "models/array/fold_timing.h"
+#include "models/array/register_array.h"
+
+namespace cstsim {
+namespace {
+
+class StationaryGrid final : public RegisterArray {
+ public:
+  StationaryGrid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start, const GemmData& data)
+      : RegisterArray(plan, pipeline, start),
+        data_(data),
+        ws_(plan.dataflow == Dataflow::WS),
+        cells_(size_t(R_) * C_),
+        x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), p_(cells_, 0),
+        edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0),
+        loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
+        drained_(plan.folds.size(), 0), row0_free_at_(start),
+        slot_(scalesim_fold_length(plan)) {
+    w_[0].assign(cells_, 0);
+    w_[1].assign(cells_, 0);
+  }
+
+  void step() override {
+    control();
+    feed_edges();
+    advance_grid();
+    push_weights();
+    observe();
+    ++now_;
+  }
+
+ private:
+  bool scalesim() const { return pipeline_ == FoldPipeline::ScaleSim; }
+  int fold_count() const { return int(plan_.folds.size()); }
+
+  int8_t stationary(int64_t sr, int64_t sc) const {
+    return ws_ ? data_.B[size_t(sr * data_.N + sc)] : data_.A[size_t(sc * data_.K + sr)];
+  }
+  int8_t streamed(int64_t t, int64_t sr) const {
+    return ws_ ? data_.A[size_t(t * data_.K + sr)] : data_.B[size_t(sr * data_.N + t)];
+  }
+  void accumulate(int64_t t, int64_t sc, uint32_t v) {
+    if (ws_) c_[size_t(t * data_.N + sc)] += v;
+    else c_[size_t(sc * data_.N + t)] += v;
+  }
+
+  // Start of cycle: decide, from observed state, whether a weight load or a stream begins.
+  void control() {
+    if (!loading_ && load_fold_ < fold_count()) {
+      const int g = load_fold_;
+      const bool can = scalesim() ? (now_ >= start_ + g * slot_ && folds_ended_ >= g)
+                                  : !bank_busy_[g & 1];
+      if (can) {
+        loading_ = true;
+        pushes_done_ = 0;
+        // SCALE-Sim shifts all R rows in; the overlapped pipeline only the used ones.
+        pushes_total_ = scalesim() ? R_ : plan_.folds[g].rows_used;
+        bank_busy_[g & 1] = true;
+        bank_user_[g & 1] = g;
+        emit(now_, EventKind::FoldStart, g);
+      }
+    }
+    if (next_stream_ < fold_count() && loaded_[next_stream_] && now_ >= row0_free_at_) {
+      const int g = next_stream_++;
+      streams_.push_back({g, now_});
+      row0_free_at_ = now_ + T_;  // row 0's feeder is busy for T cycles
+      emit(now_, EventKind::FirstInput, g);
+    }
+  }
+
+  // The skew buffers: row i of a stream started at S gets X[t] at S+t+i.
+  void feed_edges() {
+    std::fill(edge_x_.begin(), edge_x_.end(), 0);
+    std::fill(edge_tag_.begin(), edge_tag_.end(), -1);
+    for (const Stream& s : streams_) {
+      const Fold& f = plan_.folds[s.fold];
+      const int64_t since = now_ - s.S;
+      const int64_t lo = std::max<int64_t>(0, since - T_ + 1);
+      const int64_t hi = std::min<int64_t>(f.rows_used - 1, since);
+      for (int64_t i = lo; i <= hi; ++i) {
+        const int64_t t = since - i;
+        edge_x_[i] = streamed(t, f.row0 + i);
+        edge_tag_[i] = int32_t(s.fold * T_ + t);
+        edge_bank_[i] = uint8_t(s.fold & 1);
+        (ws_ ? counts_.ifmap_reads : counts_.filter_reads) += 1;
+      }
+    }
+    // A stream retires after its last injection; a later fold with fewer rows
+    // can retire before an earlier one.
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      const Stream& s = *it;
+      const Fold& f = plan_.folds[s.fold];
+      if (now_ < s.S + T_ - 1 + f.rows_used - 1) {
+        ++it;
+        continue;
+      }
+      emit(now_, EventKind::LastInput, s.fold);
+      it = streams_.erase(it);
+    }
+  }
+
+  // One clock edge for every PE. Rows bottom-up and columns right-to-left, so
+  // each register reads its neighbour's value from before the edge.
+  void advance_grid() {
+    bool mixed = false;
+    for (int i = R_ - 1; i >= 0; --i) {
+      const size_t row = size_t(i) * C_;
+      int32_t* x = &x_[row];
+      int32_t* xt = &xtag_[row];
+      uint8_t* xb = &xbank_[row];
+      std::memmove(x + 1, x, sizeof(int32_t) * (C_ - 1));
+      std::memmove(xt + 1, xt, sizeof(int32_t) * (C_ - 1));
+      std::memmove(xb + 1, xb, C_ - 1);
+      x[0] = edge_x_[i];
+      xt[0] = edge_tag_[i];
+      xb[0] = edge_bank_[i];
+      const int32_t* w0 = &w_[0][row];
+      const int32_t* w1 = &w_[1][row];
+      uint32_t* p = &p_[row];
+      int32_t* pt = &ptag_[row];
+      if (i > 0) {
+        const uint32_t* above = &p_[row - C_];
+        const int32_t* above_tag = &ptag_[row - C_];
+        int bad = 0;
+        for (int j = 0; j < C_; ++j) {
+          const int32_t w = xb[j] ? w1[j] : w0[j];
+          p[j] = above[j] + uint32_t(x[j] * w);
+          bad |= (xt[j] >= 0) & (xt[j] != above_tag[j]);
+        }
+        std::memcpy(pt, above_tag, sizeof(int32_t) * C_);
+        mixed |= bad != 0;
+      } else {
+        for (int j = 0; j < C_; ++j) {
+          const int32_t w = xb[j] ? w1[j] : w0[j];
+          p[j] = uint32_t(x[j] * w);
+        }
+        std::memcpy(pt, xt, sizeof(int32_t) * C_);
+      }
+    }
+    pe_updates_ += int64_t(R_) * C_;
+    if (mixed)
+      throw ArrayHazard(fmt::format("cycle {}: a PE saw an input and a partial sum of different rows", now_));
+  }
+
+  // The weight shift chain of the bank being loaded moves down one row; the
+  // row pushed k-th from last ends up in PE row k.
+  void push_weights() {
+    if (!loading_) return;
+    const int g = load_fold_;
+    const Fold& f = plan_.folds[g];
+    std::vector<int32_t>& bank = w_[g & 1];
+    std::memmove(bank.data() + C_, bank.data(), sizeof(int32_t) * size_t(R_ - 1) * C_);
+    const int k = pushes_total_ - 1 - pushes_done_;
+    for (int j = 0; j < C_; ++j) {
+      const bool real = k < f.rows_used && j < f.cols_used;
+      bank[size_t(j)] = real ? stationary(f.row0 + k, f.col0 + j) : 0;
+    }
+    if (k < f.rows_used) (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
+    if (++pushes_done_ == pushes_total_) {
+      loading_ = false;
+      loaded_[g] = 1;
+      ++load_fold_;
+    }
+  }
+
+  // End of cycle: collect psums leaving the bottom, free banks, close folds.
+  void observe() {
+    const size_t bottom = size_t(R_ - 1) * C_;
+    for (int j = 0; j < C_; ++j) {
+      const int32_t tag = ptag_[bottom + j];
+      if (tag < 0) continue;
+      const int g = int(tag / T_);
+      const int64_t t = tag % T_;
+      const Fold& f = plan_.folds[g];
+      if (j >= f.cols_used) continue;  // an unused column: nothing to keep
+      accumulate(t, f.col0 + j, p_[bottom + j]);
+      counts_.ofmap_writes += 1;
+      macs_ += f.rows_used;
+      std::vector<int32_t>& cnt = row_counts_[g];
+      if (cnt.empty()) cnt.assign(size_t(T_), 0);
+      if (++cnt[size_t(t)] == f.cols_used) {
+        emit(now_, EventKind::OutputRow, g, t);
+        if (++rows_done_[g] == T_) {
+          row_counts_.erase(g);
+          if (scalesim()) drained_[g] = 1;
+          else fold_ended(g, now_);
+        }
+      }
+    }
+    // A bank is free once its fold's last input has met its last used PE.
+    for (int b = 0; b < 2; ++b) {
+      const int u = bank_user_[b];
+      if (!bank_busy_[b] || u < 0 || !loaded_[u]) continue;
+      const Fold& f = plan_.folds[u];
+      const size_t last_pe = size_t(f.rows_used - 1) * C_ + (f.cols_used - 1);
+      if (xtag_[last_pe] == int32_t(u * T_ + T_ - 1)) bank_busy_[b] = false;
+    }
+    if (scalesim() && next_slot_end_ < fold_count() &&
+        now_ == start_ + (next_slot_end_ + 1) * slot_ - 1) {
+      if (!drained_[next_slot_end_])
+        throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
+      fold_ended(next_slot_end_++, now_);
+    }
+  }
+
+  struct Stream {
+    int fold;
+    int64_t S;
+  };
+
+  const GemmData& data_;
+  const bool ws_;
+  const size_t cells_;
+  std::vector<int32_t> x_, xtag_, ptag_;
+  std::vector<uint8_t> xbank_;
+  std::vector<uint32_t> p_;
+  std::vector<int32_t> w_[2];
+  std::vector<int32_t> edge_x_, edge_tag_;
+  std::vector<uint8_t> edge_bank_;
+  // weight loader
+  int load_fold_ = 0;
+  bool loading_ = false;
+  int pushes_done_ = 0, pushes_total_ = 0;
+  std::vector<char> loaded_;
+  bool bank_busy_[2] = {false, false};
+  int bank_user_[2] = {-1, -1};
+  // streams and outputs
+  std::deque<Stream> streams_;
+  int next_stream_ = 0;
+  std::unordered_map<int, std::vector<int32_t>> row_counts_;
+  std::vector<int64_t> rows_done_;
+  std::vector<char> drained_;
+  int64_t row0_free_at_;
+  int next_slot_end_ = 0;
+  const int64_t slot_;
+};
+
+}  // namespace
+
+std::unique_ptr<RegisterArray> make_stationary_grid(const FoldPlan& plan, FoldPipeline pipeline,
+                                                    int64_t start, const GemmData& data) {
+  return std::make_unique<StationaryGrid>(plan, pipeline, start, data);
+}
+
+}  // namespace cstsim

@@ -1,0 +1,209 @@
+#include "sim/config/arch_spec.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <set>
+
+#include "sim/config/arch_fields.h"
+#include "sim/config/input_error.h"
+#include "sim/config/scalesim_cfg.h"
+#include "sim/config/text.h"
+#include "sim/config/yaml_file.h"
+
+namespace cstsim {
+
+const char* to_string(Dataflow d) {
+  switch (d) {
+    case Dataflow::WS: return "ws";
+    case Dataflow::OS: return "os";
+    case Dataflow::IS: return "is";
+  }
+  return "?";
+}
+
+const char* to_string(FoldPipeline p) {
+  switch (p) {
+    case FoldPipeline::ScaleSim: return "scalesim";
+    case FoldPipeline::Overlapped: return "overlapped";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& arch_keys() {
+  static const std::vector<std::string> keys = {
+      "name", "array.rows", "array.cols", "dataflow", "clock_hz",
+      "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
+      "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory", "source"};
+  return keys;
+}
+
+namespace {
+
+bool is_key(const std::string& key) {
+  for (const std::string& k : arch_keys())
+    if (k == key) return true;
+  return false;
+}
+
+// Keys directly under `prefix` ("" for the top level, "array" for array.*), for error hints.
+std::string keys_under(const std::string& prefix) {
+  std::string out;
+  std::set<std::string> seen;
+  for (const std::string& k : arch_keys()) {
+    std::string rest = k;
+    if (!prefix.empty()) {
+      if (k.compare(0, prefix.size() + 1, prefix + ".") != 0) continue;
+      rest = k.substr(prefix.size() + 1);
+    }
+    rest = rest.substr(0, rest.find('.'));
+    if (seen.insert(rest).second) out += (out.empty() ? "" : ", ") + rest;
+  }
+  return out;
+}
+
+bool is_group(const std::string& key) { return !keys_under(key).empty(); }
+
+// ---- YAML -> fields ----
+
+void read_yaml_map(const YAML::Node& map, const std::string& prefix, ArchFields& out) {
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const std::string key = prefix.empty() ? name : prefix + "." + name;
+    const int line = line_of(it->first);
+    const YAML::Node& value = it->second;
+    if (!seen.insert(name).second) throw InputError(out.file, line, key, "duplicate key");
+    if (prefix.empty() && is_group(key)) {
+      if (!value.IsMap())
+        throw InputError(out.file, line, key,
+                         fmt::format("expected a map with keys {}, got {}", keys_under(key),
+                                     yaml_kind(value)));
+      read_yaml_map(value, key, out);
+      continue;
+    }
+    // Dotted names are for --set only: the YAML spells each key one way, nested.
+    if (!is_key(key) || name.find('.') != std::string::npos)
+      throw InputError(out.file, line, key,
+                       fmt::format("unknown key (expected one of: {})", keys_under(prefix)));
+    if (value.IsNull()) throw InputError(out.file, line, key, "has no value");
+    if (!value.IsScalar())
+      throw InputError(out.file, line, key,
+                       fmt::format("expected a single value, got {}", yaml_kind(value)));
+    out.values[key] = {std::string(text::trim(value.Scalar())), out.file, line, key};
+  }
+}
+
+ArchFields read_arch_yaml(const std::string& path) {
+  YAML::Node root = load_yaml_file(path);
+  ArchFields out;
+  out.file = path;
+  if (!root.IsMap())
+    throw InputError(path, line_of(root), "",
+                     fmt::format("expected a map of arch keys, got {}", yaml_kind(root)));
+  read_yaml_map(root, "", out);
+  return out;
+}
+
+// ---- fields -> ArchSpec: the one place values are validated ----
+
+[[noreturn]] void fail(const ArchField& f, const std::string& message) {
+  throw InputError(f.file, f.line, f.key, message);
+}
+
+int64_t positive_int(const ArchField& f, int64_t max = INT_MAX) {
+  auto v = text::parse_int(f.text);
+  if (!v || *v <= 0) fail(f, "must be a positive integer, got " + text::quoted(f.text));
+  if (*v > max) fail(f, fmt::format("must be at most {}, got {}", max, text::quoted(f.text)));
+  return *v;
+}
+
+int one_of_ints(const ArchField& f, std::initializer_list<int> allowed) {
+  auto v = text::parse_int(f.text);
+  for (int a : allowed)
+    if (v && *v == a) return a;
+  fail(f, fmt::format("must be one of {}; got {}", fmt::join(allowed, ", "), text::quoted(f.text)));
+}
+
+Dataflow parse_dataflow(const ArchField& f) {
+  if (f.text == "ws") return Dataflow::WS;
+  if (f.text == "os") return Dataflow::OS;
+  if (f.text == "is") return Dataflow::IS;
+  fail(f, "must be one of ws, os, is; got " + text::quoted(f.text));
+}
+
+FoldPipeline parse_fold_pipeline(const ArchField& f) {
+  if (f.text == "scalesim") return FoldPipeline::ScaleSim;
+  if (f.text == "overlapped") return FoldPipeline::Overlapped;
+  fail(f, "must be one of scalesim, overlapped; got " + text::quoted(f.text));
+}
+
+ArchSpec build(const ArchFields& fields) {
+  auto find = [&](const char* key) -> const ArchField* {
+    auto it = fields.values.find(key);
+    return it == fields.values.end() ? nullptr : &it->second;
+  };
+  auto require = [&](const char* key) -> const ArchField& {
+    if (const ArchField* f = find(key)) return *f;
+    auto label = fields.labels.find(key);
+    throw InputError(fields.file, 0, label == fields.labels.end() ? key : label->second,
+                     "required key is missing");
+  };
+
+  ArchSpec s;
+  s.source = fields.file;
+  s.name = text::stem(fields.file);
+  if (const ArchField* f = find("name")) {
+    if (f->text.empty()) fail(*f, "must not be empty");
+    s.name = f->text;
+  }
+  s.rows = static_cast<int>(positive_int(require("array.rows")));
+  s.cols = static_cast<int>(positive_int(require("array.cols")));
+  s.dataflow = parse_dataflow(require("dataflow"));
+  if (const ArchField* f = find("clock_hz")) {
+    auto hz = text::parse_double(f->text);
+    if (!hz || *hz <= 0) fail(*f, "must be a positive number of Hz, got " + text::quoted(f->text));
+    s.clock_hz = *hz;
+  }
+  // Only int8 x int8 -> wrapping int32 is simulated bit-exactly; the others are
+  // accepted so presets can state the real widths.
+  if (const ArchField* f = find("precision.operand_bits")) s.operand_bits = one_of_ints(*f, {4, 8, 16});
+  if (const ArchField* f = find("precision.accumulator_bits"))
+    s.accumulator_bits = one_of_ints(*f, {16, 32});
+  if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
+  const int64_t kMaxKib = int64_t(1) << 40;  // 1 PiB: only guards against typos and overflow
+  if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = positive_int(*f, kMaxKib);
+  if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = positive_int(*f, kMaxKib);
+  if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = positive_int(*f, kMaxKib);
+  if (const ArchField* f = find("memory")) {
+    if (f->text != "ideal") fail(*f, "only 'ideal' is modelled so far, got " + text::quoted(f->text));
+    s.memory = f->text;
+  }
+  return s;
+}
+
+}  // namespace
+
+ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
+  ArchFields fields = text::ends_with(text::lower(path), ".cfg") ? read_scalesim_cfg(path)
+                                                                 : read_arch_yaml(path);
+  for (const auto& [key, value] : overrides) {
+    if (!is_key(key))
+      throw InputError("--set", 0, key,
+                       fmt::format("unknown key (known: {})", fmt::join(arch_keys(), ", ")));
+    fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
+  }
+  return build(fields);
+}
+
+std::string canonical_text(const ArchSpec& s) {
+  return fmt::format(
+      "name={}\narray.rows={}\narray.cols={}\ndataflow={}\nclock_hz={}\n"
+      "precision.operand_bits={}\nprecision.accumulator_bits={}\nfold_pipeline={}\n"
+      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n",
+      s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.operand_bits,
+      s.accumulator_bits, to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
+      s.ofmap_sram_kib, s.memory);
+}
+
+}  // namespace cstsim

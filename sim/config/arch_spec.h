@@ -1,0 +1,51 @@
+#pragma once
+// ArchSpec: the immutable accelerator description a run is built from.
+// Parsed once from a cstsim YAML (configs/arch/*.yaml) or a SCALE-Sim .cfg,
+// then `--set key=value` overrides are applied before validation.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cstsim {
+
+enum class Dataflow { WS, OS, IS };
+enum class FoldPipeline { ScaleSim, Overlapped };
+
+const char* to_string(Dataflow d);
+const char* to_string(FoldPipeline p);
+
+struct ArchSpec {
+  std::string name;             // preset name, or the file stem
+  std::string source;           // the file it came from
+  int rows = 0;                 // array height R (PEs)
+  int cols = 0;                 // array width C (PEs)
+  Dataflow dataflow = Dataflow::WS;
+  double clock_hz = 1e9;
+  int operand_bits = 8;         // int8 operands
+  int accumulator_bits = 32;    // int32 accumulation
+  FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
+  // SCALE-Sim-style per-operand SRAM sizes (KiB); informational until the memory issue.
+  int64_t ifmap_sram_kib = 0;
+  int64_t filter_sram_kib = 0;
+  int64_t ofmap_sram_kib = 0;
+  std::string memory = "ideal"; // only "ideal" is modelled by the core
+};
+
+// key=value overrides from the command line, in order.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// Loads a cstsim arch YAML, or a SCALE-Sim .cfg when the path ends in ".cfg"
+// (which implies fold_pipeline: scalesim and ideal memory unless overridden).
+// Throws InputError naming file, line and key for every problem.
+ArchSpec load_arch(const std::string& path, const Overrides& overrides = {});
+
+// The canonical text of a spec (stable key order), used for config_hash.
+// One "key=value" line per field, keys spelled as in the YAML; `source` (the
+// path) is left out so a copied file hashes the same.
+std::string canonical_text(const ArchSpec& spec);
+
+// Every key an arch YAML may hold and `--set` may override, in canonical order.
+const std::vector<std::string>& arch_keys();
+
+}  // namespace cstsim

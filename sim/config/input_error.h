@@ -1,0 +1,44 @@
+#pragma once
+// One clear error line for bad input: "file:line: key: message".
+// Thrown by every parser; the CLI prints what() and exits with status 2.
+#include <stdexcept>
+#include <string>
+
+namespace cstsim {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, int line, std::string key, const std::string& message)
+      : std::runtime_error(format(file, line, key, message)),
+        file_(std::move(file)), line_(line), key_(std::move(key)) {}
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }  // 1-based; 0 when the problem is not tied to a line
+  const std::string& key() const { return key_; }
+
+ private:
+  static std::string format(const std::string& file, int line, const std::string& key,
+                            const std::string& message) {
+    std::string out = file.empty() ? std::string("<input>") : file;
+    if (line > 0) out += ":" + std::to_string(line);
+    out += ": ";
+    if (!key.empty()) out += key + ": ";
+    return one_line(out + message);
+  }
+  // Quoted values may carry newlines or tabs; escape them so the error stays one line.
+  static std::string one_line(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+      else out += c;
+    }
+    return out;
+  }
+  std::string file_;
+  int line_;
+  std::string key_;
+};
+
+}  // namespace cstsim

@@ -1,0 +1,68 @@
+#pragma once
+// Small text helpers shared by the config and workload readers: every number in
+// every input format goes through the same strict parse, so "3.5", "1e2" or
+// "12abc" are rejected the same way wherever they appear.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cstsim::text {
+
+inline std::string_view trim(std::string_view s) {
+  const char* ws = " \t\r\n\f\v";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Whole-string decimal integer; nullopt on anything else (including overflow).
+inline std::optional<int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Whole-string finite real number ("7e8", "1.0e9", "700000000").
+inline std::optional<double> parse_double(std::string_view s) {
+  s = trim(s);
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+// A value as shown inside an error message: quoted and cut short.
+inline std::string quoted(std::string_view s) {
+  constexpr size_t kMax = 60;
+  if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+// File name without directories and the last extension ("configs/arch/tpu-v1.yaml" -> "tpu-v1").
+inline std::string stem(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+inline bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace cstsim::text

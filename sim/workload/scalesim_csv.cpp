@@ -1,0 +1,133 @@
+#include "sim/workload/scalesim_csv.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <fstream>
+#include <vector>
+
+#include "sim/config/input_error.h"
+#include "sim/config/text.h"
+
+namespace cstsim {
+namespace {
+
+enum class Form { Gemm, Conv };
+
+// Field names as SCALE-Sim's headers spell them; used as the key in errors.
+const char* const kGemmFields[] = {"Layer", "M", "N", "K"};
+const char* const kConvFields[] = {"Layer name",   "IFMAP Height", "IFMAP Width", "Filter Height",
+                                   "Filter Width", "Channels",     "Num Filter",  "Strides"};
+
+std::vector<std::string> split_row(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    fields.emplace_back(text::trim(std::string_view(line).substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  // SCALE-Sim writes a trailing comma on every row; it is optional here.
+  if (fields.size() > 1 && fields.back().empty()) fields.pop_back();
+  return fields;
+}
+
+Form detect_form(const std::vector<std::string>& header, const std::string& raw,
+                 const std::string& path, int line) {
+  if (header.size() < 2 || text::parse_int(header[1]))
+    throw InputError(path, line, "",
+                     "first line must be a SCALE-Sim header ('Layer, M, N, K,' or "
+                     "'Layer name, IFMAP Height, ...'), got " + text::quoted(text::trim(raw)));
+  return text::lower(header[1]) == "m" ? Form::Gemm : Form::Conv;
+}
+
+struct Row {
+  const std::string& path;
+  int line;
+  const std::vector<std::string>& fields;
+  const char* const* names;
+
+  int64_t positive(size_t i) const {
+    auto v = text::parse_int(fields[i]);
+    if (!v || *v <= 0)
+      throw InputError(path, line, names[i],
+                       "must be a positive integer, got " + text::quoted(fields[i]));
+    if (*v > INT_MAX)
+      throw InputError(path, line, names[i],
+                       fmt::format("must be at most {}, got {}", INT_MAX, text::quoted(fields[i])));
+    return *v;
+  }
+  std::string name() const {
+    if (fields[0].empty()) throw InputError(path, line, names[0], "must not be empty");
+    return fields[0];
+  }
+};
+
+Layer gemm_row(const Row& r) {
+  if (r.fields.size() != 4)
+    throw InputError(r.path, r.line, "", fmt::format("expected 4 fields, found {}", r.fields.size()));
+  Layer layer;
+  layer.name = r.name();
+  layer.M = r.positive(1);
+  layer.N = r.positive(2);
+  layer.K = r.positive(3);
+  return layer;
+}
+
+Layer conv_row(const Row& r) {
+  if (r.fields.size() != 7 && r.fields.size() != 8)
+    throw InputError(r.path, r.line, "",
+                     fmt::format("expected 7 or 8 fields (stride optional), found {}", r.fields.size()));
+  ConvShape c;
+  std::string name = r.name();
+  c.ifmap_h = r.positive(1);
+  c.ifmap_w = r.positive(2);
+  c.filter_h = r.positive(3);
+  c.filter_w = r.positive(4);
+  c.channels = r.positive(5);
+  c.filters = r.positive(6);
+  c.stride = r.fields.size() == 8 ? r.positive(7) : 1;
+  if (c.filter_h > c.ifmap_h)
+    throw InputError(r.path, r.line, "Filter Height",
+                     fmt::format("larger than IFMAP Height ({} > {})", c.filter_h, c.ifmap_h));
+  if (c.filter_w > c.ifmap_w)
+    throw InputError(r.path, r.line, "Filter Width",
+                     fmt::format("larger than IFMAP Width ({} > {})", c.filter_w, c.ifmap_w));
+  int64_t k = 0;
+  if (__builtin_mul_overflow(c.filter_h * c.filter_w, c.channels, &k))
+    throw InputError(r.path, r.line, "Channels", "Filter Height x Filter Width x Channels overflows");
+  return lower_conv(name, c);
+}
+
+}  // namespace
+
+Workload read_scalesim_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  Workload w;
+  w.name = text::stem(path);
+  w.source = path;
+
+  bool have_header = false;
+  Form form = Form::Conv;
+  std::string raw;
+  for (int line = 1; std::getline(in, raw); ++line) {
+    if (line == 1 && raw.compare(0, 3, "\xEF\xBB\xBF") == 0) raw.erase(0, 3);  // UTF-8 BOM
+    if (text::trim(raw).empty()) continue;
+    std::vector<std::string> fields = split_row(raw);
+    if (!have_header) {
+      form = detect_form(fields, raw, path, line);
+      have_header = true;
+      continue;
+    }
+    Row row{path, line, fields, form == Form::Gemm ? kGemmFields : kConvFields};
+    Layer layer = form == Form::Gemm ? gemm_row(row) : conv_row(row);
+    layer.source_line = line;
+    w.layers.push_back(std::move(layer));
+  }
+  if (w.layers.empty()) throw InputError(path, 0, "", "no layers");
+  return w;
+}
+
+}  // namespace cstsim

@@ -1,0 +1,127 @@
+#include "sim/workload/workload.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <map>
+#include <set>
+
+#include "sim/config/input_error.h"
+#include "sim/config/text.h"
+#include "sim/config/yaml_file.h"
+#include "sim/workload/scalesim_csv.h"
+
+namespace cstsim {
+namespace {
+
+const char* const kLayerKeys[] = {"name", "M", "N", "K"};
+
+int64_t positive(const std::string& path, int line, const std::string& key, const YAML::Node& v) {
+  std::string text = v.IsScalar() ? v.Scalar() : "";
+  auto n = text::parse_int(text);
+  if (!v.IsScalar() || !n || *n <= 0)
+    throw InputError(path, line, key,
+                     v.IsScalar() ? "must be a positive integer, got " + text::quoted(text)
+                                  : fmt::format("must be a positive integer, got {}", yaml_kind(v)));
+  if (*n > INT_MAX)
+    throw InputError(path, line, key, fmt::format("must be at most {}, got {}", INT_MAX, text::quoted(text)));
+  return *n;
+}
+
+Layer read_layer(const std::string& path, const YAML::Node& node) {
+  const int line = line_of(node);
+  if (!node.IsMap())
+    throw InputError(path, line, "layers",
+                     fmt::format("each layer must be a map with name, M, N, K; got {}", yaml_kind(node)));
+  std::map<std::string, YAML::Node> fields;
+  std::map<std::string, int> lines;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const int key_line = line_of(it->first);
+    bool known = false;
+    for (const char* k : kLayerKeys) known = known || key == k;
+    if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K)");
+    if (fields.count(key)) throw InputError(path, key_line, key, "duplicate key");
+    fields[key] = it->second;
+    lines[key] = key_line;
+  }
+  for (const char* k : kLayerKeys)
+    if (!fields.count(k)) throw InputError(path, line, k, "required layer key is missing");
+
+  Layer layer;
+  const YAML::Node& name = fields["name"];
+  if (!name.IsScalar() || text::trim(name.Scalar()).empty())
+    throw InputError(path, lines["name"], "name", "must be a non-empty string");
+  layer.name = std::string(text::trim(name.Scalar()));
+  layer.M = positive(path, lines["M"], "M", fields["M"]);
+  layer.N = positive(path, lines["N"], "N", fields["N"]);
+  layer.K = positive(path, lines["K"], "K", fields["K"]);
+  layer.source_line = line;
+  return layer;
+}
+
+Workload read_workload_yaml(const std::string& path) {
+  YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap())
+    throw InputError(path, line_of(root), "",
+                     fmt::format("expected a map with 'layers', got {}", yaml_kind(root)));
+  Workload w;
+  w.name = text::stem(path);
+  w.source = path;
+  YAML::Node layers;
+  int layers_line = 0;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const int line = line_of(it->first);
+    if (key == "name") {
+      if (!it->second.IsScalar() || text::trim(it->second.Scalar()).empty())
+        throw InputError(path, line, key, "must be a non-empty string");
+      w.name = std::string(text::trim(it->second.Scalar()));
+    } else if (key == "layers") {
+      layers = it->second;
+      layers_line = line;
+    } else if (key != "source") {  // source: free-text citation, ignored
+      throw InputError(path, line, key, "unknown key (expected one of: name, layers, source)");
+    }
+  }
+  if (!layers) throw InputError(path, 0, "layers", "required key is missing");
+  if (!layers.IsSequence())
+    throw InputError(path, layers_line, "layers", fmt::format("must be a list, got {}", yaml_kind(layers)));
+  if (layers.size() == 0) throw InputError(path, layers_line, "layers", "no layers");
+
+  std::map<std::string, int> first_line;  // names key the per-layer report rows
+  for (const YAML::Node& node : layers) {
+    Layer layer = read_layer(path, node);
+    if (auto [it, fresh] = first_line.emplace(layer.name, layer.source_line); !fresh)
+      throw InputError(path, layer.source_line, "name",
+                       fmt::format("duplicate layer name {} (first at line {})",
+                                   text::quoted(layer.name), it->second));
+    w.layers.push_back(std::move(layer));
+  }
+  return w;
+}
+
+}  // namespace
+
+Workload load_workload(const std::string& path) {
+  const std::string lower = text::lower(path);
+  if (text::ends_with(lower, ".csv")) return read_scalesim_csv(path);
+  if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) return read_workload_yaml(path);
+  throw InputError(path, 0, "", "unknown workload format (expected .yaml, .yml or .csv)");
+}
+
+Layer lower_conv(const std::string& name, const ConvShape& c) {
+  // SCALE-Sim (topology_utils.py): ofmap = ceil((ifmap - filter + stride) / stride), no padding.
+  auto out_dim = [&](int64_t in, int64_t filter) {
+    return (in - filter + c.stride + c.stride - 1) / c.stride;
+  };
+  Layer layer;
+  layer.name = name;
+  layer.M = out_dim(c.ifmap_h, c.filter_h) * out_dim(c.ifmap_w, c.filter_w);
+  layer.N = c.filters;
+  layer.K = c.filter_h * c.filter_w * c.channels;
+  layer.conv = c;
+  return layer;
+}
+
+}  // namespace cstsim

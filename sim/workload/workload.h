@@ -1,0 +1,38 @@
+#pragma once
+// A workload is an ordered list of GEMM layers. Convolutions from SCALE-Sim
+// topology CSVs are lowered to GEMM through im2col exactly as SCALE-Sim does.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cstsim {
+
+struct ConvShape {  // as written in a SCALE-Sim conv topology row
+  int64_t ifmap_h, ifmap_w, filter_h, filter_w, channels, filters, stride;
+};
+
+struct Layer {
+  std::string name;
+  int64_t M = 0;  // output rows (Eh*Ew for conv)
+  int64_t N = 0;  // output cols (filters)
+  int64_t K = 0;  // reduction (Fh*Fw*C)
+  std::optional<ConvShape> conv;  // set when lowered from a convolution
+  int source_line = 0;            // line in the workload file
+};
+
+struct Workload {
+  std::string name;    // file stem
+  std::string source;  // path
+  std::vector<Layer> layers;
+};
+
+// YAML: `layers: [{name, M, N, K}, ...]` (see configs/README.md).
+// CSV: SCALE-Sim topology, conv form or GEMM form, read unchanged.
+// Dispatch by extension (.yaml/.yml vs .csv). Throws InputError on bad input.
+Workload load_workload(const std::string& path);
+
+// SCALE-Sim's im2col lowering: Eh = ceil((H - Fh + S) / S), M = Eh*Ew, N = filters, K = Fh*Fw*C.
+Layer lower_conv(const std::string& name, const ConvShape& conv);
+
+}  // namespace cstsim
