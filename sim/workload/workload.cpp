@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/config/input_error.h"
@@ -42,7 +43,7 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
     for (const char* k : kLayerKeys) known = known || key == k;
     if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K)");
     if (fields.count(key)) throw InputError(path, key_line, key, "duplicate key");
-    fields[key] = it->second;
+    fields.emplace(key, it->second);
     lines[key] = key_line;
   }
   for (const char* k : kLayerKeys)
@@ -68,11 +69,13 @@ Workload read_workload_yaml(const std::string& path) {
   Workload w;
   w.name = text::stem(path);
   w.source = path;
-  YAML::Node layers;
+  std::optional<YAML::Node> layers;
   int layers_line = 0;
+  std::set<std::string> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string key = it->first.Scalar();
     const int line = line_of(it->first);
+    if (!seen.insert(key).second) throw InputError(path, line, key, "duplicate key");
     if (key == "name") {
       if (!it->second.IsScalar() || text::trim(it->second.Scalar()).empty())
         throw InputError(path, line, key, "must be a non-empty string");
@@ -85,12 +88,12 @@ Workload read_workload_yaml(const std::string& path) {
     }
   }
   if (!layers) throw InputError(path, 0, "layers", "required key is missing");
-  if (!layers.IsSequence())
-    throw InputError(path, layers_line, "layers", fmt::format("must be a list, got {}", yaml_kind(layers)));
-  if (layers.size() == 0) throw InputError(path, layers_line, "layers", "no layers");
+  if (!layers->IsSequence())
+    throw InputError(path, layers_line, "layers", fmt::format("must be a list, got {}", yaml_kind(*layers)));
+  if (layers->size() == 0) throw InputError(path, layers_line, "layers", "no layers");
 
   std::map<std::string, int> first_line;  // names key the per-layer report rows
-  for (const YAML::Node& node : layers) {
+  for (const YAML::Node& node : *layers) {
     Layer layer = read_layer(path, node);
     if (auto [it, fresh] = first_line.emplace(layer.name, layer.source_line); !fresh)
       throw InputError(path, layer.source_line, "name",

@@ -1,0 +1,81 @@
+#pragma once
+// One SystemC module per systolic array (never one per PE). A single clockless
+// thread runs the layers in order. Timing mode sleeps from fold to fold with
+// computed wake-ups; reference mode steps the register grid one clock at a time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/array/array_events.h"
+#include "models/array/array_stats.h"
+#include "models/array/fold_plan.h"
+#include "sim/config/arch_spec.h"
+
+namespace cstsim {
+
+enum class ArrayMode { Timing, Reference };
+
+struct ArrayParams {  // gem5-style: everything the module needs, fixed at elaboration
+  ArchSpec arch;
+  ArrayMode mode = ArrayMode::Timing;
+  uint64_t seed = 1;  // operand values for the reference mode
+};
+
+struct GemmShape {
+  std::string name;
+  int64_t M = 0, N = 0, K = 0;
+};
+
+// Receives the array's events as simulated time reaches them (the trace sink hooks in here).
+class ArrayListener {
+ public:
+  virtual ~ArrayListener() = default;
+  virtual void on_event(int layer, const ArrayEvent& event) = 0;
+};
+
+struct LayerVerification {
+  bool ran = false;
+  bool passed = true;
+  std::string detail;  // the first difference, when it failed
+};
+
+struct ArrayLayerResult {
+  GemmShape shape;
+  FoldPlan plan;            // without the fold list, to keep results small
+  int64_t start_cycle = 0;  // first cycle of the layer
+  int64_t end_cycle = 0;    // last cycle the array was busy with it
+  int64_t cycles = 0;       // as reported (see LayerTiming::reported_cycles)
+  int64_t event_count = 0;
+  ArrayLayerStats stats;
+  LayerVerification verify;
+};
+
+class ArrayModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(ArrayModule);
+  ArrayModule(sc_core::sc_module_name name, ArrayParams params, std::vector<GemmShape> layers,
+              ArrayListener* listener = nullptr);
+
+  const std::vector<ArrayLayerResult>& results() const { return results_; }
+  bool finished() const { return finished_; }
+  sc_core::sc_time period() const { return period_; }
+
+ private:
+  void run();
+  void wait_until(int64_t cycle);
+  ArrayLayerResult run_layer(int index, const GemmShape& layer, int64_t start);
+  void run_reference(int index, const FoldPlan& plan, int64_t start, const std::vector<ArrayEvent>& expected,
+                     ArrayLayerResult& result);
+  void publish(int layer, const std::vector<ArrayEvent>& events);
+
+  const ArrayParams params_;
+  const std::vector<GemmShape> layers_;
+  ArrayListener* listener_;
+  sc_core::sc_time period_;
+  std::vector<ArrayLayerResult> results_;
+  bool finished_ = false;
+};
+
+}  // namespace cstsim

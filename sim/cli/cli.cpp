@@ -1,0 +1,121 @@
+#include "sim/cli/cli.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "sim/config/input_error.h"
+#include "sim/run/run.h"
+#include "version.h"
+
+namespace cstsim {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kUsage =
+    "cstsim — cycle-accurate systolic-array accelerator simulator\n"
+    "\n"
+    "usage: cstsim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run      simulate a workload on an accelerator and write a run directory\n"
+    "\n"
+    "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void setup_logging(bool verbose, bool quiet) {
+  auto logger = spdlog::stderr_color_mt("cstsim");
+  logger->set_pattern("[%l] %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
+}
+
+Overrides parse_overrides(const std::vector<std::string>& items) {
+  Overrides out;
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set", 0, item, "expected key=value");
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
+int run_command(const std::vector<std::string>& args) {
+  RunOptions o;
+  std::vector<std::string> sets;
+  bool verbose = false, quiet = false;
+  po::options_description desc(
+      "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n\n"
+      "Simulates every layer of the workload on the accelerator and writes <dir>/summary.json\n"
+      "and <dir>/layers.csv (plus COMPUTE_REPORT.csv in SCALE-Sim's format under\n"
+      "fold_pipeline: scalesim). The directory appears only when the run completed.\n\noptions");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("arch", po::value(&o.arch_path)->value_name("FILE"),
+       "accelerator: cstsim YAML (configs/arch/) or SCALE-Sim .cfg")
+      ("workload", po::value(&o.workload_path)->value_name("FILE"),
+       "layers: YAML list of GEMMs or SCALE-Sim topology CSV")
+      ("out", po::value(&o.out_dir)->value_name("DIR"), "run directory to write (replaced if it exists)")
+      ("set", po::value(&sets)->value_name("KEY=VALUE")->composing(),
+       "override a config key, e.g. --set array.rows=64 --set dataflow=os (repeatable)")
+      ("verify", po::bool_switch(&o.verify),
+       "register-level reference mode: move real int8 values through the PE registers, check every "
+       "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
+      ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
+      ("verbose,v", po::bool_switch(&verbose), "debug logging")
+      ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("run: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  for (const char* required : {"arch", "workload", "out"})
+    if (!vm.count(required)) throw UsageError(fmt::format("run: --{} is required (see cstsim run --help)", required));
+  setup_logging(verbose, quiet);
+  o.overrides = parse_overrides(sets);
+  o.print_table = !quiet;
+  return run_simulation(o);
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      std::cout << kUsage;
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::cout << "cstsim " << CSTSIM_VERSION << "\n";
+      return 0;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "run") return run_command(args);
+    throw UsageError(fmt::format("unknown command '{}' (commands: run)", command));
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace cstsim

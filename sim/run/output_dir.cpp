@@ -1,0 +1,48 @@
+#include "sim/run/output_dir.h"
+
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace cstsim {
+namespace fs = std::filesystem;
+
+StagedDir::StagedDir(fs::path target) : target_(std::move(target)) {
+  if (target_.filename().empty()) target_ = target_.parent_path();
+  const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+  fs::create_directories(parent);
+  staging_ = parent / ("." + target_.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(staging_);
+  fs::create_directory(staging_);
+}
+
+StagedDir::~StagedDir() {
+  if (!committed_) {
+    std::error_code ec;
+    fs::remove_all(staging_, ec);
+  }
+}
+
+void StagedDir::commit() {
+  std::error_code ec;
+  fs::path old;
+  if (fs::exists(target_)) {
+    old = target_.parent_path() / ("." + target_.filename().string() + ".old-" + std::to_string(::getpid()));
+    fs::remove_all(old, ec);
+    fs::rename(target_, old);
+  }
+  fs::rename(staging_, target_);
+  committed_ = true;
+  if (!old.empty()) fs::remove_all(old, ec);
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace cstsim

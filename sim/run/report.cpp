@@ -1,0 +1,168 @@
+#include "sim/run/report.h"
+
+#include <fmt/format.h>
+
+#include "version.h"
+
+namespace cstsim {
+namespace {
+
+double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
+  return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * double(cycles)) : 0.0;
+}
+
+nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline) {
+  nlohmann::ordered_json j;
+  j["ifmap_reads"] = s.sram.ifmap_reads;
+  j["filter_reads"] = s.sram.filter_reads;
+  j["ofmap_writes"] = s.sram.ofmap_writes;
+  if (pipeline == FoldPipeline::ScaleSim) j["ofmap_writes_scalesim"] = s.scalesim_ofmap_writes;
+  j["unit"] = "words";
+  return j;
+}
+
+}  // namespace
+
+std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+  std::string text = canonical_text(arch) + "mode=" + mode + "\n";
+  if (mode == "reference") text += fmt::format("seed={}\n", seed);
+  for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+nlohmann::ordered_json summary_json(const RunReport& r) {
+  const ArchSpec& a = *r.arch;
+  const bool scalesim = a.fold_pipeline == FoldPipeline::ScaleSim;
+  nlohmann::ordered_json j;
+  j["version"] = CSTSIM_VERSION;
+  j["config_hash"] = r.config_hash;
+  j["mode"] = r.mode;
+  j["cycles_convention"] = scalesim ? "scalesim_last_index" : "count";
+  j["arch"] = {{"name", a.name},
+               {"source", a.source},
+               {"rows", a.rows},
+               {"cols", a.cols},
+               {"dataflow", to_string(a.dataflow)},
+               {"clock_hz", a.clock_hz},
+               {"operand_bits", a.operand_bits},
+               {"accumulator_bits", a.accumulator_bits},
+               {"fold_pipeline", to_string(a.fold_pipeline)},
+               {"memory", a.memory}};
+  j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
+                   {"layers", r.workload->layers.size()}};
+
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  int64_t cycles = 0, macs = 0, first = 0, last = -1;
+  EdgeCounts sram;
+  bool verified = true, verify_ran = false;
+  for (size_t i = 0; i < r.layers->size(); ++i) {
+    const ArrayLayerResult& L = (*r.layers)[i];
+    const Layer& src = r.workload->layers[i];
+    nlohmann::ordered_json l;
+    l["name"] = L.shape.name;
+    l["M"] = L.shape.M;
+    l["N"] = L.shape.N;
+    l["K"] = L.shape.K;
+    l["dataflow"] = to_string(a.dataflow);
+    l["cycles"] = L.cycles;
+    l["macs"] = L.stats.macs;
+    l["utilization"] = utilization(a, L.stats.macs, L.cycles);
+    l["mapping_efficiency"] = L.stats.mapping_efficiency;
+    l["compute_utilization"] = L.stats.compute_utilization;
+    l["stall_cycles"] = 0;  // ideal memory: the array never waits
+    l["start_cycle"] = L.start_cycle;
+    l["end_cycle"] = L.end_cycle;
+    l["time_s"] = double(L.end_cycle - L.start_cycle + 1) / a.clock_hz;
+    l["folds"] = {{"count", L.plan.fold_count()}, {"row_folds", L.plan.row_folds},
+                  {"col_folds", L.plan.col_folds}, {"Sr", L.plan.Sr}, {"Sc", L.plan.Sc}, {"T", L.plan.T}};
+    l["sram"] = sram_json(L.stats, a.fold_pipeline);
+    if (src.conv) {
+      const ConvShape& c = *src.conv;
+      l["conv"] = {{"ifmap_h", c.ifmap_h}, {"ifmap_w", c.ifmap_w}, {"filter_h", c.filter_h},
+                   {"filter_w", c.filter_w}, {"channels", c.channels}, {"filters", c.filters},
+                   {"stride", c.stride}, {"lowering", "im2col"}};
+    }
+    if (L.verify.ran) {
+      l["verify"] = {{"passed", L.verify.passed}, {"detail", L.verify.detail}};
+      verify_ran = true;
+      verified = verified && L.verify.passed;
+    }
+    layers.push_back(std::move(l));
+    cycles += L.cycles;
+    macs += L.stats.macs;
+    sram.ifmap_reads += L.stats.sram.ifmap_reads;
+    sram.filter_reads += L.stats.sram.filter_reads;
+    sram.ofmap_writes += L.stats.sram.ofmap_writes;
+    if (i == 0) first = L.start_cycle;
+    last = L.end_cycle;
+  }
+  j["layers"] = std::move(layers);
+  j["total"] = {{"cycles", cycles},
+                {"macs", macs},
+                {"utilization", utilization(a, macs, cycles)},
+                {"stall_cycles", 0},
+                {"time_s", double(last - first + 1) / a.clock_hz},
+                {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
+                          {"ofmap_writes", sram.ofmap_writes}, {"unit", "words"}}}};
+  if (verify_ran) j["verify"] = {{"ran", true}, {"passed", verified}};
+  return j;
+}
+
+std::string layers_csv(const RunReport& r) {
+  const ArchSpec& a = *r.arch;
+  std::string out =
+      "layer,name,M,N,K,dataflow,folds,start_cycle,end_cycle,cycles,macs,utilization,"
+      "mapping_efficiency,compute_utilization,sram_ifmap_reads,sram_filter_reads,sram_ofmap_writes\n";
+  for (size_t i = 0; i < r.layers->size(); ++i) {
+    const ArrayLayerResult& L = (*r.layers)[i];
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{},{}\n", i, L.shape.name,
+                       L.shape.M, L.shape.N, L.shape.K, to_string(a.dataflow), L.plan.fold_count(),
+                       L.start_cycle, L.end_cycle, L.cycles, L.stats.macs,
+                       utilization(a, L.stats.macs, L.cycles), L.stats.mapping_efficiency,
+                       L.stats.compute_utilization, L.stats.sram.ifmap_reads, L.stats.sram.filter_reads,
+                       L.stats.sram.ofmap_writes);
+  }
+  return out;
+}
+
+std::string scalesim_compute_report(const RunReport& r) {
+  // Same columns and number format as SCALE-Sim v2's COMPUTE_REPORT.csv.
+  const ArchSpec& a = *r.arch;
+  std::string out =
+      "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n";
+  for (size_t i = 0; i < r.layers->size(); ++i) {
+    const ArrayLayerResult& L = (*r.layers)[i];
+    out += fmt::format("{}, {}, 0, {}, {}, {},\n", i, L.cycles, 100.0 * utilization(a, L.stats.macs, L.cycles),
+                       100.0 * L.stats.mapping_efficiency, 100.0 * L.stats.compute_utilization);
+  }
+  return out;
+}
+
+std::string human_table(const RunReport& r) {
+  const ArchSpec& a = *r.arch;
+  std::string out = fmt::format("cstsim {} | {} {}x{} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
+                                a.name, a.rows, a.cols, to_string(a.dataflow), to_string(a.fold_pipeline),
+                                r.mode, r.workload->name);
+  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
+                     "folds", "cycles", "util%", "map%", r.mode == "reference" ? "verify" : "");
+  int64_t cycles = 0, macs = 0;
+  for (const ArrayLayerResult& L : *r.layers) {
+    std::string v;
+    if (L.verify.ran) v = L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
+    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7.2f} {:>7.2f}  {}\n", L.shape.name.substr(0, 16),
+                       L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
+                       100 * utilization(a, L.stats.macs, L.cycles), 100 * L.stats.mapping_efficiency, v);
+    cycles += L.cycles;
+    macs += L.stats.macs;
+  }
+  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7.2f}\n", "total", "", "", "", "", cycles,
+                     100 * utilization(a, macs, cycles));
+  return out;
+}
+
+}  // namespace cstsim

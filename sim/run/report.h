@@ -1,0 +1,32 @@
+#pragma once
+// Turns array results into the run's outputs: summary.json (stable shape, see
+// README.md), layers.csv, SCALE-Sim's COMPUTE_REPORT.csv, and the stdout table.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/array/array_module.h"
+#include "sim/config/arch_spec.h"
+#include "sim/workload/workload.h"
+
+namespace cstsim {
+
+struct RunReport {
+  const ArchSpec* arch = nullptr;
+  const Workload* workload = nullptr;
+  const std::vector<ArrayLayerResult>* layers = nullptr;
+  std::string mode;         // "timing" or "reference"
+  std::string config_hash;
+};
+
+nlohmann::ordered_json summary_json(const RunReport& r);
+std::string layers_csv(const RunReport& r);
+std::string scalesim_compute_report(const RunReport& r);
+std::string human_table(const RunReport& r);
+
+// A stable 64-bit FNV-1a hash, hex, of everything that determines the results.
+std::string config_hash(const ArchSpec& arch, const Workload& workload, const std::string& mode,
+                        uint64_t seed);
+
+}  // namespace cstsim

@@ -1,0 +1,81 @@
+#include "sim/run/run.h"
+
+#include <chrono>
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <systemc>
+
+#include "models/array/array_module.h"
+#include "sim/config/input_error.h"
+#include "sim/run/output_dir.h"
+#include "sim/run/report.h"
+#include "sim/workload/workload.h"
+
+namespace cstsim {
+namespace {
+
+// The register-level mode tags tokens with fold*T + t in 32 bits and holds the
+// operands in memory; refuse, by name, a layer it cannot take.
+void check_reference_limits(const ArchSpec& a, const Workload& w) {
+  for (const Layer& l : w.layers) {
+    const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K);
+    if (double(p.fold_count()) * double(p.T) >= double(std::numeric_limits<int32_t>::max()) ||
+        double(l.M) * double(l.K) + double(l.K) * double(l.N) > 4e9)
+      throw InputError(w.source, l.source_line, l.name, "layer too large for --verify (register-level mode)");
+  }
+}
+
+}  // namespace
+
+int run_simulation(const RunOptions& o) {
+  const ArchSpec arch = load_arch(o.arch_path, o.overrides);
+  const Workload workload = load_workload(o.workload_path);
+  if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
+  if (o.verify) check_reference_limits(arch, workload);
+  const std::string mode = o.verify ? "reference" : "timing";
+  spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
+               arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
+               workload.layers.size(), mode);
+
+  std::vector<GemmShape> shapes;
+  for (const Layer& l : workload.layers) shapes.push_back({l.name, l.M, l.N, l.K});
+  ArrayParams params;
+  params.arch = arch;
+  params.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
+  params.seed = o.seed;
+  ArrayModule array("array", params, shapes);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!array.finished()) throw std::logic_error("simulation stopped before the array finished");
+
+  RunReport report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
+  nlohmann::ordered_json summary = summary_json(report);
+  spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
+
+  StagedDir out(o.out_dir);
+  write_text(out.path() / "summary.json", summary.dump(2) + "\n");
+  write_text(out.path() / "layers.csv", layers_csv(report));
+  if (arch.fold_pipeline == FoldPipeline::ScaleSim)
+    write_text(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(report));
+  out.commit();
+
+  if (o.print_table) fmt::print("{}", human_table(report));
+  if (o.verify) {
+    for (size_t i = 0; i < array.results().size(); ++i) {
+      const auto& v = array.results()[i].verify;
+      if (!v.passed) {
+        spdlog::error("verify failed in layer {} ({}): {}", i, array.results()[i].shape.name, v.detail);
+        return 1;
+      }
+    }
+    spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
+  }
+  return 0;
+}
+
+}  // namespace cstsim

@@ -1,0 +1,24 @@
+#pragma once
+// `cstsim run`: config -> workload -> array model -> report, in one direction.
+#include <cstdint>
+#include <string>
+
+#include "sim/config/arch_spec.h"
+
+namespace cstsim {
+
+struct RunOptions {
+  std::string arch_path;
+  std::string workload_path;
+  std::string out_dir;
+  Overrides overrides;
+  bool verify = false;   // register-level reference mode, checked against a plain GEMM
+  uint64_t seed = 1;     // operand values for --verify
+  bool print_table = true;
+};
+
+// Returns the process exit status: 0 ok, 1 verification failed.
+// Bad input throws InputError before anything is written.
+int run_simulation(const RunOptions& options);
+
+}  // namespace cstsim

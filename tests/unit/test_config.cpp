@@ -1,0 +1,528 @@
+// Arch loading: cstsim YAML, SCALE-Sim .cfg and --set overrides. Every error
+// case checks the file, the 1-based line and the key, and that what() is one line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "sim/config/arch_spec.h"
+#include "sim/config/input_error.h"
+
+namespace fs = std::filesystem;
+using namespace cstsim;
+
+namespace {
+
+const std::string kSource = CSTSIM_SOURCE_DIR;
+const std::string kShared = CSTSIM_SHARED_DIR;
+const std::string kScaleSimInputs = kShared + "/data/scalesim-v2/inputs/";
+
+// A fresh directory per test, removed afterwards.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() / ("cstsim_" + std::string(info->test_suite_name()) + "_" +
+                                        info->name() + "_" + std::to_string(getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& content) const {
+    std::string file = (path / name).string();
+    std::ofstream(file, std::ios::binary) << content;
+    return file;
+  }
+};
+
+InputError error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  return InputError("<no InputError thrown>", -1, "", "");
+}
+
+::testing::AssertionResult is_error(const InputError& e, const std::string& file, int line,
+                                    const std::string& key) {
+  std::string what = e.what();
+  if (e.file() == file && e.line() == line && e.key() == key && what.find('\n') == std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got file=" << e.file() << " line=" << e.line()
+                                       << " key=" << e.key() << " what=[" << what << "]";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char* kMinimal = "array: {rows: 4, cols: 8}\ndataflow: ws\n";
+
+}  // namespace
+
+// ---- YAML: positive ----
+
+TEST(ArchYaml, MinimalGetsDefaults) {
+  TempDir dir;
+  std::string file = dir.write("tiny-array.yaml", kMinimal);
+  ArchSpec s = load_arch(file);
+  EXPECT_EQ(s.name, "tiny-array");
+  EXPECT_EQ(s.source, file);
+  EXPECT_EQ(s.rows, 4);
+  EXPECT_EQ(s.cols, 8);
+  EXPECT_EQ(s.dataflow, Dataflow::WS);
+  EXPECT_DOUBLE_EQ(s.clock_hz, 1e9);
+  EXPECT_EQ(s.operand_bits, 8);
+  EXPECT_EQ(s.accumulator_bits, 32);
+  EXPECT_EQ(s.fold_pipeline, FoldPipeline::Overlapped);
+  EXPECT_EQ(s.ifmap_sram_kib, 0);
+  EXPECT_EQ(s.memory, "ideal");
+}
+
+TEST(ArchYaml, FullSchema) {
+  TempDir dir;
+  std::string file = dir.write("full.yaml",
+                               "name: npu-x\n"
+                               "array:\n  rows: 16\n  cols: 32\n"
+                               "dataflow: is\n"
+                               "clock_hz: 7e8\n"
+                               "precision: {operand_bits: 16, accumulator_bits: 16}\n"
+                               "fold_pipeline: scalesim\n"
+                               "sram: {ifmap_kib: 128, filter_kib: 32, ofmap_kib: 16}\n"
+                               "memory: ideal\n"
+                               "source: \"some paper, table 2\"\n");
+  ArchSpec s = load_arch(file);
+  EXPECT_EQ(s.name, "npu-x");
+  EXPECT_EQ(s.rows, 16);
+  EXPECT_EQ(s.cols, 32);
+  EXPECT_EQ(s.dataflow, Dataflow::IS);
+  EXPECT_DOUBLE_EQ(s.clock_hz, 7e8);
+  EXPECT_EQ(s.operand_bits, 16);
+  EXPECT_EQ(s.accumulator_bits, 16);
+  EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
+  EXPECT_EQ(s.ifmap_sram_kib, 128);
+  EXPECT_EQ(s.filter_sram_kib, 32);
+  EXPECT_EQ(s.ofmap_sram_kib, 16);
+  EXPECT_EQ(s.source, file);  // the path, not the citation
+}
+
+TEST(ArchYaml, ShippedPresets) {
+  struct Expect {
+    const char* file;
+    int rows, cols;
+    Dataflow df;
+    double clock_hz;
+    int operand_bits, accumulator_bits;
+    FoldPipeline pipeline;
+  };
+  const Expect presets[] = {
+      {"scalesim-32", 32, 32, Dataflow::OS, 1e9, 8, 32, FoldPipeline::ScaleSim},
+      {"tpu-v1", 256, 256, Dataflow::WS, 7e8, 8, 32, FoldPipeline::Overlapped},
+      {"eyeriss", 12, 14, Dataflow::OS, 2e8, 16, 16, FoldPipeline::Overlapped},
+      {"npu-128", 128, 128, Dataflow::WS, 1e9, 8, 32, FoldPipeline::Overlapped},
+  };
+  for (const Expect& e : presets) {
+    SCOPED_TRACE(e.file);
+    ArchSpec s = load_arch(kSource + "/configs/arch/" + e.file + ".yaml");
+    EXPECT_EQ(s.name, e.file);
+    EXPECT_EQ(s.rows, e.rows);
+    EXPECT_EQ(s.cols, e.cols);
+    EXPECT_EQ(s.dataflow, e.df);
+    EXPECT_DOUBLE_EQ(s.clock_hz, e.clock_hz);
+    EXPECT_EQ(s.operand_bits, e.operand_bits);
+    EXPECT_EQ(s.accumulator_bits, e.accumulator_bits);
+    EXPECT_EQ(s.fold_pipeline, e.pipeline);
+    EXPECT_EQ(s.memory, "ideal");
+  }
+  EXPECT_EQ(load_arch(kSource + "/configs/arch/scalesim-32.yaml").ifmap_sram_kib, 64);
+}
+
+TEST(ArchYaml, EveryPresetInConfigsLoads) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kSource + "/configs/arch")) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(load_arch(entry.path().string()));
+    ++count;
+  }
+  EXPECT_GE(count, 4);
+}
+
+// ---- YAML: errors ----
+
+TEST(ArchYaml, MissingFile) {
+  TempDir dir;
+  std::string file = (dir.path / "absent.yaml").string();
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 0, ""));
+  EXPECT_TRUE(contains(e.what(), "cannot open file"));
+}
+
+TEST(ArchYaml, MalformedYaml) {
+  TempDir dir;
+  std::string file = dir.write("bad.yaml", "array:\n  rows: 4\n  cols: 4\ndataflow: ws: os\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 4, ""));
+  EXPECT_TRUE(contains(e.what(), "malformed YAML"));
+}
+
+TEST(ArchYaml, UnknownTopLevelKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", std::string(kMinimal) + "colour: red\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "colour"));
+}
+
+TEST(ArchYaml, UnknownNestedKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "dataflow: ws\narray:\n  rows: 4\n  cols: 4\n  depth: 2\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 5, "array.depth"));
+  EXPECT_TRUE(contains(e.what(), "rows, cols"));
+}
+
+TEST(ArchYaml, DottedKeyIsNotASecondSpelling) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "array.rows: 4\narray: {rows: 4, cols: 4}\ndataflow: ws\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 1, "array.rows"));
+}
+
+TEST(ArchYaml, DuplicateKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", std::string(kMinimal) + "dataflow: os\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "dataflow"));
+}
+
+TEST(ArchYaml, RowsZero) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "dataflow: ws\narray:\n  rows: 0\n  cols: 4\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 3, "array.rows"));
+  EXPECT_TRUE(contains(e.what(), "positive integer"));
+}
+
+TEST(ArchYaml, RowsNegative) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "dataflow: ws\narray:\n  rows: -3\n  cols: 4\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "array.rows"));
+}
+
+TEST(ArchYaml, RowsNotInteger) {
+  TempDir dir;
+  for (const char* bad : {"2.5", "abc", "1e2", "\"\""}) {
+    SCOPED_TRACE(bad);
+    std::string file = dir.write("a.yaml", std::string("dataflow: ws\narray:\n  cols: 4\n  rows: ") + bad + "\n");
+    EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 4, "array.rows"));
+  }
+}
+
+TEST(ArchYaml, ColsInFlowMapReportsItsLine) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "dataflow: ws\n\narray: {rows: 4, cols: 3.5}\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "array.cols"));
+}
+
+TEST(ArchYaml, UnknownDataflow) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "array: {rows: 4, cols: 4}\ndataflow: xy\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 2, "dataflow"));
+  EXPECT_TRUE(contains(e.what(), "ws, os, is"));
+  EXPECT_TRUE(contains(e.what(), "'xy'"));
+}
+
+TEST(ArchYaml, MissingRequiredKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "array: {cols: 4}\ndataflow: ws\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 0, "array.rows"));
+  file = dir.write("b.yaml", "array: {rows: 4, cols: 4}\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 0, "dataflow"));
+}
+
+TEST(ArchYaml, ArrayMustBeAMap) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "dataflow: ws\narray: 128\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 2, "array"));
+}
+
+TEST(ArchYaml, OtherBadValues) {
+  TempDir dir;
+  struct Case {
+    const char* line;
+    const char* key;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"clock_hz: 0", "clock_hz", "positive"},
+      {"clock_hz: fast", "clock_hz", "positive"},
+      {"precision: {operand_bits: 12}", "precision.operand_bits", "4, 8, 16"},
+      {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
+      {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},
+      {"sram: {ifmap_kib: -1}", "sram.ifmap_kib", "positive integer"},
+      {"memory: hbm3", "memory", "only 'ideal' is modelled so far"},
+      {"name: \"\"", "name", "empty"},
+      {"dataflow2: ws", "dataflow2", "unknown key"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    std::string file = dir.write("a.yaml", std::string(kMinimal) + c.line + "\n");
+    InputError e = error_of([&] { load_arch(file); });
+    EXPECT_TRUE(is_error(e, file, 3, c.key));
+    EXPECT_TRUE(contains(e.what(), c.says)) << e.what();
+  }
+}
+
+TEST(ArchYaml, ValueWithNewlineStaysOneLine) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "array: {rows: 4, cols: 4}\ndataflow: \"w\\ns\"\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 2, "dataflow"));
+}
+
+TEST(ArchYaml, EmptyFile) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_EQ(e.file(), file);
+  EXPECT_TRUE(contains(e.what(), "expected a map"));
+}
+
+// ---- --set overrides ----
+
+TEST(ArchOverrides, EveryKeyApplies) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", kMinimal);
+  ArchSpec s = load_arch(file, {{"array.rows", "64"},
+                                {"array.cols", "32"},
+                                {"dataflow", "os"},
+                                {"fold_pipeline", "scalesim"},
+                                {"clock_hz", "7e8"},
+                                {"precision.operand_bits", "16"},
+                                {"precision.accumulator_bits", "16"},
+                                {"sram.ifmap_kib", "128"},
+                                {"sram.filter_kib", "256"},
+                                {"sram.ofmap_kib", "512"},
+                                {"memory", "ideal"},
+                                {"name", "x"}});
+  EXPECT_EQ(s.rows, 64);
+  EXPECT_EQ(s.cols, 32);
+  EXPECT_EQ(s.dataflow, Dataflow::OS);
+  EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
+  EXPECT_DOUBLE_EQ(s.clock_hz, 7e8);
+  EXPECT_EQ(s.operand_bits, 16);
+  EXPECT_EQ(s.accumulator_bits, 16);
+  EXPECT_EQ(s.ifmap_sram_kib, 128);
+  EXPECT_EQ(s.filter_sram_kib, 256);
+  EXPECT_EQ(s.ofmap_sram_kib, 512);
+  EXPECT_EQ(s.name, "x");
+}
+
+TEST(ArchOverrides, LaterOverrideWinsAndFixesABadFileValue) {
+  TempDir dir;
+  // The file's bad rows never reaches validation: overrides apply first.
+  std::string file = dir.write("a.yaml", "array: {rows: 0, cols: 4}\ndataflow: ws\n");
+  ArchSpec s = load_arch(file, {{"array.rows", "8"}, {"array.rows", "16"}});
+  EXPECT_EQ(s.rows, 16);
+}
+
+TEST(ArchOverrides, CanSupplyAMissingRequiredKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", "array: {rows: 4, cols: 4}\n");
+  EXPECT_EQ(load_arch(file, {{"dataflow", "is"}}).dataflow, Dataflow::IS);
+}
+
+TEST(ArchOverrides, UnknownKey) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", kMinimal);
+  InputError e = error_of([&] { load_arch(file, {{"array.depth", "3"}}); });
+  EXPECT_TRUE(is_error(e, "--set", 0, "array.depth"));
+  EXPECT_TRUE(contains(e.what(), "array.rows"));  // lists the known keys
+  // Groups are not keys: only leaves can be set.
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"array", "4"}}); }), "--set", 0, "array"));
+}
+
+TEST(ArchOverrides, BadValue) {
+  TempDir dir;
+  std::string file = dir.write("a.yaml", kMinimal);
+  InputError e = error_of([&] { load_arch(file, {{"array.rows", "abc"}}); });
+  EXPECT_TRUE(is_error(e, "--set", 0, "array.rows"));
+  EXPECT_TRUE(contains(e.what(), "positive integer"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"dataflow", "xy"}}); }), "--set", 0, "dataflow"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"memory", "hbm"}}); }), "--set", 0, "memory"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"clock_hz", "-1"}}); }), "--set", 0, "clock_hz"));
+}
+
+// ---- SCALE-Sim .cfg ----
+
+TEST(ScaleSimCfg, AllReferenceConfigsLoad) {
+  struct Expect {
+    const char* file;
+    const char* run_name;
+    int size;
+    Dataflow df;
+  };
+  const Expect cfgs[] = {
+      {"a32_is_calc", "a32_is_calc", 32, Dataflow::IS}, {"a32_os_calc", "a32_os_calc", 32, Dataflow::OS},
+      {"a32_ws_calc", "a32_ws_calc", 32, Dataflow::WS}, {"a8_is_calc", "a8_is_calc", 8, Dataflow::IS},
+      {"a8_os_calc", "a8_os_calc", 8, Dataflow::OS},    {"a8_ws_calc", "a8_ws_calc", 8, Dataflow::WS},
+      {"scale", "scale_example_run_32x32_os", 32, Dataflow::OS},
+  };
+  for (const Expect& e : cfgs) {
+    SCOPED_TRACE(e.file);
+    ArchSpec s = load_arch(kScaleSimInputs + e.file + ".cfg");
+    EXPECT_EQ(s.name, e.run_name);
+    EXPECT_EQ(s.rows, e.size);
+    EXPECT_EQ(s.cols, e.size);
+    EXPECT_EQ(s.dataflow, e.df);
+    EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
+    EXPECT_EQ(s.memory, "ideal");
+    EXPECT_EQ(s.ifmap_sram_kib, 64);
+    EXPECT_EQ(s.filter_sram_kib, 64);
+    EXPECT_EQ(s.ofmap_sram_kib, 64);  // scale.cfg writes "64 " with a trailing space
+  }
+}
+
+TEST(ScaleSimCfg, MatchesTheScaleSim32Preset) {
+  ArchSpec cfg = load_arch(kScaleSimInputs + "scale.cfg", {{"name", "scalesim-32"}});
+  ArchSpec yaml = load_arch(kSource + "/configs/arch/scalesim-32.yaml");
+  EXPECT_EQ(canonical_text(cfg), canonical_text(yaml));
+}
+
+TEST(ScaleSimCfg, OverridesApplyOnTop) {
+  ArchSpec s = load_arch(kScaleSimInputs + "a8_ws_calc.cfg",
+                         {{"fold_pipeline", "overlapped"}, {"array.cols", "16"}});
+  EXPECT_EQ(s.fold_pipeline, FoldPipeline::Overlapped);
+  EXPECT_EQ(s.rows, 8);
+  EXPECT_EQ(s.cols, 16);
+}
+
+TEST(ScaleSimCfg, IniSyntaxVariants) {
+  TempDir dir;
+  std::string file = dir.write("v.cfg",
+                               "# comment\r\n"
+                               "[general]\r\n"
+                               "run_name=variant\r\n"
+                               "\r\n"
+                               "[architecture_presets]\r\n"
+                               "; another comment\r\n"
+                               "arrayheight = 4   \r\n"
+                               "ARRAYWIDTH:6\r\n"
+                               "Dataflow  :  ws \r\n");
+  ArchSpec s = load_arch(file);
+  EXPECT_EQ(s.name, "variant");
+  EXPECT_EQ(s.rows, 4);
+  EXPECT_EQ(s.cols, 6);
+  EXPECT_EQ(s.dataflow, Dataflow::WS);
+  EXPECT_EQ(s.ifmap_sram_kib, 0);
+}
+
+TEST(ScaleSimCfg, NameDefaultsToStem) {
+  TempDir dir;
+  std::string file = dir.write("my_run.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow: os\n");
+  EXPECT_EQ(load_arch(file).name, "my_run");
+}
+
+TEST(ScaleSimCfg, MissingFile) {
+  TempDir dir;
+  std::string file = (dir.path / "absent.cfg").string();
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 0, ""));
+}
+
+TEST(ScaleSimCfg, MissingArrayHeight) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg", "[architecture_presets]\nArrayWidth: 4\nDataflow: os\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 0, "ArrayHeight"));
+  file = dir.write("b.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 0, "Dataflow"));
+}
+
+TEST(ScaleSimCfg, UnknownKey) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg",
+                               "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\n"
+                               "ArrayDepth: 4\nDataflow: os\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 4, "ArrayDepth"));
+  EXPECT_TRUE(contains(e.what(), "architecture_presets"));
+}
+
+TEST(ScaleSimCfg, UnknownSection) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg", "[architecture_presets]\nArrayHeight: 4\n[ramulator]\nx: 1\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "[ramulator]"));
+}
+
+TEST(ScaleSimCfg, DuplicateKey) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg", "[architecture_presets]\nArrayHeight: 4\narrayheight: 8\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 3, "arrayheight"));
+}
+
+TEST(ScaleSimCfg, BadValueNamesCfgKeyAndLine) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg",
+                               "[general]\nrun_name = r\n[architecture_presets]\n"
+                               "ArrayHeight: 32\nArrayWidth: 3.5\nDataflow: os\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 5, "ArrayWidth"));
+  file = dir.write("b.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow : rs\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 4, "Dataflow"));
+}
+
+TEST(ScaleSimCfg, SparsityIsRejected) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg",
+                               "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow: os\n"
+                               "[sparsity]\nSparsitySupport : true\n");
+  InputError e = error_of([&] { load_arch(file); });
+  EXPECT_TRUE(is_error(e, file, 6, "SparsitySupport"));
+  EXPECT_TRUE(contains(e.what(), "not supported"));
+}
+
+TEST(ScaleSimCfg, LineWithoutSeparator) {
+  TempDir dir;
+  std::string file = dir.write("a.cfg", "[architecture_presets]\nArrayHeight 4\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 2, ""));
+}
+
+// ---- canonical text and names ----
+
+TEST(ArchCanonical, FixedOrderAndFormat) {
+  ArchSpec s = load_arch(kSource + "/configs/arch/npu-128.yaml");
+  EXPECT_EQ(canonical_text(s),
+            "name=npu-128\n"
+            "array.rows=128\n"
+            "array.cols=128\n"
+            "dataflow=ws\n"
+            "clock_hz=1000000000\n"
+            "precision.operand_bits=8\n"
+            "precision.accumulator_bits=32\n"
+            "fold_pipeline=overlapped\n"
+            "sram.ifmap_kib=64\n"
+            "sram.filter_kib=64\n"
+            "sram.ofmap_kib=64\n"
+            "memory=ideal\n");
+}
+
+TEST(ArchCanonical, SameSpecSameTextAnyChangeDiffers) {
+  TempDir dir;
+  std::string a = dir.write("a.yaml", "name: n\narray: {rows: 4, cols: 4}\ndataflow: ws\nclock_hz: 1e9\n");
+  std::string b = dir.write("b.yaml", "# same spec, other spelling\ndataflow: ws\nname: n\n"
+                                      "array:\n  cols: 4\n  rows: 4\nclock_hz: 1000000000\n");
+  EXPECT_EQ(canonical_text(load_arch(a)), canonical_text(load_arch(b)));
+  EXPECT_NE(canonical_text(load_arch(a)), canonical_text(load_arch(a, {{"clock_hz", "1.000001e9"}})));
+  EXPECT_NE(canonical_text(load_arch(a)), canonical_text(load_arch(a, {{"array.cols", "5"}})));
+}
+
+TEST(ArchCanonical, EnumNames) {
+  EXPECT_STREQ(to_string(Dataflow::WS), "ws");
+  EXPECT_STREQ(to_string(Dataflow::OS), "os");
+  EXPECT_STREQ(to_string(Dataflow::IS), "is");
+  EXPECT_STREQ(to_string(FoldPipeline::ScaleSim), "scalesim");
+  EXPECT_STREQ(to_string(FoldPipeline::Overlapped), "overlapped");
+}
