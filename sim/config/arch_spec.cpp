@@ -72,7 +72,7 @@ void read_yaml_map(const YAML::Node& map, const std::string& prefix, ArchFields&
     const std::string name = it->first.Scalar();
     const std::string key = prefix.empty() ? name : prefix + "." + name;
     const int line = line_of(it->first);
-    const YAML::Node& value = it->second;
+    const YAML::Node value = it->second;  // a copy: it-> yields a temporary proxy
     if (!seen.insert(name).second) throw InputError(out.file, line, key, "duplicate key");
     if (prefix.empty() && is_group(key)) {
       if (!value.IsMap())
