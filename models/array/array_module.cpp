@@ -85,6 +85,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   while (!grid->done()) {
     wait_until(grid->now());
     grid->step();
+    if (grid->now() - 1 == params_.fault.cycle) grid->corrupt(params_.fault.row, params_.fault.col);
     const auto& ev = grid->events();
     publish(index, std::vector<ArrayEvent>(ev.begin() + published, ev.end()));
     published = ev.size();

@@ -21,6 +21,11 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   ArchSpec arch;
   ArrayMode mode = ArrayMode::Timing;
   uint64_t seed = 1;  // operand values for the reference mode
+  // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
+  struct Fault {
+    int64_t cycle = -1;
+    int row = 0, col = 0;
+  } fault;
 };
 
 struct GemmShape {

@@ -29,6 +29,8 @@ class OutputStationaryGrid final : public RegisterArray {
         rows_done_(plan.folds.size(), 0), drained_(plan.folds.size(), 0),
         row0_free_at_(start), slot_(scalesim_fold_length(plan)) {}
 
+  void corrupt(int row, int col) override { acc_[size_t(row) * C_ + col] ^= 1u; }
+
   void step() override {
     control();
     feed_edges();

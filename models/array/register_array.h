@@ -32,6 +32,8 @@ class RegisterArray {
   virtual ~RegisterArray() = default;
   // Advances one clock cycle.
   virtual void step() = 0;
+  // Flips the low bit of PE(row, col)'s sum register: lets tests prove the checker catches faults.
+  virtual void corrupt(int row, int col) = 0;
   bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
   int64_t now() const { return now_; }
   int64_t end_cycle() const { return end_cycle_; }

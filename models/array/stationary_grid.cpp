@@ -32,6 +32,8 @@ class StationaryGrid final : public RegisterArray {
     w_[1].assign(cells_, 0);
   }
 
+  void corrupt(int row, int col) override { p_[size_t(row) * C_ + col] ^= 1u; }
+
   void step() override {
     control();
     feed_edges();

@@ -1,5 +1,6 @@
 #include "sim/cli/cli.h"
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -52,6 +53,7 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
+  std::string fault;
   bool verbose = false, quiet = false;
   po::options_description desc(
       "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n\n"
@@ -71,6 +73,8 @@ int run_command(const std::vector<std::string>& args) {
        "register-level reference mode: move real int8 values through the PE registers, check every "
        "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
       ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
+      ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL"),
+       "with --verify: flip one bit of PE(ROW,COL)'s sum register after the clock edge of CYCLE, to see the checker catch it")
       ("verbose,v", po::bool_switch(&verbose), "debug logging")
       ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table");
   po::variables_map vm;
@@ -89,6 +93,14 @@ int run_command(const std::vector<std::string>& args) {
   setup_logging(verbose, quiet);
   o.overrides = parse_overrides(sets);
   o.print_table = !quiet;
+  if (!fault.empty()) {
+    char tail = 0;
+    long long cycle = 0;
+    if (std::sscanf(fault.c_str(), "%lld,%d,%d%c", &cycle, &o.fault_row, &o.fault_col, &tail) != 3 || cycle < 0)
+      throw InputError("--inject-fault", 0, "", "expected CYCLE,ROW,COL with non-negative integers");
+    if (!o.verify) throw InputError("--inject-fault", 0, "", "needs --verify");
+    o.fault_cycle = cycle;
+  }
   return run_simulation(o);
 }
 

@@ -46,6 +46,9 @@ int run_simulation(const RunOptions& o) {
   params.arch = arch;
   params.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
   params.seed = o.seed;
+  params.fault = {o.fault_cycle, o.fault_row, o.fault_col};
+  if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
+    throw InputError("--inject-fault", 0, "", "PE outside the array");
   ArrayModule array("array", params, shapes);
 
   const auto t0 = std::chrono::steady_clock::now();

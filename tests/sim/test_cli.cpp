@@ -1,0 +1,226 @@
+// The cstsim binary end to end: outputs, --verify, and one-line errors with
+// exit status 2 and no output directory for every kind of bad input.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cstsim-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  Result cstsim(const std::string& args) {
+    const std::string cmd = std::string(CSTSIM_BINARY) + " " + args + " >" + (dir_ / "stdout").string() +
+                            " 2>" + (dir_ / "stderr").string();
+    const int rc = std::system(cmd.c_str());
+    return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+  }
+  // Asserts the run failed with status 2, one line naming `where`, and wrote nothing.
+  void expect_input_error(const std::string& args, const std::string& where) {
+    const Result r = cstsim(args + " --out " + (dir_ / "run").string());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "run"));
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(e.path().filename().string().find(".run"), std::string::npos) << "staging left behind";
+  }
+  std::string src(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/" + rel; }
+  fs::path dir_;
+};
+
+const char* kGoodArch = "array: {rows: 8, cols: 8}\ndataflow: ws\n";
+const char* kGoodGemm = "Layer,M,N,K,\nG,20,12,30,\n";
+
+TEST_F(Cli, HelpAndVersion) {
+  EXPECT_EQ(cstsim("--help").status, 0);
+  const Result r = cstsim("run --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--verify"), std::string::npos);
+  EXPECT_NE(cstsim("--version").out.find("cstsim "), std::string::npos);
+  EXPECT_EQ(cstsim("frobnicate").status, 2);
+  EXPECT_EQ(cstsim("run --arch x.yaml").status, 2);  // --workload and --out missing
+}
+
+TEST_F(Cli, ScaleSimCfgRunWritesComparableReports) {
+  const fs::path out = dir_ / "run";
+  const Result r = cstsim("run -q --arch " + src("tests/golden/scalesim-v2/inputs/a32_os_calc.cfg") +
+                          " --workload " + src("tests/golden/scalesim-v2/inputs/gemm512.csv") + " --out " +
+                          out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(s["layers"][0]["cycles"], 146943);
+  EXPECT_EQ(s["layers"][0]["M"], 512);
+  EXPECT_EQ(s["layers"][0]["dataflow"], "os");
+  EXPECT_EQ(s["layers"][0]["sram"]["ofmap_writes_scalesim"], 278528);
+  EXPECT_EQ(s["total"]["macs"], 512LL * 512 * 512);
+  EXPECT_EQ(s["arch"]["fold_pipeline"], "scalesim");
+  EXPECT_EQ(s["config_hash"].get<std::string>().size(), 16u);
+  for (const char* key : {"version", "config_hash", "arch", "layers", "total"}) EXPECT_TRUE(s.contains(key)) << key;
+  for (const char* key : {"name", "M", "N", "K", "dataflow", "cycles", "macs", "utilization", "mapping_efficiency"})
+    EXPECT_TRUE(s["layers"][0].contains(key)) << key;
+  EXPECT_NE(slurp(out / "COMPUTE_REPORT.csv").find("0, 146943, 0,"), std::string::npos);
+  EXPECT_NE(slurp(out / "layers.csv").find("GEMM_512,512,512,512,os,256,"), std::string::npos);
+}
+
+TEST_F(Cli, SetOverridesTheCfgPipeline) {
+  const fs::path out = dir_ / "run";
+  ASSERT_EQ(cstsim("run -q --arch " + src("tests/golden/scalesim-v2/inputs/a32_ws_calc.cfg") + " --workload " +
+                   src("tests/golden/scalesim-v2/inputs/gemm512.csv") + " --set fold_pipeline=overlapped --out " +
+                   out.string())
+                .status,
+            0);
+  const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+  EXPECT_EQ(s["arch"]["fold_pipeline"], "overlapped");
+  EXPECT_LT(s["layers"][0]["cycles"].get<int64_t>(), 155135);
+  EXPECT_FALSE(fs::exists(out / "COMPUTE_REPORT.csv"));
+}
+
+TEST_F(Cli, VerifyPassesForEveryDataflowAndPipeline) {
+  const fs::path wl = file("w.yaml",
+                           "layers:\n  - {name: a, M: 37, N: 19, K: 70}\n  - {name: b, M: 1, N: 9, K: 5}\n"
+                           "  - {name: c, M: 16, N: 1, K: 1}\n");
+  for (const char* df : {"ws", "os", "is"}) {
+    for (const char* pipe : {"scalesim", "overlapped"}) {
+      const fs::path out = dir_ / (std::string("run-") + df + pipe);
+      const Result r = cstsim(std::string("run -q --verify --arch ") + file("a.yaml", kGoodArch).string() +
+                              " --set dataflow=" + df + " --set fold_pipeline=" + pipe + " --workload " +
+                              wl.string() + " --out " + out.string());
+      ASSERT_EQ(r.status, 0) << df << " " << pipe << ": " << r.err;
+      const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+      EXPECT_EQ(s["mode"], "reference");
+      EXPECT_TRUE(s["verify"]["passed"].get<bool>());
+      EXPECT_EQ(s["layers"].size(), 3u);
+    }
+  }
+}
+
+TEST_F(Cli, TimingAndReferenceModesReportTheSameCycles) {
+  const std::string common = " -q --arch " + src("configs/arch/scalesim-32.yaml") + " --workload " +
+                             file("w.csv", "Layer,M,N,K,\nG,100,70,90,\nH,33,64,5,\n").string();
+  ASSERT_EQ(cstsim("run" + common + " --out " + (dir_ / "t").string()).status, 0);
+  ASSERT_EQ(cstsim("run --verify" + common + " --out " + (dir_ / "r").string()).status, 0);
+  const auto t = nlohmann::json::parse(slurp(dir_ / "t" / "summary.json"));
+  const auto r = nlohmann::json::parse(slurp(dir_ / "r" / "summary.json"));
+  EXPECT_EQ(t["total"]["cycles"], r["total"]["cycles"]);
+  EXPECT_EQ(t["layers"][1]["end_cycle"], r["layers"][1]["end_cycle"]);
+  EXPECT_EQ(t["total"]["sram"], r["total"]["sram"]);
+}
+
+TEST_F(Cli, SameInputGivesByteIdenticalOutputs) {
+  const std::string common = " -q --arch " + src("configs/arch/npu-128.yaml") + " --workload " +
+                             src("configs/workloads/resnet18.csv") + " --out ";
+  ASSERT_EQ(cstsim("run" + common + (dir_ / "a").string()).status, 0);
+  ASSERT_EQ(cstsim("run" + common + (dir_ / "b").string()).status, 0);
+  EXPECT_EQ(slurp(dir_ / "a" / "summary.json"), slurp(dir_ / "b" / "summary.json"));
+  EXPECT_EQ(slurp(dir_ / "a" / "layers.csv"), slurp(dir_ / "b" / "layers.csv"));
+}
+
+TEST_F(Cli, MissingFile) {
+  expect_input_error("run --arch /nonexistent/a.yaml --workload " + file("w.csv", kGoodGemm).string(),
+                     "/nonexistent/a.yaml: cannot open file");
+}
+
+TEST_F(Cli, MalformedYaml) {
+  const fs::path a = file("a.yaml", "array: {rows: 8, cols: [8\ndataflow: ws\n");
+  expect_input_error("run --arch " + a.string() + " --workload " + file("w.csv", kGoodGemm).string(),
+                     a.string() + ":2: ");
+}
+
+TEST_F(Cli, UnknownKey) {
+  const fs::path a = file("a.yaml", std::string(kGoodArch) + "clock_mhz: 700\n");
+  expect_input_error("run --arch " + a.string() + " --workload " + file("w.csv", kGoodGemm).string(),
+                     a.string() + ":3: clock_mhz: unknown key");
+}
+
+TEST_F(Cli, NonPositiveSize) {
+  const fs::path a = file("a.yaml", "array: {rows: 8, cols: -4}\ndataflow: ws\n");
+  expect_input_error("run --arch " + a.string() + " --workload " + file("w.csv", kGoodGemm).string(),
+                     a.string() + ":1: array.cols: must be a positive integer");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 4, N: 0, K: 2}\n");
+  expect_input_error("run --arch " + file("b.yaml", kGoodArch).string() + " --workload " + w.string(),
+                     w.string() + ":2: N: must be a positive integer");
+}
+
+TEST_F(Cli, UnknownDataflow) {
+  const fs::path a = file("a.yaml", "array: {rows: 8, cols: 8}\ndataflow: rs2\n");
+  expect_input_error("run --arch " + a.string() + " --workload " + file("w.csv", kGoodGemm).string(),
+                     a.string() + ":2: dataflow: must be one of ws, os, is");
+  expect_input_error("run --arch " + file("b.yaml", kGoodArch).string() + " --set dataflow=xy --workload " +
+                         file("w.csv", kGoodGemm).string(),
+                     "--set: dataflow:");
+}
+
+TEST_F(Cli, CsvRowWithWrongFieldCount) {
+  const fs::path w = file("w.csv", "Layer,M,N,K,\nG,1,2,3,\nH,4,5,\n");
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " + w.string(),
+                     w.string() + ":3: expected 4 fields, found 3");
+  const fs::path c = file("c.csv",
+                          "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num "
+                          "Filter, Strides,\nConv1,224,224,7,7,3,64,2,\nConv2,56,56,3,3,64,\n");
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " + c.string(),
+                     c.string() + ":3: ");
+}
+
+TEST_F(Cli, UnknownSetKeyAndMissingOut) {
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --set array.depth=3 --workload " +
+                         file("w.csv", kGoodGemm).string(),
+                     "--set: array.depth");
+  const Result r = cstsim("run --arch " + file("b.yaml", kGoodArch).string() + " --workload " +
+                          file("w.csv", kGoodGemm).string());
+  EXPECT_EQ(r.status, 2);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(Cli, VerifyNamesTheElementThatDiffered) {
+  // A 4x4 WS array, one 4x4x4 GEMM: weights load in cycles 0-3, X[t] meets PE(i,j)
+  // at 4+t+i+j. Flipping PE(2,2)'s psum after cycle 8 corrupts C[0][2] on its way down.
+  const fs::path a = file("a.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\n");
+  const fs::path w = file("w.csv", "Layer,M,N,K,\nG,4,4,4,\n");
+  const Result r = cstsim("run -q --verify --inject-fault 8,2,2 --arch " + a.string() + " --workload " +
+                          w.string() + " --out " + (dir_ / "run").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("C[0][2]"), std::string::npos) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir_ / "run" / "summary.json"));
+  EXPECT_FALSE(s["verify"]["passed"].get<bool>());
+  // OS: PE(1,1) accumulates C[1][1] in cycles 2..5; a flip after cycle 3 survives.
+  const Result os = cstsim("run -q --verify --inject-fault 3,1,1 --set dataflow=os --arch " + a.string() +
+                           " --workload " + w.string() + " --out " + (dir_ / "os").string());
+  EXPECT_EQ(os.status, 1);
+  EXPECT_NE(os.err.find("C[1][1]"), std::string::npos) << os.err;
+}
+
+}  // namespace
