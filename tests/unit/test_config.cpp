@@ -17,8 +17,9 @@ using namespace cstsim;
 namespace {
 
 const std::string kSource = CSTSIM_SOURCE_DIR;
-const std::string kShared = CSTSIM_SHARED_DIR;
-const std::string kScaleSimInputs = kShared + "/data/scalesim-v2/inputs/";
+// A copy of ../shared/data/scalesim-v2 lives in tests/golden so the suite runs from a bare clone.
+const std::string kShared = std::string(CSTSIM_SOURCE_DIR) + "/tests/golden";
+const std::string kScaleSimInputs = kShared + "/scalesim-v2/inputs/";
 
 // A fresh directory per test, removed afterwards.
 struct TempDir {

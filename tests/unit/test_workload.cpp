@@ -17,7 +17,7 @@ using namespace cstsim;
 namespace {
 
 const std::string kSource = CSTSIM_SOURCE_DIR;
-const std::string kScaleSimInputs = std::string(CSTSIM_SHARED_DIR) + "/data/scalesim-v2/inputs/";
+const std::string kScaleSimInputs = std::string(CSTSIM_SOURCE_DIR) + "/tests/golden/scalesim-v2/inputs/";
 
 // A fresh directory per test, removed afterwards.
 struct TempDir {
