@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
@@ -34,6 +35,8 @@ void ArrayModule::run() {
   wait_until(start);
   finished_ = true;
 }
+
+const std::string& ArrayModule::layer_name(int index) const { return layers_[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
   if (!listener_) return;
@@ -119,6 +122,8 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
     problems.push_back(fmt::format("macs: counted {}, expected {}", grid->mac_count(), r.stats.macs));
   r.verify.passed = problems.empty();
   if (!problems.empty()) r.verify.detail = problems.front();
+  spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, layers_.size(), layer_name(index),
+               r.verify.passed ? "ok" : "FAILED", r.cycles, grid->pe_updates());
 }
 
 }  // namespace cstsim

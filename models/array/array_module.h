@@ -73,6 +73,7 @@ class ArrayModule : public sc_core::sc_module {
   ArrayLayerResult run_layer(int index, const GemmShape& layer, int64_t start);
   void run_reference(int index, const FoldPlan& plan, int64_t start, const std::vector<ArrayEvent>& expected,
                      ArrayLayerResult& result);
+  const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
 
   const ArrayParams params_;

@@ -21,6 +21,13 @@ nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline
   return j;
 }
 
+// Python's repr of a float (shortest round-trip, always with a '.'), as SCALE-Sim prints.
+std::string py_float(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
 }  // namespace
 
 std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
@@ -137,8 +144,8 @@ std::string scalesim_compute_report(const RunReport& r) {
       "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n";
   for (size_t i = 0; i < r.layers->size(); ++i) {
     const ArrayLayerResult& L = (*r.layers)[i];
-    out += fmt::format("{}, {}, 0, {}, {}, {},\n", i, L.cycles, 100.0 * utilization(a, L.stats.macs, L.cycles),
-                       100.0 * L.stats.mapping_efficiency, 100.0 * L.stats.compute_utilization);
+    out += fmt::format("{}, {}, 0, {}, {}, {},\n", i, L.cycles, py_float(100.0 * utilization(a, L.stats.macs, L.cycles)),
+                       py_float(100.0 * L.stats.mapping_efficiency), py_float(100.0 * L.stats.compute_utilization));
   }
   return out;
 }
