@@ -13,8 +13,9 @@
 namespace cstsim {
 
 ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
-                         std::vector<GemmShape> layers, ArrayListener* listener)
-    : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener) {
+                         std::vector<GemmShape> layers, ArrayListener* listener, trace::TraceSink* sink)
+    : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
+  if (sink_) trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
   // SystemC time only orders the processes; cycles are counted as integers.
   period_ = sc_core::sc_time(std::round(1e12 / params_.arch.clock_hz), sc_core::SC_PS);
   SC_THREAD(run);
@@ -23,6 +24,7 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
 void ArrayModule::wait_until(int64_t cycle) {
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
+  if (sink_) sink_->advance(cycle);
 }
 
 void ArrayModule::run() {
@@ -33,6 +35,7 @@ void ArrayModule::run() {
     start = results_.back().end_cycle + 1;  // layers run back to back, in order
   }
   wait_until(start);
+  end_cycle_ = start;
   finished_ = true;
 }
 
@@ -50,6 +53,11 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
   std::vector<ArrayEvent> events;
   append_events(timing, events);
 
+  if (sink_) {
+    sink_->begin_layer(index, layer.name, start);
+    sink_->add(start, trace_ids_.busy, 1);
+    sink_->add(timing.end + 1, trace_ids_.busy, -1);
+  }
   ArrayLayerResult r;
   r.shape = layer;
   r.start_cycle = start;
@@ -64,8 +72,10 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
     // Sleep from fold to fold: nothing observable changes between computed events.
     size_t next = 0;
     std::sort(events.begin(), events.end());
-    for (const FoldTiming& f : timing.folds) {
+    for (size_t g = 0; g < timing.folds.size(); ++g) {
+      const FoldTiming& f = timing.folds[g];
       wait_until(f.start);
+      if (sink_) announce_fold(*sink_, trace_ids_, plan, a.fold_pipeline, plan.folds[g], f);
       size_t upto = next;
       while (upto < events.size() && events[upto].cycle <= f.start) ++upto;
       publish(index, std::vector<ArrayEvent>(events.begin() + next, events.begin() + upto));
@@ -87,11 +97,29 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   size_t published = 0;
   while (!grid->done()) {
     wait_until(grid->now());
+    const int64_t cycle = grid->now();
     grid->step();
+    if (sink_) {
+      const CycleActivity& act = grid->activity();
+      sink_->set(cycle, trace_ids_.active_pes, act.active_pes);
+      sink_->set(cycle, trace_ids_.in_rows, act.in_rows);
+      sink_->set(cycle, trace_ids_.in_cols, act.in_cols);
+      sink_->set(cycle, trace_ids_.out, act.out);
+      // An OS accumulator holds a live sum exactly while its PE is active.
+      if (params_.arch.dataflow == Dataflow::OS)
+        sink_->set(cycle, trace_ids_.stationary, act.active_pes * trace_ids_.stationary_bytes);
+      for (const auto& [at, elems] : grid->take_residency_changes())
+        sink_->add(at, trace_ids_.stationary, elems * trace_ids_.stationary_bytes);
+    }
     if (grid->now() - 1 == params_.fault.cycle) grid->corrupt(params_.fault.row, params_.fault.col);
     const auto& ev = grid->events();
     publish(index, std::vector<ArrayEvent>(ev.begin() + published, ev.end()));
     published = ev.size();
+  }
+  if (sink_) {  // the array is idle after its last cycle
+    for (trace::ResourceId id : {trace_ids_.active_pes, trace_ids_.in_rows, trace_ids_.in_cols, trace_ids_.out})
+      sink_->set(grid->now(), id, 0);
+    if (params_.arch.dataflow == Dataflow::OS) sink_->set(grid->now(), trace_ids_.stationary, 0);
   }
   r.verify.ran = true;
   std::vector<std::string> problems;

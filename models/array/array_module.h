@@ -10,6 +10,7 @@
 
 #include "models/array/array_events.h"
 #include "models/array/array_stats.h"
+#include "models/array/array_trace.h"
 #include "models/array/fold_plan.h"
 #include "sim/config/arch_spec.h"
 
@@ -60,8 +61,11 @@ struct ArrayLayerResult {
 class ArrayModule : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(ArrayModule);
+  // `sink` (optional) receives the array's occupancy R(t) and action counts.
   ArrayModule(sc_core::sc_module_name name, ArrayParams params, std::vector<GemmShape> layers,
-              ArrayListener* listener = nullptr);
+              ArrayListener* listener = nullptr, trace::TraceSink* sink = nullptr);
+  // First cycle after the last layer (valid once finished()).
+  int64_t end_cycle() const { return end_cycle_; }
 
   const std::vector<ArrayLayerResult>& results() const { return results_; }
   bool finished() const { return finished_; }
@@ -79,6 +83,9 @@ class ArrayModule : public sc_core::sc_module {
   const ArrayParams params_;
   const std::vector<GemmShape> layers_;
   ArrayListener* listener_;
+  trace::TraceSink* sink_;
+  ArrayTraceIds trace_ids_;
+  int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;
   bool finished_ = false;

@@ -32,6 +32,7 @@ class OutputStationaryGrid final : public RegisterArray {
   void corrupt(int row, int col) override { acc_[size_t(row) * C_ + col] ^= 1u; }
 
   void step() override {
+    activity_ = {};
     control();
     feed_edges();
     advance_grid();
@@ -79,12 +80,14 @@ class OutputStationaryGrid final : public RegisterArray {
         edge_atag_[i] = int32_t(s.fold * T_ + k);
         edge_alast_[i] = k == T_ - 1;
         counts_.ifmap_reads += 1;
+        ++activity_.in_rows;
       }
       for (int64_t j = lo, hi = std::min<int64_t>(f.cols_used - 1, since); j <= hi; ++j) {
         const int64_t k = since - j;
         edge_b_[j] = data_.B[size_t(k * data_.N + f.col0 + j)];
         edge_btag_[j] = int32_t(s.fold * T_ + k);
         counts_.filter_reads += 1;
+        ++activity_.in_cols;
       }
     }
     // A stream retires after its last injection; a later fold with fewer rows
@@ -117,10 +120,14 @@ class OutputStationaryGrid final : public RegisterArray {
     std::memcpy(&b_[0], edge_b_.data(), sizeof(int32_t) * C_);
     std::memcpy(&btag_[0], edge_btag_.data(), sizeof(int32_t) * C_);
     int bad = 0;
+    int64_t active = 0;
     for (size_t k = 0; k < cells_; ++k) {
       acc_[k] += uint32_t(a_[k] * b_[k]);
-      bad |= (atag_[k] >= 0) & (btag_[k] >= 0) & (atag_[k] != btag_[k]);
+      const int both = (atag_[k] >= 0) & (btag_[k] >= 0);
+      bad |= both & (atag_[k] != btag_[k]);
+      active += both;
     }
+    activity_.active_pes = active;
     pe_updates_ += int64_t(cells_);
     if (bad) throw ArrayHazard(fmt::format("cycle {}: a PE saw A and B operands of different steps", now_));
   }
@@ -160,6 +167,7 @@ class OutputStationaryGrid final : public RegisterArray {
     bus_cycle_[j] = now_;
     c_[size_t((f.row0 + i) * data_.N + f.col0 + j)] = value;
     counts_.ofmap_writes += 1;
+    ++activity_.out;
     macs_ += T_;
     std::vector<int32_t>& cnt = row_counts_[g];
     if (cnt.empty()) cnt.assign(size_t(f.rows_used), 0);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "models/array/array_events.h"
@@ -19,6 +20,14 @@ namespace cstsim {
 class ArrayHazard : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+// What the registers did in the last stepped cycle (the occupancy the trace reports).
+struct CycleActivity {
+  int64_t active_pes = 0;  // PEs that performed a mapped MAC
+  int64_t in_rows = 0;     // row edge links that carried an operand in
+  int64_t in_cols = 0;     // column edge links that carried an operand in (weight load or B stream)
+  int64_t out = 0;         // output links that carried a result out
 };
 
 struct EdgeCounts {  // operand words that crossed the array edge (SRAM side)
@@ -44,6 +53,10 @@ class RegisterArray {
   // The layer's result C = A*B (M x N, row-major); complete once done().
   std::vector<int32_t> result() const;
   int64_t pe_updates() const { return pe_updates_; }
+  const CycleActivity& activity() const { return activity_; }
+  // Changes of the stationary register contents (weights, inputs or accumulators),
+  // in elements, as (cycle, delta); cleared by the call.
+  std::vector<std::pair<int64_t, int64_t>> take_residency_changes() { return std::exchange(residency_, {}); }
 
  protected:
   RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start);
@@ -65,6 +78,8 @@ class RegisterArray {
   EdgeCounts counts_;
   std::vector<ArrayEvent> events_;
   std::vector<uint32_t> c_;  // accumulated result, M x N
+  CycleActivity activity_;
+  std::vector<std::pair<int64_t, int64_t>> residency_;
 };
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,

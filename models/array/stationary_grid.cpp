@@ -23,8 +23,8 @@ class StationaryGrid final : public RegisterArray {
         data_(data),
         ws_(plan.dataflow == Dataflow::WS),
         cells_(size_t(R_) * C_),
-        x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), p_(cells_, 0),
-        edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0),
+        x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
+        p_(cells_, 0), edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0), edge_cols_(R_, 0),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
         drained_(plan.folds.size(), 0), row0_free_at_(start),
         slot_(scalesim_fold_length(plan)) {
@@ -35,6 +35,7 @@ class StationaryGrid final : public RegisterArray {
   void corrupt(int row, int col) override { p_[size_t(row) * C_ + col] ^= 1u; }
 
   void step() override {
+    activity_ = {};
     control();
     feed_edges();
     advance_grid();
@@ -71,6 +72,7 @@ class StationaryGrid final : public RegisterArray {
         pushes_total_ = scalesim() ? R_ : plan_.folds[g].rows_used;
         bank_busy_[g & 1] = true;
         bank_user_[g & 1] = g;
+        residency_.emplace_back(now_, int64_t(plan_.folds[g].rows_used) * plan_.folds[g].cols_used);
         emit(now_, EventKind::FoldStart, g);
       }
     }
@@ -86,6 +88,7 @@ class StationaryGrid final : public RegisterArray {
   void feed_edges() {
     std::fill(edge_x_.begin(), edge_x_.end(), 0);
     std::fill(edge_tag_.begin(), edge_tag_.end(), -1);
+    std::fill(edge_cols_.begin(), edge_cols_.end(), 0);
     for (const Stream& s : streams_) {
       const Fold& f = plan_.folds[s.fold];
       const int64_t since = now_ - s.S;
@@ -96,7 +99,9 @@ class StationaryGrid final : public RegisterArray {
         edge_x_[i] = streamed(t, f.row0 + i);
         edge_tag_[i] = int32_t(s.fold * T_ + t);
         edge_bank_[i] = uint8_t(s.fold & 1);
+        edge_cols_[i] = uint16_t(f.cols_used);
         (ws_ ? counts_.ifmap_reads : counts_.filter_reads) += 1;
+        ++activity_.in_rows;
       }
     }
     // A stream retires after its last injection; a later fold with fewer rows
@@ -122,12 +127,19 @@ class StationaryGrid final : public RegisterArray {
       int32_t* x = &x_[row];
       int32_t* xt = &xtag_[row];
       uint8_t* xb = &xbank_[row];
+      uint16_t* xc = &xcols_[row];
       std::memmove(x + 1, x, sizeof(int32_t) * (C_ - 1));
       std::memmove(xt + 1, xt, sizeof(int32_t) * (C_ - 1));
       std::memmove(xb + 1, xb, C_ - 1);
+      std::memmove(xc + 1, xc, sizeof(uint16_t) * (C_ - 1));
       x[0] = edge_x_[i];
       xt[0] = edge_tag_[i];
       xb[0] = edge_bank_[i];
+      xc[0] = edge_cols_[i];
+      // A PE is active when it holds a token of a fold that maps its column.
+      int64_t active = 0;
+      for (int j = 0; j < C_; ++j) active += (xt[j] >= 0) & (j < int(xc[j]));
+      activity_.active_pes += active;
       const int32_t* w0 = &w_[0][row];
       const int32_t* w1 = &w_[1][row];
       uint32_t* p = &p_[row];
@@ -169,7 +181,10 @@ class StationaryGrid final : public RegisterArray {
       const bool real = k < f.rows_used && j < f.cols_used;
       bank[size_t(j)] = real ? stationary(f.row0 + k, f.col0 + j) : 0;
     }
-    if (k < f.rows_used) (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
+    if (k < f.rows_used) {
+      (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
+      activity_.in_cols = f.cols_used;
+    }
     if (++pushes_done_ == pushes_total_) {
       loading_ = false;
       loaded_[g] = 1;
@@ -189,6 +204,7 @@ class StationaryGrid final : public RegisterArray {
       if (j >= f.cols_used) continue;  // an unused column: nothing to keep
       accumulate(t, f.col0 + j, p_[bottom + j]);
       counts_.ofmap_writes += 1;
+      ++activity_.out;
       macs_ += f.rows_used;
       std::vector<int32_t>& cnt = row_counts_[g];
       if (cnt.empty()) cnt.assign(size_t(T_), 0);
@@ -207,7 +223,10 @@ class StationaryGrid final : public RegisterArray {
       if (!bank_busy_[b] || u < 0 || !loaded_[u]) continue;
       const Fold& f = plan_.folds[u];
       const size_t last_pe = size_t(f.rows_used - 1) * C_ + (f.cols_used - 1);
-      if (xtag_[last_pe] == int32_t(u * T_ + T_ - 1)) bank_busy_[b] = false;
+      if (xtag_[last_pe] == int32_t(u * T_ + T_ - 1)) {
+        bank_busy_[b] = false;
+        residency_.emplace_back(now_ + 1, -int64_t(f.rows_used) * f.cols_used);
+      }
     }
     if (scalesim() && next_slot_end_ < fold_count() &&
         now_ == start_ + (next_slot_end_ + 1) * slot_ - 1) {
@@ -227,10 +246,12 @@ class StationaryGrid final : public RegisterArray {
   const size_t cells_;
   std::vector<int32_t> x_, xtag_, ptag_;
   std::vector<uint8_t> xbank_;
+  std::vector<uint16_t> xcols_;  // mapped columns of the token's fold
   std::vector<uint32_t> p_;
   std::vector<int32_t> w_[2];
   std::vector<int32_t> edge_x_, edge_tag_;
   std::vector<uint8_t> edge_bank_;
+  std::vector<uint16_t> edge_cols_;
   // weight loader
   int load_fold_ = 0;
   bool loading_ = false;

@@ -72,6 +72,8 @@ int run_command(const std::vector<std::string>& args) {
       ("verify", po::bool_switch(&o.verify),
        "register-level reference mode: move real int8 values through the PE registers, check every "
        "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
+      ("window", po::value(&o.window)->value_name("CYCLES"),
+       "window of the trace's action counters, in cycles (default 1024)")
       ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
       ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL"),
        "with --verify: flip one bit of PE(ROW,COL)'s sum register after the clock edge of CYCLE, to see the checker catch it")
@@ -93,6 +95,7 @@ int run_command(const std::vector<std::string>& args) {
   setup_logging(verbose, quiet);
   o.overrides = parse_overrides(sets);
   o.print_table = !quiet;
+  if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   if (!fault.empty()) {
     char tail = 0;
     long long cycle = 0;

@@ -13,6 +13,7 @@
 #include "sim/run/output_dir.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
+#include "traces/sink.h"
 
 namespace cstsim {
 namespace {
@@ -49,18 +50,20 @@ int run_simulation(const RunOptions& o) {
   params.fault = {o.fault_cycle, o.fault_row, o.fault_col};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
-  ArrayModule array("array", params, shapes);
+  StagedDir out(o.out_dir);
+  trace::TraceSink sink({out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15});
+  ArrayModule array("array", params, shapes, nullptr, &sink);
 
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!array.finished()) throw std::logic_error("simulation stopped before the array finished");
+  sink.finish(array.end_cycle());
 
   RunReport report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
   nlohmann::ordered_json summary = summary_json(report);
   spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
-  StagedDir out(o.out_dir);
   write_text(out.path() / "summary.json", summary.dump(2) + "\n");
   write_text(out.path() / "layers.csv", layers_csv(report));
   if (arch.fold_pipeline == FoldPipeline::ScaleSim)

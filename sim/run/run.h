@@ -15,6 +15,7 @@ struct RunOptions {
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
+  int64_t window = 1024;  // action-counter window of the trace, cycles
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test
   int fault_row = 0, fault_col = 0;
 };

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <random>
+
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -221,6 +223,36 @@ TEST_F(Cli, VerifyNamesTheElementThatDiffered) {
                            " --workload " + w.string() + " --out " + (dir_ / "os").string());
   EXPECT_EQ(os.status, 1);
   EXPECT_NE(os.err.find("C[1][1]"), std::string::npos) << os.err;
+}
+
+}  // namespace
+
+namespace {
+
+// The timing mode's closed-form occupancy must be the register grid's, cycle for
+// cycle: byte-identical rt.bin and actions.csv over random multi-layer workloads.
+TEST_F(Cli, TimingAndReferenceTracesAreIdentical) {
+  std::mt19937_64 rng(5);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (const char* df : {"ws", "os", "is"}) {
+    for (const char* pipe : {"scalesim", "overlapped"}) {
+      for (int rep = 0; rep < 3; ++rep) {
+        std::string wl = "layers:\n";
+        for (int l = 0; l < 3; ++l)
+          wl += "  - {name: l" + std::to_string(l) + ", M: " + std::to_string(pick(1, 40)) +
+                ", N: " + std::to_string(pick(1, 40)) + ", K: " + std::to_string(pick(1, 60)) + "}\n";
+        const std::string arch = "array: {rows: " + std::to_string(pick(1, 12)) +
+                                 ", cols: " + std::to_string(pick(1, 12)) + "}\ndataflow: " + df +
+                                 "\nfold_pipeline: " + pipe + "\n";
+        const std::string common = " -q --window 16 --arch " + file("a.yaml", arch).string() + " --workload " +
+                                   file("w.yaml", wl).string() + " --out ";
+        ASSERT_EQ(cstsim("run" + common + (dir_ / "t").string()).status, 0);
+        ASSERT_EQ(cstsim("run --verify" + common + (dir_ / "r").string()).status, 0);
+        for (const char* f : {"trace/rt.bin", "trace/actions.csv", "trace/resources.csv", "trace/layers.csv"})
+          ASSERT_EQ(slurp(dir_ / "t" / f), slurp(dir_ / "r" / f)) << f << "\n" << arch << wl;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+#include "models/array/array_trace.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cstsim {
+namespace {
+
+int64_t bytes_of(int bits) { return (bits + 7) / 8; }
+
+}  // namespace
+
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArchSpec& a, const std::string& owner) {
+  using trace::ResourceClass;
+  const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
+  const int64_t pes = int64_t(a.rows) * a.cols;
+  const bool os = a.dataflow == Dataflow::OS;
+  ArrayTraceIds ids;
+  ids.stationary_bytes = os ? ab : ob;
+  ids.busy = sink.declare({0, owner + ".busy", ResourceClass::Compute, "device", 1, owner, ""});
+  ids.active_pes = sink.declare({0, owner + ".active_pes", ResourceClass::Compute, "PE", pes, owner, ""});
+  // WS/IS hold two weight banks; OS one accumulator per PE.
+  ids.stationary = sink.declare({0, owner + (os ? ".reg.accumulators" : ".reg.stationary"), ResourceClass::Memory,
+                                 "byte", os ? pes * ab : 2 * pes * ob, owner, "reg"});
+  ids.in_rows = sink.declare({0, owner + ".link.in_rows", ResourceClass::Network, "link", a.rows, owner, ""});
+  ids.in_cols = sink.declare({0, owner + ".link.in_cols", ResourceClass::Network, "link", a.cols, owner, ""});
+  ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, ""});
+
+  const std::string prec = fmt::format("int{}", a.operand_bits);
+  sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
+  sink.bind(sink.declare_action("mac." + prec + ".nominal", "MAC"), ids.active_pes, 1);
+  // Per MAC: one streamed and one stationary operand read, one accumulator write.
+  sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
+  sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ab);
+  const trace::ActionId ifmap = sink.declare_action("sram.read.ifmap", "byte");
+  const trace::ActionId filter = sink.declare_action("sram.read.filter", "byte");
+  // Rows carry the streamed operand, columns the stationary load (WS, IS) or B (OS).
+  const bool rows_are_ifmap = a.dataflow != Dataflow::IS;
+  sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, ob);
+  sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, ob);
+  sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
+  const trace::ActionId link = sink.declare_action("link.array_edge", "byte");
+  sink.bind(link, ids.in_rows, ob);
+  sink.bind(link, ids.in_cols, ob);
+  sink.bind(link, ids.out, ab);
+  return ids;
+}
+
+void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, FoldPipeline pipeline,
+                   const Fold& f, const FoldTiming& t) {
+  const int64_t r = f.rows_used, c = f.cols_used, T = p.T, S = t.first_input;
+  // PE(i,j) is active at S+k+i+j for k < T: diagonal d = i+j holds n_d PEs.
+  // In OS the same PEs hold a live accumulator over exactly those cycles.
+  const bool os = p.dataflow == Dataflow::OS;
+  for (int64_t d = 0; d <= r + c - 2; ++d) {
+    const int64_t n = std::min(d, r - 1) - std::max<int64_t>(0, d - (c - 1)) + 1;
+    sink.add(S + d, ids.active_pes, n);
+    sink.add(S + d + T, ids.active_pes, -n);
+    if (os) {
+      sink.add(S + d, ids.stationary, n * ids.stationary_bytes);
+      sink.add(S + d + T, ids.stationary, -n * ids.stationary_bytes);
+    }
+  }
+  for (int64_t i = 0; i < r; ++i) {  // row i streams over [S+i, S+i+T)
+    sink.add(S + i, ids.in_rows, 1);
+    sink.add(S + i + T, ids.in_rows, -1);
+  }
+  const int64_t elems = r * c;
+  if (os) {
+    for (int64_t j = 0; j < c; ++j) {
+      sink.add(S + j, ids.in_cols, 1);             // B column j over [S+j, S+j+T)
+      sink.add(S + j + T, ids.in_cols, -1);
+      sink.add(S + T - 1 + j, ids.out, 1);         // column j's bus carries rows 0..r-1
+      sink.add(S + T - 1 + j + r, ids.out, -1);
+    }
+  } else {
+    // Weight load: the real rows are the last r pushes of the chain (all R in scalesim mode).
+    const int64_t load_end = pipeline == FoldPipeline::ScaleSim ? t.start + p.R : t.start + r;
+    sink.add(load_end - r, ids.in_cols, c);
+    sink.add(load_end, ids.in_cols, -c);
+    for (int64_t j = 0; j < c; ++j) {  // psums of column j leave over [S+R-1+j, +T)
+      sink.add(S + p.R - 1 + j, ids.out, 1);
+      sink.add(S + p.R - 1 + j + T, ids.out, -1);
+    }
+    // A bank is held from its first push to the fold's last MAC, in PE(r-1, c-1).
+    sink.add(t.start, ids.stationary, elems * ids.stationary_bytes);
+    sink.add(S + T + r + c - 2, ids.stationary, -elems * ids.stationary_bytes);
+  }
+}
+
+}  // namespace cstsim

@@ -1,0 +1,32 @@
+#pragma once
+// The array's part of R(t): which resources it declares, which action counters
+// they feed, and the closed-form occupancy of a fold for the timing mode.
+// The reference mode reports the same resources from what the registers did
+// each cycle (RegisterArray::activity), and tests require identical traces.
+#include <cstdint>
+
+#include "models/array/fold_plan.h"
+#include "models/array/fold_timing.h"
+#include "sim/config/arch_spec.h"
+#include "traces/sink.h"
+
+namespace cstsim {
+
+struct ArrayTraceIds {
+  trace::ResourceId busy = 0;         // C, device: the array is running a layer
+  trace::ResourceId active_pes = 0;   // C, PE: PEs doing a mapped MAC this cycle
+  trace::ResourceId stationary = 0;   // M (reg), byte: weight banks held (WS, IS) / live accumulators (OS)
+  trace::ResourceId in_rows = 0;      // N, link: row edge links carrying an operand in
+  trace::ResourceId in_cols = 0;      // N, link: column edge links carrying an operand in
+  trace::ResourceId out = 0;          // N, link: output links carrying a result out
+  int64_t stationary_bytes = 0;       // bytes per stationary element
+};
+
+// Declares the array's resources and binds the action counters to them.
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArchSpec& arch, const std::string& owner);
+
+// Announces fold g's occupancy changes (all at or after its FoldStart).
+void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, FoldPipeline pipeline,
+                   const Fold& fold, const FoldTiming& timing);
+
+}  // namespace cstsim

@@ -1,0 +1,59 @@
+#pragma once
+// Reads a run's trace/ folder (traces/FORMAT.md) as a stream: memory does not
+// grow with the number of records.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "traces/format.h"
+
+namespace cstsim::trace {
+
+struct LayerRow {
+  int index = 0;
+  std::string name;
+  int64_t start_cycle = 0;
+  int64_t end_cycle = 0;  // inclusive
+};
+
+struct ActionRow {
+  int layer = 0;
+  int64_t window_start = 0, window_end = 0;
+  std::string action, unit;
+  int64_t count = 0;
+};
+
+class TraceReader {
+ public:
+  // `trace_dir` is <run-dir>/trace. Throws std::runtime_error naming the file on any problem.
+  explicit TraceReader(std::filesystem::path trace_dir);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  const FileHeader& header() const { return header_; }
+  const std::vector<Resource>& resources() const { return resources_; }
+  const std::vector<LayerRow>& layers() const { return layers_; }
+  std::vector<ActionRow> actions() const;  // the whole actions.csv (small: windows x actions)
+
+  // Next change record in file order; false at the end. rewind() starts over.
+  bool next(Record& record);
+  void rewind();
+
+ private:
+  std::filesystem::path dir_;
+  std::FILE* rt_ = nullptr;
+  FileHeader header_{};
+  std::vector<Resource> resources_;
+  std::vector<LayerRow> layers_;
+  std::vector<Record> buffer_;
+  size_t pos_ = 0;
+  uint64_t read_ = 0;
+};
+
+// Splits one CSV line (no quoting: trace files never quote).
+std::vector<std::string> split_csv(const std::string& line);
+
+}  // namespace cstsim::trace

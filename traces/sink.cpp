@@ -1,0 +1,221 @@
+#include "traces/sink.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/run/output_dir.h"
+
+namespace cstsim::trace {
+
+char class_letter(ResourceClass c) { return static_cast<char>(c); }
+
+ResourceClass class_from_letter(char c) {
+  switch (c) {
+    case 'C': return ResourceClass::Compute;
+    case 'M': return ResourceClass::Memory;
+    case 'N': return ResourceClass::Network;
+    case 'S': return ResourceClass::Storage;
+  }
+  throw std::invalid_argument(fmt::format("unknown resource class '{}'", c));
+}
+
+TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
+  if (opt_.window <= 0) throw std::invalid_argument("trace window must be positive");
+  std::filesystem::create_directories(opt_.dir);
+  rt_ = std::fopen((opt_.dir / "rt.bin").c_str(), "wb");
+  if (!rt_) throw std::runtime_error("cannot create " + (opt_.dir / "rt.bin").string());
+  FileHeader h{};
+  std::fwrite(&h, sizeof h, 1, rt_);  // patched by finish()
+  buffer_.reserve(opt_.buffer_records);
+}
+
+TraceSink::~TraceSink() {
+  if (rt_) std::fclose(rt_);
+}
+
+ResourceId TraceSink::declare(Resource r) {
+  if (records_ > 0 || !pending_.empty()) throw std::logic_error("declare resources before reporting changes");
+  for (const Resource& o : resources_)
+    if (o.name == r.name) throw std::logic_error("resource declared twice: " + r.name);
+  if (r.capacity <= 0) throw std::logic_error("resource capacity must be positive: " + r.name);
+  r.id = ResourceId(resources_.size());
+  resources_.push_back(r);
+  value_.push_back(0);
+  since_.push_back(0);
+  written_cycle_.push_back(-1);
+  bindings_.emplace_back();
+  return r.id;
+}
+
+ActionId TraceSink::declare_action(const std::string& name, const std::string& unit) {
+  for (size_t i = 0; i < actions_.size(); ++i)
+    if (actions_[i].first == name) return ActionId(i);
+  actions_.emplace_back(name, unit);
+  return ActionId(actions_.size() - 1);
+}
+
+void TraceSink::bind(ActionId action, ResourceId resource, int64_t per_unit_cycle) {
+  bindings_.at(resource).push_back({action, per_unit_cycle});
+}
+
+void TraceSink::push(int64_t cycle, ResourceId id, int64_t value, bool delta) {
+  if (finished_) throw std::logic_error("trace already finished");
+  if (cycle < now_)
+    throw std::logic_error(fmt::format("{}: change at cycle {} announced after cycle {} was final",
+                                       resources_.at(id).name, cycle, now_));
+  pending_.push({cycle, seq_++, id, delta, value});
+  peak_pending_ = std::max(peak_pending_, pending_.size());
+}
+
+void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
+  if (n == 0) return;
+  const int layer = layer_at(cycle);
+  const int64_t window_start = cycle - cycle % opt_.window;
+  auto& slot = counters_[{window_start, layer}];
+  if (slot.size() < actions_.size()) slot.resize(actions_.size(), 0);
+  slot[id] += n;
+}
+
+void TraceSink::begin_layer(int index, const std::string& name, int64_t start_cycle) {
+  if (!layers_.empty() && start_cycle <= layers_.back().start)
+    throw std::logic_error("layers must start in increasing cycle order");
+  layers_.push_back({index, name, start_cycle});
+}
+
+int TraceSink::layer_at(int64_t cycle) const {
+  auto it = std::upper_bound(layers_.begin(), layers_.end(), cycle,
+                             [](int64_t c, const LayerSpan& l) { return c < l.start; });
+  if (it == layers_.begin()) return -1;
+  return std::prev(it)->index;
+}
+
+void TraceSink::advance(int64_t now) {
+  while (!pending_.empty() && pending_.top().cycle < now) {
+    const int64_t cycle = pending_.top().cycle;
+    same_cycle_.clear();
+    while (!pending_.empty() && pending_.top().cycle == cycle) {
+      same_cycle_.push_back(pending_.top());
+      pending_.pop();
+    }
+    apply_cycle(cycle, same_cycle_);
+  }
+  now_ = std::max(now_, now);
+}
+
+void TraceSink::apply_cycle(int64_t cycle, std::vector<Change>& changes) {
+  // Group by resource (stable: announcement order is kept within a resource).
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.id < b.id; });
+  for (size_t i = 0; i < changes.size();) {
+    const ResourceId id = changes[i].id;
+    int64_t v = value_[id];
+    for (; i < changes.size() && changes[i].id == id; ++i) v = changes[i].delta ? v + changes[i].value : changes[i].value;
+    if (v == value_[id]) continue;
+    const Resource& r = resources_[id];
+    if (v < 0 || v > r.capacity)
+      throw std::logic_error(fmt::format("{}: occupancy {} outside [0, {}] at cycle {}", r.name, v, r.capacity, cycle));
+    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], cycle, value_[id] * b.per_unit);
+    value_[id] = v;
+    since_[id] = cycle;
+    write_record(cycle, id, v);
+  }
+}
+
+void TraceSink::write_record(int64_t cycle, ResourceId id, int64_t value) {
+  Record rec{uint64_t(cycle), id, 0, value};
+  buffer_.push_back(rec);
+  ++records_;
+  if (buffer_.size() >= opt_.buffer_records) flush_buffer();
+}
+
+void TraceSink::flush_buffer() {
+  if (buffer_.empty()) return;
+  if (std::fwrite(buffer_.data(), sizeof(Record), buffer_.size(), rt_) != buffer_.size())
+    throw std::runtime_error("cannot write rt.bin");
+  buffer_.clear();
+}
+
+void TraceSink::accrue(ActionId action, int64_t from, int64_t to, int64_t amount) {
+  if (amount == 0 || from >= to) return;
+  while (from < to) {
+    const int64_t window_start = from - from % opt_.window;
+    int64_t piece_end = std::min(to, window_start + opt_.window);
+    // Cut at the next layer start inside the piece.
+    auto next = std::upper_bound(layers_.begin(), layers_.end(), from,
+                                 [](int64_t c, const LayerSpan& l) { return c < l.start; });
+    if (next != layers_.end()) piece_end = std::min(piece_end, next->start);
+    auto& slot = counters_[{window_start, layer_at(from)}];
+    if (slot.size() < actions_.size()) slot.resize(actions_.size(), 0);
+    slot[action] += amount * (piece_end - from);
+    from = piece_end;
+  }
+}
+
+void TraceSink::finish(int64_t end_cycle) {
+  if (finished_) return;
+  advance(end_cycle);
+  // Changes announced for end_cycle itself lie outside the trace; later ones are a bug.
+  while (!pending_.empty()) {
+    if (pending_.top().cycle > end_cycle)
+      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})",
+                                         resources_[pending_.top().id].name, pending_.top().cycle, end_cycle));
+    pending_.pop();
+  }
+  for (ResourceId id = 0; id < resources_.size(); ++id)
+    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], end_cycle, value_[id] * b.per_unit);
+  flush_buffer();
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof h.magic);
+  h.version = kVersion;
+  h.header_bytes = kHeaderBytes;
+  h.clock_hz = opt_.clock_hz;
+  h.period_s = 1.0 / opt_.clock_hz;
+  h.end_cycle = uint64_t(end_cycle);
+  h.record_count = records_;
+  h.resource_count = uint32_t(resources_.size());
+  h.record_bytes = kRecordBytes;
+  std::fseek(rt_, 0, SEEK_SET);
+  std::fwrite(&h, sizeof h, 1, rt_);
+  if (std::fclose(rt_) != 0) throw std::runtime_error("cannot close rt.bin");
+  rt_ = nullptr;
+  write_side_files(end_cycle);
+  finished_ = true;
+}
+
+void TraceSink::write_side_files(int64_t end_cycle) {
+  std::string res = "id,name,class,unit,capacity,owner,level\n";
+  for (const Resource& r : resources_)
+    res += fmt::format("{},{},{},{},{},{},{}\n", r.id, r.name, class_letter(r.cls), r.unit, r.capacity, r.owner,
+                       r.level);
+  write_text(opt_.dir / "resources.csv", res);
+
+  auto layer_end = [&](size_t i) { return i + 1 < layers_.size() ? layers_[i + 1].start : end_cycle; };
+  std::string lay = "layer,name,start_cycle,end_cycle\n";
+  for (size_t i = 0; i < layers_.size(); ++i)
+    lay += fmt::format("{},{},{},{}\n", layers_[i].index, layers_[i].name, layers_[i].start, layer_end(i) - 1);
+  write_text(opt_.dir / "layers.csv", lay);
+
+  // Action names sorted so rows are in a stable order whatever the declaration order.
+  std::vector<ActionId> order(actions_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = ActionId(i);
+  std::sort(order.begin(), order.end(), [&](ActionId a, ActionId b) { return actions_[a].first < actions_[b].first; });
+  std::string act = "layer,window_start,window_end,action,unit,count\n";
+  for (const auto& [key, counts] : counters_) {
+    const auto [aligned, layer] = key;
+    int64_t start = aligned, end = std::min(aligned + opt_.window, end_cycle);
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      if (layers_[i].index != layer) continue;
+      start = std::max(start, layers_[i].start);
+      end = std::min(end, layer_end(i));
+    }
+    for (ActionId a : order)
+      if (a < counts.size() && counts[a] != 0)
+        act += fmt::format("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second, counts[a]);
+  }
+  write_text(opt_.dir / "actions.csv", act);
+}
+
+}  // namespace cstsim::trace

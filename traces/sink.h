@@ -1,0 +1,111 @@
+#pragma once
+// TraceSink: every module reports occupancy changes and action counts here.
+//
+//  - declare() a resource once, then set(cycle, id, value) or add(cycle, id, delta)
+//    whenever its occupancy changes. Changes may be announced ahead of simulated
+//    time (a clockless model knows its future), never behind: advance(now) makes
+//    every change before `now` final and writes it.
+//  - declare_action() a counter, then count(cycle, id, n) for discrete actions, or
+//    bind() it to a resource so it accrues value x per_unit every cycle (MACs from
+//    active PEs, bytes from busy links) - exact per window with no per-cycle calls.
+//
+// Files are written while the simulation runs, through a fixed-size record buffer,
+// into the directory given (the run's staging directory). See traces/FORMAT.md.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "traces/format.h"
+
+namespace cstsim::trace {
+
+using ResourceId = uint32_t;
+using ActionId = uint32_t;
+
+class TraceSink {
+ public:
+  struct Options {
+    std::filesystem::path dir;      // trace files go here (created)
+    double clock_hz = 1e9;
+    int64_t window = 1024;          // action-counter window, cycles
+    size_t buffer_records = 1 << 15;
+  };
+  explicit TraceSink(Options options);
+  ~TraceSink();
+  TraceSink(const TraceSink&) = delete;
+  TraceSink& operator=(const TraceSink&) = delete;
+
+  ResourceId declare(Resource resource);
+  ActionId declare_action(const std::string& name, const std::string& unit);
+  void bind(ActionId action, ResourceId resource, int64_t per_unit_cycle);
+
+  void set(int64_t cycle, ResourceId id, int64_t value) { push(cycle, id, value, false); }
+  void add(int64_t cycle, ResourceId id, int64_t delta) { push(cycle, id, delta, true); }
+  void count(int64_t cycle, ActionId id, int64_t n);
+
+  // Layers partition time; a layer runs from its start to the next layer's start.
+  void begin_layer(int index, const std::string& name, int64_t start_cycle);
+
+  void advance(int64_t now);
+  // Flushes everything, closes the files; the trace covers [0, end_cycle).
+  void finish(int64_t end_cycle);
+
+  const std::vector<Resource>& resources() const { return resources_; }
+  uint64_t records_written() const { return records_; }
+  // Largest number of announced-but-not-final changes held at once (memory bound check).
+  size_t peak_pending() const { return peak_pending_; }
+
+ private:
+  struct Change {
+    int64_t cycle;
+    uint64_t seq;
+    ResourceId id;
+    bool delta;
+    int64_t value;
+    bool operator>(const Change& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
+  struct Binding {
+    ActionId action;
+    int64_t per_unit;
+  };
+  struct LayerSpan {
+    int index;
+    std::string name;
+    int64_t start;
+  };
+
+  void push(int64_t cycle, ResourceId id, int64_t value, bool delta);
+  void apply_cycle(int64_t cycle, std::vector<Change>& changes);
+  void write_record(int64_t cycle, ResourceId id, int64_t value);
+  void flush_buffer();
+  // Adds `amount` per cycle over [from, to) to an action, split at windows and layers.
+  void accrue(ActionId action, int64_t from, int64_t to, int64_t amount);
+  int layer_at(int64_t cycle) const;
+  void write_side_files(int64_t end_cycle);
+
+  Options opt_;
+  std::FILE* rt_ = nullptr;
+  std::vector<Resource> resources_;
+  std::vector<int64_t> value_;        // current (final) value per resource
+  std::vector<int64_t> since_;        // cycle the current value started
+  std::vector<int64_t> written_cycle_;
+  std::vector<std::vector<Binding>> bindings_;  // per resource
+  std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
+  std::priority_queue<Change, std::vector<Change>, std::greater<Change>> pending_;
+  std::vector<Change> same_cycle_;
+  std::vector<Record> buffer_;
+  std::vector<LayerSpan> layers_;
+  // (window start, layer) -> count per action
+  std::map<std::pair<int64_t, int>, std::vector<int64_t>> counters_;
+  int64_t now_ = 0;
+  uint64_t seq_ = 0;
+  uint64_t records_ = 0;
+  size_t peak_pending_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace cstsim::trace
