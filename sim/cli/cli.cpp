@@ -11,6 +11,9 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/config/input_error.h"
+#include "sim/ledger/ledger_cli.h"
+#include "traces/export/export_cli.h"
+#include "traces/post/post.h"
 #include "sim/run/run.h"
 #include "version.h"
 
@@ -25,6 +28,9 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run      simulate a workload on an accelerator and write a run directory\n"
+    "  post     recompute report.json (V_CST, Theta_CST, H_peak, C_P, energy, roofline) from a run directory\n"
+    "  export   turn a run's trace into perfetto JSON, VCD or CSV\n"
+    "  ledger   analytical roofline ledger of operators (seeds 002/003)\n"
     "\n"
     "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
 
@@ -50,6 +56,44 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
   return out;
 }
 
+int post_command(const std::vector<std::string>& args) {
+  post::PostOptions o;
+  std::string run_dir;
+  po::options_description desc(
+      "usage: cstsim post <run-dir> [--normalization FILE] [--window CYCLES]\n\n"
+      "Integrates <run-dir>/trace exactly and rewrites report.json, report.txt and\n"
+      "energy_windows.csv (schema in traces/FORMAT.md).\n\noptions");
+  desc.add_options()("help,h", "show this help")(
+      "normalization", po::value(&o.normalization)->value_name("FILE"),
+      "references C_ref..S_ref, weights w_C..w_S and boundary: adds the scalar V_CST*")(
+      "window", po::value(&o.window)->value_name("CYCLES"),
+      "window for B_peak and energy over time; a multiple of the trace's window (default: the trace's)");
+  po::options_description hidden;
+  hidden.add_options()("run-dir", po::value(&run_dir));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("run-dir", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("post: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (run_dir.empty()) throw UsageError("post: a run directory is required (see cstsim post --help)");
+  if (vm.count("window") && o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
+  o.run_dir = run_dir;
+  const post::PostOutputs out = post::post_process(o);
+  post::write_post_outputs(o.run_dir, out);
+  std::cout << out.text;
+  return 0;
+}
+
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
@@ -72,6 +116,10 @@ int run_command(const std::vector<std::string>& args) {
       ("verify", po::bool_switch(&o.verify),
        "register-level reference mode: move real int8 values through the PE registers, check every "
        "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
+      ("energy", po::value(&o.energy_table)->value_name("FILE"),
+       "energy table (default configs/energy/horowitz-45nm.yaml)")
+      ("normalization", po::value(&o.normalization)->value_name("FILE"),
+       "declare C_ref..S_ref, weights and boundary to get the scalar V_CST* in report.json")
       ("window", po::value(&o.window)->value_name("CYCLES"),
        "window of the trace's action counters, in cycles (default 1024)")
       ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
@@ -123,7 +171,10 @@ int cli_main(int argc, char** argv) {
     const std::string command = args[0];
     args.erase(args.begin());
     if (command == "run") return run_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run)", command));
+    if (command == "post") return post_command(args);
+    if (command == "export") return export_command(args);
+    if (command == "ledger") return ledger_command(args);
+    throw UsageError(fmt::format("unknown command '{}' (commands: run, post, export, ledger)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -13,10 +13,15 @@
 #include "sim/run/output_dir.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
+#include "traces/post/energy_table.h"
+#include "traces/post/normalization.h"
+#include "traces/post/post.h"
 #include "traces/sink.h"
 
 namespace cstsim {
 namespace {
+
+std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
 
 // The register-level mode tags tokens with fold*T + t in 32 bits and holds the
 // operands in memory; refuse, by name, a layer it cannot take.
@@ -36,6 +41,10 @@ int run_simulation(const RunOptions& o) {
   const Workload workload = load_workload(o.workload_path);
   if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
   if (o.verify) check_reference_limits(arch, workload);
+  // Read the energy table (and normalization) now, so bad input fails before any output exists.
+  const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
+  post::load_energy_table(energy_path);
+  if (!o.normalization.empty()) post::load_normalization(o.normalization);
   const std::string mode = o.verify ? "reference" : "timing";
   spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
                arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
@@ -60,17 +69,21 @@ int run_simulation(const RunOptions& o) {
   if (!array.finished()) throw std::logic_error("simulation stopped before the array finished");
   sink.finish(array.end_cycle());
 
-  RunReport report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
-  nlohmann::ordered_json summary = summary_json(report);
+  RunReport run_report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
+  nlohmann::ordered_json summary = summary_json(run_report);
   spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
   write_text(out.path() / "summary.json", summary.dump(2) + "\n");
-  write_text(out.path() / "layers.csv", layers_csv(report));
+  std::filesystem::copy_file(energy_path, out.path() / "energy.yaml");
+  write_text(out.path() / "layers.csv", layers_csv(run_report));
   if (arch.fold_pipeline == FoldPipeline::ScaleSim)
-    write_text(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(report));
+    write_text(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
+  post::PostOptions post_options{out.path(), o.normalization, 0};
+  const post::PostOutputs report = post::post_process(post_options);
+  post::write_post_outputs(out.path(), report);
   out.commit();
 
-  if (o.print_table) fmt::print("{}", human_table(report));
+  if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
   if (o.verify) {
     for (size_t i = 0; i < array.results().size(); ++i) {
       const auto& v = array.results()[i].verify;

@@ -16,6 +16,8 @@ struct RunOptions {
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
   int64_t window = 1024;  // action-counter window of the trace, cycles
+  std::string energy_table;   // configs/energy/*.yaml; "" = the default table
+  std::string normalization;  // optional: declares references, weights, boundary for V_CST*
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test
   int fault_row = 0, fault_col = 0;
 };

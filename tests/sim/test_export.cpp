@@ -419,7 +419,7 @@ TEST(Export, VcdAcceptedByVcd2fstAndReadsBack) {
     for (size_t i = 1; i < v.times.size(); ++i) EXPECT_LT(v.times[i - 1], v.times[i]) << "times must increase";
     EXPECT_EQ(v.times.back(), k.time_of(kEnd)) << "a last #time at end_cycle";
     for (const auto& [code, name] : v.code_to_name) {
-      for (char ch : code) EXPECT_TRUE(ch >= 33 && ch <= 126) << code;
+      for (char ch : code) EXPECT_TRUE(ch >= 33 && ch <= 126 && ch != '$') << code;
       EXPECT_EQ(v.width[code], name == "cstsim.layer" ? 32 : 64);
     }
     check_vcd_values(v, k.time_of);
@@ -449,6 +449,54 @@ TEST(Export, VcdAcceptedByVcd2fstAndReadsBack) {
   }
 }
 
+// Over 93 resources the identifier codes take two characters; all stay distinct.
+TEST(Export, VcdManyResources) {
+  if (!fs::exists("/usr/bin/vcd2fst"))
+    FAIL() << "/usr/bin/vcd2fst is missing: install the gtkwave package (apt-get install gtkwave; the Makefile installs it)";
+  TempDir tmp;
+  const fs::path run = tmp.path / "run";
+  constexpr uint32_t kCount = 300;
+  {
+    TraceSink::Options o;
+    o.dir = run / "trace";
+    o.clock_hz = 1e9;
+    TraceSink sink(o);
+    for (uint32_t i = 0; i < kCount; ++i) {
+      Resource r;
+      r.name = "unit" + std::to_string(i) + ".busy";
+      r.unit = "device";
+      r.capacity = 1000;
+      r.owner = i % 2 ? "top.odd" : "";  // an empty owner goes to "unowned"
+      sink.declare(r);
+    }
+    sink.begin_layer(0, "g", 0);
+    for (uint32_t i = 0; i < kCount; ++i) sink.set(i % 7, i, i + 1);
+    sink.finish(10);
+  }
+  ASSERT_EQ(run_export({"vcd", run.string()}).status, 0);
+  const fs::path vcd = run / "trace" / "rt.vcd";
+  const fs::path fst = tmp.path / "rt.fst", back = tmp.path / "back.vcd", log = tmp.path / "log";
+  ASSERT_EQ(std::system(("/usr/bin/vcd2fst " + vcd.string() + " " + fst.string() + " >" + log.string() + " 2>&1").c_str()), 0)
+      << slurp(log);
+  std::vector<fs::path> files = {vcd};
+  if (fs::exists("/usr/bin/fst2vcd")) {
+    ASSERT_EQ(std::system(("/usr/bin/fst2vcd " + fst.string() + " >" + back.string() + " 2>" + log.string()).c_str()), 0);
+    files.push_back(back);
+  }
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f);
+    const Vcd v = parse_vcd(slurp(f));
+    ASSERT_EQ(v.code_to_name.size(), kCount + 1);
+    for (uint32_t i = 0; i < kCount; ++i) {
+      const std::string name = std::string("cstsim.") + (i % 2 ? "top.odd" : "unowned") + ".unit" + std::to_string(i) + "_busy";
+      EXPECT_EQ(vcd_value(v, name, 9), int64_t(i + 1)) << name;
+      if (i % 7) {
+        EXPECT_EQ(vcd_value(v, name, i % 7 - 1), 0) << name;
+      }
+    }
+  }
+}
+
 TEST(Export, VcdTimebase) {
   auto tb = vcd_timebase(1.0 / 1e9);
   EXPECT_EQ(tb.unit, "1 ns");
@@ -468,9 +516,9 @@ TEST(Export, VcdTimebase) {
   EXPECT_EQ(tb.time_of(1), 1429u);
 }
 
-// ------------------------------------------------------------ streaming a long trace
+// ------------------------------------------------------------ streaming many records
 
-TEST(Export, LongTraceStreamsThroughAllFormats) {
+TEST(Export, ManyRecordsStreamThroughAllFormats) {
   TempDir tmp;
   const fs::path run = tmp.path / "run";
   constexpr int64_t kToggles = 200000;
@@ -614,6 +662,13 @@ TEST(Export, Plots) {
   ]
 })";
 
+  // A second run with another machine, for a two-run roofline.
+  fs::create_directories(tmp.path / "run2");
+  std::ofstream(tmp.path / "run2" / "report.json") << R"({
+  "machine": {"peak_ops_per_s": {"value": 2.56e11}, "bandwidth": {"value": 6.4e10}},
+  "layers": [{"name": "conv1", "roofline": {"I_A": {"value": 2.0}, "achieved_ops_per_s": {"value": 1.0e11}}}]
+})";
+
   const std::string dir = std::string(CSTSIM_SOURCE_DIR) + "/traces/plot/";
   struct Script {
     const char* file;
@@ -622,7 +677,7 @@ TEST(Export, Plots) {
   const std::vector<Script> scripts = {
       {"plot_rt.py", run.string()},
       {"plot_energy.py", run.string()},
-      {"plot_roofline.py", run.string()},
+      {"plot_roofline.py", run.string() + " " + (tmp.path / "run2").string()},
   };
   for (const Script& s : scripts) {
     SCOPED_TRACE(s.file);

@@ -166,12 +166,14 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-// VCD identifier code for index i: base-94 over printable ASCII 33..126.
+// VCD identifier code for index i: base 93 over printable ASCII 33..126 without '$',
+// so that no code can read as a keyword ($end, $dumpvars...) to a naive parser.
 std::string vcd_code(size_t i) {
   std::string s;
   do {
-    s += char(33 + i % 94);
-    i /= 94;
+    const char c = char(33 + i % 93);
+    s += c >= '$' ? char(c + 1) : c;
+    i /= 93;
   } while (i > 0);
   return s;
 }

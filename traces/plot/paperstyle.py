@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Matplotlib settings shared by the plot scripts: Agg backend, 8 pt fonts, figure
+widths of a two-column paper, and saving PREFIX.png + PREFIX.pdf."""
+
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # the default python3 may be an interpreter without matplotlib
+    sys.exit("error: %s: matplotlib is not importable (%s); run the script with /usr/bin/python3 "
+             "after installing the Debian package python3-matplotlib" % (sys.executable, e))
+
+WIDTHS = {"single": 3.5, "double": 7.0}  # inches: one column, full page width
+
+# Colours per resource class (colour-blind safe, from the Okabe-Ito palette).
+CLASS_COLORS = {"C": "#0072B2", "M": "#E69F00", "N": "#009E73", "S": "#CC79A7"}
+
+
+def setup():
+    matplotlib.rcParams.update({
+        "font.family": "DejaVu Sans",
+        "font.size": 8,
+        "axes.titlesize": 8,
+        "axes.labelsize": 8,
+        "xtick.labelsize": 7,
+        "ytick.labelsize": 7,
+        "legend.fontsize": 6.5,
+        "legend.frameon": False,
+        "lines.linewidth": 0.9,
+        "axes.linewidth": 0.6,
+        "xtick.major.width": 0.6,
+        "ytick.major.width": 0.6,
+        "grid.linewidth": 0.4,
+        "grid.alpha": 0.5,
+        "savefig.dpi": 300,
+        "savefig.bbox": "tight",
+        "savefig.pad_inches": 0.02,
+        "pdf.fonttype": 42,  # embed TrueType: editable text, accepted by paper systems
+        "ps.fonttype": 42,
+    })
+
+
+def figure(width, height, **kw):
+    """A figure `width` ("single", "double" or inches) by `height` inches."""
+    w = WIDTHS.get(width, None) if isinstance(width, str) else width
+    if w is None:
+        w = float(width)
+    return plt.subplots(figsize=(w, height), **kw)
+
+
+def add_width_arg(ap, default):
+    ap.add_argument("--width", default=default,
+                    help="figure width: single (3.5 in), double (7 in) or inches (default %s)" % default)
+
+
+def save(fig, prefix):
+    """Writes PREFIX.png and PREFIX.pdf; returns the two paths."""
+    d = os.path.dirname(os.path.abspath(prefix))
+    os.makedirs(d, exist_ok=True)
+    paths = [prefix + ".png", prefix + ".pdf"]
+    for p in paths:
+        fig.savefig(p)
+    plt.close(fig)
+    return paths
+
+
+def si(x, unit, digits=3):
+    """x with an SI prefix: si(1.28e11, "op/s") -> "128 Gop/s"."""
+    if x == 0:
+        return "0 " + unit
+    for f, p in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""),
+                 (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"), (1e-15, "f")):
+        if abs(x) >= f * 0.9995:
+            return "%.*g %s%s" % (digits, x / f, p, unit)
+    return "%.*g %s" % (digits, x, unit)
+
+
+def time_scale(seconds):
+    """(factor, unit) to show a time span of `seconds` in readable units."""
+    for f, u in ((1e9, "ns"), (1e6, "µs"), (1e3, "ms"), (1.0, "s")):
+        if seconds * f < 1e4:
+            return f, u
+    return 1.0, "s"

@@ -1,0 +1,90 @@
+#include "traces/post/normalization.h"
+
+#include <filesystem>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/config/input_error.h"
+
+namespace cstsim::post {
+namespace {
+
+int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+void check_keys(const std::string& file, const YAML::Node& map, const std::string& prefix,
+                std::initializer_list<const char*> allowed) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) throw InputError(file, line_of(it->first), prefix + k, "unknown key");
+  }
+}
+
+// A reference capacity: {value: x, unit: u} with the unit its class requires.
+double reference(const std::string& file, const YAML::Node& refs, const char* key, const char* unit) {
+  const std::string name = std::string("reference.") + key;
+  const YAML::Node n = refs[key];
+  if (!n || !n.IsMap()) throw InputError(file, line_of(refs), name, std::string("required: {value, unit: ") + unit + "}");
+  check_keys(file, n, name + ".", {"value", "unit"});
+  if (!n["unit"] || n["unit"].as<std::string>() != unit)
+    throw InputError(file, line_of(n), name + ".unit", std::string("must be '") + unit + "'");
+  double v = 0;
+  try {
+    v = n["value"].as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file, line_of(n), name + ".value", "must be a number");
+  }
+  if (!(v > 0)) throw InputError(file, line_of(n), name + ".value", "must be positive");
+  return v;
+}
+
+double weight(const std::string& file, const YAML::Node& w, const char* key) {
+  const YAML::Node n = w[key];
+  if (!n) throw InputError(file, line_of(w), std::string("weights.") + key, "required");
+  double v = 0;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file, line_of(n), std::string("weights.") + key, "must be a number");
+  }
+  if (v < 0) throw InputError(file, line_of(n), std::string("weights.") + key, "must not be negative");
+  return v;
+}
+
+}  // namespace
+
+Normalization load_normalization(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "", "cannot open file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw InputError(path, 1, "", "expected a map");
+  check_keys(path, root, "", {"boundary", "reference", "weights", "source"});
+  Normalization n;
+  n.path = path;
+  if (!root["boundary"]) throw InputError(path, 0, "boundary", "required: accelerator-only or node");
+  n.boundary = root["boundary"].as<std::string>();
+  if (n.boundary != "accelerator-only" && n.boundary != "node")
+    throw InputError(path, line_of(root["boundary"]), "boundary", "must be accelerator-only or node");
+  const YAML::Node refs = root["reference"];
+  if (!refs || !refs.IsMap()) throw InputError(path, 0, "reference", "required: C_ref, M_ref, N_ref, S_ref");
+  check_keys(path, refs, "reference.", {"C_ref", "M_ref", "N_ref", "S_ref"});
+  n.c_ref = reference(path, refs, "C_ref", "PE");
+  n.m_ref = reference(path, refs, "M_ref", "byte");
+  n.n_ref = reference(path, refs, "N_ref", "link");
+  n.s_ref = reference(path, refs, "S_ref", "byte");
+  const YAML::Node w = root["weights"];
+  if (!w || !w.IsMap()) throw InputError(path, 0, "weights", "required: w_C, w_M, w_N, w_S");
+  check_keys(path, w, "weights.", {"w_C", "w_M", "w_N", "w_S"});
+  n.w_c = weight(path, w, "w_C");
+  n.w_m = weight(path, w, "w_M");
+  n.w_n = weight(path, w, "w_N");
+  n.w_s = weight(path, w, "w_S");
+  return n;
+}
+
+}  // namespace cstsim::post

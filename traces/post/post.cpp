@@ -1,0 +1,441 @@
+#include "traces/post/post.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/config/input_error.h"
+#include "sim/run/output_dir.h"
+#include "traces/post/energy_table.h"
+#include "traces/post/integrate.h"
+#include "traces/post/normalization.h"
+#include "traces/post/units.h"
+#include "traces/reader.h"
+
+namespace cstsim::post {
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using namespace units;
+
+namespace {
+
+constexpr double kBoltzmann = 1.380649e-23;  // J/K, exact (SI 2019)
+
+struct Machine {  // what the report needs from the run's arch
+  int rows = 0, cols = 0;
+  double clock_hz = 0;
+  int64_t operand_bytes = 1, accumulator_bytes = 4;
+  OpsPerSecond peak_ops;
+  BytesPerSecond sram_bandwidth;  // the array's edge links at full width
+};
+
+Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
+  try {
+    const auto& a = summary.at("arch");
+    Machine m;
+    m.rows = a.at("rows").get<int>();
+    m.cols = a.at("cols").get<int>();
+    m.clock_hz = a.at("clock_hz").get<double>();
+    m.operand_bytes = (a.at("operand_bits").get<int>() + 7) / 8;
+    m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
+    m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz};
+    m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
+                        m.clock_hz};
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
+  }
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+// Action totals of one scope (the run or a layer).
+using Counts = std::map<std::string, long double>;
+
+long double sum_prefix(const Counts& c, const std::string& prefix) {
+  long double s = 0;
+  for (const auto& [k, v] : c)
+    if (starts_with(k, prefix)) s += v;
+  return s;
+}
+
+long double sum_if(const Counts& c, bool (*pred)(const std::string&)) {
+  long double s = 0;
+  for (const auto& [k, v] : c)
+    if (pred(k)) s += v;
+  return s;
+}
+
+bool is_memory_traffic(const std::string& a) {
+  return starts_with(a, "sram.") || starts_with(a, "hbm.") || starts_with(a, "host.");
+}
+bool is_write(const std::string& a) { return a.find(".write") != std::string::npos; }
+
+struct Window {
+  int layer;
+  int64_t start, end;  // cycles
+  Counts counts;
+};
+
+class Reporter {
+ public:
+  Reporter(const PostOptions& o, const nlohmann::json& summary, const Machine& m, trace::TraceReader& reader,
+           const EnergyTable& energy)
+      : opt_(o), summary_(summary), m_(m), reader_(reader), energy_(energy),
+        period_(1.0 / reader.header().clock_hz) {}
+
+  PostOutputs build() {
+    const Integrals in = integrate(reader_);
+    const std::vector<trace::ActionRow> actions = reader_.actions();
+    const int64_t trace_window = infer_trace_window(actions);
+    const int64_t window = opt_.window > 0 ? opt_.window : trace_window;
+    window_ = window;
+    if (trace_window > 0 && window % trace_window != 0)
+      throw InputError("--window", 0, "", fmt::format("must be a multiple of the trace's window ({} cycles)", trace_window));
+    Counts total;
+    std::map<int, Counts> per_layer;
+    std::map<std::pair<int, int64_t>, Window> windows;
+    for (const trace::ActionRow& a : actions) {
+      total[a.action] += a.count;
+      per_layer[a.layer][a.action] += a.count;
+      Window& w = windows[{a.layer, a.window_start / window}];
+      w.layer = a.layer;
+      w.counts[a.action] += a.count;
+    }
+    for (auto& [key, w] : windows) {  // window extent, cut at its layer's span
+      const auto& ls = reader_.layers();
+      auto it = std::find_if(ls.begin(), ls.end(), [&](const trace::LayerRow& l) { return l.index == w.layer; });
+      const int64_t lo = it != ls.end() ? it->start_cycle : 0;
+      const int64_t hi = it != ls.end() ? it->end_cycle + 1 : int64_t(reader_.header().end_cycle);
+      w.start = std::max(lo, key.second * window);
+      w.end = std::min(hi, (key.second + 1) * window);
+    }
+    std::vector<const Window*> all_windows;
+    for (const auto& [k, w] : windows) all_windows.push_back(&w);
+
+    PostOutputs out;
+    ordered_json& r = out.report;
+    r["version"] = summary_.value("version", "");
+    r["config_hash"] = summary_.value("config_hash", "");
+    r["boundary"] = "accelerator-only";
+    r["boundary_note"] = "the accelerator: array, its registers, its SRAM and the links between them; no host, no I/O";
+    r["grade"] = "simulation";
+    r["grade_note"] = fmt::format("cycle-level trace ({} mode); the analytical ledger would be a CST-D spec estimate",
+                                  summary_.value("mode", "timing"));
+    r["clock_hz"] = reader_.header().clock_hz;
+    r["machine"] = {{"peak_ops_per_s", to_json(m_.peak_ops)},
+                    {"bandwidth", to_json(m_.sram_bandwidth)},
+                    {"bandwidth_level", "sram"},
+                    {"bandwidth_note", "all array edge links at full width: R x operand + C x (operand + accumulator) bytes per cycle"}};
+    r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
+    r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
+    r["total"] = scope(in.total, total, all_windows, "total");
+    r["layers"] = ordered_json::array();
+    for (size_t i = 0; i < in.layers.size(); ++i) {
+      const trace::LayerRow& lr = reader_.layers()[i];
+      std::vector<const Window*> ws;
+      for (const Window* w : all_windows)
+        if (w->layer == lr.index) ws.push_back(w);
+      ordered_json l = scope(in.layers[i], per_layer[lr.index], ws, lr.name);
+      ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
+      head.update(l);
+      r["layers"].push_back(std::move(head));
+    }
+    if (!opt_.normalization.empty()) r["V_CST_star"] = scalar(load_normalization(opt_.normalization), in.total);
+
+    out.energy_windows_csv = "layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n";
+    for (const Window* w : all_windows) {
+      const double marg = marginal(w->counts).value, base = base_energy(Seconds{(w->end - w->start) * period_}).value;
+      out.energy_windows_csv += fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", w->layer, w->start,
+                                            w->end, w->start * period_, w->end * period_, marg, base, marg + base);
+    }
+    out.text = text(r);
+    return out;
+  }
+
+ private:
+  static int64_t infer_trace_window(const std::vector<trace::ActionRow>& rows) {
+    int64_t w = 0;
+    for (const auto& a : rows) w = std::max(w, a.window_end - a.window_start);
+    return w;
+  }
+
+  Joules marginal(const Counts& c) const {
+    Joules e{0};
+    for (const auto& [action, n] : c) {
+      const ActionEnergy* row = energy_.find(action);
+      if (row) e += Joules{double(n) * row->pj * 1e-12};
+      else if (!starts_with_nominal(action))
+        throw InputError(energy_.path, 0, action, "the energy table has no row for this action");
+    }
+    return e;
+  }
+  static bool starts_with_nominal(const std::string& a) {
+    return a.size() >= 8 && a.compare(a.size() - 8, 8, ".nominal") == 0;
+  }
+  Joules base_energy(Seconds t) const {
+    Watts p{0};
+    for (const StaticPower& s : energy_.static_power) p += Watts{s.watts};
+    return p * t;
+  }
+
+  ordered_json scope(const ScopeTotals& s, const Counts& c, const std::vector<const Window*>& windows,
+                     const std::string& name) {
+    const auto& res = reader_.resources();
+    const Seconds T{s.cycles() * period_};
+    auto integral = [&](size_t i) { return double(s.resources[i].integral) * period_; };
+
+    // V_CST, one component per class, units kept.
+    PESeconds v_pe{0};
+    DeviceSeconds v_dev{0};
+    std::map<std::string, ByteSeconds> v_m;
+    LinkSeconds v_n{0};
+    ByteSeconds v_s{0};
+    for (size_t i = 0; i < res.size(); ++i) {
+      switch (res[i].cls) {
+        case trace::ResourceClass::Compute:
+          if (res[i].unit == "PE") v_pe += PESeconds{integral(i)};
+          else if (res[i].unit == "device") v_dev += DeviceSeconds{integral(i)};
+          break;
+        case trace::ResourceClass::Memory: v_m[res[i].level] += ByteSeconds{integral(i)}; break;
+        case trace::ResourceClass::Network: v_n += LinkSeconds{integral(i)}; break;
+        case trace::ResourceClass::Storage: v_s += ByteSeconds{integral(i)}; break;
+      }
+    }
+    ordered_json vm = ordered_json::object();
+    for (const auto& [level, v] : v_m) vm[level] = to_json(v);
+    ordered_json v_cst = {{"V_C", {{"PE_s", to_json(v_pe)}, {"device_s", to_json(v_dev)}}},
+                          {"V_M", vm},
+                          {"V_N", to_json(v_n)},
+                          {"V_S", to_json(v_s)}};
+
+    // Counters.
+    const long double macs_exec = sum_if(c, [](const std::string& a) {
+      return starts_with(a, "mac.") && a.size() > 9 && a.compare(a.size() - 9, 9, ".executed") == 0;
+    });
+    const Ops ops{double(2 * macs_exec)};
+    const Bytes reg{double(sum_prefix(c, "reg."))}, sram{double(sum_prefix(c, "sram."))},
+        hbm{double(sum_prefix(c, "hbm."))}, host{double(sum_prefix(c, "host."))};
+    const Bytes b_n{double(sum_prefix(c, "link."))};
+    const Bytes b_i{double(sum_prefix(c, "io."))};
+    ordered_json ops_by_precision = ordered_json::object();
+    for (const auto& [k, v] : c) {
+      if (!starts_with(k, "mac.")) continue;
+      const size_t dot = k.find('.', 4);
+      ops_by_precision[k.substr(4, dot - 4)][k.substr(dot + 1)] = to_json(Macs{double(v)});
+    }
+
+    // Θ_CST.
+    BytesPerSecond b_peak{0};
+    for (const Window* w : windows) {
+      const Seconds d{(w->end - w->start) * period_};
+      if (d.value > 0) b_peak = std::max(b_peak, Bytes{double(sum_if(w->counts, is_memory_traffic))} / d);
+    }
+    ordered_json m_levels = ordered_json::object();
+    for (const auto& [level, v] : s.peak_memory_by_level) m_levels[level] = to_json(Bytes{double(v)});
+    ordered_json edges = ordered_json::array();
+    for (size_t i = 0; i < res.size(); ++i) {
+      if (res[i].cls != trace::ResourceClass::Network) continue;
+      const bool inbound = res[i].name.find(".in_") != std::string::npos;
+      const std::string prefix = inbound ? "sram.read." : "sram.write.";
+      edges.push_back({{"src", inbound ? "sram" : res[i].owner},
+                       {"dst", inbound ? res[i].owner : "sram"},
+                       {"links", res[i].name},
+                       {"busy", to_json(Seconds{s.resources[i].busy_cycles * period_})}});
+      edges.back()["bytes"] = to_json(Bytes{0});
+    }
+    // Bytes per direction: inbound edges share sram reads, outbound carry sram writes.
+    const Bytes reads{double(sum_prefix(c, "sram.read."))}, writes{double(sum_prefix(c, "sram.write."))};
+    for (auto& e : edges) {
+      const bool inbound = e["src"] == "sram";
+      const std::string link = e["links"];
+      if (!inbound) e["bytes"] = to_json(writes);
+      else if (link.find("in_rows") != std::string::npos) e["bytes"] = to_json(edge_bytes(c, true));
+      else e["bytes"] = to_json(Bytes{reads.value - edge_bytes(c, true).value});
+    }
+    const int64_t layers = int64_t(reader_.layers().size());
+    ordered_json theta = {
+        {"T_wall", to_json(T)},
+        {"T_serial", to_json(Seconds{s.serial_cycles * period_})},
+        {"T_serial_definition", "time with exactly one busy compute device, D(t) = 1"},
+        {"P_parallel", {{"devices", to_json(Devices{T.value > 0 ? v_dev.value / T.value : 0})},
+                        {"PEs", to_json(PEs{T.value > 0 ? v_pe.value / T.value : 0})}}},
+        {"D_peak", to_json(Devices{double(s.peak_devices)})},
+        {"M_peak", {{"total", to_json(Bytes{double(s.peak_memory)})}, {"by_level", m_levels}}},
+        {"B_peak", to_json(b_peak)},
+        {"B_peak_definition", fmt::format("max over {}-cycle windows (cut at layer boundaries) of memory-traffic bytes "
+                                          "(sram.*, hbm.*, host.*) / window duration",
+                                          window_)},
+        {"Gamma_comm", {{"edges", edges}, {"sync_count", name == "total" ? std::max<int64_t>(0, layers - 1) : 0},
+                        {"sync_definition", "barriers between consecutive layers"}}}};
+
+    ordered_json h_peak = {{"D_peak", to_json(Devices{double(s.peak_devices)})},
+                           {"M_peak", to_json(Bytes{double(s.peak_memory)})},
+                           {"N_peak", to_json(Links{double(s.peak_links)})},
+                           {"P_peak_actual", to_json(OpsPerSecond{2.0 * s.peak_pes * m_.clock_hz})}};
+
+    // Energy vector.
+    const Joules e_marg = marginal(c);
+    const Joules e_base = base_energy(T);
+    const Joules e_gross = e_base + e_marg;
+    const double bits_erased = 8.0 * double(sum_if(c, is_write));
+    const Joules e_thermo{kBoltzmann * energy_.temperature_k * std::log(2.0) * bits_erased};
+    ordered_json by_action = ordered_json::object();
+    for (const auto& [action, n] : c)
+      if (const ActionEnergy* row = energy_.find(action)) by_action[action] = to_json(Joules{double(n) * row->pj * 1e-12});
+    ordered_json energy = {{"E_gross", to_json(e_gross)},
+                           {"E_base", to_json(e_base)},
+                           {"E_marg", to_json(e_marg)},
+                           {"E_attrib", to_json(e_gross)},
+                           {"E_thermo_min", to_json(e_thermo)},
+                           {"attribution_rule", "exclusive: the run owns the accelerator for its duration, so all of "
+                                                "its static and dynamic energy is attributed to it (a layer gets its "
+                                                "own marginal energy plus static power over its own time)"},
+                           {"bits_erased", bits_erased},
+                           {"erasure_definition", "every bit written into storage (registers, SRAM, DRAM) overwrites "
+                                                  "one bit: 8 x bytes of all *.write* actions"},
+                           {"E_marg_by_action", by_action}};
+
+    // Roofline against the outermost memory level that saw traffic.
+    const bool use_hbm = hbm.value > 0;
+    const Bytes b_level = use_hbm ? hbm : sram;
+    const BytesPerSecond bw = m_.sram_bandwidth;  // HBM bandwidth arrives with the memory model
+    const Seconds t_compute = ops / m_.peak_ops, t_memory = b_level / bw;
+    const Seconds bound{std::max(t_compute.value, t_memory.value)};
+    if (T.value + 1e-15 < bound.value * (1 - 1e-12))
+      throw std::logic_error(fmt::format("{}: simulated time {} s below the roofline bound {} s", name, T.value, bound.value));
+    ordered_json roofline = {
+        {"level", use_hbm ? "hbm" : "sram"},
+        {"I_A", to_json(b_level.value > 0 ? ops / b_level : OpsPerByte{0})},
+        {"I_C", to_json(b_n.value > 0 ? ops / b_n : OpsPerByte{0})},
+        {"achieved_ops_per_s", to_json(T.value > 0 ? ops / T : OpsPerSecond{0})},
+        {"u_C", to_json(Ratio{T.value > 0 ? (ops / T) / m_.peak_ops : 0})},
+        {"u_M", to_json(Ratio{T.value > 0 ? (b_level / T) / bw : 0})},
+        {"time_lower_bound", to_json(bound)},
+        {"bound_by", t_compute.value >= t_memory.value ? "compute" : "memory"},
+        {"time_simulated", to_json(T)},
+        {"ratio_to_bound", bound.value > 0 ? T.value / bound.value : 0.0}};
+
+    ordered_json c_p = {{"O", {{"ops", to_json(ops)}, {"by_precision", ops_by_precision}}},
+                        {"B_M", {{"reg", to_json(reg)}, {"sram", to_json(sram)}, {"hbm", to_json(hbm)},
+                                 {"host", to_json(host)}}},
+                        {"B_I", to_json(b_i)},
+                        {"B_N", to_json(b_n)},
+                        {"V_M", vm},
+                        {"V_C", v_cst["V_C"]},
+                        {"T", to_json(T)},
+                        {"E", to_json(e_gross)}};
+    return {{"V_CST", v_cst}, {"Theta_CST", theta}, {"H_peak", h_peak},
+            {"C_P", c_p},     {"energy", energy},   {"roofline", roofline}};
+  }
+
+  // Bytes that entered through the row links (the streamed operand).
+  Bytes edge_bytes(const Counts& c, bool rows) const {
+    const std::string df = summary_.at("arch").value("dataflow", "ws");
+    const std::string rows_action = df == "is" ? "sram.read.filter" : "sram.read.ifmap";
+    auto it = c.find(rows_action);
+    (void)rows;
+    return Bytes{it == c.end() ? 0.0 : double(it->second)};
+  }
+
+  ordered_json scalar(const Normalization& n, const ScopeTotals& s) {
+    if (n.boundary != "accelerator-only")
+      throw InputError(n.path, 0, "boundary", "this run's boundary is accelerator-only");
+    const auto& res = reader_.resources();
+    double c = 0, mem = 0, net = 0, st = 0;
+    for (size_t i = 0; i < res.size(); ++i) {
+      const double v = double(s.resources[i].integral) * period_;
+      switch (res[i].cls) {
+        case trace::ResourceClass::Compute: if (res[i].unit == "PE") c += v; break;
+        case trace::ResourceClass::Memory: mem += v; break;
+        case trace::ResourceClass::Network: net += v; break;
+        case trace::ResourceClass::Storage: st += v; break;
+      }
+    }
+    const Seconds v{n.w_c * c / n.c_ref + n.w_m * mem / n.m_ref + n.w_n * net / n.n_ref + n.w_s * st / n.s_ref};
+    return {{"value", v.value},
+            {"unit", "s"},
+            {"definition", "integral of w_C r_C/C_ref + w_M r_M/M_ref + w_N r_N/N_ref + w_S r_S/S_ref dt"},
+            {"reference", {{"C_ref", {{"value", n.c_ref}, {"unit", "PE"}}}, {"M_ref", {{"value", n.m_ref}, {"unit", "byte"}}},
+                           {"N_ref", {{"value", n.n_ref}, {"unit", "link"}}}, {"S_ref", {{"value", n.s_ref}, {"unit", "byte"}}}}},
+            {"weights", {{"w_C", n.w_c}, {"w_M", n.w_m}, {"w_N", n.w_n}, {"w_S", n.w_s}}},
+            {"boundary", n.boundary},
+            {"normalization_file", n.path}};
+  }
+
+  static std::string text(const ordered_json& r) {
+    const auto& t = r["total"];
+    auto q = [](const ordered_json& j) { return fmt::format("{:.6g} {}", j["value"].get<double>(), j["unit"].get<std::string>()); };
+    std::string s = fmt::format("boundary {} | grade {} | energy table {}\n", r["boundary"].get<std::string>(),
+                                r["grade"].get<std::string>(), r["energy_table"]["name"].get<std::string>());
+    s += fmt::format("T_wall {}   T_serial {}   P_parallel {} PEs\n", q(t["Theta_CST"]["T_wall"]),
+                     q(t["Theta_CST"]["T_serial"]), fmt::format("{:.1f}", t["Theta_CST"]["P_parallel"]["PEs"]["value"].get<double>()));
+    s += fmt::format("V_C {} | {}   V_N {}\n", q(t["V_CST"]["V_C"]["PE_s"]), q(t["V_CST"]["V_C"]["device_s"]),
+                     q(t["V_CST"]["V_N"]));
+    for (const auto& [level, v] : t["V_CST"]["V_M"].items()) s += fmt::format("V_M[{}] {}\n", level, q(v));
+    s += fmt::format("H_peak: D {}  M {}  N {}  P_actual {}\n", q(t["H_peak"]["D_peak"]), q(t["H_peak"]["M_peak"]),
+                     q(t["H_peak"]["N_peak"]), q(t["H_peak"]["P_peak_actual"]));
+    s += fmt::format("energy: gross {}  base {}  marginal {}  Landauer bound {}\n", q(t["energy"]["E_gross"]),
+                     q(t["energy"]["E_base"]), q(t["energy"]["E_marg"]), q(t["energy"]["E_thermo_min"]));
+    s += fmt::format("roofline ({}): I_A {}  u_C {:.3f}  u_M {:.3f}  time {:.4g} s vs bound {:.4g} s ({}-bound, x{:.3f})\n",
+                     t["roofline"]["level"].get<std::string>(), q(t["roofline"]["I_A"]),
+                     t["roofline"]["u_C"]["value"].get<double>(), t["roofline"]["u_M"]["value"].get<double>(),
+                     t["roofline"]["time_simulated"]["value"].get<double>(),
+                     t["roofline"]["time_lower_bound"]["value"].get<double>(), t["roofline"]["bound_by"].get<std::string>(),
+                     t["roofline"]["ratio_to_bound"].get<double>());
+    if (r.contains("V_CST_star"))
+      s += fmt::format("V_CST* {:.6g} s (normalized by {})\n", r["V_CST_star"]["value"].get<double>(),
+                       r["V_CST_star"]["normalization_file"].get<std::string>());
+    return s;
+  }
+
+  const PostOptions& opt_;
+  const nlohmann::json& summary_;
+  const Machine m_;
+  trace::TraceReader& reader_;
+  const EnergyTable& energy_;
+  const double period_;
+  int64_t window_ = 0;
+};
+
+}  // namespace
+
+PostOutputs post_process(const PostOptions& o) {
+  if (o.window < 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
+  const fs::path summary_path = o.run_dir / "summary.json";
+  if (!fs::is_regular_file(summary_path)) throw InputError(summary_path.string(), 0, "", "not a run directory (no summary.json)");
+  nlohmann::json summary;
+  try {
+    std::ifstream in(summary_path);
+    summary = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());
+  }
+  const Machine machine = read_machine(summary_path, summary);
+  const fs::path table = o.run_dir / "energy.yaml";
+  const EnergyTable energy = load_energy_table(table.string());
+  std::unique_ptr<trace::TraceReader> reader;
+  try {
+    reader = std::make_unique<trace::TraceReader>(o.run_dir / "trace");
+  } catch (const std::runtime_error& e) {
+    throw InputError((o.run_dir / "trace").string(), 0, "", e.what());
+  }
+  return Reporter(o, summary, machine, *reader, energy).build();
+}
+
+void write_post_outputs(const fs::path& dir, const PostOutputs& out) {
+  auto put = [&](const char* name, const std::string& text) {
+    const fs::path tmp = dir / (std::string(".") + name + ".tmp");
+    write_text(tmp, text);
+    fs::rename(tmp, dir / name);
+  };
+  put("report.json", out.report.dump(2) + "\n");
+  put("report.txt", out.text);
+  put("energy_windows.csv", out.energy_windows_csv);
+}
+
+}  // namespace cstsim::post

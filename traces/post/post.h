@@ -1,0 +1,33 @@
+#pragma once
+// The post-processor: a run directory's trace -> report.json (V_CST, Θ_CST,
+// H_peak, C_P, energy vector, roofline; per layer and total), report.txt and
+// energy_windows.csv. Runs at the end of every `cstsim run` and alone as
+// `cstsim post <run-dir>`. Schema: traces/FORMAT.md, "report.json".
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cstsim::post {
+
+struct PostOptions {
+  std::filesystem::path run_dir;
+  std::string normalization;  // YAML declaring references, weights, boundary; "" = no scalar V_CST*
+  int64_t window = 0;         // B_peak / energy-over-time window in cycles; 0 = the trace's window
+};
+
+struct PostOutputs {
+  nlohmann::ordered_json report;
+  std::string text;                // readable summary
+  std::string energy_windows_csv;
+};
+
+// Throws InputError for bad options or inputs, std::logic_error when the trace
+// breaks an invariant (a bug: the run must fail loudly).
+PostOutputs post_process(const PostOptions& options);
+
+// Writes report.json, report.txt, energy_windows.csv into `dir` (each via a temp file + rename).
+void write_post_outputs(const std::filesystem::path& dir, const PostOutputs& outputs);
+
+}  // namespace cstsim::post
