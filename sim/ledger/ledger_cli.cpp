@@ -314,6 +314,8 @@ Machine pick_machine(const Flags& f) {
     m.bandwidth = parse_gbps("--bandwidth", f.get("bandwidth"));
     m.bandwidth_overridden = true;
     m.bandwidth_factor = m.bandwidth / m.spec_bandwidth;
+    m.description += "; bandwidth replaced by --bandwidth";
+    m.source += fmt::format("; bandwidth {:g} GB/s from --bandwidth", m.bandwidth / 1e9);
   }
   return m;
 }

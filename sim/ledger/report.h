@@ -50,7 +50,7 @@ std::string machine_header(const Machine& m);  // the "Machine model" block of s
 std::string render_text(const Report& r);
 nlohmann::ordered_json render_json(const Report& r);
 
-// ledger_command() with explicit streams.
+// ledger_command() with explicit streams (defined in ledger_cli.cpp).
 int run_ledger(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace cstsim::ledger

@@ -59,6 +59,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"operand_bits", a.operand_bits},
                {"accumulator_bits", a.accumulator_bits},
                {"fold_pipeline", to_string(a.fold_pipeline)},
+               {"clusters", 1},
                {"memory", a.memory}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};

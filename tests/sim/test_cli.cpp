@@ -144,8 +144,9 @@ TEST_F(Cli, SameInputGivesByteIdenticalOutputs) {
                              src("configs/workloads/resnet18.csv") + " --out ";
   ASSERT_EQ(cstsim("run" + common + (dir_ / "a").string()).status, 0);
   ASSERT_EQ(cstsim("run" + common + (dir_ / "b").string()).status, 0);
-  EXPECT_EQ(slurp(dir_ / "a" / "summary.json"), slurp(dir_ / "b" / "summary.json"));
-  EXPECT_EQ(slurp(dir_ / "a" / "layers.csv"), slurp(dir_ / "b" / "layers.csv"));
+  for (const char* f : {"summary.json", "layers.csv", "report.json", "report.txt", "energy_windows.csv",
+                        "trace/rt.bin", "trace/actions.csv", "trace/resources.csv", "trace/layers.csv"})
+    EXPECT_EQ(slurp(dir_ / "a" / f), slurp(dir_ / "b" / f)) << f;
 }
 
 TEST_F(Cli, MissingFile) {
@@ -253,6 +254,108 @@ TEST_F(Cli, TimingAndReferenceTracesAreIdentical) {
       }
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+double value(const nlohmann::json& q) { return q.at("value").get<double>(); }
+
+// On real runs: V_C in PE·s is the active-PE cycles times the period, which is
+// one per MAC, so V_C x clock = sum of M*N*K; MACs per layer = M*N*K; every
+// layer's simulated time is at or above its roofline bound; peaks within capacity.
+TEST_F(Cli, ReportConservesWorkAndRespectsBounds) {
+  for (const char* df : {"ws", "os", "is"}) {
+    const fs::path out = dir_ / df;
+    ASSERT_EQ(cstsim(std::string("run -q --set dataflow=") + df + " --arch " + src("configs/arch/scalesim-32.yaml") +
+                     " --set fold_pipeline=overlapped --workload " + src("configs/workloads/resnet18.csv") +
+                     " --out " + out.string())
+                  .status,
+              0);
+    const auto sum = nlohmann::json::parse(slurp(out / "summary.json"));
+    const auto rep = nlohmann::json::parse(slurp(out / "report.json"));
+    const double clock = sum["arch"]["clock_hz"].get<double>();
+    double macs = 0;
+    ASSERT_EQ(rep["layers"].size(), sum["layers"].size());
+    for (size_t i = 0; i < sum["layers"].size(); ++i) {
+      const auto& s = sum["layers"][i];
+      const auto& l = rep["layers"][i];
+      const double mnk = double(s["M"].get<int64_t>()) * s["N"].get<int64_t>() * s["K"].get<int64_t>();
+      macs += mnk;
+      EXPECT_EQ(value(l["C_P"]["O"]["by_precision"]["int8"]["executed"]), mnk) << s["name"];
+      EXPECT_EQ(value(l["C_P"]["O"]["by_precision"]["int8"]["nominal"]), mnk) << s["name"];
+      EXPECT_NEAR(value(l["V_CST"]["V_C"]["PE_s"]) * clock, mnk, mnk * 1e-12) << s["name"];
+      EXPECT_GE(l["roofline"]["ratio_to_bound"].get<double>(), 1.0) << s["name"];
+      EXPECT_NEAR(value(l["Theta_CST"]["T_wall"]) * clock, double(s["end_cycle"].get<int64_t>() - s["start_cycle"].get<int64_t>() + 1), 1e-6);
+      EXPECT_LE(value(l["H_peak"]["M_peak"]), 4.0 * 32 * 32);  // OS: one int32 accumulator per PE
+      EXPECT_LE(value(l["H_peak"]["N_peak"]), 32.0 * 3);
+    }
+    const auto& t = rep["total"];
+    EXPECT_NEAR(value(t["V_CST"]["V_C"]["PE_s"]) * clock, macs, macs * 1e-12);
+    EXPECT_NEAR(value(t["V_CST"]["V_C"]["device_s"]), value(t["Theta_CST"]["T_wall"]), 1e-15);
+    EXPECT_GE(t["roofline"]["ratio_to_bound"].get<double>(), 1.0);
+    // SRAM bytes in the report are the summary's words times their width.
+    const auto& sram = sum["total"]["sram"];
+    EXPECT_EQ(value(t["C_P"]["B_M"]["sram"]),
+              double(sram["ifmap_reads"].get<int64_t>() + sram["filter_reads"].get<int64_t>() +
+                     4 * sram["ofmap_writes"].get<int64_t>()));
+  }
+}
+
+TEST_F(Cli, PostAloneReproducesTheReport) {
+  const fs::path out = dir_ / "run";
+  ASSERT_EQ(cstsim("run -q --arch " + src("configs/arch/npu-128.yaml") + " --workload " +
+                   src("configs/workloads/bert-base-layer.yaml") + " --out " + out.string())
+                .status,
+            0);
+  const std::string report = slurp(out / "report.json");
+  const Result r = cstsim("post " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(slurp(out / "report.json"), report);
+  EXPECT_NE(r.out.find("V_C "), std::string::npos);
+  ASSERT_EQ(cstsim("post " + out.string() + " --window 4096").status, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(out / "report.json"))["windows"]["cycles"], 4096);
+  const Result bad = cstsim("post " + out.string() + " --window 1000");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("multiple"), std::string::npos);
+  const Result missing = cstsim("post " + (dir_ / "nope").string());
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1);
+}
+
+TEST_F(Cli, BadEnergyTableOrNormalization) {
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
+                         file("w.csv", kGoodGemm).string() + " --energy /nonexistent/e.yaml",
+                     "/nonexistent/e.yaml: cannot open file");
+  const fs::path e = file("e.yaml", "name: x\nactions:\n  mac.int8: {pJ: -1, source: s}\n");
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
+                         file("w.csv", kGoodGemm).string() + " --energy " + e.string(),
+                     e.string() + ":3: actions.mac.int8.pJ: must not be negative");
+  const fs::path n = file("n.yaml", "boundary: galaxy\n");
+  expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
+                         file("w.csv", kGoodGemm).string() + " --normalization " + n.string(),
+                     n.string() + ":1: boundary:");
+}
+
+TEST_F(Cli, NormalizationAddsTheScalarWithItsReferences) {
+  const fs::path n = file("n.yaml",
+                          "boundary: accelerator-only\nreference:\n  C_ref: {value: 1024, unit: PE}\n"
+                          "  M_ref: {value: 2048, unit: byte}\n  N_ref: {value: 96, unit: link}\n"
+                          "  S_ref: {value: 1, unit: byte}\nweights: {w_C: 1, w_M: 1, w_N: 1, w_S: 1}\n");
+  const fs::path out = dir_ / "run";
+  ASSERT_EQ(cstsim("run -q --arch " + src("configs/arch/scalesim-32.yaml") + " --workload " +
+                   file("w.csv", kGoodGemm).string() + " --normalization " + n.string() + " --out " + out.string())
+                .status,
+            0);
+  const auto rep = nlohmann::json::parse(slurp(out / "report.json"));
+  ASSERT_TRUE(rep.contains("V_CST_star"));
+  const auto& t = rep["total"];
+  double m = 0;
+  for (const auto& [level, q] : t["V_CST"]["V_M"].items()) m += value(q);
+  const double expect = value(t["V_CST"]["V_C"]["PE_s"]) / 1024 + m / 2048 + value(t["V_CST"]["V_N"]) / 96;
+  EXPECT_NEAR(rep["V_CST_star"]["value"].get<double>(), expect, expect * 1e-12);
+  EXPECT_EQ(rep["V_CST_star"]["boundary"], "accelerator-only");
 }
 
 }  // namespace

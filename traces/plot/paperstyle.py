@@ -44,16 +44,27 @@ def setup():
     })
 
 
+def parse_width(text):
+    """"single" -> 3.5, "double" -> 7.0, "5.2" -> 5.2 (inches)."""
+    if text in WIDTHS:
+        return WIDTHS[text]
+    try:
+        w = float(text)
+    except ValueError:
+        w = 0
+    if not 0.5 <= w <= 30:
+        import argparse
+        raise argparse.ArgumentTypeError("expected single, double or a width in inches, got %r" % text)
+    return w
+
+
 def figure(width, height, **kw):
-    """A figure `width` ("single", "double" or inches) by `height` inches."""
-    w = WIDTHS.get(width, None) if isinstance(width, str) else width
-    if w is None:
-        w = float(width)
-    return plt.subplots(figsize=(w, height), **kw)
+    """A figure `width` inches (or "single"/"double") by `height` inches."""
+    return plt.subplots(figsize=(parse_width(width) if isinstance(width, str) else width, height), **kw)
 
 
 def add_width_arg(ap, default):
-    ap.add_argument("--width", default=default,
+    ap.add_argument("--width", type=parse_width, default=WIDTHS[default],
                     help="figure width: single (3.5 in), double (7 in) or inches (default %s)" % default)
 
 

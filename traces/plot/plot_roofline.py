@@ -11,7 +11,7 @@ report.json fields read:
     layers[i].name
     layers[i].roofline.I_A.value                 (op/byte)
     layers[i].roofline.achieved_ops_per_s.value  (op/s)
-    layers[i].time_s or .cycles (optional: ranks the layers to label)
+    layers[i].time_s, .cycles or .start_cycle/.end_cycle (optional: rank the layers to label)
 A field may also be a bare number instead of {"value": ...}.
 """
 
@@ -63,20 +63,30 @@ def load(run_dir):
             name = str(layer.get("name", "layer %d" % i))
             ia = value(layer, ["roofline", "I_A"])
             perf = value(layer, ["roofline", "achieved_ops_per_s"])
-            weight = None
-            for key in ("time_s", "cycles"):
-                if key in layer:
-                    try:
-                        weight = value(layer, [key])
-                        break
-                    except (KeyError, TypeError, ValueError):
-                        pass
+            weight = None  # the layer's duration, to rank the layers to label
+            try:
+                if "time_s" in layer:
+                    weight = value(layer, ["time_s"])
+                elif "cycles" in layer:
+                    weight = value(layer, ["cycles"])
+                elif "start_cycle" in layer and "end_cycle" in layer:
+                    weight = value(layer, ["end_cycle"]) - value(layer, ["start_cycle"]) + 1
+            except (KeyError, TypeError, ValueError):
+                weight = None
             points.append({"name": name, "I": ia, "perf": perf, "weight": weight})
     except KeyError as e:
         raise ValueError("%s: missing %s" % (path, e.args[0]))
     if not (peak and peak > 0 and bw and bw > 0):
         raise ValueError("%s: machine peak and bandwidth must be positive" % path)
     return {"path": path, "peak": peak, "bw": bw, "points": points}
+
+
+def _span(lo, hi, decades=2.0):
+    """(lo, hi) widened around its log-centre to at least `decades` decades."""
+    if hi / lo < 10 ** decades:
+        mid = math.sqrt(lo * hi)
+        lo, hi = mid / 10 ** (decades / 2), mid * 10 ** (decades / 2)
+    return lo, hi
 
 
 def main():
@@ -101,15 +111,13 @@ def main():
     if len(names) != len(runs):
         sys.exit("error: plot_roofline: --names has %d names for %d runs" % (len(names), len(runs)))
 
-    # Axis ranges cover every point, ridge and roof, with a decade of margin.
+    # Axis ranges: every point, ridge and peak with some margin, at least two decades each.
     xs = [p["I"] for r in runs for p in r["points"] if p["I"] and p["I"] > 0]
     ys = [p["perf"] for r in runs for p in r["points"] if p["perf"] and p["perf"] > 0]
     ridges = [r["peak"] / r["bw"] for r in runs]
-    x_lo = 10 ** math.floor(math.log10(min(xs + ridges)) - 0.5)
-    x_hi = 10 ** math.ceil(math.log10(max(xs + ridges)) + 0.5)
-    peaks = [r["peak"] for r in runs]
-    y_lo = 10 ** math.floor(math.log10(min(ys + [min(peaks) / 100])) - 0.3)
-    y_hi = 10 ** math.ceil(math.log10(max(peaks)) + 0.3)
+    x_lo, x_hi = _span(min(xs + ridges) / 4, max(xs + ridges) * 8)
+    roof_at_lo = min(x_lo * r["bw"] for r in runs)
+    y_lo, y_hi = _span(min(ys + [roof_at_lo]) / 3, max(r["peak"] for r in runs) * 4)
 
     ps.setup()
     fig, ax = ps.figure(args.width, args.height)

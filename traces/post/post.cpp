@@ -42,9 +42,10 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.clock_hz = a.at("clock_hz").get<double>();
     m.operand_bytes = (a.at("operand_bits").get<int>() + 7) / 8;
     m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
-    m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz};
+    const int arrays = a.value("clusters", 1);  // identical arrays working in parallel
+    m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz * arrays};
     m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
-                        m.clock_hz};
+                        m.clock_hz * arrays};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());

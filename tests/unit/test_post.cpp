@@ -1,0 +1,244 @@
+// The post-processor on hand-made traces: exact integrals, the shape of a run
+// (Θ_CST) versus its volume (V_CST), energy, V_CST* and bad inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/input_error.h"
+#include "traces/post/integrate.h"
+#include "traces/post/post.h"
+#include "traces/reader.h"
+#include "traces/sink.h"
+
+using namespace cstsim;
+using namespace cstsim::trace;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Post : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("cstsim-post-" + std::to_string(::getpid()) + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A run directory as `cstsim run` leaves it, around a trace the test writes.
+  fs::path run_dir(const std::string& name, double clock_hz = 1e9, int rows = 4, int cols = 4, int clusters = 1) {
+    const fs::path d = dir_ / name;
+    fs::create_directories(d);
+    nlohmann::json s = {{"version", "test"}, {"config_hash", "0"}, {"mode", "timing"},
+                        {"arch", {{"rows", rows}, {"cols", cols}, {"clock_hz", clock_hz}, {"operand_bits", 8},
+                                  {"accumulator_bits", 32}, {"dataflow", "ws"}, {"clusters", clusters}}}};
+    std::ofstream(d / "summary.json") << s.dump();
+    std::ofstream(d / "energy.yaml") << "name: t\ntemperature_K: 300\nactions:\n"
+                                        "  mac.int8: {pJ: 1.0, per: MAC, source: test}\n"
+                                        "  sram.read: {pJ: 2.0, per: byte, source: test}\n"
+                                        "static_power:\n  chip: {W: 0.5, source: test}\n";
+    return d;
+  }
+  fs::path dir_;
+};
+
+double v(const nlohmann::json& q) { return q.at("value").get<double>(); }
+
+TEST_F(Post, IntegralsAreExactSumsOfValueTimesDuration) {
+  const fs::path run = run_dir("exact");
+  {
+    TraceSink sink({run / "trace", 1e9, 4, 64});
+    const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
+    const ResourceId mem = sink.declare({0, "a.mem", ResourceClass::Memory, "byte", 1000, "a", "sram"});
+    sink.begin_layer(0, "L0", 0);
+    sink.set(2, pe, 5);    // 5 PEs over [2, 7)
+    sink.add(7, pe, 3);    // 8 PEs over [7, 10)
+    sink.set(10, pe, 0);
+    sink.add(0, mem, 100);   // 100 B over [0, 12)
+    sink.add(5, mem, 100);   // two overlapping announcements merge: 200 B over [5, 12)
+    sink.begin_layer(1, "L1", 12);
+    sink.set(12, mem, 0);
+    sink.set(15, pe, 16);  // 16 PEs over [15, 20)
+    sink.advance(20);
+    sink.finish(20);
+  }
+  TraceReader reader(run / "trace");
+  EXPECT_EQ(reader.header().end_cycle, 20u);
+  const post::Integrals in = post::integrate(reader);
+  EXPECT_EQ(double(in.total.resources[0].integral), 5 * 5 + 8 * 3 + 16 * 5);
+  EXPECT_EQ(double(in.total.resources[1].integral), 100 * 5 + 200 * 7);
+  EXPECT_EQ(in.total.resources[0].peak, 16);
+  EXPECT_EQ(in.total.resources[1].peak, 200);
+  EXPECT_EQ(double(in.layers[0].resources[0].integral), 5 * 5 + 8 * 3);
+  EXPECT_EQ(double(in.layers[1].resources[0].integral), 16 * 5);
+  EXPECT_EQ(in.layers[1].resources[1].peak, 0);
+  EXPECT_EQ(in.total.resources[0].busy_cycles, 8 + 5);
+  EXPECT_EQ(in.total.peak_memory_by_level.at("sram"), 200);
+}
+
+TEST_F(Post, SinkWritesOnlyChangesInOrder) {
+  const fs::path run = run_dir("changes");
+  {
+    TraceSink sink({run / "trace", 1e9, 4, 2});  // tiny buffer: several flushes
+    const ResourceId a = sink.declare({0, "a", ResourceClass::Compute, "PE", 9, "m", ""});
+    const ResourceId b = sink.declare({0, "b", ResourceClass::Network, "link", 9, "m", ""});
+    sink.begin_layer(0, "L", 0);
+    sink.set(3, b, 2);
+    sink.set(1, a, 4);
+    sink.set(1, a, 4);   // repeated value: no record
+    sink.add(4, a, 1);
+    sink.add(4, a, -1);  // net zero within one cycle: no record
+    sink.set(6, a, 0);
+    sink.finish(8);
+  }
+  TraceReader reader(run / "trace");
+  std::vector<Record> got;
+  Record r;
+  while (reader.next(r)) got.push_back(r);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].cycle, 1u);
+  EXPECT_EQ(got[0].resource, 0u);
+  EXPECT_EQ(got[1].cycle, 3u);
+  EXPECT_EQ(got[2].cycle, 6u);
+  EXPECT_EQ(got[2].value, 0);
+}
+
+TEST_F(Post, SinkRefusesOverCapacityAndLateChanges) {
+  const fs::path run = run_dir("bad");
+  TraceSink sink({run / "trace", 1e9, 4, 64});
+  const ResourceId a = sink.declare({0, "a", ResourceClass::Compute, "PE", 4, "m", ""});
+  sink.advance(3);
+  EXPECT_THROW(sink.set(2, a, 1), std::logic_error);  // behind simulated time
+  sink.set(5, a, 5);
+  EXPECT_THROW(sink.advance(6), std::logic_error);  // 5 > capacity 4
+}
+
+// Seed 000 §35-37: one device busy 80 cycles and eight devices busy 10 cycles
+// do the same work: equal V_C, different shape.
+TEST_F(Post, SameVolumeDifferentShape) {
+  auto make = [&](const std::string& name, int devices, int64_t cycles) {
+    const fs::path run = run_dir(name, 1e9, 4, 4, devices);
+    TraceSink sink({run / "trace", 1e9, 8, 64});
+    std::vector<ResourceId> dev, pe;
+    for (int d = 0; d < devices; ++d) {
+      dev.push_back(sink.declare({0, "u" + std::to_string(d) + ".busy", ResourceClass::Compute, "device", 1,
+                                  "u" + std::to_string(d), ""}));
+      pe.push_back(sink.declare({0, "u" + std::to_string(d) + ".pes", ResourceClass::Compute, "PE", 16,
+                                 "u" + std::to_string(d), ""}));
+    }
+    const ActionId mac = sink.declare_action("mac.int8.executed", "MAC");
+    for (int d = 0; d < devices; ++d) sink.bind(mac, pe[size_t(d)], 1);
+    sink.begin_layer(0, "work", 0);
+    for (int d = 0; d < devices; ++d) {
+      sink.set(0, dev[size_t(d)], 1);
+      sink.set(0, pe[size_t(d)], 16);
+      sink.set(cycles, dev[size_t(d)], 0);
+      sink.set(cycles, pe[size_t(d)], 0);
+    }
+    sink.finish(cycles);
+    post::PostOptions o;
+    o.run_dir = run;
+    return post::post_process(o).report["total"];
+  };
+  const auto one = make("one", 1, 80);
+  const auto eight = make("eight", 8, 10);
+  EXPECT_DOUBLE_EQ(v(one["V_CST"]["V_C"]["device_s"]), 80e-9);
+  EXPECT_DOUBLE_EQ(v(eight["V_CST"]["V_C"]["device_s"]), 80e-9);
+  EXPECT_DOUBLE_EQ(v(one["V_CST"]["V_C"]["PE_s"]), v(eight["V_CST"]["V_C"]["PE_s"]));
+  EXPECT_DOUBLE_EQ(v(one["C_P"]["O"]["ops"]), v(eight["C_P"]["O"]["ops"]));
+  EXPECT_DOUBLE_EQ(v(one["Theta_CST"]["T_wall"]), 80e-9);
+  EXPECT_DOUBLE_EQ(v(eight["Theta_CST"]["T_wall"]), 10e-9);
+  EXPECT_DOUBLE_EQ(v(one["Theta_CST"]["P_parallel"]["devices"]), 1.0);
+  EXPECT_DOUBLE_EQ(v(eight["Theta_CST"]["P_parallel"]["devices"]), 8.0);
+  EXPECT_DOUBLE_EQ(v(one["Theta_CST"]["D_peak"]), 1.0);
+  EXPECT_DOUBLE_EQ(v(eight["Theta_CST"]["D_peak"]), 8.0);
+  EXPECT_DOUBLE_EQ(v(one["Theta_CST"]["T_serial"]), 80e-9);
+  EXPECT_DOUBLE_EQ(v(eight["Theta_CST"]["T_serial"]), 0.0);
+  // Static power over a shorter run: less base energy for the same marginal energy.
+  EXPECT_DOUBLE_EQ(v(one["energy"]["E_marg"]), v(eight["energy"]["E_marg"]));
+  EXPECT_GT(v(one["energy"]["E_base"]), v(eight["energy"]["E_base"]));
+}
+
+TEST_F(Post, EnergyVectorAndScalarOnlyWithNormalization) {
+  const fs::path run = run_dir("energy", 2e9);
+  {
+    TraceSink sink({run / "trace", 2e9, 10, 64});
+    const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
+    const ResourceId mem = sink.declare({0, "a.mem", ResourceClass::Memory, "byte", 64, "a", "sram"});
+    const ResourceId link = sink.declare({0, "a.link.in_rows", ResourceClass::Network, "link", 4, "a", ""});
+    sink.bind(sink.declare_action("mac.int8.executed", "MAC"), pe, 1);
+    sink.bind(sink.declare_action("mac.int8.nominal", "MAC"), pe, 1);
+    sink.bind(sink.declare_action("sram.read.ifmap", "byte"), link, 1);
+    sink.begin_layer(0, "L", 0);
+    sink.set(0, pe, 10);
+    sink.set(0, mem, 32);
+    sink.set(0, link, 4);
+    sink.finish(100);
+  }
+  post::PostOptions o;
+  o.run_dir = run;
+  const auto rep = post::post_process(o).report;
+  const auto& t = rep["total"];
+  // 1000 MACs x 1 pJ + 400 bytes x 2 pJ; static 0.5 W x 50 ns.
+  EXPECT_NEAR(v(t["energy"]["E_marg"]), 1000e-12 + 800e-12, 1e-24);
+  EXPECT_NEAR(v(t["energy"]["E_base"]), 0.5 * 50e-9, 1e-20);
+  EXPECT_NEAR(v(t["energy"]["E_gross"]), v(t["energy"]["E_marg"]) + v(t["energy"]["E_base"]), 1e-24);
+  EXPECT_EQ(t["energy"]["E_marg"]["unit"], "J");
+  EXPECT_NEAR(v(t["V_CST"]["V_M"]["sram"]), 32 * 50e-9, 1e-18);
+  EXPECT_EQ(t["V_CST"]["V_M"]["sram"]["unit"], "byte·s");
+  EXPECT_NEAR(v(t["C_P"]["O"]["by_precision"]["int8"]["nominal"]), 1000, 0);
+  EXPECT_EQ(rep["boundary"], "accelerator-only");
+  EXPECT_EQ(rep["grade"], "simulation");
+  EXPECT_FALSE(rep.contains("V_CST_star"));
+  std::ofstream(dir_ / "norm.yaml") << "boundary: accelerator-only\n"
+                                      "reference:\n  C_ref: {value: 16, unit: PE}\n  M_ref: {value: 64, unit: byte}\n"
+                                      "  N_ref: {value: 4, unit: link}\n  S_ref: {value: 1, unit: byte}\n"
+                                      "weights: {w_C: 1, w_M: 2, w_N: 0.5, w_S: 0}\n";
+  o.normalization = (dir_ / "norm.yaml").string();
+  const auto star = post::post_process(o).report["V_CST_star"];
+  // T = 50 ns: 1*(10/16) + 2*(32/64) + 0.5*(4/4) = 2.125, times 50 ns.
+  EXPECT_NEAR(star["value"].get<double>(), 2.125 * 50e-9, 1e-20);
+  EXPECT_EQ(star["boundary"], "accelerator-only");
+  EXPECT_EQ(star["weights"]["w_M"], 2);
+  EXPECT_EQ(star["reference"]["C_ref"]["unit"], "PE");
+}
+
+TEST_F(Post, BadNormalizationAndEnergyTableAreInputErrors) {
+  const fs::path run = run_dir("errors");
+  {
+    TraceSink sink({run / "trace", 1e9, 4, 64});
+    const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
+    sink.bind(sink.declare_action("reg.read", "byte"), pe, 1);
+    sink.begin_layer(0, "L", 0);
+    sink.set(0, pe, 1);
+    sink.finish(4);
+  }
+  post::PostOptions o;
+  o.run_dir = run;
+  try {
+    post::post_process(o);  // the table has no row for reg.read
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "reg.read");
+  }
+  std::ofstream(dir_ / "n.yaml") << "boundary: accelerator-only\nreference:\n  C_ref: {value: 16, unit: byte}\n";
+  o.normalization = (dir_ / "n.yaml").string();
+  std::ofstream(run / "energy.yaml", std::ios::app) << "  reg.read: {pJ: 1, source: x}\n";
+  std::ofstream(run / "energy.yaml") << "name: t\nactions:\n  reg.read: {pJ: 1, source: x}\n";
+  try {
+    post::post_process(o);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "reference.C_ref.unit");
+    EXPECT_EQ(e.line(), 3);
+  }
+  o.normalization.clear();
+  o.window = 6;  // not a multiple of the trace's 4-cycle window
+  EXPECT_THROW(post::post_process(o), InputError);
+}
+
+}  // namespace
