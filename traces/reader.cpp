@@ -97,9 +97,24 @@ void TraceReader::rewind() {
 
 std::vector<ActionRow> TraceReader::actions() const {
   std::vector<ActionRow> out;
-  for (auto& f : read_rows(dir_ / "actions.csv", 6))
-    out.push_back({std::stoi(f[0]), std::stoll(f[1]), std::stoll(f[2]), f[3], f[4], std::stoll(f[5])});
+  for_each_action([&](const ActionRow& a) { out.push_back(a); });
   return out;
+}
+
+void TraceReader::for_each_action(const std::function<void(const ActionRow&)>& visit) const {
+  const fs::path path = dir_ / "actions.csv";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path.string() + ": cannot open file");
+  std::string line;
+  int n = 0;
+  ActionRow row;
+  while (std::getline(in, line)) {
+    if (++n == 1 || line.empty()) continue;
+    const auto f = split_csv(line);
+    if (f.size() != 6) throw std::runtime_error(fmt::format("{}:{}: expected 6 fields, found {}", path.string(), n, f.size()));
+    row = {std::stoi(f[0]), std::stoll(f[1]), std::stoll(f[2]), f[3], f[4], std::stoll(f[5])};
+    visit(row);
+  }
 }
 
 }  // namespace cstsim::trace

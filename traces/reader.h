@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,9 @@ class TraceReader {
   const FileHeader& header() const { return header_; }
   const std::vector<Resource>& resources() const { return resources_; }
   const std::vector<LayerRow>& layers() const { return layers_; }
-  std::vector<ActionRow> actions() const;  // the whole actions.csv (small: windows x actions)
+  std::vector<ActionRow> actions() const;  // the whole actions.csv (tests, small traces)
+  // Streams actions.csv row by row (memory independent of the number of windows).
+  void for_each_action(const std::function<void(const ActionRow&)>& visit) const;
 
   // Next change record in file order; false at the end. rewind() starts over.
   bool next(Record& record);

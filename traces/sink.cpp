@@ -31,6 +31,9 @@ TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
   FileHeader h{};
   std::fwrite(&h, sizeof h, 1, rt_);  // patched by finish()
   buffer_.reserve(opt_.buffer_records);
+  actions_out_.open(opt_.dir / "actions.csv", std::ios::binary);
+  if (!actions_out_) throw std::runtime_error("cannot create " + (opt_.dir / "actions.csv").string());
+  actions_out_ << "layer,window_start,window_end,action,unit,count\n";
 }
 
 TraceSink::~TraceSink() {
@@ -83,6 +86,7 @@ void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
 void TraceSink::begin_layer(int index, const std::string& name, int64_t start_cycle) {
   if (!layers_.empty() && start_cycle <= layers_.back().start)
     throw std::logic_error("layers must start in increasing cycle order");
+  if (start_cycle < now_) throw std::logic_error("a layer must begin at or after the current cycle");
   layers_.push_back({index, name, start_cycle});
 }
 
@@ -104,6 +108,38 @@ void TraceSink::advance(int64_t now) {
     apply_cycle(cycle, same_cycle_);
   }
   now_ = std::max(now_, now);
+  // Windows before the one holding `now` are complete: write them out so memory
+  // stays bounded by the open window, not the run.
+  const int64_t boundary = now_ - now_ % opt_.window;
+  if (boundary > windows_flushed_) flush_windows(boundary, -1);
+}
+
+void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
+  const int64_t accrue_to = end_cycle >= 0 ? std::min(boundary, end_cycle) : boundary;
+  for (ResourceId id = 0; id < resources_.size(); ++id) {
+    if (bindings_[id].empty() || since_[id] >= accrue_to) continue;
+    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], accrue_to, value_[id] * b.per_unit);
+    since_[id] = accrue_to;
+  }
+  std::vector<ActionId> order(actions_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = ActionId(i);
+  std::sort(order.begin(), order.end(), [&](ActionId a, ActionId b) { return actions_[a].first < actions_[b].first; });
+  for (auto it = counters_.begin(); it != counters_.end() && it->first.first < boundary;) {
+    const auto [aligned, layer] = it->first;
+    int64_t start = aligned, end = aligned + opt_.window;
+    if (end_cycle >= 0) end = std::min(end, end_cycle);
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      if (layers_[i].index != layer) continue;
+      start = std::max(start, layers_[i].start);
+      if (i + 1 < layers_.size()) end = std::min(end, layers_[i + 1].start);
+    }
+    for (ActionId a : order)
+      if (a < it->second.size() && it->second[a] != 0)
+        actions_out_ << fmt::format("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second,
+                                    it->second[a]);
+    it = counters_.erase(it);
+  }
+  windows_flushed_ = boundary;
 }
 
 void TraceSink::apply_cycle(int64_t cycle, std::vector<Change>& changes) {
@@ -164,8 +200,9 @@ void TraceSink::finish(int64_t end_cycle) {
                                          resources_[pending_.top().id].name, pending_.top().cycle, end_cycle));
     pending_.pop();
   }
-  for (ResourceId id = 0; id < resources_.size(); ++id)
-    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], end_cycle, value_[id] * b.per_unit);
+  flush_windows(end_cycle + opt_.window, end_cycle);  // accrue to the end, write every window
+  actions_out_.close();
+  if (!actions_out_) throw std::runtime_error("cannot write actions.csv");
   flush_buffer();
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof h.magic);
@@ -198,24 +235,6 @@ void TraceSink::write_side_files(int64_t end_cycle) {
     lay += fmt::format("{},{},{},{}\n", layers_[i].index, layers_[i].name, layers_[i].start, layer_end(i) - 1);
   write_text(opt_.dir / "layers.csv", lay);
 
-  // Action names sorted so rows are in a stable order whatever the declaration order.
-  std::vector<ActionId> order(actions_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = ActionId(i);
-  std::sort(order.begin(), order.end(), [&](ActionId a, ActionId b) { return actions_[a].first < actions_[b].first; });
-  std::string act = "layer,window_start,window_end,action,unit,count\n";
-  for (const auto& [key, counts] : counters_) {
-    const auto [aligned, layer] = key;
-    int64_t start = aligned, end = std::min(aligned + opt_.window, end_cycle);
-    for (size_t i = 0; i < layers_.size(); ++i) {
-      if (layers_[i].index != layer) continue;
-      start = std::max(start, layers_[i].start);
-      end = std::min(end, layer_end(i));
-    }
-    for (ActionId a : order)
-      if (a < counts.size() && counts[a] != 0)
-        act += fmt::format("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second, counts[a]);
-  }
-  write_text(opt_.dir / "actions.csv", act);
 }
 
 }  // namespace cstsim::trace

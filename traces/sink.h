@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <queue>
 #include <string>
@@ -85,10 +86,14 @@ class TraceSink {
   // Adds `amount` per cycle over [from, to) to an action, split at windows and layers.
   void accrue(ActionId action, int64_t from, int64_t to, int64_t amount);
   int layer_at(int64_t cycle) const;
+  // Accrues every bound counter up to `boundary` and writes the windows before it.
+  void flush_windows(int64_t boundary, int64_t end_cycle);
   void write_side_files(int64_t end_cycle);
 
   Options opt_;
   std::FILE* rt_ = nullptr;
+  std::ofstream actions_out_;
+  int64_t windows_flushed_ = 0;  // actions.csv holds every window that starts before this
   std::vector<Resource> resources_;
   std::vector<int64_t> value_;        // current (final) value per resource
   std::vector<int64_t> since_;        // cycle the current value started
@@ -99,7 +104,7 @@ class TraceSink {
   std::vector<Change> same_cycle_;
   std::vector<Record> buffer_;
   std::vector<LayerSpan> layers_;
-  // (window start, layer) -> count per action
+  // Open windows only: (window start, layer) -> count per action
   std::map<std::pair<int64_t, int>, std::vector<int64_t>> counters_;
   int64_t now_ = 0;
   uint64_t seq_ = 0;

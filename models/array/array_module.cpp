@@ -50,8 +50,6 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start);
-  std::vector<ArrayEvent> events;
-  append_events(timing, events);
 
   if (sink_) {
     sink_->begin_layer(index, layer.name, start);
@@ -63,26 +61,30 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
   r.start_cycle = start;
   r.end_cycle = timing.end;
   r.cycles = timing.reported_cycles;
-  r.event_count = int64_t(events.size());
+  for (const FoldTiming& f : timing.folds) r.event_count += 4 + f.output_rows;
   r.stats = compute_layer_stats(plan);
 
   if (params_.mode == ArrayMode::Reference) {
-    run_reference(index, plan, start, events, r);
+    std::vector<ArrayEvent> expected;
+    append_events(timing, expected);
+    run_reference(index, plan, start, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.
-    size_t next = 0;
-    std::sort(events.begin(), events.end());
+    // A fold's events and occupancy are announced when it starts, so memory stays
+    // bounded by the folds in flight, not by the run's length.
+    std::vector<ArrayEvent> fold_events;
     for (size_t g = 0; g < timing.folds.size(); ++g) {
       const FoldTiming& f = timing.folds[g];
       wait_until(f.start);
       if (sink_) announce_fold(*sink_, trace_ids_, plan, a.fold_pipeline, plan.folds[g], f);
-      size_t upto = next;
-      while (upto < events.size() && events[upto].cycle <= f.start) ++upto;
-      publish(index, std::vector<ArrayEvent>(events.begin() + next, events.begin() + upto));
-      next = upto;
+      if (listener_) {
+        fold_events.clear();
+        append_fold_events(f, int(g), fold_events);
+        std::sort(fold_events.begin(), fold_events.end());
+        publish(index, fold_events);
+      }
     }
     wait_until(timing.end);
-    publish(index, std::vector<ArrayEvent>(events.begin() + next, events.end()));
   }
   plan.folds.clear();
   plan.folds.shrink_to_fit();

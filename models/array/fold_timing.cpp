@@ -98,17 +98,16 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
   return lt;
 }
 
+void append_fold_events(const FoldTiming& t, int fold, std::vector<ArrayEvent>& out) {
+  out.push_back({t.start, EventKind::FoldStart, fold, 0});
+  out.push_back({t.first_input, EventKind::FirstInput, fold, 0});
+  out.push_back({t.last_input, EventKind::LastInput, fold, 0});
+  for (int64_t k = 0; k < t.output_rows; ++k) out.push_back({t.first_output + k, EventKind::OutputRow, fold, k});
+  out.push_back({t.end, EventKind::FoldEnd, fold, 0});
+}
+
 void append_events(const LayerTiming& lt, std::vector<ArrayEvent>& out) {
-  for (size_t g = 0; g < lt.folds.size(); ++g) {
-    const FoldTiming& t = lt.folds[g];
-    const int fold = int(g);
-    out.push_back({t.start, EventKind::FoldStart, fold, 0});
-    out.push_back({t.first_input, EventKind::FirstInput, fold, 0});
-    out.push_back({t.last_input, EventKind::LastInput, fold, 0});
-    for (int64_t k = 0; k < t.output_rows; ++k)
-      out.push_back({t.first_output + k, EventKind::OutputRow, fold, k});
-    out.push_back({t.end, EventKind::FoldEnd, fold, 0});
-  }
+  for (size_t g = 0; g < lt.folds.size(); ++g) append_fold_events(lt.folds[g], int(g), out);
 }
 
 }  // namespace cstsim

@@ -35,5 +35,6 @@ int64_t scalesim_fold_length(const FoldPlan& plan);
 LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start);
 
 void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
+void append_fold_events(const FoldTiming& timing, int fold, std::vector<ArrayEvent>& out);
 
 }  // namespace cstsim

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -60,14 +61,16 @@ int run_simulation(const RunOptions& o) {
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
   StagedDir out(o.out_dir);
-  trace::TraceSink sink({out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15});
-  ArrayModule array("array", params, shapes, nullptr, &sink);
+  std::unique_ptr<trace::TraceSink> sink;
+  if (o.trace) sink = std::make_unique<trace::TraceSink>(
+      trace::TraceSink::Options{out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15});
+  ArrayModule array("array", params, shapes, nullptr, sink.get());
 
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!array.finished()) throw std::logic_error("simulation stopped before the array finished");
-  sink.finish(array.end_cycle());
+  if (sink) sink->finish(array.end_cycle());
 
   RunReport run_report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
   nlohmann::ordered_json summary = summary_json(run_report);
@@ -75,12 +78,14 @@ int run_simulation(const RunOptions& o) {
 
   write_text(out.path() / "summary.json", summary.dump(2) + "\n");
   std::filesystem::copy_file(energy_path, out.path() / "energy.yaml");
+  post::PostOutputs report;
+  if (o.trace) {
+    report = post::post_process({out.path(), o.normalization, 0});
+    post::write_post_outputs(out.path(), report);
+  }
   write_text(out.path() / "layers.csv", layers_csv(run_report));
   if (arch.fold_pipeline == FoldPipeline::ScaleSim)
     write_text(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
-  post::PostOptions post_options{out.path(), o.normalization, 0};
-  const post::PostOutputs report = post::post_process(post_options);
-  post::write_post_outputs(out.path(), report);
   out.commit();
 
   if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);

@@ -15,6 +15,7 @@ struct RunOptions {
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
+  bool trace = true;      // false: no trace/, no report.json (summary only)
   int64_t window = 1024;  // action-counter window of the trace, cycles
   std::string energy_table;   // configs/energy/*.yaml; "" = the default table
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*

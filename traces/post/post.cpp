@@ -76,12 +76,6 @@ bool is_memory_traffic(const std::string& a) {
 }
 bool is_write(const std::string& a) { return a.find(".write") != std::string::npos; }
 
-struct Window {
-  int layer;
-  int64_t start, end;  // cycles
-  Counts counts;
-};
-
 class Reporter {
  public:
   Reporter(const PostOptions& o, const nlohmann::json& summary, const Machine& m, trace::TraceReader& reader,
@@ -91,34 +85,58 @@ class Reporter {
 
   PostOutputs build() {
     const Integrals in = integrate(reader_);
-    const std::vector<trace::ActionRow> actions = reader_.actions();
-    const int64_t trace_window = infer_trace_window(actions);
-    const int64_t window = opt_.window > 0 ? opt_.window : trace_window;
+    int64_t trace_window = 0;
+    reader_.for_each_action([&](const trace::ActionRow& a) {
+      trace_window = std::max(trace_window, a.window_end - a.window_start);
+    });
+    const int64_t window = opt_.window > 0 ? opt_.window : std::max<int64_t>(trace_window, 1);
     window_ = window;
     if (trace_window > 0 && window % trace_window != 0)
       throw InputError("--window", 0, "", fmt::format("must be a multiple of the trace's window ({} cycles)", trace_window));
-    Counts total;
+
+    // One streaming pass over actions.csv: totals, per-layer totals, and per-window
+    // peaks and energy (rows of one window are consecutive: the file is sorted by window).
+    PostOutputs out;
+    out.energy_windows_tmp = opt_.run_dir / ".energy_windows.csv.tmp";
+    std::ofstream ew(out.energy_windows_tmp, std::ios::binary);
+    ew << "layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n";
+    Counts total, current;
     std::map<int, Counts> per_layer;
-    std::map<std::pair<int, int64_t>, Window> windows;
-    for (const trace::ActionRow& a : actions) {
-      total[a.action] += a.count;
-      per_layer[a.layer][a.action] += a.count;
-      Window& w = windows[{a.layer, a.window_start / window}];
-      w.layer = a.layer;
-      w.counts[a.action] += a.count;
-    }
-    for (auto& [key, w] : windows) {  // window extent, cut at its layer's span
+    std::map<int, BytesPerSecond> b_peak_layer;
+    BytesPerSecond b_peak_total{0};
+    std::pair<int, int64_t> key{0, -1};
+    auto close_window = [&]() {
+      if (key.second < 0) return;
       const auto& ls = reader_.layers();
-      auto it = std::find_if(ls.begin(), ls.end(), [&](const trace::LayerRow& l) { return l.index == w.layer; });
+      auto it = std::find_if(ls.begin(), ls.end(), [&](const trace::LayerRow& l) { return l.index == key.first; });
       const int64_t lo = it != ls.end() ? it->start_cycle : 0;
       const int64_t hi = it != ls.end() ? it->end_cycle + 1 : int64_t(reader_.header().end_cycle);
-      w.start = std::max(lo, key.second * window);
-      w.end = std::min(hi, (key.second + 1) * window);
-    }
-    std::vector<const Window*> all_windows;
-    for (const auto& [k, w] : windows) all_windows.push_back(&w);
+      const int64_t start = std::max(lo, key.second * window), end = std::min(hi, (key.second + 1) * window);
+      const Seconds d{(end - start) * period_};
+      if (d.value > 0) {
+        const BytesPerSecond bw = Bytes{double(sum_if(current, is_memory_traffic))} / d;
+        b_peak_total = std::max(b_peak_total, bw);
+        b_peak_layer[key.first] = std::max(b_peak_layer[key.first], bw);
+      }
+      const double marg = marginal(current).value, base = base_energy(d).value;
+      ew << fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", key.first, start, end, start * period_,
+                        end * period_, marg, base, marg + base);
+      current.clear();
+    };
+    reader_.for_each_action([&](const trace::ActionRow& a) {
+      total[a.action] += a.count;
+      per_layer[a.layer][a.action] += a.count;
+      const std::pair<int, int64_t> k{a.layer, a.window_start / window};
+      if (k != key) {
+        close_window();
+        key = k;
+      }
+      current[a.action] += a.count;
+    });
+    close_window();
+    ew.close();
+    if (!ew) throw std::runtime_error("cannot write " + out.energy_windows_tmp.string());
 
-    PostOutputs out;
     ordered_json& r = out.report;
     r["version"] = summary_.value("version", "");
     r["config_hash"] = summary_.value("config_hash", "");
@@ -134,37 +152,20 @@ class Reporter {
                     {"bandwidth_note", "all array edge links at full width: R x operand + C x (operand + accumulator) bytes per cycle"}};
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
-    r["total"] = scope(in.total, total, all_windows, "total");
+    r["total"] = scope(in.total, total, b_peak_total, "total");
     r["layers"] = ordered_json::array();
     for (size_t i = 0; i < in.layers.size(); ++i) {
       const trace::LayerRow& lr = reader_.layers()[i];
-      std::vector<const Window*> ws;
-      for (const Window* w : all_windows)
-        if (w->layer == lr.index) ws.push_back(w);
-      ordered_json l = scope(in.layers[i], per_layer[lr.index], ws, lr.name);
       ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
-      head.update(l);
+      head.update(scope(in.layers[i], per_layer[lr.index], b_peak_layer[lr.index], lr.name));
       r["layers"].push_back(std::move(head));
     }
     if (!opt_.normalization.empty()) r["V_CST_star"] = scalar(load_normalization(opt_.normalization), in.total);
-
-    out.energy_windows_csv = "layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n";
-    for (const Window* w : all_windows) {
-      const double marg = marginal(w->counts).value, base = base_energy(Seconds{(w->end - w->start) * period_}).value;
-      out.energy_windows_csv += fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", w->layer, w->start,
-                                            w->end, w->start * period_, w->end * period_, marg, base, marg + base);
-    }
     out.text = text(r);
     return out;
   }
 
  private:
-  static int64_t infer_trace_window(const std::vector<trace::ActionRow>& rows) {
-    int64_t w = 0;
-    for (const auto& a : rows) w = std::max(w, a.window_end - a.window_start);
-    return w;
-  }
-
   Joules marginal(const Counts& c) const {
     Joules e{0};
     for (const auto& [action, n] : c) {
@@ -184,8 +185,7 @@ class Reporter {
     return p * t;
   }
 
-  ordered_json scope(const ScopeTotals& s, const Counts& c, const std::vector<const Window*>& windows,
-                     const std::string& name) {
+  ordered_json scope(const ScopeTotals& s, const Counts& c, BytesPerSecond b_peak, const std::string& name) {
     const auto& res = reader_.resources();
     const Seconds T{s.cycles() * period_};
     auto integral = [&](size_t i) { return double(s.resources[i].integral) * period_; };
@@ -231,11 +231,6 @@ class Reporter {
     }
 
     // Θ_CST.
-    BytesPerSecond b_peak{0};
-    for (const Window* w : windows) {
-      const Seconds d{(w->end - w->start) * period_};
-      if (d.value > 0) b_peak = std::max(b_peak, Bytes{double(sum_if(w->counts, is_memory_traffic))} / d);
-    }
     ordered_json m_levels = ordered_json::object();
     for (const auto& [level, v] : s.peak_memory_by_level) m_levels[level] = to_json(Bytes{double(v)});
     ordered_json edges = ordered_json::array();
@@ -436,7 +431,7 @@ void write_post_outputs(const fs::path& dir, const PostOutputs& out) {
   };
   put("report.json", out.report.dump(2) + "\n");
   put("report.txt", out.text);
-  put("energy_windows.csv", out.energy_windows_csv);
+  fs::rename(out.energy_windows_tmp, dir / "energy_windows.csv");
 }
 
 }  // namespace cstsim::post

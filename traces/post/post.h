@@ -20,7 +20,7 @@ struct PostOptions {
 struct PostOutputs {
   nlohmann::ordered_json report;
   std::string text;                // readable summary
-  std::string energy_windows_csv;
+  std::filesystem::path energy_windows_tmp;  // written while streaming; renamed by write_post_outputs
 };
 
 // Throws InputError for bad options or inputs, std::logic_error when the trace
