@@ -34,7 +34,7 @@ struct FileHeader {
   uint64_t record_count;
   uint32_t resource_count;
   uint32_t record_bytes;
-  uint64_t reserved;
+  uint64_t action_window;  // cycles per window of actions.csv
 };
 struct Record {
   uint64_t cycle;     // the value holds from this cycle on

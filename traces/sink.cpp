@@ -70,7 +70,7 @@ void TraceSink::push(int64_t cycle, ResourceId id, int64_t value, bool delta) {
   if (cycle < now_)
     throw std::logic_error(fmt::format("{}: change at cycle {} announced after cycle {} was final",
                                        resources_.at(id).name, cycle, now_));
-  pending_.push({cycle, seq_++, id, delta, value});
+  pending_.push_back({cycle, value, id, delta});
   peak_pending_ = std::max(peak_pending_, pending_.size());
 }
 
@@ -98,15 +98,23 @@ int TraceSink::layer_at(int64_t cycle) const {
 }
 
 void TraceSink::advance(int64_t now) {
-  while (!pending_.empty() && pending_.top().cycle < now) {
-    const int64_t cycle = pending_.top().cycle;
+  // Sort what arrived since the last call and merge it into the sorted part; both
+  // steps are stable, so changes of one cycle keep their announcement order.
+  auto by_cycle = [](const Change& a, const Change& b) { return a.cycle < b.cycle; };
+  if (sorted_ < pending_.size()) {
+    std::stable_sort(pending_.begin() + long(sorted_), pending_.end(), by_cycle);
+    std::inplace_merge(pending_.begin(), pending_.begin() + long(sorted_), pending_.end(), by_cycle);
+    sorted_ = pending_.size();
+  }
+  size_t i = 0;
+  while (i < pending_.size() && pending_[i].cycle < now) {
+    const int64_t cycle = pending_[i].cycle;
     same_cycle_.clear();
-    while (!pending_.empty() && pending_.top().cycle == cycle) {
-      same_cycle_.push_back(pending_.top());
-      pending_.pop();
-    }
+    for (; i < pending_.size() && pending_[i].cycle == cycle; ++i) same_cycle_.push_back(pending_[i]);
     apply_cycle(cycle, same_cycle_);
   }
+  pending_.erase(pending_.begin(), pending_.begin() + long(i));
+  sorted_ -= i;
   now_ = std::max(now_, now);
   // Windows before the one holding `now` are complete: write them out so memory
   // stays bounded by the open window, not the run.
@@ -194,12 +202,12 @@ void TraceSink::finish(int64_t end_cycle) {
   if (finished_) return;
   advance(end_cycle);
   // Changes announced for end_cycle itself lie outside the trace; later ones are a bug.
-  while (!pending_.empty()) {
-    if (pending_.top().cycle > end_cycle)
-      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})",
-                                         resources_[pending_.top().id].name, pending_.top().cycle, end_cycle));
-    pending_.pop();
-  }
+  for (const Change& c : pending_)
+    if (c.cycle > end_cycle)
+      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})", resources_[c.id].name,
+                                         c.cycle, end_cycle));
+  pending_.clear();
+  sorted_ = 0;
   flush_windows(end_cycle + opt_.window, end_cycle);  // accrue to the end, write every window
   actions_out_.close();
   if (!actions_out_) throw std::runtime_error("cannot write actions.csv");
@@ -214,6 +222,7 @@ void TraceSink::finish(int64_t end_cycle) {
   h.record_count = records_;
   h.resource_count = uint32_t(resources_.size());
   h.record_bytes = kRecordBytes;
+  h.action_window = uint64_t(opt_.window);
   std::fseek(rt_, 0, SEEK_SET);
   std::fwrite(&h, sizeof h, 1, rt_);
   if (std::fclose(rt_) != 0) throw std::runtime_error("cannot close rt.bin");

@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -33,7 +32,7 @@ class TraceSink {
     std::filesystem::path dir;      // trace files go here (created)
     double clock_hz = 1e9;
     int64_t window = 1024;          // action-counter window, cycles
-    size_t buffer_records = 1 << 15;
+    size_t buffer_records = 1 << 13;
   };
   explicit TraceSink(Options options);
   ~TraceSink();
@@ -61,13 +60,11 @@ class TraceSink {
   size_t peak_pending() const { return peak_pending_; }
 
  private:
-  struct Change {
+  struct Change {  // announcement order is the order in the pending vector
     int64_t cycle;
-    uint64_t seq;
+    int64_t value;
     ResourceId id;
     bool delta;
-    int64_t value;
-    bool operator>(const Change& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
   struct Binding {
     ActionId action;
@@ -100,14 +97,15 @@ class TraceSink {
   std::vector<int64_t> written_cycle_;
   std::vector<std::vector<Binding>> bindings_;  // per resource
   std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
-  std::priority_queue<Change, std::vector<Change>, std::greater<Change>> pending_;
+  // Announced changes: [0, sorted_) is sorted by cycle (stable), the rest not yet.
+  std::vector<Change> pending_;
+  size_t sorted_ = 0;
   std::vector<Change> same_cycle_;
   std::vector<Record> buffer_;
   std::vector<LayerSpan> layers_;
   // Open windows only: (window start, layer) -> count per action
   std::map<std::pair<int64_t, int>, std::vector<int64_t>> counters_;
   int64_t now_ = 0;
-  uint64_t seq_ = 0;
   uint64_t records_ = 0;
   size_t peak_pending_ = 0;
   bool finished_ = false;

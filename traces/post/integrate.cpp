@@ -13,6 +13,16 @@ using trace::ResourceClass;
 class Integrator {
  public:
   explicit Integrator(trace::TraceReader& r) : r_(r), values_(r.resources().size(), 0) {
+    for (const trace::Resource& res : r.resources()) {
+      if (res.cls != ResourceClass::Memory) {
+        level_of_.push_back(-1);
+        continue;
+      }
+      auto it = std::find(levels_.begin(), levels_.end(), res.level);
+      level_of_.push_back(int(it - levels_.begin()));
+      if (it == levels_.end()) levels_.push_back(res.level);
+    }
+    level_sum_.resize(levels_.size());
     const int64_t end = int64_t(r.header().end_cycle);
     out_.total = make_scope(0, end);
     for (const trace::LayerRow& l : r.layers()) out_.layers.push_back(make_scope(l.start_cycle, l.end_cycle + 1));
@@ -60,7 +70,7 @@ class Integrator {
   void accumulate(ScopeTotals& s, int64_t a, int64_t b) {
     const int64_t len = b - a;
     int64_t devices = 0, pes = 0, links = 0, memory = 0;
-    std::map<std::string, int64_t> by_level;
+    std::fill(level_sum_.begin(), level_sum_.end(), 0);
     const auto& res = r_.resources();
     for (size_t i = 0; i < values_.size(); ++i) {
       const int64_t v = values_[i];
@@ -77,7 +87,7 @@ class Integrator {
           break;
         case ResourceClass::Memory:
           memory += v;
-          by_level[res[i].level] += v;
+          level_sum_[size_t(level_of_[i])] += v;
           break;
         case ResourceClass::Network: links += v; break;
         case ResourceClass::Storage: break;
@@ -87,12 +97,18 @@ class Integrator {
     s.peak_pes = std::max(s.peak_pes, pes);
     s.peak_links = std::max(s.peak_links, links);
     s.peak_memory = std::max(s.peak_memory, memory);
-    for (const auto& [level, v] : by_level) s.peak_memory_by_level[level] = std::max(s.peak_memory_by_level[level], v);
+    for (size_t l = 0; l < levels_.size(); ++l) {
+      int64_t& peak = s.peak_memory_by_level[levels_[l]];
+      peak = std::max(peak, level_sum_[l]);
+    }
     if (devices == 1) s.serial_cycles += len;
   }
 
   trace::TraceReader& r_;
   std::vector<int64_t> values_;
+  std::vector<int> level_of_;          // memory level index per resource, -1 if not memory
+  std::vector<std::string> levels_;
+  std::vector<int64_t> level_sum_;
   int64_t now_ = 0;
   Integrals out_;
 };

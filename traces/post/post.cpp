@@ -85,10 +85,7 @@ class Reporter {
 
   PostOutputs build() {
     const Integrals in = integrate(reader_);
-    int64_t trace_window = 0;
-    reader_.for_each_action([&](const trace::ActionRow& a) {
-      trace_window = std::max(trace_window, a.window_end - a.window_start);
-    });
+    const int64_t trace_window = int64_t(reader_.header().action_window);
     const int64_t window = opt_.window > 0 ? opt_.window : std::max<int64_t>(trace_window, 1);
     window_ = window;
     if (trace_window > 0 && window % trace_window != 0)
