@@ -31,6 +31,7 @@ TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
   FileHeader h{};
   std::fwrite(&h, sizeof h, 1, rt_);  // patched by finish()
   buffer_.reserve(opt_.buffer_records);
+  pending_.reserve(4096);
   actions_out_.open(opt_.dir / "actions.csv", std::ios::binary);
   if (!actions_out_) throw std::runtime_error("cannot create " + (opt_.dir / "actions.csv").string());
   actions_out_ << "layer,window_start,window_end,action,unit,count\n";
@@ -102,8 +103,9 @@ void TraceSink::advance(int64_t now) {
   // steps are stable, so changes of one cycle keep their announcement order.
   auto by_cycle = [](const Change& a, const Change& b) { return a.cycle < b.cycle; };
   if (sorted_ < pending_.size()) {
-    std::stable_sort(pending_.begin() + long(sorted_), pending_.end(), by_cycle);
-    std::inplace_merge(pending_.begin(), pending_.begin() + long(sorted_), pending_.end(), by_cycle);
+    const auto tail = pending_.begin() + long(sorted_);
+    if (!std::is_sorted(tail, pending_.end(), by_cycle)) std::stable_sort(tail, pending_.end(), by_cycle);
+    if (sorted_ > 0 && by_cycle(*tail, *(tail - 1))) std::inplace_merge(pending_.begin(), tail, pending_.end(), by_cycle);
     sorted_ = pending_.size();
   }
   size_t i = 0;
@@ -152,7 +154,8 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
 
 void TraceSink::apply_cycle(int64_t cycle, std::vector<Change>& changes) {
   // Group by resource (stable: announcement order is kept within a resource).
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.id < b.id; });
+  if (changes.size() > 1)
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.id < b.id; });
   for (size_t i = 0; i < changes.size();) {
     const ResourceId id = changes[i].id;
     int64_t v = value_[id];
