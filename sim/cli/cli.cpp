@@ -12,9 +12,12 @@
 
 #include "sim/config/input_error.h"
 #include "sim/ledger/ledger_cli.h"
+#include "models/noc/noc_bench.h"
+#include "models/hbm/hbm_bench.h"
 #include "traces/export/export_cli.h"
 #include "traces/post/post.h"
 #include "sim/run/run.h"
+#include "sim/sweep/sweep_cli.h"
 #include "version.h"
 
 namespace cstsim {
@@ -31,6 +34,10 @@ constexpr const char* kUsage =
     "  post     recompute report.json (V_CST, Theta_CST, H_peak, C_P, energy, roofline) from a run directory\n"
     "  export   turn a run's trace into perfetto JSON, VCD or CSV\n"
     "  ledger   analytical roofline ledger of operators (seeds 002/003)\n"
+    "  sweep    run a design-space sweep (locally or through Slurm) and collect results.csv\n"
+    "  pareto   the non-dominated points of a sweep's results.csv\n"
+    "  noc-bench  synthetic-traffic load test of the mesh NoC (latency, accepted throughput)\n"
+    "  hbm-bench  closed-loop traffic on one HBM stack (bandwidth, row hits, latency, refresh)\n"
     "\n"
     "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
 
@@ -176,6 +183,10 @@ int cli_main(int argc, char** argv) {
     if (command == "post") return post_command(args);
     if (command == "export") return export_command(args);
     if (command == "ledger") return ledger_command(args);
+    if (command == "sweep") return sweep_command(args);
+    if (command == "pareto") return pareto_command(args);
+    if (command == "noc-bench") return noc_bench_command(args);
+    if (command == "hbm-bench") return hbm_bench_command(args);
     throw UsageError(fmt::format("unknown command '{}' (commands: run, post, export, ledger)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

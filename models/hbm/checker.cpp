@@ -1,0 +1,115 @@
+#include "models/hbm/checker.h"
+
+#include <fmt/format.h>
+
+namespace cstsim::hbm {
+
+ProtocolChecker::ProtocolChecker(const HbmSpec& spec)
+    : ProtocolChecker(spec.org, resolve_rules(spec.rules(), spec.timing)) {}
+
+ProtocolChecker::ProtocolChecker(const Organization& org, std::vector<ResolvedRule> rules)
+    : org_(org),
+      engine_(org, std::move(rules)),
+      open_row_(size_t(org.pcs() * org.banks_per_pc()), -1),
+      open_in_pc_(size_t(org.pcs()), 0),
+      refreshes_(size_t(org.pcs()), 0) {}
+
+void ProtocolChecker::expect_refresh(Cycle tREFI, int max_postponed) {
+  tREFI_ = tREFI;
+  max_postponed_ = max_postponed;
+}
+
+bool ProtocolChecker::in_stack(Cmd cmd, const Address& a) const {
+  if (a.channel < 0 || a.channel >= org_.channels || a.pc < 0 || a.pc >= org_.pseudo_channels) return false;
+  if (is_pc_wide(cmd)) return true;
+  return a.bank_group >= 0 && a.bank_group < org_.bank_groups && a.bank >= 0 && a.bank < org_.banks_per_group &&
+         a.row >= 0 && a.row < org_.rows && a.column >= 0 && a.column < org_.columns;
+}
+
+std::string ProtocolChecker::state_problem(Cmd cmd, const Address& a) const {
+  if (!in_stack(cmd, a)) return "address outside the stack: " + to_string(a);
+  if (is_pc_wide(cmd)) {
+    if (cmd == Cmd::REF && open_in_pc_[size_t(pc_index(a))] > 0)
+      return fmt::format("REF with {} bank(s) open", open_in_pc_[size_t(pc_index(a))]);
+    return {};
+  }
+  const int64_t open = open_row_[size_t(bank_index(a))];
+  switch (cmd) {
+    case Cmd::ACT:
+      if (open >= 0) return fmt::format("ACT to an open bank (row {} is open)", open);
+      break;
+    case Cmd::PRE:
+      if (open < 0) return "PRE to a closed bank";
+      break;
+    case Cmd::RD:
+    case Cmd::WR:
+      if (open < 0) return fmt::format("{} to a closed bank", cmd_name(cmd));
+      if (open != a.row) return fmt::format("{} to row {} while row {} is open", cmd_name(cmd), a.row, open);
+      break;
+    default: break;
+  }
+  return {};
+}
+
+Cycle ProtocolChecker::earliest(Cmd cmd, const Address& addr) const {
+  if (!state_problem(cmd, addr).empty()) return kNever;
+  return std::max(engine_.earliest(cmd, addr), last_cycle_);
+}
+
+std::optional<Violation> ProtocolChecker::check(Cmd cmd, const Address& addr, Cycle cycle) const {
+  auto violation = [&](std::string what) { return Violation{cycle, cmd, addr, std::move(what)}; };
+  if (cycle < last_cycle_)
+    return violation(
+        fmt::format("{} at {} is earlier than the previous command (cycle {})", cmd_name(cmd), cycle, last_cycle_));
+  const std::string state = state_problem(cmd, addr);
+  if (!state.empty()) return violation(fmt::format("{} at {}: {}", cmd_name(cmd), cycle, state));
+  const Cycle e = engine_.earliest(cmd, addr);
+  if (cycle < e) {
+    const ResolvedRule* rule = engine_.binding_rule(cmd, addr);
+    return violation(fmt::format("{} at {} < earliest {}: {}", cmd_name(cmd), cycle, e, rule ? rule->label : "?"));
+  }
+  return std::nullopt;
+}
+
+bool ProtocolChecker::record(Cmd cmd, const Address& addr, Cycle cycle) {
+  auto v = check(cmd, addr, cycle);
+  if (v) violations_.push_back(*v);
+  ++commands_;
+  last_cycle_ = std::max(last_cycle_, cycle);
+  if (!in_stack(cmd, addr)) return false;
+  engine_.record(cmd, addr, cycle);
+  const size_t pc = size_t(pc_index(addr));
+  if (cmd == Cmd::ACT || cmd == Cmd::PRE) {
+    int64_t& open = open_row_[size_t(bank_index(addr))];
+    const bool was_open = open >= 0;
+    open = cmd == Cmd::ACT ? addr.row : -1;
+    open_in_pc_[pc] += int(open >= 0) - int(was_open);
+  } else if (cmd == Cmd::PREA) {
+    const size_t first = pc * size_t(org_.banks_per_pc());
+    for (size_t b = first; b < first + size_t(org_.banks_per_pc()); ++b) open_row_[b] = -1;
+    open_in_pc_[pc] = 0;
+  } else if (cmd == Cmd::REF) {
+    ++refreshes_[pc];
+  }
+  check_refresh(cycle);
+  return !v;
+}
+
+void ProtocolChecker::check_refresh(Cycle cycle) {
+  if (tREFI_ <= 0) return;
+  const int64_t owed = cycle / tREFI_ - max_postponed_;
+  for (size_t pc = 0; pc < refreshes_.size(); ++pc) {
+    if (refreshes_[pc] >= owed) continue;
+    Address a;
+    a.channel = int(pc) / org_.pseudo_channels;
+    a.pc = int(pc) % org_.pseudo_channels;
+    violations_.push_back({cycle, Cmd::REF, a,
+                           fmt::format("ch{} pc{}: {} REFs by cycle {}, at least {} required (tREFI {}, {} postponed)",
+                                       a.channel, a.pc, refreshes_[pc], cycle, owed, tREFI_, max_postponed_)});
+    refreshes_[pc] = owed;  // report each shortfall once
+  }
+}
+
+void ProtocolChecker::finish(Cycle end_cycle) { check_refresh(end_cycle); }
+
+}  // namespace cstsim::hbm

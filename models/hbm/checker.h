@@ -1,0 +1,68 @@
+#pragma once
+// ProtocolChecker: an observer that knows nothing of the scheduler or the controller. It is
+// told every command issued (record) and verifies it against
+//  - the standard's timing rules (its own TimingEngine: next-allowed-cycle tables per bank,
+//    bank group, pseudo-channel and channel, and the tFAW window),
+//  - the row-buffer state it keeps itself (ACT needs a closed bank, RD/WR the open row,
+//    REF every bank of the pseudo-channel closed),
+//  - time order, address ranges, and optionally the refresh obligation (at most
+//    `max_postponed` REFs behind one per tREFI, per pseudo-channel).
+// earliest(cmd, addr) answers "when could this go" the same way (kNever if the state forbids it).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hbm/hbm_spec.h"
+#include "models/hbm/timing_engine.h"
+
+namespace cstsim::hbm {
+
+struct Violation {
+  Cycle cycle = 0;
+  Cmd cmd = Cmd::ACT;
+  Address addr;
+  std::string what;  // "RD at 105 < earliest 106: BankGroup (RD,RD) tCCD_L"
+};
+
+class ProtocolChecker {
+ public:
+  explicit ProtocolChecker(const HbmSpec& spec);
+  ProtocolChecker(const Organization& org, std::vector<ResolvedRule> rules);
+
+  Cycle earliest(Cmd cmd, const Address& addr) const;
+  // The first problem with issuing cmd at cycle, without recording it.
+  std::optional<Violation> check(Cmd cmd, const Address& addr, Cycle cycle) const;
+  // Checks, keeps any violation, then records the command as issued (so checking goes on).
+  // Returns true when the command was legal.
+  bool record(Cmd cmd, const Address& addr, Cycle cycle);
+  // Refresh obligation: by any cycle c each pseudo-channel must have had at least
+  // floor(c / tREFI) - max_postponed REFs. Checked at every record and at finish().
+  void expect_refresh(Cycle tREFI, int max_postponed);
+  void finish(Cycle end_cycle);
+
+  const std::vector<Violation>& violations() const { return violations_; }
+  uint64_t commands() const { return commands_; }
+
+ private:
+  bool in_stack(Cmd cmd, const Address& addr) const;
+  std::string state_problem(Cmd cmd, const Address& addr) const;
+  void check_refresh(Cycle cycle);
+  int pc_index(const Address& a) const { return a.channel * org_.pseudo_channels + a.pc; }
+  int bank_index(const Address& a) const {
+    return (pc_index(a) * org_.bank_groups + a.bank_group) * org_.banks_per_group + a.bank;
+  }
+
+  Organization org_;
+  TimingEngine engine_;
+  std::vector<int64_t> open_row_;   // per bank, -1 closed
+  std::vector<int> open_in_pc_;     // per pseudo-channel
+  std::vector<int64_t> refreshes_;  // per pseudo-channel
+  Cycle tREFI_ = 0;
+  int max_postponed_ = 0;
+  Cycle last_cycle_ = 0;
+  uint64_t commands_ = 0;
+  std::vector<Violation> violations_;
+};
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,247 @@
+#include "models/hbm/controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cstsim::hbm {
+namespace {
+
+Organization one_channel(Organization org) {
+  org.channels = 1;
+  return org;
+}
+
+Address local(Address a) {  // the channel's engine numbers its own instances from channel 0
+  a.channel = 0;
+  return a;
+}
+
+}  // namespace
+
+ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
+  activates += o.activates;
+  precharges += o.precharges;
+  precharge_alls += o.precharge_alls;
+  reads += o.reads;
+  writes += o.writes;
+  refreshes += o.refreshes;
+  row_hits += o.row_hits;
+  row_misses += o.row_misses;
+  row_conflicts += o.row_conflicts;
+  data_bus_busy += o.data_bus_busy;
+  refresh_busy += o.refresh_busy;
+  open_rows += o.open_rows;
+  open_rows_peak += o.open_rows_peak;
+  queue_peak = std::max(queue_peak, o.queue_peak);
+  return *this;
+}
+
+ChannelController::Pc::Pc(const HbmSpec& s)
+    : banks(s.org.bank_groups, s.org.banks_per_group),
+      refresh(s.refresh, s.t("tREFI"), s.t("tRFC")),
+      hits_served(size_t(s.org.banks_per_pc()), 0) {}
+
+ChannelController::ChannelController(const HbmSpec& spec, int channel)
+    : spec_(spec),
+      channel_(channel),
+      engine_(one_channel(spec.org), resolve_rules(spec.rules(), spec.timing)),
+      scheduler_(make_scheduler(spec.scheduler)),
+      hits_scratch_(size_t(spec.org.banks_per_pc())),
+      oldest_(size_t(spec.org.banks_per_pc()) * 3),
+      tCL_(spec.t("tCL")),
+      tCWL_(spec.t("tCWL")),
+      tBL_(spec.t("tBL")),
+      tRFC_(spec.t("tRFC")),
+      hit_cap_(int(spec.org.columns)) {
+  for (int p = 0; p < spec.org.pseudo_channels; ++p) pcs_.emplace_back(spec);
+}
+
+void ChannelController::enqueue(const Burst& b) {
+  if (b.arrival <= last_)
+    throw std::invalid_argument(
+        fmt::format("HBM burst arrives at cycle {}, but channel {} already ran cycle {}", b.arrival, channel_, last_));
+  if (b.addr.channel != channel_ || b.addr.pc < 0 || b.addr.pc >= int(pcs_.size()))
+    throw std::invalid_argument("HBM burst for " + to_string(b.addr) + " sent to channel " + std::to_string(channel_));
+  std::deque<Burst>& q = pcs_[size_t(b.addr.pc)].waiting;
+  if (!q.empty() && q.back().arrival > b.arrival)
+    throw std::invalid_argument("HBM bursts must be enqueued in arrival order");
+  q.push_back(b);
+}
+
+bool ChannelController::has_work() const {
+  for (const Pc& p : pcs_)
+    if (!p.waiting.empty() || !p.window.empty()) return true;
+  return false;
+}
+
+void ChannelController::admit(Pc& pc, Cycle now) {
+  while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
+    pc.window.push_back(pc.waiting.front());
+    pc.waiting.pop_front();
+    pc.dirty = true;
+  }
+  stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
+}
+
+void ChannelController::rebuild(Pc& pc) {
+  // Per bank, the oldest burst for each distinct next command: RD hit, WR hit, or the ACT/PRE
+  // every other burst of that bank needs. Younger bursts with the same (bank, command) have the
+  // same readiness and would only lose on age, so the scheduler sees these representatives.
+  const size_t banks = size_t(pc.banks.size());
+  std::fill(hits_scratch_.begin(), hits_scratch_.end(), 0);
+  std::fill(oldest_.begin(), oldest_.end(), -1);
+  for (size_t i = 0; i < pc.window.size(); ++i) {
+    const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
+    const size_t bank = size_t(pc.banks.flat(b.addr));
+    const Cmd cmd = pc.banks.at(b.addr).next_command(b.addr.row, b.is_write);
+    if (is_column(cmd)) ++hits_scratch_[bank];
+    const size_t kind = cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2;
+    if (oldest_[bank * 3 + kind] < 0) oldest_[bank * 3 + kind] = int(i);
+  }
+  pc.cands.clear();
+  pc.local_ready.clear();
+  for (size_t bank = 0; bank < banks; ++bank)
+    for (size_t kind = 0; kind < 3; ++kind) {
+      const int i = oldest_[bank * 3 + kind];
+      if (i < 0) continue;
+      const Burst& b = pc.window[size_t(i)];
+      Candidate c;
+      c.request = i;
+      c.cmd = pc.banks.at(b.addr).next_command(b.addr.row, b.is_write);
+      c.seq = b.seq;
+      c.row_hit = is_column(c.cmd);
+      // Open-page guard, capped so a stream of hits cannot starve a conflicting request forever.
+      c.closes_pending_hits = c.cmd == Cmd::PRE && hits_scratch_[bank] > 0 && pc.hits_served[bank] < hit_cap_;
+      // Below the channel level readiness depends only on the bank and the command.
+      const Address a = local(b.addr);
+      pc.local_ready.push_back(
+          std::max({engine_.earliest_at(Scope::Bank, c.cmd, a), engine_.earliest_at(Scope::BankGroup, c.cmd, a),
+                    engine_.earliest_at(Scope::PseudoChannel, c.cmd, a)}));
+      pc.cands.push_back(c);
+    }
+  pc.dirty = false;
+}
+
+ChannelController::Choice ChannelController::choose(int p, Cycle now) {
+  Pc& pc = pcs_[size_t(p)];
+  Choice none;
+  if (pc.refresh.pending()) {
+    Address a;
+    a.channel = channel_;
+    a.pc = p;
+    const Cmd cmd = pc.refresh.next_command(pc.banks.open_count());
+    const Cycle ready = engine_.earliest(cmd, local(a));
+    if (ready > now) {
+      pc.wake = ready;
+      return none;
+    }
+    pc.wake = kNever;
+    return Choice{p, -1, cmd, a, 0};
+  }
+  if (pc.dirty) rebuild(pc);
+  // The channel level (the shared command buses) depends only on the command.
+  Cycle bus[kNumCmds];
+  for (Cmd c : kAllCmds) bus[index(c)] = engine_.earliest_at(Scope::Channel, c, Address{});
+  for (size_t i = 0; i < pc.cands.size(); ++i)
+    pc.cands[i].ready = std::max(pc.local_ready[i], bus[index(pc.cands[i].cmd)]);
+  const Decision d = scheduler_->decide(pc.cands, now);
+  pc.wake = d.wake;
+  if (d.pick < 0) return none;
+  const Candidate& c = pc.cands[size_t(d.pick)];
+  if (c.ready > now)
+    throw std::logic_error(fmt::format("HBM scheduler {} picked a command that is not ready", scheduler_->name()));
+  const Burst& b = pc.window[size_t(c.request)];
+  return Choice{p, c.request, c.cmd, b.addr, b.seq};
+}
+
+void ChannelController::issue(const Choice& c, Cycle now) {
+  Pc& pc = pcs_[size_t(c.pc)];
+  pc.dirty = true;
+  engine_.record(c.cmd, local(c.addr), now);
+  pc.banks.apply(c.cmd, c.addr);
+  CommandEvent ev;
+  ev.cycle = now;
+  ev.cmd = c.cmd;
+  ev.addr = c.addr;
+  switch (c.cmd) {
+    case Cmd::ACT:
+      ++stats_.activates;
+      pc.hits_served[size_t(pc.banks.flat(c.addr))] = 0;
+      break;
+    case Cmd::PRE: ++stats_.precharges; break;
+    case Cmd::PREA: ++stats_.precharge_alls; break;
+    case Cmd::REF:
+      ++stats_.refreshes;
+      stats_.refresh_busy += tRFC_;
+      pc.refresh.on_ref_issued();
+      break;
+    case Cmd::RD:
+    case Cmd::WR: {
+      const bool rd = c.cmd == Cmd::RD;
+      ++(rd ? stats_.reads : stats_.writes);
+      stats_.data_bus_busy += tBL_;
+      ev.data_begin = now + (rd ? tCL_ : tCWL_);
+      ev.data_end = ev.data_begin + tBL_;
+      ++pc.hits_served[size_t(pc.banks.flat(c.addr))];
+      break;
+    }
+  }
+  if (c.request >= 0) {
+    Burst& b = pc.window[size_t(c.request)];
+    // A burst is classified by the first command issued for it.
+    if (!b.classified) {
+      b.classified = true;
+      if (is_column(c.cmd))
+        ++stats_.row_hits;
+      else if (c.cmd == Cmd::ACT)
+        ++stats_.row_misses;
+      else
+        ++stats_.row_conflicts;
+    }
+    if (is_column(c.cmd)) {
+      issued_.push_back({b.transfer, now, ev.data_end});
+      pc.window.erase(pc.window.begin() + c.request);
+      admit(pc, now);
+    }
+  }
+  stats_.open_rows = 0;
+  for (const Pc& p : pcs_) stats_.open_rows += p.banks.open_count();
+  stats_.open_rows_peak = std::max(stats_.open_rows_peak, stats_.open_rows);
+  ev.channel_open_rows = stats_.open_rows;
+  if (observer_) observer_->on_command(ev);
+}
+
+void ChannelController::step(Cycle now) {
+  if (now <= last_) throw std::logic_error(fmt::format("HBM channel {} stepped at {} after {}", channel_, now, last_));
+  last_ = now;
+  for (Pc& pc : pcs_) {
+    admit(pc, now);
+    pc.refresh.tick(now);
+  }
+  for (;;) {
+    Choice best;
+    for (int p = 0; p < int(pcs_.size()); ++p) {
+      const Choice c = choose(p, now);
+      if (c.pc < 0) continue;
+      const bool c_ref = c.request < 0, best_ref = best.request < 0;
+      if (best.pc < 0 || (c_ref && !best_ref) || (c_ref == best_ref && c.seq < best.seq)) best = c;
+    }
+    if (best.pc < 0) break;
+    issue(best, now);
+  }
+}
+
+Cycle ChannelController::next_wake() const {
+  Cycle w = kNever;
+  for (const Pc& pc : pcs_) {
+    w = std::min(w, pc.wake);
+    w = std::min(w, pc.refresh.next_due());
+    if (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty())
+      w = std::min(w, std::max(pc.waiting.front().arrival, last_ + 1));
+  }
+  return w;
+}
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,125 @@
+#pragma once
+// ChannelController: one HBM channel (its pseudo-channels share the row and column command
+// buses). Plain C++, no kernel; the SystemC module and the benches drive it.
+//
+// Each pseudo-channel has an arrival FIFO and a scheduler window of queue_depth bursts, its
+// banks' row-buffer state, a refresh manager and counters. step(now) runs one cycle:
+//   1. admit arrived bursts into the windows,
+//   2. mark due refreshes,
+//   3. issue commands while any is ready: per PC the refresh command if one is pending, else
+//      the scheduler's pick among each queued burst's next command; across PCs, refresh first,
+//      then the oldest burst. The channel bus rules allow one row and one column command
+//      per cycle, so at most two go per cycle.
+// next_wake() is the next cycle at which step() could do anything, so callers jump there:
+// running only those cycles gives exactly what calling step() every cycle gives.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/hbm/bank.h"
+#include "models/hbm/hbm_observer.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/hbm/refresh_manager.h"
+#include "models/hbm/scheduler/i_scheduler.h"
+#include "models/hbm/timing_engine.h"
+
+namespace cstsim::hbm {
+
+struct Burst {            // one RD or WR of burst_bytes
+  uint32_t transfer = 0;  // the request it belongs to (HbmDevice's table)
+  Address addr;
+  bool is_write = false;
+  Cycle arrival = 0;        // cycle it reaches the controller
+  uint64_t seq = 0;         // arrival order, stack-wide
+  bool classified = false;  // counted as row hit / miss / conflict (at its first command)
+};
+
+struct BurstDone {
+  uint32_t transfer = 0;
+  Cycle issue = 0;  // RD/WR command cycle
+  Cycle done = 0;   // cycle after the last data beat (read data ready / write data written)
+};
+
+// Counters of one channel (all its pseudo-channels), next to the state they measure.
+struct ChannelStats {
+  uint64_t activates = 0;       // ACT commands
+  uint64_t precharges = 0;      // PRE commands (single bank)
+  uint64_t precharge_alls = 0;  // PREA commands (before refresh)
+  uint64_t reads = 0;           // RD commands = bursts read
+  uint64_t writes = 0;          // WR commands = bursts written
+  uint64_t refreshes = 0;       // REF (all-bank) commands
+  uint64_t row_hits = 0;        // bursts whose first command was RD/WR (row already open)
+  uint64_t row_misses = 0;      // ... was ACT (bank closed)
+  uint64_t row_conflicts = 0;   // ... was PRE (another row open)
+  Cycle data_bus_busy = 0;      // PC-cycles of data transfer, summed over the channel's PCs
+  Cycle refresh_busy = 0;       // PC-cycles inside tRFC, summed over the channel's PCs
+  int open_rows = 0;            // banks with an open row now
+  int open_rows_peak = 0;
+  int queue_peak = 0;  // largest scheduler window occupancy of one PC, bursts
+
+  uint64_t bursts() const { return row_hits + row_misses + row_conflicts; }
+  double row_hit_rate() const { return bursts() ? double(row_hits) / double(bursts()) : 0.0; }
+  ChannelStats& operator+=(const ChannelStats& o);
+};
+
+class ChannelController {
+ public:
+  ChannelController(const HbmSpec& spec, int channel);
+
+  // A burst for this channel; b.arrival must be later than the last cycle stepped.
+  void enqueue(const Burst& b);
+  void step(Cycle now);     // now > the last cycle stepped
+  Cycle next_wake() const;  // > last cycle stepped; kNever when nothing will ever happen
+  bool has_work() const;    // bursts waiting or queued
+  Cycle last_step() const { return last_; }
+
+  // Bursts whose RD/WR was issued since the last call.
+  std::vector<BurstDone>& issued() { return issued_; }
+  const ChannelStats& stats() const { return stats_; }
+  void set_observer(HbmObserver* observer) { observer_ = observer; }
+
+ private:
+  struct Pc {
+    std::deque<Burst> waiting;  // arrived or future, in arrival order
+    std::vector<Burst> window;  // the scheduler's view, oldest first
+    PcBanks banks;
+    RefreshManager refresh;
+    std::vector<int> hits_served;  // per bank: row hits since its ACT
+    Cycle wake = kNever;           // from the last decision
+    // Candidates with their readiness below the channel level, rebuilt only when something in
+    // this PC changed (a command in the other PC moves only the channel's bus limits).
+    bool dirty = true;
+    std::vector<Candidate> cands;
+    std::vector<Cycle> local_ready;
+    Pc(const HbmSpec& s);
+  };
+  struct Choice {
+    int pc = -1;
+    int request = -1;  // -1 for a refresh command
+    Cmd cmd = Cmd::ACT;
+    Address addr;
+    uint64_t seq = 0;
+  };
+
+  void admit(Pc& pc, Cycle now);
+  void rebuild(Pc& pc);
+  Choice choose(int pc_index, Cycle now);
+  void issue(const Choice& c, Cycle now);
+
+  const HbmSpec& spec_;
+  int channel_;
+  TimingEngine engine_;
+  std::unique_ptr<IScheduler> scheduler_;
+  std::vector<Pc> pcs_;
+  std::vector<int> hits_scratch_;  // per bank: queued hits on the open row
+  std::vector<int> oldest_;        // per bank x {RD hit, WR hit, other}: window index, -1 none
+  Cycle tCL_, tCWL_, tBL_, tRFC_;
+  int hit_cap_;
+  Cycle last_ = -1;
+  std::vector<BurstDone> issued_;
+  ChannelStats stats_;
+  HbmObserver* observer_ = nullptr;
+};
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,112 @@
+#pragma once
+// HbmDevice: one HBM stack without a kernel - the address map, one ChannelController per
+// channel and the request/completion bookkeeping. The SystemC module, the bench and the tests
+// drive it; everything is in HBM cycles (tCK).
+//
+//   submit({addr, bytes, is_write, id, cycle})  - the request reaches the controller at `cycle`
+//   run_until(c)                                 - simulate every event at cycles <= c
+//   next_event()                                 - the next cycle with something to do
+//   take_completions()                           - requests whose data is done by now
+//
+// A request is split into burst_bytes pieces (32 B) by the address map; it completes when the
+// last piece's data has moved: `done` is the cycle after its last data beat (read data is
+// available at done; write data has been written at done).
+// Refresh keeps running while the stack is idle, but lazily: next_event() does not wake for
+// refresh alone, and run_until() catches up with exactly the REFs stepping would have issued.
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "models/hbm/address_map.h"
+#include "models/hbm/controller.h"
+#include "models/hbm/hbm_observer.h"
+#include "models/hbm/hbm_spec.h"
+
+namespace cstsim::hbm {
+
+struct HbmRequest {
+  uint64_t addr = 0;   // byte address in the stack, addr + bytes <= capacity
+  uint64_t bytes = 0;  // > 0, any alignment (covers every 32 B burst it touches)
+  bool is_write = false;
+  uint64_t id = 0;  // the caller's tag, returned in the completion
+  Cycle cycle = 0;  // HBM cycle it reaches the controller (HbmDevice only; the module sets it)
+};
+
+struct HbmCompletion {
+  uint64_t id = 0;
+  uint64_t addr = 0, bytes = 0;
+  bool is_write = false;
+  uint32_t bursts = 0;
+  Cycle arrival = 0;      // request.cycle
+  Cycle first_issue = 0;  // first RD/WR command of the request
+  Cycle done = 0;         // data-ready cycle (see above)
+  Cycle latency() const { return done - arrival; }
+};
+
+class HbmDevice {
+ public:
+  explicit HbmDevice(HbmSpec spec);
+  HbmDevice(const HbmDevice&) = delete;
+  HbmDevice& operator=(const HbmDevice&) = delete;
+
+  const HbmSpec& spec() const { return spec_; }
+  const AddressMap& address_map() const { return map_; }
+
+  // Throws std::invalid_argument (bytes 0, cycle not after processed() or before an earlier
+  // request's cycle) or std::out_of_range (past the end of the stack).
+  void submit(const HbmRequest& request);
+  void run_until(Cycle until);
+  // > processed(); kNever when nothing is outstanding. With include_idle_refresh, also the next
+  // refresh step of idle channels (so it is never kNever while refresh is on).
+  Cycle next_event(bool include_idle_refresh = false) const;
+  Cycle processed() const { return processed_; }
+  bool idle() const { return live_ == 0 && pending_.empty(); }
+  size_t outstanding() const { return live_ + pending_.size(); }
+  std::vector<HbmCompletion> take_completions();  // done <= processed(), in done order
+
+  int channels() const { return int(channels_.size()); }
+  const ChannelStats& channel_stats(int channel) const { return channels_[size_t(channel)]->stats(); }
+  ChannelStats total_stats() const;
+  uint64_t requests() const { return requests_; }
+
+  void add_observer(HbmObserver* observer) { fanout_.observers.push_back(observer); }
+  // Debug: run_until steps every cycle of every channel instead of jumping between events.
+  // Results are identical (a test checks it); only slower.
+  void set_cycle_stepping(bool on) { stepping_ = on; }
+
+ private:
+  struct Transfer {
+    HbmCompletion c;
+    uint32_t left = 0;
+  };
+  struct Fanout : HbmObserver {
+    std::vector<HbmObserver*> observers;
+    void on_command(const CommandEvent& e) override {
+      for (HbmObserver* o : observers) o->on_command(e);
+    }
+  };
+  struct Later {
+    bool operator()(const HbmCompletion& a, const HbmCompletion& b) const {
+      return a.done != b.done ? a.done > b.done : a.id > b.id;
+    }
+  };
+  void drain(ChannelController& ch);
+
+  HbmSpec spec_;
+  AddressMap map_;
+  std::vector<std::unique_ptr<ChannelController>> channels_;
+  std::vector<Cycle> wake_;  // channels_[i]->next_wake(), refreshed whenever channel i changes
+  std::vector<Transfer> transfers_;
+  std::vector<uint32_t> free_;
+  size_t live_ = 0;
+  std::priority_queue<HbmCompletion, std::vector<HbmCompletion>, Later> pending_;
+  Fanout fanout_;
+  Cycle processed_ = -1;
+  Cycle last_submit_ = 0;
+  uint64_t seq_ = 0;
+  uint64_t requests_ = 0;
+  bool stepping_ = false;
+};
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,73 @@
+#pragma once
+// HbmModule: the SystemC shell around one HBM stack (HbmDevice). One clockless SC_METHOD for
+// the whole stack sleeps until the device's next event (a command that becomes legal, an
+// arrival, a data-ready cycle) - idle and steady stretches are jumped, never stepped.
+//
+// Clock domain. The stack runs on its own clock (spec.tck_ns); the caller may run on any
+// other clock. A request submitted at simulation time t enters the controller at HBM cycle
+// floor(t / tCK) + 1 - the first HBM clock edge strictly after t (one synchroniser stage; it
+// also makes the result independent of delta-cycle order). Its completion callback runs at
+// simulation time done x tCK, inside this module's process: push or notify there, do not
+// wait. A caller on clock T converts back with ceil(t / T).
+#include <functional>
+#include <systemc>
+
+#include "models/hbm/hbm_device.h"
+#include "models/hbm/traffic.h"
+
+namespace cstsim::hbm {
+
+// How refresh runs while no request is outstanding.
+enum class IdleRefresh {
+  // The process sleeps; the REFs of an idle stretch are issued (at their exact cycles) when the
+  // next request arrives or sync() is called. sc_start() returns once traffic ends. Observers
+  // then hear of those commands late (after simulated time passed them).
+  Lazy,
+  // The process wakes for every refresh step even when idle, so observers hear of every command
+  // at its own time (what a trace sink needs). The run never runs out of events: end it with
+  // sc_stop() or sc_start(duration).
+  Timed,
+};
+
+class HbmModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(HbmModule);
+  HbmModule(sc_core::sc_module_name name, HbmSpec spec, IdleRefresh idle_refresh = IdleRefresh::Lazy);
+
+  using CompletionCallback = std::function<void(const HbmCompletion&)>;
+  void set_completion_callback(CompletionCallback callback) { callback_ = std::move(callback); }
+
+  // Accepts a request at the current simulation time (request.cycle is overwritten) and
+  // returns the HBM cycle it enters the controller. Errors as HbmDevice::submit.
+  Cycle submit(HbmRequest request);
+
+  sc_core::sc_time period() const { return period_; }
+  sc_core::sc_time time_of(Cycle c) const { return period_ * double(c); }
+  Cycle arrival_cycle(const sc_core::sc_time& t) const { return Cycle(t.value() / period_.value()) + 1; }
+  // Brings the lazily-run idle refresh and the counters up to the current time; call before
+  // reading statistics at the end of a run.
+  void sync();
+
+  // How many times the process ran: proof that idle time is jumped, not stepped.
+  uint64_t activations() const { return activations_; }
+
+  HbmDevice& device() { return device_; }
+  const HbmDevice& device() const { return device_; }
+
+ private:
+  void process();
+  void schedule();
+
+  HbmDevice device_;
+  sc_core::sc_time period_;
+  sc_core::sc_event wake_;
+  CompletionCallback callback_;
+  IdleRefresh idle_refresh_;
+  uint64_t activations_ = 0;
+};
+
+// Runs `options` closed-loop on a fresh HbmModule with a small source module and sc_start():
+// the same traffic as run_traffic(device, options, 1). Elaborates, so once per process.
+TrafficResult run_traffic_systemc(const HbmSpec& spec, const TrafficOptions& options);
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,326 @@
+#include "models/hbm/hbm_spec.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "models/hbm/address_map.h"
+#include "models/hbm/scheduler/i_scheduler.h"
+#include "sim/config/input_error.h"
+#include "sim/config/text.h"
+#include "sim/config/yaml_file.h"
+
+#ifndef CSTSIM_CONFIG_DIR
+#define CSTSIM_CONFIG_DIR "configs"
+#endif
+
+namespace cstsim::hbm {
+namespace {
+
+// Keys other than timing.<name> (those depend on the standard).
+const std::vector<std::string> kKeys = {"name",
+                                        "standard",
+                                        "source",
+                                        "preset",
+                                        "clock.tCK",
+                                        "organization.channels",
+                                        "organization.pseudo_channels",
+                                        "organization.bank_groups",
+                                        "organization.banks_per_group",
+                                        "organization.rows",
+                                        "organization.columns",
+                                        "organization.burst_bytes",
+                                        "controller.scheduler",
+                                        "controller.queue_depth",
+                                        "controller.address_mapping",
+                                        "controller.refresh"};
+const std::vector<std::string> kGroups = {"organization", "clock", "timing", "controller"};
+
+struct Field {
+  std::string text;
+  std::string file;
+  int line = 0;
+  std::string key;
+};
+
+struct Fields {
+  std::string file;                                             // the file named on the command line
+  std::map<std::string, Field> values;                          // dotted key -> value
+  std::map<std::string, std::pair<std::string, int>> group_at;  // group -> where it was written
+};
+
+bool is_group(const std::string& k) {
+  for (const std::string& g : kGroups)
+    if (g == k) return true;
+  return false;
+}
+
+std::string keys_under(const std::string& group) {
+  std::string out;
+  for (const std::string& k : kKeys) {
+    if (group.empty()) {
+      if (k.find('.') == std::string::npos) out += (out.empty() ? "" : ", ") + k;
+    } else if (k.compare(0, group.size() + 1, group + ".") == 0) {
+      out += (out.empty() ? "" : ", ") + k.substr(group.size() + 1);
+    }
+  }
+  if (group.empty())
+    for (const std::string& g : kGroups) out += ", " + g;
+  return out;
+}
+
+[[noreturn]] void fail(const Field& f, const std::string& message) { throw InputError(f.file, f.line, f.key, message); }
+
+void read_map(const YAML::Node& map, const std::string& file, const std::string& group, Fields& out, int depth);
+
+void read_file(const std::string& path, Fields& out, int depth) {
+  if (depth > 8) throw InputError(path, 0, "preset", "presets nest more than 8 deep (a cycle?)");
+  YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap())
+    throw InputError(path, line_of(root), "", fmt::format("expected a map of memory keys, got {}", yaml_kind(root)));
+  // The preset is read first so this file's own keys override it, wherever `preset:` is written.
+  if (YAML::Node p = root["preset"]) {
+    if (!p.IsScalar()) throw InputError(path, line_of(p), "preset", "expected a preset name or a file");
+    std::string name(text::trim(p.Scalar()));
+    std::filesystem::path target;
+    if (name.find('/') != std::string::npos || text::ends_with(name, ".yaml"))
+      target = std::filesystem::path(path).parent_path() / name;
+    else
+      target = std::filesystem::path(preset_dir()) / (name + ".yaml");
+    if (!std::filesystem::exists(target)) {
+      std::string known;
+      if (std::filesystem::is_directory(preset_dir()))
+        for (const auto& e : std::filesystem::directory_iterator(preset_dir()))
+          if (e.path().extension() == ".yaml") known += (known.empty() ? "" : ", ") + e.path().stem().string();
+      throw InputError(path, line_of(p), "preset",
+                       fmt::format("no preset {} (shipped: {})", text::quoted(name), known));
+    }
+    read_file(target.string(), out, depth + 1);
+  }
+  if (depth == 0) out.group_at[""] = {path, line_of(root)};
+  read_map(root, path, "", out, depth);
+}
+
+void read_map(const YAML::Node& map, const std::string& file, const std::string& group, Fields& out, int depth) {
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const std::string key = group.empty() ? name : group + "." + name;
+    const int line = line_of(it->first);
+    const YAML::Node value = it->second;
+    if (!seen.insert(name).second) throw InputError(file, line, key, "duplicate key");
+    if (key == "preset") continue;  // read_file handled it
+    if (group.empty() && is_group(key)) {
+      if (!value.IsMap()) throw InputError(file, line, key, fmt::format("expected a map, got {}", yaml_kind(value)));
+      out.group_at[key] = {file, line};
+      read_map(value, file, key, out, depth);
+      continue;
+    }
+    const bool timing = group == "timing";
+    bool known = timing;
+    for (const std::string& k : kKeys) known = known || k == key;
+    if (!known || name.find('.') != std::string::npos)
+      throw InputError(file, line, key, fmt::format("unknown key (expected one of: {})", keys_under(group)));
+    if (value.IsNull()) throw InputError(file, line, key, "has no value");
+    std::string text_value;
+    if (key == "controller.address_mapping" && value.IsSequence()) {
+      for (const YAML::Node& item : value) {
+        if (!item.IsScalar()) throw InputError(file, line_of(item), key, "expected a list of fields like ro, co:3");
+        text_value += (text_value.empty() ? "" : "-") + std::string(text::trim(item.Scalar()));
+      }
+    } else if (value.IsScalar()) {
+      text_value = std::string(text::trim(value.Scalar()));
+    } else {
+      throw InputError(file, line, key, fmt::format("expected a single value, got {}", yaml_kind(value)));
+    }
+    out.values[key] = {text_value, file, line, key};
+  }
+}
+
+int64_t positive_int(const Field& f, int64_t max = INT_MAX) {
+  auto v = text::parse_int(f.text);
+  if (!v || *v <= 0) fail(f, "must be a positive integer, got " + text::quoted(f.text));
+  if (*v > max) fail(f, fmt::format("must be at most {}, got {}", max, f.text));
+  return *v;
+}
+
+int64_t power_of_two(const Field& f, int64_t max = INT_MAX) {
+  const int64_t v = positive_int(f, max);
+  if (v & (v - 1)) fail(f, fmt::format("must be a power of two (the address map splits bits), got {}", v));
+  return v;
+}
+
+// "12ns", "3.9us", "625ps", "14ck"  ->  (value, unit)
+std::pair<double, std::string> split_unit(const Field& f) {
+  const std::string& t = f.text;
+  size_t end = t.size();
+  while (end > 0 && std::isalpha(static_cast<unsigned char>(t[end - 1]))) --end;
+  const std::string unit = text::lower(t.substr(end));
+  auto v = text::parse_double(t.substr(0, end));
+  if (!v || unit.empty())
+    fail(f, "expected a number with a unit (ns, us, ps, or ck for clock cycles), got " + text::quoted(t));
+  if (*v < 0) fail(f, "must not be negative, got " + text::quoted(t));
+  return {*v, unit};
+}
+
+double time_ns(const Field& f) {
+  auto [v, unit] = split_unit(f);
+  if (unit == "ns") return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ps") return v * 1e-3;
+  fail(f, "expected a time in ns, us or ps, got " + text::quoted(f.text));
+}
+
+Cycle timing_cycles(const Field& f, double tck_ns) {
+  auto [v, unit] = split_unit(f);
+  if (unit == "ck") {
+    if (v != std::floor(v) || v > 1e12) fail(f, "a count of clock cycles must be a whole number, got " + f.text);
+    return Cycle(v);
+  }
+  if (unit != "ns" && unit != "us" && unit != "ps")
+    fail(f, "unknown unit " + text::quoted(unit) + " (ns, us, ps, or ck for clock cycles)");
+  const double ns = time_ns(f);
+  if (ns / tck_ns > 1e12) fail(f, "is too long");
+  return ns_to_cycles(ns, tck_ns);
+}
+
+HbmSpec build(const Fields& fields) {
+  auto find = [&](const std::string& key) -> const Field* {
+    auto it = fields.values.find(key);
+    return it == fields.values.end() ? nullptr : &it->second;
+  };
+  auto require = [&](const std::string& key) -> const Field& {
+    if (const Field* f = find(key)) return *f;
+    const std::string group = key.substr(0, key.find('.'));
+    auto g = fields.group_at.find(group);
+    if (key.find('.') != std::string::npos && g != fields.group_at.end())
+      throw InputError(g->second.first, g->second.second, key, "required key is missing");
+    auto root = fields.group_at.find("");
+    throw InputError(fields.file, root == fields.group_at.end() ? 0 : root->second.second, key,
+                     "required key is missing");
+  };
+
+  HbmSpec s;
+  s.source = fields.file;
+  s.name = text::stem(fields.file);
+  if (const Field* f = find("name")) {
+    if (f->text.empty()) fail(*f, "must not be empty");
+    s.name = f->text;
+  }
+  const Field& std_field = require("standard");
+  try {
+    s.standard = find_standard(std_field.text).name;
+  } catch (const std::invalid_argument& e) {
+    fail(std_field, e.what());
+  }
+  const Standard& standard = find_standard(s.standard);
+
+  Organization& o = s.org;
+  o.channels = int(power_of_two(require("organization.channels"), 1024));
+  o.pseudo_channels = int(power_of_two(require("organization.pseudo_channels"), 64));
+  o.bank_groups = int(power_of_two(require("organization.bank_groups"), 64));
+  o.banks_per_group = int(power_of_two(require("organization.banks_per_group"), 64));
+  o.rows = power_of_two(require("organization.rows"), int64_t(1) << 24);
+  o.columns = power_of_two(require("organization.columns"), int64_t(1) << 16);
+  o.burst_bytes = int(power_of_two(require("organization.burst_bytes"), 4096));
+
+  const Field& tck = require("clock.tCK");
+  s.tck_ns = time_ns(tck);
+  if (!(s.tck_ns >= 0.01 && s.tck_ns <= 1e6)) fail(tck, "must be between 10ps and 1ms, got " + tck.text);
+
+  // Timings: exactly the standard's names.
+  std::set<std::string> names(standard.timing_names.begin(), standard.timing_names.end());
+  for (const auto& [key, f] : fields.values) {
+    if (key.compare(0, 7, "timing.") != 0) continue;
+    if (!names.count(key.substr(7)))
+      fail(f, fmt::format("unknown timing for {} (known: {})", s.standard, fmt::join(standard.timing_names, ", ")));
+  }
+  for (const std::string& name : standard.timing_names)
+    s.timing[name] = timing_cycles(require("timing." + name), s.tck_ns);
+  for (const char* at_least_one : {"tBL", "tCCD_S", "tCCD_L", "tACT_BUS", "tREFI"})
+    if (s.timing.at(at_least_one) < 1)
+      fail(*find(std::string("timing.") + at_least_one), "must be at least 1 clock cycle");
+
+  if (const Field* f = find("controller.scheduler")) {
+    try {
+      make_scheduler(f->text);
+    } catch (const std::invalid_argument& e) {
+      fail(*f, e.what());
+    }
+    s.scheduler = f->text;
+  }
+  if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, 4096));
+  if (const Field* f = find("controller.refresh")) {
+    if (f->text == "all_bank")
+      s.refresh = RefreshPolicy::AllBank;
+    else if (f->text == "none")
+      s.refresh = RefreshPolicy::None;
+    else
+      fail(*f, "must be all_bank or none, got " + text::quoted(f->text));
+  }
+  if (s.refresh == RefreshPolicy::AllBank && s.timing.at("tREFI") <= s.timing.at("tRFC"))
+    fail(require("timing.tREFI"), fmt::format("must be longer than tRFC ({} cycles)", s.timing.at("tRFC")));
+  const Field& am = require("controller.address_mapping");
+  try {
+    AddressMap map(o, am.text);
+  } catch (const std::invalid_argument& e) {
+    fail(am, e.what());
+  }
+  s.address_mapping = am.text;
+  if (o.capacity_bytes() > (uint64_t(1) << 50)) fail(require("organization.rows"), "stack larger than 1 PiB");
+  return s;
+}
+
+}  // namespace
+
+std::string preset_dir() { return std::string(CSTSIM_CONFIG_DIR) + "/memory"; }
+
+Cycle ns_to_cycles(double t_ns, double tck_ns) {
+  const int64_t t_ps = std::llround(t_ns * 1000.0);
+  const int64_t tck_ps = std::llround(tck_ns * 1000.0);
+  return (t_ps * 1000 / tck_ps + 974) / 1000;
+}
+
+HbmSpec load_hbm_spec(const std::string& path, const HbmOverrides& overrides) {
+  Fields fields;
+  fields.file = path;
+  read_file(path, fields, 0);
+  for (const auto& [key, value] : overrides) {
+    bool known = key.compare(0, 7, "timing.") == 0 && key.size() > 7;
+    for (const std::string& k : kKeys) known = known || (k == key && k != "preset");
+    if (!known)
+      throw InputError(
+          "--set", 0, key,
+          fmt::format("unknown key (known: {}, timing.<name>)", fmt::join(kKeys.begin() + 1, kKeys.end(), ", ")));
+    fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
+  }
+  return build(fields);
+}
+
+Cycle HbmSpec::t(const std::string& name) const {
+  auto it = timing.find(name);
+  if (it == timing.end()) throw std::out_of_range("HBM timing '" + name + "' is not defined for " + standard);
+  return it->second;
+}
+
+std::string canonical_text(const HbmSpec& s) {
+  std::string out = fmt::format(
+      "standard={}\norganization.channels={}\norganization.pseudo_channels={}\norganization.bank_groups={}\n"
+      "organization.banks_per_group={}\norganization.rows={}\norganization.columns={}\norganization.burst_bytes={}\n"
+      "clock.tCK={}ns\n",
+      s.standard, s.org.channels, s.org.pseudo_channels, s.org.bank_groups, s.org.banks_per_group, s.org.rows,
+      s.org.columns, s.org.burst_bytes, s.tck_ns);
+  for (const auto& [name, cycles] : s.timing) out += fmt::format("timing.{}={}ck\n", name, cycles);
+  out += fmt::format(
+      "controller.scheduler={}\ncontroller.queue_depth={}\ncontroller.address_mapping={}\n"
+      "controller.refresh={}\n",
+      s.scheduler, s.queue_depth, s.address_mapping, s.refresh == RefreshPolicy::AllBank ? "all_bank" : "none");
+  return out;
+}
+
+}  // namespace cstsim::hbm

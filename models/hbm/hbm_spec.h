@@ -1,0 +1,74 @@
+#pragma once
+// HbmSpec: everything the HBM model needs, resolved once from a memory YAML
+// (configs/memory/*.yaml; schema in models/hbm/README.md). Timings are held in cycles.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/hbm/hbm_types.h"
+#include "models/hbm/timing_table.h"
+
+namespace cstsim::hbm {
+
+struct Organization {
+  int channels = 1;         // per stack
+  int pseudo_channels = 2;  // per channel
+  int bank_groups = 4;      // per pseudo-channel
+  int banks_per_group = 4;
+  int64_t rows = 16384;  // per bank
+  int64_t columns = 32;  // bursts per row: row size = columns x burst_bytes
+  int burst_bytes = 32;  // bytes moved by one RD/WR (PC width x burst length)
+
+  int pcs() const { return channels * pseudo_channels; }
+  int banks_per_pc() const { return bank_groups * banks_per_group; }
+  int64_t row_bytes() const { return columns * burst_bytes; }
+  uint64_t capacity_bytes() const {
+    return uint64_t(pcs()) * uint64_t(banks_per_pc()) * uint64_t(rows) * uint64_t(row_bytes());
+  }
+};
+
+enum class RefreshPolicy { AllBank, None };
+
+struct HbmSpec {
+  std::string name;      // "hbm2-2000"
+  std::string standard;  // "HBM2" | "HBM3": picks the rule table
+  std::string source;    // the file it was read from
+  Organization org;
+  double tck_ns = 1.0;  // command clock period
+  TimingValues timing;  // every timing name of the standard, in cycles
+  // Controller (all optional in the YAML, with the defaults below).
+  std::string scheduler = "frfcfs";
+  int queue_depth = 32;  // scheduler window per pseudo-channel, in bursts
+  std::string address_mapping = "ro-ba-co-bg-ch-pc";
+  RefreshPolicy refresh = RefreshPolicy::AllBank;
+
+  // A timing in cycles; throws std::out_of_range for a name the standard does not have (a bug).
+  Cycle t(const std::string& name) const;
+  const Standard& rules() const { return find_standard(standard); }
+  double clock_hz() const { return 1e9 / tck_ns; }
+  // Peak data rate of one pseudo-channel: one burst per tBL cycles.
+  double peak_bytes_per_cycle_per_pc() const { return double(org.burst_bytes) / double(t("tBL")); }
+  double peak_gbps_per_pc() const { return peak_bytes_per_cycle_per_pc() / tck_ns; }  // GB/s = bytes/ns
+};
+
+using HbmOverrides = std::vector<std::pair<std::string, std::string>>;  // dotted key -> value text
+
+// Reads a memory YAML (following `preset:` to a shipped or relative file first), applies the
+// overrides ("timing.tRFC" -> "350ns"), validates everything once. Bad input throws
+// cstsim::InputError "file:line: key: message"; a missing required key names the map it
+// belongs in and the key (e.g. "hbm2.yaml:14: timing.tWTR_L: required key is missing").
+HbmSpec load_hbm_spec(const std::string& path, const HbmOverrides& overrides = {});
+
+// The one rounding rule for times given in ns/us/ps: the JEDEC rounding algorithm (correction
+// factor 0.974, as in Ramulator2 src/base/utils.cpp JEDEC_rounding):
+//   nCK = floor((t_ps * 1000 / tCK_ps + 974) / 1000), i.e. ceil(t / tCK - 0.026), integer ps.
+Cycle ns_to_cycles(double t_ns, double tck_ns);
+
+// One key=value line per field, sorted; equal specs give equal text (for the config hash).
+std::string canonical_text(const HbmSpec& spec);
+
+// Directory of the shipped presets (configs/memory).
+std::string preset_dir();
+
+}  // namespace cstsim::hbm

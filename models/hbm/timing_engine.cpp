@@ -1,0 +1,82 @@
+#include "models/hbm/timing_engine.h"
+
+#include <algorithm>
+
+namespace cstsim::hbm {
+
+TimingEngine::TimingEngine(const Organization& org, std::vector<ResolvedRule> rules)
+    : org_(org), rules_(std::move(rules)) {
+  instances_[int(Scope::Channel)] = org.channels;
+  instances_[int(Scope::PseudoChannel)] = org.pcs();
+  instances_[int(Scope::BankGroup)] = org.pcs() * org.bank_groups;
+  instances_[int(Scope::Bank)] = org.pcs() * org.banks_per_pc();
+  for (int s = 0; s < kNumScopes; ++s) next_[s].assign(size_t(instances_[s]) * kNumCmds, 0);
+  rule_next_.resize(rules_.size());
+  windows_.resize(rules_.size());
+  for (size_t r = 0; r < rules_.size(); ++r) {
+    const int n = instances_[int(rules_[r].scope)];
+    rule_next_[r].assign(size_t(n), 0);
+    if (rules_[r].window > 0) windows_[r].assign(size_t(n), Window{std::vector<Cycle>(size_t(rules_[r].window)), 0, 0});
+    for (Cmd c : kAllCmds)
+      if (rules_[r].after & bit(c)) by_after_[index(c)].push_back(r);
+  }
+}
+
+TimingEngine::TimingEngine(const HbmSpec& spec) : TimingEngine(spec.org, resolve_rules(spec.rules(), spec.timing)) {}
+
+int TimingEngine::instance(Scope scope, const Address& a) const {
+  const int pc = a.channel * org_.pseudo_channels + a.pc;
+  switch (scope) {
+    case Scope::Channel: return a.channel;
+    case Scope::PseudoChannel: return pc;
+    case Scope::BankGroup: return pc * org_.bank_groups + a.bank_group;
+    case Scope::Bank: return (pc * org_.bank_groups + a.bank_group) * org_.banks_per_group + a.bank;
+  }
+  return 0;
+}
+
+Cycle TimingEngine::earliest(Cmd cmd, const Address& addr) const {
+  Cycle e = 0;
+  for (int s = 0; s < kNumScopes; ++s)
+    e = std::max(e, next_[s][size_t(instance(Scope(s), addr)) * kNumCmds + size_t(index(cmd))]);
+  return e;
+}
+
+void TimingEngine::record(Cmd cmd, const Address& addr, Cycle cycle) {
+  for (size_t r : by_after_[index(cmd)]) {
+    const ResolvedRule& rule = rules_[r];
+    const int inst = instance(rule.scope, addr);
+    Cycle allowed;
+    if (rule.window > 0) {
+      Window& w = windows_[r][size_t(inst)];
+      w.times[size_t(w.next)] = cycle;
+      w.next = (w.next + 1) % rule.window;
+      w.count = std::min(w.count + 1, rule.window);
+      if (w.count < rule.window) continue;
+      allowed = w.times[size_t(w.next)] + rule.gap;  // the oldest of the last `window`
+    } else {
+      allowed = cycle + rule.gap;
+    }
+    Cycle& mine = rule_next_[r][size_t(inst)];
+    mine = std::max(mine, allowed);
+    Cycle* row = &next_[int(rule.scope)][size_t(inst) * kNumCmds];
+    for (Cmd b : kAllCmds)
+      if (rule.before & bit(b)) row[index(b)] = std::max(row[index(b)], allowed);
+  }
+}
+
+const ResolvedRule* TimingEngine::binding_rule(Cmd cmd, const Address& addr) const {
+  const ResolvedRule* best = nullptr;
+  Cycle best_cycle = 0;
+  for (size_t r = 0; r < rules_.size(); ++r) {
+    if (!(rules_[r].before & bit(cmd))) continue;
+    const Cycle c = rule_next_[r][size_t(instance(rules_[r].scope, addr))];
+    if (c > best_cycle) {
+      best_cycle = c;
+      best = &rules_[r];
+    }
+  }
+  return best;
+}
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,55 @@
+#pragma once
+// TimingEngine: the one engine that applies a standard's rule table (timing_table.h) to a
+// stack. It keeps, per level instance (every bank, bank group, pseudo-channel and channel),
+// the next cycle each command is allowed, plus the recent history a window rule (tFAW) needs.
+//   earliest(cmd, addr)        -> first cycle every timing rule allows cmd at addr
+//   record(cmd, addr, cycle)   -> cmd was issued; push the next-allowed cycles forward
+// It knows timing only: whether the bank is open is the bank state machine's business.
+// Both the controller and the independent ProtocolChecker own one.
+#include <string>
+#include <vector>
+
+#include "models/hbm/hbm_spec.h"
+#include "models/hbm/timing_table.h"
+
+namespace cstsim::hbm {
+
+class TimingEngine {
+ public:
+  TimingEngine(const Organization& org, std::vector<ResolvedRule> rules);
+  explicit TimingEngine(const HbmSpec& spec);
+
+  Cycle earliest(Cmd cmd, const Address& addr) const;
+  // The part of earliest() one scope contributes (earliest = max over the four scopes).
+  Cycle earliest_at(Scope scope, Cmd cmd, const Address& addr) const {
+    return next_[int(scope)][size_t(instance(scope, addr)) * kNumCmds + size_t(index(cmd))];
+  }
+  void record(Cmd cmd, const Address& addr, Cycle cycle);
+  // The rule that sets earliest(cmd, addr) (the first one in table order when several tie),
+  // or nullptr when no rule constrains cmd yet.
+  const ResolvedRule* binding_rule(Cmd cmd, const Address& addr) const;
+
+  const std::vector<ResolvedRule>& rules() const { return rules_; }
+  const Organization& org() const { return org_; }
+  // Instance number of addr at a scope (banks, bank groups, PCs, channels numbered stack-wide).
+  int instance(Scope scope, const Address& addr) const;
+
+ private:
+  struct Window {              // one window rule x one instance: the last `window` issue cycles
+    std::vector<Cycle> times;  // ring buffer
+    int next = 0;
+    int count = 0;
+  };
+  Organization org_;
+  std::vector<ResolvedRule> rules_;
+  int instances_[kNumScopes] = {};
+  // next_[scope][instance * kNumCmds + cmd]: max over all rules of that scope.
+  std::vector<Cycle> next_[kNumScopes];
+  // Per rule (for binding_rule and the window rules): its own next-allowed cycle per instance.
+  std::vector<std::vector<Cycle>> rule_next_;
+  std::vector<std::vector<Window>> windows_;  // per rule; empty for plain rules
+  // Rules that mention each command as `after`, in table order.
+  std::vector<size_t> by_after_[kNumCmds];
+};
+
+}  // namespace cstsim::hbm

@@ -1,0 +1,236 @@
+#include "models/noc/noc_config.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "models/noc/routing.h"
+#include "sim/config/input_error.h"
+#include "sim/config/text.h"
+#include "sim/config/yaml_file.h"
+
+namespace cstsim::noc {
+
+int NocConfig::flits_for(int64_t bytes) const {
+  if (bytes <= 0) return 1;
+  return int((bytes + flit_bytes - 1) / flit_bytes);
+}
+
+namespace {
+
+// The integer keys and the fields they set; nested keys are dotted here and nested in YAML.
+struct IntKey {
+  const char* key;
+  int NocConfig::*field;
+};
+constexpr IntKey kIntKeys[] = {
+    {"mesh.cols", &NocConfig::cols},
+    {"mesh.rows", &NocConfig::rows},
+    {"flit_bytes", &NocConfig::flit_bytes},
+    {"router_latency", &NocConfig::router_latency},
+    {"link_latency", &NocConfig::link_latency},
+    {"credit_latency", &NocConfig::credit_latency},
+    {"buffer_depth", &NocConfig::buffer_depth},
+    {"vnets", &NocConfig::vnets},
+    {"vcs_per_vnet", &NocConfig::vcs_per_vnet},
+};
+
+// Every single-value key, one spelling each.
+const std::vector<std::string>& scalar_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out = {"name", "routing", "clock_hz", "source"};
+    for (const IntKey& k : kIntKeys) out.emplace_back(k.key);
+    return out;
+  }();
+  return keys;
+}
+
+std::string known_top_keys() {
+  return "name, mesh, routing, flit_bytes, router_latency, link_latency, credit_latency, buffer_depth, vnets, "
+         "vcs_per_vnet, clock_hz, edge_nodes, sources, source";
+}
+
+using Lines = std::map<std::string, int>;
+
+struct Checker {
+  const std::string& file;
+  const Lines& lines;
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    auto it = lines.find(key);
+    throw InputError(file, it == lines.end() ? 0 : it->second, key, message);
+  }
+  void range(const std::string& key, int64_t v, int64_t lo, int64_t hi, const char* unit) const {
+    if (v < lo || v > hi) fail(key, fmt::format("must be {}..{} {}, got {}", lo, hi, unit, v));
+  }
+};
+
+void check(const NocConfig& c, const std::string& file, const Lines& lines) {
+  const Checker k{file, lines};
+  k.range("mesh.cols", c.cols, 1, 64, "routers");
+  k.range("mesh.rows", c.rows, 1, 64, "routers");
+  k.range("flit_bytes", c.flit_bytes, 1, 4096, "bytes");
+  k.range("router_latency", c.router_latency, 1, 64, "cycles");
+  k.range("link_latency", c.link_latency, 1, 64, "cycles");
+  k.range("credit_latency", c.credit_latency, 1, 64, "cycles");
+  k.range("buffer_depth", c.buffer_depth, 1, 1024, "flits");
+  k.range("vnets", c.vnets, 1, 8, "virtual networks");
+  k.range("vcs_per_vnet", c.vcs_per_vnet, 1, 8, "VCs");
+  if (!(c.clock_hz > 0)) k.fail("clock_hz", "must be a positive number of Hz");
+  bool known = false;
+  for (const std::string& r : routing_names()) known = known || r == c.routing;
+  if (!known)
+    k.fail("routing",
+           fmt::format("unknown routing {} (known: {})", text::quoted(c.routing), fmt::join(routing_names(), ", ")));
+  std::set<std::pair<int, int>> seen;
+  for (size_t i = 0; i < c.edge_nodes.size(); ++i) {
+    const EdgeNodeSpec& e = c.edge_nodes[i];
+    const std::string key = fmt::format("edge_nodes[{}]", i);
+    const int extent = e.side == Side::North || e.side == Side::South ? c.cols : c.rows;
+    if (e.index < 0 || e.index >= extent)
+      throw InputError(file, e.line, key + ".index",
+                       fmt::format("must be 0..{} on the {} side, got {}", extent - 1, side_name(e.side), e.index));
+    if (!seen.insert({int(e.side), e.index}).second)
+      throw InputError(file, e.line, key, fmt::format("a second edge node at {} {}", side_name(e.side), e.index));
+  }
+}
+
+int64_t int_value(const std::string& file, const std::string& key, const YAML::Node& v) {
+  auto n = text::parse_int(v.Scalar());
+  if (!n) throw InputError(file, line_of(v), key, "must be an integer, got " + text::quoted(v.Scalar()));
+  if (*n < INT32_MIN || *n > INT32_MAX) throw InputError(file, line_of(v), key, "is out of range");
+  return *n;
+}
+
+Side side_value(const std::string& file, const std::string& key, const YAML::Node& v) {
+  const std::string s = text::lower(text::trim(v.Scalar()));
+  for (Side side : {Side::North, Side::East, Side::South, Side::West})
+    if (s == side_name(side)) return side;
+  throw InputError(file, line_of(v), key, "must be one of north, east, south, west; got " + text::quoted(v.Scalar()));
+}
+
+void read_edge_nodes(const std::string& file, const YAML::Node& list, NocConfig& c) {
+  if (!list.IsSequence() && !list.IsNull())
+    throw InputError(file, line_of(list), "edge_nodes", fmt::format("expected a list, got {}", yaml_kind(list)));
+  for (size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    const std::string key = fmt::format("edge_nodes[{}]", i);
+    if (!item.IsMap())
+      throw InputError(file, line_of(item), key,
+                       fmt::format("expected a map {{side: west, index: 0}}, got {}", yaml_kind(item)));
+    EdgeNodeSpec e;
+    e.line = line_of(item);
+    bool has_side = false, has_index = false;
+    for (auto it = item.begin(); it != item.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const YAML::Node v = it->second;
+      if (!v.IsScalar()) throw InputError(file, line_of(it->first), key + "." + name, "expected a single value");
+      if (name == "side") {
+        e.side = side_value(file, key + ".side", v);
+        has_side = true;
+      } else if (name == "index") {
+        e.index = int(int_value(file, key + ".index", v));
+        has_index = true;
+      } else {
+        throw InputError(file, line_of(it->first), key + "." + name, "unknown key (expected side, index)");
+      }
+    }
+    if (!has_side || !has_index) throw InputError(file, e.line, key, "needs both side and index");
+    c.edge_nodes.push_back(e);
+  }
+}
+
+void set_scalar(const std::string& file, const std::string& key, const YAML::Node& v, NocConfig& c) {
+  const std::string s(text::trim(v.Scalar()));
+  for (const IntKey& k : kIntKeys) {
+    if (key != k.key) continue;
+    c.*k.field = int(int_value(file, key, v));
+    return;
+  }
+  if (key == "name") c.name = s;
+  if (key == "routing") c.routing = s;
+  if (key == "clock_hz") {
+    auto hz = text::parse_double(s);
+    if (!hz || *hz <= 0)
+      throw InputError(file, line_of(v), key, "must be a positive number of Hz, got " + text::quoted(s));
+    c.clock_hz = *hz;
+  }
+  // "source": provenance text, kept in the file only
+}
+
+bool is_scalar_key(const std::string& key) {
+  for (const std::string& k : scalar_keys())
+    if (k == key) return true;
+  return false;
+}
+
+void read_map(const std::string& file, const YAML::Node& map, const std::string& prefix, NocConfig& c, Lines& lines) {
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const std::string key = prefix.empty() ? name : prefix + "." + name;
+    const int line = line_of(it->first);
+    const YAML::Node value = it->second;
+    if (!seen.insert(name).second) throw InputError(file, line, key, "duplicate key");
+    lines[key] = line;
+    if (key == "mesh") {
+      if (!value.IsMap())
+        throw InputError(file, line, key, fmt::format("expected a map with keys cols, rows, got {}", yaml_kind(value)));
+      read_map(file, value, key, c, lines);
+      continue;
+    }
+    if (key == "edge_nodes") {
+      read_edge_nodes(file, value, c);
+      continue;
+    }
+    if (key == "sources") {  // provenance of the values: key -> citation
+      if (!value.IsMap())
+        throw InputError(file, line, key, fmt::format("expected a map key: citation, got {}", yaml_kind(value)));
+      for (auto s = value.begin(); s != value.end(); ++s) {
+        const std::string cited = s->first.Scalar();
+        if (!is_scalar_key(cited) && cited != "mesh" && cited != "edge_nodes")
+          throw InputError(file, line_of(s->first), "sources." + cited, "names no config key");
+      }
+      continue;
+    }
+    if (!is_scalar_key(key) || name.find('.') != std::string::npos)
+      throw InputError(file, line, key,
+                       prefix.empty() ? "unknown key (expected one of: " + known_top_keys() + ")"
+                                      : "unknown key (expected one of: cols, rows)");
+    if (value.IsNull()) throw InputError(file, line, key, "has no value");
+    if (!value.IsScalar())
+      throw InputError(file, line, key, fmt::format("expected a single value, got {}", yaml_kind(value)));
+    set_scalar(file, key, value, c);
+  }
+}
+
+}  // namespace
+
+void validate(const NocConfig& config) { check(config, config.source.empty() ? "<noc config>" : config.source, {}); }
+
+void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides) {
+  Lines lines;
+  for (const auto& [key, value] : overrides) {
+    if (!is_scalar_key(key) || key == "source")
+      throw InputError("--set", 0, key,
+                       "unknown key (known: " + fmt::format("{}", fmt::join(scalar_keys(), ", ")) + ")");
+    set_scalar("--set", key, YAML::Node(std::string(text::trim(value))), config);
+    lines[key] = 0;
+  }
+  check(config, "--set", lines);
+}
+
+NocConfig load_noc_config(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap())
+    throw InputError(path, line_of(root), "", fmt::format("expected a map of NoC keys, got {}", yaml_kind(root)));
+  NocConfig c;
+  c.name = text::stem(path);
+  c.source = path;
+  Lines lines;
+  read_map(path, root, "", c, lines);
+  check(c, path, lines);
+  return c;
+}
+
+}  // namespace cstsim::noc

@@ -1,0 +1,53 @@
+#pragma once
+// NocConfig: every parameter of the mesh NoC, fixed at construction (gem5 style).
+// Defaults equal configs/noc/mesh-4x4.yaml; each default's source is given there
+// and in models/noc/README.md. All latencies are in cycles of the NoC clock.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/noc/mesh.h"
+
+namespace cstsim::noc {
+
+struct NocConfig {
+  std::string name = "mesh-4x4";
+  std::string source;                    // file it was loaded from ("" when built in code)
+  int cols = 4;                          // routers along x (West -> East)
+  int rows = 4;                          // routers along y (South -> North)
+  std::vector<EdgeNodeSpec> edge_nodes;  // extra endpoints on free edge ports (memory controllers)
+  std::string routing = "xy";            // a name known to make_routing()
+  int flit_bytes = 16;                   // Garnet ni_flit_size (128 bit)
+  int router_latency = 1;                // cycles from buffer write to switch traversal (Garnet default 1)
+  int link_latency = 1;                  // cycles on a wire, injection channel included
+  int credit_latency = 1;                // cycles for a credit to reach the upstream
+  int buffer_depth = 4;                  // flits per input VC (Noxim 4, Garnet 4 per data VC)
+  int vnets = 2;                         // 0 = request, 1 = response (protocol-deadlock freedom)
+  int vcs_per_vnet = 2;                  // performance knob; 1 is enough for correctness
+  double clock_hz = 1e9;                 // NoC clock, for the SystemC module's period only
+
+  int vcs() const { return vnets * vcs_per_vnet; }
+  // Flits of a packet of `bytes` payload bytes: ceil(bytes / flit_bytes), at least 1.
+  int flits_for(int64_t bytes) const;
+  // The smallest buffer depth at which one VC streams one flit per cycle
+  // (credit round trip): below it, serialization is credit-bound.
+  int full_rate_depth() const { return link_latency + router_latency + credit_latency; }
+};
+
+// Checks ranges; throws InputError naming `file` (and line 0: the fields come from code).
+void validate(const NocConfig& config);
+
+// Loads a NoC YAML file (schema in configs/noc/mesh-4x4.yaml); errors are InputError
+// with file:line:key. Unset keys keep the defaults above.
+NocConfig load_noc_config(const std::string& path);
+
+// `--set key=value` overrides (scalar keys, dotted: mesh.cols=8), then checks the
+// result; errors are InputError("--set", 0, key, ...).
+void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// Reserved vnet numbers used by the bench and suggested to the DMA/HBM wiring.
+inline constexpr int kRequestVnet = 0;
+inline constexpr int kResponseVnet = 1;
+
+}  // namespace cstsim::noc

@@ -1,0 +1,234 @@
+#include "models/noc/router.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace cstsim::noc {
+
+namespace {
+
+[[noreturn]] void invariant(int router, const std::string& what) {
+  throw std::logic_error(fmt::format("noc router {} invariant: {}", router, what));
+}
+
+}  // namespace
+
+Router::Router(int id, const RouterParams& params, const std::array<OutputKind, kPorts>& outputs)
+    : id_(id), p_(params), vcs_(params.vcs()), kind_(outputs) {
+  if (p_.vnets < 1 || p_.vcs_per_vnet < 1 || p_.buffer_depth < 1 || p_.router_latency < 1)
+    throw std::invalid_argument("Router: vnets, vcs_per_vnet, buffer_depth and router_latency must be >= 1");
+  if (vcs_ > 64) throw std::invalid_argument("Router: at most 64 VCs per port");
+  in_.resize(size_t(kPorts * vcs_));
+  out_.resize(size_t(kPorts * vcs_));
+  for (int p = 0; p < kPorts; ++p)
+    for (int v = 0; v < vcs_; ++v)
+      out_[size_t(index(p, v))].credits = CreditCounter(kind_[size_t(p)] == OutputKind::Link ? p_.buffer_depth : 0);
+  flits_.resize(size_t(kPorts * vcs_ * p_.buffer_depth));
+  pool_.assign(size_t(kPorts * p_.vnets), kUnbounded);
+  ovc_rr_.assign(size_t(kPorts * p_.vnets), 0);
+  free_ovcs_.assign(size_t(kPorts * p_.vnets), p_.vcs_per_vnet);
+}
+
+const Flit& Router::front(int port, int vc) const {
+  const InputVc& q = input(port, vc);
+  return slot(index(port, vc), q.head);
+}
+
+void Router::accept(int port, int vc, const Flit& f, int route_port) {
+  const int ivc = index(port, vc);
+  InputVc& q = in_[size_t(ivc)];
+  if (q.size >= p_.buffer_depth)
+    invariant(id_, fmt::format("input {} VC {} overflows its {} flits (sent without credit)", port_name(port), vc,
+                               p_.buffer_depth));
+  if (vc / p_.vcs_per_vnet != f.vnet)
+    invariant(id_, fmt::format("flit of vnet {} on VC {} of vnet {}", f.vnet, vc, vc / p_.vcs_per_vnet));
+  if (f.head()) {
+    // Atomic VC allocation upstream: a new packet only enters an empty VC.
+    if (q.size != 0 || q.out_port >= 0)
+      invariant(id_, fmt::format("head flit enters input {} VC {} still holding a packet", port_name(port), vc));
+    if (route_port < 0 || route_port >= kPorts || kind_[size_t(route_port)] == OutputKind::None)
+      invariant(id_, fmt::format("route to unconnected port {}", route_port));
+    q.out_port = int8_t(route_port);
+    ++waiting_va_;
+    va_pending_[size_t(port)] |= uint64_t(1) << vc;
+  } else if (q.out_port < 0) {
+    invariant(id_, fmt::format("body flit on input {} VC {} without a head", port_name(port), vc));
+  }
+  const int tail_pos = q.head + q.size;
+  slot(ivc, tail_pos >= p_.buffer_depth ? tail_pos - p_.buffer_depth : tail_pos) = f;
+  if (q.size == 0) q.front_ready = f.ready;
+  ++q.size;
+  ++buffered_;
+  nonempty_[size_t(port)] |= uint64_t(1) << vc;
+}
+
+void Router::credit(int port, int vc, bool tail) {
+  OutputVc& o = out_[size_t(index(port, vc))];
+  if (kind_[size_t(port)] != OutputKind::Link) invariant(id_, "credit on a port without a downstream buffer");
+  o.credits.restore();
+  if (tail) {
+    if (o.owner < 0) invariant(id_, fmt::format("tail credit for free output {} VC {}", port_name(port), vc));
+    if (!o.credits.full())
+      invariant(id_, fmt::format("output {} VC {} freed with {} credits missing", port_name(port), vc,
+                                 o.credits.depth() - o.credits.credits()));
+    o.owner = -1;
+    ++free_ovcs_[size_t(port * p_.vnets + vc / p_.vcs_per_vnet)];
+  }
+}
+
+void Router::set_sink_capacity(int port, int vnet, int64_t flits) {
+  if (kind_[size_t(port)] != OutputKind::Sink) throw std::invalid_argument("set_sink_capacity: not an ejection port");
+  if (flits < 0) throw std::invalid_argument("set_sink_capacity: negative capacity");
+  pool_[size_t(port * p_.vnets + vnet)] = flits;
+}
+
+void Router::release_sink(int port, int vnet, int64_t flits) {
+  int64_t& pool = pool_[size_t(port * p_.vnets + vnet)];
+  if (pool == kUnbounded) return;
+  if (flits < 0) throw std::invalid_argument("release_sink: negative flits");
+  pool += flits;
+}
+
+bool Router::can_send(const InputVc& q, int vc) const {
+  const int op = q.out_port;
+  if (kind_[size_t(op)] == OutputKind::Sink) return pool_[size_t(op * p_.vnets + vc / p_.vcs_per_vnet)] > 0;
+  return out_[size_t(index(op, q.out_vc))].credits.available();
+}
+
+int64_t Router::next_ready_after(int64_t cycle) const {
+  int64_t best = kUnbounded;
+  if (buffered_ == 0) return best;
+  for (int ivc = 0; ivc < kPorts * vcs_; ++ivc) {
+    const InputVc& q = in_[size_t(ivc)];
+    if (q.size == 0) continue;
+    const int64_t r = q.front_ready;
+    if (r > cycle && r < best) best = r;
+  }
+  return best;
+}
+
+namespace {
+
+// Calls fn(bit) for the set bits of `mask` in the order from, from+1, ..., width-1, 0, ..., from-1;
+// stops early when fn returns true.
+template <typename Fn>
+bool rotated_bits(uint64_t mask, int from, Fn fn) {
+  const uint64_t high = from >= 64 ? 0 : mask & (~uint64_t(0) << from);
+  for (uint64_t m = high; m; m &= m - 1)
+    if (fn(__builtin_ctzll(m))) return true;
+  for (uint64_t m = mask & ~high; m; m &= m - 1)
+    if (fn(__builtin_ctzll(m))) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Router::try_allocate(int port, int vc, int64_t cycle) {
+  const int ivc = index(port, vc);
+  InputVc& q = in_[size_t(ivc)];
+  if (q.front_ready > cycle) return false;
+  const Flit& f = slot(ivc, q.head);
+  if (!f.head()) invariant(id_, "front flit without an output VC is not a head");
+  const int op = q.out_port, vnet = f.vnet;
+  int& free = free_ovcs_[size_t(op * p_.vnets + vnet)];
+  if (free == 0) return false;
+  int& rr = ovc_rr_[size_t(op * p_.vnets + vnet)];
+  for (int j = 0, c = rr; j < p_.vcs_per_vnet; ++j, c = c + 1 == p_.vcs_per_vnet ? 0 : c + 1) {
+    const int ovc = vnet * p_.vcs_per_vnet + c;
+    OutputVc& o = out_[size_t(index(op, ovc))];
+    if (o.owner >= 0) continue;
+    o.owner = ivc;
+    --free;
+    q.out_vc = int8_t(ovc);
+    rr = c + 1 == p_.vcs_per_vnet ? 0 : c + 1;
+    --waiting_va_;
+    va_pending_[size_t(port)] &= ~(uint64_t(1) << vc);
+    return true;
+  }
+  return false;
+}
+
+// Rotating priority over all input VCs (port-major), starting at va_rr_.
+bool Router::allocate_vcs(int64_t cycle) {
+  const int p0 = va_rr_ / vcs_, v0 = va_rr_ % vcs_;
+  int first_winner = -1;
+  auto visit = [&](int port, uint64_t mask, int from) {
+    rotated_bits(mask, from, [&](int vc) {
+      if (try_allocate(port, vc, cycle) && first_winner < 0) first_winner = index(port, vc);
+      return false;
+    });
+  };
+  const uint64_t own = va_pending_[size_t(p0)];
+  visit(p0, v0 == 0 ? own : own & (~uint64_t(0) << v0), 0);
+  for (int k = 1; k < kPorts; ++k) {
+    const int port = (p0 + k) % kPorts;
+    if (va_pending_[size_t(port)]) visit(port, va_pending_[size_t(port)], 0);
+  }
+  if (v0 > 0) visit(p0, va_pending_[size_t(p0)] & ((uint64_t(1) << v0) - 1), 0);
+  if (first_winner < 0) return false;
+  va_rr_ = first_winner + 1 == kPorts * vcs_ ? 0 : first_winner + 1;
+  return true;
+}
+
+bool Router::step(int64_t cycle, std::vector<Departure>& out) {
+  if (buffered_ == 0) return false;
+  bool changed = waiting_va_ > 0 && allocate_vcs(cycle);
+
+  // Switch allocation, input stage: one candidate VC per input port (round-robin).
+  req_in_.fill(0);
+  for (int ip = 0; ip < kPorts; ++ip) {
+    req_vc_[size_t(ip)] = -1;
+    const uint64_t mask = nonempty_[size_t(ip)];
+    if (mask == 0) continue;
+    rotated_bits(mask & ~va_pending_[size_t(ip)], sa_in_rr_[size_t(ip)], [&](int vc) {
+      const InputVc& q = in_[size_t(index(ip, vc))];
+      if (q.out_vc < 0) return false;
+      if (q.front_ready > cycle || !can_send(q, vc)) return false;
+      req_vc_[size_t(ip)] = vc;
+      req_in_[size_t(q.out_port)] |= 1u << ip;
+      return true;
+    });
+  }
+  // Output stage: one input port per output port (round-robin); then traversal.
+  for (int op = 0; op < kPorts; ++op) {
+    const uint32_t requests = req_in_[size_t(op)];
+    if (requests == 0) continue;
+    int ip = sa_out_rr_[size_t(op)];
+    while (!(requests >> ip & 1)) ip = ip + 1 == kPorts ? 0 : ip + 1;
+    const int vc = req_vc_[size_t(ip)];
+    const int ivc = index(ip, vc);
+    InputVc& q = in_[size_t(ivc)];
+    const Flit f = slot(ivc, q.head);
+    const int ovc = q.out_vc;
+    OutputVc& o = out_[size_t(index(op, ovc))];
+    if (o.owner != ivc) invariant(id_, "switch grant to an input VC that does not own its output VC");
+    if (kind_[size_t(op)] == OutputKind::Sink) {
+      int64_t& pool = pool_[size_t(op * p_.vnets + f.vnet)];
+      if (pool != kUnbounded) --pool;
+      if (f.tail()) {  // nothing downstream to drain
+        o.owner = -1;
+        ++free_ovcs_[size_t(op * p_.vnets + f.vnet)];
+      }
+    } else {
+      o.credits.consume();
+    }
+    q.head = q.head + 1 == p_.buffer_depth ? 0 : q.head + 1;
+    --q.size;
+    if (q.size > 0) q.front_ready = slot(ivc, q.head).ready;
+    --buffered_;
+    if (q.size == 0) nonempty_[size_t(ip)] &= ~(uint64_t(1) << vc);
+    if (f.tail()) {
+      if (q.size != 0) invariant(id_, "flits behind a tail in the same VC");
+      q.out_port = -1;
+      q.out_vc = -1;
+    }
+    out.push_back({ip, vc, op, ovc, f});
+    sa_in_rr_[size_t(ip)] = vc + 1 == vcs_ ? 0 : vc + 1;
+    sa_out_rr_[size_t(op)] = ip + 1 == kPorts ? 0 : ip + 1;
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace cstsim::noc

@@ -1,0 +1,115 @@
+#include "sim/sweep/sweep_dir.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/config/input_error.h"
+#include "version.h"
+
+namespace cstsim::sweep {
+namespace fs = std::filesystem;
+
+namespace dirs {
+fs::path point(const fs::path& dir, int i) { return dir / "points" / std::to_string(i); }
+fs::path failed(const fs::path& dir, int i) { return dir / "points" / (std::to_string(i) + ".failed"); }
+fs::path host(const fs::path& dir, int i) { return dir / "points" / (std::to_string(i) + ".host.json"); }
+fs::path log(const fs::path& dir, int i) { return dir / "logs" / (std::to_string(i) + ".log"); }
+fs::path lock(const fs::path& dir, int i) { return dir / "locks" / (std::to_string(i) + ".lock"); }
+}  // namespace dirs
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string summary_hash(const fs::path& summary_json) {
+  // summary.json begins {"version", "config_hash", ...}: read the head, parse the whole only if needed.
+  std::ifstream in(summary_json, std::ios::binary);
+  if (!in) return "";
+  char head[512];
+  in.read(head, sizeof head);
+  const std::string h(head, size_t(in.gcount()));
+  const std::string key = "\"config_hash\": \"";
+  const auto at = h.find(key);
+  if (at != std::string::npos) {
+    const auto end = h.find('"', at + key.size());
+    if (end != std::string::npos) return h.substr(at + key.size(), end - at - key.size());
+  }
+  try {
+    return nlohmann::json::parse(read_text(summary_json)).value("config_hash", "");
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+}
+
+bool point_done(const fs::path& dir, const Task& task) {
+  const fs::path p = dirs::point(dir, task.index);
+  std::error_code ec;
+  return fs::is_regular_file(p / "report.json", ec) && fs::is_regular_file(p / "summary.json", ec) &&
+         summary_hash(p / "summary.json") == task.hash;
+}
+
+void write_atomic(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+Plan load_plan(const fs::path& dir) {
+  const fs::path p = dir / "sweep.json";
+  if (!fs::is_regular_file(p)) throw InputError(dir.string(), 0, "", "not a sweep directory (no sweep.json)");
+  try {
+    return plan_from_json(nlohmann::json::parse(read_text(p)));
+  } catch (const std::exception& e) {
+    throw InputError(p.string(), 0, "", std::string("malformed: ") + e.what());
+  }
+}
+
+void prepare_dir(const Plan& plan, const fs::path& dir) {
+  if (fs::exists(dir)) {
+    if (!fs::is_directory(dir)) throw InputError(dir.string(), 0, "--out", "exists and is not a directory");
+    if (fs::exists(dir / "sweep.json")) {
+      const Plan old = load_plan(dir);
+      const std::string diff = plan_difference(old, plan);
+      if (!diff.empty())
+        throw InputError(dir.string(), 0, "--out",
+                         fmt::format("holds another sweep ({}); use a new --out directory", diff));
+    } else if (!fs::is_empty(dir)) {
+      throw InputError(dir.string(), 0, "--out", "exists, is not empty and is not a sweep directory");
+    }
+  }
+  for (const char* sub : {"points", "logs", "locks", "workloads"}) fs::create_directories(dir / sub);
+  for (const WorkloadVariant& v : plan.variants)
+    if (!v.derived_text.empty() && (!fs::exists(dir / v.file) || read_text(dir / v.file) != v.derived_text))
+      write_atomic(dir / v.file, v.derived_text);
+  nlohmann::ordered_json j = plan_json(plan);
+  j["cstsim_version"] = CSTSIM_VERSION;
+  const std::string tasks = tasks_csv(plan);
+  if (!fs::exists(dir / "tasks.csv") || read_text(dir / "tasks.csv") != tasks) write_atomic(dir / "tasks.csv", tasks);
+  if (!fs::exists(dir / "sweep.json")) write_atomic(dir / "sweep.json", j.dump(1) + "\n");
+}
+
+std::string ranges(const std::vector<int>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? std::to_string(v[i]) : fmt::format("{}-{}", v[i], v[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace cstsim::sweep

@@ -1,0 +1,393 @@
+// `cstsim sweep` and `cstsim pareto` end to end on the real binary: the local
+// pool, resume after SIGKILL, failures and timeouts, malformed specs (exit 2,
+// one line, nothing written), the Slurm scripts, and (when Slurm is up) the
+// Slurm path against the local pool.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "sim/sweep/csv.h"
+#include "sim/sweep/process.h"
+
+namespace fs = std::filesystem;
+namespace csv = cstsim::sweep::csv;
+
+extern char** environ;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// results.csv without the host_* (timing) columns.
+std::string without_host(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  EXPECT_TRUE(csv::parse(text, rows));
+  if (rows.empty()) return "";
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < rows[0].size(); ++i)
+    if (rows[0][i].rfind("host_", 0) != 0) keep.push_back(i);
+  std::string out;
+  for (const auto& r : rows) {
+    std::vector<std::string> f;
+    for (size_t i : keep) f.push_back(i < r.size() ? r[i] : "");
+    out += csv::row(f);
+  }
+  return out;
+}
+
+std::vector<std::map<std::string, std::string>> table(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  EXPECT_TRUE(csv::parse(slurp(p), rows)) << p;
+  std::vector<std::map<std::string, std::string>> out;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    std::map<std::string, std::string> m;
+    for (size_t i = 0; i < rows[0].size() && i < rows[r].size(); ++i) m[rows[0][i]] = rows[r][i];
+    out.push_back(m);
+  }
+  return out;
+}
+
+class Sweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cstsim-sweep-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    file("tiny.yaml", "layers:\n  - {name: g1, M: 40, N: 24, K: 30}\n  - {name: g2, M: 40, N: 12, K: 24}\n");
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::string file(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  static std::string src(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/" + rel; }
+  Result cstsim(const std::string& args, const std::string& env = "") {
+    const std::string cmd = env + " " + std::string(CSTSIM_BINARY) + " " + args + " >" + (dir_ / "stdout").string() +
+                            " 2>" + (dir_ / "stderr").string();
+    const int rc = std::system(cmd.c_str());
+    return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+  }
+  // base + tiny.yaml, rows = cols in {8, 16} x {ws, os}: 4 points.
+  std::string tiny_spec() {
+    return file("spec.yaml", "base: " + src("configs/arch/npu-128.yaml") +
+                                 "\nworkloads: [tiny.yaml]\n"
+                                 "grid:\n  array.rows: [8, 16]\n  array.cols: [8, 16]\n  dataflow: [ws, os]\n"
+                                 "constraints: [array.rows == array.cols]\n");
+  }
+  fs::path dir_;
+};
+
+TEST_F(Sweep, LocalPoolEndToEndRerunRunsNothingAndPareto) {
+  const std::string spec = tiny_spec();
+  const fs::path out = dir_ / "sw";
+  Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto tasks = table(out / "tasks.csv");
+  ASSERT_EQ(tasks.size(), 4u);
+  EXPECT_EQ(tasks[0].at("array.rows"), "8");
+  EXPECT_EQ(tasks[0].at("dataflow"), "ws");
+  EXPECT_EQ(tasks[3].at("array.rows"), "16");
+  EXPECT_EQ(tasks[3].at("dataflow"), "os");
+  const auto results = table(out / "results.csv");
+  ASSERT_EQ(results.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& row = results[i];
+    EXPECT_EQ(row.at("index"), std::to_string(i));
+    EXPECT_EQ(row.at("status"), "done");
+    EXPECT_EQ(row.at("hash"), tasks[i].at("hash"));
+    // summary.json of the point carries the task's hash.
+    EXPECT_NE(slurp(out / "points" / std::to_string(i) / "summary.json").find("\"config_hash\": \"" + row.at("hash")),
+              std::string::npos);
+    for (const char* col : {"cycles", "stall_cycles", "utilization", "V_CST.V_C.PE_s", "V_CST.V_N",
+                            "Theta_CST.T_wall", "Theta_CST.M_peak.total", "H_peak.M_peak", "energy.E_gross",
+                            "energy.E_marg", "roofline.I_A", "roofline.bound_by", "arch.pes", "host_wall_s"})
+      EXPECT_FALSE(row.at(col).empty()) << col;
+    EXPECT_EQ(row.at("arch.rows"), tasks[i].at("array.rows"));
+    EXPECT_EQ(count(slurp(out / "logs" / (std::to_string(i) + ".log")), "=== exit 0"), 1);
+  }
+  EXPECT_EQ(count(slurp(out / "results.jsonl"), "\n"), 4);
+  EXPECT_FALSE(fs::exists(out / "missing.txt"));
+  const std::string first = slurp(out / "results.csv");
+
+  // The same command again: nothing runs, every log still holds one attempt.
+  r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("4 done before, 0 to run"), std::string::npos) << r.err;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(count(slurp(out / "logs" / (std::to_string(i) + ".log")), "=== point"), 1);
+  EXPECT_EQ(slurp(out / "results.csv"), first);
+  EXPECT_EQ(cstsim("sweep collect " + out.string()).status, 0);
+  EXPECT_EQ(slurp(out / "results.csv"), first);
+
+  // Pareto over the sweep.
+  r = cstsim("pareto " + (out / "results.csv").string() + " --axes cycles,energy,m_peak");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("§140"), std::string::npos);
+  EXPECT_NE(r.out.find("group workload=tiny batch=1: 4 point(s)"), std::string::npos) << r.out;
+  EXPECT_EQ(table(out / "pareto.csv").size(), 4u);
+  r = cstsim("pareto " + (out / "results.csv").string() + " --axes cycles,watts");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
+  EXPECT_NE(r.err.find("results.csv:1: --axes: no column 'watts'"), std::string::npos) << r.err;
+}
+
+TEST_F(Sweep, MalformedSpecIsOneLineExit2AndWritesNothing) {
+  const std::string base = "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [tiny.yaml]\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {base + "grid:\n  array.rowz: [8]\n", "spec.yaml:4: array.rowz: unknown config key"},
+      {base + "gird: {dataflow: [ws]}\n", "spec.yaml:3: gird: unknown key"},
+      {base + "grid:\n  dataflow: []\n", "spec.yaml:4: dataflow: empty list"},
+      {base + "grid: {array.rows: [8], array.cols: [16]}\nconstraints:\n  - array.rows == array.cols\n",
+       "spec.yaml:4: constraints: no point satisfies"},
+      {base + "grid: {array.rows: [8]}\nconstraints:\n  - array.rows => 8\n", "spec.yaml:5: constraints: bad constraint"},
+      {base + "grid: {array.rows: [8, -8]}\n", "spec.yaml:3: array.rows:"},
+  };
+  for (const auto& [text, where] : cases) {
+    const std::string spec = file("spec.yaml", text);
+    const Result r = cstsim("sweep " + spec + " --out " + (dir_ / "sw").string());
+    EXPECT_EQ(r.status, 2) << text << r.err;
+    EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "sw")) << text;
+  }
+  // Usage errors are exit 2 as well.
+  EXPECT_EQ(cstsim("sweep " + tiny_spec()).status, 2);  // no --out
+  EXPECT_EQ(cstsim("sweep " + tiny_spec() + " --out " + (dir_ / "sw").string() + " --chunk 2").status, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "sw"));
+  // A directory holding another sweep is refused.
+  ASSERT_EQ(cstsim("sweep " + tiny_spec() + " --out " + (dir_ / "sw").string() + " --dry-run").status, 0);
+  file("other.yaml", base + "grid: {array.rows: [8, 32]}\n");
+  const Result r = cstsim("sweep " + (dir_ / "other.yaml").string() + " --out " + (dir_ / "sw").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("holds another sweep"), std::string::npos) << r.err;
+}
+
+TEST_F(Sweep, FailedAndTimedOutPointsAreRecordedAndRetried) {
+  const std::string spec = tiny_spec();
+  const fs::path out = dir_ / "sw";
+  // A stand-in binary: point 1 fails, point 2 hangs; the others run the real simulator.
+  const std::string wrapper = file("wrapper.sh", std::string("#!/bin/sh\n"
+                                                             "case \"$*\" in\n"
+                                                             "  *\"/points/1 \"*) echo \"error: injected failure\" >&2; exit 3;;\n"
+                                                             "  *\"/points/2 \"*) sleep 30;;\n"
+                                                             "esac\n"
+                                                             "exec ") + CSTSIM_BINARY + " \"$@\"\n");
+  ::chmod(wrapper.c_str(), 0755);
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 --timeout 1", "CSTSIM_SWEEP_EXE=" + wrapper);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(slurp(out / "points" / "1.failed"), "exit status 3\nerror: injected failure\n");
+  EXPECT_EQ(slurp(out / "points" / "2.failed").substr(0, 19), "timeout after 1 s\ne");
+  const auto results = table(out / "results.csv");
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].at("status"), "done");
+  EXPECT_EQ(results[1].at("status"), "failed");
+  EXPECT_EQ(results[1].at("error"), "exit status 3: error: injected failure");
+  EXPECT_EQ(results[2].at("status"), "failed");
+  EXPECT_EQ(results[3].at("status"), "done");
+  EXPECT_TRUE(results[1].at("cycles").empty());
+  const std::string missing = slurp(out / "missing.txt");
+  EXPECT_NE(missing.find("1,failed,exit status 3"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("2,failed,timeout after 1 s"), std::string::npos) << missing;
+  EXPECT_EQ(cstsim("sweep collect " + out.string()).status, 1);
+
+  // Rerun with the real binary: the failed points are retried, the done ones are not.
+  r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 done before, 2 to run"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out / "points" / "1.failed"));
+  EXPECT_FALSE(fs::exists(out / "missing.txt"));
+  EXPECT_EQ(count(slurp(out / "logs" / "0.log"), "=== point"), 1);
+  EXPECT_EQ(count(slurp(out / "logs" / "1.log"), "=== point"), 2);
+  for (const auto& row : table(out / "results.csv")) EXPECT_EQ(row.at("status"), "done");
+}
+
+// SIGKILL the driver after its first point completes, rerun: every point ends
+// up done exactly once, no finished point runs again, and results.csv equals an
+// uninterrupted run's (host_* columns aside).
+TEST_F(Sweep, ResumeAfterSigkill) {
+  const std::string spec =
+      file("kill.yaml", "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [" +
+                            src("configs/workloads/resnet18.csv") +
+                            "]\ngrid:\n  array.rows: [16, 32]\n  dataflow: [ws, os, is]\n"
+                            "set: {array.cols: 32}\nrun: {keep_trace: false}\n");
+  const fs::path ref = dir_ / "ref", out = dir_ / "sw";
+  ASSERT_EQ(cstsim("sweep " + spec + " --out " + ref.string() + " --jobs 2 -q").status, 0);
+
+  std::vector<std::string> args{CSTSIM_BINARY, "sweep", spec, "--out", out.string(), "--jobs", "2", "-q"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, (dir_ / "killed.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, CSTSIM_BINARY, &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  auto done_points = [&]() {
+    std::set<int> d;
+    for (int i = 0; i < 6; ++i)
+      if (fs::exists(out / "points" / std::to_string(i) / "report.json")) d.insert(i);
+    return d;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (done_points().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const std::set<int> before = done_points();
+  ASSERT_FALSE(before.empty());
+  ASSERT_LT(before.size(), 6u) << "every point finished before the kill; the test needs slower points";
+  std::map<int, ino_t> inode;
+  for (int i : before) {
+    struct stat st {};
+    ::stat((out / "points" / std::to_string(i) / "summary.json").c_str(), &st);
+    inode[i] = st.st_ino;
+  }
+  // The running points died with the driver (parent-death signal): nothing completes afterwards.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(done_points(), before);
+
+  const Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(before.size()) + " done before"), std::string::npos) << r.err;
+  EXPECT_EQ(done_points().size(), 6u);
+  for (int i = 0; i < 6; ++i) {
+    const std::string log = slurp(out / "logs" / (std::to_string(i) + ".log"));
+    EXPECT_LE(count(log, "=== exit 0"), 1) << log;
+    if (before.count(i)) {
+      EXPECT_EQ(count(log, "=== point"), 1) << "point " << i << " ran again:\n" << log;
+      struct stat st {};
+      ::stat((out / "points" / std::to_string(i) / "summary.json").c_str(), &st);
+      EXPECT_EQ(st.st_ino, inode[i]) << "point " << i << " was rewritten";
+    } else {
+      EXPECT_LE(count(log, "=== point"), 2) << log;
+    }
+  }
+  for (const auto& e : fs::directory_iterator(out / "points"))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "staging left: " << e.path();
+  EXPECT_EQ(without_host(slurp(out / "results.csv")), without_host(slurp(ref / "results.csv")));
+  EXPECT_EQ(table(out / "results.csv").size(), 6u);
+}
+
+// The four sweep figures draw from a real sweep (PNG and PDF each).
+TEST_F(Sweep, PlotScriptsDrawASweep) {
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib (Debian package python3-matplotlib)";
+  const fs::path out = dir_ / "sw";
+  ASSERT_EQ(cstsim("sweep " + tiny_spec() + " --out " + out.string() + " --jobs 2 -q").status, 0);
+  const std::string py = "/usr/bin/python3 " + src("traces/plot/");
+  const std::vector<std::pair<std::string, std::string>> plots = {
+      {"plot_sweep_heatmap.py " + out.string() + " --x array.rows --y dataflow --metric cycles,energy,utilization",
+       "heat"},
+      {"plot_pareto.py " + out.string() + " --x cycles --y energy --front cycles,energy,pes --size pes", "pareto"},
+      {"plot_sweep_roofline.py " + (out / "results.csv").string(), "roof"},
+      {"plot_rt_compare.py " + out.string() + " --points 0,1,3", "rt"},
+  };
+  for (const auto& [cmd, name] : plots) {
+    const std::string prefix = (dir_ / "fig" / name).string();
+    const int rc = std::system((py + cmd + " --out " + prefix + " >/dev/null 2>" + (dir_ / "plot.err").string()).c_str());
+    EXPECT_EQ(rc, 0) << cmd << "\n" << slurp(dir_ / "plot.err");
+    for (const char* ext : {".png", ".pdf"}) {
+      EXPECT_TRUE(fs::exists(prefix + ext)) << prefix << ext;
+      if (fs::exists(prefix + ext)) EXPECT_GT(fs::file_size(prefix + ext), 5000u) << prefix << ext;
+    }
+  }
+  // A bad column is a one-line error.
+  const int rc = std::system((py + "plot_pareto.py " + out.string() + " --x nope --out " + (dir_ / "x").string() +
+                              " 2>" + (dir_ / "plot.err").string()).c_str());
+  EXPECT_NE(rc, 0);
+  EXPECT_EQ(slurp(dir_ / "plot.err").rfind("error: plot_pareto:", 0), 0u) << slurp(dir_ / "plot.err");
+}
+
+TEST_F(Sweep, DryRunWritesSlurmScriptsOnly) {
+  const std::string spec = file("spec.yaml", "base: " + src("configs/arch/npu-128.yaml") +
+                                                 "\nworkloads: [tiny.yaml]\nbatch: [1, 2]\n"
+                                                 "grid: {array.rows: [8, 16], dataflow: [ws, os]}\n");
+  const fs::path out = dir_ / "sw";
+  const Result r = cstsim("sweep " + spec + " --out " + out.string() +
+                          " --slurm --dry-run --chunk 3 --max-running 2 --partition debug --timeout 60 "
+                          "--sbatch-arg=--account=x");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string array = slurp(out / "slurm" / "array.sh"), reduce = slurp(out / "slurm" / "reduce.sh"),
+                    submit = slurp(out / "slurm" / "submit.sh");
+  EXPECT_NE(array.find("#SBATCH --partition=debug"), std::string::npos) << array;
+  EXPECT_NE(array.find("#SBATCH --account=x"), std::string::npos) << array;
+  EXPECT_NE(array.find("sweep task " + out.string() + " --array-index \"$SLURM_ARRAY_TASK_ID\" --chunk 3 --timeout 60"),
+            std::string::npos) << array;
+  EXPECT_NE(reduce.find("sweep collect " + out.string()), std::string::npos) << reduce;
+  EXPECT_NE(submit.find("--array=0-2%2 array.sh"), std::string::npos) << submit;  // 8 points, 3 per task
+  EXPECT_NE(submit.find("--dependency=afterany:$array"), std::string::npos) << submit;
+  EXPECT_FALSE(fs::exists(out / "slurm" / "jobs.txt"));
+  EXPECT_TRUE(fs::is_empty(out / "points"));
+  EXPECT_EQ(table(out / "tasks.csv").size(), 8u);
+}
+
+// Needs a running Slurm (tools/slurm/up.sh); ctest label `slurm`. Skipped when
+// sbatch is not in PATH, or the controller does not answer (unless
+// CSTSIM_REQUIRE_SLURM=1, as tools/ci_slurm.sh sets, which makes that a failure).
+class SweepSlurm : public Sweep {};
+
+TEST_F(SweepSlurm, EndToEndMatchesLocalPool) {
+  if (!cstsim::sweep::proc::in_path("sbatch")) GTEST_SKIP() << "sbatch is not in PATH (start Slurm with tools/slurm/up.sh)";
+  std::string ping;
+  if (cstsim::sweep::proc::capture({"scontrol", "ping"}, ping) != 0 || ping.find("UP") == std::string::npos) {
+    if (std::getenv("CSTSIM_REQUIRE_SLURM")) FAIL() << "slurmctld does not answer: " << ping;
+    GTEST_SKIP() << "sbatch is installed but slurmctld does not answer (tools/slurm/up.sh starts it)";
+  }
+  const std::string spec = src("configs/sweeps/ci-small.yaml");
+  const fs::path local = dir_ / "local", slurm = dir_ / "slurm";
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = cstsim("sweep " + spec + " --out " + slurm.string() + " --slurm --chunk 2 --max-running 2 --wait");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+  r = cstsim("sweep " + spec + " --out " + local.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string a = without_host(slurp(slurm / "results.csv")), b = without_host(slurp(local / "results.csv"));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(table(slurm / "results.csv").size(), 8u);
+  EXPECT_TRUE(fs::exists(slurm / "slurm" / "jobs.txt"));
+  // Resubmitting a finished sweep submits nothing and collects here.
+  r = cstsim("sweep " + spec + " --out " + slurm.string() + " --slurm --wait");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("every point is done"), std::string::npos) << r.err;
+}
+
+}  // namespace

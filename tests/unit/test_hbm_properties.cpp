@@ -1,0 +1,118 @@
+// Measured properties of the HBM model (numbers in models/hbm/README.md):
+//  - sequential 32 B reads keep one pseudo-channel >= 90 % busy (HBM2), and within a few % of
+//    the all-bank-refresh bound 1 - tRFC/tREFI (HBM3, whose tRFC/tREFI is 9 %);
+//  - refresh takes tRFC/tREFI of the time;
+//  - random reads across rows are bound by the activate rate, not the data bus.
+#include <gtest/gtest.h>
+
+#include "models/hbm/hbm_device.h"
+#include "models/hbm/traffic.h"
+
+using namespace cstsim::hbm;
+
+namespace {
+
+const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
+const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
+
+HbmSpec one_pc(const std::string& file, HbmOverrides extra = {}) {
+  HbmOverrides o = {{"organization.channels", "1"}, {"organization.pseudo_channels", "1"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return load_hbm_spec(file, o);
+}
+
+struct Measured {
+  TrafficResult r;
+  TrafficFigures f;
+};
+
+Measured run(const HbmSpec& spec, Pattern p, uint64_t bytes = 2 << 20) {
+  HbmDevice dev(spec);
+  TrafficOptions o;
+  o.pattern = p;
+  o.total_bytes = bytes;
+  Measured out{run_traffic(dev, o), {}};
+  out.f = figures(spec, out.r);
+  return out;
+}
+
+double refresh_bound(const HbmSpec& s) { return double(s.t("tRFC")) / double(s.t("tREFI")); }
+
+}  // namespace
+
+TEST(HbmProperties, sequential_reads_keep_one_hbm2_pseudo_channel_over_90_percent_busy) {
+  const Measured on = run(one_pc(kHbm2), Pattern::Seq);
+  const Measured off = run(one_pc(kHbm2, {{"controller.refresh", "none"}}), Pattern::Seq);
+  EXPECT_GE(on.f.efficiency, 0.90);
+  EXPECT_GE(off.f.efficiency, 0.99);  // without refresh the stream is gap-free
+  // One ACT per 1 KiB row, plus re-opening the 4 open rows after each REF.
+  EXPECT_NEAR(on.r.stats.row_hit_rate(), 31.0 / 32.0, 0.005);
+  EXPECT_NEAR(off.r.stats.row_hit_rate(), 31.0 / 32.0, 0.0005);
+}
+
+TEST(HbmProperties, sequential_reads_on_hbm3_reach_the_all_bank_refresh_bound) {
+  const HbmSpec spec = one_pc(kHbm3);
+  const Measured on = run(spec, Pattern::Seq, 4 << 20);
+  const Measured off = run(one_pc(kHbm3, {{"controller.refresh", "none"}}), Pattern::Seq, 4 << 20);
+  EXPECT_GE(off.f.efficiency, 0.99);
+  // tRFC/tREFI = 560/6240 = 9.0 %: at most 91 % is possible; the rest is closing rows before
+  // REF and re-opening them after (tRTP + tRP + tRCD per refresh).
+  EXPECT_GE(on.f.efficiency, 0.97 * (1 - refresh_bound(spec)));
+  EXPECT_LE(on.f.efficiency, 1 - refresh_bound(spec));
+}
+
+TEST(HbmProperties, refresh_takes_tRFC_over_tREFI_of_the_time) {
+  for (const std::string& file : {kHbm2, kHbm3}) {
+    const HbmSpec spec = one_pc(file);
+    const Measured on = run(spec, Pattern::Seq);
+    const Measured off = run(one_pc(file, {{"controller.refresh", "none"}}), Pattern::Seq);
+    EXPECT_NEAR(on.f.refresh_share, refresh_bound(spec), 0.1 * refresh_bound(spec)) << file;
+    // Bandwidth lost to refresh: tRFC/tREFI plus the close/re-open around each REF.
+    const double lost = off.f.efficiency - on.f.efficiency;
+    EXPECT_GE(lost, refresh_bound(spec) * 0.9) << file;
+    EXPECT_LE(lost, refresh_bound(spec) + 0.03) << file;
+    EXPECT_EQ(on.r.stats.refreshes, uint64_t(on.r.end_cycle / spec.t("tREFI"))) << file;
+  }
+}
+
+TEST(HbmProperties, random_reads_are_bound_by_the_activate_rate) {
+  const HbmSpec spec = one_pc(kHbm2);
+  const Measured seq = run(spec, Pattern::Seq);
+  const Measured rnd = run(spec, Pattern::Random);
+  // Every random 32 B read opens a row: at most one ACT per max(tRRD_S, tFAW / 4) cycles
+  // (4 in HBM2), i.e. 32 B per 4 cycles = 50 % of the 16 B/cycle peak.
+  const double act_bound = double(spec.org.burst_bytes) / double(std::max(spec.t("tRRD_S"), spec.t("tFAW") / 4)) /
+                           spec.peak_bytes_per_cycle_per_pc();
+  EXPECT_LT(rnd.r.stats.row_hit_rate(), 0.01);
+  EXPECT_LE(rnd.f.efficiency, act_bound);
+  EXPECT_GE(rnd.f.efficiency, 0.85 * act_bound);
+  EXPECT_GE(seq.f.efficiency / rnd.f.efficiency, 1.8);
+  EXPECT_GT(rnd.r.percentile(50), 1.5 * double(seq.r.percentile(50)));
+}
+
+TEST(HbmProperties, random_reads_on_a_whole_stack_are_bound_by_the_shared_row_bus) {
+  const HbmSpec spec = load_hbm_spec(kHbm2);
+  const Measured rnd = run(spec, Pattern::Random);
+  // Each random read needs ACT (tACT_BUS = 2 CK) and PRE (1 CK) on its channel's row bus, which
+  // both pseudo-channels share: 2 bursts per 6 bus cycles per channel = 1/3 of peak.
+  const double bus_bound = double(spec.org.burst_bytes) / double(spec.t("tACT_BUS") + 1) /
+                           (spec.peak_bytes_per_cycle_per_pc() * spec.org.pseudo_channels);
+  EXPECT_LE(rnd.f.efficiency, bus_bound);
+  EXPECT_GE(rnd.f.efficiency, 0.85 * bus_bound);
+}
+
+TEST(HbmProperties, same_bank_strided_reads_are_bound_by_tRC) {
+  const HbmSpec spec = one_pc(kHbm2);
+  const Measured st = run(spec, Pattern::Strided, 256 << 10);
+  const double trc_bound = double(spec.org.burst_bytes) / double(spec.t("tRC")) / spec.peak_bytes_per_cycle_per_pc();
+  EXPECT_LE(st.f.efficiency, trc_bound);
+  EXPECT_GE(st.f.efficiency, 0.9 * trc_bound);
+}
+
+TEST(HbmProperties, sequential_reads_fill_a_whole_stack) {
+  for (const std::string& file : {kHbm2, kHbm3}) {
+    const HbmSpec spec = load_hbm_spec(file);
+    const Measured seq = run(spec, Pattern::Seq, 8 << 20);
+    EXPECT_GE(seq.f.efficiency, 0.97 * (1 - refresh_bound(spec))) << file;
+  }
+}

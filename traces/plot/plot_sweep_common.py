@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""Shared reading of a sweep's results.csv for the sweep plots (standard library only).
+
+    import plot_sweep_common as sc
+    res = sc.Results("out/sweeps/array-dataflow/results.csv")   # or the sweep directory
+    rows = res.select(["workload=resnet18"])                    # status == done, filtered
+    col = res.column("energy")                                  # alias -> "energy.E_gross"
+    res.label(col)                                              # "energy E_gross (J)"
+    sc.number(row[col])                                         # float or None
+
+Column names are those of results.csv (sim/sweep/collect.h); units come from
+results.columns.csv next to it when present. Aliases match `cstsim pareto`.
+"""
+
+import csv
+import math
+import os
+
+ALIASES = {
+    "cycles": "cycles",
+    "time": "Theta_CST.T_wall",
+    "energy": "energy.E_gross",
+    "e_marg": "energy.E_marg",
+    "m_peak": "Theta_CST.M_peak.total",
+    "b_peak": "Theta_CST.B_peak",
+    "d_peak": "Theta_CST.D_peak",
+    "n_peak": "H_peak.N_peak",
+    "v_c": "V_CST.V_C.PE_s",
+    "v_n": "V_CST.V_N",
+    "stalls": "stall_cycles",
+    "pes": "arch.pes",
+    "utilization": "utilization",
+    "u_c": "roofline.u_C",
+    "u_m": "roofline.u_M",
+}
+
+# Short axis names for labels.
+PRETTY = {
+    "cycles": "cycles",
+    "energy.E_gross": "energy $E_\\mathrm{gross}$",
+    "energy.E_marg": "energy $E_\\mathrm{marg}$",
+    "Theta_CST.T_wall": "$T_\\mathrm{wall}$",
+    "Theta_CST.M_peak.total": "$M_\\mathrm{peak}$",
+    "Theta_CST.B_peak": "$B_\\mathrm{peak}$",
+    "H_peak.N_peak": "$N_\\mathrm{peak}$",
+    "V_CST.V_C.PE_s": "$V_C$",
+    "V_CST.V_N": "$V_N$",
+    "utilization": "utilization",
+    "roofline.u_C": "$u_C$",
+    "roofline.u_M": "$u_M$",
+    "roofline.I_A": "$I_A$",
+    "roofline.achieved_ops_per_s": "achieved",
+    "arch.pes": "PEs",
+    "array.rows": "array rows",
+    "array.cols": "array cols",
+    "dataflow": "dataflow",
+    "stall_cycles": "stall cycles",
+}
+
+# Metrics where higher is better (the rest are costs).
+HIGHER_IS_BETTER = ("utilization", "roofline.u_C", "roofline.u_M", "roofline.achieved_ops_per_s",
+                    "Theta_CST.P_parallel.PEs", "H_peak.P_peak_actual")
+
+
+def number(text):
+    """float(text), or None for an empty or non-numeric field."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def sort_values(values):
+    """Distinct values in order: numerically when all are numbers, else first-seen order."""
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    if seen and all(number(v) is not None for v in seen):
+        return sorted(seen, key=number)
+    return seen
+
+
+class Results:
+    def __init__(self, path):
+        if os.path.isdir(path):
+            path = os.path.join(path, "results.csv")
+        self.path = path
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            self.columns = list(reader.fieldnames or [])
+            self.rows = list(reader)
+        self.units = {}
+        cols = os.path.join(os.path.dirname(os.path.abspath(path)), "results.columns.csv")
+        if os.path.exists(cols):
+            with open(cols, newline="") as f:
+                for r in csv.DictReader(f):
+                    self.units[r["column"]] = r.get("unit", "")
+        # Parameters: the columns between batch and hash, as collect writes them.
+        self.params = []
+        if "batch" in self.columns and "hash" in self.columns:
+            self.params = self.columns[self.columns.index("batch") + 1:self.columns.index("hash")]
+
+    def column(self, name):
+        """A column name or alias -> the results.csv column; ValueError if absent."""
+        if name in self.columns:
+            return name
+        if name in ALIASES and ALIASES[name] in self.columns:
+            return ALIASES[name]
+        raise ValueError("%s: no column %r (aliases: %s)" % (self.path, name, ", ".join(sorted(ALIASES))))
+
+    def select(self, where=()):
+        """Rows with status done (when there is a status column) matching every KEY=VALUE of `where`."""
+        conds = []
+        for w in where or ():
+            if "=" not in w:
+                raise ValueError("--where expects KEY=VALUE, got %r" % w)
+            k, v = w.split("=", 1)
+            conds.append((self.column(k), v))
+        out = []
+        for r in self.rows:
+            if "status" in r and r["status"] != "done":
+                continue
+            if all(r.get(k) == v or (number(r.get(k)) is not None and number(r.get(k)) == number(v))
+                   for k, v in conds):
+                out.append(r)
+        return out
+
+    def unit(self, col):
+        return self.units.get(col, "")
+
+    def label(self, col, with_unit=True):
+        name = PRETTY.get(col, col)
+        u = self.unit(col)
+        if with_unit and u and u != "1":
+            return "%s (%s)" % (name, u)
+        return name
+
+
+def point_label(row, keys):
+    """'64x64 os' style label of a row from parameter columns."""
+    parts = []
+    rows, cols = row.get("array.rows"), row.get("array.cols")
+    for k in keys:
+        if k == "array.rows" and rows is not None and cols is not None and "array.cols" in keys:
+            parts.append("%sx%s" % (rows, cols))
+        elif k == "array.cols" and "array.rows" in keys:
+            continue
+        else:
+            parts.append(str(row.get(k, "")))
+    return " ".join(p for p in parts if p)
+
+
+def short(x):
+    """Compact number for a heatmap cell: 3 significant digits with k/M/G/T or m/µ/n/p."""
+    if x is None:
+        return ""
+    if x == 0:
+        return "0"
+    for f, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"),
+                 (1e-9, "n"), (1e-12, "p"), (1e-15, "f")):
+        if abs(x) >= f * 0.9995:
+            return "%.3g%s" % (x / f, p)
+    return "%.2g" % x
+
+
+PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"),
+            (1e-12, "p"), (1e-15, "f"))
+
+
+def scale_for(values, unit):
+    """(factor, unit label) to show `values` of `unit`: an SI prefix putting the largest in [1, 1000)
+    for dimensioned units; unitless values stay as they are (factor 1)."""
+    if not unit or unit == "1":
+        return 1.0, ""
+    top = max((abs(v) for v in values if v is not None), default=0)
+    if top == 0:
+        return 1.0, unit
+    for f, p in PREFIXES:
+        if top >= f * 0.9995:
+            return f, p + unit
+    return 1.0, unit
+
+
+def cell_text(x, unitless):
+    """A heatmap cell: k/M/G for large unitless counts, else 3 significant digits."""
+    if x is None:
+        return ""
+    if unitless and abs(x) >= 1000:
+        return short(x)
+    return "%.3g" % x
