@@ -60,6 +60,8 @@ struct ChannelStats {
 
   uint64_t bursts() const { return row_hits + row_misses + row_conflicts; }
   double row_hit_rate() const { return bursts() ? double(row_hits) / double(bursts()) : 0.0; }
+  // Sums every counter (open_rows_peak too, so a stack total is an upper bound of its peak;
+  // queue_peak takes the max).
   ChannelStats& operator+=(const ChannelStats& o);
 };
 

@@ -12,6 +12,8 @@
 
 #include "sim/config/input_error.h"
 #include "sim/ledger/ledger_cli.h"
+#include "sim/mapper/tiling_plan.h"
+#include "sim/workload/workload.h"
 #include "models/noc/noc_bench.h"
 #include "models/hbm/hbm_bench.h"
 #include "traces/export/export_cli.h"
@@ -31,6 +33,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run      simulate a workload on an accelerator and write a run directory\n"
+    "  plan     the mapper's tiling plan per layer (blocks, loop order, DRAM bytes)\n"
     "  post     recompute report.json (V_CST, Theta_CST, H_peak, C_P, energy, roofline) from a run directory\n"
     "  export   turn a run's trace into perfetto JSON, VCD or CSV\n"
     "  ledger   analytical roofline ledger of operators (seeds 002/003)\n"
@@ -61,6 +64,44 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
     out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
   return out;
+}
+
+int plan_command(const std::vector<std::string>& args) {
+  std::string arch_path, workload_path;
+  std::vector<std::string> sets;
+  po::options_description desc(
+      "usage: cstsim plan --arch <yaml|cfg> --workload <yaml|csv> [--set key=value ...] [--json]\n\n"
+      "Prints the mapper's tiling plan per layer: on-chip block of each operand (double-buffered\n"
+      "in its SRAM partition), loop order, resident operand, and the DRAM bytes it implies.\n\noptions");
+  desc.add_options()("help,h", "show this help")("arch", po::value(&arch_path)->value_name("FILE"), "accelerator")(
+      "workload", po::value(&workload_path)->value_name("FILE"), "layers")(
+      "set", po::value(&sets)->value_name("KEY=VALUE")->composing(), "override a config key (repeatable)")(
+      "json", "print JSON instead of a table");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("plan: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  for (const char* required : {"arch", "workload"})
+    if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
+  const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
+  const Workload w = load_workload(workload_path);
+  std::vector<TilingPlan> plans;
+  for (const Layer& l : w.layers) plans.push_back(make_tiling_plan(arch, l, w.source));
+  if (vm.count("json")) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const TilingPlan& p : plans) j.push_back(to_json(p));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan_table(plans);
+  }
+  return 0;
 }
 
 int post_command(const std::vector<std::string>& args) {
@@ -181,6 +222,7 @@ int cli_main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "run") return run_command(args);
     if (command == "post") return post_command(args);
+    if (command == "plan") return plan_command(args);
     if (command == "export") return export_command(args);
     if (command == "ledger") return ledger_command(args);
     if (command == "sweep") return sweep_command(args);

@@ -1,0 +1,94 @@
+// The mapper's tiling plan: fits the scratchpad, never beats the compulsory
+// traffic, reaches it when everything fits, and refuses clearly when nothing fits.
+#include <gtest/gtest.h>
+
+#include "sim/config/input_error.h"
+#include "sim/mapper/tiling_plan.h"
+
+using namespace cstsim;
+
+namespace {
+
+ArchSpec arch(Dataflow d, int rows, int cols, int64_t kib) {
+  ArchSpec a;
+  a.name = "t";
+  a.source = "t.yaml";
+  a.rows = rows;
+  a.cols = cols;
+  a.dataflow = d;
+  a.ifmap_sram_kib = a.filter_sram_kib = a.ofmap_sram_kib = kib;
+  return a;
+}
+
+Layer gemm(int64_t M, int64_t N, int64_t K) { return Layer{"g", M, N, K, {}, 3}; }
+
+int64_t compulsory(const Layer& l) { return l.M * l.K + l.K * l.N + 4 * l.M * l.N; }
+
+TEST(Mapper, PlanFitsItsPartitionsAndNeverBeatsCompulsoryTraffic) {
+  for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
+    for (const Layer& l : {gemm(512, 512, 512), gemm(12100, 64, 147), gemm(1, 1000, 512), gemm(49, 512, 4608)}) {
+      const TilingPlan p = make_tiling_plan(arch(d, 32, 32, 64), l, "w.csv");
+      SCOPED_TRACE(std::string(to_string(d)) + " " + std::to_string(l.M) + "x" + std::to_string(l.N) + "x" +
+                   std::to_string(l.K));
+      EXPECT_LE(p.ifmap_need, p.ifmap_sram);
+      EXPECT_LE(p.filter_need, p.filter_sram);
+      EXPECT_LE(p.ofmap_need, p.ofmap_sram);
+      EXPECT_GE(p.hbm_bytes(), compulsory(l));
+      EXPECT_EQ(p.sr_blocks, (p.Sr + p.sr_block - 1) / p.sr_block);
+      EXPECT_GE(p.t_block, 1);
+    }
+  }
+}
+
+TEST(Mapper, EverythingOnChipMeansCompulsoryTrafficOnly) {
+  const Layer l = gemm(512, 512, 512);
+  for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
+    const TilingPlan p = make_tiling_plan(arch(d, 32, 32, 16 * 1024), l, "w.csv");
+    EXPECT_EQ(p.hbm_bytes(), compulsory(l)) << to_string(d);
+    EXPECT_EQ(p.hbm_read_psum, 0) << to_string(d);
+  }
+}
+
+TEST(Mapper, MoreScratchpadNeverMeansMoreTraffic) {
+  const Layer l = gemm(3000, 700, 900);
+  for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
+    int64_t last = std::numeric_limits<int64_t>::max();
+    for (int64_t kib : {16, 32, 64, 256, 1024, 8192}) {
+      const int64_t bytes = make_tiling_plan(arch(d, 32, 32, kib), l, "w.csv").hbm_bytes();
+      EXPECT_LE(bytes, last) << to_string(d) << " " << kib << " KiB";
+      last = bytes;
+    }
+  }
+}
+
+TEST(Mapper, WsWithSplitReductionPicksTheCheaperOrder) {
+  // K = 4096 on 32 rows: 128 row folds. Output rows resident avoids psum spills
+  // when the output rows fit; stationary-resident would spill partial sums.
+  const TilingPlan p = make_tiling_plan(arch(Dataflow::WS, 32, 32, 64), gemm(256, 64, 4096), "w.csv");
+  const int64_t spill_free = p.hbm_read_psum == 0;
+  EXPECT_TRUE(spill_free || p.loop_order == "sc > sr > t");
+  EXPECT_FALSE(p.why.empty());
+}
+
+TEST(Mapper, SmallestTileThatCannotFitIsAnErrorNamingLayerAndSizes) {
+  try {
+    make_tiling_plan(arch(Dataflow::WS, 256, 256, 1), gemm(1024, 1024, 1024), "w.csv");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "w.csv");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.key(), "g");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("256x256"), std::string::npos) << what;
+    EXPECT_NE(what.find("131072 bytes of filter SRAM, which has 1024"), std::string::npos) << what;
+  }
+  ArchSpec none = arch(Dataflow::WS, 8, 8, 0);
+  try {
+    make_tiling_plan(none, gemm(8, 8, 8), "w.csv");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "sram");
+  }
+}
+
+}  // namespace
