@@ -26,8 +26,8 @@ class OutputStationaryGrid final : public RegisterArray {
         acc_(cells_, 0),
         edge_a_(R_, 0), edge_atag_(R_, -1), edge_b_(C_, 0), edge_btag_(C_, -1), edge_alast_(R_, 0),
         bus_cycle_(C_, -1), wave_reached_(plan.folds.size(), 0),
-        rows_done_(plan.folds.size(), 0), drained_(plan.folds.size(), 0),
-        row0_free_at_(start), slot_(scalesim_fold_length(plan)) {}
+        rows_done_(plan.folds.size(), 0),
+        row0_free_at_(start) {}
 
   void corrupt(int row, int col) override { acc_[size_t(row) * C_ + col] ^= 1u; }
 
@@ -41,15 +41,13 @@ class OutputStationaryGrid final : public RegisterArray {
   }
 
  private:
-  bool scalesim() const { return pipeline_ == FoldPipeline::ScaleSim; }
-  int fold_count() const { return int(plan_.folds.size()); }
 
   void control() {
     if (next_stream_ >= fold_count()) return;
     const int g = next_stream_;
     bool can;
     if (scalesim()) {
-      can = now_ >= start_ + g * slot_ && folds_ended_ >= g;
+      can = slot_open(g);
     } else {
       // Edge ports free, and the previous fold's first wave has entered all its
       // rows, so our results reach every column bus after all of its results.
@@ -153,12 +151,7 @@ class OutputStationaryGrid final : public RegisterArray {
       wave_reached_[g] = 1;
       wave_pending_.pop_front();
     }
-    if (scalesim() && next_slot_end_ < fold_count() &&
-        now_ == start_ + (next_slot_end_ + 1) * slot_ - 1) {
-      if (!drained_[next_slot_end_])
-        throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
-      fold_ended(next_slot_end_++, now_);
-    }
+    close_slot();
   }
 
   void collect(int g, const Fold& f, int i, int j, uint32_t value) {
@@ -175,8 +168,7 @@ class OutputStationaryGrid final : public RegisterArray {
       emit(now_, EventKind::OutputRow, g, i);
       if (++rows_done_[g] == f.rows_used) {
         row_counts_.erase(g);
-        if (scalesim()) drained_[g] = 1;
-        else fold_ended(g, now_);
+        fold_drained(g);
       }
     }
   }
@@ -200,10 +192,7 @@ class OutputStationaryGrid final : public RegisterArray {
   int next_stream_ = 0;
   std::unordered_map<int, std::vector<int32_t>> row_counts_;
   std::vector<int64_t> rows_done_;
-  std::vector<char> drained_;
   int64_t row0_free_at_;
-  int next_slot_end_ = 0;
-  const int64_t slot_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "models/array/register_array.h"
 
+#include "models/array/fold_timing.h"
+
 #include <limits>
 
 #include <fmt/format.h>
@@ -13,7 +15,7 @@ std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan&, Fold
 
 RegisterArray::RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start)
     : plan_(plan), pipeline_(pipeline), start_(start), R_(plan.R), C_(plan.C), T_(plan.T),
-      now_(start), c_(size_t(plan.M * plan.N), 0) {
+      now_(start), c_(size_t(plan.M * plan.N), 0), slot_(scalesim_fold_length(plan)), drained_(plan.folds.size(), 0) {
   // Tokens are tagged fold*T + t in 32 bits.
   if (double(plan.folds.size()) * double(plan.T) >= double(std::numeric_limits<int32_t>::max()))
     throw std::invalid_argument(fmt::format(
@@ -25,6 +27,18 @@ void RegisterArray::fold_ended(int fold, int64_t cycle) {
   emit(cycle, EventKind::FoldEnd, fold);
   ++folds_ended_;
   end_cycle_ = std::max(end_cycle_, cycle);
+}
+
+void RegisterArray::fold_drained(int fold) {
+  if (scalesim()) drained_[size_t(fold)] = 1;
+  else fold_ended(fold, now_);
+}
+
+void RegisterArray::close_slot() {
+  if (!scalesim() || next_slot_end_ >= fold_count() || now_ != start_ + (next_slot_end_ + 1) * slot_ - 1) return;
+  if (!drained_[size_t(next_slot_end_)])
+    throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
+  fold_ended(next_slot_end_++, now_);
 }
 
 std::vector<int32_t> RegisterArray::result() const { return std::vector<int32_t>(c_.begin(), c_.end()); }

@@ -64,6 +64,14 @@ class RegisterArray {
     events_.push_back({cycle, kind, fold, index});
   }
   void fold_ended(int fold, int64_t cycle);
+  bool scalesim() const { return pipeline_ == FoldPipeline::ScaleSim; }
+  int fold_count() const { return int(plan_.folds.size()); }
+  // The fold's last output has left the array: it ends now (overlapped) or at its slot end (scalesim).
+  void fold_drained(int fold);
+  // scalesim: may fold g take the array now (its slot has come and fold g-1 has ended)?
+  bool slot_open(int fold) const { return now_ >= start_ + fold * slot_ && folds_ended_ >= fold; }
+  // scalesim: ends the fold whose slot closes this cycle; it must have drained.
+  void close_slot();
 
   const FoldPlan plan_;
   const FoldPipeline pipeline_;
@@ -78,6 +86,9 @@ class RegisterArray {
   EdgeCounts counts_;
   std::vector<ArrayEvent> events_;
   std::vector<uint32_t> c_;  // accumulated result, M x N
+  const int64_t slot_;             // SCALE-Sim's fold length L
+  std::vector<char> drained_;
+  int next_slot_end_ = 0;
   CycleActivity activity_;
   std::vector<std::pair<int64_t, int64_t>> residency_;
 };

@@ -26,8 +26,7 @@ class StationaryGrid final : public RegisterArray {
         x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
         p_(cells_, 0), edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0), edge_cols_(R_, 0),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
-        drained_(plan.folds.size(), 0), row0_free_at_(start),
-        slot_(scalesim_fold_length(plan)) {
+        row0_free_at_(start) {
     w_[0].assign(cells_, 0);
     w_[1].assign(cells_, 0);
   }
@@ -45,8 +44,6 @@ class StationaryGrid final : public RegisterArray {
   }
 
  private:
-  bool scalesim() const { return pipeline_ == FoldPipeline::ScaleSim; }
-  int fold_count() const { return int(plan_.folds.size()); }
 
   int8_t stationary(int64_t sr, int64_t sc) const {
     return ws_ ? data_.B[size_t(sr * data_.N + sc)] : data_.A[size_t(sc * data_.K + sr)];
@@ -63,8 +60,7 @@ class StationaryGrid final : public RegisterArray {
   void control() {
     if (!loading_ && load_fold_ < fold_count()) {
       const int g = load_fold_;
-      const bool can = scalesim() ? (now_ >= start_ + g * slot_ && folds_ended_ >= g)
-                                  : !bank_busy_[g & 1];
+      const bool can = scalesim() ? slot_open(g) : !bank_busy_[g & 1];
       if (can) {
         loading_ = true;
         pushes_done_ = 0;
@@ -212,8 +208,7 @@ class StationaryGrid final : public RegisterArray {
         emit(now_, EventKind::OutputRow, g, t);
         if (++rows_done_[g] == T_) {
           row_counts_.erase(g);
-          if (scalesim()) drained_[g] = 1;
-          else fold_ended(g, now_);
+          fold_drained(g);
         }
       }
     }
@@ -228,12 +223,7 @@ class StationaryGrid final : public RegisterArray {
         residency_.emplace_back(now_ + 1, -int64_t(f.rows_used) * f.cols_used);
       }
     }
-    if (scalesim() && next_slot_end_ < fold_count() &&
-        now_ == start_ + (next_slot_end_ + 1) * slot_ - 1) {
-      if (!drained_[next_slot_end_])
-        throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
-      fold_ended(next_slot_end_++, now_);
-    }
+    close_slot();
   }
 
   struct Stream {
@@ -264,10 +254,7 @@ class StationaryGrid final : public RegisterArray {
   int next_stream_ = 0;
   std::unordered_map<int, std::vector<int32_t>> row_counts_;
   std::vector<int64_t> rows_done_;
-  std::vector<char> drained_;
   int64_t row0_free_at_;
-  int next_slot_end_ = 0;
-  const int64_t slot_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "sim/config/input_error.h"
@@ -20,6 +21,17 @@ inline YAML::Node load_yaml_file(const std::string& path) {
     return YAML::Load(in);
   } catch (const YAML::ParserException& e) {
     throw InputError(path, line_of(e.mark), "", "malformed YAML: " + e.msg);
+  }
+}
+
+// Rejects any key of `map` not in `allowed`, naming it as prefix + key.
+inline void reject_unknown_keys(const std::string& file, const YAML::Node& map, const std::string& prefix,
+                                std::initializer_list<const char*> allowed) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known) throw InputError(file, line_of(it->first), prefix + key, "unknown key");
   }
 }
 

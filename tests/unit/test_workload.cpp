@@ -9,58 +9,18 @@
 #include <string>
 
 #include "sim/config/input_error.h"
+#include "tests/test_util.h"
 #include "sim/workload/workload.h"
 
 namespace fs = std::filesystem;
 using namespace cstsim;
+using namespace cstsim::testing_util;
 
 namespace {
 
 const std::string kSource = CSTSIM_SOURCE_DIR;
 const std::string kScaleSimInputs = std::string(CSTSIM_SOURCE_DIR) + "/tests/golden/scalesim-v2/inputs/";
 
-// A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::temp_directory_path() / ("cstsim_" + std::string(info->test_suite_name()) + "_" +
-                                        info->name() + "_" + std::to_string(getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    std::string file = (path / name).string();
-    std::ofstream(file, std::ios::binary) << content;
-    return file;
-  }
-};
-
-InputError error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return InputError("<no InputError thrown>", -1, "", "");
-}
-
-::testing::AssertionResult is_error(const InputError& e, const std::string& file, int line,
-                                    const std::string& key) {
-  std::string what = e.what();
-  if (e.file() == file && e.line() == line && e.key() == key && what.find('\n') == std::string::npos)
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "got file=" << e.file() << " line=" << e.line()
-                                       << " key=" << e.key() << " what=[" << what << "]";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 const Layer* find_layer(const Workload& w, const std::string& name) {
   for (const Layer& l : w.layers)

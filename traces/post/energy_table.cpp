@@ -5,11 +5,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/config/input_error.h"
+#include "sim/config/yaml_file.h"
 
 namespace cstsim::post {
 namespace {
-
-int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
 
 double number(const std::string& file, const YAML::Node& n, const std::string& key, bool positive_or_zero) {
   double v;
@@ -20,16 +19,6 @@ double number(const std::string& file, const YAML::Node& n, const std::string& k
   }
   if (positive_or_zero && v < 0) throw InputError(file, line_of(n), key, "must not be negative");
   return v;
-}
-
-void only_keys(const std::string& file, const YAML::Node& map, const std::string& where,
-               std::initializer_list<const char*> allowed) {
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    const std::string k = it->first.as<std::string>();
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || k == a;
-    if (!ok) throw InputError(file, line_of(it->first), where.empty() ? k : where + "." + k, "unknown key");
-  }
 }
 
 }  // namespace
@@ -49,15 +38,9 @@ const ActionEnergy* EnergyTable::find(const std::string& counter) const {
 }
 
 EnergyTable load_energy_table(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "", "cannot open file");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(path, e.mark.line + 1, "", "malformed YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw InputError(path, 1, "", "expected a map");
-  only_keys(path, root, "", {"name", "temperature_K", "actions", "static_power"});
+  reject_unknown_keys(path, root, "", {"name", "temperature_K", "actions", "static_power"});
   EnergyTable t;
   t.path = path;
   t.name = root["name"] ? root["name"].as<std::string>() : std::filesystem::path(path).stem().string();
@@ -71,7 +54,7 @@ EnergyTable load_energy_table(const std::string& path) {
     const std::string key = "actions." + it->first.as<std::string>();
     const YAML::Node row = it->second;
     if (!row.IsMap()) throw InputError(path, line_of(row), key, "expected {pJ, per, source}");
-    only_keys(path, row, key, {"pJ", "per", "source"});
+    reject_unknown_keys(path, row, key + ".", {"pJ", "per", "source"});
     if (!row["pJ"]) throw InputError(path, line_of(row), key + ".pJ", "required");
     if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required: every row cites its source");
     t.actions.push_back({it->first.as<std::string>(), number(path, row["pJ"], key + ".pJ", true),
@@ -81,7 +64,7 @@ EnergyTable load_energy_table(const std::string& path) {
     if (!sp.IsMap()) throw InputError(path, line_of(sp), "static_power", "expected a map of component -> {W, source}");
     for (auto it = sp.begin(); it != sp.end(); ++it) {
       const std::string key = "static_power." + it->first.as<std::string>();
-      only_keys(path, it->second, key, {"W", "source"});
+      reject_unknown_keys(path, it->second, key + ".", {"W", "source"});
       if (!it->second["W"]) throw InputError(path, line_of(it->second), key + ".W", "required");
       if (!it->second["source"]) throw InputError(path, line_of(it->second), key + ".source", "required");
       t.static_power.push_back({it->first.as<std::string>(), number(path, it->second["W"], key + ".W", true),

@@ -5,28 +5,17 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/config/input_error.h"
+#include "sim/config/yaml_file.h"
 
 namespace cstsim::post {
 namespace {
-
-int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
-
-void check_keys(const std::string& file, const YAML::Node& map, const std::string& prefix,
-                std::initializer_list<const char*> allowed) {
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    const std::string k = it->first.as<std::string>();
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || k == a;
-    if (!ok) throw InputError(file, line_of(it->first), prefix + k, "unknown key");
-  }
-}
 
 // A reference capacity: {value: x, unit: u} with the unit its class requires.
 double reference(const std::string& file, const YAML::Node& refs, const char* key, const char* unit) {
   const std::string name = std::string("reference.") + key;
   const YAML::Node n = refs[key];
   if (!n || !n.IsMap()) throw InputError(file, line_of(refs), name, std::string("required: {value, unit: ") + unit + "}");
-  check_keys(file, n, name + ".", {"value", "unit"});
+  reject_unknown_keys(file, n, name + ".", {"value", "unit"});
   if (!n["unit"] || n["unit"].as<std::string>() != unit)
     throw InputError(file, line_of(n), name + ".unit", std::string("must be '") + unit + "'");
   double v = 0;
@@ -55,15 +44,9 @@ double weight(const std::string& file, const YAML::Node& w, const char* key) {
 }  // namespace
 
 Normalization load_normalization(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "", "cannot open file");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(path, e.mark.line + 1, "", "malformed YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw InputError(path, 1, "", "expected a map");
-  check_keys(path, root, "", {"boundary", "reference", "weights", "source"});
+  reject_unknown_keys(path, root, "", {"boundary", "reference", "weights", "source"});
   Normalization n;
   n.path = path;
   if (!root["boundary"]) throw InputError(path, 0, "boundary", "required: accelerator-only or node");
@@ -72,14 +55,14 @@ Normalization load_normalization(const std::string& path) {
     throw InputError(path, line_of(root["boundary"]), "boundary", "must be accelerator-only or node");
   const YAML::Node refs = root["reference"];
   if (!refs || !refs.IsMap()) throw InputError(path, 0, "reference", "required: C_ref, M_ref, N_ref, S_ref");
-  check_keys(path, refs, "reference.", {"C_ref", "M_ref", "N_ref", "S_ref"});
+  reject_unknown_keys(path, refs, "reference.", {"C_ref", "M_ref", "N_ref", "S_ref"});
   n.c_ref = reference(path, refs, "C_ref", "PE");
   n.m_ref = reference(path, refs, "M_ref", "byte");
   n.n_ref = reference(path, refs, "N_ref", "link");
   n.s_ref = reference(path, refs, "S_ref", "byte");
   const YAML::Node w = root["weights"];
   if (!w || !w.IsMap()) throw InputError(path, 0, "weights", "required: w_C, w_M, w_N, w_S");
-  check_keys(path, w, "weights.", {"w_C", "w_M", "w_N", "w_S"});
+  reject_unknown_keys(path, w, "weights.", {"w_C", "w_M", "w_N", "w_S"});
   n.w_c = weight(path, w, "w_C");
   n.w_m = weight(path, w, "w_M");
   n.w_n = weight(path, w, "w_N");
