@@ -15,7 +15,17 @@ namespace cstsim {
 ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
                          std::vector<GemmShape> layers, ArrayListener* listener, trace::TraceSink* sink)
     : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
-  if (sink_) trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
+  if (sink_) {
+    trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
+    if (params_.arch.memory == "channel") {
+      const ArchSpec& a = params_.arch;
+      const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
+      channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
+      channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte",
+                                      a.channel.fifo_tiles * tile, "dram", "sram"});
+      dram_read_ = sink_->declare_action(a.dataflow == Dataflow::IS ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
+    }
+  }
   // SystemC time only orders the processes; cycles are counted as integers.
   period_ = sc_core::sc_time(std::round(1e12 / params_.arch.clock_hz), sc_core::SC_PS);
   SC_THREAD(run);
@@ -39,6 +49,20 @@ void ArrayModule::run() {
   finished_ = true;
 }
 
+// The channel's whole schedule for the layer is known when it starts (tiles are
+// fetched in fold order), so it is announced then, ahead of time.
+void ArrayModule::announce_channel(const std::vector<WeightChannel::Fetch>& fetches, const LayerTiming& timing) {
+  for (size_t g = 0; g < fetches.size(); ++g) {
+    const WeightChannel::Fetch& f = fetches[g];
+    sink_->add(f.start, channel_busy_, 1);
+    sink_->add(f.end, channel_busy_, -1);
+    // The tile holds a FIFO slot from the start of its transfer until its weight load begins.
+    sink_->add(f.start, channel_fifo_, f.bytes);
+    sink_->add(timing.folds[g].start, channel_fifo_, -f.bytes);
+    sink_->count(f.start, dram_read_, f.bytes);
+  }
+}
+
 const std::string& ArrayModule::layer_name(int index) const { return layers_[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
@@ -49,15 +73,22 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
 ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start) {
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start);
+  const int64_t element_bytes = (a.operand_bits + 7) / 8;
+  std::unique_ptr<WeightChannel> channel;
+  if (a.memory == "channel") channel = std::make_unique<WeightChannel>(a.channel, a.clock_hz);
+  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), element_bytes);
 
   if (sink_) {
     sink_->begin_layer(index, layer.name, start);
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
+  if (sink_ && channel) announce_channel(channel->fetches(), timing);
   ArrayLayerResult r;
   r.shape = layer;
+  r.stall_memory_bandwidth = timing.stall_cycles;
+  if (channel)
+    for (const auto& f : channel->fetches()) r.dram_bytes += f.bytes;
   r.start_cycle = start;
   r.end_cycle = timing.end;
   r.cycles = timing.reported_cycles;
@@ -96,6 +127,13 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
   auto grid = make_register_array(plan, params_.arch.fold_pipeline, start, data);
+  // The grid gets its own channel: it fetches in the order it observes, and must
+  // arrive at the closed form's schedule by itself.
+  std::unique_ptr<WeightChannel> channel;
+  if (params_.arch.memory == "channel") {
+    channel = std::make_unique<WeightChannel>(params_.arch.channel, params_.arch.clock_hz);
+    grid->attach_channel(channel.get(), (params_.arch.operand_bits + 7) / 8);
+  }
   size_t published = 0;
   while (!grid->done()) {
     wait_until(grid->now());

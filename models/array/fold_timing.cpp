@@ -1,6 +1,9 @@
 #include "models/array/fold_timing.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "models/memory/weight_channel.h"
 
 namespace cstsim {
 
@@ -34,7 +37,10 @@ int64_t last_output(const FoldTiming& t) { return t.first_output + t.output_rows
 
 }  // namespace
 
-LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start) {
+LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, WeightChannel* channel,
+                                 int64_t element_bytes) {
+  if (channel && (pipeline != FoldPipeline::Overlapped || p.dataflow == Dataflow::OS))
+    throw std::invalid_argument("channel memory needs the overlapped pipeline and a stationary operand");
   LayerTiming lt;
   lt.start = start;
   lt.folds.resize(p.folds.size());
@@ -85,9 +91,20 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
         const Fold& old = p.folds[g - 2];
         load = std::max(load, lt.folds[g - 2].first_input + T + old.rows_used + old.cols_used - 2);
       }
+      int64_t S_array = load + f.rows_used;  // where the stream would start with ideal memory
+      if (g >= 1) S_array = std::max(S_array, lt.folds[g - 1].first_input + T);
+      if (channel) {
+        // The tile's FIFO slot frees when the tile fifo_tiles folds earlier leaves it.
+        const int depth = channel->fifo_tiles();
+        const int64_t slot_free = g >= size_t(depth) ? lt.folds[g - depth].start : start;
+        t.data_ready = channel->fetch(int64_t(f.rows_used) * f.cols_used * element_bytes, slot_free).ready;
+        load = std::max(load, t.data_ready);
+      }
       t.start = load;
       S = load + f.rows_used;
       if (g >= 1) S = std::max(S, lt.folds[g - 1].first_input + T);
+      t.stall = S - S_array;
+      lt.stall_cycles += t.stall;
     }
     fill_stream_events(p, f, S, t);
     t.end = last_output(t);

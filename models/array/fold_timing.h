@@ -17,6 +17,8 @@ struct FoldTiming {
   int64_t first_output = 0; // OutputRow 0; row k leaves at first_output + k
   int64_t output_rows = 0;  // T for WS/IS, r for OS
   int64_t end = 0;          // FoldEnd
+  int64_t data_ready = -1;  // channel memory: first cycle the stationary tile is on chip
+  int64_t stall = 0;        // cycles the stream started late because the tile was late
 };
 
 struct LayerTiming {
@@ -26,13 +28,19 @@ struct LayerTiming {
   // reports the index of the last cycle, F*L - 1.
   int64_t reported_cycles = 0;
   int64_t slot_length = 0;  // L per fold in scalesim mode, 0 otherwise
+  int64_t stall_cycles = 0; // sum of the folds' stalls
   std::vector<FoldTiming> folds;
 };
+
+class WeightChannel;
 
 // SCALE-Sim's fixed fold length: T+R+C-2 (OS), 2R+C+T-2 (WS, IS).
 int64_t scalesim_fold_length(const FoldPlan& plan);
 
-LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start);
+// With `channel` (memory: channel, WS/IS, overlapped), fold g's weight load also
+// waits for its tile: r_g x c_g x `element_bytes` fetched in fold order.
+LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
+                                 WeightChannel* channel = nullptr, int64_t element_bytes = 1);
 
 void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
 void append_fold_events(const FoldTiming& timing, int fold, std::vector<ArrayEvent>& out);

@@ -15,6 +15,8 @@
 
 namespace cstsim {
 
+class WeightChannel;
+
 // Raised when the registers show a structural hazard the controller should
 // have prevented (two results on one bus, mixed tokens in a PE): a model bug.
 class ArrayHazard : public std::logic_error {
@@ -41,6 +43,12 @@ class RegisterArray {
   virtual ~RegisterArray() = default;
   // Advances one clock cycle.
   virtual void step() = 0;
+  // memory: channel: the stationary tiles come through `channel` (fold order,
+  // `element_bytes` per element); the weight load of a fold waits for its tile.
+  void attach_channel(WeightChannel* channel, int64_t element_bytes) {
+    channel_ = channel;
+    element_bytes_ = element_bytes;
+  }
   // Flips the low bit of PE(row, col)'s sum register: lets tests prove the checker catches faults.
   virtual void corrupt(int row, int col) = 0;
   bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
@@ -91,10 +99,13 @@ class RegisterArray {
   int next_slot_end_ = 0;
   CycleActivity activity_;
   std::vector<std::pair<int64_t, int64_t>> residency_;
+  WeightChannel* channel_ = nullptr;
+  int64_t element_bytes_ = 1;
 };
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
                                                    int64_t start, const GemmData& data);
+
 
 struct RegisterRun {
   std::vector<ArrayEvent> events;

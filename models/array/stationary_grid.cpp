@@ -12,6 +12,7 @@
 
 #include "models/array/fold_timing.h"
 #include "models/array/register_array.h"
+#include "models/memory/weight_channel.h"
 
 namespace cstsim {
 namespace {
@@ -26,7 +27,7 @@ class StationaryGrid final : public RegisterArray {
         x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
         p_(cells_, 0), edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0), edge_cols_(R_, 0),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
-        row0_free_at_(start) {
+        row0_free_at_(start), load_start_(plan.folds.size(), -1) {
     w_[0].assign(cells_, 0);
     w_[1].assign(cells_, 0);
   }
@@ -60,8 +61,10 @@ class StationaryGrid final : public RegisterArray {
   void control() {
     if (!loading_ && load_fold_ < fold_count()) {
       const int g = load_fold_;
-      const bool can = scalesim() ? slot_open(g) : !bank_busy_[g & 1];
+      bool can = scalesim() ? slot_open(g) : !bank_busy_[g & 1];
+      if (channel_) can = can && now_ >= tile_ready(g);
       if (can) {
+        load_start_[size_t(g)] = now_;
         loading_ = true;
         pushes_done_ = 0;
         // SCALE-Sim shifts all R rows in; the overlapped pipeline only the used ones.
@@ -78,6 +81,20 @@ class StationaryGrid final : public RegisterArray {
       row0_free_at_ = now_ + T_;  // row 0's feeder is busy for T cycles
       emit(now_, EventKind::FirstInput, g);
     }
+  }
+
+  // channel memory: fold g's tile is fetched once, in fold order, as soon as the
+  // loader reaches it; its FIFO slot frees when the tile fifo_tiles folds back
+  // left the FIFO (that fold's weight load began).
+  int64_t tile_ready(int g) {
+    if (fetched_ <= g) {
+      const int depth = channel_->fifo_tiles();
+      const int64_t slot_free = g >= depth ? load_start_[size_t(g - depth)] : start_;
+      const Fold& f = plan_.folds[size_t(g)];
+      ready_.push_back(channel_->fetch(int64_t(f.rows_used) * f.cols_used * element_bytes_, slot_free).ready);
+      fetched_ = g + 1;
+    }
+    return ready_[size_t(g)];
   }
 
   // The skew buffers: row i of a stream started at S gets X[t] at S+t+i.
@@ -255,6 +272,9 @@ class StationaryGrid final : public RegisterArray {
   std::unordered_map<int, std::vector<int32_t>> row_counts_;
   std::vector<int64_t> rows_done_;
   int64_t row0_free_at_;
+  std::vector<int64_t> load_start_;  // FoldStart of each fold, -1 until it happens
+  std::vector<int64_t> ready_;       // channel memory: tile arrival per fetched fold
+  int fetched_ = 0;
 };
 
 }  // namespace

@@ -34,7 +34,8 @@ const std::vector<std::string>& arch_keys() {
   static const std::vector<std::string> keys = {
       "name", "array.rows", "array.cols", "dataflow", "clock_hz",
       "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
-      "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory", "source"};
+      "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory",
+      "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles", "source"};
   return keys;
 }
 
@@ -176,8 +177,27 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("memory")) {
-    if (f->text != "ideal") fail(*f, "only 'ideal' is modelled so far, got " + text::quoted(f->text));
+    if (f->text != "ideal" && f->text != "channel")
+      fail(*f, "must be ideal or channel (the HBM hierarchy is not connected yet), got " + text::quoted(f->text));
     s.memory = f->text;
+  }
+  const ArchField* bw = find("channel.bandwidth_gbps");
+  if (s.memory == "channel") {
+    const ArchField& m = *find("memory");
+    const ArchField& b = require("channel.bandwidth_gbps");
+    auto gbps = text::parse_double(b.text);
+    if (!gbps || *gbps <= 0) fail(b, "must be a positive number of GB/s, got " + text::quoted(b.text));
+    s.channel.bandwidth_bytes_per_s = *gbps * 1e9;
+    if (const ArchField* f = find("channel.latency_ns")) {
+      auto ns = text::parse_double(f->text);
+      if (!ns || *ns < 0) fail(*f, "must be a non-negative number of ns, got " + text::quoted(f->text));
+      s.channel.latency_s = *ns * 1e-9;
+    }
+    if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(positive_int(*f, 1024));
+    if (s.dataflow == Dataflow::OS) fail(m, "channel memory feeds a stationary operand: use dataflow ws or is");
+    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
+  } else if (bw) {
+    fail(*bw, "applies only with memory: channel");
   }
   return s;
 }
@@ -200,10 +220,14 @@ std::string canonical_text(const ArchSpec& s) {
   return fmt::format(
       "name={}\narray.rows={}\narray.cols={}\ndataflow={}\nclock_hz={}\n"
       "precision.operand_bits={}\nprecision.accumulator_bits={}\nfold_pipeline={}\n"
-      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n",
+      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}",
       s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.operand_bits,
       s.accumulator_bits, to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
-      s.ofmap_sram_kib, s.memory);
+      s.ofmap_sram_kib, s.memory,
+      s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
+                                          s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
+                                          s.channel.fifo_tiles)
+                            : std::string());
 }
 
 }  // namespace cstsim

@@ -29,7 +29,16 @@ struct ArchSpec {
   int64_t ifmap_sram_kib = 0;
   int64_t filter_sram_kib = 0;
   int64_t ofmap_sram_kib = 0;
-  std::string memory = "ideal"; // only "ideal" is modelled by the core
+  // "ideal": operands are always on chip in time. "channel": the stationary operand
+  // (weights for WS, inputs for IS) comes from DRAM through one bandwidth-limited
+  // channel into a FIFO of tiles, TPU v1 style; the streamed operand and the
+  // outputs stay in on-chip buffers.
+  std::string memory = "ideal";
+  struct Channel {
+    double bandwidth_bytes_per_s = 0;  // channel.bandwidth_gbps x 1e9
+    double latency_s = 0;              // channel.latency_ns
+    int fifo_tiles = 4;                // channel.fifo_tiles: tiles fetched ahead
+  } channel;
 };
 
 // key=value overrides from the command line, in order.

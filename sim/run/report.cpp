@@ -28,6 +28,13 @@ std::string py_float(double v) {
   return s;
 }
 
+// Stall cycles by cause. Only the memory channel's bandwidth can stall the array
+// today; the other causes arrive with the HBM/NoC/scratchpad hierarchy.
+nlohmann::ordered_json stalls_json(int64_t memory_bandwidth) {
+  return {{"memory_bandwidth", memory_bandwidth}, {"hbm_bank_refresh", 0}, {"noc", 0}, {"sram_bank_conflict", 0},
+          {"dependency", 0}};
+}
+
 }  // namespace
 
 std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
@@ -61,11 +68,15 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", 1},
                {"memory", a.memory}};
+  if (a.memory == "channel")
+    j["arch"]["channel"] = {{"bandwidth_bytes_per_s", a.channel.bandwidth_bytes_per_s},
+                            {"latency_s", a.channel.latency_s},
+                            {"fifo_tiles", a.channel.fifo_tiles}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  int64_t cycles = 0, macs = 0, first = 0, last = -1;
+  int64_t cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
   for (size_t i = 0; i < r.layers->size(); ++i) {
@@ -82,7 +93,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["utilization"] = utilization(a, L.stats.macs, L.cycles);
     l["mapping_efficiency"] = L.stats.mapping_efficiency;
     l["compute_utilization"] = L.stats.compute_utilization;
-    l["stall_cycles"] = 0;  // ideal memory: the array never waits
+    l["stall_cycles"] = L.stall_memory_bandwidth;
+    l["stalls"] = stalls_json(L.stall_memory_bandwidth);
+    l["dram_bytes"] = L.dram_bytes;
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;
     l["time_s"] = double(L.end_cycle - L.start_cycle + 1) / a.clock_hz;
@@ -103,6 +116,8 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     layers.push_back(std::move(l));
     cycles += L.cycles;
     macs += L.stats.macs;
+    stalls += L.stall_memory_bandwidth;
+    dram += L.dram_bytes;
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
     sram.ofmap_writes += L.stats.sram.ofmap_writes;
@@ -113,7 +128,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
   j["total"] = {{"cycles", cycles},
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
-                {"stall_cycles", 0},
+                {"stall_cycles", stalls},
+                {"stalls", stalls_json(stalls)},
+                {"dram_bytes", dram},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
                           {"ofmap_writes", sram.ofmap_writes}, {"unit", "words"}}}};
@@ -156,19 +173,22 @@ std::string human_table(const RunReport& r) {
   std::string out = fmt::format("cstsim {} | {} {}x{} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
                                 a.name, a.rows, a.cols, to_string(a.dataflow), to_string(a.fold_pipeline),
                                 r.mode, r.workload->name);
-  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
-                     "folds", "cycles", "util%", "map%", r.mode == "reference" ? "verify" : "");
+  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
+                     "folds", "cycles", "stalls", "util%", "map%", r.mode == "reference" ? "verify" : "");
   int64_t cycles = 0, macs = 0;
   for (const ArrayLayerResult& L : *r.layers) {
     std::string v;
     if (L.verify.ran) v = L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
-    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7.2f} {:>7.2f}  {}\n", L.shape.name.substr(0, 16),
-                       L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
-                       100 * utilization(a, L.stats.macs, L.cycles), 100 * L.stats.mapping_efficiency, v);
+    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
+                       L.shape.name.substr(0, 16), L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
+                       L.stall_memory_bandwidth, 100 * utilization(a, L.stats.macs, L.cycles),
+                       100 * L.stats.mapping_efficiency, v);
     cycles += L.cycles;
     macs += L.stats.macs;
   }
-  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>7.2f}\n", "total", "", "", "", "", cycles,
+  int64_t stalls = 0;
+  for (const ArrayLayerResult& L : *r.layers) stalls += L.stall_memory_bandwidth;
+  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));
   return out;
 }

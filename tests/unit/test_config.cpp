@@ -226,7 +226,7 @@ TEST(ArchYaml, OtherBadValues) {
       {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
       {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},
       {"sram: {ifmap_kib: -1}", "sram.ifmap_kib", "positive integer"},
-      {"memory: hbm3", "memory", "only 'ideal' is modelled so far"},
+      {"memory: hbm3", "memory", "must be ideal or channel"},
       {"name: \"\"", "name", "empty"},
       {"dataflow2: ws", "dataflow2", "unknown key"},
   };
@@ -487,3 +487,27 @@ TEST(ArchCanonical, EnumNames) {
   EXPECT_STREQ(to_string(FoldPipeline::ScaleSim), "scalesim");
   EXPECT_STREQ(to_string(FoldPipeline::Overlapped), "overlapped");
 }
+
+namespace {
+
+TEST(ArchYaml, ChannelMemory) {
+  TempDir dir;
+  const std::string ok = dir.write("c.yaml",
+                                   "array: {rows: 256, cols: 256}\ndataflow: ws\nmemory: channel\n"
+                                   "channel: {bandwidth_gbps: 34, latency_ns: 100, fifo_tiles: 4}\n");
+  const ArchSpec a = load_arch(ok);
+  EXPECT_EQ(a.memory, "channel");
+  EXPECT_DOUBLE_EQ(a.channel.bandwidth_bytes_per_s, 34e9);
+  EXPECT_DOUBLE_EQ(a.channel.latency_s, 100e-9);
+  EXPECT_EQ(a.channel.fifo_tiles, 4);
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(ok, {{"dataflow", "os"}}); }), ok, 3, "memory"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(ok, {{"fold_pipeline", "scalesim"}}); }), ok, 3, "memory"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(ok, {{"channel.bandwidth_gbps", "0"}}); }), "--set", 0,
+                       "channel.bandwidth_gbps"));
+  const std::string missing = dir.write("m.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\nmemory: channel\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(missing); }), missing, 0, "channel.bandwidth_gbps"));
+  const std::string stray = dir.write("s.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\nchannel: {bandwidth_gbps: 3}\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(stray); }), stray, 3, "channel.bandwidth_gbps"));
+}
+
+}  // namespace

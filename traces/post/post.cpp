@@ -31,6 +31,7 @@ struct Machine {  // what the report needs from the run's arch
   int64_t operand_bytes = 1, accumulator_bytes = 4;
   OpsPerSecond peak_ops;
   BytesPerSecond sram_bandwidth;  // the array's edge links at full width
+  BytesPerSecond dram_bandwidth;  // the memory channel, when there is one
 };
 
 Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
@@ -46,6 +47,7 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz * arrays};
     m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
                         m.clock_hz * arrays};
+    if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
@@ -143,10 +145,13 @@ class Reporter {
     r["grade_note"] = fmt::format("cycle-level trace ({} mode); the analytical ledger would be a CST-D spec estimate",
                                   summary_.value("mode", "timing"));
     r["clock_hz"] = reader_.header().clock_hz;
+    const bool dram = m_.dram_bandwidth.value > 0;
     r["machine"] = {{"peak_ops_per_s", to_json(m_.peak_ops)},
-                    {"bandwidth", to_json(m_.sram_bandwidth)},
-                    {"bandwidth_level", "sram"},
-                    {"bandwidth_note", "all array edge links at full width: R x operand + C x (operand + accumulator) bytes per cycle"}};
+                    {"bandwidth", to_json(dram ? m_.dram_bandwidth : m_.sram_bandwidth)},
+                    {"bandwidth_level", dram ? "hbm" : "sram"},
+                    {"bandwidth_note", dram ? "the memory channel (memory: channel)"
+                                            : "all array edge links at full width: R x operand + C x (operand + accumulator) bytes per cycle"}};
+    if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
     r["total"] = scope(in.total, total, b_peak_total, "total");
@@ -296,7 +301,9 @@ class Reporter {
     // Roofline against the outermost memory level that saw traffic.
     const bool use_hbm = hbm.value > 0;
     const Bytes b_level = use_hbm ? hbm : sram;
-    const BytesPerSecond bw = m_.sram_bandwidth;  // HBM bandwidth arrives with the memory model
+    if (use_hbm && m_.dram_bandwidth.value <= 0)
+      throw std::logic_error("DRAM traffic in the trace but no DRAM bandwidth in the arch");
+    const BytesPerSecond bw = use_hbm ? m_.dram_bandwidth : m_.sram_bandwidth;
     const Seconds t_compute = ops / m_.peak_ops, t_memory = b_level / bw;
     const Seconds bound{std::max(t_compute.value, t_memory.value)};
     if (T.value + 1e-15 < bound.value * (1 - 1e-12))
