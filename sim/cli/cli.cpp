@@ -229,7 +229,7 @@ int cli_main(int argc, char** argv) {
     if (command == "pareto") return pareto_command(args);
     if (command == "noc-bench") return noc_bench_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run, post, export, ledger)", command));
+    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
