@@ -25,7 +25,8 @@ class InputError : public std::runtime_error {
     if (!key.empty()) out += key + ": ";
     return one_line(out + message);
   }
-  // Quoted values may carry newlines or tabs; escape them so the error stays one line.
+  // Quoted values may carry newlines or tabs; escape them so an error stays one line.
+ public:
   static std::string one_line(const std::string& text) {
     std::string out;
     for (char c : text) {
@@ -36,6 +37,8 @@ class InputError : public std::runtime_error {
     }
     return out;
   }
+
+ private:
   std::string file_;
   int line_;
   std::string key_;

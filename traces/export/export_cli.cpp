@@ -1,3 +1,4 @@
+#include "sim/config/input_error.h"
 #include "traces/export/export_cli.h"
 
 #include <unistd.h>
@@ -52,16 +53,7 @@ struct OutputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string one_line(std::string_view text) { return InputError::one_line(std::string(text)); }
 
 // A buffered output file that appears under its name only on commit().
 class OutFile {
