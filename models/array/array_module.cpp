@@ -17,12 +17,12 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
     : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
   if (sink_) {
     trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
-    if (params_.arch.memory == "channel") {
+    if (params_.arch.memory != "ideal") {
       const ArchSpec& a = params_.arch;
       const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
+      const int fifo = a.memory == "hbm" ? a.hbm.fifo_tiles : a.channel.fifo_tiles;
       channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
-      channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte",
-                                      a.channel.fifo_tiles * tile, "dram", "sram"});
+      channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
       dram_read_ = sink_->declare_action(a.dataflow == Dataflow::IS ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
     }
   }
@@ -51,11 +51,12 @@ void ArrayModule::run() {
 
 // The channel's whole schedule for the layer is known when it starts (tiles are
 // fetched in fold order), so it is announced then, ahead of time.
-void ArrayModule::announce_channel(const std::vector<WeightChannel::Fetch>& fetches, const LayerTiming& timing) {
+void ArrayModule::announce_channel(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) {
   for (size_t g = 0; g < fetches.size(); ++g) {
-    const WeightChannel::Fetch& f = fetches[g];
-    sink_->add(f.start, channel_busy_, 1);
-    sink_->add(f.end, channel_busy_, -1);
+    const TileSource::Fetch& f = fetches[g];
+    // Transfers of a DRAM with many banks may overlap; the resource counts one link busy while any is.
+    if (g == 0 || f.start >= fetches[g - 1].end) sink_->add(f.start, channel_busy_, 1);
+    if (g + 1 == fetches.size() || fetches[g + 1].start >= f.end) sink_->add(f.end, channel_busy_, -1);
     // The tile holds a FIFO slot from the start of its transfer until its weight load begins.
     sink_->add(f.start, channel_fifo_, f.bytes);
     sink_->add(timing.folds[g].start, channel_fifo_, -f.bytes);
@@ -73,10 +74,8 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
 ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start) {
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  const int64_t element_bytes = (a.operand_bits + 7) / 8;
-  std::unique_ptr<WeightChannel> channel;
-  if (a.memory == "channel") channel = std::make_unique<WeightChannel>(a.channel, a.clock_hz);
-  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), element_bytes);
+  std::unique_ptr<TileSource> channel = make_tile_source(a, plan, start);
+  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
 
   if (sink_) {
     sink_->begin_layer(index, layer.name, start);
@@ -87,6 +86,7 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
   ArrayLayerResult r;
   r.shape = layer;
   r.stall_memory_bandwidth = timing.stall_cycles;
+  if (channel) r.stall_cause = channel->stall_cause();
   if (channel)
     for (const auto& f : channel->fetches()) r.dram_bytes += f.bytes;
   r.start_cycle = start;
@@ -129,11 +129,8 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   auto grid = make_register_array(plan, params_.arch.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself.
-  std::unique_ptr<WeightChannel> channel;
-  if (params_.arch.memory == "channel") {
-    channel = std::make_unique<WeightChannel>(params_.arch.channel, params_.arch.clock_hz);
-    grid->attach_channel(channel.get(), (params_.arch.operand_bits + 7) / 8);
-  }
+  std::unique_ptr<TileSource> channel = make_tile_source(params_.arch, plan, start);
+  if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
   while (!grid->done()) {
     wait_until(grid->now());

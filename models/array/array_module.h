@@ -13,7 +13,7 @@
 #include "models/array/array_trace.h"
 #include "models/array/fold_plan.h"
 #include "models/array/fold_timing.h"
-#include "models/memory/weight_channel.h"
+#include "models/memory/tile_source.h"
 #include "sim/config/arch_spec.h"
 
 namespace cstsim {
@@ -56,9 +56,10 @@ struct ArrayLayerResult {
   int64_t end_cycle = 0;    // last cycle the array was busy with it
   int64_t cycles = 0;       // as reported (see LayerTiming::reported_cycles)
   int64_t event_count = 0;
-  // Cycles the array waited for data, by cause (only memory bandwidth can occur
-  // today: channel memory; the HBM/NoC hierarchy adds the others).
+  // Cycles the array waited for its tiles, and why: "memory_bandwidth" (channel)
+  // or "hbm" (bank timing, refresh and bandwidth of the HBM together).
   int64_t stall_memory_bandwidth = 0;
+  std::string stall_cause = "memory_bandwidth";
   int64_t dram_bytes = 0;   // bytes fetched over the memory channel
   ArrayLayerStats stats;
   LayerVerification verify;
@@ -93,7 +94,7 @@ class ArrayModule : public sc_core::sc_module {
   ArrayTraceIds trace_ids_;
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
-  void announce_channel(const std::vector<WeightChannel::Fetch>& fetches, const LayerTiming& timing);
+  void announce_channel(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "models/memory/weight_channel.h"
+#include "models/memory/tile_source.h"
 
 namespace cstsim {
 
@@ -37,9 +37,8 @@ int64_t last_output(const FoldTiming& t) { return t.first_output + t.output_rows
 
 }  // namespace
 
-LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, WeightChannel* channel,
-                                 int64_t element_bytes) {
-  if (channel && (pipeline != FoldPipeline::Overlapped || p.dataflow == Dataflow::OS))
+LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, TileSource* tiles) {
+  if (tiles && (pipeline != FoldPipeline::Overlapped || p.dataflow == Dataflow::OS))
     throw std::invalid_argument("channel memory needs the overlapped pipeline and a stationary operand");
   LayerTiming lt;
   lt.start = start;
@@ -65,6 +64,7 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
 
   // Overlapped pipeline.
   int64_t end = start;
+  std::vector<int64_t> load_starts;  // what a tile source may know when asked for fold g
   for (size_t g = 0; g < p.folds.size(); ++g) {
     const Fold& f = p.folds[g];
     FoldTiming& t = lt.folds[g];
@@ -93,11 +93,8 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
       }
       int64_t S_array = load + f.rows_used;  // where the stream would start with ideal memory
       if (g >= 1) S_array = std::max(S_array, lt.folds[g - 1].first_input + T);
-      if (channel) {
-        // The tile's FIFO slot frees when the tile fifo_tiles folds earlier leaves it.
-        const int depth = channel->fifo_tiles();
-        const int64_t slot_free = g >= size_t(depth) ? lt.folds[g - depth].start : start;
-        t.data_ready = channel->fetch(int64_t(f.rows_used) * f.cols_used * element_bytes, slot_free).ready;
+      if (tiles) {
+        t.data_ready = tiles->ready(int(g), load_starts);
         load = std::max(load, t.data_ready);
       }
       t.start = load;
@@ -105,6 +102,7 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
       if (g >= 1) S = std::max(S, lt.folds[g - 1].first_input + T);
       t.stall = S - S_array;
       lt.stall_cycles += t.stall;
+      load_starts.push_back(t.start);
     }
     fill_stream_events(p, f, S, t);
     t.end = last_output(t);

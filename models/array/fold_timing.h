@@ -32,15 +32,15 @@ struct LayerTiming {
   std::vector<FoldTiming> folds;
 };
 
-class WeightChannel;
+class TileSource;
 
 // SCALE-Sim's fixed fold length: T+R+C-2 (OS), 2R+C+T-2 (WS, IS).
 int64_t scalesim_fold_length(const FoldPlan& plan);
 
-// With `channel` (memory: channel, WS/IS, overlapped), fold g's weight load also
-// waits for its tile: r_g x c_g x `element_bytes` fetched in fold order.
+// With a tile source (memory: channel or hbm; WS/IS, overlapped), fold g's weight
+// load also waits for its tile, asked for in fold order.
 LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
-                                 WeightChannel* channel = nullptr, int64_t element_bytes = 1);
+                                 TileSource* tiles = nullptr);
 
 void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
 void append_fold_events(const FoldTiming& timing, int fold, std::vector<ArrayEvent>& out);

@@ -15,7 +15,7 @@
 
 namespace cstsim {
 
-class WeightChannel;
+class TileSource;
 
 // Raised when the registers show a structural hazard the controller should
 // have prevented (two results on one bus, mixed tokens in a PE): a model bug.
@@ -43,12 +43,8 @@ class RegisterArray {
   virtual ~RegisterArray() = default;
   // Advances one clock cycle.
   virtual void step() = 0;
-  // memory: channel: the stationary tiles come through `channel` (fold order,
-  // `element_bytes` per element); the weight load of a fold waits for its tile.
-  void attach_channel(WeightChannel* channel, int64_t element_bytes) {
-    channel_ = channel;
-    element_bytes_ = element_bytes;
-  }
+  // memory: channel / hbm: the weight load of a fold waits for its tile from `tiles`.
+  void attach_tiles(TileSource* tiles) { tiles_ = tiles; }
   // Flips the low bit of PE(row, col)'s sum register: lets tests prove the checker catches faults.
   virtual void corrupt(int row, int col) = 0;
   bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
@@ -99,8 +95,7 @@ class RegisterArray {
   int next_slot_end_ = 0;
   CycleActivity activity_;
   std::vector<std::pair<int64_t, int64_t>> residency_;
-  WeightChannel* channel_ = nullptr;
-  int64_t element_bytes_ = 1;
+  TileSource* tiles_ = nullptr;
 };
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,

@@ -12,7 +12,7 @@
 
 #include "models/array/fold_timing.h"
 #include "models/array/register_array.h"
-#include "models/memory/weight_channel.h"
+#include "models/memory/tile_source.h"
 
 namespace cstsim {
 namespace {
@@ -62,7 +62,7 @@ class StationaryGrid final : public RegisterArray {
     if (!loading_ && load_fold_ < fold_count()) {
       const int g = load_fold_;
       bool can = scalesim() ? slot_open(g) : !bank_busy_[g & 1];
-      if (channel_) can = can && now_ >= tile_ready(g);
+      if (tiles_) can = can && now_ >= tiles_->ready(g, load_start_);
       if (can) {
         load_start_[size_t(g)] = now_;
         loading_ = true;
@@ -81,20 +81,6 @@ class StationaryGrid final : public RegisterArray {
       row0_free_at_ = now_ + T_;  // row 0's feeder is busy for T cycles
       emit(now_, EventKind::FirstInput, g);
     }
-  }
-
-  // channel memory: fold g's tile is fetched once, in fold order, as soon as the
-  // loader reaches it; its FIFO slot frees when the tile fifo_tiles folds back
-  // left the FIFO (that fold's weight load began).
-  int64_t tile_ready(int g) {
-    if (fetched_ <= g) {
-      const int depth = channel_->fifo_tiles();
-      const int64_t slot_free = g >= depth ? load_start_[size_t(g - depth)] : start_;
-      const Fold& f = plan_.folds[size_t(g)];
-      ready_.push_back(channel_->fetch(int64_t(f.rows_used) * f.cols_used * element_bytes_, slot_free).ready);
-      fetched_ = g + 1;
-    }
-    return ready_[size_t(g)];
   }
 
   // The skew buffers: row i of a stream started at S gets X[t] at S+t+i.
@@ -273,8 +259,6 @@ class StationaryGrid final : public RegisterArray {
   std::vector<int64_t> rows_done_;
   int64_t row0_free_at_;
   std::vector<int64_t> load_start_;  // FoldStart of each fold, -1 until it happens
-  std::vector<int64_t> ready_;       // channel memory: tile arrival per fetched fold
-  int fetched_ = 0;
 };
 
 }  // namespace

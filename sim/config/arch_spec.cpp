@@ -1,5 +1,7 @@
 #include "sim/config/arch_spec.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include <climits>
@@ -35,7 +37,8 @@ const std::vector<std::string>& arch_keys() {
       "name", "array.rows", "array.cols", "dataflow", "clock_hz",
       "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
       "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory",
-      "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles", "source"};
+      "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles",
+      "hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "source"};
   return keys;
 }
 
@@ -177,8 +180,8 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("memory")) {
-    if (f->text != "ideal" && f->text != "channel")
-      fail(*f, "must be ideal or channel (the HBM hierarchy is not connected yet), got " + text::quoted(f->text));
+    if (f->text != "ideal" && f->text != "channel" && f->text != "hbm")
+      fail(*f, "must be ideal, channel or hbm, got " + text::quoted(f->text));
     s.memory = f->text;
   }
   const ArchField* bw = find("channel.bandwidth_gbps");
@@ -198,6 +201,22 @@ ArchSpec build(const ArchFields& fields) {
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
   } else if (bw) {
     fail(*bw, "applies only with memory: channel");
+  }
+  const ArchField* hs = find("hbm.spec");
+  if (s.memory == "hbm") {
+    const ArchField& m = *find("memory");
+    const ArchField& p = require("hbm.spec");
+    std::filesystem::path path = p.text;
+    if (path.is_relative() && p.file != "--set") path = std::filesystem::path(p.file).parent_path() / path;
+    if (!std::filesystem::is_regular_file(path)) fail(p, "no such file: " + text::quoted(path.string()));
+    s.hbm.spec = path.string();
+    if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(positive_int(*f, 1024));
+    if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(positive_int(*f, 1 << 16));
+    if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = positive_int(*f, 1 << 20);
+    if (s.dataflow == Dataflow::OS) fail(m, "hbm memory feeds a stationary operand: use dataflow ws or is");
+    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "hbm memory needs fold_pipeline: overlapped");
+  } else if (hs) {
+    fail(*hs, "applies only with memory: hbm");
   }
   return s;
 }
@@ -227,7 +246,10 @@ std::string canonical_text(const ArchSpec& s) {
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)
-                            : std::string());
+                            : s.memory == "hbm"
+                                  ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n",
+                                                s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes)
+                                  : std::string());
 }
 
 }  // namespace cstsim

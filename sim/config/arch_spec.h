@@ -29,7 +29,7 @@ struct ArchSpec {
   int64_t ifmap_sram_kib = 0;
   int64_t filter_sram_kib = 0;
   int64_t ofmap_sram_kib = 0;
-  // "ideal": operands are always on chip in time. "channel": the stationary operand
+  // "ideal": operands are always on chip in time. "channel" / "hbm": the stationary operand
   // (weights for WS, inputs for IS) comes from DRAM through one bandwidth-limited
   // channel into a FIFO of tiles, TPU v1 style; the streamed operand and the
   // outputs stay in on-chip buffers.
@@ -39,6 +39,13 @@ struct ArchSpec {
     double latency_s = 0;              // channel.latency_ns
     int fifo_tiles = 4;                // channel.fifo_tiles: tiles fetched ahead
   } channel;
+  // "hbm": the stationary tiles come from one HBM stack (models/hbm) through a DMA.
+  struct Hbm {
+    std::string spec;                  // hbm.spec: configs/memory/*.yaml (relative to the arch file)
+    int fifo_tiles = 4;                // hbm.fifo_tiles
+    int max_outstanding = 64;          // hbm.max_outstanding: DMA reads in flight
+    int64_t request_bytes = 64;        // hbm.request_bytes: size of one DMA read
+  } hbm;
 };
 
 // key=value overrides from the command line, in order.

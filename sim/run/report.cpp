@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hbm/hbm_spec.h"
 #include "version.h"
 
 namespace cstsim {
@@ -30,9 +31,11 @@ std::string py_float(double v) {
 
 // Stall cycles by cause. Only the memory channel's bandwidth can stall the array
 // today; the other causes arrive with the HBM/NoC/scratchpad hierarchy.
-nlohmann::ordered_json stalls_json(int64_t memory_bandwidth) {
-  return {{"memory_bandwidth", memory_bandwidth}, {"hbm_bank_refresh", 0}, {"noc", 0}, {"sram_bank_conflict", 0},
-          {"dependency", 0}};
+nlohmann::ordered_json stalls_json(int64_t cycles, const std::string& cause = "memory_bandwidth") {
+  nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0}, {"noc", 0}, {"sram_bank_conflict", 0},
+                              {"dependency", 0}};
+  j[cause] = cycles;
+  return j;
 }
 
 }  // namespace
@@ -68,6 +71,14 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", 1},
                {"memory", a.memory}};
+  if (a.memory == "hbm") {
+    const hbm::HbmSpec spec = hbm::load_hbm_spec(a.hbm.spec);
+    j["arch"]["hbm"] = {{"spec", a.hbm.spec},
+                        {"peak_bytes_per_s", spec.peak_gbps_per_pc() * 1e9 * spec.org.pcs()},
+                        {"fifo_tiles", a.hbm.fifo_tiles},
+                        {"max_outstanding", a.hbm.max_outstanding},
+                        {"request_bytes", a.hbm.request_bytes}};
+  }
   if (a.memory == "channel")
     j["arch"]["channel"] = {{"bandwidth_bytes_per_s", a.channel.bandwidth_bytes_per_s},
                             {"latency_s", a.channel.latency_s},
@@ -94,7 +105,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["mapping_efficiency"] = L.stats.mapping_efficiency;
     l["compute_utilization"] = L.stats.compute_utilization;
     l["stall_cycles"] = L.stall_memory_bandwidth;
-    l["stalls"] = stalls_json(L.stall_memory_bandwidth);
+    l["stalls"] = stalls_json(L.stall_memory_bandwidth, L.stall_cause);
     l["dram_bytes"] = L.dram_bytes;
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;
@@ -129,7 +140,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
                 {"stall_cycles", stalls},
-                {"stalls", stalls_json(stalls)},
+                {"stalls", stalls_json(stalls, r.layers->empty() ? "memory_bandwidth" : r.layers->front().stall_cause)},
                 {"dram_bytes", dram},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},

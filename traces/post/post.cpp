@@ -48,6 +48,7 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
                         m.clock_hz * arrays};
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
+    if (a.value("memory", "ideal") == "hbm") m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
