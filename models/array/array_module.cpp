@@ -52,11 +52,25 @@ void ArrayModule::run() {
 // The channel's whole schedule for the layer is known when it starts (tiles are
 // fetched in fold order), so it is announced then, ahead of time.
 void ArrayModule::announce_channel(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) {
+  // Transfers may overlap (an HBM serves the next tile while finishing one): the
+  // channel counts busy over the union of the transfer intervals (starts are in order).
+  int64_t busy_from = -1, busy_to = -1;
+  for (const TileSource::Fetch& f : fetches) {
+    if (f.start > busy_to) {
+      if (busy_to > busy_from) {
+        sink_->add(busy_from, channel_busy_, 1);
+        sink_->add(busy_to, channel_busy_, -1);
+      }
+      busy_from = f.start;
+    }
+    busy_to = std::max(busy_to, f.end);
+  }
+  if (busy_to > busy_from) {
+    sink_->add(busy_from, channel_busy_, 1);
+    sink_->add(busy_to, channel_busy_, -1);
+  }
   for (size_t g = 0; g < fetches.size(); ++g) {
     const TileSource::Fetch& f = fetches[g];
-    // Transfers of a DRAM with many banks may overlap; the resource counts one link busy while any is.
-    if (g == 0 || f.start >= fetches[g - 1].end) sink_->add(f.start, channel_busy_, 1);
-    if (g + 1 == fetches.size() || fetches[g + 1].start >= f.end) sink_->add(f.end, channel_busy_, -1);
     // The tile holds a FIFO slot from the start of its transfer until its weight load begins.
     sink_->add(f.start, channel_fifo_, f.bytes);
     sink_->add(timing.folds[g].start, channel_fifo_, -f.bytes);
