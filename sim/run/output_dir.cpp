@@ -4,6 +4,10 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <cerrno>
+#include <cstdlib>
+
+#include <signal.h>
 #include <unistd.h>
 
 namespace cstsim {
@@ -13,7 +17,17 @@ StagedDir::StagedDir(fs::path target) : target_(std::move(target)) {
   if (target_.filename().empty()) target_ = target_.parent_path();
   const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
   fs::create_directories(parent);
-  staging_ = parent / ("." + target_.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const std::string prefix = "." + target_.filename().string() + ".tmp-";
+  staging_ = parent / (prefix + std::to_string(::getpid()));
+  // A run killed with SIGKILL leaves its staging directory behind; remove those whose
+  // process is gone (a live one belongs to a concurrent run of the same target).
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
   fs::remove_all(staging_);
   fs::create_directory(staging_);
 }

@@ -226,7 +226,7 @@ TEST(ArchYaml, OtherBadValues) {
       {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
       {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},
       {"sram: {ifmap_kib: -1}", "sram.ifmap_kib", "positive integer"},
-      {"memory: hbm3", "memory", "must be ideal or channel"},
+      {"memory: hbm3", "memory", "must be ideal, channel or hbm"},
       {"name: \"\"", "name", "empty"},
       {"dataflow2: ws", "dataflow2", "unknown key"},
   };
@@ -314,7 +314,7 @@ TEST(ArchOverrides, BadValue) {
   EXPECT_TRUE(is_error(e, "--set", 0, "array.rows"));
   EXPECT_TRUE(contains(e.what(), "positive integer"));
   EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"dataflow", "xy"}}); }), "--set", 0, "dataflow"));
-  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"memory", "hbm"}}); }), "--set", 0, "memory"));
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"memory", "hbm3"}}); }), "--set", 0, "memory"));
   EXPECT_TRUE(is_error(error_of([&] { load_arch(file, {{"clock_hz", "-1"}}); }), "--set", 0, "clock_hz"));
 }
 
