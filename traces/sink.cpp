@@ -50,7 +50,6 @@ ResourceId TraceSink::declare(Resource r) {
   resources_.push_back(r);
   value_.push_back(0);
   since_.push_back(0);
-  written_cycle_.push_back(-1);
   bindings_.emplace_back();
   return r.id;
 }

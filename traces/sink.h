@@ -94,7 +94,6 @@ class TraceSink {
   std::vector<Resource> resources_;
   std::vector<int64_t> value_;        // current (final) value per resource
   std::vector<int64_t> since_;        // cycle the current value started
-  std::vector<int64_t> written_cycle_;
   std::vector<std::vector<Binding>> bindings_;  // per resource
   std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
   // Announced changes: [0, sorted_) is sorted by cycle (stable), the rest not yet.

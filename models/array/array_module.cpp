@@ -51,7 +51,7 @@ void ArrayModule::run() {
 
 // The channel's whole schedule for the layer is known when it starts (tiles are
 // fetched in fold order), so it is announced then, ahead of time.
-void ArrayModule::announce_channel(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) {
+void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) {
   // Transfers may overlap (an HBM serves the next tile while finishing one): the
   // channel counts busy over the union of the transfer intervals (starts are in order).
   int64_t busy_from = -1, busy_to = -1;
@@ -96,10 +96,10 @@ ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
-  if (sink_ && channel) announce_channel(channel->fetches(), timing);
+  if (sink_ && channel) announce_tiles(channel->fetches(), timing);
   ArrayLayerResult r;
   r.shape = layer;
-  r.stall_memory_bandwidth = timing.stall_cycles;
+  r.stall_cycles = timing.stall_cycles;
   if (channel) r.stall_cause = channel->stall_cause();
   if (channel)
     for (const auto& f : channel->fetches()) r.dram_bytes += f.bytes;

@@ -58,7 +58,7 @@ struct ArrayLayerResult {
   int64_t event_count = 0;
   // Cycles the array waited for its tiles, and why: "memory_bandwidth" (channel)
   // or "hbm" (bank timing, refresh and bandwidth of the HBM together).
-  int64_t stall_memory_bandwidth = 0;
+  int64_t stall_cycles = 0;
   std::string stall_cause = "memory_bandwidth";
   int64_t dram_bytes = 0;   // bytes fetched over the memory channel
   ArrayLayerStats stats;
@@ -94,7 +94,7 @@ class ArrayModule : public sc_core::sc_module {
   ArrayTraceIds trace_ids_;
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
-  void announce_channel(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
+  void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

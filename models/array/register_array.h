@@ -58,8 +58,8 @@ class RegisterArray {
   std::vector<int32_t> result() const;
   int64_t pe_updates() const { return pe_updates_; }
   const CycleActivity& activity() const { return activity_; }
-  // Changes of the stationary register contents (weights, inputs or accumulators),
-  // in elements, as (cycle, delta); cleared by the call.
+  // WS/IS: changes of the weight banks' contents, in elements, as (cycle, delta);
+  // cleared by the call. (OS accumulators are live exactly while a PE is active.)
   std::vector<std::pair<int64_t, int64_t>> take_residency_changes() { return std::exchange(residency_, {}); }
 
  protected:
@@ -100,7 +100,6 @@ class RegisterArray {
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
                                                    int64_t start, const GemmData& data);
-
 
 struct RegisterRun {
   std::vector<ArrayEvent> events;

@@ -45,7 +45,6 @@ class StationaryGrid final : public RegisterArray {
   }
 
  private:
-
   int8_t stationary(int64_t sr, int64_t sc) const {
     return ws_ ? data_.B[size_t(sr * data_.N + sc)] : data_.A[size_t(sc * data_.K + sr)];
   }

@@ -104,8 +104,8 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["utilization"] = utilization(a, L.stats.macs, L.cycles);
     l["mapping_efficiency"] = L.stats.mapping_efficiency;
     l["compute_utilization"] = L.stats.compute_utilization;
-    l["stall_cycles"] = L.stall_memory_bandwidth;
-    l["stalls"] = stalls_json(L.stall_memory_bandwidth, L.stall_cause);
+    l["stall_cycles"] = L.stall_cycles;
+    l["stalls"] = stalls_json(L.stall_cycles, L.stall_cause);
     l["dram_bytes"] = L.dram_bytes;
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;
@@ -127,7 +127,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     layers.push_back(std::move(l));
     cycles += L.cycles;
     macs += L.stats.macs;
-    stalls += L.stall_memory_bandwidth;
+    stalls += L.stall_cycles;
     dram += L.dram_bytes;
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
@@ -192,13 +192,13 @@ std::string human_table(const RunReport& r) {
     if (L.verify.ran) v = L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
     out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
                        L.shape.name.substr(0, 16), L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
-                       L.stall_memory_bandwidth, 100 * utilization(a, L.stats.macs, L.cycles),
+                       L.stall_cycles, 100 * utilization(a, L.stats.macs, L.cycles),
                        100 * L.stats.mapping_efficiency, v);
     cycles += L.cycles;
     macs += L.stats.macs;
   }
   int64_t stalls = 0;
-  for (const ArrayLayerResult& L : *r.layers) stalls += L.stall_memory_bandwidth;
+  for (const ArrayLayerResult& L : *r.layers) stalls += L.stall_cycles;
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));
   return out;

@@ -387,6 +387,17 @@ TEST_F(Cli, TpuV1WeightChannelStallsAndPeak) {
   // Bytes conserved: every weight byte crossed the channel once, into the array's weight chain.
   EXPECT_EQ(m["total"]["dram_bytes"], m["total"]["sram"]["filter_reads"]);
   EXPECT_EQ(value(mr["total"]["C_P"]["B_M"]["hbm"]), m["total"]["dram_bytes"].get<double>());
+  // Γ_comm: the DRAM edge carried those bytes; the array's edges carried its SRAM words.
+  int dram_edges = 0;
+  for (const auto& e : mr["total"]["Theta_CST"]["Gamma_comm"]["edges"]) {
+    if (e["src"] == "dram") {
+      ++dram_edges;
+      EXPECT_EQ(value(e["bytes"]), m["total"]["dram_bytes"].get<double>());
+    }
+    if (e["links"] == "array.link.in_rows") EXPECT_EQ(value(e["bytes"]), m["total"]["sram"]["ifmap_reads"].get<double>());
+    if (e["links"] == "array.link.out") EXPECT_EQ(value(e["bytes"]), 4.0 * m["total"]["sram"]["ofmap_writes"].get<double>());
+  }
+  EXPECT_EQ(dram_edges, 1);
   const auto c = nlohmann::json::parse(slurp(conv / "summary.json"));
   EXPECT_GE(c["total"]["utilization"].get<double>(), 0.90);
 }

@@ -23,10 +23,14 @@ double number(const std::string& file, const YAML::Node& n, const std::string& k
 
 }  // namespace
 
-const ActionEnergy* EnergyTable::find(const std::string& counter) const {
+bool EnergyTable::is_nominal(const std::string& counter) {
   const std::string nominal = ".nominal";
-  if (counter.size() >= nominal.size() && counter.compare(counter.size() - nominal.size(), nominal.size(), nominal) == 0)
-    return nullptr;
+  return counter.size() >= nominal.size() &&
+         counter.compare(counter.size() - nominal.size(), nominal.size(), nominal) == 0;
+}
+
+const ActionEnergy* EnergyTable::find(const std::string& counter) const {
+  if (is_nominal(counter)) return nullptr;
   const ActionEnergy* best = nullptr;
   for (const ActionEnergy& a : actions) {
     const bool match = counter == a.action ||

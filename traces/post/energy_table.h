@@ -28,6 +28,7 @@ struct EnergyTable {
   // dot-separated prefix of it; nullptr when none. Counters named "*.nominal" are
   // the workload's need, not work done, and are never charged.
   const ActionEnergy* find(const std::string& counter) const;
+  static bool is_nominal(const std::string& counter);
 };
 
 // Throws InputError (file, line, key) on any problem.

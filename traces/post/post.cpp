@@ -174,14 +174,12 @@ class Reporter {
     for (const auto& [action, n] : c) {
       const ActionEnergy* row = energy_.find(action);
       if (row) e += Joules{double(n) * row->pj * 1e-12};
-      else if (!starts_with_nominal(action))
+      else if (!EnergyTable::is_nominal(action))
         throw InputError(energy_.path, 0, action, "the energy table has no row for this action");
     }
     return e;
   }
-  static bool starts_with_nominal(const std::string& a) {
-    return a.size() >= 8 && a.compare(a.size() - 8, 8, ".nominal") == 0;
-  }
+
   Joules base_energy(Seconds t) const {
     Watts p{0};
     for (const StaticPower& s : energy_.static_power) p += Watts{s.watts};
@@ -239,22 +237,12 @@ class Reporter {
     ordered_json edges = ordered_json::array();
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const bool inbound = res[i].name.find(".in_") != std::string::npos;
-      const std::string prefix = inbound ? "sram.read." : "sram.write.";
-      edges.push_back({{"src", inbound ? "sram" : res[i].owner},
-                       {"dst", inbound ? res[i].owner : "sram"},
+      const Edge e = edge_of(res[i], c);
+      edges.push_back({{"src", e.src},
+                       {"dst", e.dst},
                        {"links", res[i].name},
+                       {"bytes", to_json(e.bytes)},
                        {"busy", to_json(Seconds{s.resources[i].busy_cycles * period_})}});
-      edges.back()["bytes"] = to_json(Bytes{0});
-    }
-    // Bytes per direction: inbound edges share sram reads, outbound carry sram writes.
-    const Bytes reads{double(sum_prefix(c, "sram.read."))}, writes{double(sum_prefix(c, "sram.write."))};
-    for (auto& e : edges) {
-      const bool inbound = e["src"] == "sram";
-      const std::string link = e["links"];
-      if (!inbound) e["bytes"] = to_json(writes);
-      else if (link.find("in_rows") != std::string::npos) e["bytes"] = to_json(edge_bytes(c, true));
-      else e["bytes"] = to_json(Bytes{reads.value - edge_bytes(c, true).value});
     }
     const int64_t layers = int64_t(reader_.layers().size());
     ordered_json theta = {
@@ -334,13 +322,29 @@ class Reporter {
             {"C_P", c_p},     {"energy", energy},   {"roofline", roofline}};
   }
 
-  // Bytes that entered through the row links (the streamed operand).
-  Bytes edge_bytes(const Counts& c, bool rows) const {
-    const std::string df = summary_.at("arch").value("dataflow", "ws");
-    const std::string rows_action = df == "is" ? "sram.read.filter" : "sram.read.ifmap";
-    auto it = c.find(rows_action);
-    (void)rows;
-    return Bytes{it == c.end() ? 0.0 : double(it->second)};
+  struct Edge {
+    std::string src, dst;
+    Bytes bytes;
+  };
+  // Which endpoints a class-N resource joins and the bytes it carried, from the
+  // counters bound to it (models/array/array_trace.cpp, array_module.cpp).
+  Edge edge_of(const trace::Resource& r, const Counts& c) const {
+    auto bytes = [&](const std::string& action) {
+      auto it = c.find(action);
+      return Bytes{it == c.end() ? 0.0 : double(it->second)};
+    };
+    const bool is = summary_.at("arch").value("dataflow", "ws") == "is";
+    const std::string rows = is ? "sram.read.filter" : "sram.read.ifmap";  // the streamed operand
+    const std::string cols = is ? "sram.read.ifmap" : "sram.read.filter";
+    auto ends_with = [&](const char* suffix) {
+      const std::string s = suffix;
+      return r.name.size() >= s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends_with(".link.in_rows")) return {"sram", r.owner, bytes(rows)};
+    if (ends_with(".link.in_cols")) return {"sram", r.owner, bytes(cols)};
+    if (ends_with(".link.out")) return {r.owner, "sram", Bytes{double(sum_prefix(c, "sram.write."))}};
+    if (r.name == "dram.channel.busy") return {"dram", "sram", Bytes{double(sum_prefix(c, "hbm.read."))}};
+    return {r.owner, r.owner, Bytes{0}};  // a link the report does not know how to attribute
   }
 
   ordered_json scalar(const Normalization& n, const ScopeTotals& s) {
