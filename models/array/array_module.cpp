@@ -9,6 +9,9 @@
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/mesh.h"
+#include "models/noc/noc_config.h"
 
 namespace cstsim {
 
@@ -17,7 +20,9 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
     : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
   if (sink_) {
     trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
-    if (params_.arch.memory != "ideal") {
+    if (params_.arch.memory == "hierarchy") {
+      declare_hierarchy_trace();
+    } else if (params_.arch.memory != "ideal") {
       const ArchSpec& a = params_.arch;
       const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
       const int fifo = a.memory == "hbm" ? a.hbm.fifo_tiles : a.channel.fifo_tiles;
@@ -78,6 +83,58 @@ void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, 
   }
 }
 
+void ArrayModule::declare_hierarchy_trace() {
+  const ArchSpec& a = params_.arch;
+  const hbm::HbmSpec hs = hbm::load_hbm_spec(a.hbm.spec);
+  const noc::NocConfig nc = noc::load_noc_config(a.noc.spec);
+  const noc::Mesh mesh(nc.cols, nc.rows, nc.edge_nodes);
+  using trace::ResourceClass;
+  hier_.row_bytes = hs.org.row_bytes();
+  hier_.flit_bytes = nc.flit_bytes;
+  const int64_t banks = int64_t(hs.org.pcs()) * hs.org.banks_per_pc();
+  hier_.pcs_busy = sink_->declare({0, "hbm.pcs_busy", ResourceClass::Network, "link", hs.org.pcs(), "hbm", ""});
+  hier_.row_buffers =
+      sink_->declare({0, "hbm.row_buffers", ResourceClass::Memory, "byte", banks * hier_.row_bytes, "hbm", "hbm"});
+  hier_.links_busy =
+      sink_->declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
+  const int64_t kib[3] = {a.ifmap_sram_kib, a.filter_sram_kib, a.ofmap_sram_kib};
+  const char* names[3] = {"spad.ifmap", "spad.filter", "spad.ofmap"};
+  for (int p = 0; p < 3; ++p)
+    hier_.spad[p] = sink_->declare({0, names[p], ResourceClass::Memory, "byte", kib[p] * 1024, "spad", "sram"});
+  const bool ws = a.dataflow == Dataflow::WS;
+  hier_.hbm_read_stationary = sink_->declare_action(ws ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
+  hier_.hbm_read_stream = sink_->declare_action(ws ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
+  hier_.hbm_write = sink_->declare_action("hbm.write.ofmap", "byte");
+  hier_.noc_hop = sink_->declare_action("noc.hop", "byte");
+  hier_.spad_write = sink_->declare_action("sram.write.dma", "byte");
+  hier_.spad_read = sink_->declare_action("sram.read.dma", "byte");
+}
+
+// The layer's memory traffic is simulated before its first fold starts, so all of
+// it is announced then, ahead of time, like the array's folds.
+void ArrayModule::announce_hierarchy(const HierarchySource& source) {
+  const HierarchyTimeline& t = source.timeline();
+  for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
+  for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
+  for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
+  for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
+  for (int p = 0; p < 3; ++p)
+    for (const auto& [cycle, v] : t.spad_resident[size_t(p)]) sink_->set(cycle, hier_.spad[p], v);
+  const LayerDmaPlan& plan = source.dma_plan();
+  for (size_t k = 0; k < plan.reads.size(); ++k) {
+    const TransferState& tr = source.read_state(int(k));
+    sink_->count(tr.first_issue, plan.reads[k].operand == Operand::Stationary ? hier_.hbm_read_stationary
+                                                                              : hier_.hbm_read_stream,
+                 tr.what.bytes);
+    sink_->count(tr.done, hier_.spad_write, tr.what.bytes);
+  }
+  for (size_t k = 0; k < plan.writes.size(); ++k) {
+    const TransferState& tr = source.write_state(int(k));
+    sink_->count(tr.first_issue, hier_.spad_read, tr.what.bytes);
+    sink_->count(tr.first_issue, hier_.hbm_write, tr.what.bytes);
+  }
+}
+
 const std::string& ArrayModule::layer_name(int index) const { return layers_[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
@@ -88,23 +145,33 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
 ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start) {
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  std::unique_ptr<TileSource> channel = make_tile_source(a, plan, start);
+  std::unique_ptr<TileSource> channel = make_tile_source(a, plan, start, layer.name, sink_ != nullptr);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
+  const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
 
   if (sink_) {
     sink_->begin_layer(index, layer.name, start);
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
-  if (sink_ && channel) announce_tiles(channel->fetches(), timing);
+  if (sink_ && hierarchy)
+    announce_hierarchy(*hierarchy);
+  else if (sink_ && channel)
+    announce_tiles(channel->fetches(), timing);
   ArrayLayerResult r;
   r.shape = layer;
   r.stall_cycles = timing.stall_cycles;
-  if (channel) r.stall_cause = channel->stall_cause();
-  if (channel)
+  r.stalls = timing.stall_causes;
+  if (hierarchy) {
+    r.has_hierarchy = true;
+    r.hierarchy = hierarchy->stats();
+    r.dram_bytes = r.hierarchy.hbm_bytes_read;
+    r.memory_end = timing.memory_end;
+  } else if (channel) {
     for (const auto& f : channel->fetches()) r.dram_bytes += f.bytes;
+  }
   r.start_cycle = start;
-  r.end_cycle = timing.end;
+  r.end_cycle = std::max(timing.end, timing.memory_end);
   r.cycles = timing.reported_cycles;
   for (const FoldTiming& f : timing.folds) r.event_count += 4 + f.output_rows;
   r.stats = compute_layer_stats(plan);
@@ -143,7 +210,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   auto grid = make_register_array(plan, params_.arch.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself.
-  std::unique_ptr<TileSource> channel = make_tile_source(params_.arch, plan, start);
+  std::unique_ptr<TileSource> channel = make_tile_source(params_.arch, plan, start, layer_name(index));
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
   while (!grid->done()) {
@@ -177,9 +244,15 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   // Timing: every event of the register grid must be where the closed form puts it.
   if (std::string d = first_difference(expected, grid->events()); !d.empty())
     problems.push_back("timing: " + d);
-  if (grid->end_cycle() != r.end_cycle)
-    problems.push_back(fmt::format("timing: layer ends at cycle {}, timing mode says {}",
-                                   grid->end_cycle(), r.end_cycle));
+  int64_t grid_end = grid->end_cycle();
+  if (channel) {  // the grid's own memory traffic finishes from the load starts it observed
+    std::vector<int64_t> load_starts;
+    for (const ArrayEvent& e : grid->events())
+      if (e.kind == EventKind::FoldStart) load_starts.push_back(e.cycle);
+    grid_end = std::max(grid_end, channel->drain(load_starts));
+  }
+  if (grid_end != r.end_cycle)
+    problems.push_back(fmt::format("timing: layer ends at cycle {}, timing mode says {}", grid_end, r.end_cycle));
   // Values: the exact integer GEMM.
   const std::vector<int32_t> want = reference_gemm(data);
   const std::vector<int32_t> got = grid->result();

@@ -13,6 +13,7 @@
 #include "models/array/array_trace.h"
 #include "models/array/fold_plan.h"
 #include "models/array/fold_timing.h"
+#include "models/memory/hierarchy_source.h"
 #include "models/memory/tile_source.h"
 #include "sim/config/arch_spec.h"
 
@@ -56,11 +57,16 @@ struct ArrayLayerResult {
   int64_t end_cycle = 0;    // last cycle the array was busy with it
   int64_t cycles = 0;       // as reported (see LayerTiming::reported_cycles)
   int64_t event_count = 0;
-  // Cycles the array waited for its tiles, and why: "memory_bandwidth" (channel)
-  // or "hbm" (bank timing, refresh and bandwidth of the HBM together).
+  // Cycles the array waited for its data, split by cause: "memory_bandwidth"
+  // (channel), "hbm" (memory: hbm, bank timing, refresh and bandwidth together),
+  // or under memory: hierarchy hbm_bandwidth / hbm_bank_refresh / noc /
+  // sram_bank_conflict / dependency (HierarchySource::explain_stall).
   int64_t stall_cycles = 0;
-  std::string stall_cause = "memory_bandwidth";
-  int64_t dram_bytes = 0;   // bytes fetched over the memory channel
+  std::map<std::string, int64_t> stalls;
+  int64_t dram_bytes = 0;   // bytes read from DRAM
+  int64_t memory_end = -1;  // memory: hierarchy: last cycle of the layer's write-back
+  bool has_hierarchy = false;
+  HierarchyLayerStats hierarchy;
   ArrayLayerStats stats;
   LayerVerification verify;
 };
@@ -94,7 +100,16 @@ class ArrayModule : public sc_core::sc_module {
   ArrayTraceIds trace_ids_;
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
+  struct HierarchyIds {
+    trace::ResourceId pcs_busy = 0, row_buffers = 0, links_busy = 0;
+    trace::ResourceId spad[3] = {0, 0, 0};
+    trace::ActionId hbm_read_stationary = 0, hbm_read_stream = 0, hbm_write = 0, noc_hop = 0, spad_write = 0,
+                    spad_read = 0;
+    int64_t row_bytes = 0, flit_bytes = 0;
+  } hier_;
+  void declare_hierarchy_trace();
   void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
+  void announce_hierarchy(const HierarchySource& source);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

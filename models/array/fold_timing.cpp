@@ -37,6 +37,24 @@ int64_t last_output(const FoldTiming& t) { return t.first_output + t.output_rows
 
 }  // namespace
 
+int64_t overlapped_stream_start(const FoldPlan& p, int g, int64_t load_start, int64_t prev_stream_start) {
+  int64_t S = load_start + p.folds[size_t(g)].rows_used;
+  if (g >= 1) S = std::max(S, prev_stream_start + p.T);
+  return S;
+}
+
+int64_t fold_last_input(const FoldPlan& p, int g, int64_t S) {
+  FoldTiming t;
+  fill_stream_events(p, p.folds[size_t(g)], S, t);
+  return t.last_input;
+}
+
+int64_t fold_last_output(const FoldPlan& p, int g, int64_t S) {
+  FoldTiming t;
+  fill_stream_events(p, p.folds[size_t(g)], S, t);
+  return last_output(t);
+}
+
 LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, TileSource* tiles) {
   if (tiles && (pipeline != FoldPipeline::Overlapped || p.dataflow == Dataflow::OS))
     throw std::invalid_argument("channel memory needs the overlapped pipeline and a stationary operand");
@@ -91,25 +109,27 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
         const Fold& old = p.folds[g - 2];
         load = std::max(load, lt.folds[g - 2].first_input + T + old.rows_used + old.cols_used - 2);
       }
-      int64_t S_array = load + f.rows_used;  // where the stream would start with ideal memory
-      if (g >= 1) S_array = std::max(S_array, lt.folds[g - 1].first_input + T);
+      const int64_t prev_S = g >= 1 ? lt.folds[g - 1].first_input : 0;
+      // where the stream would start with ideal memory
+      const int64_t S_array = overlapped_stream_start(p, int(g), load, prev_S);
       if (tiles) {
         t.data_ready = tiles->ready(int(g), load_starts);
         load = std::max(load, t.data_ready);
       }
       t.start = load;
-      S = load + f.rows_used;
-      if (g >= 1) S = std::max(S, lt.folds[g - 1].first_input + T);
+      S = overlapped_stream_start(p, int(g), load, prev_S);
       t.stall = S - S_array;
       lt.stall_cycles += t.stall;
+      if (tiles && t.stall > 0) tiles->explain_stall(int(g), t.data_ready - t.stall, t.data_ready, lt.stall_causes);
       load_starts.push_back(t.start);
     }
     fill_stream_events(p, f, S, t);
     t.end = last_output(t);
     end = std::max(end, t.end);
   }
+  if (tiles) lt.memory_end = tiles->drain(load_starts);
   lt.end = end;
-  lt.reported_cycles = end - start + 1;
+  lt.reported_cycles = std::max(end, lt.memory_end) - start + 1;
   return lt;
 }
 

@@ -3,6 +3,8 @@
 // cycle of each event the register-level grid produces, in O(folds) work.
 // The rules (and why they are what the registers do) are in models/array/README.md.
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "models/array/array_events.h"
@@ -24,15 +26,27 @@ struct FoldTiming {
 struct LayerTiming {
   int64_t start = 0;  // first cycle of the layer
   int64_t end = 0;    // last cycle any fold occupies the array
-  // Cycles as reported: end - start + 1, except in scalesim mode where SCALE-Sim
+  // Cycles as reported: max(end, memory_end) - start + 1, except in scalesim mode where SCALE-Sim
   // reports the index of the last cycle, F*L - 1.
   int64_t reported_cycles = 0;
   int64_t slot_length = 0;  // L per fold in scalesim mode, 0 otherwise
   int64_t stall_cycles = 0; // sum of the folds' stalls
+  std::map<std::string, int64_t> stall_causes;  // the same cycles split by cause (TileSource::explain_stall)
+  int64_t memory_end = -1;  // last cycle of memory traffic after the last fold (TileSource::drain), or -1
   std::vector<FoldTiming> folds;
 };
 
 class TileSource;
+
+// The overlapped WS/IS pipeline's rule for when fold g streams, given when its
+// weight load started (`load_start`) and when fold g-1 streamed (ignored for g = 0).
+// A memory model that knows only the folds' load starts uses these to know when
+// each fold's inputs are consumed and its outputs complete; compute_layer_timing
+// uses the same two functions.
+int64_t overlapped_stream_start(const FoldPlan& plan, int g, int64_t load_start, int64_t prev_stream_start);
+// Last input and last output cycle of fold g streaming from S (any dataflow).
+int64_t fold_last_input(const FoldPlan& plan, int g, int64_t S);
+int64_t fold_last_output(const FoldPlan& plan, int g, int64_t S);
 
 // SCALE-Sim's fixed fold length: T+R+C-2 (OS), 2R+C+T-2 (WS, IS).
 int64_t scalesim_fold_length(const FoldPlan& plan);

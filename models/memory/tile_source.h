@@ -5,7 +5,9 @@
 // far; a source must answer from those alone, so the two modes arrive at the same
 // cycles independently (tests check it).
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/array/fold_plan.h"
@@ -30,9 +32,20 @@ class TileSource {
   virtual const std::vector<Fetch>& fetches() const = 0;
   virtual const char* stall_cause() const = 0;  // key in summary "stalls"
   virtual const char* dram_level() const { return "hbm"; }
+  // Fold g waited for its data over the cycles [from, to): add them to `causes`
+  // by what held the data up. By default all of it is stall_cause().
+  virtual void explain_stall(int /*g*/, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
+    causes[stall_cause()] += to - from;
+  }
+  // After the last fold (load_starts complete): finish what is still in flight
+  // (outputs going back to memory); returns the cycle the layer's memory traffic
+  // is done, or -1 when the source moves nothing after the last fold.
+  virtual int64_t drain(const std::vector<int64_t>& /*load_starts*/) { return -1; }
 };
 
 // nullptr under memory: ideal. One source per layer: it starts at `layer_start`.
-std::unique_ptr<TileSource> make_tile_source(const ArchSpec& arch, const FoldPlan& plan, int64_t layer_start);
+// `layer` names it in errors; `record_timeline` keeps occupancy for the trace.
+std::unique_ptr<TileSource> make_tile_source(const ArchSpec& arch, const FoldPlan& plan, int64_t layer_start,
+                                             const std::string& layer = "", bool record_timeline = false);
 
 }  // namespace cstsim

@@ -38,7 +38,10 @@ const std::vector<std::string>& arch_keys() {
       "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
       "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory",
       "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles",
-      "hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "source"};
+      "hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes",
+      "noc.spec", "noc.cluster_x", "noc.cluster_y",
+      "scratchpad.banks", "scratchpad.word_bytes", "scratchpad.ports_per_bank",
+      "scratchpad.read_latency", "scratchpad.write_latency", "source"};
   return keys;
 }
 
@@ -122,6 +125,13 @@ int64_t positive_int(const ArchField& f, int64_t max = INT_MAX) {
   return *v;
 }
 
+int64_t non_negative_int(const ArchField& f, int64_t max = INT_MAX) {
+  auto v = text::parse_int(f.text);
+  if (!v || *v < 0) fail(f, "must be a non-negative integer, got " + text::quoted(f.text));
+  if (*v > max) fail(f, fmt::format("must be at most {}, got {}", max, text::quoted(f.text)));
+  return *v;
+}
+
 int one_of_ints(const ArchField& f, std::initializer_list<int> allowed) {
   auto v = text::parse_int(f.text);
   for (int a : allowed)
@@ -180,8 +190,8 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = positive_int(*f, kMaxKib);
   if (const ArchField* f = find("memory")) {
-    if (f->text != "ideal" && f->text != "channel" && f->text != "hbm")
-      fail(*f, "must be ideal, channel or hbm, got " + text::quoted(f->text));
+    if (f->text != "ideal" && f->text != "channel" && f->text != "hbm" && f->text != "hierarchy")
+      fail(*f, "must be ideal, channel, hbm or hierarchy, got " + text::quoted(f->text));
     s.memory = f->text;
   }
   const ArchField* bw = find("channel.bandwidth_gbps");
@@ -202,21 +212,41 @@ ArchSpec build(const ArchFields& fields) {
   } else if (bw) {
     fail(*bw, "applies only with memory: channel");
   }
-  const ArchField* hs = find("hbm.spec");
-  if (s.memory == "hbm") {
-    const ArchField& m = *find("memory");
-    const ArchField& p = require("hbm.spec");
+  auto file_path = [&](const ArchField& p) {
     std::filesystem::path path = p.text;
     if (path.is_relative() && p.file != "--set") path = std::filesystem::path(p.file).parent_path() / path;
     if (!std::filesystem::is_regular_file(path)) fail(p, "no such file: " + text::quoted(path.string()));
-    s.hbm.spec = path.string();
+    return path.string();
+  };
+  const bool uses_hbm = s.memory == "hbm" || s.memory == "hierarchy";
+  if (uses_hbm) {
+    const ArchField& m = *find("memory");
+    s.hbm.spec = file_path(require("hbm.spec"));
     if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(positive_int(*f, 1024));
     if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(positive_int(*f, 1 << 16));
     if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = positive_int(*f, 1 << 20);
-    if (s.dataflow == Dataflow::OS) fail(m, "hbm memory feeds a stationary operand: use dataflow ws or is");
-    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "hbm memory needs fold_pipeline: overlapped");
-  } else if (hs) {
-    fail(*hs, "applies only with memory: hbm");
+    if (s.dataflow == Dataflow::OS)
+      fail(m, s.memory + " memory feeds a stationary operand: use dataflow ws or is");
+    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
+  } else {
+    for (const char* key : {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes"})
+      if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hbm or hierarchy");
+  }
+  if (s.memory == "hierarchy") {
+    s.noc.spec = file_path(require("noc.spec"));
+    if (const ArchField* f = find("noc.cluster_x")) s.noc.cluster_x = int(non_negative_int(*f, 1 << 10));
+    if (const ArchField* f = find("noc.cluster_y")) s.noc.cluster_y = int(non_negative_int(*f, 1 << 10));
+    for (const char* key : {"sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib"}) require(key);
+    ArchSpec::Scratchpad& sp = s.scratchpad;
+    if (const ArchField* f = find("scratchpad.banks")) sp.banks = int(positive_int(*f, 1 << 16));
+    if (const ArchField* f = find("scratchpad.word_bytes")) sp.word_bytes = int(positive_int(*f, 1 << 12));
+    if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(positive_int(*f, 16));
+    if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(non_negative_int(*f, 1 << 10));
+    if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(non_negative_int(*f, 1 << 10));
+  } else {
+    for (const std::string& key : arch_keys())
+      if (key.rfind("noc.", 0) == 0 || key.rfind("scratchpad.", 0) == 0)
+        if (const ArchField* f = find(key.c_str())) fail(*f, "applies only with memory: hierarchy");
   }
   return s;
 }
@@ -246,10 +276,19 @@ std::string canonical_text(const ArchSpec& s) {
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)
-                            : s.memory == "hbm"
-                                  ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n",
-                                                s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes)
-                                  : std::string());
+                            : std::string()) +
+         (s.memory == "hbm" || s.memory == "hierarchy"
+              ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n",
+                            s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes)
+              : std::string()) +
+         (s.memory == "hierarchy"
+              ? fmt::format("noc.spec={}\nnoc.cluster_x={}\nnoc.cluster_y={}\nscratchpad.banks={}\n"
+                            "scratchpad.word_bytes={}\nscratchpad.ports_per_bank={}\nscratchpad.read_latency={}\n"
+                            "scratchpad.write_latency={}\n",
+                            s.noc.spec, s.noc.cluster_x, s.noc.cluster_y, s.scratchpad.banks,
+                            s.scratchpad.word_bytes, s.scratchpad.ports_per_bank, s.scratchpad.read_latency,
+                            s.scratchpad.write_latency)
+              : std::string());
 }
 
 }  // namespace cstsim

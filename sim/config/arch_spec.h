@@ -40,12 +40,25 @@ struct ArchSpec {
     int fifo_tiles = 4;                // channel.fifo_tiles: tiles fetched ahead
   } channel;
   // "hbm": the stationary tiles come from one HBM stack (models/hbm) through a DMA.
+  // "hierarchy": every operand moves HBM -> mesh NoC -> DMA -> banked scratchpad, and the
+  // outputs back (models/memory/hierarchy_source.h); the hbm.* keys apply to it too.
   struct Hbm {
     std::string spec;                  // hbm.spec: configs/memory/*.yaml (relative to the arch file)
     int fifo_tiles = 4;                // hbm.fifo_tiles
     int max_outstanding = 64;          // hbm.max_outstanding: DMA reads in flight
     int64_t request_bytes = 64;        // hbm.request_bytes: size of one DMA read
   } hbm;
+  struct Noc {
+    std::string spec;                  // noc.spec: configs/noc/*.yaml (relative to the arch file)
+    int cluster_x = -1, cluster_y = -1;  // noc.cluster_x/_y: the cluster's router (default: mesh centre)
+  } noc;
+  struct Scratchpad {                  // partitions are sram.ifmap_kib / filter_kib / ofmap_kib
+    int banks = 32;                    // scratchpad.banks
+    int word_bytes = 64;               // scratchpad.word_bytes: bank width
+    int ports_per_bank = 1;            // scratchpad.ports_per_bank
+    int read_latency = 1;              // scratchpad.read_latency (cycles)
+    int write_latency = 1;             // scratchpad.write_latency (cycles)
+  } scratchpad;
 };
 
 // key=value overrides from the command line, in order.

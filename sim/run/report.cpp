@@ -29,13 +29,31 @@ std::string py_float(double v) {
   return s;
 }
 
-// Stall cycles by cause. Only the memory channel's bandwidth can stall the array
-// today; the other causes arrive with the HBM/NoC/scratchpad hierarchy.
-nlohmann::ordered_json stalls_json(int64_t cycles, const std::string& cause = "memory_bandwidth") {
-  nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0}, {"noc", 0}, {"sram_bank_conflict", 0},
+// Stall cycles by cause, every cause always present (0 when it never held the array up).
+// memory_bandwidth: memory: channel; hbm: memory: hbm (one bucket); the rest: memory: hierarchy.
+nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes) {
+  nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0},       {"hbm_bandwidth", 0},
+                              {"hbm_bank_refresh", 0}, {"noc", 0},       {"sram_bank_conflict", 0},
                               {"dependency", 0}};
-  j[cause] = cycles;
+  for (const auto& [cause, cycles] : causes) j[cause] = j.value(cause, int64_t(0)) + cycles;
   return j;
+}
+
+nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memory_end) {
+  return {{"hbm_bytes_read", h.hbm_bytes_read},
+          {"hbm_bytes_written", h.hbm_bytes_written},
+          {"dma_bytes_delivered", h.dma_bytes_delivered},
+          {"dma_bytes_sent", h.dma_bytes_sent},
+          {"spad_bytes_written", h.spad_bytes_written},
+          {"spad_bytes_read", h.spad_bytes_read},
+          {"spad_conflict_cycles", h.spad_conflict_cycles},
+          {"spad_peak_bytes", {{"ifmap", h.spad_peak[0]}, {"filter", h.spad_peak[1]}, {"ofmap", h.spad_peak[2]}}},
+          {"noc_flit_hops", h.noc_flit_hops},
+          {"noc_packets", h.noc_packets},
+          {"hbm_activates", h.hbm_activates},
+          {"hbm_refreshes", h.hbm_refreshes},
+          {"hbm_row_hit_rate", h.hbm_row_hit_rate},
+          {"writeback_end_cycle", memory_end}};
 }
 
 }  // namespace
@@ -71,13 +89,24 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", 1},
                {"memory", a.memory}};
-  if (a.memory == "hbm") {
+  if (a.memory == "hbm" || a.memory == "hierarchy") {
     const hbm::HbmSpec spec = hbm::load_hbm_spec(a.hbm.spec);
     j["arch"]["hbm"] = {{"spec", a.hbm.spec},
                         {"peak_bytes_per_s", spec.peak_gbps_per_pc() * 1e9 * spec.org.pcs()},
                         {"fifo_tiles", a.hbm.fifo_tiles},
                         {"max_outstanding", a.hbm.max_outstanding},
                         {"request_bytes", a.hbm.request_bytes}};
+  }
+  if (a.memory == "hierarchy") {
+    j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", a.noc.cluster_x}, {"cluster_y", a.noc.cluster_y}};
+    j["arch"]["scratchpad"] = {{"banks", a.scratchpad.banks},
+                               {"word_bytes", a.scratchpad.word_bytes},
+                               {"ports_per_bank", a.scratchpad.ports_per_bank},
+                               {"read_latency", a.scratchpad.read_latency},
+                               {"write_latency", a.scratchpad.write_latency},
+                               {"ifmap_bytes", a.ifmap_sram_kib * 1024},
+                               {"filter_bytes", a.filter_sram_kib * 1024},
+                               {"ofmap_bytes", a.ofmap_sram_kib * 1024}};
   }
   if (a.memory == "channel")
     j["arch"]["channel"] = {{"bandwidth_bytes_per_s", a.channel.bandwidth_bytes_per_s},
@@ -88,6 +117,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0;
+  std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
   for (size_t i = 0; i < r.layers->size(); ++i) {
@@ -105,8 +135,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["mapping_efficiency"] = L.stats.mapping_efficiency;
     l["compute_utilization"] = L.stats.compute_utilization;
     l["stall_cycles"] = L.stall_cycles;
-    l["stalls"] = stalls_json(L.stall_cycles, L.stall_cause);
+    l["stalls"] = stalls_json(L.stalls);
     l["dram_bytes"] = L.dram_bytes;
+    if (L.has_hierarchy) l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;
     l["time_s"] = double(L.end_cycle - L.start_cycle + 1) / a.clock_hz;
@@ -128,6 +159,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     cycles += L.cycles;
     macs += L.stats.macs;
     stalls += L.stall_cycles;
+    for (const auto& [cause, n] : L.stalls) stall_causes[cause] += n;
     dram += L.dram_bytes;
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
@@ -140,7 +172,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
                 {"stall_cycles", stalls},
-                {"stalls", stalls_json(stalls, r.layers->empty() ? "memory_bandwidth" : r.layers->front().stall_cause)},
+                {"stalls", stalls_json(stall_causes)},
                 {"dram_bytes", dram},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},

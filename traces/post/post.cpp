@@ -48,7 +48,7 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
                         m.clock_hz * arrays};
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
-    if (a.value("memory", "ideal") == "hbm") m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
+    if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
@@ -342,8 +342,12 @@ class Reporter {
     };
     if (ends_with(".link.in_rows")) return {"sram", r.owner, bytes(rows)};
     if (ends_with(".link.in_cols")) return {"sram", r.owner, bytes(cols)};
-    if (ends_with(".link.out")) return {r.owner, "sram", Bytes{double(sum_prefix(c, "sram.write."))}};
+    if (ends_with(".link.out")) return {r.owner, "sram", bytes("sram.write.ofmap")};
     if (r.name == "dram.channel.busy") return {"dram", "sram", Bytes{double(sum_prefix(c, "hbm.read."))}};
+    // memory: hierarchy: HBM data buses and the mesh carry every HBM byte, both ways.
+    const double hbm_bytes = double(sum_prefix(c, "hbm.read.") + sum_prefix(c, "hbm.write."));
+    if (r.name == "hbm.pcs_busy") return {"hbm", "noc", Bytes{hbm_bytes}};
+    if (r.name == "noc.links_busy") return {"noc", "spad", Bytes{hbm_bytes}};
     return {r.owner, r.owner, Bytes{0}};  // a link the report does not know how to attribute
   }
 

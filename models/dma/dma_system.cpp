@@ -1,0 +1,226 @@
+#include "models/dma/dma_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/config/input_error.h"
+
+namespace cstsim {
+
+namespace {
+
+constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+
+int64_t period_ps(double seconds) { return std::llround(seconds * 1e12); }
+
+hbm::Cycle timing_or(const hbm::HbmSpec& s, const char* a, const char* b) {
+  if (s.timing.count(a)) return s.t(a);
+  return s.timing.count(b) ? s.t(b) : 0;
+}
+
+}  // namespace
+
+DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config, spad::Scratchpad& spad)
+    : max_outstanding_(arch.hbm.max_outstanding),
+      request_bytes_(arch.hbm.request_bytes),
+      acc_ps_(period_ps(1.0 / arch.clock_hz)),
+      hbm_ps_(period_ps(hbm_spec.tck_ns * 1e-9)),
+      noc_ps_(period_ps(1.0 / noc_config.clock_hz)),
+      spad_(spad) {
+  if (noc_config.edge_nodes.empty())
+    throw InputError(noc_config.source, 0, "edge_nodes",
+                     "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
+  int x = arch.noc.cluster_x < 0 ? noc_config.cols / 2 : arch.noc.cluster_x;
+  int y = arch.noc.cluster_y < 0 ? noc_config.rows / 2 : arch.noc.cluster_y;
+  if (x >= noc_config.cols || y >= noc_config.rows)
+    throw InputError(arch.source, 0, x >= noc_config.cols ? "noc.cluster_x" : "noc.cluster_y",
+                     fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc_config.cols, noc_config.rows,
+                                 noc_config.source));
+  tRP_ps_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_ps_;
+  tRCD_ps_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_ps_;
+  hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
+  noc_ = std::make_unique<noc::Network>(noc_config);
+  cluster_ = noc_->mesh().node(x, y);
+  for (const noc::Endpoint& e : noc_->mesh().endpoints())
+    if (e.edge) edge_nodes_.push_back(e.id);
+  noc_->set_delivery_callback([this](const noc::Delivery& d) { on_delivery(d); });
+}
+
+DmaSystem::~DmaSystem() = default;
+
+int DmaSystem::enqueue(const DmaTransfer& t, spad::Partition p, int64_t earliest) {
+  Queue& q = queues_[t.write ? 1 : 0];
+  // Enqueued late is fine behind a transfer still issuing (it could not have gone
+  // earlier); with nothing ahead of it, it would have, so that is a caller bug.
+  if (earliest * acc_ps_ < now_ps_ && q.transfers.empty())
+    throw std::logic_error(fmt::format("DMA: transfer enqueued for cycle {}, already simulated to {} ps", earliest,
+                                       now_ps_));
+  if (t.bytes <= 0) throw std::logic_error("DMA: empty transfer");
+  TransferState s;
+  s.what = t;
+  s.partition = p;
+  s.earliest = earliest;
+  s.bytes_left = t.bytes;
+  transfers_.push_back(s);
+  const int id = int(transfers_.size()) - 1;
+  q.transfers.push_back(id);
+  return id;
+}
+
+noc::NodeId DmaSystem::controller_of(uint64_t addr) const {
+  const int channel = hbm_->address_map().decode(addr).channel;
+  return edge_nodes_[size_t(channel) % edge_nodes_.size()];
+}
+
+int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
+  const int64_t burst = hbm_->spec().org.burst_bytes;
+  const int channel = hbm_->address_map().decode(addr).channel;
+  int64_t n = std::min(left, request_bytes_);
+  // Stop at the first burst boundary that enters another channel.
+  for (int64_t at = (int64_t(addr) / burst + 1) * burst; at < int64_t(addr) + n; at += burst)
+    if (hbm_->address_map().decode(uint64_t(at)).channel != channel) return at - int64_t(addr);
+  return n;
+}
+
+int64_t DmaSystem::next_issue_ps(const Queue& q) const {
+  if (q.transfers.empty() || q.outstanding >= max_outstanding_) return kNone;
+  const TransferState& t = transfers_[size_t(q.transfers.front())];
+  // Never in the past: a slot freed by a response at now_ps_ is used from the next edge on.
+  return std::max({q.next_cycle, t.earliest, to_acc(now_ps_)}) * acc_ps_;
+}
+
+void DmaSystem::issue(Queue& q) {
+  const int tid = q.transfers.front();
+  TransferState& t = transfers_[size_t(tid)];
+  const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_ps_)});
+  const int64_t ps = cycle * acc_ps_;
+  if (t.first_issue < 0) t.first_issue = cycle;
+  Request r;
+  r.transfer = tid;
+  r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
+  r.bytes = piece_bytes(r.addr, t.bytes_left);
+  r.write = t.what.write;
+  r.controller = controller_of(r.addr);
+  r.path.issued = ps;
+  t.bytes_left -= r.bytes;
+  ++t.requests_left;
+  if (t.bytes_left == 0) q.transfers.pop_front();
+  q.next_cycle = cycle + 1;
+  ++q.outstanding;
+  requests_.push_back(r);
+  noc::Packet p;
+  p.src = cluster_;
+  p.dst = r.controller;
+  p.vnet = noc::kRequestVnet;
+  p.id = uint64_t(requests_.size() - 1);
+  if (r.write) {
+    ++stats_.write_requests;
+    // The data leaves the scratchpad through its ports first.
+    const int64_t ready = spad_.dma_read(t.partition, cycle, r.bytes);
+    requests_.back().path.spad_conflict_ps = spad_.last_transfer().conflict_cycles * acc_ps_;
+    p.bytes = r.bytes;
+    injections_.push({ready * acc_ps_, p});
+  } else {
+    ++stats_.read_requests;
+    p.bytes = 0;  // a 1-flit request
+    p.cycle = noc_cycle_at(ps);
+    requests_.back().path.injected = p.cycle * noc_ps_;
+    noc_->inject(p);
+  }
+}
+
+void DmaSystem::on_delivery(const noc::Delivery& d) {
+  Request& r = requests_[size_t(d.packet.id)];
+  const int64_t ps = d.cycle * noc_ps_;
+  if (d.packet.vnet == noc::kRequestVnet) {  // at the controller
+    r.path.at_memory = ps;
+    hbm::HbmRequest h;
+    h.addr = r.addr;
+    h.bytes = uint64_t(r.bytes);
+    h.is_write = r.write;
+    h.id = d.packet.id;
+    h.cycle = ps / hbm_ps_ + 1;  // first HBM edge strictly after
+    hbm_->submit(h);
+    return;
+  }
+  r.path.returned = ps;  // back at the cluster
+  TransferState& t = transfers_[size_t(r.transfer)];
+  --queues_[r.write ? 1 : 0].outstanding;
+  if (r.write) {
+    finish_request(int(d.packet.id), ps);
+    return;
+  }
+  stats_.bytes_delivered += r.bytes;
+  t.landed.emplace_back(ps, r.bytes);
+  finish_request(int(d.packet.id), ps);
+}
+
+void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
+  Request& r = requests_[size_t(c.id)];
+  r.path.memory_done = c.done * hbm_ps_;
+  const int64_t latency = r.path.memory_done - r.path.at_memory;
+  const int64_t bank = c.refresh_wait * hbm_ps_ + (c.row_misses ? tRP_ps_ + tRCD_ps_ : 0);
+  r.path.memory_bank_ps = std::clamp<int64_t>(bank, 0, std::max<int64_t>(latency, 0));
+  if (r.write) stats_.bytes_sent += r.bytes;
+  noc::Packet p;
+  p.src = r.controller;
+  p.dst = cluster_;
+  p.vnet = noc::kResponseVnet;
+  p.bytes = r.write ? 0 : r.bytes;
+  p.id = c.id;
+  injections_.push({r.path.memory_done, p});
+}
+
+void DmaSystem::finish_request(int id, int64_t done_ps) {
+  Request& r = requests_[size_t(id)];
+  r.path.done = done_ps;
+  TransferState& t = transfers_[size_t(r.transfer)];
+  if (t.critical.done <= done_ps) t.critical = r.path;
+  if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
+}
+
+bool DmaSystem::step() {
+  int64_t t_issue[2] = {next_issue_ps(queues_[0]), next_issue_ps(queues_[1])};
+  const int64_t t_inj = injections_.empty() ? kNone : injections_.top().ps;
+  const std::optional<int64_t> noc_next = noc_->next_event();
+  const int64_t t_noc = noc_next ? *noc_next * noc_ps_ : kNone;
+  const hbm::Cycle hbm_next = hbm_->next_event();
+  const int64_t t_hbm = hbm_next >= hbm::kNever ? kNone : hbm_next * hbm_ps_;
+  const int64_t t = std::min({t_issue[0], t_issue[1], t_inj, t_noc, t_hbm});
+  if (t == kNone) return false;
+  now_ps_ = std::max(now_ps_, t);
+  if (t_issue[0] == t) {
+    issue(queues_[0]);
+  } else if (t_issue[1] == t) {
+    issue(queues_[1]);
+  } else if (t_inj == t) {
+    Injection in = injections_.top();
+    injections_.pop();
+    in.packet.cycle = noc_cycle_at(in.ps);
+    Request& r = requests_[size_t(in.packet.id)];
+    if (in.packet.vnet == noc::kRequestVnet) r.path.injected = in.packet.cycle * noc_ps_;
+    noc_->inject(in.packet);
+  } else if (t_noc == t) {
+    noc_->run_until(*noc_next + 1);
+  } else {
+    hbm_->run_until(hbm_next);
+    for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
+  }
+  return true;
+}
+
+void DmaSystem::run_until_done(int id) {
+  while (!done(id))
+    if (!step()) throw std::logic_error(fmt::format("DMA: transfer {} cannot complete: nothing in flight", id));
+}
+
+void DmaSystem::run_until_idle() {
+  while (step()) {
+  }
+}
+
+}  // namespace cstsim

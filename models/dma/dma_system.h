@@ -1,0 +1,141 @@
+#pragma once
+// DmaSystem: the cluster's DMA engine and everything between it and the HBM
+// stack - the mesh NoC, the HBM channel controllers at the mesh edge, the bank-
+// level HBM, and the scratchpad ports at the near end. Plain C++ with computed
+// wake-ups: run_until_done() jumps from event to event across three clocks.
+//
+// The DMA has two in-order queues (read: HBM -> scratchpad, write: scratchpad ->
+// HBM), like an AXI master's two channels. Each issues at most one request per
+// accelerator cycle and keeps at most dma.max_outstanding in flight (its landing
+// buffer); a request is at most hbm.request_bytes and never spans two HBM
+// channels, so it goes to exactly one controller. A transfer starts issuing when
+// the one before it in its queue has issued its last request and its own
+// `earliest` cycle (its scratchpad slot is free) has come.
+//   read:  request packet (1 flit, vnet 0) cluster -> controller; HBM read;
+//          data packet (vnet 1) controller -> cluster, into the DMA's landing
+//          buffer, which frees the request's slot. The caller moves landed data
+//          into the scratchpad (HierarchySource does it in issue order, once the
+//          array's port use up to then is known).
+//   write: data read from the scratchpad; data packet (vnet 0) -> controller;
+//          HBM write; ack (1 flit, vnet 1) -> cluster.
+// Clock crossings: an arrival is seen on the receiver's first edge at or after it
+// (HBM: the first strictly after, as models/hbm/README.md defines).
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "models/hbm/hbm_device.h"
+#include "models/noc/network.h"
+#include "models/scratchpad/scratchpad.h"
+#include "sim/mapper/dma_plan.h"
+
+namespace cstsim {
+
+// One request's way through the hierarchy, in picoseconds (the common time base).
+struct RequestPath {
+  int64_t issued = 0;       // the DMA issued it
+  int64_t injected = 0;     // its request/data packet entered the NoC
+  int64_t at_memory = 0;    // reached its HBM controller
+  int64_t memory_done = 0;  // HBM data done (read data out / write data in)
+  int64_t returned = 0;     // data/ack tail back at the cluster
+  int64_t done = 0;         // = returned (reads land in the DMA buffer, writes are acknowledged)
+  int64_t memory_bank_ps = 0;  // part of [at_memory, memory_done) due to refresh and row opening
+  int64_t spad_conflict_ps = 0;  // scratchpad port cycles lost to the array
+};
+
+struct TransferState {
+  DmaTransfer what;
+  spad::Partition partition = spad::Partition::Ifmap;
+  int64_t earliest = 0;     // accelerator cycle its slot is free
+  int64_t first_issue = -1; // accelerator cycle of its first request
+  int64_t done = -1;        // accelerator cycle it is complete (-1: not yet)
+  int64_t requests_left = 0;
+  int64_t bytes_left = 0;   // not yet issued
+  RequestPath critical;     // the request that completed last
+  std::vector<std::pair<int64_t, int64_t>> landed;  // reads: (ps, bytes) per request, in issue order
+};
+
+struct DmaStats {
+  int64_t read_requests = 0, write_requests = 0;
+  int64_t bytes_delivered = 0;  // HBM -> scratchpad, payload
+  int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
+};
+
+class DmaSystem {
+ public:
+  DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config, spad::Scratchpad& spad);
+  ~DmaSystem();
+  DmaSystem(const DmaSystem&) = delete;
+  DmaSystem& operator=(const DmaSystem&) = delete;
+
+  // Appends to the read or write queue (by t.write); returns the transfer id.
+  // `earliest` must not lie before what has been simulated (std::logic_error).
+  int enqueue(const DmaTransfer& t, spad::Partition p, int64_t earliest);
+  void run_until_done(int id);
+  void run_until_idle();
+  const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
+  bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
+
+  int64_t now_ps() const { return now_ps_; }
+  int64_t acc_period_ps() const { return acc_ps_; }
+  int64_t to_acc(int64_t ps) const { return (ps + acc_ps_ - 1) / acc_ps_; }  // first edge at or after
+
+  hbm::HbmDevice& hbm() { return *hbm_; }
+  const hbm::HbmDevice& hbm() const { return *hbm_; }
+  noc::Network& noc() { return *noc_; }
+  const noc::Network& noc() const { return *noc_; }
+  const DmaStats& stats() const { return stats_; }
+  int64_t hbm_period_ps() const { return hbm_ps_; }
+  int64_t noc_period_ps() const { return noc_ps_; }
+  noc::NodeId cluster_node() const { return cluster_; }
+
+ private:
+  struct Request {
+    int transfer = 0;
+    uint64_t addr = 0;
+    int64_t bytes = 0;
+    bool write = false;
+    noc::NodeId controller = 0;
+    RequestPath path;
+  };
+  struct Queue {
+    std::deque<int> transfers;  // not fully issued, in order
+    int64_t next_cycle = 0;     // one request per accelerator cycle
+    int outstanding = 0;
+  };
+  struct Injection {  // a packet waiting for its NoC cycle (write data read from the scratchpad)
+    int64_t ps;
+    noc::Packet packet;
+    bool operator>(const Injection& o) const { return ps != o.ps ? ps > o.ps : packet.id > o.packet.id; }
+  };
+
+  bool step();  // processes the earliest event; false if nothing is pending
+  int64_t next_issue_ps(const Queue& q) const;
+  void issue(Queue& q);
+  void on_delivery(const noc::Delivery& d);
+  void on_hbm_completion(const hbm::HbmCompletion& c);
+  void finish_request(int id, int64_t done_ps);
+  int64_t piece_bytes(uint64_t addr, int64_t left) const;  // <= request_bytes, one channel
+  noc::NodeId controller_of(uint64_t addr) const;
+  int64_t noc_cycle_at(int64_t ps) const { return (ps + noc_ps_ - 1) / noc_ps_; }
+
+  int max_outstanding_;
+  int64_t request_bytes_;
+  int64_t acc_ps_, hbm_ps_, noc_ps_;
+  std::unique_ptr<hbm::HbmDevice> hbm_;
+  std::unique_ptr<noc::Network> noc_;
+  spad::Scratchpad& spad_;
+  noc::NodeId cluster_ = 0;
+  std::vector<noc::NodeId> edge_nodes_;
+  std::vector<TransferState> transfers_;
+  std::vector<Request> requests_;
+  Queue queues_[2];  // 0 read, 1 write
+  std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
+  int64_t now_ps_ = 0;
+  int64_t tRP_ps_ = 0, tRCD_ps_ = 0;
+  DmaStats stats_;
+};
+
+}  // namespace cstsim

@@ -1,0 +1,352 @@
+#include "models/memory/hierarchy_source.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/array/fold_timing.h"
+#include "models/hbm/hbm_observer.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/noc_config.h"
+#include "sim/config/input_error.h"
+
+namespace cstsim {
+
+namespace {
+
+spad::Partition partition_of(const std::string& name) {
+  if (name == "ifmap") return spad::Partition::Ifmap;
+  if (name == "filter") return spad::Partition::Filter;
+  return spad::Partition::Ofmap;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
+  spad::ScratchpadParams p;
+  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
+  p.filter_bytes = a.filter_sram_kib * 1024;
+  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
+  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
+  p.banks = a.scratchpad.banks;
+  p.word_bytes = a.scratchpad.word_bytes;
+  p.ports_per_bank = a.scratchpad.ports_per_bank;
+  p.read_latency = a.scratchpad.read_latency;
+  p.write_latency = a.scratchpad.write_latency;
+  return p;
+}
+
+// Appends (cycle, value), replacing the last entry if it is for the same cycle.
+template <typename V>
+void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
+  if (!steps.empty() && steps.back().first == cycle)
+    steps.back().second = value;
+  else if (steps.empty() || steps.back().second != value)
+    steps.emplace_back(cycle, value);
+}
+
+}  // namespace
+
+// Listens to the HBM and the NoC while the layer runs, in accelerator cycles.
+struct HierarchySource::Observer : hbm::HbmObserver, noc::NocObserver, spad::ScratchpadObserver {
+  HierarchyTimeline& out;
+  const DmaSystem* dma = nullptr;
+  std::vector<int> open_per_channel;
+  int open_total = 0;
+  std::vector<std::pair<int64_t, int>> pc_edges;  // (cycle, +1/-1) data bus per burst
+  std::vector<hbm::Cycle> pc_busy_until;
+  explicit Observer(HierarchyTimeline& t) : out(t) {}
+
+  int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
+  int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
+
+  void on_command(const hbm::CommandEvent& e) override {
+    const size_t ch = size_t(e.addr.channel);
+    if (open_per_channel.size() <= ch) open_per_channel.resize(ch + 1, 0);
+    if (open_per_channel[ch] != e.channel_open_rows) {
+      open_total += e.channel_open_rows - open_per_channel[ch];
+      open_per_channel[ch] = e.channel_open_rows;
+      step_to(out.hbm_open_rows, acc_of_hbm(e.cycle), open_total);
+    }
+    if (e.data_end > e.data_begin) {
+      pc_edges.emplace_back(acc_of_hbm(e.data_begin), 1);
+      pc_edges.emplace_back(acc_of_hbm(e.data_end), -1);
+    }
+  }
+  void links_busy(int64_t cycle, int busy) override { step_to(out.noc_busy_links, acc_of_noc(cycle), busy); }
+  void link_flit(int64_t cycle, noc::LinkId) override {
+    const int64_t at = acc_of_noc(cycle);
+    if (!out.noc_flit_hops.empty() && out.noc_flit_hops.back().first == at)
+      ++out.noc_flit_hops.back().second;
+    else
+      out.noc_flit_hops.emplace_back(at, 1);
+  }
+  void on_residency(spad::Partition p, int64_t cycle, int64_t bytes) override {
+    step_to(out.spad_resident[size_t(p)], cycle, bytes);
+  }
+  // Busy pseudo-channels over time from the bursts' data intervals (a PC moves one burst at a time).
+  void finish_pcs() {
+    std::sort(pc_edges.begin(), pc_edges.end());
+    int busy = 0;
+    for (const auto& [cycle, d] : pc_edges) {
+      busy += d;
+      step_to(out.hbm_busy_pcs, cycle, busy);
+    }
+    pc_edges.clear();
+  }
+};
+
+HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
+                                 bool record_timeline)
+    : plan_(plan),
+      dma_(std::move(dma)),
+      layer_start_(layer_start),
+      elem_((a.operand_bits + 7) / 8),
+      acc_((a.accumulator_bits + 7) / 8),
+      spad_word_(a.scratchpad.word_bytes) {
+  try {
+    spad_ = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.source, 0, "scratchpad", e.what());
+  }
+  // The array alone must leave the DMA at least one port slot in every cycle.
+  const int64_t need[3] = {
+      ceil_div(int64_t(a.rows) * elem_, spad_word_),   // a stream vector or ...
+      ceil_div(int64_t(a.cols) * elem_, spad_word_),   // ... a row of weights per cycle
+      2 * ceil_div(int64_t(a.cols) * acc_, spad_word_)};  // accumulate: read + write a result row
+  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
+  for (auto [p, words] : {std::pair{stream, need[0]}, std::pair{stationary, need[1]},
+                          std::pair{spad::Partition::Ofmap, need[2]}})
+    if (words >= spad_->layout(p).ports)
+      throw InputError(a.source, 0, "scratchpad.banks",
+                       fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
+                                   "leaving none for the DMA",
+                                   spad::partition_name(p), spad_->layout(p).ports, words));
+  hbm::HbmSpec hbm_spec = hbm::load_hbm_spec(a.hbm.spec);
+  if (dma_.hbm_footprint > hbm_spec.org.capacity_bytes())
+    throw InputError(a.hbm.spec, 0, "organization",
+                     fmt::format("the layer's blocks need {} bytes of HBM, the stack holds {}", dma_.hbm_footprint,
+                                 hbm_spec.org.capacity_bytes()));
+  dma_system_ = std::make_unique<DmaSystem>(a, std::move(hbm_spec), noc::load_noc_config(a.noc.spec), *spad_);
+  if (record_timeline) {
+    observer_ = std::make_unique<Observer>(timeline_);
+    observer_->dma = dma_system_.get();
+    dma_system_->hbm().add_observer(observer_.get());
+    dma_system_->noc().set_observer(observer_.get());
+    spad_->add_observer(observer_.get());
+  }
+  read_id_.assign(dma_.reads.size(), -1);
+  write_id_.assign(dma_.writes.size(), -1);
+  read_in_spad_.assign(dma_.reads.size(), -1);
+  read_conflicts_.assign(dma_.reads.size(), 0);
+  critical_.resize(plan_.folds.size());
+  fetches_.resize(plan_.folds.size());
+}
+
+HierarchySource::~HierarchySource() = default;
+
+void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_starts) {
+  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
+  for (int j = int(folds_.size()); j < upto; ++j) {
+    const Fold& f = plan_.folds[size_t(j)];
+    FoldHistory h;
+    h.load = load_starts[size_t(j)];
+    h.S = overlapped_stream_start(plan_, j, h.load, j > 0 ? folds_.back().S : 0);
+    h.last_input = fold_last_input(plan_, j, h.S);
+    h.end = fold_last_output(plan_, j, h.S);
+    folds_.push_back(h);
+    // The array's own port use, declared before any DMA traffic that could meet it.
+    spad_->array_access(stationary, h.load, h.load + f.rows_used, int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_)));
+    spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
+    const int64_t first_output = h.end - plan_.T + 1;
+    const int rmw = f.row0 > 0 ? 2 : 1;  // later row folds add to the partial sums
+    spad_->array_access(spad::Partition::Ofmap, first_output, h.end + 1,
+                        rmw * int(ceil_div(int64_t(f.cols_used) * acc_, spad_word_)));
+  }
+}
+
+void HierarchySource::enqueue_known(int g) {
+  while (reads_enqueued_ < int(dma_.reads.size())) {
+    const DmaTransfer& t = dma_.reads[size_t(reads_enqueued_)];
+    const int j = t.fold;
+    int64_t earliest = layer_start_;
+    if (t.operand == Operand::Stationary && j >= dma_.fifo_tiles) {
+      const int prev = j - dma_.fifo_tiles;  // the tile whose slot this one reuses
+      if (prev >= g) break;
+      earliest = folds_[size_t(prev)].load + plan_.folds[size_t(prev)].rows_used;
+    } else if (t.operand == Operand::Stream && !dma_.stream_resident && j >= 2) {
+      if (j - 2 >= g) break;
+      earliest = folds_[size_t(j - 2)].last_input + 1;
+    }
+    const spad::Partition p =
+        partition_of(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
+    read_id_[size_t(reads_enqueued_)] = dma_system_->enqueue(t, p, std::max(earliest, layer_start_));
+    ++reads_enqueued_;
+  }
+  while (writes_enqueued_ < int(dma_.writes.size())) {
+    const DmaTransfer& t = dma_.writes[size_t(writes_enqueued_)];
+    if (t.fold >= g) break;
+    write_id_[size_t(writes_enqueued_)] = dma_system_->enqueue(t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1);
+    ++writes_enqueued_;
+  }
+}
+
+int64_t HierarchySource::in_scratchpad(int read) {
+  // Landed data drains into the scratchpad in the order the DMA issued it.
+  for (; reads_landed_ <= read; ++reads_landed_) {
+    const int id = read_id_[size_t(reads_landed_)];
+    dma_system_->run_until_done(id);
+    std::vector<std::pair<int64_t, int64_t>> landed = dma_system_->transfer(id).landed;
+    std::sort(landed.begin(), landed.end());
+    const spad::Partition p = dma_system_->transfer(id).partition;
+    int64_t done = 0;
+    for (const auto& [ps, bytes] : landed) {
+      done = std::max(done, spad_->dma_write(p, dma_system_->to_acc(ps), bytes));
+      read_conflicts_[size_t(reads_landed_)] += spad_->last_transfer().conflict_cycles;
+    }
+    read_in_spad_[size_t(reads_landed_)] = done;
+  }
+  return read_in_spad_[size_t(read)];
+}
+
+int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
+  if (g < int(folds_.size())) throw std::logic_error("hierarchy source: fold asked for after it started");
+  if (critical_[size_t(g)].kind >= 0) return fetches_[size_t(g)].ready;  // asked again, same history
+  learn_folds(g, load_starts);
+  enqueue_known(g);
+  const int tile = dma_.stationary_read[size_t(g)], slice = dma_.stream_read[size_t(g)];
+  int64_t ready = layer_start_;
+  Critical crit{0, tile};
+  const int64_t tile_at = in_scratchpad(tile);
+  ready = std::max(ready, tile_at);
+  if (const int64_t at = in_scratchpad(slice); at > ready) {
+    ready = at;
+    crit = {1, slice};
+  }
+  if (const int w = dma_.output_wait[size_t(g)]; w >= 0) {
+    dma_system_->run_until_done(write_id_[size_t(w)]);
+    if (const int64_t at = dma_system_->transfer(write_id_[size_t(w)]).done; at > ready) {
+      ready = at;
+      crit = {2, w};
+    }
+  }
+  critical_[size_t(g)] = crit;
+  const TransferState& t = dma_system_->transfer(read_id_[size_t(tile)]);
+  Fetch& f = fetches_[size_t(g)];
+  f.issue = t.earliest;
+  f.start = t.first_issue;
+  f.end = t.done;
+  f.ready = ready;
+  f.bytes = t.what.bytes;
+  return ready;
+}
+
+void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
+  const Critical& c = critical_[size_t(g)];
+  const bool write = c.kind == 2;
+  const TransferState& t = dma_system_->transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]);
+  const RequestPath& p = t.critical;
+  auto acc = [&](int64_t ps) { return dma_system_->to_acc(ps); };
+  // The critical request's way, in time order: (cause, until this cycle).
+  const std::vector<std::pair<const char*, int64_t>> way = {
+      {"dependency", t.earliest},                 // its buffer slot or its data was not there yet
+      {"hbm_bandwidth", acc(p.issued)},           // queued behind requests the memory had not served
+      {write ? "sram_bank_conflict" : "noc", acc(p.injected)},  // writes: read out of the scratchpad
+      {"noc", acc(p.at_memory)},
+      {"hbm_bank_refresh", acc(p.at_memory + p.memory_bank_ps)},
+      {"hbm_bandwidth", acc(p.memory_done)},
+      {"noc", acc(p.returned)},
+      {"sram_bank_conflict", write ? acc(p.returned) : read_in_spad_[size_t(c.index)]},  // into the ports
+  };
+  int64_t at = from;
+  for (const auto& [cause, until] : way) {
+    const int64_t end = std::min(until, to);
+    if (end > at) {
+      causes[cause] += end - at;
+      at = end;
+    }
+  }
+  if (at < to) causes["dependency"] += to - at;
+}
+
+void HierarchySource::record_residency() {
+  struct Change {
+    int64_t cycle;
+    int64_t bytes;  // < 0 release
+    spad::Partition p;
+  };
+  std::vector<Change> ch;
+  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
+  std::vector<int64_t> slice_release(dma_.reads.size(), -1);
+  for (size_t g = 0; g < plan_.folds.size(); ++g) {
+    const int s = dma_.stream_read[g];
+    slice_release[size_t(s)] = std::max(slice_release[size_t(s)], folds_[g].last_input + 1);
+    const int tile = dma_.stationary_read[g];
+    const TransferState& t = dma_system_->transfer(read_id_[size_t(tile)]);
+    ch.push_back({t.first_issue, t.what.bytes, stationary});
+    ch.push_back({folds_[g].load + plan_.folds[g].rows_used, -t.what.bytes, stationary});
+  }
+  for (size_t k = 0; k < dma_.reads.size(); ++k) {
+    if (dma_.reads[k].operand != Operand::Stream) continue;
+    const TransferState& t = dma_system_->transfer(read_id_[k]);
+    ch.push_back({t.first_issue, t.what.bytes, stream});
+    ch.push_back({slice_release[k], -t.what.bytes, stream});
+  }
+  for (size_t w = 0; w < dma_.writes.size(); ++w) {
+    // Accumulators live from the column fold's first output row until written back.
+    const int last = dma_.writes[w].fold;
+    int first = last;
+    while (first > 0 && plan_.folds[size_t(first - 1)].col0 == plan_.folds[size_t(last)].col0) --first;
+    const int64_t bytes = plan_.T * plan_.folds[size_t(last)].cols_used * acc_;
+    ch.push_back({folds_[size_t(first)].end - plan_.T + 1, bytes, spad::Partition::Ofmap});
+    ch.push_back({dma_system_->transfer(write_id_[w]).done, -bytes, spad::Partition::Ofmap});
+  }
+  // Releases first within a cycle: a slot is reused the cycle it frees.
+  std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.bytes < b.bytes;
+  });
+  for (const Change& c : ch) {
+    if (c.bytes >= 0)
+      spad_->occupy(c.p, c.cycle, c.bytes);
+    else
+      spad_->release(c.p, c.cycle, -c.bytes);
+  }
+}
+
+int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {
+  if (drained_) throw std::logic_error("hierarchy source: drained twice");
+  drained_ = true;
+  const int F = int(plan_.folds.size());
+  learn_folds(F, load_starts);
+  enqueue_known(F);
+  if (reads_landed_ < int(dma_.reads.size())) in_scratchpad(int(dma_.reads.size()) - 1);
+  dma_system_->run_until_idle();
+  int64_t end = -1;
+  for (int id : write_id_) end = std::max(end, dma_system_->transfer(id).done - 1);
+  record_residency();
+  if (observer_) observer_->finish_pcs();
+
+  const hbm::ChannelStats hs = dma_system_->hbm().total_stats();
+  const int64_t burst = dma_system_->hbm().spec().org.burst_bytes;
+  stats_.hbm_bytes_read = int64_t(hs.reads) * burst;
+  stats_.hbm_bytes_written = int64_t(hs.writes) * burst;
+  stats_.hbm_activates = int64_t(hs.activates);
+  stats_.hbm_refreshes = int64_t(hs.refreshes);
+  stats_.hbm_row_hit_rate = hs.row_hit_rate();
+  stats_.dma_bytes_delivered = dma_system_->stats().bytes_delivered;
+  stats_.dma_bytes_sent = dma_system_->stats().bytes_sent;
+  for (spad::Partition p : spad::kAllPartitions) {
+    const spad::PartitionStats& s = spad_->stats(p);
+    stats_.spad_bytes_written += s.dma_bytes_written;
+    stats_.spad_bytes_read += s.dma_bytes_read;
+    stats_.spad_conflict_cycles += s.conflict_cycles;
+    stats_.spad_peak[size_t(p)] = spad_->peak_residency(p);
+  }
+  const noc::NocStats& ns = dma_system_->noc().stats();
+  stats_.noc_flit_hops = int64_t(ns.flit_hops);
+  stats_.noc_packets = int64_t(ns.packets_delivered);
+  return end;
+}
+
+}  // namespace cstsim
