@@ -1,0 +1,226 @@
+// memory: hierarchy — the whole path HBM -> NoC -> DMA -> scratchpad for every
+// operand, and the outputs back. The closed form and the register grid each drive
+// their own memory system and must agree to the cycle; bytes are conserved at
+// every level; stall causes add up; misfits are one-line input errors.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <fmt/format.h>
+
+#include "models/array/fold_timing.h"
+#include "models/array/gemm_data.h"
+#include "models/array/register_array.h"
+#include "models/memory/hierarchy_source.h"
+#include "sim/mapper/dma_plan.h"
+#include "tests/test_util.h"
+
+namespace cstsim {
+namespace {
+
+using testing_util::contains;
+using testing_util::error_of;
+
+std::string config(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/configs/" + rel; }
+
+struct Case {
+  ArchSpec arch;
+  int64_t M = 0, N = 0, K = 0;
+};
+
+// A random small hierarchy that fits (partition sizes and ports are drawn until they do).
+Case random_case(std::mt19937_64& rng, int i) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (;;) {
+    Case c;
+    ArchSpec& a = c.arch;
+    a.source = "random";
+    a.rows = pick(2, 12);
+    a.cols = pick(2, 12);
+    a.dataflow = i % 2 ? Dataflow::WS : Dataflow::IS;
+    a.clock_hz = i % 3 ? 1e9 : 7e8;
+    a.memory = "hierarchy";
+    a.hbm.spec = config(i % 2 ? "memory/hbm2-2000.yaml" : "memory/hbm3-6400.yaml");
+    a.hbm.fifo_tiles = pick(1, 4);
+    a.hbm.max_outstanding = pick(1, 16);
+    a.hbm.request_bytes = 32 * pick(1, 4);
+    a.noc.spec = config(i % 3 ? "noc/mesh-4x4.yaml" : "noc/npu-mesh-4x4.yaml");
+    a.noc.cluster_x = pick(0, 3);
+    a.noc.cluster_y = pick(0, 3);
+    const int k = pick(1, 2);  // 4k + 2k + 2k KiB in 16 banks: every partition whole banks
+    a.ifmap_sram_kib = 4 * k;
+    a.filter_sram_kib = 2 * k;
+    a.ofmap_sram_kib = 2 * k;
+    a.scratchpad.banks = 16;
+    a.scratchpad.word_bytes = 16 * pick(1, 2);
+    a.scratchpad.ports_per_bank = pick(1, 3);
+    a.scratchpad.write_latency = pick(0, 2);
+    a.scratchpad.read_latency = pick(0, 2);
+    c.M = pick(1, 40);
+    c.N = pick(1, 40);
+    c.K = pick(1, 40);
+    if (i % 5 == 0) c.M = pick(100, 300);  // long streams: slices and accumulator blocks alternate
+    try {
+      const FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, c.M, c.N, c.K);
+      check_hierarchy(a, make_dma_plan(a, plan, "random"));
+      return c;
+    } catch (const InputError&) {
+    }
+  }
+}
+
+TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
+  std::mt19937_64 rng(2026);
+  int alternating = 0, stalled = 0;
+  for (int i = 0; i < 80; ++i) {
+    const Case c = random_case(rng, i);
+    const ArchSpec& a = c.arch;
+    const FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, c.M, c.N, c.K);
+    const LayerDmaPlan dma = make_dma_plan(a, plan, "random");
+    alternating += !dma.stream_resident || !dma.output_resident;
+    HierarchySource timing_src(a, plan, dma, 7, true), grid_src(a, plan, dma, 7, false);
+    const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 7, &timing_src);
+    std::vector<ArrayEvent> expected;
+    append_events(timing, expected);
+    const GemmData data = make_random_gemm(c.M, c.N, c.K, 900 + uint64_t(i));
+    auto grid = make_register_array(plan, FoldPipeline::Overlapped, 7, data);
+    grid->attach_tiles(&grid_src);
+    while (!grid->done()) grid->step();
+    std::vector<int64_t> loads;
+    for (const ArrayEvent& e : grid->events())
+      if (e.kind == EventKind::FoldStart) loads.push_back(e.cycle);
+    const std::string where =
+        fmt::format("case {}: {} R={} C={} M={} N={} K={} fifo={} out={} req={} word={} ports={}", i,
+                    to_string(a.dataflow), a.rows, a.cols, c.M, c.N, c.K, a.hbm.fifo_tiles, a.hbm.max_outstanding,
+                    a.hbm.request_bytes, a.scratchpad.word_bytes, a.scratchpad.ports_per_bank);
+    ASSERT_EQ(first_difference(expected, grid->events()), "") << where;
+    ASSERT_EQ(grid_src.drain(loads), timing.memory_end) << where;
+    ASSERT_EQ(grid->result(), reference_gemm(data)) << where;
+    stalled += timing.stall_cycles > 0;
+
+    // Bytes are conserved, per layer, at every level, and equal the mapper's program.
+    const HierarchyLayerStats& s = timing_src.stats();
+    ASSERT_EQ(s.hbm_bytes_read, dma.read_bytes()) << where;
+    ASSERT_EQ(s.dma_bytes_delivered, s.hbm_bytes_read) << where;
+    ASSERT_EQ(s.spad_bytes_written, s.dma_bytes_delivered) << where;
+    ASSERT_EQ(s.hbm_bytes_written, dma.write_bytes()) << where;
+    ASSERT_EQ(s.dma_bytes_sent, s.hbm_bytes_written) << where;
+    ASSERT_EQ(s.spad_bytes_read, s.dma_bytes_sent) << where;
+    ASSERT_EQ(grid_src.stats().hbm_bytes_read, s.hbm_bytes_read) << where;
+    // Stall causes add up to the stall cycles.
+    int64_t explained = 0;
+    for (const auto& [cause, n] : timing.stall_causes) explained += n;
+    ASSERT_EQ(explained, timing.stall_cycles) << where;
+    // The write-back finishes after the last output leaves the array.
+    ASSERT_GT(timing.memory_end, timing.end) << where;
+  }
+  EXPECT_GT(alternating, 8);  // both scratchpad regimes were exercised
+  EXPECT_GT(stalled, 40);
+}
+
+TEST(Hierarchy, PlanReadsEveryOperandOnceWhenItFits) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 128;
+  a.hbm.fifo_tiles = 4;
+  a.ifmap_sram_kib = 4096;
+  a.filter_sram_kib = 512;
+  a.ofmap_sram_kib = 4096;
+  const FoldPlan plan = make_fold_plan(Dataflow::WS, 128, 128, 1024, 1024, 1024);
+  const LayerDmaPlan d = make_dma_plan(a, plan, "gemm");
+  EXPECT_TRUE(d.stream_resident);
+  EXPECT_TRUE(d.output_resident);
+  EXPECT_EQ(d.read_bytes(), 2 * 1024 * 1024);  // A once, B once
+  EXPECT_EQ(d.write_bytes(), 1024 * 1024);     // C once, int8
+  EXPECT_EQ(d.reads.size(), 8u + 64u);         // 8 slices + 64 tiles
+  EXPECT_EQ(d.writes.size(), 8u);              // one per column fold
+  for (int w : d.output_wait) EXPECT_EQ(w, -1);
+
+  a.ifmap_sram_kib = 256;  // two slices of 1024 x 128 only: re-read per column fold
+  a.ofmap_sram_kib = 1024; // two accumulator blocks of 1024 x 128 x 4 B
+  const LayerDmaPlan e = make_dma_plan(a, plan, "gemm");
+  EXPECT_FALSE(e.stream_resident);
+  EXPECT_FALSE(e.output_resident);
+  EXPECT_EQ(e.read_bytes(), 8 * 1024 * 1024 + 1024 * 1024);
+  EXPECT_EQ(e.output_wait[16], 0);  // column fold 2 waits for column fold 0's write-back
+  EXPECT_EQ(e.output_wait[17], -1);
+}
+
+TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 128;
+  a.hbm.fifo_tiles = 4;
+  a.ifmap_sram_kib = 64;
+  a.filter_sram_kib = 512;
+  a.ofmap_sram_kib = 4096;
+  const FoldPlan plan = make_fold_plan(Dataflow::WS, 128, 128, 1024, 1024, 1024);
+  const InputError e = error_of([&] { make_dma_plan(a, plan, "fc7"); });
+  EXPECT_TRUE(testing_util::is_error(e, "arch.yaml", 0, "sram.ifmap_kib")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "layer fc7")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "262144 bytes, the partition has 65536")) << e.what();
+  a.ifmap_sram_kib = 4096;
+  a.filter_sram_kib = 32;  // 4 tiles of 16 KiB
+  const InputError f = error_of([&] { make_dma_plan(a, plan, "fc7"); });
+  EXPECT_TRUE(testing_util::is_error(f, "arch.yaml", 0, "sram.filter_kib")) << f.what();
+}
+
+TEST(Hierarchy, ArrayPortUseMustLeaveRoomForTheDma) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 128;
+  a.memory = "hierarchy";
+  a.hbm.spec = config("memory/hbm2-2000.yaml");
+  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
+  a.ifmap_sram_kib = 4096;
+  a.filter_sram_kib = 512;
+  a.ofmap_sram_kib = 2048;
+  a.scratchpad.banks = 52;
+  a.scratchpad.word_bytes = 64;  // a result row read + written = 16 words = all 16 ofmap ports
+  const FoldPlan plan = make_fold_plan(Dataflow::WS, 128, 128, 256, 256, 256);
+  const InputError e = error_of([&] { check_hierarchy(a, make_dma_plan(a, plan, "l")); });
+  EXPECT_TRUE(testing_util::is_error(e, "arch.yaml", 0, "scratchpad.banks")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "ofmap partition has 16 word ports")) << e.what();
+  a.scratchpad.word_bytes = 128;
+  EXPECT_NO_THROW(check_hierarchy(a, make_dma_plan(a, plan, "l")));
+}
+
+// Slower mesh wires: the same layer waits longer, and the extra wait is put on the NoC.
+TEST(Hierarchy, LongLinksShowUpAsNocStalls) {
+  testing_util::TempDir dir;
+  const std::string slow = dir.write("slow.yaml", R"(name: slow
+mesh: {cols: 4, rows: 4}
+flit_bytes: 64
+link_latency: 40
+buffer_depth: 48
+edge_nodes: [{side: west, index: 0}, {side: east, index: 3}]
+)");
+  auto run = [&](const std::string& noc) {
+    ArchSpec a;
+    a.source = "arch.yaml";
+    a.rows = a.cols = 16;
+    a.memory = "hierarchy";
+    a.hbm.spec = config("memory/hbm2-2000.yaml");
+    a.noc.spec = noc;
+    a.hbm.fifo_tiles = 2;
+    a.ifmap_sram_kib = 64;
+    a.filter_sram_kib = 32;
+    a.ofmap_sram_kib = 32;
+    a.scratchpad.banks = 16;
+    a.scratchpad.word_bytes = 64;
+    const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 32, 128, 128);
+    HierarchySource src(a, plan, make_dma_plan(a, plan, "l"), 0, false);
+    LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
+    int64_t sum = 0;
+    for (const auto& [cause, n] : t.stall_causes) sum += n;
+    EXPECT_EQ(sum, t.stall_cycles);
+    return t;
+  };
+  const LayerTiming fast = run(config("noc/npu-mesh-4x4.yaml")), slowed = run(slow);
+  ASSERT_GT(slowed.stall_cycles, fast.stall_cycles);
+  auto noc = [](const LayerTiming& t) { return t.stall_causes.count("noc") ? t.stall_causes.at("noc") : 0; };
+  EXPECT_GT(noc(slowed), noc(fast) + (slowed.stall_cycles - fast.stall_cycles) / 2);
+}
+
+}  // namespace
+}  // namespace cstsim
