@@ -226,7 +226,7 @@ TEST(ArchYaml, OtherBadValues) {
       {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
       {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},
       {"sram: {ifmap_kib: -1}", "sram.ifmap_kib", "positive integer"},
-      {"memory: hbm3", "memory", "must be ideal, channel or hbm"},
+      {"memory: hbm3", "memory", "must be ideal, channel, hbm or hierarchy"},
       {"name: \"\"", "name", "empty"},
       {"dataflow2: ws", "dataflow2", "unknown key"},
   };
@@ -511,3 +511,43 @@ TEST(ArchYaml, ChannelMemory) {
 }
 
 }  // namespace
+
+namespace cstsim {
+namespace {
+
+TEST(ArchYaml, HierarchyKeysAreCheckedWhereTheyApply) {
+  testing_util::TempDir dir;
+  const std::string mem = std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm2-2000.yaml";
+  const std::string noc = std::string(CSTSIM_SOURCE_DIR) + "/configs/noc/npu-mesh-4x4.yaml";
+  const std::string head = "array: {rows: 4, cols: 4}\ndataflow: ws\n";
+  // noc.* and scratchpad.* belong to memory: hierarchy only.
+  std::string file = dir.write("a.yaml", head + "scratchpad: {banks: 8}\n");
+  InputError e = testing_util::error_of([&] { load_arch(file); });
+  EXPECT_TRUE(testing_util::is_error(e, file, 3, "scratchpad.banks")) << e.what();
+  EXPECT_TRUE(testing_util::contains(e.what(), "applies only with memory: hierarchy"));
+  // hierarchy needs a NoC file and the three partitions.
+  file = dir.write("b.yaml", head + "memory: hierarchy\nhbm: {spec: " + mem + "}\nsram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n");
+  e = testing_util::error_of([&] { load_arch(file); });
+  EXPECT_EQ(e.key(), "noc.spec") << e.what();
+  file = dir.write("c.yaml", head + "memory: hierarchy\nhbm: {spec: " + mem + "}\nnoc: {spec: " + noc +
+                                 ", cluster_x: 1}\nsram: {ifmap_kib: 64, filter_kib: 64}\n");
+  e = testing_util::error_of([&] { load_arch(file); });
+  EXPECT_EQ(e.key(), "sram.ofmap_kib") << e.what();
+  file = dir.write("d.yaml", head + "memory: hierarchy\nhbm: {spec: " + mem + "}\nnoc: {spec: " + noc +
+                                 ", cluster_x: 1}\nsram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n"
+                                 "scratchpad: {banks: 12, word_bytes: 32, ports_per_bank: 2, read_latency: 0}\n");
+  const ArchSpec a = load_arch(file);
+  EXPECT_EQ(a.scratchpad.banks, 12);
+  EXPECT_EQ(a.scratchpad.word_bytes, 32);
+  EXPECT_EQ(a.scratchpad.ports_per_bank, 2);
+  EXPECT_EQ(a.scratchpad.read_latency, 0);
+  EXPECT_EQ(a.noc.cluster_x, 1);
+  EXPECT_EQ(a.noc.cluster_y, -1);  // the mesh centre
+  EXPECT_TRUE(testing_util::contains(canonical_text(a), "scratchpad.banks=12\n"));
+  // --set reaches them too, with the same checks.
+  e = testing_util::error_of([&] { load_arch(file, {{"scratchpad.word_bytes", "0"}}); });
+  EXPECT_TRUE(testing_util::is_error(e, "--set", 0, "scratchpad.word_bytes")) << e.what();
+}
+
+}  // namespace
+}  // namespace cstsim
