@@ -60,7 +60,7 @@ struct ArrayLayerResult {
   // Cycles the array waited for its data, split by cause: "memory_bandwidth"
   // (channel), "hbm" (memory: hbm, bank timing, refresh and bandwidth together),
   // or under memory: hierarchy hbm_bandwidth / hbm_bank_refresh / noc /
-  // sram_bank_conflict / dependency (HierarchySource::explain_stall).
+  // sram_bank_conflict / dma_queue / dependency (HierarchySource::explain_stall).
   int64_t stall_cycles = 0;
   std::map<std::string, int64_t> stalls;
   int64_t dram_bytes = 0;   // bytes read from DRAM
