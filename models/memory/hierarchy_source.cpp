@@ -97,6 +97,40 @@ struct HierarchySource::Observer : hbm::HbmObserver, noc::NocObserver, spad::Scr
   }
 };
 
+void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
+  std::unique_ptr<spad::Scratchpad> spad;
+  try {
+    spad = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.source, 0, "scratchpad", e.what());
+  }
+  // The array alone must leave the DMA at least one port slot in every cycle.
+  const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8, word = a.scratchpad.word_bytes;
+  const std::pair<spad::Partition, int64_t> need[3] = {
+      {partition_of(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
+      {partition_of(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights
+      {spad::Partition::Ofmap, 2 * ceil_div(int64_t(a.cols) * acc, word)}};             // read + write a result row
+  for (const auto& [p, words] : need)
+    if (words >= spad->layout(p).ports)
+      throw InputError(a.source, 0, "scratchpad.banks",
+                       fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
+                                   "leaving none for the DMA",
+                                   spad::partition_name(p), spad->layout(p).ports, words));
+  const hbm::HbmSpec hbm_spec = hbm::load_hbm_spec(a.hbm.spec);
+  if (dma.hbm_footprint > hbm_spec.org.capacity_bytes())
+    throw InputError(a.hbm.spec, 0, "organization",
+                     fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
+                                 hbm_spec.org.capacity_bytes()));
+  const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
+  const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
+  if (x >= noc.cols || y >= noc.rows)
+    throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
+                     fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc.cols, noc.rows, noc.source));
+  if (noc.edge_nodes.empty())
+    throw InputError(noc.source, 0, "edge_nodes",
+                     "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
+}
+
 HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
                                  bool record_timeline)
     : plan_(plan),
@@ -105,29 +139,9 @@ HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerD
       elem_((a.operand_bits + 7) / 8),
       acc_((a.accumulator_bits + 7) / 8),
       spad_word_(a.scratchpad.word_bytes) {
-  try {
-    spad_ = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.source, 0, "scratchpad", e.what());
-  }
-  // The array alone must leave the DMA at least one port slot in every cycle.
-  const int64_t need[3] = {
-      ceil_div(int64_t(a.rows) * elem_, spad_word_),   // a stream vector or ...
-      ceil_div(int64_t(a.cols) * elem_, spad_word_),   // ... a row of weights per cycle
-      2 * ceil_div(int64_t(a.cols) * acc_, spad_word_)};  // accumulate: read + write a result row
-  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
-  for (auto [p, words] : {std::pair{stream, need[0]}, std::pair{stationary, need[1]},
-                          std::pair{spad::Partition::Ofmap, need[2]}})
-    if (words >= spad_->layout(p).ports)
-      throw InputError(a.source, 0, "scratchpad.banks",
-                       fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
-                                   "leaving none for the DMA",
-                                   spad::partition_name(p), spad_->layout(p).ports, words));
+  check_hierarchy(a, dma_);
+  spad_ = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
   hbm::HbmSpec hbm_spec = hbm::load_hbm_spec(a.hbm.spec);
-  if (dma_.hbm_footprint > hbm_spec.org.capacity_bytes())
-    throw InputError(a.hbm.spec, 0, "organization",
-                     fmt::format("the layer's blocks need {} bytes of HBM, the stack holds {}", dma_.hbm_footprint,
-                                 hbm_spec.org.capacity_bytes()));
   dma_system_ = std::make_unique<DmaSystem>(a, std::move(hbm_spec), noc::load_noc_config(a.noc.spec), *spad_);
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(timeline_);
@@ -251,7 +265,7 @@ void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<st
   // The critical request's way, in time order: (cause, until this cycle).
   const std::vector<std::pair<const char*, int64_t>> way = {
       {"dependency", t.earliest},                 // its buffer slot or its data was not there yet
-      {"hbm_bandwidth", acc(p.issued)},           // queued behind requests the memory had not served
+      {"dma_queue", acc(p.issued)},               // behind earlier requests (outstanding limit, issue rate)
       {write ? "sram_bank_conflict" : "noc", acc(p.injected)},  // writes: read out of the scratchpad
       {"noc", acc(p.at_memory)},
       {"hbm_bank_refresh", acc(p.at_memory + p.memory_bank_ps)},

@@ -46,6 +46,11 @@ struct HierarchyTimeline {
   std::array<std::vector<std::pair<int64_t, int64_t>>, 3> spad_resident;  // per partition: (cycle, bytes)
 };
 
+// Every way a layer's DMA program can fail to fit the arch, as InputError (file,
+// key, the numbers): scratchpad geometry, array port use, HBM capacity, NoC
+// placement. make_dma_plan() checks the partition sizes; run checks both up front.
+void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
+
 class HierarchySource : public TileSource {
  public:
   HierarchySource(const ArchSpec& arch, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,

@@ -12,6 +12,7 @@
 
 #include "sim/config/input_error.h"
 #include "sim/ledger/ledger_cli.h"
+#include "sim/mapper/dma_plan.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/workload.h"
 #include "models/noc/noc_bench.h"
@@ -94,12 +95,26 @@ int plan_command(const std::vector<std::string>& args) {
   const Workload w = load_workload(workload_path);
   std::vector<TilingPlan> plans;
   for (const Layer& l : w.layers) plans.push_back(make_tiling_plan(arch, l, w.source));
+  // Under memory: hierarchy the simulated program is the fold-ordered DMA plan.
+  std::vector<LayerDmaPlan> programs;
+  if (arch.memory == "hierarchy")
+    for (const Layer& l : w.layers)
+      programs.push_back(make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, l.M, l.N, l.K), l.name));
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const TilingPlan& p : plans) j.push_back(to_json(p));
+    for (size_t i = 0; i < plans.size(); ++i) {
+      j.push_back(to_json(plans[i]));
+      if (!programs.empty()) j.back()["dma_program"] = to_json(programs[i]);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << plan_table(plans);
+    if (!programs.empty()) {
+      std::vector<std::string> names;
+      for (const Layer& l : w.layers) names.push_back(l.name);
+      std::cout << "\nDMA program simulated under memory: hierarchy (fold order, sim/mapper/dma_plan.h):\n"
+                << dma_plan_table(names, programs);
+    }
   }
   return 0;
 }

@@ -121,4 +121,33 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
   return d;
 }
 
+nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
+  auto bytes_of = [](const std::vector<DmaTransfer>& ts, Operand o) {
+    int64_t b = 0;
+    for (const DmaTransfer& t : ts) b += t.operand == o ? t.bytes : 0;
+    return b;
+  };
+  return {{"stationary", {{"partition", d.stationary_partition}, {"slot_bytes", d.stationary_slot},
+                          {"fifo_tiles", d.fifo_tiles}, {"hbm_read_bytes", bytes_of(d.reads, Operand::Stationary)}}},
+          {"stream", {{"partition", d.stream_partition}, {"resident", d.stream_resident}, {"slot_bytes", d.stream_slot},
+                      {"hbm_read_bytes", bytes_of(d.reads, Operand::Stream)}}},
+          {"output", {{"partition", "ofmap"}, {"resident", d.output_resident}, {"slot_bytes", d.output_slot},
+                      {"hbm_write_bytes", d.write_bytes()}}},
+          {"reads", d.reads.size()},
+          {"writes", d.writes.size()},
+          {"hbm_footprint_bytes", d.hbm_footprint}};
+}
+
+std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans) {
+  std::string out = fmt::format("{:<14} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", "layer", "reads", "stream",
+                                "accums", "writes", "HBM read", "HBM write", "footprint");
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const LayerDmaPlan& d = plans[i];
+    out += fmt::format("{:<14} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", layers[i].substr(0, 14),
+                       d.reads.size(), d.stream_resident ? "resident" : "2 slots", d.output_resident ? "resident" : "2 slots",
+                       d.writes.size(), d.read_bytes(), d.write_bytes(), d.hbm_footprint);
+  }
+  return out;
+}
+
 }  // namespace cstsim

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/array/fold_plan.h"
 #include "sim/config/arch_spec.h"
 
@@ -63,5 +65,8 @@ struct LayerDmaPlan {
 // Throws InputError naming the layer and the sizes when a slot does not fit its
 // partition (the array streams a whole fold, so the stream slice cannot be cut).
 LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer);
+
+nlohmann::ordered_json to_json(const LayerDmaPlan& plan);
+std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans);
 
 }  // namespace cstsim

@@ -34,7 +34,7 @@ std::string py_float(double v) {
 nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes) {
   nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0},       {"hbm_bandwidth", 0},
                               {"hbm_bank_refresh", 0}, {"noc", 0},       {"sram_bank_conflict", 0},
-                              {"dependency", 0}};
+                              {"dma_queue", 0},        {"dependency", 0}};
   for (const auto& [cause, cycles] : causes) j[cause] = j.value(cause, int64_t(0)) + cycles;
   return j;
 }

@@ -17,6 +17,8 @@
 #include "traces/post/energy_table.h"
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
+#include "models/memory/hierarchy_source.h"
+#include "sim/mapper/dma_plan.h"
 #include "traces/sink.h"
 
 namespace cstsim {
@@ -42,6 +44,10 @@ int run_simulation(const RunOptions& o) {
   const Workload workload = load_workload(o.workload_path);
   if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
   if (o.verify) check_reference_limits(arch, workload);
+  if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
+    for (const Layer& l : workload.layers)
+      check_hierarchy(arch, make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, l.M, l.N, l.K),
+                                          l.name));
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
   post::load_energy_table(energy_path);
