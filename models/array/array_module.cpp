@@ -113,13 +113,15 @@ void ArrayModule::declare_hierarchy_trace() {
 // The layer's memory traffic is simulated before its first fold starts, so all of
 // it is announced then, ahead of time, like the array's folds.
 void ArrayModule::announce_hierarchy(const HierarchySource& source) {
-  const HierarchyTimeline& t = source.timeline();
-  for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
-  for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
-  for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
-  for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
+  if (hier_.owns_shared) {  // one cluster reports the shared HBM and NoC
+    const SharedTimeline& t = source.group().timeline();
+    for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
+    for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
+    for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
+    for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
+  }
   for (int p = 0; p < 3; ++p)
-    for (const auto& [cycle, v] : t.spad_resident[size_t(p)]) sink_->set(cycle, hier_.spad[p], v);
+    for (const auto& [cycle, v] : source.residency()[size_t(p)]) sink_->set(cycle, hier_.spad[p], v);
   const LayerDmaPlan& plan = source.dma_plan();
   for (size_t k = 0; k < plan.reads.size(); ++k) {
     const TransferState& tr = source.read_state(int(k));

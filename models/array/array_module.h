@@ -106,6 +106,7 @@ class ArrayModule : public sc_core::sc_module {
     trace::ActionId hbm_read_stationary = 0, hbm_read_stream = 0, hbm_write = 0, noc_hop = 0, spad_write = 0,
                     spad_read = 0;
     int64_t row_bytes = 0, flit_bytes = 0;
+    bool owns_shared = true;  // declares and reports the HBM and NoC (cluster 0)
   } hier_;
   void declare_hierarchy_trace();
   void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);

@@ -24,27 +24,24 @@ hbm::Cycle timing_or(const hbm::HbmSpec& s, const char* a, const char* b) {
 
 }  // namespace
 
-DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config, spad::Scratchpad& spad)
+DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
+                     std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy)
     : max_outstanding_(arch.hbm.max_outstanding),
       request_bytes_(arch.hbm.request_bytes),
       acc_ps_(period_ps(1.0 / arch.clock_hz)),
       hbm_ps_(period_ps(hbm_spec.tck_ns * 1e-9)),
       noc_ps_(period_ps(1.0 / noc_config.clock_hz)),
-      spad_(spad) {
+      spads_(std::move(spads)),
+      queues_(2 * spads_.size()),
+      stats_(spads_.size()) {
   if (noc_config.edge_nodes.empty())
     throw InputError(noc_config.source, 0, "edge_nodes",
                      "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
-  int x = arch.noc.cluster_x < 0 ? noc_config.cols / 2 : arch.noc.cluster_x;
-  int y = arch.noc.cluster_y < 0 ? noc_config.rows / 2 : arch.noc.cluster_y;
-  if (x >= noc_config.cols || y >= noc_config.rows)
-    throw InputError(arch.source, 0, x >= noc_config.cols ? "noc.cluster_x" : "noc.cluster_y",
-                     fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc_config.cols, noc_config.rows,
-                                 noc_config.source));
   tRP_ps_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_ps_;
   tRCD_ps_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_ps_;
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
   noc_ = std::make_unique<noc::Network>(noc_config);
-  cluster_ = noc_->mesh().node(x, y);
+  for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
   for (const noc::Endpoint& e : noc_->mesh().endpoints())
     if (e.edge) edge_nodes_.push_back(e.id);
   noc_->set_delivery_callback([this](const noc::Delivery& d) { on_delivery(d); });
@@ -52,8 +49,8 @@ DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig
 
 DmaSystem::~DmaSystem() = default;
 
-int DmaSystem::enqueue(const DmaTransfer& t, spad::Partition p, int64_t earliest) {
-  Queue& q = queues_[t.write ? 1 : 0];
+int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest) {
+  Queue& q = queues_[size_t(2 * cluster + (t.write ? 1 : 0))];
   // Enqueued late is fine behind a transfer still issuing (it could not have gone
   // earlier); with nothing ahead of it, it would have, so that is a caller bug.
   if (earliest * acc_ps_ < now_ps_ && q.transfers.empty())
@@ -62,6 +59,7 @@ int DmaSystem::enqueue(const DmaTransfer& t, spad::Partition p, int64_t earliest
   if (t.bytes <= 0) throw std::logic_error("DMA: empty transfer");
   TransferState s;
   s.what = t;
+  s.cluster = cluster;
   s.partition = p;
   s.earliest = earliest;
   s.bytes_left = t.bytes;
@@ -101,6 +99,7 @@ void DmaSystem::issue(Queue& q) {
   if (t.first_issue < 0) t.first_issue = cycle;
   Request r;
   r.transfer = tid;
+  r.cluster = t.cluster;
   r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
   r.bytes = piece_bytes(r.addr, t.bytes_left);
   r.write = t.what.write;
@@ -113,19 +112,20 @@ void DmaSystem::issue(Queue& q) {
   ++q.outstanding;
   requests_.push_back(r);
   noc::Packet p;
-  p.src = cluster_;
+  p.src = nodes_[size_t(r.cluster)];
   p.dst = r.controller;
   p.vnet = noc::kRequestVnet;
   p.id = uint64_t(requests_.size() - 1);
   if (r.write) {
-    ++stats_.write_requests;
+    ++stats_[size_t(t.cluster)].write_requests;
     // The data leaves the scratchpad through its ports first.
-    const int64_t ready = spad_.dma_read(t.partition, cycle, r.bytes);
-    requests_.back().path.spad_conflict_ps = spad_.last_transfer().conflict_cycles * acc_ps_;
+    spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
+    const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
+    requests_.back().path.spad_conflict_ps = spad.last_transfer().conflict_cycles * acc_ps_;
     p.bytes = r.bytes;
     injections_.push({ready * acc_ps_, p});
   } else {
-    ++stats_.read_requests;
+    ++stats_[size_t(t.cluster)].read_requests;
     p.bytes = 0;  // a 1-flit request
     p.cycle = noc_cycle_at(ps);
     requests_.back().path.injected = p.cycle * noc_ps_;
@@ -149,12 +149,12 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
   }
   r.path.returned = ps;  // back at the cluster
   TransferState& t = transfers_[size_t(r.transfer)];
-  --queues_[r.write ? 1 : 0].outstanding;
+  --queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))].outstanding;
   if (r.write) {
     finish_request(int(d.packet.id), ps);
     return;
   }
-  stats_.bytes_delivered += r.bytes;
+  stats_[size_t(r.cluster)].bytes_delivered += r.bytes;
   t.landed.emplace_back(ps, r.bytes);
   finish_request(int(d.packet.id), ps);
 }
@@ -165,10 +165,10 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   const int64_t latency = r.path.memory_done - r.path.at_memory;
   const int64_t bank = c.refresh_wait * hbm_ps_ + (c.row_misses ? tRP_ps_ + tRCD_ps_ : 0);
   r.path.memory_bank_ps = std::clamp<int64_t>(bank, 0, std::max<int64_t>(latency, 0));
-  if (r.write) stats_.bytes_sent += r.bytes;
+  if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
   noc::Packet p;
   p.src = r.controller;
-  p.dst = cluster_;
+  p.dst = nodes_[size_t(r.cluster)];
   p.vnet = noc::kResponseVnet;
   p.bytes = r.write ? 0 : r.bytes;
   p.id = c.id;
@@ -184,19 +184,23 @@ void DmaSystem::finish_request(int id, int64_t done_ps) {
 }
 
 bool DmaSystem::step() {
-  int64_t t_issue[2] = {next_issue_ps(queues_[0]), next_issue_ps(queues_[1])};
+  size_t first = 0;  // the queue that issues first (lowest index on a tie)
+  int64_t t_issue = kNone;
+  for (size_t i = 0; i < queues_.size(); ++i)
+    if (const int64_t t = next_issue_ps(queues_[i]); t < t_issue) {
+      t_issue = t;
+      first = i;
+    }
   const int64_t t_inj = injections_.empty() ? kNone : injections_.top().ps;
   const std::optional<int64_t> noc_next = noc_->next_event();
   const int64_t t_noc = noc_next ? *noc_next * noc_ps_ : kNone;
   const hbm::Cycle hbm_next = hbm_->next_event();
   const int64_t t_hbm = hbm_next >= hbm::kNever ? kNone : hbm_next * hbm_ps_;
-  const int64_t t = std::min({t_issue[0], t_issue[1], t_inj, t_noc, t_hbm});
+  const int64_t t = std::min({t_issue, t_inj, t_noc, t_hbm});
   if (t == kNone) return false;
   now_ps_ = std::max(now_ps_, t);
-  if (t_issue[0] == t) {
-    issue(queues_[0]);
-  } else if (t_issue[1] == t) {
-    issue(queues_[1]);
+  if (t_issue == t) {
+    issue(queues_[first]);
   } else if (t_inj == t) {
     Injection in = injections_.top();
     injections_.pop();

@@ -47,6 +47,7 @@ struct RequestPath {
 
 struct TransferState {
   DmaTransfer what;
+  int cluster = 0;
   spad::Partition partition = spad::Partition::Ifmap;
   int64_t earliest = 0;     // accelerator cycle its slot is free
   int64_t first_issue = -1; // accelerator cycle of its first request
@@ -65,14 +66,18 @@ struct DmaStats {
 
 class DmaSystem {
  public:
-  DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config, spad::Scratchpad& spad);
+  // One DMA per cluster, at the mesh router `cluster_nodes[k]`, sharing the mesh and the stack.
+  DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
+            std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy);
   ~DmaSystem();
   DmaSystem(const DmaSystem&) = delete;
   DmaSystem& operator=(const DmaSystem&) = delete;
 
   // Appends to the read or write queue (by t.write); returns the transfer id.
   // `earliest` must not lie before what has been simulated (std::logic_error).
-  int enqueue(const DmaTransfer& t, spad::Partition p, int64_t earliest);
+  int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest);
+  // Processes the earliest pending event of the whole system; false when nothing is pending.
+  bool step();
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
@@ -86,14 +91,16 @@ class DmaSystem {
   const hbm::HbmDevice& hbm() const { return *hbm_; }
   noc::Network& noc() { return *noc_; }
   const noc::Network& noc() const { return *noc_; }
-  const DmaStats& stats() const { return stats_; }
+  const DmaStats& stats(int cluster) const { return stats_[size_t(cluster)]; }
   int64_t hbm_period_ps() const { return hbm_ps_; }
   int64_t noc_period_ps() const { return noc_ps_; }
-  noc::NodeId cluster_node() const { return cluster_; }
+  noc::NodeId cluster_node(int k) const { return nodes_[size_t(k)]; }
+  int clusters() const { return int(nodes_.size()); }
 
  private:
   struct Request {
     int transfer = 0;
+    int cluster = 0;
     uint64_t addr = 0;
     int64_t bytes = 0;
     bool write = false;
@@ -111,7 +118,6 @@ class DmaSystem {
     bool operator>(const Injection& o) const { return ps != o.ps ? ps > o.ps : packet.id > o.packet.id; }
   };
 
-  bool step();  // processes the earliest event; false if nothing is pending
   int64_t next_issue_ps(const Queue& q) const;
   void issue(Queue& q);
   void on_delivery(const noc::Delivery& d);
@@ -126,16 +132,16 @@ class DmaSystem {
   int64_t acc_ps_, hbm_ps_, noc_ps_;
   std::unique_ptr<hbm::HbmDevice> hbm_;
   std::unique_ptr<noc::Network> noc_;
-  spad::Scratchpad& spad_;
-  noc::NodeId cluster_ = 0;
+  std::vector<spad::Scratchpad*> spads_;
+  std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
   std::vector<TransferState> transfers_;
   std::vector<Request> requests_;
-  Queue queues_[2];  // 0 read, 1 write
+  std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
   std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
   int64_t now_ps_ = 0;
   int64_t tRP_ps_ = 0, tRCD_ps_ = 0;
-  DmaStats stats_;
+  std::vector<DmaStats> stats_;  // per cluster
 };
 
 }  // namespace cstsim

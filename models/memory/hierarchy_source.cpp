@@ -37,63 +37,18 @@ spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
   return p;
 }
 
-// Appends (cycle, value), replacing the last entry if it is for the same cycle.
-template <typename V>
-void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
-  if (!steps.empty() && steps.back().first == cycle)
-    steps.back().second = value;
-  else if (steps.empty() || steps.back().second != value)
-    steps.emplace_back(cycle, value);
-}
-
 }  // namespace
 
-// Listens to the HBM and the NoC while the layer runs, in accelerator cycles.
-struct HierarchySource::Observer : hbm::HbmObserver, noc::NocObserver, spad::ScratchpadObserver {
-  HierarchyTimeline& out;
-  const DmaSystem* dma = nullptr;
-  std::vector<int> open_per_channel;
-  int open_total = 0;
-  std::vector<std::pair<int64_t, int>> pc_edges;  // (cycle, +1/-1) data bus per burst
-  std::vector<hbm::Cycle> pc_busy_until;
-  explicit Observer(HierarchyTimeline& t) : out(t) {}
-
-  int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
-  int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
-
-  void on_command(const hbm::CommandEvent& e) override {
-    const size_t ch = size_t(e.addr.channel);
-    if (open_per_channel.size() <= ch) open_per_channel.resize(ch + 1, 0);
-    if (open_per_channel[ch] != e.channel_open_rows) {
-      open_total += e.channel_open_rows - open_per_channel[ch];
-      open_per_channel[ch] = e.channel_open_rows;
-      step_to(out.hbm_open_rows, acc_of_hbm(e.cycle), open_total);
-    }
-    if (e.data_end > e.data_begin) {
-      pc_edges.emplace_back(acc_of_hbm(e.data_begin), 1);
-      pc_edges.emplace_back(acc_of_hbm(e.data_end), -1);
-    }
-  }
-  void links_busy(int64_t cycle, int busy) override { step_to(out.noc_busy_links, acc_of_noc(cycle), busy); }
-  void link_flit(int64_t cycle, noc::LinkId) override {
-    const int64_t at = acc_of_noc(cycle);
-    if (!out.noc_flit_hops.empty() && out.noc_flit_hops.back().first == at)
-      ++out.noc_flit_hops.back().second;
-    else
-      out.noc_flit_hops.emplace_back(at, 1);
-  }
+// Records this cluster's scratchpad residency for the trace.
+struct HierarchySource::Observer : spad::ScratchpadObserver {
+  ResidencyTimeline& out;
+  explicit Observer(ResidencyTimeline& t) : out(t) {}
   void on_residency(spad::Partition p, int64_t cycle, int64_t bytes) override {
-    step_to(out.spad_resident[size_t(p)], cycle, bytes);
-  }
-  // Busy pseudo-channels over time from the bursts' data intervals (a PC moves one burst at a time).
-  void finish_pcs() {
-    std::sort(pc_edges.begin(), pc_edges.end());
-    int busy = 0;
-    for (const auto& [cycle, d] : pc_edges) {
-      busy += d;
-      step_to(out.hbm_busy_pcs, cycle, busy);
-    }
-    pc_edges.clear();
+    auto& steps = out[size_t(p)];
+    if (!steps.empty() && steps.back().first == cycle)
+      steps.back().second = bytes;
+    else
+      steps.emplace_back(cycle, bytes);
   }
 };
 
@@ -132,22 +87,20 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
 }
 
 HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
-                                 bool record_timeline)
+                                 bool record_timeline, std::shared_ptr<MemoryGroup> group, int cluster)
     : plan_(plan),
       dma_(std::move(dma)),
       layer_start_(layer_start),
       elem_((a.operand_bits + 7) / 8),
       acc_((a.accumulator_bits + 7) / 8),
-      spad_word_(a.scratchpad.word_bytes) {
+      spad_word_(a.scratchpad.word_bytes),
+      group_(std::move(group)),
+      cluster_(cluster) {
   check_hierarchy(a, dma_);
-  spad_ = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
-  hbm::HbmSpec hbm_spec = hbm::load_hbm_spec(a.hbm.spec);
-  dma_system_ = std::make_unique<DmaSystem>(a, std::move(hbm_spec), noc::load_noc_config(a.noc.spec), *spad_);
+  if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline);
+  spad_ = &group_->spad(cluster_);
   if (record_timeline) {
-    observer_ = std::make_unique<Observer>(timeline_);
-    observer_->dma = dma_system_.get();
-    dma_system_->hbm().add_observer(observer_.get());
-    dma_system_->noc().set_observer(observer_.get());
+    observer_ = std::make_unique<Observer>(residency_);
     spad_->add_observer(observer_.get());
   }
   read_id_.assign(dma_.reads.size(), -1);
@@ -195,28 +148,34 @@ void HierarchySource::enqueue_known(int g) {
     }
     const spad::Partition p =
         partition_of(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
-    read_id_[size_t(reads_enqueued_)] = dma_system_->enqueue(t, p, std::max(earliest, layer_start_));
+    read_id_[size_t(reads_enqueued_)] = dma().enqueue(cluster_, t, p, std::max(earliest, layer_start_));
     ++reads_enqueued_;
   }
   while (writes_enqueued_ < int(dma_.writes.size())) {
     const DmaTransfer& t = dma_.writes[size_t(writes_enqueued_)];
     if (t.fold >= g) break;
-    write_id_[size_t(writes_enqueued_)] = dma_system_->enqueue(t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1);
+    write_id_[size_t(writes_enqueued_)] =
+        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1);
     ++writes_enqueued_;
   }
+}
+
+void HierarchySource::wait_done(int id) {
+  const DmaSystem& d = dma();
+  group_->wait_for(cluster_, [&d, id] { return d.done(id); });
 }
 
 int64_t HierarchySource::in_scratchpad(int read) {
   // Landed data drains into the scratchpad in the order the DMA issued it.
   for (; reads_landed_ <= read; ++reads_landed_) {
     const int id = read_id_[size_t(reads_landed_)];
-    dma_system_->run_until_done(id);
-    std::vector<std::pair<int64_t, int64_t>> landed = dma_system_->transfer(id).landed;
+    wait_done(id);
+    std::vector<std::pair<int64_t, int64_t>> landed = dma().transfer(id).landed;
     std::sort(landed.begin(), landed.end());
-    const spad::Partition p = dma_system_->transfer(id).partition;
+    const spad::Partition p = dma().transfer(id).partition;
     int64_t done = 0;
     for (const auto& [ps, bytes] : landed) {
-      done = std::max(done, spad_->dma_write(p, dma_system_->to_acc(ps), bytes));
+      done = std::max(done, spad_->dma_write(p, dma().to_acc(ps), bytes));
       read_conflicts_[size_t(reads_landed_)] += spad_->last_transfer().conflict_cycles;
     }
     read_in_spad_[size_t(reads_landed_)] = done;
@@ -239,14 +198,14 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
     crit = {1, slice};
   }
   if (const int w = dma_.output_wait[size_t(g)]; w >= 0) {
-    dma_system_->run_until_done(write_id_[size_t(w)]);
-    if (const int64_t at = dma_system_->transfer(write_id_[size_t(w)]).done; at > ready) {
+    wait_done(write_id_[size_t(w)]);
+    if (const int64_t at = dma().transfer(write_id_[size_t(w)]).done; at > ready) {
       ready = at;
       crit = {2, w};
     }
   }
   critical_[size_t(g)] = crit;
-  const TransferState& t = dma_system_->transfer(read_id_[size_t(tile)]);
+  const TransferState& t = dma().transfer(read_id_[size_t(tile)]);
   Fetch& f = fetches_[size_t(g)];
   f.issue = t.earliest;
   f.start = t.first_issue;
@@ -259,9 +218,9 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
 void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
   const Critical& c = critical_[size_t(g)];
   const bool write = c.kind == 2;
-  const TransferState& t = dma_system_->transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]);
+  const TransferState& t = dma().transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]);
   const RequestPath& p = t.critical;
-  auto acc = [&](int64_t ps) { return dma_system_->to_acc(ps); };
+  auto acc = [&](int64_t ps) { return dma().to_acc(ps); };
   // The critical request's way, in time order: (cause, until this cycle).
   const std::vector<std::pair<const char*, int64_t>> way = {
       {"dependency", t.earliest},                 // its buffer slot or its data was not there yet
@@ -297,13 +256,13 @@ void HierarchySource::record_residency() {
     const int s = dma_.stream_read[g];
     slice_release[size_t(s)] = std::max(slice_release[size_t(s)], folds_[g].last_input + 1);
     const int tile = dma_.stationary_read[g];
-    const TransferState& t = dma_system_->transfer(read_id_[size_t(tile)]);
+    const TransferState& t = dma().transfer(read_id_[size_t(tile)]);
     ch.push_back({t.first_issue, t.what.bytes, stationary});
     ch.push_back({folds_[g].load + plan_.folds[g].rows_used, -t.what.bytes, stationary});
   }
   for (size_t k = 0; k < dma_.reads.size(); ++k) {
     if (dma_.reads[k].operand != Operand::Stream) continue;
-    const TransferState& t = dma_system_->transfer(read_id_[k]);
+    const TransferState& t = dma().transfer(read_id_[k]);
     ch.push_back({t.first_issue, t.what.bytes, stream});
     ch.push_back({slice_release[k], -t.what.bytes, stream});
   }
@@ -314,7 +273,7 @@ void HierarchySource::record_residency() {
     while (first > 0 && plan_.folds[size_t(first - 1)].col0 == plan_.folds[size_t(last)].col0) --first;
     const int64_t bytes = plan_.T * plan_.folds[size_t(last)].cols_used * acc_;
     ch.push_back({folds_[size_t(first)].end - plan_.T + 1, bytes, spad::Partition::Ofmap});
-    ch.push_back({dma_system_->transfer(write_id_[w]).done, -bytes, spad::Partition::Ofmap});
+    ch.push_back({dma().transfer(write_id_[w]).done, -bytes, spad::Partition::Ofmap});
   }
   // Releases first within a cycle: a slot is reused the cycle it frees.
   std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {
@@ -335,32 +294,39 @@ int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {
   learn_folds(F, load_starts);
   enqueue_known(F);
   if (reads_landed_ < int(dma_.reads.size())) in_scratchpad(int(dma_.reads.size()) - 1);
-  dma_system_->run_until_idle();
+  const DmaSystem& d = dma();
+  group_->wait_for(cluster_, [&] {
+    for (int id : write_id_)
+      if (!d.done(id)) return false;
+    return true;
+  });
+  group_->done(cluster_);
   int64_t end = -1;
-  for (int id : write_id_) end = std::max(end, dma_system_->transfer(id).done - 1);
+  for (int id : write_id_) end = std::max(end, d.transfer(id).done - 1);
   record_residency();
-  if (observer_) observer_->finish_pcs();
-
-  const hbm::ChannelStats hs = dma_system_->hbm().total_stats();
-  const int64_t burst = dma_system_->hbm().spec().org.burst_bytes;
-  stats_.hbm_bytes_read = int64_t(hs.reads) * burst;
-  stats_.hbm_bytes_written = int64_t(hs.writes) * burst;
-  stats_.hbm_activates = int64_t(hs.activates);
-  stats_.hbm_refreshes = int64_t(hs.refreshes);
-  stats_.hbm_row_hit_rate = hs.row_hit_rate();
-  stats_.dma_bytes_delivered = dma_system_->stats().bytes_delivered;
-  stats_.dma_bytes_sent = dma_system_->stats().bytes_sent;
-  for (spad::Partition p : spad::kAllPartitions) {
-    const spad::PartitionStats& s = spad_->stats(p);
-    stats_.spad_bytes_written += s.dma_bytes_written;
-    stats_.spad_bytes_read += s.dma_bytes_read;
-    stats_.spad_conflict_cycles += s.conflict_cycles;
-    stats_.spad_peak[size_t(p)] = spad_->peak_residency(p);
-  }
-  const noc::NocStats& ns = dma_system_->noc().stats();
-  stats_.noc_flit_hops = int64_t(ns.flit_hops);
-  stats_.noc_packets = int64_t(ns.packets_delivered);
   return end;
+}
+
+HierarchyLayerStats HierarchySource::stats() const {
+  HierarchyLayerStats s;
+  const SharedStats shared = group_->stats();
+  s.hbm_bytes_read = shared.hbm_bytes_read;
+  s.hbm_bytes_written = shared.hbm_bytes_written;
+  s.hbm_activates = shared.hbm_activates;
+  s.hbm_refreshes = shared.hbm_refreshes;
+  s.hbm_row_hit_rate = shared.hbm_row_hit_rate;
+  s.noc_flit_hops = shared.noc_flit_hops;
+  s.noc_packets = shared.noc_packets;
+  s.dma_bytes_delivered = dma().stats(cluster_).bytes_delivered;
+  s.dma_bytes_sent = dma().stats(cluster_).bytes_sent;
+  for (spad::Partition p : spad::kAllPartitions) {
+    const spad::PartitionStats& ps = spad_->stats(p);
+    s.spad_bytes_written += ps.dma_bytes_written;
+    s.spad_bytes_read += ps.dma_bytes_read;
+    s.spad_conflict_cycles += ps.conflict_cycles;
+    s.spad_peak[size_t(p)] = spad_->peak_residency(p);
+  }
+  return s;
 }
 
 }  // namespace cstsim

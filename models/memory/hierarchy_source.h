@@ -19,15 +19,17 @@
 #include <vector>
 
 #include "models/dma/dma_system.h"
+#include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
 #include "models/scratchpad/scratchpad.h"
 #include "sim/mapper/dma_plan.h"
 
 namespace cstsim {
 
-// Per layer, for the summary and the conservation checks.
+// Per layer, for the summary and the conservation checks. The hbm_* and noc_*
+// fields are the whole memory system's (shared by the clusters), the rest this cluster's.
 struct HierarchyLayerStats {
-  int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // counted by the HBM (bursts x 32 B)
+  int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // counted by the HBM (bursts x burst bytes)
   int64_t dma_bytes_delivered = 0, dma_bytes_sent = 0;
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
@@ -37,14 +39,8 @@ struct HierarchyLayerStats {
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)
 };
 
-// Occupancy over time, accelerator cycles, for the trace (announced per layer).
-struct HierarchyTimeline {
-  std::vector<std::pair<int64_t, int>> hbm_busy_pcs;    // (cycle, pseudo-channels moving data from then on)
-  std::vector<std::pair<int64_t, int>> hbm_open_rows;   // (cycle, open rows in the stack)
-  std::vector<std::pair<int64_t, int>> noc_busy_links;  // (cycle, links carrying a flit)
-  std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops since the previous entry)
-  std::array<std::vector<std::pair<int64_t, int64_t>>, 3> spad_resident;  // per partition: (cycle, bytes)
-};
+// This cluster's scratchpad residency over time, per partition (ifmap, filter, ofmap): (cycle, bytes).
+using ResidencyTimeline = std::array<std::vector<std::pair<int64_t, int64_t>>, 3>;
 
 // Every way a layer's DMA program can fail to fit the arch, as InputError (file,
 // key, the numbers): scratchpad geometry, array port use, HBM capacity, NoC
@@ -53,8 +49,9 @@ void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
 
 class HierarchySource : public TileSource {
  public:
+  // `group` is the layer's memory system (nullptr: a private one for a single cluster).
   HierarchySource(const ArchSpec& arch, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
-                  bool record_timeline);
+                  bool record_timeline, std::shared_ptr<MemoryGroup> group = nullptr, int cluster = 0);
   ~HierarchySource() override;
 
   int fifo_tiles() const override { return dma_.fifo_tiles; }
@@ -64,12 +61,14 @@ class HierarchySource : public TileSource {
   void explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override;
   int64_t drain(const std::vector<int64_t>& load_starts) override;
 
-  const HierarchyLayerStats& stats() const { return stats_; }
-  const HierarchyTimeline& timeline() const { return timeline_; }
+  // After drain(); the shared fields are final once every cluster has drained.
+  HierarchyLayerStats stats() const;
+  const ResidencyTimeline& residency() const { return residency_; }
+  const MemoryGroup& group() const { return *group_; }
   const LayerDmaPlan& dma_plan() const { return dma_; }
   // After drain(): the DMA's record of read / write k of the plan.
-  const TransferState& read_state(int k) const { return dma_system_->transfer(read_id_[size_t(k)]); }
-  const TransferState& write_state(int k) const { return dma_system_->transfer(write_id_[size_t(k)]); }
+  const TransferState& read_state(int k) const { return dma().transfer(read_id_[size_t(k)]); }
+  const TransferState& write_state(int k) const { return dma().transfer(write_id_[size_t(k)]); }
 
  private:
   struct Observer;
@@ -79,15 +78,19 @@ class HierarchySource : public TileSource {
   void learn_folds(int upto, const std::vector<int64_t>& load_starts);  // folds [known, upto)
   void enqueue_known(int g);     // every transfer whose slot is known when fold g asks
   int64_t in_scratchpad(int read);  // lands read `read` (and those before it) in the scratchpad
+  void wait_done(int id);
   void record_residency();
+  DmaSystem& dma() { return group_->dma(); }
+  const DmaSystem& dma() const { return group_->dma(); }
 
   const FoldPlan& plan_;
   LayerDmaPlan dma_;
   int64_t layer_start_;
   int64_t elem_, acc_;
   int spad_word_;
-  std::unique_ptr<spad::Scratchpad> spad_;
-  std::unique_ptr<DmaSystem> dma_system_;
+  std::shared_ptr<MemoryGroup> group_;
+  int cluster_;
+  spad::Scratchpad* spad_;
   std::unique_ptr<Observer> observer_;
   std::vector<FoldHistory> folds_;   // learned so far
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
@@ -100,8 +103,8 @@ class HierarchySource : public TileSource {
   };
   std::vector<Critical> critical_;  // per fold
   std::vector<Fetch> fetches_;      // stationary tiles, for the FIFO view
-  HierarchyLayerStats stats_;
-  HierarchyTimeline timeline_;
+  ResidencyTimeline residency_;
+  int64_t conflicts_ = 0;
   bool drained_ = false;
 };
 

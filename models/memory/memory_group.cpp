@@ -1,0 +1,207 @@
+#include "models/memory/memory_group.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/hbm/hbm_observer.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/noc_config.h"
+#include "sim/config/input_error.h"
+
+namespace cstsim {
+
+namespace {
+
+spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
+  spad::ScratchpadParams p;
+  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
+  p.filter_bytes = a.filter_sram_kib * 1024;
+  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
+  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
+  p.banks = a.scratchpad.banks;
+  p.word_bytes = a.scratchpad.word_bytes;
+  p.ports_per_bank = a.scratchpad.ports_per_bank;
+  p.read_latency = a.scratchpad.read_latency;
+  p.write_latency = a.scratchpad.write_latency;
+  return p;
+}
+
+// Appends (cycle, value), replacing the last entry if it is for the same cycle.
+template <typename V>
+void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
+  if (!steps.empty() && steps.back().first == cycle)
+    steps.back().second = value;
+  else if (steps.empty() || steps.back().second != value)
+    steps.emplace_back(cycle, value);
+}
+
+}  // namespace
+
+// Listens to the HBM and the NoC while the layer runs, in accelerator cycles.
+struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
+  SharedTimeline& out;
+  const DmaSystem* dma = nullptr;
+  std::vector<int> open_per_channel;
+  int open_total = 0;
+  std::vector<std::pair<int64_t, int>> pc_edges;  // (cycle, +1/-1) per burst on a data bus
+  explicit Observer(SharedTimeline& t) : out(t) {}
+
+  int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
+  int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
+
+  void on_command(const hbm::CommandEvent& e) override {
+    const size_t ch = size_t(e.addr.channel);
+    if (open_per_channel.size() <= ch) open_per_channel.resize(ch + 1, 0);
+    if (open_per_channel[ch] != e.channel_open_rows) {
+      open_total += e.channel_open_rows - open_per_channel[ch];
+      open_per_channel[ch] = e.channel_open_rows;
+      step_to(out.hbm_open_rows, acc_of_hbm(e.cycle), open_total);
+    }
+    if (e.data_end > e.data_begin) {
+      pc_edges.emplace_back(acc_of_hbm(e.data_begin), 1);
+      pc_edges.emplace_back(acc_of_hbm(e.data_end), -1);
+    }
+  }
+  void links_busy(int64_t cycle, int busy) override { step_to(out.noc_busy_links, acc_of_noc(cycle), busy); }
+  void link_flit(int64_t cycle, noc::LinkId) override {
+    const int64_t at = acc_of_noc(cycle);
+    if (!out.noc_flit_hops.empty() && out.noc_flit_hops.back().first == at)
+      ++out.noc_flit_hops.back().second;
+    else
+      out.noc_flit_hops.emplace_back(at, 1);
+  }
+  // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time).
+  void finish() {
+    std::sort(pc_edges.begin(), pc_edges.end());
+    int busy = 0;
+    for (const auto& [cycle, d] : pc_edges) {
+      busy += d;
+      step_to(out.hbm_busy_pcs, cycle, busy);
+    }
+    pc_edges.clear();
+  }
+};
+
+std::vector<std::pair<int, int>> MemoryGroup::cluster_routers(const ArchSpec& a, int cols, int rows, int clusters) {
+  const int x0 = a.noc.cluster_x < 0 ? cols / 2 : a.noc.cluster_x, y0 = a.noc.cluster_y < 0 ? rows / 2 : a.noc.cluster_y;
+  std::vector<std::pair<int, int>> out;
+  for (int k = 0; k < clusters; ++k) {
+    const int i = y0 * cols + x0 + k;
+    out.emplace_back(i % cols, i / cols);
+  }
+  return out;
+}
+
+MemoryGroup::MemoryGroup(const ArchSpec& a, int clusters, bool record_timeline)
+    : waiting_(size_t(clusters)), done_(size_t(clusters), false) {
+  std::vector<spad::Scratchpad*> raw;
+  for (int k = 0; k < clusters; ++k) {
+    spads_.push_back(std::make_unique<spad::Scratchpad>(scratchpad_params(a)));
+    raw.push_back(spads_.back().get());
+    wake_.push_back(std::make_unique<sc_core::sc_event>());
+  }
+  const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
+  dma_ = std::make_unique<DmaSystem>(a, hbm::load_hbm_spec(a.hbm.spec), noc, std::move(raw),
+                                     cluster_routers(a, noc.cols, noc.rows, clusters));
+  if (record_timeline) {
+    observer_ = std::make_unique<Observer>(timeline_);
+    observer_->dma = dma_.get();
+    dma_->hbm().add_observer(observer_.get());
+    dma_->noc().set_observer(observer_.get());
+  }
+}
+
+MemoryGroup::~MemoryGroup() = default;
+
+void MemoryGroup::wait_for(int cluster, const std::function<bool()>& satisfied) {
+  if (clusters() == 1) {
+    while (!satisfied())
+      if (!dma_->step()) throw std::logic_error("memory: waiting for data with nothing in flight");
+    return;
+  }
+  while (!satisfied()) {
+    waiting_[size_t(cluster)] = satisfied;
+    bool everyone_waits = true;
+    for (int k = 0; k < clusters(); ++k) everyone_waits = everyone_waits && (done_[size_t(k)] || waiting_[size_t(k)]);
+    if (everyone_waits) drive(cluster);
+    if (!satisfied()) sc_core::wait(*wake_[size_t(cluster)]);
+  }
+  waiting_[size_t(cluster)] = nullptr;
+}
+
+// Steps the shared system until some waiting cluster can go on, and wakes it.
+void MemoryGroup::drive(int cluster) {
+  for (;;) {
+    bool woke = false;
+    for (int k = 0; k < clusters(); ++k) {
+      if (!waiting_[size_t(k)] || !waiting_[size_t(k)]()) continue;
+      woke = true;
+      if (k != cluster) wake_[size_t(k)]->notify(sc_core::SC_ZERO_TIME);
+    }
+    if (woke) return;
+    if (!dma_->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
+  }
+}
+
+void MemoryGroup::done(int cluster) {
+  done_[size_t(cluster)] = true;
+  waiting_[size_t(cluster)] = nullptr;
+  if (clusters() == 1) return;
+  // The others may all be waiting on the traffic this cluster no longer holds up.
+  bool everyone_waits = true;
+  int any = -1;
+  for (int k = 0; k < clusters(); ++k) {
+    everyone_waits = everyone_waits && (done_[size_t(k)] || waiting_[size_t(k)]);
+    if (waiting_[size_t(k)]) any = k;
+  }
+  if (everyone_waits && any >= 0) wake_[size_t(any)]->notify(sc_core::SC_ZERO_TIME);
+}
+
+SharedStats MemoryGroup::stats() const {
+  SharedStats s;
+  const hbm::ChannelStats hs = dma_->hbm().total_stats();
+  const int64_t burst = dma_->hbm().spec().org.burst_bytes;
+  s.hbm_bytes_read = int64_t(hs.reads) * burst;
+  s.hbm_bytes_written = int64_t(hs.writes) * burst;
+  s.hbm_activates = int64_t(hs.activates);
+  s.hbm_refreshes = int64_t(hs.refreshes);
+  s.hbm_row_hit_rate = hs.row_hit_rate();
+  s.noc_flit_hops = int64_t(dma_->noc().stats().flit_hops);
+  s.noc_packets = int64_t(dma_->noc().stats().packets_delivered);
+  return s;
+}
+
+const SharedTimeline& MemoryGroup::timeline() const {
+  if (observer_) observer_->finish();
+  return timeline_;
+}
+
+ClusterSet::ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline)
+    : arch_(arch), clusters_(clusters), record_(record_timeline) {}
+
+std::shared_ptr<MemoryGroup> ClusterSet::group(int layer) {
+  if (groups_.size() <= size_t(layer)) groups_.resize(size_t(layer) + 1);
+  if (!groups_[size_t(layer)]) groups_[size_t(layer)] = std::make_shared<MemoryGroup>(arch_, clusters_, record_);
+  return groups_[size_t(layer)];
+}
+
+int64_t ClusterSet::meet(std::vector<Barrier>& barriers, int layer, int64_t value) {
+  if (barriers.size() <= size_t(layer)) barriers.resize(size_t(layer) + 1);
+  Barrier& b = barriers[size_t(layer)];
+  b.value = std::max(b.value, value);
+  if (++b.arrived == clusters_)
+    b.event->notify(sc_core::SC_ZERO_TIME);
+  if (b.arrived <= clusters_) sc_core::wait(*b.event);
+  return b.value;
+}
+
+void ClusterSet::all_computed(int layer) {
+  meet(computed_, layer, 0);
+  groups_[size_t(layer)].reset();  // each cluster's source keeps it alive while it needs it
+}
+
+int64_t ClusterSet::all_finished(int layer, int64_t end_cycle) { return meet(finished_, layer, end_cycle); }
+
+}  // namespace cstsim

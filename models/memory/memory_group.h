@@ -1,0 +1,102 @@
+#pragma once
+// The memory system one layer runs against under memory: hierarchy, shared by the
+// clusters that run the layer: one mesh NoC, one HBM stack, a DMA and a
+// scratchpad per cluster (models/dma/dma_system.h).
+//
+// Each cluster asks for its data from its own SystemC thread, in fold order. The
+// shared system may only move forward while no cluster can still add traffic
+// behind it, so it is driven conservatively: it steps only when every cluster of
+// the layer is waiting for data (or done), and stops as soon as one of them can
+// go on. A cluster that goes on enqueues new transfers no earlier than the cycle
+// its data arrived, which is never behind the system's clock. With one cluster
+// no SystemC call is made (tests drive it without a kernel).
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "models/dma/dma_system.h"
+#include "models/scratchpad/scratchpad.h"
+#include "sim/config/arch_spec.h"
+
+namespace cstsim {
+
+// HBM and NoC occupancy over time, accelerator cycles, for the trace.
+struct SharedTimeline {
+  std::vector<std::pair<int64_t, int>> hbm_busy_pcs;       // (cycle, pseudo-channels moving data)
+  std::vector<std::pair<int64_t, int>> hbm_open_rows;      // (cycle, open rows in the stack)
+  std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
+  std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
+};
+
+struct SharedStats {  // after every cluster is done
+  int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // bursts x burst bytes
+  int64_t hbm_activates = 0, hbm_refreshes = 0;
+  double hbm_row_hit_rate = 0;
+  int64_t noc_flit_hops = 0, noc_packets = 0;
+};
+
+class MemoryGroup {
+ public:
+  MemoryGroup(const ArchSpec& arch, int clusters, bool record_timeline);
+  ~MemoryGroup();
+
+  int clusters() const { return int(spads_.size()); }
+  DmaSystem& dma() { return *dma_; }
+  const DmaSystem& dma() const { return *dma_; }
+  spad::Scratchpad& spad(int cluster) { return *spads_[size_t(cluster)]; }
+  // Returns once `satisfied()` holds, driving the shared system when every
+  // cluster is waiting. Throws std::logic_error when nothing can make it true.
+  void wait_for(int cluster, const std::function<bool()>& satisfied);
+  // The cluster will add no more traffic to this layer.
+  void done(int cluster);
+  // Final once every cluster is done (pseudo-channel busy is assembled on first use).
+  const SharedTimeline& timeline() const;
+  SharedStats stats() const;
+
+  // Router of cluster k: clusters fill routers row by row from (noc.cluster_x,
+  // noc.cluster_y), the mesh centre by default.
+  static std::vector<std::pair<int, int>> cluster_routers(const ArchSpec& arch, int cols, int rows, int clusters);
+
+ private:
+  struct Observer;
+  void drive(int cluster);
+
+  std::vector<std::unique_ptr<spad::Scratchpad>> spads_;
+  std::unique_ptr<DmaSystem> dma_;
+  std::unique_ptr<Observer> observer_;
+  SharedTimeline timeline_;
+  std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
+  std::vector<bool> done_;
+  std::vector<std::unique_ptr<sc_core::sc_event>> wake_;
+};
+
+// The clusters of a run: one MemoryGroup per layer, created by the first cluster
+// to reach the layer, and the barriers between them (layers run one after another).
+class ClusterSet {
+ public:
+  ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline);
+  int clusters() const { return clusters_; }
+  std::shared_ptr<MemoryGroup> group(int layer);
+  // Zero-time barrier once every cluster has simulated the layer's memory traffic.
+  void all_computed(int layer);
+  // Barrier at the layer's end: returns the latest end cycle over the clusters.
+  int64_t all_finished(int layer, int64_t end_cycle);
+
+ private:
+  struct Barrier {
+    int arrived = 0;
+    int64_t value = 0;
+    std::unique_ptr<sc_core::sc_event> event = std::make_unique<sc_core::sc_event>();
+  };
+  int64_t meet(std::vector<Barrier>& barriers, int layer, int64_t value);
+
+  ArchSpec arch_;
+  int clusters_;
+  bool record_;
+  std::vector<std::shared_ptr<MemoryGroup>> groups_;
+  std::vector<Barrier> computed_, finished_;
+};
+
+}  // namespace cstsim
