@@ -45,9 +45,26 @@ void ArrayModule::wait_until(int64_t cycle) {
 void ArrayModule::run() {
   int64_t start = 0;
   results_.reserve(layers_.size());
+  ClusterSet* set = params_.cluster_set;
   for (size_t i = 0; i < layers_.size(); ++i) {
-    results_.push_back(run_layer(int(i), layers_[i], start));
-    start = results_.back().end_cycle + 1;  // layers run back to back, in order
+    const GemmShape& L = layers_[i];
+    const ClusterShare share = cluster_share(params_.arch, L.M, L.N, L.K, params_.cluster);
+    if (share.empty()) {  // nothing of this layer for this cluster: it waits for the others
+      ArrayLayerResult idle;
+      idle.shape = {L.name, share.M, share.N, share.K};
+      idle.idle = true;
+      idle.start_cycle = start;
+      idle.end_cycle = start - 1;
+      if (sink_) sink_->begin_layer(int(i), L.name, start);
+      if (set && params_.arch.memory == "hierarchy") set->group(int(i))->done(params_.cluster);
+      if (set) set->all_computed(int(i));
+      results_.push_back(idle);
+    } else {
+      results_.push_back(run_layer(int(i), {L.name, share.M, share.N, share.K}, start, share.hbm_base));
+    }
+    int64_t end = results_.back().end_cycle;
+    if (set) end = set->all_finished(int(i), end);
+    start = end + 1;  // layers run back to back, in order
   }
   wait_until(start);
   end_cycle_ = start;
@@ -92,15 +109,20 @@ void ArrayModule::declare_hierarchy_trace() {
   hier_.row_bytes = hs.org.row_bytes();
   hier_.flit_bytes = nc.flit_bytes;
   const int64_t banks = int64_t(hs.org.pcs()) * hs.org.banks_per_pc();
-  hier_.pcs_busy = sink_->declare({0, "hbm.pcs_busy", ResourceClass::Network, "link", hs.org.pcs(), "hbm", ""});
-  hier_.row_buffers =
-      sink_->declare({0, "hbm.row_buffers", ResourceClass::Memory, "byte", banks * hier_.row_bytes, "hbm", "hbm"});
-  hier_.links_busy =
-      sink_->declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
+  hier_.owns_shared = params_.cluster == 0;
+  if (hier_.owns_shared) {
+    hier_.pcs_busy = sink_->declare({0, "hbm.pcs_busy", ResourceClass::Network, "link", hs.org.pcs(), "hbm", ""});
+    hier_.row_buffers =
+        sink_->declare({0, "hbm.row_buffers", ResourceClass::Memory, "byte", banks * hier_.row_bytes, "hbm", "hbm"});
+    hier_.links_busy =
+        sink_->declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
+  }
   const int64_t kib[3] = {a.ifmap_sram_kib, a.filter_sram_kib, a.ofmap_sram_kib};
   const char* names[3] = {"spad.ifmap", "spad.filter", "spad.ofmap"};
+  const std::string prefix = a.clusters > 1 ? std::string(basename()) + "." : "";
   for (int p = 0; p < 3; ++p)
-    hier_.spad[p] = sink_->declare({0, names[p], ResourceClass::Memory, "byte", kib[p] * 1024, "spad", "sram"});
+    hier_.spad[p] =
+        sink_->declare({0, prefix + names[p], ResourceClass::Memory, "byte", kib[p] * 1024, prefix + "spad", "sram"});
   const bool ws = a.dataflow == Dataflow::WS;
   hier_.hbm_read_stationary = sink_->declare_action(ws ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
   hier_.hbm_read_stream = sink_->declare_action(ws ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
@@ -137,6 +159,59 @@ void ArrayModule::announce_hierarchy(const HierarchySource& source) {
   }
 }
 
+ArrayLayerResult merge_cluster_results(const ArchSpec& a, const GemmShape& layer,
+                                       const std::vector<const ArrayLayerResult*>& parts) {
+  ArrayLayerResult m;
+  m.shape = layer;
+  m.plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
+  m.plan.folds.clear();
+  m.start_cycle = parts.front()->start_cycle;
+  m.end_cycle = m.start_cycle - 1;
+  double mapped = 0, busy = 0;
+  for (const ArrayLayerResult* p : parts) {
+    m.end_cycle = std::max(m.end_cycle, p->end_cycle);
+    if (p->idle) continue;
+    m.event_count += p->event_count;
+    m.stall_cycles += p->stall_cycles;
+    for (const auto& [cause, n] : p->stalls) m.stalls[cause] += n;
+    m.stats.macs += p->stats.macs;
+    m.stats.sram.ifmap_reads += p->stats.sram.ifmap_reads;
+    m.stats.sram.filter_reads += p->stats.sram.filter_reads;
+    m.stats.sram.ofmap_writes += p->stats.sram.ofmap_writes;
+    m.stats.scalesim_ofmap_writes += p->stats.scalesim_ofmap_writes;
+    const double folds = double(p->plan.fold_count());
+    mapped += p->stats.mapping_efficiency * folds;
+    busy += p->stats.compute_utilization * folds;
+    m.memory_end = std::max(m.memory_end, p->memory_end);
+    if (p->has_hierarchy) {
+      const HierarchyLayerStats& h = p->hierarchy;
+      if (!m.has_hierarchy) {  // the shared HBM and NoC, counted once
+        m.hierarchy = h;
+        m.hierarchy.dma_bytes_delivered = m.hierarchy.dma_bytes_sent = 0;
+        m.hierarchy.spad_bytes_written = m.hierarchy.spad_bytes_read = m.hierarchy.spad_conflict_cycles = 0;
+        m.hierarchy.spad_peak = {0, 0, 0};
+        m.dram_bytes = h.hbm_bytes_read;
+      }
+      m.has_hierarchy = true;
+      m.hierarchy.dma_bytes_delivered += h.dma_bytes_delivered;
+      m.hierarchy.dma_bytes_sent += h.dma_bytes_sent;
+      m.hierarchy.spad_bytes_written += h.spad_bytes_written;
+      m.hierarchy.spad_bytes_read += h.spad_bytes_read;
+      m.hierarchy.spad_conflict_cycles += h.spad_conflict_cycles;
+      for (size_t k = 0; k < 3; ++k) m.hierarchy.spad_peak[k] += h.spad_peak[k];
+    }
+  }
+  const double folds = double(std::max<int64_t>(1, [&] {
+    int64_t f = 0;
+    for (const ArrayLayerResult* p : parts) f += p->idle ? 0 : p->plan.fold_count();
+    return f;
+  }()));
+  m.stats.mapping_efficiency = mapped / folds;
+  m.stats.compute_utilization = busy / folds;
+  m.cycles = m.end_cycle - m.start_cycle + 1;
+  return m;
+}
+
 const std::string& ArrayModule::layer_name(int index) const { return layers_[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
@@ -144,11 +219,21 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
   for (const ArrayEvent& e : events) listener_->on_event(layer, e);
 }
 
-ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start) {
+std::unique_ptr<TileSource> ArrayModule::make_source(int index, const FoldPlan& plan, int64_t start,
+                                                     const std::string& layer, uint64_t hbm_base, bool record) {
+  const ArchSpec& a = params_.arch;
+  if (a.memory == "hierarchy" && params_.cluster_set)
+    return std::make_unique<HierarchySource>(a, plan, make_dma_plan(a, plan, layer, hbm_base), start, record,
+                                             params_.cluster_set->group(index), params_.cluster);
+  return make_tile_source(a, plan, start, layer, record);
+}
+
+ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start, uint64_t hbm_base) {
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  std::unique_ptr<TileSource> channel = make_tile_source(a, plan, start, layer.name, sink_ != nullptr);
+  std::unique_ptr<TileSource> channel = make_source(index, plan, start, layer.name, hbm_base, sink_ != nullptr);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
+  if (params_.cluster_set) params_.cluster_set->all_computed(index);  // the shared memory is final
   const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
 
   if (sink_) {
@@ -213,7 +298,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself.
   std::unique_ptr<TileSource> channel = make_tile_source(params_.arch, plan, start, layer_name(index));
-  if (channel) grid->attach_tiles(channel.get());
+  if (channel) grid->attach_tiles(channel.get());  // (--verify runs one cluster)
   size_t published = 0;
   while (!grid->done()) {
     wait_until(grid->now());

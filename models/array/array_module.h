@@ -14,6 +14,7 @@
 #include "models/array/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
 #include "sim/config/arch_spec.h"
 
@@ -25,6 +26,10 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   ArchSpec arch;
   ArrayMode mode = ArrayMode::Timing;
   uint64_t seed = 1;  // operand values for the reference mode
+  // clusters > 1: this array is cluster `cluster` of `cluster_set`, running its
+  // share of every layer (cluster_share) with a barrier after each layer.
+  int cluster = 0;
+  ClusterSet* cluster_set = nullptr;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
   struct Fault {
     int64_t cycle = -1;
@@ -66,10 +71,17 @@ struct ArrayLayerResult {
   int64_t dram_bytes = 0;   // bytes read from DRAM
   int64_t memory_end = -1;  // memory: hierarchy: last cycle of the layer's write-back
   bool has_hierarchy = false;
+  bool idle = false;        // clusters: this cluster had no share of the layer
   HierarchyLayerStats hierarchy;
   ArrayLayerStats stats;
   LayerVerification verify;
 };
+
+// One layer's result over all clusters: the full shape, the span from the first
+// start to the last end, work and stalls summed (stall cycles are cluster-cycles),
+// the shared memory system's bytes once and each cluster's DMA/scratchpad bytes summed.
+ArrayLayerResult merge_cluster_results(const ArchSpec& arch, const GemmShape& layer,
+                                       const std::vector<const ArrayLayerResult*>& parts);
 
 class ArrayModule : public sc_core::sc_module {
  public:
@@ -87,7 +99,9 @@ class ArrayModule : public sc_core::sc_module {
  private:
   void run();
   void wait_until(int64_t cycle);
-  ArrayLayerResult run_layer(int index, const GemmShape& layer, int64_t start);
+  ArrayLayerResult run_layer(int index, const GemmShape& layer, int64_t start, uint64_t hbm_base);
+  std::unique_ptr<TileSource> make_source(int index, const FoldPlan& plan, int64_t start, const std::string& layer,
+                                          uint64_t hbm_base, bool record);
   void run_reference(int index, const FoldPlan& plan, int64_t start, const std::vector<ArrayEvent>& expected,
                      ArrayLayerResult& result);
   const std::string& layer_name(int index) const;

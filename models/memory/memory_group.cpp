@@ -199,7 +199,7 @@ int64_t ClusterSet::meet(std::vector<Barrier>& barriers, int layer, int64_t valu
 
 void ClusterSet::all_computed(int layer) {
   meet(computed_, layer, 0);
-  groups_[size_t(layer)].reset();  // each cluster's source keeps it alive while it needs it
+  if (groups_.size() > size_t(layer)) groups_[size_t(layer)].reset();  // each cluster's source keeps it alive while it needs it
 }
 
 int64_t ClusterSet::all_finished(int layer, int64_t end_cycle) { return meet(finished_, layer, end_cycle); }

@@ -34,7 +34,7 @@ const char* to_string(FoldPipeline p) {
 
 const std::vector<std::string>& arch_keys() {
   static const std::vector<std::string> keys = {
-      "name", "array.rows", "array.cols", "dataflow", "clock_hz",
+      "name", "clusters", "array.rows", "array.cols", "dataflow", "clock_hz",
       "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
       "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory",
       "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles",
@@ -248,6 +248,11 @@ ArchSpec build(const ArchFields& fields) {
       if (key.rfind("noc.", 0) == 0 || key.rfind("scratchpad.", 0) == 0)
         if (const ArchField* f = find(key.c_str())) fail(*f, "applies only with memory: hierarchy");
   }
+  if (const ArchField* f = find("clusters")) {
+    s.clusters = int(positive_int(*f, 256));
+    if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
+      fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
+  }
   return s;
 }
 
@@ -269,10 +274,10 @@ std::string canonical_text(const ArchSpec& s) {
   return fmt::format(
       "name={}\narray.rows={}\narray.cols={}\ndataflow={}\nclock_hz={}\n"
       "precision.operand_bits={}\nprecision.accumulator_bits={}\nfold_pipeline={}\n"
-      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}",
+      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}{}",
       s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.operand_bits,
       s.accumulator_bits, to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
-      s.ofmap_sram_kib, s.memory,
+      s.ofmap_sram_kib, s.memory, s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)

@@ -18,6 +18,7 @@ const char* to_string(FoldPipeline p);
 struct ArchSpec {
   std::string name;             // preset name, or the file stem
   std::string source;           // the file it came from
+  int clusters = 1;             // identical arrays, each with its scratchpad and DMA (memory: ideal | hierarchy)
   int rows = 0;                 // array height R (PEs)
   int cols = 0;                 // array width C (PEs)
   Dataflow dataflow = Dataflow::WS;

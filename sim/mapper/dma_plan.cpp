@@ -35,7 +35,24 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
+ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k) {
+  ClusterShare s{M, N, K, 0};
+  if (a.clusters == 1) return s;
+  const bool ws = a.dataflow == Dataflow::WS;
+  const int64_t Sc = ws ? N : M, F = (Sc + a.cols - 1) / a.cols, n = a.clusters;
+  const int64_t first = k * F / n, last = (k + 1) * F / n;  // column folds [first, last)
+  const int64_t cols = std::min(Sc, last * a.cols) - std::min(Sc, first * a.cols);
+  (ws ? s.N : s.M) = std::max<int64_t>(0, cols);
+  // Every cluster's region is as large as the whole layer's blocks, padding included.
+  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, M, N, K);
+  ArchSpec roomy = a;  // footprint only: partitions large enough never to refuse
+  roomy.ifmap_sram_kib = roomy.filter_sram_kib = roomy.ofmap_sram_kib = int64_t(1) << 40;
+  const uint64_t region = align_up(make_dma_plan(roomy, whole, "").hbm_footprint, 4096);
+  s.hbm_base = uint64_t(k) * region;
+  return s;
+}
+
+LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
   const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8;
   const bool ws = p.dataflow == Dataflow::WS;
   LayerDmaPlan d;
@@ -75,7 +92,7 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
   // HBM layout: stream operand, stationary operand, outputs. Each block is
   // stored contiguously from a kBlockAlign boundary and moved whole, padding
   // included, so HBM, DMA and scratchpad count the same bytes.
-  uint64_t next_addr = 0;
+  uint64_t next_addr = hbm_base;
   auto place = [&](int64_t bytes) {
     const uint64_t at = next_addr;
     next_addr += align_up(uint64_t(bytes), kBlockAlign);

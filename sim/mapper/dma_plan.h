@@ -62,9 +62,22 @@ struct LayerDmaPlan {
   int64_t write_bytes() const;
 };
 
+// How a layer is split across `clusters` identical arrays: each takes a
+// contiguous run of column folds (WS: output columns N, IS: output rows M), that
+// is its own stationary tiles and its own outputs, and streams the whole other
+// operand (every cluster reads all of it). Cluster k gets column folds
+// [floor(k F / n), floor((k+1) F / n)) of F; a share can be empty.
+struct ClusterShare {
+  int64_t M = 0, N = 0, K = 0;
+  uint64_t hbm_base = 0;  // where its blocks start in HBM (one region per cluster)
+  bool empty() const { return M == 0 || N == 0 || K == 0; }
+};
+ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster);
+
 // Throws InputError naming the layer and the sizes when a slot does not fit its
 // partition (the array streams a whole fold, so the stream slice cannot be cut).
-LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer);
+LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
+                           uint64_t hbm_base = 0);
 
 nlohmann::ordered_json to_json(const LayerDmaPlan& plan);
 std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans);

@@ -9,7 +9,7 @@ namespace cstsim {
 namespace {
 
 double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
-  return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * double(cycles)) : 0.0;
+  return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * a.clusters * double(cycles)) : 0.0;
 }
 
 nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline) {
@@ -87,7 +87,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"operand_bits", a.operand_bits},
                {"accumulator_bits", a.accumulator_bits},
                {"fold_pipeline", to_string(a.fold_pipeline)},
-               {"clusters", 1},
+               {"clusters", a.clusters},
                {"memory", a.memory}};
   if (a.memory == "hbm" || a.memory == "hierarchy") {
     const hbm::HbmSpec spec = hbm::load_hbm_spec(a.hbm.spec);

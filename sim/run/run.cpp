@@ -44,10 +44,17 @@ int run_simulation(const RunOptions& o) {
   const Workload workload = load_workload(o.workload_path);
   if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
   if (o.verify) check_reference_limits(arch, workload);
+  if (o.verify && arch.clusters > 1)
+    throw InputError(o.arch_path, 0, "clusters", "--verify runs the register-level model of one cluster; set clusters: 1");
   if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
     for (const Layer& l : workload.layers)
-      check_hierarchy(arch, make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, l.M, l.N, l.K),
-                                          l.name));
+      for (int k = 0; k < arch.clusters; ++k) {
+        const ClusterShare share = cluster_share(arch, l.M, l.N, l.K, k);
+        if (share.empty()) continue;
+        check_hierarchy(arch, make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, share.M, share.N,
+                                                                 share.K),
+                                            l.name, share.hbm_base));
+      }
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
   post::load_energy_table(energy_path);
@@ -70,15 +77,36 @@ int run_simulation(const RunOptions& o) {
   std::unique_ptr<trace::TraceSink> sink;
   if (o.trace) sink = std::make_unique<trace::TraceSink>(
       trace::TraceSink::Options{out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15});
-  ArrayModule array("array", params, shapes, nullptr, sink.get());
+  // One array module per cluster; with one cluster it is "array", as always.
+  std::unique_ptr<ClusterSet> cluster_set;
+  if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(arch, arch.clusters, o.trace);
+  std::vector<std::unique_ptr<ArrayModule>> arrays;
+  for (int k = 0; k < arch.clusters; ++k) {
+    params.cluster = k;
+    params.cluster_set = cluster_set.get();
+    const std::string name = arch.clusters > 1 ? fmt::format("cluster{}", k) : "array";
+    arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, shapes, nullptr, sink.get()));
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!array.finished()) throw std::logic_error("simulation stopped before the array finished");
-  if (sink) sink->finish(array.end_cycle());
+  int64_t end_cycle = 0;
+  for (const auto& a : arrays) {
+    if (!a->finished()) throw std::logic_error("simulation stopped before every array finished");
+    end_cycle = std::max(end_cycle, a->end_cycle());
+  }
+  if (sink) sink->finish(end_cycle);
+  std::vector<ArrayLayerResult> merged;
+  for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
+    std::vector<const ArrayLayerResult*> parts;
+    for (const auto& a : arrays) parts.push_back(&a->results()[i]);
+    merged.push_back(merge_cluster_results(arch, shapes[i], parts));
+  }
+  const ArrayModule& array = *arrays.front();
+  const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();
 
-  RunReport run_report{&arch, &workload, &array.results(), mode, config_hash(arch, workload, mode, o.seed)};
+  RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed)};
   nlohmann::ordered_json summary = summary_json(run_report);
   spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
