@@ -46,25 +46,51 @@ void ArrayModule::run() {
   int64_t start = 0;
   results_.reserve(layers_.size());
   ClusterSet* set = params_.cluster_set;
+  const ArchSpec& a = params_.arch;
+  int step = 0;  // (layer, pass) in order: the clusters' shared memory and barriers are per step
   for (size_t i = 0; i < layers_.size(); ++i) {
     const GemmShape& L = layers_[i];
-    const ClusterShare share = cluster_share(params_.arch, L.M, L.N, L.K, params_.cluster);
-    if (share.empty()) {  // nothing of this layer for this cluster: it waits for the others
-      ArrayLayerResult idle;
-      idle.shape = {L.name, share.M, share.N, share.K};
-      idle.idle = true;
-      idle.start_cycle = start;
-      idle.end_cycle = start - 1;
-      if (sink_) sink_->begin_layer(int(i), L.name, start);
-      if (set && params_.arch.memory == "hierarchy") set->group(int(i))->done(params_.cluster);
-      if (set) set->all_computed(int(i));
-      results_.push_back(idle);
-    } else {
-      results_.push_back(run_layer(int(i), {L.name, share.M, share.N, share.K}, start, share.hbm_base));
+    const ClusterShare share = cluster_share(a, L.M, L.N, L.K, params_.cluster);
+    // Every cluster streams the whole T, so all make the same passes.
+    std::vector<int64_t> passes = {a.dataflow == Dataflow::IS ? L.N : L.M};
+    if (a.memory == "hierarchy") {  // rows that fit the widest share fit every share
+      ClusterShare widest = cluster_share(a, L.M, L.N, L.K, 0);
+      for (int k = 1; k < a.clusters; ++k) {
+        const ClusterShare c = cluster_share(a, L.M, L.N, L.K, k);
+        if (c.M * c.N > widest.M * widest.N) widest = c;
+      }
+      passes = stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K), L.name);
     }
-    int64_t end = results_.back().end_cycle;
-    if (set) end = set->all_finished(int(i), end);
-    start = end + 1;  // layers run back to back, in order
+    std::vector<ArrayLayerResult> parts;
+    for (size_t p = 0; p < passes.size(); ++p, ++step) {
+      GemmShape sub{L.name, share.M, share.N, share.K};
+      (a.dataflow == Dataflow::IS ? sub.N : sub.M) = passes[p];
+      if (sub.M == 0 || sub.N == 0 || sub.K == 0) {  // nothing for this cluster: it waits for the others
+        ArrayLayerResult idle;
+        idle.shape = sub;
+        idle.idle = true;
+        idle.start_cycle = start;
+        idle.end_cycle = start - 1;
+        if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
+        if (set && a.memory == "hierarchy") set->group(step)->done(params_.cluster);
+        if (set) set->all_computed(step);
+        parts.push_back(idle);
+      } else {
+        parts.push_back(run_pass(int(i), step, p == 0, sub, start, share.hbm_base));
+      }
+      int64_t end = parts.back().end_cycle;
+      if (set) end = set->all_finished(step, end);
+      start = end + 1;  // passes and layers run back to back, in order
+    }
+    if (parts.size() == 1) {
+      results_.push_back(std::move(parts.front()));
+    } else {
+      std::vector<const ArrayLayerResult*> ptrs;
+      for (const ArrayLayerResult& r : parts) ptrs.push_back(&r);
+      results_.push_back(merge_layer_parts(a, {L.name, share.M, share.N, share.K}, ptrs, false));
+      results_.back().passes = int(passes.size());
+      results_.back().idle = parts.front().idle;
+    }
   }
   wait_until(start);
   end_cycle_ = start;
@@ -159,17 +185,21 @@ void ArrayModule::announce_hierarchy(const HierarchySource& source) {
   }
 }
 
-ArrayLayerResult merge_cluster_results(const ArchSpec& a, const GemmShape& layer,
-                                       const std::vector<const ArrayLayerResult*>& parts) {
+ArrayLayerResult merge_layer_parts(const ArchSpec& a, const GemmShape& layer,
+                                   const std::vector<const ArrayLayerResult*>& parts, bool shared_memory) {
   ArrayLayerResult m;
   m.shape = layer;
-  m.plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
+  m.plan = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, layer.M), std::max<int64_t>(1, layer.N),
+                          std::max<int64_t>(1, layer.K));
   m.plan.folds.clear();
   m.start_cycle = parts.front()->start_cycle;
   m.end_cycle = m.start_cycle - 1;
-  double mapped = 0, busy = 0;
+  m.verify = parts.front()->verify;
+  double mapped = 0, busy = 0, folds = 0;
+  bool shared_taken = false;
   for (const ArrayLayerResult* p : parts) {
     m.end_cycle = std::max(m.end_cycle, p->end_cycle);
+    m.passes = std::max(m.passes, p->passes);
     if (p->idle) continue;
     m.event_count += p->event_count;
     m.stall_cycles += p->stall_cycles;
@@ -179,35 +209,41 @@ ArrayLayerResult merge_cluster_results(const ArchSpec& a, const GemmShape& layer
     m.stats.sram.filter_reads += p->stats.sram.filter_reads;
     m.stats.sram.ofmap_writes += p->stats.sram.ofmap_writes;
     m.stats.scalesim_ofmap_writes += p->stats.scalesim_ofmap_writes;
-    const double folds = double(p->plan.fold_count());
-    mapped += p->stats.mapping_efficiency * folds;
-    busy += p->stats.compute_utilization * folds;
+    const double f = double(p->plan.fold_count());
+    folds += f;
+    mapped += p->stats.mapping_efficiency * f;
+    busy += p->stats.compute_utilization * f;
     m.memory_end = std::max(m.memory_end, p->memory_end);
-    if (p->has_hierarchy) {
-      const HierarchyLayerStats& h = p->hierarchy;
-      if (!m.has_hierarchy) {  // the shared HBM and NoC, counted once
-        m.hierarchy = h;
-        m.hierarchy.dma_bytes_delivered = m.hierarchy.dma_bytes_sent = 0;
-        m.hierarchy.spad_bytes_written = m.hierarchy.spad_bytes_read = m.hierarchy.spad_conflict_cycles = 0;
-        m.hierarchy.spad_peak = {0, 0, 0};
-        m.dram_bytes = h.hbm_bytes_read;
-      }
-      m.has_hierarchy = true;
-      m.hierarchy.dma_bytes_delivered += h.dma_bytes_delivered;
-      m.hierarchy.dma_bytes_sent += h.dma_bytes_sent;
-      m.hierarchy.spad_bytes_written += h.spad_bytes_written;
-      m.hierarchy.spad_bytes_read += h.spad_bytes_read;
-      m.hierarchy.spad_conflict_cycles += h.spad_conflict_cycles;
-      for (size_t k = 0; k < 3; ++k) m.hierarchy.spad_peak[k] += h.spad_peak[k];
+    if (p->verify.ran) {
+      m.verify.ran = true;
+      if (m.verify.passed && !p->verify.passed) m.verify = p->verify;
     }
+    if (!shared_memory) m.dram_bytes += p->dram_bytes;
+    if (!p->has_hierarchy) continue;
+    const HierarchyLayerStats& h = p->hierarchy;
+    HierarchyLayerStats& t = m.hierarchy;
+    m.has_hierarchy = true;
+    if (!shared_memory || !shared_taken) {  // a shared HBM and NoC count once
+      t.hbm_bytes_read += h.hbm_bytes_read;
+      t.hbm_bytes_written += h.hbm_bytes_written;
+      t.hbm_activates += h.hbm_activates;
+      t.hbm_refreshes += h.hbm_refreshes;
+      t.noc_flit_hops += h.noc_flit_hops;
+      t.noc_packets += h.noc_packets;
+      t.hbm_row_hit_rate = h.hbm_row_hit_rate;  // of the last pass
+      if (shared_memory) m.dram_bytes = h.hbm_bytes_read;
+      shared_taken = true;
+    }
+    t.dma_bytes_delivered += h.dma_bytes_delivered;
+    t.dma_bytes_sent += h.dma_bytes_sent;
+    t.spad_bytes_written += h.spad_bytes_written;
+    t.spad_bytes_read += h.spad_bytes_read;
+    t.spad_conflict_cycles += h.spad_conflict_cycles;
+    for (size_t k = 0; k < 3; ++k)
+      t.spad_peak[k] = shared_memory ? t.spad_peak[k] + h.spad_peak[k] : std::max(t.spad_peak[k], h.spad_peak[k]);
   }
-  const double folds = double(std::max<int64_t>(1, [&] {
-    int64_t f = 0;
-    for (const ArrayLayerResult* p : parts) f += p->idle ? 0 : p->plan.fold_count();
-    return f;
-  }()));
-  m.stats.mapping_efficiency = mapped / folds;
-  m.stats.compute_utilization = busy / folds;
+  m.stats.mapping_efficiency = folds > 0 ? mapped / folds : 0;
+  m.stats.compute_utilization = folds > 0 ? busy / folds : 0;
   m.cycles = m.end_cycle - m.start_cycle + 1;
   return m;
 }
@@ -219,25 +255,26 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
   for (const ArrayEvent& e : events) listener_->on_event(layer, e);
 }
 
-std::unique_ptr<TileSource> ArrayModule::make_source(int index, const FoldPlan& plan, int64_t start,
+std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& plan, int64_t start,
                                                      const std::string& layer, uint64_t hbm_base, bool record) {
   const ArchSpec& a = params_.arch;
   if (a.memory == "hierarchy" && params_.cluster_set)
     return std::make_unique<HierarchySource>(a, plan, make_dma_plan(a, plan, layer, hbm_base), start, record,
-                                             params_.cluster_set->group(index), params_.cluster);
+                                             params_.cluster_set->group(step), params_.cluster);
   return make_tile_source(a, plan, start, layer, record);
 }
 
-ArrayLayerResult ArrayModule::run_layer(int index, const GemmShape& layer, int64_t start, uint64_t hbm_base) {
+ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const GemmShape& layer, int64_t start,
+                                      uint64_t hbm_base) {
   const ArchSpec& a = params_.arch;
   FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  std::unique_ptr<TileSource> channel = make_source(index, plan, start, layer.name, hbm_base, sink_ != nullptr);
+  std::unique_ptr<TileSource> channel = make_source(step, plan, start, layer.name, hbm_base, sink_ != nullptr);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
-  if (params_.cluster_set) params_.cluster_set->all_computed(index);  // the shared memory is final
+  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
   const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
 
   if (sink_) {
-    sink_->begin_layer(index, layer.name, start);
+    if (first_pass) sink_->begin_layer(index, layer.name, start);
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }

@@ -72,16 +72,18 @@ struct ArrayLayerResult {
   int64_t memory_end = -1;  // memory: hierarchy: last cycle of the layer's write-back
   bool has_hierarchy = false;
   bool idle = false;        // clusters: this cluster had no share of the layer
+  int passes = 1;           // memory: hierarchy: runs over the stream (dma_plan.h stream_passes)
   HierarchyLayerStats hierarchy;
   ArrayLayerStats stats;
   LayerVerification verify;
 };
 
-// One layer's result over all clusters: the full shape, the span from the first
-// start to the last end, work and stalls summed (stall cycles are cluster-cycles),
-// the shared memory system's bytes once and each cluster's DMA/scratchpad bytes summed.
-ArrayLayerResult merge_cluster_results(const ArchSpec& arch, const GemmShape& layer,
-                                       const std::vector<const ArrayLayerResult*>& parts);
+// One layer's result from its parts: its passes (one after another, each with its
+// own memory system) or its clusters (side by side, sharing one: its HBM and NoC
+// figures count once, shared_memory). The span runs from the first start to the
+// last end; work, stalls (cluster-cycles for clusters), DMA and scratchpad bytes add up.
+ArrayLayerResult merge_layer_parts(const ArchSpec& arch, const GemmShape& layer,
+                                   const std::vector<const ArrayLayerResult*>& parts, bool shared_memory);
 
 class ArrayModule : public sc_core::sc_module {
  public:
@@ -99,8 +101,9 @@ class ArrayModule : public sc_core::sc_module {
  private:
   void run();
   void wait_until(int64_t cycle);
-  ArrayLayerResult run_layer(int index, const GemmShape& layer, int64_t start, uint64_t hbm_base);
-  std::unique_ptr<TileSource> make_source(int index, const FoldPlan& plan, int64_t start, const std::string& layer,
+  ArrayLayerResult run_pass(int index, int step, bool first_pass, const GemmShape& layer, int64_t start,
+                            uint64_t hbm_base);
+  std::unique_ptr<TileSource> make_source(int step, const FoldPlan& plan, int64_t start, const std::string& layer,
                                           uint64_t hbm_base, bool record);
   void run_reference(int index, const FoldPlan& plan, int64_t start, const std::vector<ArrayEvent>& expected,
                      ArrayLayerResult& result);

@@ -138,6 +138,31 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
   return d;
 }
 
+std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
+  auto fits = [&](int64_t rows) {
+    try {
+      const bool ws = p.dataflow == Dataflow::WS;
+      make_dma_plan(a, make_fold_plan(p.dataflow, p.R, p.C, ws ? rows : p.M, ws ? p.N : rows, p.K), layer);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+  if (fits(p.T)) return {p.T};
+  int64_t lo = 0, hi = p.T;  // fits(lo) (or lo = 0), !fits(hi)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  if (lo == 0)  // throws: names what does not fit even for one row
+    make_dma_plan(a, make_fold_plan(p.dataflow, p.R, p.C, p.dataflow == Dataflow::WS ? 1 : p.M,
+                                    p.dataflow == Dataflow::WS ? p.N : 1, p.K), layer);
+  const int64_t n = (p.T + lo - 1) / lo;
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
+  return rows;
+}
+
 nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
   auto bytes_of = [](const std::vector<DmaTransfer>& ts, Operand o) {
     int64_t b = 0;

@@ -79,6 +79,14 @@ ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K
 LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
                            uint64_t hbm_base = 0);
 
+// The array streams a whole fold, so a layer whose stream slices or accumulator
+// blocks cannot be double-buffered runs as several passes, each over a run of
+// stream rows (WS: rows of A, IS: columns of B), re-reading the stationary tiles
+// every pass. Returns the rows of each pass (one pass of T when the layer fits):
+// as few passes as fit, rows spread evenly. Throws make_dma_plan's error when
+// not even one row fits.
+std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, const std::string& layer);
+
 nlohmann::ordered_json to_json(const LayerDmaPlan& plan);
 std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans);
 

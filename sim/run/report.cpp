@@ -137,7 +137,10 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["stall_cycles"] = L.stall_cycles;
     l["stalls"] = stalls_json(L.stalls);
     l["dram_bytes"] = L.dram_bytes;
-    if (L.has_hierarchy) l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
+    if (L.has_hierarchy) {
+      l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
+      l["memory"]["stream_passes"] = L.passes;
+    }
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;
     l["time_s"] = double(L.end_cycle - L.start_cycle + 1) / a.clock_hz;

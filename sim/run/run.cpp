@@ -48,12 +48,14 @@ int run_simulation(const RunOptions& o) {
     throw InputError(o.arch_path, 0, "clusters", "--verify runs the register-level model of one cluster; set clusters: 1");
   if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
     for (const Layer& l : workload.layers)
-      for (int k = 0; k < arch.clusters; ++k) {
+      for (int k = 0; k < arch.clusters; ++k) {  // each share's longest pass (stream_passes may throw)
         const ClusterShare share = cluster_share(arch, l.M, l.N, l.K, k);
         if (share.empty()) continue;
-        check_hierarchy(arch, make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, share.M, share.N,
-                                                                 share.K),
-                                            l.name, share.hbm_base));
+        FoldPlan plan = make_fold_plan(arch.dataflow, arch.rows, arch.cols, share.M, share.N, share.K);
+        const int64_t rows = stream_passes(arch, plan, l.name).front();
+        plan = make_fold_plan(arch.dataflow, arch.rows, arch.cols, arch.dataflow == Dataflow::IS ? share.M : rows,
+                              arch.dataflow == Dataflow::IS ? rows : share.N, share.K);
+        check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
       }
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
@@ -101,7 +103,7 @@ int run_simulation(const RunOptions& o) {
   for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
     std::vector<const ArrayLayerResult*> parts;
     for (const auto& a : arrays) parts.push_back(&a->results()[i]);
-    merged.push_back(merge_cluster_results(arch, shapes[i], parts));
+    merged.push_back(merge_layer_parts(arch, shapes[i], parts, true));
   }
   const ArrayModule& array = *arrays.front();
   const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();

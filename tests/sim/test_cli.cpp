@@ -495,12 +495,26 @@ TEST_F(Cli, HierarchyFullPath) {
       EXPECT_TRUE(resources.find(name) != std::string::npos) << name;
     EXPECT_GT(value(rep["total"]["energy"]["E_marg_by_action"]["noc.hop"]), 0) << rep["total"]["energy"].dump();
   }
-  // A stream that cannot be double-buffered is an input error naming the layer; nothing is written.
-  const Result r = cstsim("run --set sram.ifmap_kib=1 --arch " + a.string() + " --workload " + w.string() +
+  // A stationary FIFO that cannot fit is an input error naming the layer; nothing is written.
+  const Result r = cstsim("run --set hbm.fifo_tiles=100 --arch " + a.string() + " --workload " + w.string() +
                           " --out " + (dir_ / "bad").string());
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(r.err.find("sram.ifmap_kib: layer a: two stream slices") != std::string::npos) << r.err;
+  EXPECT_TRUE(r.err.find("sram.filter_kib: layer a: a FIFO of 100 stationary tiles of 16x16 needs 25600 bytes") !=
+              std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
+  // A stream too long for its partition runs in passes: same work, more weight traffic.
+  const Result passes = cstsim("run -q --verify --set sram.ofmap_kib=16 --set sram.ifmap_kib=8 --set scratchpad.banks=20 --arch " +
+                               a.string() + " --workload " + w.string() + " --out " + (dir_ / "passes").string());
+  ASSERT_EQ(passes.status, 0) << passes.err;
+  const auto p = nlohmann::json::parse(slurp(dir_ / "passes" / "summary.json"));
+  const auto one = nlohmann::json::parse(slurp(dir_ / "ws" / "summary.json"));
+  EXPECT_GT(p["layers"][0]["memory"]["stream_passes"].get<int>(), 1);
+  EXPECT_TRUE(p["verify"]["passed"].get<bool>());
+  EXPECT_EQ(p["layers"][0]["macs"], one["layers"][0]["macs"]);
+  EXPECT_GT(p["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>(),
+            one["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>());
+  EXPECT_EQ(p["layers"][0]["memory"]["hbm_bytes_read"], p["layers"][0]["memory"]["spad_bytes_written"]);
 }
 
 }  // namespace
