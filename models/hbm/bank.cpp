@@ -19,6 +19,9 @@ std::string BankState::illegal(Cmd cmd, int64_t row) const {
       if (!is_open()) return fmt::format("{} to a closed bank", cmd_name(cmd));
       if (open_row_ != row) return fmt::format("{} to row {} while row {} is open", cmd_name(cmd), row, open_row_);
       return {};
+    case Cmd::REFPB:
+      if (is_open()) return fmt::format("REFpb to an open bank (row {} is open)", open_row_);
+      return {};
     case Cmd::PREA:
     case Cmd::REF: return {};
   }

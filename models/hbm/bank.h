@@ -39,7 +39,7 @@ class PcBanks {
   int open_count() const { return open_; }
   int size() const { return int(banks_.size()); }
   const BankState& operator[](int i) const { return banks_[size_t(i)]; }
-  // Empty when legal. PREA is always legal; REF needs every bank closed.
+  // Empty when legal. PREA is always legal; REF needs every bank closed, REFpb its own bank.
   std::string illegal(Cmd cmd, const Address& a) const;
   void apply(Cmd cmd, const Address& a);  // throws std::logic_error when illegal
 

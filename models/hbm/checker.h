@@ -4,9 +4,10 @@
 //  - the standard's timing rules (its own TimingEngine: next-allowed-cycle tables per bank,
 //    bank group, pseudo-channel and channel, and the tFAW window),
 //  - the row-buffer state it keeps itself (ACT needs a closed bank, RD/WR the open row,
-//    REF every bank of the pseudo-channel closed),
-//  - time order, address ranges, and optionally the refresh obligation (at most
-//    `max_postponed` REFs behind one per tREFI, per pseudo-channel).
+//    REF every bank of the pseudo-channel closed, REFpb its own bank closed),
+//  - time order, address ranges, and optionally the refresh obligation: every bank refreshed
+//    (by a REF of its pseudo-channel or a REFpb to it) at least once per tREFI, at most
+//    `max_postponed` refreshes behind.
 // earliest(cmd, addr) answers "when could this go" the same way (kNever if the state forbids it).
 #include <cstdint>
 #include <optional>
@@ -36,8 +37,9 @@ class ProtocolChecker {
   // Checks, keeps any violation, then records the command as issued (so checking goes on).
   // Returns true when the command was legal.
   bool record(Cmd cmd, const Address& addr, Cycle cycle);
-  // Refresh obligation: by any cycle c each pseudo-channel must have had at least
-  // floor(c / tREFI) - max_postponed REFs. Checked at every record and at finish().
+  // Refresh obligation: by any cycle c each bank must have been refreshed at least
+  // floor(c / tREFI) - max_postponed times, a REF counting for every bank of its pseudo-channel
+  // and a REFpb for its bank. Checked whenever floor(c / tREFI) grows and at finish().
   void expect_refresh(Cycle tREFI, int max_postponed);
   void finish(Cycle end_cycle);
 
@@ -57,7 +59,9 @@ class ProtocolChecker {
   TimingEngine engine_;
   std::vector<int64_t> open_row_;   // per bank, -1 closed
   std::vector<int> open_in_pc_;     // per pseudo-channel
-  std::vector<int64_t> refreshes_;  // per pseudo-channel
+  std::vector<int64_t> refreshes_;  // per pseudo-channel: REFs
+  std::vector<int64_t> bank_refreshes_;  // per bank: REFpbs
+  int64_t refresh_checked_ = -1;         // floor(c / tREFI) of the last obligation check
   Cycle tREFI_ = 0;
   int max_postponed_ = 0;
   Cycle last_cycle_ = 0;

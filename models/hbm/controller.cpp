@@ -18,6 +18,17 @@ Address local(Address a) {  // the channel's engine numbers its own instances fr
   return a;
 }
 
+void remember(Cycle* ring, int n, Cycle start) {  // oldest first
+  for (int i = 1; i < n; ++i) ring[i - 1] = ring[i];
+  ring[n - 1] = start;
+}
+
+void clip_into(Cycle begin, Cycle end, Cycle from, Cycle to, std::vector<RefreshSpan>& out) {
+  begin = std::max(begin, from);
+  end = std::min(end, to);
+  if (begin < end) out.push_back({begin, end});
+}
+
 }  // namespace
 
 ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
@@ -27,11 +38,13 @@ ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
   reads += o.reads;
   writes += o.writes;
   refreshes += o.refreshes;
+  bank_refreshes += o.bank_refreshes;
   row_hits += o.row_hits;
   row_misses += o.row_misses;
   row_conflicts += o.row_conflicts;
   data_bus_busy += o.data_bus_busy;
   refresh_busy += o.refresh_busy;
+  refresh_bank_busy += o.refresh_bank_busy;
   open_rows += o.open_rows;
   open_rows_peak += o.open_rows_peak;
   queue_peak = std::max(queue_peak, o.queue_peak);
@@ -40,8 +53,12 @@ ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
 
 ChannelController::Pc::Pc(const HbmSpec& s)
     : banks(s.org.bank_groups, s.org.banks_per_group),
-      refresh(s.refresh, s.t("tREFI"), s.t("tRFC")),
-      hits_served(size_t(s.org.banks_per_pc()), 0) {}
+      refresh(s.refresh, s.t("tREFI"), s.org.banks_per_pc()),
+      hits_served(size_t(s.org.banks_per_pc()), 0),
+      queued(size_t(s.org.banks_per_pc()), 0),
+      last_use(size_t(s.org.banks_per_pc()), -1),
+      ref_starts(size_t(kHistory), -1),
+      refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1) {}
 
 ChannelController::ChannelController(const HbmSpec& spec, int channel)
     : spec_(spec),
@@ -54,6 +71,7 @@ ChannelController::ChannelController(const HbmSpec& spec, int channel)
       tCWL_(spec.t("tCWL")),
       tBL_(spec.t("tBL")),
       tRFC_(spec.t("tRFC")),
+      tRFCpb_(spec.t("tRFCpb")),
       hit_cap_(int(spec.org.columns)) {
   for (int p = 0; p < spec.org.pseudo_channels; ++p) pcs_.emplace_back(spec);
 }
@@ -80,6 +98,7 @@ void ChannelController::admit(Pc& pc, Cycle now) {
   while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();
+    ++pc.queued[size_t(pc.banks.flat(pc.window.back().addr))];
     pc.dirty = true;
   }
   stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
@@ -92,9 +111,11 @@ void ChannelController::rebuild(Pc& pc) {
   const size_t banks = size_t(pc.banks.size());
   std::fill(hits_scratch_.begin(), hits_scratch_.end(), 0);
   std::fill(oldest_.begin(), oldest_.end(), -1);
+  const int refreshing = pc.refresh.target();  // per-bank refresh: withheld from the scheduler
   for (size_t i = 0; i < pc.window.size(); ++i) {
     const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
     const size_t bank = size_t(pc.banks.flat(b.addr));
+    if (int(bank) == refreshing) continue;
     const Cmd cmd = pc.banks.at(b.addr).next_command(b.addr.row, b.is_write);
     if (is_column(cmd)) ++hits_scratch_[bank];
     const size_t kind = cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2;
@@ -124,10 +145,56 @@ void ChannelController::rebuild(Pc& pc) {
   pc.dirty = false;
 }
 
+// Per-bank refresh: once a REFpb is owed, pick the bank of the current round it goes to. Only
+// idle banks (nothing in the window) qualify, the most recently used first: a stream has just
+// left it and comes back last, so tRFCpb passes while the stream works elsewhere. With no idle
+// bank the REFpb waits (the window changes only at steps, so this is re-run whenever it could
+// succeed) until more than max_postponed() are owed; then the least loaded bank of the round is
+// taken anyway.
+void ChannelController::select_refresh_bank(Pc& pc) {
+  RefreshManager& r = pc.refresh;
+  if (!r.per_bank() || r.owed() == 0 || r.target() >= 0) return;
+  int best = -1;
+  for (int b = 0; b < pc.banks.size(); ++b) {
+    if (!r.in_round(b) || pc.queued[size_t(b)] > 0) continue;
+    if (best < 0 || pc.last_use[size_t(b)] > pc.last_use[size_t(best)]) best = b;
+  }
+  if (best < 0 && r.forced())
+    for (int b = 0; b < pc.banks.size(); ++b) {
+      if (!r.in_round(b)) continue;
+      if (best < 0 || pc.queued[size_t(b)] < pc.queued[size_t(best)] ||
+          (pc.queued[size_t(b)] == pc.queued[size_t(best)] && pc.last_use[size_t(b)] > pc.last_use[size_t(best)]))
+        best = b;
+    }
+  if (best < 0) return;
+  r.set_target(best);
+  pc.dirty = true;
+}
+
 ChannelController::Choice ChannelController::choose(int p, Cycle now) {
   Pc& pc = pcs_[size_t(p)];
   Choice none;
-  if (pc.refresh.pending()) {
+  Cycle refresh_wake = kNever;
+  if (pc.refresh.per_bank()) {
+    select_refresh_bank(pc);
+    const int t = pc.refresh.target();
+    if (t >= 0) {
+      Address a;
+      a.channel = channel_;
+      a.pc = p;
+      a.bank_group = t / spec_.org.banks_per_group;
+      a.bank = t % spec_.org.banks_per_group;
+      const BankState& bank = pc.banks[t];
+      const Cmd cmd = bank.is_open() ? Cmd::PRE : Cmd::REFPB;
+      if (bank.is_open()) a.row = bank.open_row();
+      const Cycle ready = engine_.earliest(cmd, local(a));
+      if (ready <= now) {
+        pc.wake = kNever;
+        return Choice{p, -1, cmd, a, 0};
+      }
+      refresh_wake = ready;  // meanwhile the other banks keep working
+    }
+  } else if (pc.refresh.pending()) {
     Address a;
     a.channel = channel_;
     a.pc = p;
@@ -147,7 +214,7 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
   for (size_t i = 0; i < pc.cands.size(); ++i)
     pc.cands[i].ready = std::max(pc.local_ready[i], bus[index(pc.cands[i].cmd)]);
   const Decision d = scheduler_->decide(pc.cands, now);
-  pc.wake = d.wake;
+  pc.wake = std::min(d.wake, refresh_wake);
   if (d.pick < 0) return none;
   const Candidate& c = pc.cands[size_t(d.pick)];
   if (c.ready > now)
@@ -175,8 +242,20 @@ void ChannelController::issue(const Choice& c, Cycle now) {
     case Cmd::REF:
       ++stats_.refreshes;
       stats_.refresh_busy += tRFC_;
+      stats_.refresh_bank_busy += tRFC_ * pc.banks.size();
       pc.refresh.on_ref_issued();
+      remember(pc.ref_starts.data(), kHistory, now);
+      last_refresh_end_ = std::max(last_refresh_end_, now + tRFC_);
       break;
+    case Cmd::REFPB: {
+      const int bank = pc.banks.flat(c.addr);
+      ++stats_.bank_refreshes;
+      stats_.refresh_bank_busy += tRFCpb_;
+      pc.refresh.on_refpb_issued(bank);
+      remember(pc.refpb_starts.data() + size_t(bank) * kHistory, kHistory, now);
+      last_refresh_end_ = std::max(last_refresh_end_, now + tRFCpb_);
+      break;
+    }
     case Cmd::RD:
     case Cmd::WR: {
       const bool rd = c.cmd == Cmd::RD;
@@ -185,6 +264,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       ev.data_begin = now + (rd ? tCL_ : tCWL_);
       ev.data_end = ev.data_begin + tBL_;
       ++pc.hits_served[size_t(pc.banks.flat(c.addr))];
+      pc.last_use[size_t(pc.banks.flat(c.addr))] = now;
       break;
     }
   }
@@ -199,9 +279,11 @@ void ChannelController::issue(const Choice& c, Cycle now) {
         ++stats_.row_misses;
       else
         ++stats_.row_conflicts;
+      b.needed_act = !is_column(c.cmd);
     }
     if (is_column(c.cmd)) {
-      issued_.push_back({b.transfer, now, ev.data_end});
+      issued_.push_back({b.transfer, now, ev.data_end, b.needed_act});
+      --pc.queued[size_t(pc.banks.flat(b.addr))];
       pc.window.erase(pc.window.begin() + c.request);
       admit(pc, now);
     }
@@ -230,6 +312,17 @@ void ChannelController::step(Cycle now) {
     }
     if (best.pc < 0) break;
     issue(best, now);
+  }
+}
+
+void ChannelController::refresh_spans(int p, int bank, Cycle from, Cycle to, std::vector<RefreshSpan>& out) const {
+  if (from >= to || last_refresh_end_ <= from) return;
+  const Pc& pc = pcs_[size_t(p)];
+  for (Cycle start : pc.ref_starts)
+    if (start >= 0) clip_into(start, start + tRFC_, from, to, out);
+  for (int i = 0; i < kHistory; ++i) {
+    const Cycle start = pc.refpb_starts[size_t(bank) * kHistory + size_t(i)];
+    if (start >= 0) clip_into(start, start + tRFCpb_, from, to, out);
   }
 }
 

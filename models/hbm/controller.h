@@ -6,10 +6,11 @@
 // banks' row-buffer state, a refresh manager and counters. step(now) runs one cycle:
 //   1. admit arrived bursts into the windows,
 //   2. mark due refreshes,
-//   3. issue commands while any is ready: per PC the refresh command if one is pending, else
-//      the scheduler's pick among each queued burst's next command; across PCs, refresh first,
-//      then the oldest burst. The channel bus rules allow one row and one column command
-//      per cycle, so at most two go per cycle.
+//   3. issue commands while any is ready: per PC the refresh command if one is ready (all-bank:
+//      a pending refresh stops the PC; per-bank: only the bank being refreshed is withheld from
+//      the scheduler), else the scheduler's pick among each queued burst's next command; across
+//      PCs, refresh first, then the oldest burst. The channel bus rules allow one row and one
+//      column command per cycle, so at most two go per cycle.
 // next_wake() is the next cycle at which step() could do anything, so callers jump there:
 // running only those cycles gives exactly what calling step() every cycle gives.
 #include <cstdint>
@@ -33,12 +34,19 @@ struct Burst {            // one RD or WR of burst_bytes
   Cycle arrival = 0;        // cycle it reaches the controller
   uint64_t seq = 0;         // arrival order, stack-wide
   bool classified = false;  // counted as row hit / miss / conflict (at its first command)
+  bool needed_act = false;  // classified as a row miss or conflict (its first command was ACT or PRE)
 };
 
 struct BurstDone {
   uint32_t transfer = 0;
   Cycle issue = 0;  // RD/WR command cycle
   Cycle done = 0;   // cycle after the last data beat (read data ready / write data written)
+  bool needed_act = false;
+};
+
+// A refresh interval [begin, end) of a bank: inside tRFC of a REF of its PC or tRFCpb of a REFpb.
+struct RefreshSpan {
+  Cycle begin = 0, end = 0;
 };
 
 // Counters of one channel (all its pseudo-channels), next to the state they measure.
@@ -49,11 +57,15 @@ struct ChannelStats {
   uint64_t reads = 0;           // RD commands = bursts read
   uint64_t writes = 0;          // WR commands = bursts written
   uint64_t refreshes = 0;       // REF (all-bank) commands
+  uint64_t bank_refreshes = 0;  // REFpb (per-bank) commands
   uint64_t row_hits = 0;        // bursts whose first command was RD/WR (row already open)
   uint64_t row_misses = 0;      // ... was ACT (bank closed)
   uint64_t row_conflicts = 0;   // ... was PRE (another row open)
   Cycle data_bus_busy = 0;      // PC-cycles of data transfer, summed over the channel's PCs
-  Cycle refresh_busy = 0;       // PC-cycles inside tRFC, summed over the channel's PCs
+  Cycle refresh_busy = 0;       // PC-cycles inside an all-bank tRFC, summed over the channel's PCs
+  // Bank-cycles inside a refresh: tRFC x banks per REF plus tRFCpb per REFpb. Divided by
+  // (time x banks) it is the refresh share of both modes (all-bank: = refresh_busy / PC time).
+  Cycle refresh_bank_busy = 0;
   int open_rows = 0;            // banks with an open row now
   int open_rows_peak = 0;
   int queue_peak = 0;  // largest scheduler window occupancy of one PC, bursts
@@ -78,6 +90,12 @@ class ChannelController {
 
   // Bursts whose RD/WR was issued since the last call.
   std::vector<BurstDone>& issued() { return issued_; }
+  // Appends the refresh intervals of bank `bank` (bank_group x banks_per_group + bank) of
+  // pseudo-channel `pc` that overlap [from, to), clipped to it. It keeps the last kHistory REFs
+  // of each PC and REFpbs of each bank, so intervals older than that are missing (a request
+  // would have to wait several tREFI for it to matter).
+  void refresh_spans(int pc, int bank, Cycle from, Cycle to, std::vector<RefreshSpan>& out) const;
+  Cycle last_refresh_end() const { return last_refresh_end_; }  // of any refresh of the channel so far
   const ChannelStats& stats() const { return stats_; }
   void set_observer(HbmObserver* observer) { observer_ = observer; }
 
@@ -88,6 +106,10 @@ class ChannelController {
     PcBanks banks;
     RefreshManager refresh;
     std::vector<int> hits_served;  // per bank: row hits since its ACT
+    std::vector<int> queued;       // per bank: bursts in the window
+    std::vector<Cycle> last_use;   // per bank: cycle of its last RD/WR, -1 never
+    std::vector<Cycle> ref_starts;    // last kHistory REF cycles (ring), -1 none
+    std::vector<Cycle> refpb_starts;  // per bank x kHistory: last REFpb cycles (ring), -1 none
     Cycle wake = kNever;           // from the last decision
     // Candidates with their readiness below the channel level, rebuilt only when something in
     // this PC changed (a command in the other PC moves only the channel's bus limits).
@@ -104,8 +126,10 @@ class ChannelController {
     uint64_t seq = 0;
   };
 
+  static constexpr int kHistory = 4;
   void admit(Pc& pc, Cycle now);
   void rebuild(Pc& pc);
+  void select_refresh_bank(Pc& pc);
   Choice choose(int pc_index, Cycle now);
   void issue(const Choice& c, Cycle now);
 
@@ -116,9 +140,10 @@ class ChannelController {
   std::vector<Pc> pcs_;
   std::vector<int> hits_scratch_;  // per bank: queued hits on the open row
   std::vector<int> oldest_;        // per bank x {RD hit, WR hit, other}: window index, -1 none
-  Cycle tCL_, tCWL_, tBL_, tRFC_;
+  Cycle tCL_, tCWL_, tBL_, tRFC_, tRFCpb_;
   int hit_cap_;
   Cycle last_ = -1;
+  Cycle last_refresh_end_ = -1;
   std::vector<BurstDone> issued_;
   ChannelStats stats_;
   HbmObserver* observer_ = nullptr;

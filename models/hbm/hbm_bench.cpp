@@ -75,7 +75,8 @@ nlohmann::ordered_json to_json(const HbmSpec& spec, const TrafficOptions& o, con
                  {"tck_ns", spec.tck_ns},
                  {"scheduler", spec.scheduler},
                  {"queue_depth", spec.queue_depth},
-                 {"address_mapping", spec.address_mapping}};
+                 {"address_mapping", spec.address_mapping},
+                 {"refresh", refresh_policy_name(spec.refresh)}};
   j["traffic"] = {{"pattern", pattern_name(o.pattern)},
                   {"scope", scope},
                   {"engine", engine},
@@ -102,11 +103,11 @@ nlohmann::ordered_json to_json(const HbmSpec& spec, const TrafficOptions& o, con
                      {"p50", ns(double(r.percentile(50)))},
                      {"p99", ns(double(r.percentile(99)))},
                      {"max", ns(double(r.latencies.empty() ? 0 : r.latencies.back()))}};
-  j["commands"] = {{"ACT", s.activates}, {"PRE", s.precharges}, {"PREA", s.precharge_alls},
-                   {"RD", s.reads},      {"WR", s.writes},      {"REF", s.refreshes}};
+  j["commands"] = {{"ACT", s.activates}, {"PRE", s.precharges}, {"PREA", s.precharge_alls}, {"RD", s.reads},
+                   {"WR", s.writes},     {"REF", s.refreshes},  {"REFpb", s.bank_refreshes}};
+  // Share of bank time inside tRFC (REF) / tRFCpb (REFpb); see TrafficFigures::refresh_share.
   j["refresh_share"] = f.refresh_share;
-  j["refresh_share_expected"] =
-      spec.refresh == RefreshPolicy::AllBank ? double(spec.t("tRFC")) / double(spec.t("tREFI")) : 0.0;
+  j["refresh_share_expected"] = expected_refresh_share(spec);
   j["data_bus_busy_share"] = r.end_cycle > 0 ? double(s.data_bus_busy) / double(r.end_cycle * spec.org.pcs()) : 0.0;
   return j;
 }
@@ -115,12 +116,13 @@ std::string to_text(const nlohmann::ordered_json& j) {
   const auto& m = j["memory"];
   const auto& t = j["traffic"];
   std::string out = fmt::format(
-      "hbm-bench: {} ({}, {} pseudo-channel(s), tCK {} ns, {}, window {})\n"
+      "hbm-bench: {} ({}, {} pseudo-channel(s), tCK {} ns, {}, window {}, refresh {})\n"
       "  traffic       {} {}, {} requests of {} B, {:.0f}% writes, {} outstanding{}\n",
       m["name"].get<std::string>(), m["standard"].get<std::string>(), m["pseudo_channels"].get<int>(),
       m["tck_ns"].get<double>(), m["scheduler"].get<std::string>(), m["queue_depth"].get<int>(),
-      t["pattern"].get<std::string>(), t["scope"].get<std::string>(), t["requests"].get<uint64_t>(),
-      t["request_bytes"].get<uint64_t>(), 100 * t["write_fraction"].get<double>(), t["outstanding"].get<int>(),
+      m["refresh"].get<std::string>(), t["pattern"].get<std::string>(), t["scope"].get<std::string>(),
+      t["requests"].get<uint64_t>(), t["request_bytes"].get<uint64_t>(), 100 * t["write_fraction"].get<double>(),
+      t["outstanding"].get<int>(),
       t.contains("stride") ? fmt::format(", stride {} B", t["stride"].get<uint64_t>()) : "");
   out += fmt::format("  time          {} cycles = {:.3f} us\n", j["cycles"].get<int64_t>(),
                      j["seconds"].get<double>() * 1e6);
@@ -136,11 +138,14 @@ std::string to_text(const nlohmann::ordered_json& j) {
       l["mean"].get<double>(), l["p50"].get<double>(), l["p99"].get<double>(), l["max"].get<double>(),
       lc["mean"].get<double>(), lc["p50"].get<int64_t>(), lc["p99"].get<int64_t>(), lc["max"].get<int64_t>());
   const auto& c = j["commands"];
-  out += fmt::format("  commands      ACT {}  PRE {}  PREA {}  RD {}  WR {}  REF {}\n", c["ACT"].get<uint64_t>(),
-                     c["PRE"].get<uint64_t>(), c["PREA"].get<uint64_t>(), c["RD"].get<uint64_t>(),
-                     c["WR"].get<uint64_t>(), c["REF"].get<uint64_t>());
-  out += fmt::format("  refresh       {:.2f}% of pseudo-channel time (tRFC/tREFI = {:.2f}%)\n",
-                     100 * j["refresh_share"].get<double>(), 100 * j["refresh_share_expected"].get<double>());
+  out +=
+      fmt::format("  commands      ACT {}  PRE {}  PREA {}  RD {}  WR {}  REF {}  REFpb {}\n", c["ACT"].get<uint64_t>(),
+                  c["PRE"].get<uint64_t>(), c["PREA"].get<uint64_t>(), c["RD"].get<uint64_t>(), c["WR"].get<uint64_t>(),
+                  c["REF"].get<uint64_t>(), c["REFpb"].get<uint64_t>());
+  const std::string refresh = m["refresh"].get<std::string>();
+  out += fmt::format(
+      "  refresh       {:.2f}% of bank time ({}: {} = {:.2f}%)\n", 100 * j["refresh_share"].get<double>(), refresh,
+      refresh == "per_bank" ? "tRFCpb/tREFI" : "tRFC/tREFI", 100 * j["refresh_share_expected"].get<double>());
   return out;
 }
 

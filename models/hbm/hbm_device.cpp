@@ -40,6 +40,8 @@ void HbmDevice::submit(const HbmRequest& r) {
   Transfer& t = transfers_[slot];
   t.c = HbmCompletion{r.id, r.addr, r.bytes, r.is_write, uint32_t(last - first + 1), r.cycle, kNever, 0};
   t.left = t.c.bursts;
+  t.banks.clear();
+  const uint32_t banks_per_pc = uint32_t(spec_.org.banks_per_pc());
   ++live_;
   ++requests_;
   for (uint64_t i = first; i <= last; ++i) {
@@ -49,16 +51,51 @@ void HbmDevice::submit(const HbmRequest& r) {
     b.is_write = r.is_write;
     b.arrival = r.cycle;
     b.seq = seq_++;
+    const uint32_t bank = (uint32_t(b.addr.channel * spec_.org.pseudo_channels + b.addr.pc)) * banks_per_pc +
+                          uint32_t(b.addr.bank_group * spec_.org.banks_per_group + b.addr.bank);
+    if (t.banks.empty() || t.banks.back() != bank) t.banks.push_back(bank);
     channels_[size_t(b.addr.channel)]->enqueue(b);
     wake_[size_t(b.addr.channel)] = channels_[size_t(b.addr.channel)]->next_wake();
   }
 }
 
+// Called when the request's first RD/WR has issued (t.c.first_issue set). Channels are stepped
+// in time order, so every refresh that began before first_issue anywhere in the stack is known.
+Cycle HbmDevice::refresh_wait(const Transfer& t) {
+  const Cycle from = t.c.arrival, to = t.c.first_issue;
+  if (to <= from) return 0;
+  const uint32_t banks_per_pc = uint32_t(spec_.org.banks_per_pc());
+  const uint32_t pcs = uint32_t(spec_.org.pseudo_channels);
+  spans_.clear();
+  for (uint32_t id : t.banks) {
+    const uint32_t pc = id / banks_per_pc;
+    const ChannelController& ch = *channels_[pc / pcs];
+    if (ch.last_refresh_end() <= from) continue;
+    ch.refresh_spans(int(pc % pcs), int(id % banks_per_pc), from, to, spans_);
+  }
+  if (spans_.empty()) return 0;
+  std::sort(spans_.begin(), spans_.end(), [](const RefreshSpan& a, const RefreshSpan& b) { return a.begin < b.begin; });
+  Cycle total = 0, covered = from;  // length of the union
+  for (const RefreshSpan& s : spans_) {
+    const Cycle begin = std::max(s.begin, covered);
+    if (s.end > begin) {
+      total += s.end - begin;
+      covered = s.end;
+    }
+  }
+  return total;
+}
+
 void HbmDevice::drain(ChannelController& ch) {
   for (const BurstDone& d : ch.issued()) {
     Transfer& t = transfers_[d.transfer];
+    if (t.c.first_issue == kNever) {  // bursts drain in issue order: this is the first RD/WR
+      t.c.first_issue = d.issue;
+      t.c.refresh_wait = refresh_wait(t);
+    }
     t.c.first_issue = std::min(t.c.first_issue, d.issue);
     t.c.done = std::max(t.c.done, d.done);
+    t.c.row_misses += d.needed_act ? 1 : 0;
     if (--t.left == 0) {
       pending_.push(t.c);
       free_.push_back(d.transfer);

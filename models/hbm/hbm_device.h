@@ -41,6 +41,19 @@ struct HbmCompletion {
   Cycle arrival = 0;      // request.cycle
   Cycle first_issue = 0;  // first RD/WR command of the request
   Cycle done = 0;         // data-ready cycle (see above)
+  // Stall attribution.
+  // row_misses: bursts of this request that needed an ACT - row miss (bank closed) or conflict
+  // (another row open), i.e. whose first command was ACT or PRE; the same classification as
+  // ChannelStats::row_misses + row_conflicts. 0 when every burst hit an open row.
+  uint32_t row_misses = 0;
+  // refresh_wait: the number of cycles c in [arrival, first_issue) at which at least one bank
+  // this request has a burst in was inside a refresh - within tRFC after an all-bank REF of its
+  // pseudo-channel, or within tRFCpb after a REFpb to that bank. So 0 <= refresh_wait <=
+  // first_issue - arrival; a request that arrives as a REF starts and needs that PC waits tRFC.
+  // Not counted: the cycles before a REF while its PC closes rows (PREA, tRP) and a bank's PRE
+  // before its REFpb. Computed once per request, when its first RD/WR issues, from the last 4
+  // refreshes of each bank (exact unless the request waited over ~3 tREFI for its first RD/WR).
+  Cycle refresh_wait = 0;
   Cycle latency() const { return done - arrival; }
 };
 
@@ -79,6 +92,9 @@ class HbmDevice {
   struct Transfer {
     HbmCompletion c;
     uint32_t left = 0;
+    // Banks it has bursts in, as (channel x pseudo_channels + pc) x banks_per_pc + bank; a
+    // bank repeats only when its bursts are not adjacent. Capacity is reused with the slot.
+    std::vector<uint32_t> banks;
   };
   struct Fanout : HbmObserver {
     std::vector<HbmObserver*> observers;
@@ -92,6 +108,7 @@ class HbmDevice {
     }
   };
   void drain(ChannelController& ch);
+  Cycle refresh_wait(const Transfer& t);
 
   HbmSpec spec_;
   AddressMap map_;
@@ -102,6 +119,7 @@ class HbmDevice {
   size_t live_ = 0;
   std::priority_queue<HbmCompletion, std::vector<HbmCompletion>, Later> pending_;
   Fanout fanout_;
+  std::vector<RefreshSpan> spans_;  // scratch for refresh_wait
   Cycle processed_ = -1;
   Cycle last_submit_ = 0;
   uint64_t seq_ = 0;

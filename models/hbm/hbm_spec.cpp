@@ -256,15 +256,24 @@ HbmSpec build(const Fields& fields) {
   }
   if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, 4096));
   if (const Field* f = find("controller.refresh")) {
-    if (f->text == "all_bank")
-      s.refresh = RefreshPolicy::AllBank;
-    else if (f->text == "none")
-      s.refresh = RefreshPolicy::None;
-    else
-      fail(*f, "must be all_bank or none, got " + text::quoted(f->text));
+    bool known = false;
+    for (RefreshPolicy p : {RefreshPolicy::AllBank, RefreshPolicy::PerBank, RefreshPolicy::None})
+      if (f->text == refresh_policy_name(p)) {
+        s.refresh = p;
+        known = true;
+      }
+    if (!known) fail(*f, "must be all_bank, per_bank or none, got " + text::quoted(f->text));
   }
   if (s.refresh == RefreshPolicy::AllBank && s.timing.at("tREFI") <= s.timing.at("tRFC"))
     fail(require("timing.tREFI"), fmt::format("must be longer than tRFC ({} cycles)", s.timing.at("tRFC")));
+  if (s.refresh == RefreshPolicy::PerBank) {
+    if (s.timing.at("tREFI") <= s.timing.at("tRFCpb"))
+      fail(require("timing.tREFI"), fmt::format("must be longer than tRFCpb ({} cycles)", s.timing.at("tRFCpb")));
+    if (s.timing.at("tREFI") < o.banks_per_pc())
+      fail(require("timing.tREFI"),
+           fmt::format("per_bank refresh needs at least one cycle per bank ({} banks per pseudo-channel)",
+                       o.banks_per_pc()));
+  }
   const Field& am = require("controller.address_mapping");
   try {
     AddressMap map(o, am.text);
@@ -277,6 +286,15 @@ HbmSpec build(const Fields& fields) {
 }
 
 }  // namespace
+
+const char* refresh_policy_name(RefreshPolicy p) {
+  switch (p) {
+    case RefreshPolicy::AllBank: return "all_bank";
+    case RefreshPolicy::PerBank: return "per_bank";
+    case RefreshPolicy::None: return "none";
+  }
+  return "?";
+}
 
 std::string preset_dir() { return std::string(CSTSIM_CONFIG_DIR) + "/memory"; }
 
@@ -319,7 +337,7 @@ std::string canonical_text(const HbmSpec& s) {
   out += fmt::format(
       "controller.scheduler={}\ncontroller.queue_depth={}\ncontroller.address_mapping={}\n"
       "controller.refresh={}\n",
-      s.scheduler, s.queue_depth, s.address_mapping, s.refresh == RefreshPolicy::AllBank ? "all_bank" : "none");
+      s.scheduler, s.queue_depth, s.address_mapping, refresh_policy_name(s.refresh));
   return out;
 }
 

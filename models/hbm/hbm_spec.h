@@ -28,7 +28,11 @@ struct Organization {
   }
 };
 
-enum class RefreshPolicy { AllBank, None };
+// all_bank: one REF (REFab) per pseudo-channel every tREFI blocks the whole PC for tRFC.
+// per_bank: one REFpb every tREFI / banks_per_pc on average, rotating so that every bank is
+// refreshed once per tREFI; it blocks only its bank for tRFCpb (refresh_manager.h).
+enum class RefreshPolicy { AllBank, PerBank, None };
+const char* refresh_policy_name(RefreshPolicy p);  // "all_bank", "per_bank", "none"
 
 struct HbmSpec {
   std::string name;      // "hbm2-2000"

@@ -12,6 +12,7 @@ const char* cmd_name(Cmd c) {
     case Cmd::RD: return "RD";
     case Cmd::WR: return "WR";
     case Cmd::REF: return "REF";
+    case Cmd::REFPB: return "REFpb";
   }
   return "?";
 }

@@ -11,11 +11,13 @@ namespace cstsim::hbm {
 using Cycle = int64_t;
 inline constexpr Cycle kNever = INT64_MAX / 4;  // "no such cycle"; room left for adding gaps
 
-// The commands the controller issues. ACT/PRE/PREA/REF go on the channel's row command bus,
-// RD/WR on its column command bus (HBM has separate row and column buses).
-enum class Cmd : uint8_t { ACT, PRE, PREA, RD, WR, REF };
-inline constexpr int kNumCmds = 6;
-inline constexpr Cmd kAllCmds[kNumCmds] = {Cmd::ACT, Cmd::PRE, Cmd::PREA, Cmd::RD, Cmd::WR, Cmd::REF};
+// The commands the controller issues. ACT/PRE/PREA/REF/REFpb go on the channel's row command
+// bus, RD/WR on its column command bus (HBM has separate row and column buses).
+// REF is the all-bank refresh (REFab); REFPB the per-bank refresh of one bank (HBM3 REFpb,
+// HBM2 "single-bank refresh" REFSB), printed "REFpb".
+enum class Cmd : uint8_t { ACT, PRE, PREA, RD, WR, REF, REFPB };
+inline constexpr int kNumCmds = 7;
+inline constexpr Cmd kAllCmds[kNumCmds] = {Cmd::ACT, Cmd::PRE, Cmd::PREA, Cmd::RD, Cmd::WR, Cmd::REF, Cmd::REFPB};
 
 inline int index(Cmd c) { return static_cast<int>(c); }
 inline uint32_t bit(Cmd c) { return 1u << index(c); }
@@ -25,6 +27,7 @@ inline bool is_column(Cmd c) { return c == Cmd::RD || c == Cmd::WR; }
 inline bool is_row(Cmd c) { return !is_column(c); }
 // PREA and REF address a whole pseudo-channel: bank group and bank are ignored.
 inline bool is_pc_wide(Cmd c) { return c == Cmd::PREA || c == Cmd::REF; }
+inline bool is_refresh(Cmd c) { return c == Cmd::REF || c == Cmd::REFPB; }
 
 // The level a timing rule applies at: both commands in the same bank, same bank group,
 // same pseudo-channel or same channel.

@@ -1,9 +1,23 @@
 #pragma once
-// All-bank refresh of one pseudo-channel: a REF is due every tREFI (at tREFI, 2 tREFI, ...;
-// due times do not drift when a REF goes late). Once due, the pseudo-channel stops serving
-// requests, closes its open rows with one PREA and issues REF as soon as the timing rules
-// allow; REF then holds the pseudo-channel for tRFC (the rule table's REF rows).
+// Refresh bookkeeping of one pseudo-channel (the controller issues the commands).
+//
+// all_bank: a REF is due every tREFI (at tREFI, 2 tREFI, ...; due times do not drift when a
+// REF goes late). Once due, the pseudo-channel stops serving requests, closes its open rows
+// with one PREA and issues REF as soon as the timing rules allow; REF then holds the
+// pseudo-channel for tRFC (the rule table's REF rows).
+//
+// per_bank: REFpb number k (k = 1, 2, ...) is due at floor(k x tREFI / B), B = banks per
+// pseudo-channel, so exactly B are due in every tREFI and the average spacing is tREFI / B.
+// The REFpbs go in rounds of B: a round refreshes every bank exactly once (the set of banks
+// not yet refreshed this round is `remaining`), then the next round starts. Which bank of the
+// round goes next is the controller's choice (an idle one, so refresh hides behind traffic);
+// a due REFpb may wait for an idle bank while at most `max_postponed()` are owed, after that
+// the next one is forced onto a busy bank. The chosen bank is `target()`: the scheduler stops
+// serving it, the controller closes it with PRE if open and issues REFpb, which holds that
+// bank alone for tRFCpb while the other banks keep working.
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "models/hbm/hbm_spec.h"
 
@@ -11,13 +25,37 @@ namespace cstsim::hbm {
 
 class RefreshManager {
  public:
-  RefreshManager(RefreshPolicy policy, Cycle tREFI, Cycle tRFC)
-      : enabled_(policy == RefreshPolicy::AllBank), tREFI_(tREFI), tRFC_(tRFC), due_(tREFI) {}
-
-  // Marks a refresh pending once `now` reaches the due cycle.
-  void tick(Cycle now) {
-    if (enabled_ && !pending_ && now >= due_) pending_ = true;
+  RefreshManager(RefreshPolicy policy, Cycle tREFI, int banks)
+      : policy_(policy), tREFI_(tREFI), banks_(banks), remaining_(size_t(banks), 1), left_(banks) {
+    due_ = policy_ == RefreshPolicy::PerBank ? due_of(1) : tREFI_;
   }
+
+  RefreshPolicy policy() const { return policy_; }
+  bool per_bank() const { return policy_ == RefreshPolicy::PerBank; }
+
+  // Counts the refreshes that fall due by `now`.
+  void tick(Cycle now) {
+    if (policy_ == RefreshPolicy::AllBank) {
+      if (!pending_ && now >= due_) pending_ = true;
+    } else if (policy_ == RefreshPolicy::PerBank) {
+      while (now >= due_) {
+        ++owed_;
+        ++k_;
+        due_ = due_of(k_ + 1);
+      }
+    }
+  }
+  // Next cycle tick() would change something; kNever when refresh is off (all-bank: or pending).
+  Cycle next_due() const {
+    switch (policy_) {
+      case RefreshPolicy::AllBank: return pending_ ? kNever : due_;
+      case RefreshPolicy::PerBank: return due_;
+      case RefreshPolicy::None: return kNever;
+    }
+    return kNever;
+  }
+
+  // ---- all-bank ----
   bool pending() const { return pending_; }
   // What the pending refresh needs next.
   Cmd next_command(int open_banks) const { return open_banks > 0 ? Cmd::PREA : Cmd::REF; }
@@ -26,17 +64,42 @@ class RefreshManager {
     due_ += tREFI_;
     ++count_;
   }
-  // Next cycle tick() would change something; kNever when disabled or already pending.
-  Cycle next_due() const { return enabled_ && !pending_ ? due_ : kNever; }
 
-  uint64_t count() const { return count_; }
-  Cycle busy_cycles() const { return Cycle(count_) * tRFC_; }
+  // ---- per-bank ----
+  int owed() const { return owed_; }  // REFpbs due and not yet issued
+  // A due REFpb may wait for an idle bank while at most this many are owed (half a round, so a
+  // round ends at most tREFI / 2 after its last due time); beyond that the next one is forced.
+  int max_postponed() const { return banks_ / 2 > 1 ? banks_ / 2 : 1; }
+  bool forced() const { return owed_ > max_postponed(); }
+  bool in_round(int bank) const { return remaining_[size_t(bank)] != 0; }  // not refreshed this round yet
+  int target() const { return target_; }  // bank (bank_group x banks_per_group + bank) or -1
+  void set_target(int bank) { target_ = bank; }
+  void on_refpb_issued(int bank) {
+    remaining_[size_t(bank)] = 0;
+    if (--left_ == 0) {
+      std::fill(remaining_.begin(), remaining_.end(), 1);
+      left_ = banks_;
+    }
+    --owed_;
+    target_ = -1;
+    ++count_;
+  }
+
+  uint64_t count() const { return count_; }  // REF or REFpb commands issued
 
  private:
-  bool enabled_;
-  Cycle tREFI_, tRFC_;
-  Cycle due_;
-  bool pending_ = false;
+  Cycle due_of(int64_t k) const { return k * tREFI_ / banks_; }
+
+  RefreshPolicy policy_;
+  Cycle tREFI_;
+  int banks_;
+  Cycle due_ = 0;
+  bool pending_ = false;  // all-bank
+  int64_t k_ = 0;         // per-bank: due times passed
+  int owed_ = 0;
+  std::vector<char> remaining_;
+  int left_;
+  int target_ = -1;
   uint64_t count_ = 0;
 };
 

@@ -18,18 +18,21 @@ constexpr const char* kRam = "Ramulator2 HBM2.cpp / hbm3.py rows (JESD235C, JESD
 constexpr const char* kBus = "JESD235/JESD238: separate row and column command buses per channel, shared by its 2 PCs";
 constexpr const char* kRtw = "gem5 HBM_2000_4H_1x64 tRTW, DRAMSys HBM2 tRTW (Ramulator derives nCL+nBL+2-nCWL)";
 
+constexpr const char* kDsys = "DRAMSys CheckerHBM2.cpp (REFPB rows)";
+constexpr const char* kRamPb = "Ramulator2 hbm2.py / hbm3.py per-bank refresh rows (REFsb / REFpb)";
+
 const std::vector<std::string> kHbmTimingNames = {
-    "tBL",    "tCL",  "tCWL",   "tRCD_RD", "tRCD_WR", "tRP",    "tRAS", "tRC",  "tWR",   "tRTP",    "tRRD_S",
-    "tRRD_L", "tFAW", "tCCD_S", "tCCD_L",  "tWTR_S",  "tWTR_L", "tRTW", "tRFC", "tREFI", "tACT_BUS"};
+    "tBL",  "tCL",    "tCWL",   "tRCD_RD", "tRCD_WR", "tRP",  "tRAS", "tRC",    "tWR",    "tRTP",  "tRRD_S",  "tRRD_L",
+    "tFAW", "tCCD_S", "tCCD_L", "tWTR_S",  "tWTR_L",  "tRTW", "tRFC", "tRFCpb", "tRREFD", "tREFI", "tACT_BUS"};
 
 // The rows HBM2 and HBM3 share. Read top to bottom like DRAMSys' checker comments.
 // clang-format off
 std::vector<TimingRule> hbm_common_rules() {
   return {
       // ---- Channel: the command buses shared by the channel's pseudo-channels ----
-      {S::Channel, {C::ACT}, {C::ACT, C::PRE, C::PREA, C::REF}, "tACT_BUS", 0,
+      {S::Channel, {C::ACT}, {C::ACT, C::PRE, C::PREA, C::REF, C::REFPB}, "tACT_BUS", 0,
        "Ramulator2 HBM2.cpp '2-cycle ACT command'; gem5 two_cycle_activate"},
-      {S::Channel, {C::PRE, C::PREA, C::REF}, {C::ACT, C::PRE, C::PREA, C::REF}, "1", 0, kBus},
+      {S::Channel, {C::PRE, C::PREA, C::REF, C::REFPB}, {C::ACT, C::PRE, C::PREA, C::REF, C::REFPB}, "1", 0, kBus},
       {S::Channel, {C::RD, C::WR}, {C::RD, C::WR}, "1", 0, kBus},
 
       // ---- Pseudo-channel: data bus, column-to-column, activate rate, refresh ----
@@ -40,21 +43,31 @@ std::vector<TimingRule> hbm_common_rules() {
       {S::PseudoChannel, {C::RD}, {C::WR}, "tRTW", 0, kRtw},
       {S::PseudoChannel, {C::WR}, {C::RD}, "tCWL + tBL + tWTR_S", 0, kRam},
       {S::PseudoChannel, {C::ACT}, {C::ACT}, "tRRD_S", 0, kRam},
-      {S::PseudoChannel, {C::ACT}, {C::ACT}, "tFAW", 4, kRam},
+      // A per-bank refresh counts as an activate in the four-activate window (DRAMSys keeps REFPB
+      // in last4Activates and checks tFAW before a REFPB; Ramulator2 hbm3.py does not count it).
+      {S::PseudoChannel, {C::ACT, C::REFPB}, {C::ACT, C::REFPB}, "tFAW", 4,
+       "Ramulator2 (ACT,ACT) tFAW; REFpb counted as in DRAMSys CheckerHBM2.cpp"},
       {S::PseudoChannel, {C::ACT}, {C::PREA}, "tRAS", 0, kRam},
       {S::PseudoChannel, {C::RD}, {C::PREA}, "tRTP", 0, kRam},
       {S::PseudoChannel, {C::WR}, {C::PREA}, "tCWL + tBL + tWR", 0, kRam},
       {S::PseudoChannel, {C::PREA}, {C::ACT}, "tRP", 0, kRam},
       {S::PseudoChannel, {C::PRE, C::PREA}, {C::REF}, "tRP", 0, kRam},
       {S::PseudoChannel, {C::ACT}, {C::REF}, "tRC", 0, kRam},
-      {S::PseudoChannel, {C::REF}, {C::ACT, C::PRE, C::PREA, C::REF}, "tRFC", 0,
-       "Ramulator2 (REF to ACT, PREA); to PRE, REF: nothing but NOP/DES reaches a refreshing PC"},
+      {S::PseudoChannel, {C::REF}, {C::ACT, C::PRE, C::PREA, C::REF, C::REFPB}, "tRFC", 0,
+       "Ramulator2 (REFab to ACT, PREA, REFpb); to PRE, REF: nothing but NOP/DES reaches a refreshing PC"},
+      // Per-bank refresh of one bank while the others work (JESD235 REFSB, JESD238 REFpb).
+      {S::PseudoChannel, {C::ACT}, {C::REFPB}, "tRRD_S", 0, kRamPb},
+      {S::PseudoChannel, {C::REFPB}, {C::ACT}, "tRREFD", 0, kRamPb},
+      {S::PseudoChannel, {C::REFPB}, {C::REFPB}, "tRREFD", 0, kRamPb},
+      {S::PseudoChannel, {C::PREA}, {C::REFPB}, "tRP", 0, kDsys},
+      {S::PseudoChannel, {C::REFPB}, {C::PREA, C::REF}, "tRFCpb", 0, kDsys},
 
       // ---- Bank group ----
       {S::BankGroup, {C::RD}, {C::RD}, "tCCD_L", 0, kRam},
       {S::BankGroup, {C::WR}, {C::WR}, "tCCD_L", 0, kRam},
       {S::BankGroup, {C::WR}, {C::RD}, "tCWL + tBL + tWTR_L", 0, kRam},
       {S::BankGroup, {C::ACT}, {C::ACT}, "tRRD_L", 0, kRam},
+      {S::BankGroup, {C::ACT}, {C::REFPB}, "tRRD_L", 0, "DRAMSys CheckerHBM2.cpp; Ramulator2 2.0 HBM2.cpp (ACT,REFsb)"},
 
       // ---- Bank ----
       {S::Bank, {C::ACT}, {C::ACT}, "tRC", 0, kRam},
@@ -64,6 +77,10 @@ std::vector<TimingRule> hbm_common_rules() {
       {S::Bank, {C::PRE}, {C::ACT}, "tRP", 0, kRam},
       {S::Bank, {C::RD}, {C::PRE}, "tRTP", 0, kRam},
       {S::Bank, {C::WR}, {C::PRE}, "tCWL + tBL + tWR", 0, kRam},
+      {S::Bank, {C::ACT}, {C::REFPB}, "tRC", 0, kRamPb},
+      {S::Bank, {C::PRE}, {C::REFPB}, "tRP", 0, kRamPb},
+      {S::Bank, {C::REFPB}, {C::ACT}, "tRFCpb", 0, kRamPb},
+      {S::Bank, {C::REFPB}, {C::REFPB}, "tRFCpb", 0, kDsys},
   };
 }
 // clang-format on

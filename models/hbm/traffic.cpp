@@ -116,8 +116,19 @@ TrafficFigures figures(const HbmSpec& spec, const TrafficResult& r) {
   f.bandwidth_gbps = r.bytes_per_cycle() / spec.tck_ns;
   f.peak_gbps = f.peak_bytes_per_cycle / spec.tck_ns;
   f.efficiency = f.peak_bytes_per_cycle > 0 ? r.bytes_per_cycle() / f.peak_bytes_per_cycle : 0;
-  if (r.end_cycle > 0) f.refresh_share = double(r.stats.refresh_busy) / double(r.end_cycle * spec.org.pcs());
+  if (r.end_cycle > 0)
+    f.refresh_share = double(r.stats.refresh_bank_busy) /
+                      (double(r.end_cycle) * double(spec.org.pcs()) * double(spec.org.banks_per_pc()));
   return f;
+}
+
+double expected_refresh_share(const HbmSpec& spec) {
+  switch (spec.refresh) {
+    case RefreshPolicy::AllBank: return double(spec.t("tRFC")) / double(spec.t("tREFI"));
+    case RefreshPolicy::PerBank: return double(spec.t("tRFCpb")) / double(spec.t("tREFI"));
+    case RefreshPolicy::None: return 0.0;
+  }
+  return 0.0;
 }
 
 }  // namespace cstsim::hbm

@@ -82,9 +82,15 @@ struct TrafficFigures {
   double peak_bytes_per_cycle = 0;  // all pseudo-channels
   double bandwidth_gbps = 0;        // achieved, GB/s (1e9 B/s)
   double peak_gbps = 0;
-  double efficiency = 0;     // achieved / peak
-  double refresh_share = 0;  // PC time inside tRFC / PC time
+  double efficiency = 0;  // achieved / peak
+  // Share of bank time inside a refresh: bank-cycles within tRFC of a REF (all banks of the PC)
+  // or tRFCpb of a REFpb (its bank), over end_cycle x banks. All-bank refresh: = PC time inside
+  // tRFC / PC time. It is the refresh load of the banks, not the bandwidth lost to refresh.
+  double refresh_share = 0;
 };
 TrafficFigures figures(const HbmSpec& spec, const TrafficResult& r);
+// What refresh_share tends to over a long run: tRFC / tREFI (all_bank), tRFCpb / tREFI
+// (per_bank: each bank is busy tRFCpb once per tREFI), 0 (none).
+double expected_refresh_share(const HbmSpec& spec);
 
 }  // namespace cstsim::hbm

@@ -124,7 +124,37 @@ TEST(HbmChecker, catches_a_missed_refresh) {
   s(refi + 5, Cmd::REF, at(0, 0));  // pc0 refreshes once; nobody else does
   s.chk.finish(2 * refi);
   ASSERT_FALSE(s.chk.violations().empty());
-  EXPECT_NE(s.first().find("ch0 pc1: 0 REFs by cycle 7800, at least 1 required"), std::string::npos) << s.first();
+  EXPECT_NE(s.first().find("ch0 pc1 bg0 ba0: refreshed 0 times by cycle 7800, at least 1 required"), std::string::npos)
+      << s.first();
+  EXPECT_EQ(s.chk.violations().size(), size_t(s.s.org.pcs() - 1)) << "one report per pseudo-channel short";
+}
+
+TEST(HbmChecker, catches_a_per_bank_refresh_to_an_open_bank) {
+  Seq s;
+  s(0, Cmd::ACT, at(0, 0, 7))(500, Cmd::REFPB, at(1, 2))(600, Cmd::REFPB, at(0, 0));
+  EXPECT_EQ(s.chk.violations().size(), 1u);  // the closed bank may be refreshed, the open one not
+  EXPECT_NE(s.first().find("REFpb at 600: REFpb to an open bank (row 7 is open)"), std::string::npos) << s.first();
+}
+
+TEST(HbmChecker, a_per_bank_refresh_counts_for_its_bank_only) {
+  Seq s;
+  const Cycle refi = s.s.t("tREFI"), rrefd = s.s.t("tRREFD");
+  s.chk.expect_refresh(refi, 0);
+  // Every bank of every PC but ch0 pc0 bg3 ba3 gets a REFpb in the first tREFI.
+  Cycle t = 100;
+  for (int ch = 0; ch < s.s.org.channels; ++ch)
+    for (int pc = 0; pc < s.s.org.pseudo_channels; ++pc)
+      for (int bg = 0; bg < 4; ++bg)
+        for (int ba = 0; ba < 4; ++ba) {
+          if (ch == 0 && pc == 0 && bg == 3 && ba == 3) continue;
+          s(t, Cmd::REFPB, at(bg, ba, 0, pc, ch));
+          t += rrefd;  // also covers tRREFD and tFAW within one PC (rules of the shared table)
+        }
+  EXPECT_EQ(s.first(), "");
+  s.chk.finish(refi);
+  ASSERT_EQ(s.chk.violations().size(), 1u);
+  EXPECT_NE(s.first().find("ch0 pc0 bg3 ba3: refreshed 0 times by cycle 3900, at least 1 required"), std::string::npos)
+      << s.first();
 }
 
 TEST(HbmChecker, earliest_is_never_when_the_state_forbids_the_command) {
@@ -133,4 +163,7 @@ TEST(HbmChecker, earliest_is_never_when_the_state_forbids_the_command) {
   s(0, Cmd::ACT, at(0, 0, 3));
   EXPECT_EQ(s.chk.earliest(Cmd::RD, at(0, 0, 3)), s.s.t("tRCD_RD"));
   EXPECT_EQ(s.chk.earliest(Cmd::REF, at(0, 0)), kNever);
+  EXPECT_EQ(s.chk.earliest(Cmd::REFPB, at(0, 0)), kNever);           // its bank is open
+  EXPECT_LT(s.chk.earliest(Cmd::REFPB, at(1, 0)), kNever);           // another, closed bank
+  EXPECT_EQ(s.chk.earliest(Cmd::REFPB, at(1, 0)), s.s.t("tRRD_S"));  // (ACT,REFpb) tRRD_S
 }

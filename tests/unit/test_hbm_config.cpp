@@ -65,7 +65,10 @@ TEST(HbmConfig, hbm2_preset_loads_with_its_organisation_and_cycles) {
   EXPECT_EQ(s.t("tRCD_RD"), 12);
   EXPECT_EQ(s.t("tCL"), 18);
   EXPECT_EQ(s.t("tRFC"), 220);
+  EXPECT_EQ(s.t("tRFCpb"), 96);
+  EXPECT_EQ(s.t("tRREFD"), 8);
   EXPECT_EQ(s.t("tREFI"), 3900);
+  EXPECT_EQ(s.refresh, RefreshPolicy::AllBank);
   EXPECT_DOUBLE_EQ(s.peak_gbps_per_pc() * s.org.pcs(), 256.0);  // 2 Gb/s x 1024 / 8
 }
 
@@ -78,7 +81,10 @@ TEST(HbmConfig, hbm3_preset_loads_with_its_organisation_and_cycles) {
   EXPECT_EQ(s.t("tRCD_RD"), 31);
   EXPECT_EQ(s.t("tRFC"), 560);    // 350 ns
   EXPECT_EQ(s.t("tREFI"), 6240);  // 3.9 us
+  EXPECT_EQ(s.t("tRFCpb"), 320);  // 200 ns
+  EXPECT_EQ(s.t("tRREFD"), 13);   // 8 ns
   EXPECT_EQ(s.t("tPPD"), 2);
+  EXPECT_EQ(s.refresh, RefreshPolicy::PerBank);
   EXPECT_NEAR(s.peak_gbps_per_pc() * s.org.pcs(), 819.2, 1e-9);  // 6.4 Gb/s x 1024 / 8
 }
 
@@ -141,9 +147,13 @@ TEST(HbmConfig, bad_values_name_file_line_and_key) {
        ":3: controller.scheduler: unknown scheduler 'lottery' (known: fcfs, frfcfs)"},
       {"preset: hbm2-2000\ncontroller:\n  address_mapping: ro-ba-bg-ch-pc\n",
        ":3: controller.address_mapping: field 'co' (5 bits for 32 cols) is missing"},
-      {"preset: hbm2-2000\ncontroller:\n  refresh: sometimes\n", ":3: controller.refresh: must be all_bank or none"},
+      {"preset: hbm2-2000\ncontroller:\n  refresh: sometimes\n",
+       ":3: controller.refresh: must be all_bank, per_bank or none"},
       {"preset: hbm2-2000\nclock:\n  tCK: 1ck\n", ":3: clock.tCK: expected a time in ns, us or ps"},
       {"preset: hbm2-2000\ntiming:\n  tREFI: 100ns\n", ":3: timing.tREFI: must be longer than tRFC (220 cycles)"},
+      {"preset: hbm3-6400\ntiming:\n  tREFI: 190ns\n", ":3: timing.tREFI: must be longer than tRFCpb (320 cycles)"},
+      {"preset: hbm3-6400\ntiming:\n  tREFI: 8ck\n  tRFCpb: 1ck\n",
+       ":3: timing.tREFI: per_bank refresh needs at least one cycle per bank (16 banks per pseudo-channel)"},
       {"preset: hbm9-1\n", ":1: preset: no preset 'hbm9-1' (shipped: "},
       {"preset: hbm2-2000\ntiming: 3\n", ":2: timing: expected a map, got a single value"},
       {"preset: hbm2-2000\nname: a\nname: b\n", ":3: name: duplicate key"},
@@ -154,6 +164,18 @@ TEST(HbmConfig, bad_values_name_file_line_and_key) {
     EXPECT_EQ(got.rfind(path + c.expect, 0), 0u) << "yaml:\n"
                                                  << c.yaml << "got:      " << got << "\nexpected: " << path + c.expect;
   }
+}
+
+TEST(HbmConfig, refresh_mode_is_a_controller_choice) {
+  EXPECT_EQ(load_hbm_spec(kHbm2, {{"controller.refresh", "per_bank"}}).refresh, RefreshPolicy::PerBank);
+  EXPECT_EQ(load_hbm_spec(kHbm3, {{"controller.refresh", "all_bank"}}).refresh, RefreshPolicy::AllBank);
+  EXPECT_EQ(load_hbm_spec(kHbm3, {{"controller.refresh", "none"}}).refresh, RefreshPolicy::None);
+  const std::string text = canonical_text(load_hbm_spec(kHbm3));
+  EXPECT_NE(text.find("controller.refresh=per_bank\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("timing.tRFCpb=320ck\n"), std::string::npos) << text;
+  // tRFCpb and tRREFD are timings of both standards (HBM2 REFSB, HBM3 REFpb): required.
+  const std::string missing = hbm2_text_without("tRREFD");
+  EXPECT_NE(error_of(write_yaml(missing)).find("timing.tRREFD: required key is missing"), std::string::npos);
 }
 
 TEST(HbmConfig, overrides_are_checked_like_the_file) {

@@ -151,8 +151,15 @@ void random_run_is_legal(const HbmSpec& spec, uint64_t seed, const char* schedul
   const ChannelStats st = dev.total_stats();
   EXPECT_EQ(st.reads + st.writes, bursts);
   EXPECT_EQ(st.bursts(), bursts);
-  EXPECT_EQ(st.activates + st.precharges + st.precharge_alls + st.reads + st.writes + st.refreshes, v.commands);
-  EXPECT_GT(st.refreshes, 0u);
+  EXPECT_EQ(st.activates + st.precharges + st.precharge_alls + st.reads + st.writes + st.refreshes + st.bank_refreshes,
+            v.commands);
+  if (s.refresh == RefreshPolicy::PerBank) {
+    EXPECT_EQ(st.refreshes, 0u);
+    EXPECT_GT(st.bank_refreshes, 0u);
+  } else {
+    EXPECT_GT(st.refreshes, 0u);
+    EXPECT_EQ(st.bank_refreshes, 0u);
+  }
   EXPECT_GT(st.row_hits, 0u);
   EXPECT_GT(st.row_conflicts, 0u);
   EXPECT_TRUE(v.chk.violations().empty())
@@ -236,6 +243,83 @@ TEST(HbmController, bad_requests_are_refused) {
   EXPECT_THROW(dev.submit(rd(0, 55)), std::invalid_argument);  // out of order
 }
 
+// ---- Stall attribution in the completion (row_misses, refresh_wait) ----
+
+TEST(HbmController, a_hit_on_an_idle_open_row_has_no_row_miss_and_no_refresh_wait) {
+  HbmDevice dev(load_hbm_spec(kHbm2));
+  const auto first = run_all(dev, {rd(0, 100)});
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].row_misses, 1u);  // bank closed: ACT
+  EXPECT_EQ(first[0].refresh_wait, 0);
+  Address hit;
+  hit.column = 4;
+  const auto done = run_all(dev, {rd(dev.address_map().encode(hit), 500, 1)});
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].row_misses, 0u);
+  EXPECT_EQ(done[0].refresh_wait, 0);
+  EXPECT_EQ(done[0].latency(), dev.spec().t("tCL") + dev.spec().t("tBL"));
+}
+
+TEST(HbmController, a_request_arriving_as_an_all_bank_refresh_starts_waits_tRFC_for_it) {
+  HbmDevice dev(load_hbm_spec(kHbm2));
+  const HbmSpec& s = dev.spec();
+  const Cycle refi = s.t("tREFI");
+  const auto done = run_all(dev, {rd(0, refi)});  // ch0 pc0 issues its first REF at refi
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].refresh_wait, s.t("tRFC"));
+  EXPECT_EQ(done[0].row_misses, 1u);
+  EXPECT_EQ(done[0].first_issue, refi + s.t("tRFC") + s.t("tRCD_RD"));
+  EXPECT_EQ(done[0].latency(), s.t("tRFC") + s.t("tRCD_RD") + s.t("tCL") + s.t("tBL"));
+  // Arriving in the middle of it: the rest of tRFC.
+  HbmDevice late(load_hbm_spec(kHbm2));
+  const auto d2 = run_all(late, {rd(0, refi + 100)});
+  ASSERT_EQ(d2.size(), 1u);
+  EXPECT_EQ(d2[0].refresh_wait, s.t("tRFC") - 100);
+}
+
+TEST(HbmController, refresh_wait_is_the_union_over_the_banks_a_request_needs) {
+  HbmDevice dev(load_hbm_spec(kHbm2));
+  const HbmSpec& s = dev.spec();
+  const Cycle refi = s.t("tREFI");
+  // 64 B from 0: bursts on ch0 pc0 and ch0 pc1, which refresh at refi and refi + 1 (shared row bus).
+  HbmRequest r = rd(0, refi);
+  r.bytes = 64;
+  const auto done = run_all(dev, {r});
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].bursts, 2u);
+  EXPECT_EQ(done[0].row_misses, 2u);
+  // First RD/WR on pc0 at refi + tRFC + tRCD; refreshing PCs cover [refi, refi + 1 + tRFC): not 2 x tRFC.
+  EXPECT_EQ(done[0].first_issue, refi + s.t("tRFC") + s.t("tRCD_RD"));
+  EXPECT_EQ(done[0].refresh_wait, s.t("tRFC") + 1);
+}
+
+TEST(HbmController, refresh_wait_under_per_bank_refresh_counts_only_the_refreshed_bank) {
+  // HBM3 preset: per-bank refresh. Idle, the first REFpb of ch0 pc0 goes to bank (bg0, ba0) at
+  // floor(tREFI / 16) = 390.
+  HbmDevice dev(load_hbm_spec(kHbm3, {{"organization.channels", "1"}}));
+  const HbmSpec& s = dev.spec();
+  Log log;
+  dev.add_observer(&log);
+  const Cycle t0 = s.t("tREFI") / s.org.banks_per_pc();
+  Address other;
+  other.bank_group = 1;
+  const auto done = run_all(dev, {rd(0, t0 + 1, 1), rd(dev.address_map().encode(other), t0 + 1, 2)});
+  ASSERT_GE(log.events.size(), 1u);
+  EXPECT_EQ(log.events[0].cmd, Cmd::REFPB);
+  EXPECT_EQ(log.events[0].cycle, t0);
+  EXPECT_EQ(log.events[0].addr.bank_group, 0);
+  EXPECT_EQ(log.events[0].addr.bank, 0);
+  ASSERT_EQ(done.size(), 2u);
+  const HbmCompletion& other_bank = done[0].id == 2 ? done[0] : done[1];
+  const HbmCompletion& same_bank = done[0].id == 1 ? done[0] : done[1];
+  // Another bank only waits tRREFD after the REFpb (no refresh_wait: its bank was not refreshing).
+  EXPECT_EQ(other_bank.refresh_wait, 0);
+  EXPECT_EQ(other_bank.first_issue, t0 + s.t("tRREFD") + s.t("tRCD_RD"));
+  // The refreshed bank is held for tRFCpb.
+  EXPECT_EQ(same_bank.refresh_wait, s.t("tRFCpb") - 1);
+  EXPECT_EQ(same_bank.first_issue, t0 + s.t("tRFCpb") + s.t("tRCD_RD"));
+}
+
 // ---- Scheduling ----
 
 TEST(HbmController, frfcfs_serves_a_younger_row_hit_before_an_older_conflict) {
@@ -316,8 +400,7 @@ TEST(HbmController, refresh_closes_open_rows_first) {
 
 // ---- Event skipping is exact ----
 
-TEST(HbmController, event_skipping_matches_cycle_stepping) {
-  const HbmSpec s = small_spec(kHbm2);
+static void event_skipping_matches_cycle_stepping(const HbmSpec& s) {
   HbmDevice fast(s), slow(s);
   slow.set_cycle_stepping(true);
   Log a, b;
@@ -337,7 +420,16 @@ TEST(HbmController, event_skipping_matches_cycle_stepping) {
   for (size_t i = 0; i < da.size(); ++i) {
     EXPECT_EQ(da[i].id, db[i].id);
     EXPECT_EQ(da[i].done, db[i].done);
+    EXPECT_EQ(da[i].row_misses, db[i].row_misses);
+    EXPECT_EQ(da[i].refresh_wait, db[i].refresh_wait);
   }
+}
+
+TEST(HbmController, event_skipping_matches_cycle_stepping) { event_skipping_matches_cycle_stepping(small_spec(kHbm2)); }
+
+TEST(HbmController, event_skipping_matches_cycle_stepping_with_per_bank_refresh) {
+  event_skipping_matches_cycle_stepping(small_spec(kHbm3));
+  event_skipping_matches_cycle_stepping(small_spec(kHbm3, {{"timing.tREFI", "1000ck"}}));
 }
 
 // ---- Random traffic through the scheduler vs the independent checker ----
@@ -356,4 +448,16 @@ TEST(HbmController, random_requests_through_fcfs_pass_the_checker) {
 
 TEST(HbmController, random_requests_with_a_tiny_window_and_short_refresh_pass_the_checker) {
   random_run_is_legal(small_spec(kHbm3, {{"controller.queue_depth", "2"}, {"timing.tREFI", "1000ck"}}), 4, "frfcfs");
+}
+
+// Per-bank refresh (the HBM3 preset's mode) with the HBM2 REFSB timings, through FCFS, and the
+// all-bank mode on HBM3 too.
+TEST(HbmController, random_requests_with_per_bank_refresh_pass_the_checker) {
+  random_run_is_legal(small_spec(kHbm2, {{"controller.refresh", "per_bank"}}), 5, "frfcfs");
+  random_run_is_legal(small_spec(kHbm3), 6, "fcfs");
+  random_run_is_legal(small_spec(kHbm3, {{"timing.tREFI", "700ck"}, {"controller.queue_depth", "4"}}), 7, "frfcfs");
+}
+
+TEST(HbmController, random_requests_with_all_bank_refresh_on_hbm3_pass_the_checker) {
+  random_run_is_legal(small_spec(kHbm3, {{"controller.refresh", "all_bank"}}), 8, "frfcfs");
 }

@@ -13,6 +13,7 @@ using namespace cstsim::hbm;
 namespace {
 
 const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
+const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // An accelerator-side thread on its own clock (1.5 ns) that reads twice, far apart.
 struct Dma : sc_core::sc_module {
@@ -90,6 +91,25 @@ TEST(HbmModule, matches_the_kernel_free_device_cycle_for_cycle) {
   EXPECT_EQ(sc.stats.writes, direct.stats.writes);
   EXPECT_EQ(sc.stats.refreshes, direct.stats.refreshes);
   EXPECT_EQ(sc.stats.data_bus_busy, direct.stats.data_bus_busy);
+}
+
+TEST(HbmModule, matches_the_kernel_free_device_with_per_bank_refresh) {
+  const HbmSpec spec = load_hbm_spec(kHbm3, {{"organization.channels", "2"}, {"organization.rows", "256"}});
+  ASSERT_EQ(spec.refresh, RefreshPolicy::PerBank);
+  TrafficOptions o;
+  o.pattern = Pattern::Random;
+  o.total_bytes = 256 << 10;
+  o.request_bytes = 64;
+  o.write_fraction = 0.3;
+  o.outstanding = 24;
+  const TrafficResult sc = run_traffic_systemc(spec, o);
+  HbmDevice dev(spec);
+  const TrafficResult direct = run_traffic(dev, o, 1);
+  EXPECT_EQ(sc.end_cycle, direct.end_cycle);
+  EXPECT_EQ(sc.latencies, direct.latencies);
+  EXPECT_GT(sc.stats.bank_refreshes, 0u);
+  EXPECT_EQ(sc.stats.bank_refreshes, direct.stats.bank_refreshes);
+  EXPECT_EQ(sc.stats.refresh_bank_busy, direct.stats.refresh_bank_busy);
 }
 
 TEST(HbmModule, timed_idle_refresh_reports_every_command_on_time) {

@@ -18,13 +18,13 @@ const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // Pairwise distinct where two rows could otherwise bind the same pair of commands.
 HbmSpec distinct_spec(HbmOverrides extra = {}) {
-  HbmOverrides o = {{"timing.tBL", "2ck"},      {"timing.tCL", "17ck"},     {"timing.tCWL", "7ck"},
-                    {"timing.tRCD_RD", "13ck"}, {"timing.tRCD_WR", "8ck"},  {"timing.tRP", "15ck"},
-                    {"timing.tRAS", "29ck"},    {"timing.tRC", "47ck"},     {"timing.tWR", "16ck"},
-                    {"timing.tRTP", "6ck"},     {"timing.tRRD_S", "4ck"},   {"timing.tRRD_L", "9ck"},
-                    {"timing.tFAW", "23ck"},    {"timing.tCCD_S", "3ck"},   {"timing.tCCD_L", "5ck"},
-                    {"timing.tWTR_S", "10ck"},  {"timing.tWTR_L", "12ck"},  {"timing.tRTW", "19ck"},
-                    {"timing.tRFC", "230ck"},   {"timing.tREFI", "3900ck"}, {"timing.tACT_BUS", "2ck"}};
+  HbmOverrides o = {
+      {"timing.tBL", "2ck"},      {"timing.tCL", "17ck"},    {"timing.tCWL", "7ck"},   {"timing.tRCD_RD", "13ck"},
+      {"timing.tRCD_WR", "8ck"},  {"timing.tRP", "15ck"},    {"timing.tRAS", "29ck"},  {"timing.tRC", "47ck"},
+      {"timing.tWR", "16ck"},     {"timing.tRTP", "6ck"},    {"timing.tRRD_S", "4ck"}, {"timing.tRRD_L", "9ck"},
+      {"timing.tFAW", "23ck"},    {"timing.tCCD_S", "3ck"},  {"timing.tCCD_L", "5ck"}, {"timing.tWTR_S", "10ck"},
+      {"timing.tWTR_L", "12ck"},  {"timing.tRTW", "19ck"},   {"timing.tRFC", "230ck"}, {"timing.tREFI", "3900ck"},
+      {"timing.tACT_BUS", "2ck"}, {"timing.tRFCpb", "97ck"}, {"timing.tRREFD", "11ck"}};
   o.insert(o.end(), extra.begin(), extra.end());
   return load_hbm_spec(kHbm2, o);
 }
@@ -73,13 +73,13 @@ struct HbmRulesHbm3 : HbmRules {
 
 TEST_F(HbmRules, act_occupies_the_row_bus_for_tACT_BUS) {
   issue(10, Cmd::ACT, at(0, 0, 0, /*pc*/ 0));
-  expect_wait(Cmd::ACT, at(0, 0, 0, /*pc*/ 1), 10 + t("tACT_BUS"), "Channel (ACT,ACT|PRE|PREA|REF) tACT_BUS");
+  expect_wait(Cmd::ACT, at(0, 0, 0, /*pc*/ 1), 10 + t("tACT_BUS"), "Channel (ACT,ACT|PRE|PREA|REF|REFpb) tACT_BUS");
 }
 
 TEST_F(HbmRules, row_bus_takes_one_row_command_per_cycle) {
   issue(0, Cmd::ACT, at(0, 0, 0, 0));
   issue(40, Cmd::PRE, at(0, 0, 0, 0));
-  expect_wait(Cmd::ACT, at(0, 0, 0, 1), 41, "Channel (PRE|PREA|REF,ACT|PRE|PREA|REF) 1");
+  expect_wait(Cmd::ACT, at(0, 0, 0, 1), 41, "Channel (PRE|PREA|REF|REFpb,ACT|PRE|PREA|REF|REFpb) 1");
 }
 
 TEST_F(HbmRules, column_bus_takes_one_column_command_per_cycle) {
@@ -146,7 +146,7 @@ TEST_F(HbmRules, act_then_act_other_bankgroup_waits_tRRD_S) {
 TEST_F(HbmRules, four_activates_then_fifth_waits_tFAW) {
   for (int i = 0; i < 4; ++i) issue(100 + i * t("tRRD_S"), Cmd::ACT, at(i, 0));
   // The fifth goes to another bank of group 0: tRRD_S/L are long satisfied, tFAW is not.
-  expect_wait(Cmd::ACT, at(0, 1), 100 + t("tFAW"), "PseudoChannel (ACT,ACT) tFAW window 4");
+  expect_wait(Cmd::ACT, at(0, 1), 100 + t("tFAW"), "PseudoChannel (ACT|REFpb,ACT|REFpb) tFAW window 4");
 }
 
 TEST_F(HbmRules, act_then_prea_waits_tRAS) {
@@ -192,12 +192,98 @@ TEST_F(HbmRules, act_then_ref_waits_tRC) {
 
 TEST_F(HbmRules, refresh_blocks_activates_for_tRFC) {
   issue(50, Cmd::REF, at(0, 0));
-  expect_wait(Cmd::ACT, at(3, 1), 50 + t("tRFC"), "PseudoChannel (REF,ACT|PRE|PREA|REF) tRFC");
+  expect_wait(Cmd::ACT, at(3, 1), 50 + t("tRFC"), "PseudoChannel (REF,ACT|PRE|PREA|REF|REFpb) tRFC");
 }
 
 TEST_F(HbmRules, ref_then_ref_waits_tRFC) {
   issue(50, Cmd::REF, at(0, 0));
-  expect_wait(Cmd::REF, at(0, 0), 50 + t("tRFC"), "PseudoChannel (REF,ACT|PRE|PREA|REF) tRFC");
+  expect_wait(Cmd::REF, at(0, 0), 50 + t("tRFC"), "PseudoChannel (REF,ACT|PRE|PREA|REF|REFpb) tRFC");
+}
+
+// ---- Per-bank refresh (REFpb / HBM2 REFSB) ----
+
+TEST_F(HbmRules, refpb_takes_the_row_bus_for_one_cycle) {
+  issue(50, Cmd::REFPB, at(3, 1, 0, /*pc*/ 0));
+  expect_wait(Cmd::ACT, at(0, 0, 0, /*pc*/ 1), 51, "Channel (PRE|PREA|REF|REFpb,ACT|PRE|PREA|REF|REFpb) 1");
+}
+
+TEST_F(HbmRules, act_then_refpb_other_bankgroup_waits_tRRD_S) {
+  issue(10, Cmd::ACT, at(0, 0));
+  expect_wait(Cmd::REFPB, at(1, 0), 10 + t("tRRD_S"), "PseudoChannel (ACT,REFpb) tRRD_S");
+}
+
+TEST_F(HbmRules, act_then_refpb_same_bankgroup_waits_tRRD_L) {
+  issue(10, Cmd::ACT, at(2, 0));
+  expect_wait(Cmd::REFPB, at(2, 1), 10 + t("tRRD_L"), "BankGroup (ACT,REFpb) tRRD_L");
+}
+
+TEST_F(HbmRules, act_then_refpb_same_bank_waits_tRC) {
+  issue(0, Cmd::ACT, at(1, 1, 5));
+  issue(t("tRAS"), Cmd::PRE, at(1, 1, 5));  // tRAS + tRP < tRC in the test spec
+  expect_wait(Cmd::REFPB, at(1, 1), t("tRC"), "Bank (ACT,REFpb) tRC");
+}
+
+TEST_F(HbmRules, pre_then_refpb_same_bank_waits_tRP) {
+  issue(0, Cmd::ACT, at(1, 1, 5));
+  issue(40, Cmd::PRE, at(1, 1, 5));  // late enough that tRP, not tRC, binds
+  expect_wait(Cmd::REFPB, at(1, 1), 40 + t("tRP"), "Bank (PRE,REFpb) tRP");
+}
+
+TEST_F(HbmRules, prea_then_refpb_waits_tRP) {
+  issue(0, Cmd::ACT, at(0, 0));
+  issue(100, Cmd::PREA, at(0, 0));
+  expect_wait(Cmd::REFPB, at(2, 1), 100 + t("tRP"), "PseudoChannel (PREA,REFpb) tRP");
+}
+
+TEST_F(HbmRules, refpb_blocks_activates_to_its_bank_for_tRFCpb) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::ACT, at(3, 1, 9), 50 + t("tRFCpb"), "Bank (REFpb,ACT) tRFCpb");
+}
+
+TEST_F(HbmRules, refpb_then_refpb_same_bank_waits_tRFCpb) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::REFPB, at(3, 1), 50 + t("tRFCpb"), "Bank (REFpb,REFpb) tRFCpb");
+}
+
+TEST_F(HbmRules, refpb_then_act_other_bank_waits_tRREFD) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::ACT, at(0, 0), 50 + t("tRREFD"), "PseudoChannel (REFpb,ACT) tRREFD");
+}
+
+TEST_F(HbmRules, refpb_then_refpb_other_bank_waits_tRREFD) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::REFPB, at(0, 0), 50 + t("tRREFD"), "PseudoChannel (REFpb,REFpb) tRREFD");
+}
+
+TEST_F(HbmRules, refpb_then_all_bank_refresh_waits_tRFCpb) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::REF, at(0, 0), 50 + t("tRFCpb"), "PseudoChannel (REFpb,PREA|REF) tRFCpb");
+}
+
+TEST_F(HbmRules, refpb_then_prea_waits_tRFCpb) {
+  issue(50, Cmd::REFPB, at(3, 1));
+  expect_wait(Cmd::PREA, at(0, 0), 50 + t("tRFCpb"), "PseudoChannel (REFpb,PREA|REF) tRFCpb");
+}
+
+TEST_F(HbmRules, all_bank_refresh_blocks_refpb_for_tRFC) {
+  issue(50, Cmd::REF, at(0, 0));
+  expect_wait(Cmd::REFPB, at(2, 2), 50 + t("tRFC"), "PseudoChannel (REF,ACT|PRE|PREA|REF|REFpb) tRFC");
+}
+
+TEST_F(HbmRules, four_activates_then_refpb_waits_tFAW) {
+  for (int i = 0; i < 4; ++i) issue(100 + i * t("tRRD_S"), Cmd::ACT, at(i, 0));
+  expect_wait(Cmd::REFPB, at(0, 1), 100 + t("tFAW"), "PseudoChannel (ACT|REFpb,ACT|REFpb) tFAW window 4");
+}
+
+struct HbmRulesLongFaw : HbmRules {
+  HbmRulesLongFaw() : HbmRules(distinct_spec({{"timing.tFAW", "30ck"}})) {}
+};
+
+TEST_F(HbmRulesLongFaw, a_refpb_counts_as_an_activate_in_tFAW) {
+  issue(100, Cmd::REFPB, at(3, 0));
+  for (int i = 0; i < 3; ++i) issue(100 + t("tRREFD") + i * t("tRRD_S"), Cmd::ACT, at(i, 0));
+  // REFpb at 100 and ACTs at 111, 115, 119 fill the window; the fifth waits for 100 + tFAW.
+  expect_wait(Cmd::ACT, at(0, 1), 100 + t("tFAW"), "PseudoChannel (ACT|REFpb,ACT|REFpb) tFAW window 4");
 }
 
 TEST_F(HbmRules, refresh_leaves_the_other_pseudo_channel_free) {
