@@ -99,7 +99,7 @@ int plan_command(const std::vector<std::string>& args) {
   std::vector<LayerDmaPlan> programs;
   if (arch.memory == "hierarchy")
     for (const Layer& l : w.layers)
-      programs.push_back(make_dma_plan(arch, make_fold_plan(arch.dataflow, arch.rows, arch.cols, l.M, l.N, l.K), l.name));
+      programs.push_back(layer_program(arch, l.M, l.N, l.K, l.name));
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -112,7 +112,8 @@ int plan_command(const std::vector<std::string>& args) {
     if (!programs.empty()) {
       std::vector<std::string> names;
       for (const Layer& l : w.layers) names.push_back(l.name);
-      std::cout << "\nDMA program simulated under memory: hierarchy (fold order, sim/mapper/dma_plan.h):\n"
+      std::cout << "\nDMA program simulated under memory: hierarchy (fold order, per pass of the widest cluster share;"
+                   " sim/mapper/dma_plan.h):\n"
                 << dma_plan_table(names, programs);
     }
   }

@@ -163,6 +163,22 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
   return rows;
 }
 
+LayerDmaPlan layer_program(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+  ClusterShare widest = cluster_share(a, M, N, K, 0);
+  for (int k = 1; k < a.clusters; ++k) {
+    const ClusterShare c = cluster_share(a, M, N, K, k);
+    if (c.M * c.N > widest.M * widest.N) widest = c;
+  }
+  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K);
+  const std::vector<int64_t> rows = stream_passes(a, whole, layer);
+  const bool ws = a.dataflow == Dataflow::WS;
+  LayerDmaPlan d = make_dma_plan(
+      a, make_fold_plan(a.dataflow, a.rows, a.cols, ws ? rows.front() : widest.M, ws ? widest.N : rows.front(), widest.K),
+      layer, widest.hbm_base);
+  d.passes = int(rows.size());
+  return d;
+}
+
 nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
   auto bytes_of = [](const std::vector<DmaTransfer>& ts, Operand o) {
     int64_t b = 0;
@@ -175,18 +191,19 @@ nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
                       {"hbm_read_bytes", bytes_of(d.reads, Operand::Stream)}}},
           {"output", {{"partition", "ofmap"}, {"resident", d.output_resident}, {"slot_bytes", d.output_slot},
                       {"hbm_write_bytes", d.write_bytes()}}},
+          {"passes", d.passes},
           {"reads", d.reads.size()},
           {"writes", d.writes.size()},
           {"hbm_footprint_bytes", d.hbm_footprint}};
 }
 
 std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans) {
-  std::string out = fmt::format("{:<14} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", "layer", "reads", "stream",
-                                "accums", "writes", "HBM read", "HBM write", "footprint");
+  std::string out = fmt::format("{:<14} {:>6} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", "layer", "passes",
+                                "reads", "stream", "accums", "writes", "HBM read", "HBM write", "footprint");
   for (size_t i = 0; i < plans.size(); ++i) {
     const LayerDmaPlan& d = plans[i];
-    out += fmt::format("{:<14} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", layers[i].substr(0, 14),
-                       d.reads.size(), d.stream_resident ? "resident" : "2 slots", d.output_resident ? "resident" : "2 slots",
+    out += fmt::format("{:<14} {:>6} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", layers[i].substr(0, 14),
+                       d.passes, d.reads.size(), d.stream_resident ? "resident" : "2 slots", d.output_resident ? "resident" : "2 slots",
                        d.writes.size(), d.read_bytes(), d.write_bytes(), d.hbm_footprint);
   }
   return out;

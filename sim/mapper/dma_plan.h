@@ -56,7 +56,8 @@ struct LayerDmaPlan {
   std::vector<int> stream_read;      // per fold: index into reads (shared while resident)
   std::vector<int> writeback_after;  // per fold: index into writes issued when it ends, or -1
   std::vector<int> output_wait;      // per fold: index into writes that must be done first, or -1
-  uint64_t hbm_footprint = 0;        // bytes of HBM the layer's blocks occupy from address 0
+  uint64_t hbm_footprint = 0;        // end of the layer's last block in HBM (bytes from address 0)
+  int passes = 1;                    // stream passes of the layer (stream_passes), for printing
 
   int64_t read_bytes() const;
   int64_t write_bytes() const;
@@ -86,6 +87,10 @@ LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std
 // as few passes as fit, rows spread evenly. Throws make_dma_plan's error when
 // not even one row fits.
 std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, const std::string& layer);
+
+// What `cstsim plan` shows for a layer: the program of its widest cluster share's
+// first (longest) pass, with `passes` filled in.
+LayerDmaPlan layer_program(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
 
 nlohmann::ordered_json to_json(const LayerDmaPlan& plan);
 std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans);

@@ -589,3 +589,23 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
 }
 
 }  // namespace
+
+namespace {
+
+// `cstsim plan` shows the DMA program the hierarchy will run, passes included.
+TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
+  const Result r = cstsim("plan --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          src("configs/workloads/resnet18.csv") + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Conv1: 12100 x 64 int32 accumulators (3.1 MB) exceed the 2 MiB ofmap partition, and two
+  // 12100 x 128 blocks even more: two passes of 6050 rows, whose accumulators stay resident.
+  const auto& conv1 = j[0]["dma_program"];
+  EXPECT_EQ(conv1["passes"], 2);
+  EXPECT_EQ(conv1["output"]["resident"], true);
+  EXPECT_EQ(conv1["output"]["slot_bytes"], 6050 * 64 * 4);
+  EXPECT_EQ(conv1["stream"]["partition"], "ifmap");
+  EXPECT_EQ(j[1]["dma_program"]["passes"], 1);
+}
+
+}  // namespace
