@@ -27,3 +27,8 @@ time_run "GEMM 1024^3, 128x128 WS, scalesim, timing" 5 --arch configs/arch/npu-1
 time_run "ResNet-18, 32x32 OS (scale.cfg), timing" 5 --arch tests/golden/scalesim-v2/inputs/scale.cfg --workload configs/workloads/resnet18.csv
 time_run "GEMM 1024^3, 128x128 WS, --verify" 1 --verify --arch configs/arch/npu-128.yaml --workload configs/workloads/gemm-1024.yaml
 time_run "ResNet-18, 32x32 OS (scale.cfg), --verify" 1 --verify --arch tests/golden/scalesim-v2/inputs/scale.cfg --workload configs/workloads/resnet18.csv
+# The full memory hierarchy (memory: hierarchy: HBM3 bank timing + mesh NoC + DMA + banked scratchpad).
+time_run "GEMM 1024^3, npu-128-hbm3 (full hierarchy)" 5 --arch configs/arch/npu-128-hbm3.yaml --workload configs/workloads/gemm-1024.yaml
+time_run "  the same, --no-trace" 5 --no-trace --arch configs/arch/npu-128-hbm3.yaml --workload configs/workloads/gemm-1024.yaml
+time_run "  the same, clusters=4" 3 --set clusters=4 --arch configs/arch/npu-128-hbm3.yaml --workload configs/workloads/gemm-1024.yaml
+time_run "ResNet-18, npu-128-hbm3 (full hierarchy)" 3 --arch configs/arch/npu-128-hbm3.yaml --workload configs/workloads/resnet18.csv

@@ -609,3 +609,30 @@ TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
 }
 
 }  // namespace
+
+namespace {
+
+// The shipped full-hierarchy preset on GEMM 1024^3: the cycle count is pinned (any
+// change to the HBM, NoC, DMA, scratchpad or array timing shows up here), every
+// operand byte crosses each level once, and the stalls name the DMA's issue rate.
+TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          src("configs/workloads/gemm-1024.yaml") + " --out " + (dir_ / "g").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir_ / "g" / "summary.json"));
+  const auto& L = s["layers"][0];
+  EXPECT_EQ(L["cycles"].get<int64_t>(), 89713);
+  EXPECT_EQ(L["stall_cycles"].get<int64_t>(), 20694);
+  EXPECT_EQ(L["stalls"]["dma_queue"].get<int64_t>(), 19417);
+  const auto& m = L["memory"];
+  EXPECT_EQ(m["hbm_bytes_read"].get<int64_t>(), 2 << 20);  // A and B once each
+  EXPECT_EQ(m["hbm_bytes_written"].get<int64_t>(), 1 << 20);  // C once, int8
+  EXPECT_EQ(m["dma_bytes_delivered"], m["hbm_bytes_read"]);
+  EXPECT_EQ(m["spad_bytes_written"], m["hbm_bytes_read"]);
+  EXPECT_EQ(m["spad_peak_bytes"]["ifmap"].get<int64_t>(), 1 << 20);  // all of A stays
+  const auto rep = nlohmann::json::parse(slurp(dir_ / "g" / "report.json"));
+  EXPECT_EQ(rep["total"]["roofline"]["level"], "hbm");
+  EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), double(3 << 20));
+}
+
+}  // namespace
