@@ -23,19 +23,6 @@ spad::Partition partition_of(const std::string& name) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
-  spad::ScratchpadParams p;
-  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
-  p.filter_bytes = a.filter_sram_kib * 1024;
-  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
-  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
-  p.banks = a.scratchpad.banks;
-  p.word_bytes = a.scratchpad.word_bytes;
-  p.ports_per_bank = a.scratchpad.ports_per_bank;
-  p.read_latency = a.scratchpad.read_latency;
-  p.write_latency = a.scratchpad.write_latency;
-  return p;
-}
 
 }  // namespace
 

@@ -14,19 +14,6 @@ namespace cstsim {
 
 namespace {
 
-spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
-  spad::ScratchpadParams p;
-  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
-  p.filter_bytes = a.filter_sram_kib * 1024;
-  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
-  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
-  p.banks = a.scratchpad.banks;
-  p.word_bytes = a.scratchpad.word_bytes;
-  p.ports_per_bank = a.scratchpad.ports_per_bank;
-  p.read_latency = a.scratchpad.read_latency;
-  p.write_latency = a.scratchpad.write_latency;
-  return p;
-}
 
 // Appends (cycle, value), replacing the last entry if it is for the same cycle.
 template <typename V>
@@ -83,6 +70,20 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     pc_edges.clear();
   }
 };
+
+spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
+  spad::ScratchpadParams p;
+  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
+  p.filter_bytes = a.filter_sram_kib * 1024;
+  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
+  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
+  p.banks = a.scratchpad.banks;
+  p.word_bytes = a.scratchpad.word_bytes;
+  p.ports_per_bank = a.scratchpad.ports_per_bank;
+  p.read_latency = a.scratchpad.read_latency;
+  p.write_latency = a.scratchpad.write_latency;
+  return p;
+}
 
 std::vector<std::pair<int, int>> MemoryGroup::cluster_routers(const ArchSpec& a, int cols, int rows, int clusters) {
   const int x0 = a.noc.cluster_x < 0 ? cols / 2 : a.noc.cluster_x, y0 = a.noc.cluster_y < 0 ? rows / 2 : a.noc.cluster_y;

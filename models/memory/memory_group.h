@@ -22,6 +22,9 @@
 
 namespace cstsim {
 
+// The scratchpad an arch describes: sram.*_kib partitions, scratchpad.* geometry.
+spad::ScratchpadParams scratchpad_params(const ArchSpec& arch);
+
 // HBM and NoC occupancy over time, accelerator cycles, for the trace.
 struct SharedTimeline {
   std::vector<std::pair<int64_t, int>> hbm_busy_pcs;       // (cycle, pseudo-channels moving data)

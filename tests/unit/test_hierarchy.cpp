@@ -222,5 +222,44 @@ edge_nodes: [{side: west, index: 0}, {side: east, index: 3}]
   EXPECT_GT(noc(slowed), noc(fast) + (slowed.stall_cycles - fast.stall_cycles) / 2);
 }
 
+// A cluster alone on a shared memory system (the other has nothing to do) must see
+// exactly what a single cluster at the same router sees: the conservative driver
+// adds no time of its own.
+TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 16;
+  a.memory = "hierarchy";
+  a.hbm.spec = config("memory/hbm3-6400.yaml");
+  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
+  a.ifmap_sram_kib = 64;
+  a.filter_sram_kib = 32;
+  a.ofmap_sram_kib = 32;
+  a.scratchpad.banks = 16;
+  a.scratchpad.word_bytes = 64;
+  const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 100, 80, 70);
+  const LayerDmaPlan dma = make_dma_plan(a, plan, "l");
+
+  ArchSpec pair = a;
+  pair.clusters = 2;
+  auto group = std::make_shared<MemoryGroup>(pair, 2, false);
+  group->done(0);
+  HierarchySource second(pair, plan, dma, 3, false, group, 1);
+  const LayerTiming shared = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &second);
+
+  ArchSpec alone = a;
+  const auto routers = MemoryGroup::cluster_routers(pair, 4, 4, 2);
+  alone.noc.cluster_x = routers[1].first;
+  alone.noc.cluster_y = routers[1].second;
+  HierarchySource single(alone, plan, dma, 3, false);
+  const LayerTiming own = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &single);
+
+  ASSERT_GT(own.stall_cycles, 0);
+  EXPECT_EQ(shared.memory_end, own.memory_end);
+  EXPECT_EQ(shared.stall_causes, own.stall_causes);
+  for (size_t g = 0; g < plan.folds.size(); ++g) EXPECT_EQ(shared.folds[g].start, own.folds[g].start) << g;
+  EXPECT_EQ(second.stats().hbm_bytes_read, single.stats().hbm_bytes_read);
+}
+
 }  // namespace
 }  // namespace cstsim
