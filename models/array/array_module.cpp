@@ -72,8 +72,13 @@ void ArrayModule::run() {
         idle.start_cycle = start;
         idle.end_cycle = start - 1;
         if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
-        if (set && a.memory == "hierarchy") set->group(step)->done(params_.cluster);
+        std::shared_ptr<MemoryGroup> group;
+        if (set && a.memory == "hierarchy") {
+          group = set->group(step);
+          group->done(params_.cluster);
+        }
         if (set) set->all_computed(step);
+        if (sink_ && group) announce_shared(*group);
         parts.push_back(idle);
       } else {
         parts.push_back(run_pass(int(i), step, p == 0, sub, start, share.hbm_base));
@@ -160,14 +165,18 @@ void ArrayModule::declare_hierarchy_trace() {
 
 // The layer's memory traffic is simulated before its first fold starts, so all of
 // it is announced then, ahead of time, like the array's folds.
+// One cluster (the first) reports the shared HBM and NoC, idle or not.
+void ArrayModule::announce_shared(const MemoryGroup& group) {
+  if (!hier_.owns_shared) return;
+  const SharedTimeline& t = group.timeline();
+  for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
+  for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
+  for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
+  for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
+}
+
 void ArrayModule::announce_hierarchy(const HierarchySource& source) {
-  if (hier_.owns_shared) {  // one cluster reports the shared HBM and NoC
-    const SharedTimeline& t = source.group().timeline();
-    for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
-    for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
-    for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
-    for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
-  }
+  announce_shared(source.group());
   for (int p = 0; p < 3; ++p)
     for (const auto& [cycle, v] : source.residency()[size_t(p)]) sink_->set(cycle, hier_.spad[p], v);
   const LayerDmaPlan& plan = source.dma_plan();

@@ -128,6 +128,7 @@ class ArrayModule : public sc_core::sc_module {
   void declare_hierarchy_trace();
   void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   void announce_hierarchy(const HierarchySource& source);
+  void announce_shared(const MemoryGroup& group);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

@@ -577,6 +577,19 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
   const std::string resources = slurp(dir_ / "h" / "trace" / "resources.csv");
   for (const char* name : {"cluster0.busy", "cluster1.busy", "cluster0.spad.ifmap", "cluster1.spad.ofmap", "hbm.pcs_busy"})
     EXPECT_NE(resources.find(name), std::string::npos) << name;
+  // Each cluster's edge links carry its own bytes; together, every streamed word the clusters read.
+  const auto rep = nlohmann::json::parse(slurp(dir_ / "h" / "report.json"));
+  double rows_bytes = 0;
+  int row_edges = 0;
+  for (const auto& e : rep["total"]["Theta_CST"]["Gamma_comm"]["edges"]) {
+    const std::string links = e["links"];
+    if (links.size() > 13 && links.compare(links.size() - 13, 13, ".link.in_rows") == 0) {
+      rows_bytes += value(e["bytes"]);
+      ++row_edges;
+    }
+  }
+  EXPECT_EQ(row_edges, 2);
+  EXPECT_EQ(rows_bytes, s["total"]["sram"]["ifmap_reads"].get<double>());  // int8: one byte per word
   // Same input, same bytes: the shared memory is driven deterministically.
   r = cstsim("run -q --arch " + hier.string() + " --workload " + w.string() + " --out " + (dir_ / "h2").string());
   ASSERT_EQ(r.status, 0) << r.err;

@@ -237,7 +237,7 @@ class Reporter {
     ordered_json edges = ordered_json::array();
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const Edge e = edge_of(res[i], c);
+      const Edge e = edge_of(res[i], s.resources[i], c);
       edges.push_back({{"src", e.src},
                        {"dst", e.dst},
                        {"links", res[i].name},
@@ -328,21 +328,17 @@ class Reporter {
   };
   // Which endpoints a class-N resource joins and the bytes it carried, from the
   // counters bound to it (models/array/array_trace.cpp, array_module.cpp).
-  Edge edge_of(const trace::Resource& r, const Counts& c) const {
-    auto bytes = [&](const std::string& action) {
-      auto it = c.find(action);
-      return Bytes{it == c.end() ? 0.0 : double(it->second)};
-    };
-    const bool is = summary_.at("arch").value("dataflow", "ws") == "is";
-    const std::string rows = is ? "sram.read.filter" : "sram.read.ifmap";  // the streamed operand
-    const std::string cols = is ? "sram.read.ifmap" : "sram.read.filter";
+  // An array edge link carries one operand (rows, columns) or accumulator (out) per busy
+  // link-cycle, so its bytes are its own integral: exact per array, also with several clusters.
+  Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c) const {
     auto ends_with = [&](const char* suffix) {
       const std::string s = suffix;
       return r.name.size() >= s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0;
     };
-    if (ends_with(".link.in_rows")) return {"sram", r.owner, bytes(rows)};
-    if (ends_with(".link.in_cols")) return {"sram", r.owner, bytes(cols)};
-    if (ends_with(".link.out")) return {r.owner, "sram", bytes("sram.write.ofmap")};
+    const double link_cycles = double(t.integral);
+    if (ends_with(".link.in_rows") || ends_with(".link.in_cols"))
+      return {"sram", r.owner, Bytes{link_cycles * double(m_.operand_bytes)}};
+    if (ends_with(".link.out")) return {r.owner, "sram", Bytes{link_cycles * double(m_.accumulator_bytes)}};
     if (r.name == "dram.channel.busy") return {"dram", "sram", Bytes{double(sum_prefix(c, "hbm.read."))}};
     // memory: hierarchy: HBM data buses and the mesh carry every HBM byte, both ways.
     const double hbm_bytes = double(sum_prefix(c, "hbm.read.") + sum_prefix(c, "hbm.write."));
