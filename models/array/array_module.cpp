@@ -76,6 +76,7 @@ void ArrayModule::run() {
         if (set && a.memory == "hierarchy") {
           group = set->group(step);
           group->done(params_.cluster);
+          if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
         if (sink_ && group) announce_shared(*group);
@@ -312,7 +313,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (params_.mode == ArrayMode::Reference) {
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
-    run_reference(index, plan, start, expected, r);
+    run_reference(index, step, plan, start, hbm_base, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.
     // A fold's events and occupancy are announced when it starts, so memory stays
@@ -337,14 +338,24 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   return r;
 }
 
-void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
+void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64_t start, uint64_t hbm_base,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
   auto grid = make_register_array(plan, params_.arch.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself.
-  std::unique_ptr<TileSource> channel = make_tile_source(params_.arch, plan, start, layer_name(index));
-  if (channel) grid->attach_tiles(channel.get());  // (--verify runs one cluster)
+  std::unique_ptr<TileSource> channel;
+  HierarchySource* lockstep = nullptr;  // clusters: the grids share a memory system, stepping together
+  if (params_.arch.memory == "hierarchy" && params_.cluster_set) {
+    auto source = std::make_unique<HierarchySource>(
+        params_.arch, plan, make_dma_plan(params_.arch, plan, layer_name(index), hbm_base), start, false,
+        params_.cluster_set->group(step, true), params_.cluster, true);
+    lockstep = source.get();
+    channel = std::move(source);
+  } else {
+    channel = make_tile_source(params_.arch, plan, start, layer_name(index));
+  }
+  if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
   while (!grid->done()) {
     wait_until(grid->now());
@@ -382,7 +393,13 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, int64_t start,
     std::vector<int64_t> load_starts;
     for (const ArrayEvent& e : grid->events())
       if (e.kind == EventKind::FoldStart) load_starts.push_back(e.cycle);
-    grid_end = std::max(grid_end, channel->drain(load_starts));
+    if (lockstep) {
+      lockstep->start_drain(load_starts);
+      for (int64_t c = grid->now(); !lockstep->drain_done(c);) wait_until(++c);
+      grid_end = std::max(grid_end, lockstep->memory_end());
+    } else {
+      grid_end = std::max(grid_end, channel->drain(load_starts));
+    }
   }
   if (grid_end != r.end_cycle)
     problems.push_back(fmt::format("timing: layer ends at cycle {}, timing mode says {}", grid_end, r.end_cycle));

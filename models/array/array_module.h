@@ -105,8 +105,8 @@ class ArrayModule : public sc_core::sc_module {
                             uint64_t hbm_base);
   std::unique_ptr<TileSource> make_source(int step, const FoldPlan& plan, int64_t start, const std::string& layer,
                                           uint64_t hbm_base, bool record);
-  void run_reference(int index, const FoldPlan& plan, int64_t start, const std::vector<ArrayEvent>& expected,
-                     ArrayLayerResult& result);
+  void run_reference(int index, int step, const FoldPlan& plan, int64_t start, uint64_t hbm_base,
+                     const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
 

@@ -61,9 +61,10 @@ class StationaryGrid final : public RegisterArray {
     if (!loading_ && load_fold_ < fold_count()) {
       const int g = load_fold_;
       bool can = scalesim() ? slot_open(g) : !bank_busy_[g & 1];
-      if (tiles_) can = can && now_ >= tiles_->ready(g, load_start_);
+      if (tiles_) can = can && now_ >= tiles_->poll(g, load_start_, now_);
       if (can) {
         load_start_[size_t(g)] = now_;
+        if (tiles_) tiles_->fold_started(g, load_start_);
         loading_ = true;
         pushes_done_ = 0;
         // SCALE-Sim shifts all R rows in; the overlapped pipeline only the used ones.

@@ -183,6 +183,15 @@ void DmaSystem::finish_request(int id, int64_t done_ps) {
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
 }
 
+int64_t DmaSystem::next_event_ps() const {
+  int64_t t = kNone;
+  for (const Queue& q : queues_) t = std::min(t, next_issue_ps(q));
+  if (!injections_.empty()) t = std::min(t, injections_.top().ps);
+  if (const std::optional<int64_t> n = noc_->next_event()) t = std::min(t, *n * noc_ps_);
+  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) t = std::min(t, h * hbm_ps_);
+  return t;
+}
+
 bool DmaSystem::step() {
   size_t first = 0;  // the queue that issues first (lowest index on a tie)
   int64_t t_issue = kNone;

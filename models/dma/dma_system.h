@@ -78,6 +78,8 @@ class DmaSystem {
   int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest);
   // Processes the earliest pending event of the whole system; false when nothing is pending.
   bool step();
+  // Time of the earliest pending event (ps), or INT64_MAX when nothing is pending.
+  int64_t next_event_ps() const;
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }

@@ -74,7 +74,8 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
 }
 
 HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
-                                 bool record_timeline, std::shared_ptr<MemoryGroup> group, int cluster)
+                                 bool record_timeline, std::shared_ptr<MemoryGroup> group, int cluster,
+                                 bool lockstep)
     : plan_(plan),
       dma_(std::move(dma)),
       layer_start_(layer_start),
@@ -82,7 +83,8 @@ HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerD
       acc_((a.accumulator_bits + 7) / 8),
       spad_word_(a.scratchpad.word_bytes),
       group_(std::move(group)),
-      cluster_(cluster) {
+      cluster_(cluster),
+      lockstep_(lockstep) {
   check_hierarchy(a, dma_);
   if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline);
   spad_ = &group_->spad(cluster_);
@@ -113,9 +115,12 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     // The array's own port use, declared before any DMA traffic that could meet it.
     spad_->array_access(stationary, h.load, h.load + f.rows_used, int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_)));
     spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
-    const int64_t first_output = h.end - plan_.T + 1;
+    // Results: each column's bottom link delivers one accumulator per cycle, skewed by
+    // column, so a fold's T result rows are written over T cycles from when its first
+    // column starts (S + R - 1): the exact words, at most c - 1 cycles early for the
+    // later columns, and never overlapping the next fold's (it streams T cycles later).
     const int rmw = f.row0 > 0 ? 2 : 1;  // later row folds add to the partial sums
-    spad_->array_access(spad::Partition::Ofmap, first_output, h.end + 1,
+    spad_->array_access(spad::Partition::Ofmap, h.S + plan_.R - 1, h.S + plan_.R - 1 + plan_.T,
                         rmw * int(ceil_div(int64_t(f.cols_used) * acc_, spad_word_)));
   }
 }
@@ -175,17 +180,45 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
   if (critical_[size_t(g)].kind >= 0) return fetches_[size_t(g)].ready;  // asked again, same history
   learn_folds(g, load_starts);
   enqueue_known(g);
+  const int w = dma_.output_wait[size_t(g)];
+  if (w >= 0) wait_done(write_id_[size_t(w)]);
+  return answer(g);  // in_scratchpad waits for the reads
+}
+
+bool HierarchySource::landed_through(int read) const {
+  for (int k = reads_landed_; k <= read; ++k)
+    if (!dma().done(read_id_[size_t(k)])) return false;
+  return true;
+}
+
+int64_t HierarchySource::poll(int g, const std::vector<int64_t>& load_starts, int64_t now) {
+  if (!lockstep_) return ready(g, load_starts);
+  if (critical_[size_t(g)].kind >= 0) return fetches_[size_t(g)].ready;
+  learn_folds(g, load_starts);
+  enqueue_known(g);
+  group_->advance_to(now);
   const int tile = dma_.stationary_read[size_t(g)], slice = dma_.stream_read[size_t(g)];
-  int64_t ready = layer_start_;
+  const int w = dma_.output_wait[size_t(g)];
+  if (!landed_through(std::max(tile, slice)) || (w >= 0 && !dma().done(write_id_[size_t(w)]))) return now + 1;
+  return answer(g);  // final: the data is all there (maybe landing in the scratchpad later)
+}
+
+void HierarchySource::fold_started(int g, const std::vector<int64_t>& load_starts) {
+  if (!lockstep_) return;
+  // What the closed form learns when fold g+1 asks, learned as soon as it is true.
+  learn_folds(g + 1, load_starts);
+  enqueue_known(g + 1);
+}
+
+int64_t HierarchySource::answer(int g) {
+  const int tile = dma_.stationary_read[size_t(g)], slice = dma_.stream_read[size_t(g)];
+  int64_t ready = std::max(layer_start_, in_scratchpad(tile));
   Critical crit{0, tile};
-  const int64_t tile_at = in_scratchpad(tile);
-  ready = std::max(ready, tile_at);
   if (const int64_t at = in_scratchpad(slice); at > ready) {
     ready = at;
     crit = {1, slice};
   }
   if (const int w = dma_.output_wait[size_t(g)]; w >= 0) {
-    wait_done(write_id_[size_t(w)]);
     if (const int64_t at = dma().transfer(write_id_[size_t(w)]).done; at > ready) {
       ready = at;
       crit = {2, w};
@@ -275,23 +308,38 @@ void HierarchySource::record_residency() {
 }
 
 int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {
-  if (drained_) throw std::logic_error("hierarchy source: drained twice");
-  drained_ = true;
-  const int F = int(plan_.folds.size());
-  learn_folds(F, load_starts);
-  enqueue_known(F);
-  if (reads_landed_ < int(dma_.reads.size())) in_scratchpad(int(dma_.reads.size()) - 1);
+  start_drain(load_starts);
   const DmaSystem& d = dma();
   group_->wait_for(cluster_, [&] {
     for (int id : write_id_)
       if (!d.done(id)) return false;
     return true;
   });
+  finish_drain();
+  return memory_end_;
+}
+
+void HierarchySource::start_drain(const std::vector<int64_t>& load_starts) {
+  if (drained_) throw std::logic_error("hierarchy source: drained twice");
+  drained_ = true;
+  const int F = int(plan_.folds.size());
+  learn_folds(F, load_starts);
+  enqueue_known(F);
+  if (reads_landed_ < int(dma_.reads.size())) in_scratchpad(int(dma_.reads.size()) - 1);
+}
+
+bool HierarchySource::drain_done(int64_t now) {
+  group_->advance_to(now);
+  for (int id : write_id_)
+    if (!dma().done(id)) return false;
+  finish_drain();
+  return true;
+}
+
+void HierarchySource::finish_drain() {
   group_->done(cluster_);
-  int64_t end = -1;
-  for (int id : write_id_) end = std::max(end, d.transfer(id).done - 1);
+  for (int id : write_id_) memory_end_ = std::max(memory_end_, dma().transfer(id).done - 1);
   record_residency();
-  return end;
 }
 
 HierarchyLayerStats HierarchySource::stats() const {

@@ -50,8 +50,12 @@ void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
 class HierarchySource : public TileSource {
  public:
   // `group` is the layer's memory system (nullptr: a private one for a single cluster).
+  // lockstep: the register grids of several clusters step together on one group;
+  // the source then only looks as far as the grid's cycle (poll, fold_started,
+  // start_drain / drain_done) instead of running the memory ahead (ready, drain).
   HierarchySource(const ArchSpec& arch, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
-                  bool record_timeline, std::shared_ptr<MemoryGroup> group = nullptr, int cluster = 0);
+                  bool record_timeline, std::shared_ptr<MemoryGroup> group = nullptr, int cluster = 0,
+                  bool lockstep = false);
   ~HierarchySource() override;
 
   int fifo_tiles() const override { return dma_.fifo_tiles; }
@@ -60,6 +64,12 @@ class HierarchySource : public TileSource {
   const char* stall_cause() const override { return "hbm_bandwidth"; }
   void explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override;
   int64_t drain(const std::vector<int64_t>& load_starts) override;
+  int64_t poll(int g, const std::vector<int64_t>& load_starts, int64_t now) override;
+  void fold_started(int g, const std::vector<int64_t>& load_starts) override;
+  // Lockstep drain: enqueue the last write-backs, then ask each cycle until done.
+  void start_drain(const std::vector<int64_t>& load_starts);
+  bool drain_done(int64_t now);
+  int64_t memory_end() const { return memory_end_; }
 
   // After drain(); the shared fields are final once every cluster has drained.
   HierarchyLayerStats stats() const;
@@ -78,6 +88,9 @@ class HierarchySource : public TileSource {
   void learn_folds(int upto, const std::vector<int64_t>& load_starts);  // folds [known, upto)
   void enqueue_known(int g);     // every transfer whose slot is known when fold g asks
   int64_t in_scratchpad(int read);  // lands read `read` (and those before it) in the scratchpad
+  bool landed_through(int read) const;  // reads up to `read` have all their data at the cluster
+  int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
+  void finish_drain();
   void wait_done(int id);
   void record_residency();
   DmaSystem& dma() { return group_->dma(); }
@@ -104,6 +117,8 @@ class HierarchySource : public TileSource {
   std::vector<Critical> critical_;  // per fold
   std::vector<Fetch> fetches_;      // stationary tiles, for the FIFO view
   ResidencyTimeline residency_;
+  bool lockstep_ = false;
+  int64_t memory_end_ = -1;
   int64_t conflicts_ = 0;
   bool drained_ = false;
 };

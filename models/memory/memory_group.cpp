@@ -160,6 +160,11 @@ void MemoryGroup::done(int cluster) {
   if (everyone_waits && any >= 0) wake_[size_t(any)]->notify(sc_core::SC_ZERO_TIME);
 }
 
+void MemoryGroup::advance_to(int64_t cycle) {
+  const int64_t until = cycle * dma_->acc_period_ps();
+  while (dma_->next_event_ps() <= until) dma_->step();
+}
+
 SharedStats MemoryGroup::stats() const {
   SharedStats s;
   const hbm::ChannelStats hs = dma_->hbm().total_stats();
@@ -182,10 +187,11 @@ const SharedTimeline& MemoryGroup::timeline() const {
 ClusterSet::ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline)
     : arch_(arch), clusters_(clusters), record_(record_timeline) {}
 
-std::shared_ptr<MemoryGroup> ClusterSet::group(int layer) {
-  if (groups_.size() <= size_t(layer)) groups_.resize(size_t(layer) + 1);
-  if (!groups_[size_t(layer)]) groups_[size_t(layer)] = std::make_shared<MemoryGroup>(arch_, clusters_, record_);
-  return groups_[size_t(layer)];
+std::shared_ptr<MemoryGroup> ClusterSet::group(int step, bool reference) {
+  auto& groups = reference ? reference_groups_ : groups_;
+  if (groups.size() <= size_t(step)) groups.resize(size_t(step) + 1);
+  if (!groups[size_t(step)]) groups[size_t(step)] = std::make_shared<MemoryGroup>(arch_, clusters_, record_ && !reference);
+  return groups[size_t(step)];
 }
 
 int64_t ClusterSet::meet(std::vector<Barrier>& barriers, int layer, int64_t value) {
@@ -203,6 +209,10 @@ void ClusterSet::all_computed(int layer) {
   if (groups_.size() > size_t(layer)) groups_[size_t(layer)].reset();  // each cluster's source keeps it alive while it needs it
 }
 
-int64_t ClusterSet::all_finished(int layer, int64_t end_cycle) { return meet(finished_, layer, end_cycle); }
+int64_t ClusterSet::all_finished(int layer, int64_t end_cycle) {
+  const int64_t end = meet(finished_, layer, end_cycle);
+  if (reference_groups_.size() > size_t(layer)) reference_groups_[size_t(layer)].reset();
+  return end;
+}
 
 }  // namespace cstsim

@@ -54,6 +54,11 @@ class MemoryGroup {
   void wait_for(int cluster, const std::function<bool()>& satisfied);
   // The cluster will add no more traffic to this layer.
   void done(int cluster);
+  // Lockstep use (register grids stepping together): simulate every event up to
+  // and including accelerator cycle `cycle`'s edge. Safe when every cluster has
+  // enqueued what it issues before that cycle; an issue at `cycle` itself cannot
+  // change anything that completes by then.
+  void advance_to(int64_t cycle);
   // Final once every cluster is done (pseudo-channel busy is assembled on first use).
   const SharedTimeline& timeline() const;
   SharedStats stats() const;
@@ -81,7 +86,9 @@ class ClusterSet {
  public:
   ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline);
   int clusters() const { return clusters_; }
-  std::shared_ptr<MemoryGroup> group(int layer);
+  // The memory system of step (layer, pass) `step`; `reference`: a second one the
+  // register grids (--verify) drive in lockstep, independent of the closed form's.
+  std::shared_ptr<MemoryGroup> group(int step, bool reference = false);
   // Zero-time barrier once every cluster has simulated the layer's memory traffic.
   void all_computed(int layer);
   // Barrier at the layer's end: returns the latest end cycle over the clusters.
@@ -98,7 +105,7 @@ class ClusterSet {
   ArchSpec arch_;
   int clusters_;
   bool record_;
-  std::vector<std::shared_ptr<MemoryGroup>> groups_;
+  std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;
   std::vector<Barrier> computed_, finished_;
 };
 

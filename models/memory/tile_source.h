@@ -29,6 +29,14 @@ class TileSource {
   // Arrival of fold g's tile. Called with g = 0, 1, 2, ... (repeats allowed);
   // load_starts[j] is fold j's weight-load start for every j < g.
   virtual int64_t ready(int g, const std::vector<int64_t>& load_starts) = 0;
+  // The register grid asks at its cycle `now` (from when fold g could load): the
+  // arrival if it is at or before `now`. A source shared with other arrays that
+  // step in lockstep may not look past `now` and answers now + 1 for "not yet".
+  virtual int64_t poll(int g, const std::vector<int64_t>& load_starts, int64_t /*now*/) {
+    return ready(g, load_starts);
+  }
+  // The grid tells when fold g began loading (load_starts[g] is set).
+  virtual void fold_started(int /*g*/, const std::vector<int64_t>& /*load_starts*/) {}
   virtual const std::vector<Fetch>& fetches() const = 0;
   virtual const char* stall_cause() const = 0;  // key in summary "stalls"
   virtual const char* dram_level() const { return "hbm"; }

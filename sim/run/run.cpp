@@ -44,8 +44,6 @@ int run_simulation(const RunOptions& o) {
   const Workload workload = load_workload(o.workload_path);
   if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
   if (o.verify) check_reference_limits(arch, workload);
-  if (o.verify && arch.clusters > 1)
-    throw InputError(o.arch_path, 0, "clusters", "--verify runs the register-level model of one cluster; set clusters: 1");
   if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
     for (const Layer& l : workload.layers)
       for (int k = 0; k < arch.clusters; ++k) {  // each share's longest pass (stream_passes may throw)
