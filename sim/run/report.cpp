@@ -1,5 +1,8 @@
 #include "sim/run/report.h"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "models/hbm/hbm_spec.h"
@@ -233,9 +236,22 @@ std::string human_table(const RunReport& r) {
     macs += L.stats.macs;
   }
   int64_t stalls = 0;
-  for (const ArrayLayerResult& L : *r.layers) stalls += L.stall_cycles;
+  std::map<std::string, int64_t> causes;
+  for (const ArrayLayerResult& L : *r.layers) {
+    stalls += L.stall_cycles;
+    for (const auto& [cause, n] : L.stalls) causes[cause] += n;
+  }
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));
+  if (stalls > 0) {  // largest cause first
+    std::vector<std::pair<int64_t, std::string>> by_size;
+    for (const auto& [cause, n] : causes)
+      if (n > 0) by_size.emplace_back(-n, cause);
+    std::sort(by_size.begin(), by_size.end());
+    out += a.clusters > 1 ? "stall cluster-cycles by cause:" : "stall cycles by cause:";
+    for (const auto& [n, cause] : by_size) out += fmt::format(" {} {} ({:.1f}%)", cause, -n, 100.0 * double(-n) / double(stalls));
+    out += "\n";
+  }
   return out;
 }
 
