@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "models/array/fold_timing.h"
-#include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
 #include "sim/config/input_error.h"
@@ -22,7 +21,6 @@ spad::Partition partition_of(const std::string& name) {
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 
 }  // namespace
 
@@ -68,6 +66,11 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   if (x >= noc.cols || y >= noc.rows)
     throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
                      fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc.cols, noc.rows, noc.source));
+  const auto last = MemoryGroup::cluster_routers(a, noc.cols, noc.rows, a.clusters).back();
+  if (last.second >= noc.rows)
+    throw InputError(a.source, 0, "clusters",
+                     fmt::format("{} clusters from router ({}, {}) on, row by row, do not fit the {}x{} mesh of {}",
+                                 a.clusters, x, y, noc.cols, noc.rows, noc.source));
   if (noc.edge_nodes.empty())
     throw InputError(noc.source, 0, "edge_nodes",
                      "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
@@ -95,7 +98,6 @@ HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerD
   read_id_.assign(dma_.reads.size(), -1);
   write_id_.assign(dma_.writes.size(), -1);
   read_in_spad_.assign(dma_.reads.size(), -1);
-  read_conflicts_.assign(dma_.reads.size(), 0);
   critical_.resize(plan_.folds.size());
   fetches_.resize(plan_.folds.size());
 }
@@ -168,7 +170,6 @@ int64_t HierarchySource::in_scratchpad(int read) {
     int64_t done = 0;
     for (const auto& [ps, bytes] : landed) {
       done = std::max(done, spad_->dma_write(p, dma().to_acc(ps), bytes));
-      read_conflicts_[size_t(reads_landed_)] += spad_->last_transfer().conflict_cycles;
     }
     read_in_spad_[size_t(reads_landed_)] = done;
   }

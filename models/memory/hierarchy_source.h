@@ -108,7 +108,6 @@ class HierarchySource : public TileSource {
   std::vector<FoldHistory> folds_;   // learned so far
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
   std::vector<int64_t> read_in_spad_;    // cycle each read is all in the scratchpad, -1 until landed
-  std::vector<int64_t> read_conflicts_;  // scratchpad conflict cycles per read
   int reads_enqueued_ = 0, writes_enqueued_ = 0, reads_landed_ = 0;
   struct Critical {
     int kind = -1;  // 0 stationary read, 1 stream read, 2 output write-back

@@ -343,7 +343,7 @@ class Reporter {
     // memory: hierarchy: HBM data buses and the mesh carry every HBM byte, both ways.
     const double hbm_bytes = double(sum_prefix(c, "hbm.read.") + sum_prefix(c, "hbm.write."));
     if (r.name == "hbm.pcs_busy") return {"hbm", "noc", Bytes{hbm_bytes}};
-    if (r.name == "noc.links_busy") return {"noc", "spad", Bytes{hbm_bytes}};
+    if (r.name == "noc.links_busy") return {"noc", "sram", Bytes{hbm_bytes}};
     return {r.owner, r.owner, Bytes{0}};  // a link the report does not know how to attribute
   }
 
