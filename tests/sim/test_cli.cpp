@@ -603,6 +603,8 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
   const auto v = nlohmann::json::parse(slurp(dir_ / "v" / "summary.json"));
   EXPECT_TRUE(v["verify"]["passed"].get<bool>());
   EXPECT_EQ(v["layers"][0]["cycles"], s["layers"][0]["cycles"]);
+  expect_input_error("run --set clusters=9 --arch " + hier.string() + " --workload " + w.string(),
+                     hier.string() + ": clusters: 9 clusters from router (2, 2) on, row by row, do not fit the 4x4 mesh");
   const fs::path chan = file("c.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nclusters: 2\nmemory: channel\n"
                                        "channel: {bandwidth_gbps: 10}\n");
   expect_input_error("run --arch " + chan.string() + " --workload " + w.string(), chan.string() + ":3: clusters: clusters > 1 needs");
