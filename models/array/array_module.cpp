@@ -143,9 +143,13 @@ void ArrayModule::declare_hierarchy_trace() {
   const int64_t banks = int64_t(hs.org.pcs()) * hs.org.banks_per_pc();
   hier_.owns_shared = params_.cluster == 0;
   if (hier_.owns_shared) {
-    hier_.pcs_busy = sink_->declare({0, "hbm.pcs_busy", ResourceClass::Network, "link", hs.org.pcs(), "hbm", ""});
-    hier_.row_buffers =
-        sink_->declare({0, "hbm.row_buffers", ResourceClass::Memory, "byte", banks * hier_.row_bytes, "hbm", "hbm"});
+    for (int ch = 0; ch < hs.org.channels; ++ch) {  // a channel's data buses and row buffers
+      const std::string name = fmt::format("hbm.ch{:02d}", ch);
+      hier_.channel_busy.push_back(
+          sink_->declare({0, name + ".busy", ResourceClass::Network, "link", hs.org.pseudo_channels, "hbm", ""}));
+      hier_.channel_rows.push_back(sink_->declare(
+          {0, name + ".row_buffers", ResourceClass::Memory, "byte", banks / hs.org.channels * hier_.row_bytes, "hbm", "hbm"}));
+    }
     hier_.links_busy =
         sink_->declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
   }
@@ -170,8 +174,10 @@ void ArrayModule::declare_hierarchy_trace() {
 void ArrayModule::announce_shared(const MemoryGroup& group) {
   if (!hier_.owns_shared) return;
   const SharedTimeline& t = group.timeline();
-  for (const auto& [cycle, v] : t.hbm_busy_pcs) sink_->set(cycle, hier_.pcs_busy, v);
-  for (const auto& [cycle, v] : t.hbm_open_rows) sink_->set(cycle, hier_.row_buffers, v * hier_.row_bytes);
+  for (size_t ch = 0; ch < hier_.channel_busy.size(); ++ch) {
+    for (const auto& [cycle, v] : t.hbm_busy_pcs[ch]) sink_->set(cycle, hier_.channel_busy[ch], v);
+    for (const auto& [cycle, v] : t.hbm_open_rows[ch]) sink_->set(cycle, hier_.channel_rows[ch], v * hier_.row_bytes);
+  }
   for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
   for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
 }

@@ -118,7 +118,8 @@ class ArrayModule : public sc_core::sc_module {
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
   struct HierarchyIds {
-    trace::ResourceId pcs_busy = 0, row_buffers = 0, links_busy = 0;
+    std::vector<trace::ResourceId> channel_busy, channel_rows;  // per HBM channel
+    trace::ResourceId links_busy = 0;
     trace::ResourceId spad[3] = {0, 0, 0};
     trace::ActionId hbm_read_stationary = 0, hbm_read_stream = 0, hbm_write = 0, noc_hop = 0, spad_write = 0,
                     spad_read = 0;

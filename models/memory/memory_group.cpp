@@ -15,12 +15,14 @@ namespace cstsim {
 namespace {
 
 
-// Appends (cycle, value), replacing the last entry if it is for the same cycle.
+// Appends (cycle, value) when the value changes (from 0 before the first entry),
+// replacing the last entry if it is for the same cycle. Refresh the HBM catches up
+// on before the layer's first request reports no change, so nothing lands before it.
 template <typename V>
 void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
   if (!steps.empty() && steps.back().first == cycle)
     steps.back().second = value;
-  else if (steps.empty() || steps.back().second != value)
+  else if (steps.empty() ? value != 0 : steps.back().second != value)
     steps.emplace_back(cycle, value);
 }
 
@@ -30,25 +32,21 @@ void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) 
 struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   SharedTimeline& out;
   const DmaSystem* dma = nullptr;
-  std::vector<int> open_per_channel;
-  int open_total = 0;
-  std::vector<std::pair<int64_t, int>> pc_edges;  // (cycle, +1/-1) per burst on a data bus
-  explicit Observer(SharedTimeline& t) : out(t) {}
+  std::vector<std::vector<std::pair<int64_t, int>>> pc_edges;  // per channel: (cycle, +1/-1) per burst
+  Observer(SharedTimeline& t, int channels) : out(t), pc_edges(size_t(channels)) {
+    out.hbm_busy_pcs.resize(size_t(channels));
+    out.hbm_open_rows.resize(size_t(channels));
+  }
 
   int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
   int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
 
   void on_command(const hbm::CommandEvent& e) override {
     const size_t ch = size_t(e.addr.channel);
-    if (open_per_channel.size() <= ch) open_per_channel.resize(ch + 1, 0);
-    if (open_per_channel[ch] != e.channel_open_rows) {
-      open_total += e.channel_open_rows - open_per_channel[ch];
-      open_per_channel[ch] = e.channel_open_rows;
-      step_to(out.hbm_open_rows, acc_of_hbm(e.cycle), open_total);
-    }
+    step_to(out.hbm_open_rows[ch], acc_of_hbm(e.cycle), e.channel_open_rows);
     if (e.data_end > e.data_begin) {
-      pc_edges.emplace_back(acc_of_hbm(e.data_begin), 1);
-      pc_edges.emplace_back(acc_of_hbm(e.data_end), -1);
+      pc_edges[ch].emplace_back(acc_of_hbm(e.data_begin), 1);
+      pc_edges[ch].emplace_back(acc_of_hbm(e.data_end), -1);
     }
   }
   void links_busy(int64_t cycle, int busy) override { step_to(out.noc_busy_links, acc_of_noc(cycle), busy); }
@@ -61,13 +59,15 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   }
   // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time).
   void finish() {
-    std::sort(pc_edges.begin(), pc_edges.end());
-    int busy = 0;
-    for (const auto& [cycle, d] : pc_edges) {
-      busy += d;
-      step_to(out.hbm_busy_pcs, cycle, busy);
+    for (size_t ch = 0; ch < pc_edges.size(); ++ch) {
+      std::sort(pc_edges[ch].begin(), pc_edges[ch].end());
+      int busy = 0;
+      for (const auto& [cycle, d] : pc_edges[ch]) {
+        busy += d;
+        step_to(out.hbm_busy_pcs[ch], cycle, busy);
+      }
+      pc_edges[ch].clear();
     }
-    pc_edges.clear();
   }
 };
 
@@ -107,7 +107,7 @@ MemoryGroup::MemoryGroup(const ArchSpec& a, int clusters, bool record_timeline)
   dma_ = std::make_unique<DmaSystem>(a, hbm::load_hbm_spec(a.hbm.spec), noc, std::move(raw),
                                      cluster_routers(a, noc.cols, noc.rows, clusters));
   if (record_timeline) {
-    observer_ = std::make_unique<Observer>(timeline_);
+    observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);
     observer_->dma = dma_.get();
     dma_->hbm().add_observer(observer_.get());
     dma_->noc().set_observer(observer_.get());

@@ -27,8 +27,9 @@ spad::ScratchpadParams scratchpad_params(const ArchSpec& arch);
 
 // HBM and NoC occupancy over time, accelerator cycles, for the trace.
 struct SharedTimeline {
-  std::vector<std::pair<int64_t, int>> hbm_busy_pcs;       // (cycle, pseudo-channels moving data)
-  std::vector<std::pair<int64_t, int>> hbm_open_rows;      // (cycle, open rows in the stack)
+  // Per HBM channel: (cycle, its pseudo-channels moving data) and (cycle, its open rows).
+  std::vector<std::vector<std::pair<int64_t, int>>> hbm_busy_pcs;
+  std::vector<std::vector<std::pair<int64_t, int>>> hbm_open_rows;
   std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
   std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
 };

@@ -492,7 +492,7 @@ TEST_F(Cli, HierarchyFullPath) {
     EXPECT_GT(s["total"]["stall_cycles"].get<int64_t>(), 0);
     EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), double(hbm_bytes));
     const std::string resources = slurp(dir_ / df / "trace" / "resources.csv");
-    for (const char* name : {"hbm.pcs_busy", "hbm.row_buffers", "noc.links_busy", "spad.ifmap", "spad.filter", "spad.ofmap"})
+    for (const char* name : {"hbm.ch00.busy", "hbm.ch07.row_buffers", "noc.links_busy", "spad.ifmap", "spad.filter", "spad.ofmap"})
       EXPECT_TRUE(resources.find(name) != std::string::npos) << name;
     EXPECT_GT(value(rep["total"]["energy"]["E_marg_by_action"]["noc.hop"]), 0) << rep["total"]["energy"].dump();
   }
@@ -576,7 +576,7 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
     EXPECT_EQ(L["macs"].get<int64_t>(), L["M"].get<int64_t>() * L["N"].get<int64_t>() * L["K"].get<int64_t>());
   }
   const std::string resources = slurp(dir_ / "h" / "trace" / "resources.csv");
-  for (const char* name : {"cluster0.busy", "cluster1.busy", "cluster0.spad.ifmap", "cluster1.spad.ofmap", "hbm.pcs_busy"})
+  for (const char* name : {"cluster0.busy", "cluster1.busy", "cluster0.spad.ifmap", "cluster1.spad.ofmap", "hbm.ch03.busy"})
     EXPECT_NE(resources.find(name), std::string::npos) << name;
   // Each cluster's edge links carry its own bytes; together, every streamed word the clusters read.
   const auto rep = nlohmann::json::parse(slurp(dir_ / "h" / "report.json"));
@@ -655,6 +655,17 @@ TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   const auto rep = nlohmann::json::parse(slurp(dir_ / "g" / "report.json"));
   EXPECT_EQ(rep["total"]["roofline"]["level"], "hbm");
   EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), double(3 << 20));
+  // 16 channel edges in R(t) (each channel's data buses), sharing the HBM's bytes by busy time.
+  double channel_bytes = 0;
+  int channels = 0;
+  for (const auto& e : rep["total"]["Theta_CST"]["Gamma_comm"]["edges"])
+    if (e["links"].get<std::string>().rfind("hbm.ch", 0) == 0) {
+      channel_bytes += value(e["bytes"]);
+      ++channels;
+      EXPECT_GT(value(e["bytes"]), 0) << e["links"];  // 64 B requests spread over every channel
+    }
+  EXPECT_EQ(channels, 16);
+  EXPECT_NEAR(channel_bytes, double(3 << 20), 1e-6 * double(3 << 20));
 }
 
 }  // namespace

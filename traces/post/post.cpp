@@ -235,9 +235,12 @@ class Reporter {
     ordered_json m_levels = ordered_json::object();
     for (const auto& [level, v] : s.peak_memory_by_level) m_levels[level] = to_json(Bytes{double(v)});
     ordered_json edges = ordered_json::array();
+    long double channel_busy = 0;  // all HBM channels' busy PC-cycles: each burst moves the same bytes
+    for (size_t i = 0; i < res.size(); ++i)
+      if (is_hbm_channel(res[i])) channel_busy += s.resources[i].integral;
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const Edge e = edge_of(res[i], s.resources[i], c);
+      const Edge e = edge_of(res[i], s.resources[i], c, channel_busy);
       edges.push_back({{"src", e.src},
                        {"dst", e.dst},
                        {"links", res[i].name},
@@ -330,7 +333,11 @@ class Reporter {
   // counters bound to it (models/array/array_trace.cpp, array_module.cpp).
   // An array edge link carries one operand (rows, columns) or accumulator (out) per busy
   // link-cycle, so its bytes are its own integral: exact per array, also with several clusters.
-  Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c) const {
+  static bool is_hbm_channel(const trace::Resource& r) {
+    return r.name.rfind("hbm.ch", 0) == 0 && r.name.size() > 5 && r.name.compare(r.name.size() - 5, 5, ".busy") == 0;
+  }
+
+  Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c, long double channel_busy) const {
     auto ends_with = [&](const char* suffix) {
       const std::string s = suffix;
       return r.name.size() >= s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0;
@@ -342,7 +349,8 @@ class Reporter {
     if (r.name == "dram.channel.busy") return {"dram", "sram", Bytes{double(sum_prefix(c, "hbm.read."))}};
     // memory: hierarchy: HBM data buses and the mesh carry every HBM byte, both ways.
     const double hbm_bytes = double(sum_prefix(c, "hbm.read.") + sum_prefix(c, "hbm.write."));
-    if (r.name == "hbm.pcs_busy") return {"hbm", "noc", Bytes{hbm_bytes}};
+    if (is_hbm_channel(r))  // its share of the HBM's bytes, by busy PC-cycles
+      return {"hbm", "noc", Bytes{channel_busy > 0 ? double(hbm_bytes * (t.integral / channel_busy)) : 0.0}};
     if (r.name == "noc.links_busy") return {"noc", "sram", Bytes{hbm_bytes}};
     return {r.owner, r.owner, Bytes{0}};  // a link the report does not know how to attribute
   }
