@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/config/input_error.h"
 
 namespace cstsim {
 
@@ -34,9 +33,8 @@ DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig
       spads_(std::move(spads)),
       queues_(2 * spads_.size()),
       stats_(spads_.size()) {
-  if (noc_config.edge_nodes.empty())
-    throw InputError(noc_config.source, 0, "edge_nodes",
-                     "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
+  if (noc_config.edge_nodes.empty())  // check_hierarchy() reports this to the user first
+    throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
   tRP_ps_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_ps_;
   tRCD_ps_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_ps_;
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
