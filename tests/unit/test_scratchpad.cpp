@@ -2,7 +2,6 @@
 // around array traffic, the interval record against a per-cycle reference, slot
 // conservation, conflict accounting, residency and bounded memory.
 #include <algorithm>
-#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -433,8 +432,6 @@ TEST(ScratchpadRandom, MatchesPerCycleReferenceOverThousandsOfCalls) {
     }
   }
   // Every path was exercised, not just the easy one.
-  std::printf("array ok %d, over ports %d, late %d; transfers %d, %d delayed by the array\n", array_ok, array_over,
-              array_late, transfers, conflicted);
   EXPECT_GT(array_ok, 1000);
   EXPECT_GT(array_over, 20);
   EXPECT_GT(array_late, 20);
