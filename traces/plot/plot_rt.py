@@ -10,6 +10,7 @@ Traces with more records than --max-points (20000) are drawn as exact per-bin ti
 """
 
 import argparse
+import re
 import os
 import sys
 
@@ -20,6 +21,39 @@ import paperstyle as ps  # noqa: E402
 TIME_UNITS = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
 TIME_LABEL = {"ns": "ns", "us": "µs", "ms": "ms", "s": "s"}
 LINESTYLES = ["-", "--", ":", "-."]
+
+
+def groups_of(members, per_resource):
+    """[(label, [resources])]: numbered families (3 or more) merged unless per_resource."""
+    if per_resource:
+        return [(r["name"], [r]) for r in members]
+    families = {}
+    for r in members:
+        families.setdefault(re.sub(r"\d+", "*", r["name"]), []).append(r)
+    out = []
+    for r in members:
+        key = re.sub(r"\d+", "*", r["name"])
+        family = families[key]
+        if len(family) < 3:
+            out.append((r["name"], [r]))
+        elif family[0] is r:
+            out.append(("%s (%d)" % (key, len(family)), family))
+    return out
+
+
+def summed_steps(series, family):
+    """Sum of several step series: (cycles, values) with a point wherever any member changes."""
+    events = sorted((c, i, v) for i, r in enumerate(family) for c, v in zip(*series[r["id"]]))
+    current, total, cs, vs = [0] * len(family), 0, [], []
+    for c, i, v in events:
+        total += v - current[i]
+        current[i] = v
+        if cs and cs[-1] == c:
+            vs[-1] = total
+        else:
+            cs.append(c)
+            vs.append(total)
+    return cs, vs
 
 
 def main():
@@ -34,6 +68,9 @@ def main():
     ap.add_argument("--bins", type=int, default=2000, help="bins of the averaged view (default 2000)")
     ap.add_argument("--no-layer-names", action="store_true", help="omit layer names above the first panel")
     ap.add_argument("--title", default=None)
+    ap.add_argument("--per-resource", action="store_true",
+                    help="one line per resource; by default resources whose names differ only in a number "
+                         "(hbm.ch00.busy, hbm.ch01.busy, ...) are drawn as one line, sum / sum of capacities")
     args = ap.parse_args()
 
     try:
@@ -58,17 +95,17 @@ def main():
     axes = [a[0] for a in axes]
     x_end = t.end_cycle * scale
     for ax, cls in zip(axes, classes):
-        members = [r for r in t.resources if r["class"] == cls]
+        members = groups_of([r for r in t.resources if r["class"] == cls], args.per_resource)
         base = ps.CLASS_COLORS[cls]
-        for k, r in enumerate(members):
-            cap = float(r["capacity"])
+        for k, (label, family) in enumerate(members):
+            cap = float(sum(r["capacity"] for r in family))
             style = dict(color=base, linestyle=LINESTYLES[k % len(LINESTYLES)],
-                         alpha=1.0 if k < len(LINESTYLES) else 0.6, label=r["name"])
+                         alpha=1.0 if k < len(LINESTYLES) else 0.6, label=label)
             if binned:
-                ys = [m / cap for m in means[r["id"]]]
+                ys = [sum(col) / cap for col in zip(*(means[r["id"]] for r in family))]
                 ax.stairs(ys, [e * scale for e in edges], baseline=None, **style)
             else:
-                cs, vs = series[r["id"]]
+                cs, vs = summed_steps(series, family) if len(family) > 1 else series[family[0]["id"]]
                 ax.step([c * scale for c in cs], [v / cap for v in vs], where="post", **style)
         ax.set_ylim(-0.04, 1.08)
         ax.set_yticks([0, 0.5, 1])
