@@ -240,14 +240,8 @@ ArrayLayerResult merge_layer_parts(const ArchSpec& a, const GemmShape& layer,
     HierarchyLayerStats& t = m.hierarchy;
     m.has_hierarchy = true;
     if (!shared_memory || !shared_taken) {  // a shared HBM and NoC count once
-      t.hbm_bytes_read += h.hbm_bytes_read;
-      t.hbm_bytes_written += h.hbm_bytes_written;
-      t.hbm_activates += h.hbm_activates;
-      t.hbm_refreshes += h.hbm_refreshes;
-      t.noc_flit_hops += h.noc_flit_hops;
-      t.noc_packets += h.noc_packets;
-      t.hbm_row_hit_rate = h.hbm_row_hit_rate;  // of the last pass
-      if (shared_memory) m.dram_bytes = h.hbm_bytes_read;
+      t.shared += h.shared;
+      if (shared_memory) m.dram_bytes = h.shared.hbm_bytes_read;
       shared_taken = true;
     }
     t.dma_bytes_delivered += h.dma_bytes_delivered;
@@ -305,7 +299,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (hierarchy) {
     r.has_hierarchy = true;
     r.hierarchy = hierarchy->stats();
-    r.dram_bytes = r.hierarchy.hbm_bytes_read;
+    r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
     r.memory_end = timing.memory_end;
   } else if (channel) {
     for (const auto& f : channel->fetches()) r.dram_bytes += f.bytes;

@@ -115,15 +115,12 @@ void DmaSystem::issue(Queue& q) {
   p.vnet = noc::kRequestVnet;
   p.id = uint64_t(requests_.size() - 1);
   if (r.write) {
-    ++stats_[size_t(t.cluster)].write_requests;
     // The data leaves the scratchpad through its ports first.
     spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
     const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
-    requests_.back().path.spad_conflict_ps = spad.last_transfer().conflict_cycles * acc_ps_;
     p.bytes = r.bytes;
     injections_.push({ready * acc_ps_, p});
   } else {
-    ++stats_[size_t(t.cluster)].read_requests;
     p.bytes = 0;  // a 1-flit request
     p.cycle = noc_cycle_at(ps);
     requests_.back().path.injected = p.cycle * noc_ps_;
@@ -181,45 +178,45 @@ void DmaSystem::finish_request(int id, int64_t done_ps) {
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
 }
 
-int64_t DmaSystem::next_event_ps() const {
-  int64_t t = kNone;
-  for (const Queue& q : queues_) t = std::min(t, next_issue_ps(q));
-  if (!injections_.empty()) t = std::min(t, injections_.top().ps);
-  if (const std::optional<int64_t> n = noc_->next_event()) t = std::min(t, *n * noc_ps_);
-  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) t = std::min(t, h * hbm_ps_);
-  return t;
+// The earliest pending event and who has it; on a tie the order below decides
+// (issues, injections, the mesh, the stack), which results do not depend on.
+DmaSystem::NextEvent DmaSystem::next() const {
+  NextEvent e;
+  for (size_t i = 0; i < queues_.size(); ++i)
+    if (const int64_t t = next_issue_ps(queues_[i]); t < e.ps) e = {t, NextEvent::Issue, i, 0};
+  if (!injections_.empty() && injections_.top().ps < e.ps) e = {injections_.top().ps, NextEvent::Inject, 0, 0};
+  if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_ps_ < e.ps)
+    e = {*n * noc_ps_, NextEvent::Noc, 0, *n};
+  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_ps_ < e.ps)
+    e = {h * hbm_ps_, NextEvent::Hbm, 0, h};
+  return e;
 }
 
+int64_t DmaSystem::next_event_ps() const { return next().ps; }
+
 bool DmaSystem::step() {
-  size_t first = 0;  // the queue that issues first (lowest index on a tie)
-  int64_t t_issue = kNone;
-  for (size_t i = 0; i < queues_.size(); ++i)
-    if (const int64_t t = next_issue_ps(queues_[i]); t < t_issue) {
-      t_issue = t;
-      first = i;
+  const NextEvent e = next();
+  if (e.ps == kNone) return false;
+  now_ps_ = std::max(now_ps_, e.ps);
+  switch (e.who) {
+    case NextEvent::Issue:
+      issue(queues_[e.queue]);
+      break;
+    case NextEvent::Inject: {
+      Injection in = injections_.top();
+      injections_.pop();
+      in.packet.cycle = noc_cycle_at(in.ps);
+      if (in.packet.vnet == noc::kRequestVnet) requests_[size_t(in.packet.id)].path.injected = in.packet.cycle * noc_ps_;
+      noc_->inject(in.packet);
+      break;
     }
-  const int64_t t_inj = injections_.empty() ? kNone : injections_.top().ps;
-  const std::optional<int64_t> noc_next = noc_->next_event();
-  const int64_t t_noc = noc_next ? *noc_next * noc_ps_ : kNone;
-  const hbm::Cycle hbm_next = hbm_->next_event();
-  const int64_t t_hbm = hbm_next >= hbm::kNever ? kNone : hbm_next * hbm_ps_;
-  const int64_t t = std::min({t_issue, t_inj, t_noc, t_hbm});
-  if (t == kNone) return false;
-  now_ps_ = std::max(now_ps_, t);
-  if (t_issue == t) {
-    issue(queues_[first]);
-  } else if (t_inj == t) {
-    Injection in = injections_.top();
-    injections_.pop();
-    in.packet.cycle = noc_cycle_at(in.ps);
-    Request& r = requests_[size_t(in.packet.id)];
-    if (in.packet.vnet == noc::kRequestVnet) r.path.injected = in.packet.cycle * noc_ps_;
-    noc_->inject(in.packet);
-  } else if (t_noc == t) {
-    noc_->run_until(*noc_next + 1);
-  } else {
-    hbm_->run_until(hbm_next);
-    for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
+    case NextEvent::Noc:
+      noc_->run_until(e.cycle + 1);
+      break;
+    case NextEvent::Hbm:
+      hbm_->run_until(e.cycle);
+      for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
+      break;
   }
   return true;
 }

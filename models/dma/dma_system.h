@@ -42,7 +42,6 @@ struct RequestPath {
   int64_t returned = 0;     // data/ack tail back at the cluster
   int64_t done = 0;         // = returned (reads land in the DMA buffer, writes are acknowledged)
   int64_t memory_bank_ps = 0;  // part of [at_memory, memory_done) due to refresh and row opening
-  int64_t spad_conflict_ps = 0;  // scratchpad port cycles lost to the array
 };
 
 struct TransferState {
@@ -59,7 +58,6 @@ struct TransferState {
 };
 
 struct DmaStats {
-  int64_t read_requests = 0, write_requests = 0;
   int64_t bytes_delivered = 0;  // HBM -> scratchpad, payload
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
 };
@@ -100,6 +98,13 @@ class DmaSystem {
   int clusters() const { return int(nodes_.size()); }
 
  private:
+  struct NextEvent {
+    int64_t ps = INT64_MAX;
+    enum Who { Issue, Inject, Noc, Hbm } who = Issue;
+    size_t queue = 0;   // Issue: which queue
+    int64_t cycle = 0;  // Noc / Hbm: the event's cycle in that clock
+  };
+  NextEvent next() const;
   struct Request {
     int transfer = 0;
     int cluster = 0;

@@ -29,11 +29,7 @@ struct HierarchySource::Observer : spad::ScratchpadObserver {
   ResidencyTimeline& out;
   explicit Observer(ResidencyTimeline& t) : out(t) {}
   void on_residency(spad::Partition p, int64_t cycle, int64_t bytes) override {
-    auto& steps = out[size_t(p)];
-    if (!steps.empty() && steps.back().first == cycle)
-      steps.back().second = bytes;
-    else
-      steps.emplace_back(cycle, bytes);
+    step_to(out[size_t(p)], cycle, bytes);
   }
 };
 
@@ -88,7 +84,6 @@ HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerD
       group_(std::move(group)),
       cluster_(cluster),
       lockstep_(lockstep) {
-  check_hierarchy(a, dma_);
   if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline);
   spad_ = &group_->spad(cluster_);
   if (record_timeline) {
@@ -345,14 +340,7 @@ void HierarchySource::finish_drain() {
 
 HierarchyLayerStats HierarchySource::stats() const {
   HierarchyLayerStats s;
-  const SharedStats shared = group_->stats();
-  s.hbm_bytes_read = shared.hbm_bytes_read;
-  s.hbm_bytes_written = shared.hbm_bytes_written;
-  s.hbm_activates = shared.hbm_activates;
-  s.hbm_refreshes = shared.hbm_refreshes;
-  s.hbm_row_hit_rate = shared.hbm_row_hit_rate;
-  s.noc_flit_hops = shared.noc_flit_hops;
-  s.noc_packets = shared.noc_packets;
+  s.shared = group_->stats();
   s.dma_bytes_delivered = dma().stats(cluster_).bytes_delivered;
   s.dma_bytes_sent = dma().stats(cluster_).bytes_sent;
   for (spad::Partition p : spad::kAllPartitions) {

@@ -26,16 +26,13 @@
 
 namespace cstsim {
 
-// Per layer, for the summary and the conservation checks. The hbm_* and noc_*
-// fields are the whole memory system's (shared by the clusters), the rest this cluster's.
+// Per layer, for the summary and the conservation checks: the whole memory
+// system's figures (shared by the clusters) and this cluster's DMA and scratchpad.
 struct HierarchyLayerStats {
-  int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // counted by the HBM (bursts x burst bytes)
+  SharedStats shared;
   int64_t dma_bytes_delivered = 0, dma_bytes_sent = 0;
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
-  int64_t noc_flit_hops = 0, noc_packets = 0;
-  int64_t hbm_activates = 0, hbm_refreshes = 0;
-  double hbm_row_hit_rate = 0;
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)
 };
 
@@ -44,7 +41,8 @@ using ResidencyTimeline = std::array<std::vector<std::pair<int64_t, int64_t>>, 3
 
 // Every way a layer's DMA program can fail to fit the arch, as InputError (file,
 // key, the numbers): scratchpad geometry, array port use, HBM capacity, NoC
-// placement. make_dma_plan() checks the partition sizes; run checks both up front.
+// placement. make_dma_plan() checks the partition sizes; the run checks both for
+// every layer before simulating, so HierarchySource assumes a program that fits.
 void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
 
 class HierarchySource : public TileSource {

@@ -15,17 +15,6 @@ namespace cstsim {
 namespace {
 
 
-// Appends (cycle, value) when the value changes (from 0 before the first entry),
-// replacing the last entry if it is for the same cycle. Refresh the HBM catches up
-// on before the layer's first request reports no change, so nothing lands before it.
-template <typename V>
-void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
-  if (!steps.empty() && steps.back().first == cycle)
-    steps.back().second = value;
-  else if (steps.empty() ? value != 0 : steps.back().second != value)
-    steps.emplace_back(cycle, value);
-}
-
 }  // namespace
 
 // Listens to the HBM and the NoC while the layer runs, in accelerator cycles.
@@ -41,6 +30,8 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
   int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
 
+  // Refresh the HBM catches up on before the layer's first request leaves every row
+  // closed: step_to records no change, so nothing lands before the layer starts.
   void on_command(const hbm::CommandEvent& e) override {
     const size_t ch = size_t(e.addr.channel);
     step_to(out.hbm_open_rows[ch], acc_of_hbm(e.cycle), e.channel_open_rows);
@@ -173,10 +164,23 @@ SharedStats MemoryGroup::stats() const {
   s.hbm_bytes_written = int64_t(hs.writes) * burst;
   s.hbm_activates = int64_t(hs.activates);
   s.hbm_refreshes = int64_t(hs.refreshes);
-  s.hbm_row_hit_rate = hs.row_hit_rate();
+  s.hbm_bursts = int64_t(hs.bursts());
+  s.hbm_row_hits = int64_t(hs.row_hits);
   s.noc_flit_hops = int64_t(dma_->noc().stats().flit_hops);
   s.noc_packets = int64_t(dma_->noc().stats().packets_delivered);
   return s;
+}
+
+SharedStats& SharedStats::operator+=(const SharedStats& o) {
+  hbm_bytes_read += o.hbm_bytes_read;
+  hbm_bytes_written += o.hbm_bytes_written;
+  hbm_activates += o.hbm_activates;
+  hbm_refreshes += o.hbm_refreshes;
+  hbm_bursts += o.hbm_bursts;
+  hbm_row_hits += o.hbm_row_hits;
+  noc_flit_hops += o.noc_flit_hops;
+  noc_packets += o.noc_packets;
+  return *this;
 }
 
 const SharedTimeline& MemoryGroup::timeline() const {

@@ -37,9 +37,21 @@ struct SharedTimeline {
 struct SharedStats {  // after every cluster is done
   int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // bursts x burst bytes
   int64_t hbm_activates = 0, hbm_refreshes = 0;
-  double hbm_row_hit_rate = 0;
+  int64_t hbm_bursts = 0, hbm_row_hits = 0;
   int64_t noc_flit_hops = 0, noc_packets = 0;
+  double hbm_row_hit_rate() const { return hbm_bursts ? double(hbm_row_hits) / double(hbm_bursts) : 0.0; }
+  SharedStats& operator+=(const SharedStats& o);  // one memory system after another (passes)
 };
+
+// Appends (cycle, value) when the value changes (from 0 before the first entry),
+// replacing the last entry if it is for the same cycle: the step form R(t) is announced in.
+template <typename V>
+void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
+  if (!steps.empty() && steps.back().first == cycle)
+    steps.back().second = value;
+  else if (steps.empty() ? value != 0 : steps.back().second != value)
+    steps.emplace_back(cycle, value);
+}
 
 class MemoryGroup {
  public:

@@ -43,19 +43,19 @@ nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes)
 }
 
 nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memory_end) {
-  return {{"hbm_bytes_read", h.hbm_bytes_read},
-          {"hbm_bytes_written", h.hbm_bytes_written},
+  return {{"hbm_bytes_read", h.shared.hbm_bytes_read},
+          {"hbm_bytes_written", h.shared.hbm_bytes_written},
           {"dma_bytes_delivered", h.dma_bytes_delivered},
           {"dma_bytes_sent", h.dma_bytes_sent},
           {"spad_bytes_written", h.spad_bytes_written},
           {"spad_bytes_read", h.spad_bytes_read},
           {"spad_conflict_cycles", h.spad_conflict_cycles},
           {"spad_peak_bytes", {{"ifmap", h.spad_peak[0]}, {"filter", h.spad_peak[1]}, {"ofmap", h.spad_peak[2]}}},
-          {"noc_flit_hops", h.noc_flit_hops},
-          {"noc_packets", h.noc_packets},
-          {"hbm_activates", h.hbm_activates},
-          {"hbm_refreshes", h.hbm_refreshes},
-          {"hbm_row_hit_rate", h.hbm_row_hit_rate},
+          {"noc_flit_hops", h.shared.noc_flit_hops},
+          {"noc_packets", h.shared.noc_packets},
+          {"hbm_activates", h.shared.hbm_activates},
+          {"hbm_refreshes", h.shared.hbm_refreshes},
+          {"hbm_row_hit_rate", h.shared.hbm_row_hit_rate()},
           {"writeback_end_cycle", memory_end}};
 }
 

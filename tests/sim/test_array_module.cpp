@@ -64,9 +64,11 @@ TEST(ArrayModule, TimingModeRunsLayersBackToBack) {
   ASSERT_TRUE(m.finished());
   check_against_timing(m, rec);
   // Events are delivered no later than they happen: a fold's events arrive when it starts.
-  for (size_t i = 0; i < rec.seen.size(); ++i)
-    if (rec.seen[i].second.kind == EventKind::FoldStart)
+  for (size_t i = 0; i < rec.seen.size(); ++i) {
+    if (rec.seen[i].second.kind == EventKind::FoldStart) {
       EXPECT_EQ(rec.when[i], m.period() * double(rec.seen[i].second.cycle));
+    }
+  }
 }
 
 TEST(ArrayModule, ReferenceModeStepsEveryCycleAndVerifies) {

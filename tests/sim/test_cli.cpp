@@ -63,6 +63,15 @@ class Cli : public ::testing::Test {
       EXPECT_EQ(e.path().filename().string().find(".run"), std::string::npos) << "staging left behind";
   }
   std::string src(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/" + rel; }
+  // A 16x16 WS array on the whole memory hierarchy (HBM2, the NPU mesh, a 96 KiB
+  // scratchpad in 24 banks of 32 B); `extra` adds keys (clusters: 2).
+  fs::path small_hierarchy(const std::string& name, const std::string& extra = "") {
+    return file(name, "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n" + extra +
+                          "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\n"
+                          "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
+                          "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                          "scratchpad: {banks: 24, word_bytes: 32}\n");
+  }
   fs::path dir_;
 };
 
@@ -399,8 +408,12 @@ TEST_F(Cli, TpuV1WeightChannelStallsAndPeak) {
       ++dram_edges;
       EXPECT_EQ(value(e["bytes"]), m["total"]["dram_bytes"].get<double>());
     }
-    if (e["links"] == "array.link.in_rows") EXPECT_EQ(value(e["bytes"]), m["total"]["sram"]["ifmap_reads"].get<double>());
-    if (e["links"] == "array.link.out") EXPECT_EQ(value(e["bytes"]), 4.0 * m["total"]["sram"]["ofmap_writes"].get<double>());
+    if (e["links"] == "array.link.in_rows") {
+      EXPECT_EQ(value(e["bytes"]), m["total"]["sram"]["ifmap_reads"].get<double>());
+    }
+    if (e["links"] == "array.link.out") {
+      EXPECT_EQ(value(e["bytes"]), 4.0 * m["total"]["sram"]["ofmap_writes"].get<double>());
+    }
   }
   EXPECT_EQ(dram_edges, 1);
   const auto c = nlohmann::json::parse(slurp(conv / "summary.json"));
@@ -461,11 +474,7 @@ namespace {
 // memory system in the loop, bytes are conserved at every level, stalls add up,
 // and HBM, NoC and scratchpad occupancy are in the trace and the report.
 TEST_F(Cli, HierarchyFullPath) {
-  const fs::path a = file("a.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n"
-                                    "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\n"
-                                    "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
-                                    "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
-                                    "scratchpad: {banks: 24, word_bytes: 32}\n");
+  const fs::path a = small_hierarchy("a.yaml");
   const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 300, N: 70, K: 90}\n  - {name: b, M: 9, N: 33, K: 20}\n");
   for (const char* df : {"ws", "is"}) {
     const Result r = cstsim(std::string("run -q --verify --set dataflow=") + df + " --arch " + a.string() +
@@ -547,11 +556,7 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
   EXPECT_EQ(s["layers"][1]["macs"].get<int64_t>(), 9 * 10 * 20);  // one fold: two clusters idle
   EXPECT_EQ(s["layers"][1]["start_cycle"].get<int64_t>(), s["layers"][0]["end_cycle"].get<int64_t>() + 1);
 
-  const fs::path hier = file("h.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nclusters: 2\nmemory: hierarchy\n"
-                                       "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\n"
-                                       "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
-                                       "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
-                                       "scratchpad: {banks: 24, word_bytes: 32}\n");
+  const fs::path hier = small_hierarchy("h.yaml", "clusters: 2\n");
   r = cstsim("run -q --arch " + hier.string() + " --workload " + w.string() + " --out " + (dir_ / "h").string());
   ASSERT_EQ(r.status, 0) << r.err;
   s = nlohmann::json::parse(slurp(dir_ / "h" / "summary.json"));

@@ -69,6 +69,22 @@ Case random_case(std::mt19937_64& rng, int i) {
   }
 }
 
+// A 16x16 WS array on a 64/32/32 KiB scratchpad in 16 banks of 64 B.
+ArchSpec small_hierarchy(const std::string& hbm, const std::string& noc) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 16;
+  a.memory = "hierarchy";
+  a.hbm.spec = config(hbm);
+  a.noc.spec = noc;
+  a.ifmap_sram_kib = 64;
+  a.filter_sram_kib = 32;
+  a.ofmap_sram_kib = 32;
+  a.scratchpad.banks = 16;
+  a.scratchpad.word_bytes = 64;
+  return a;
+}
+
 TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
   std::mt19937_64 rng(2026);
   int alternating = 0, stalled = 0;
@@ -100,13 +116,13 @@ TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
 
     // Bytes are conserved, per layer, at every level, and equal the mapper's program.
     const HierarchyLayerStats& s = timing_src.stats();
-    ASSERT_EQ(s.hbm_bytes_read, dma.read_bytes()) << where;
-    ASSERT_EQ(s.dma_bytes_delivered, s.hbm_bytes_read) << where;
+    ASSERT_EQ(s.shared.hbm_bytes_read, dma.read_bytes()) << where;
+    ASSERT_EQ(s.dma_bytes_delivered, s.shared.hbm_bytes_read) << where;
     ASSERT_EQ(s.spad_bytes_written, s.dma_bytes_delivered) << where;
-    ASSERT_EQ(s.hbm_bytes_written, dma.write_bytes()) << where;
-    ASSERT_EQ(s.dma_bytes_sent, s.hbm_bytes_written) << where;
+    ASSERT_EQ(s.shared.hbm_bytes_written, dma.write_bytes()) << where;
+    ASSERT_EQ(s.dma_bytes_sent, s.shared.hbm_bytes_written) << where;
     ASSERT_EQ(s.spad_bytes_read, s.dma_bytes_sent) << where;
-    ASSERT_EQ(grid_src.stats().hbm_bytes_read, s.hbm_bytes_read) << where;
+    ASSERT_EQ(grid_src.stats().shared.hbm_bytes_read, s.shared.hbm_bytes_read) << where;
     // Stall causes add up to the stall cycles.
     int64_t explained = 0;
     for (const auto& [cause, n] : timing.stall_causes) explained += n;
@@ -196,18 +212,8 @@ buffer_depth: 48
 edge_nodes: [{side: west, index: 0}, {side: east, index: 3}]
 )");
   auto run = [&](const std::string& noc) {
-    ArchSpec a;
-    a.source = "arch.yaml";
-    a.rows = a.cols = 16;
-    a.memory = "hierarchy";
-    a.hbm.spec = config("memory/hbm2-2000.yaml");
-    a.noc.spec = noc;
+    ArchSpec a = small_hierarchy("memory/hbm2-2000.yaml", noc);
     a.hbm.fifo_tiles = 2;
-    a.ifmap_sram_kib = 64;
-    a.filter_sram_kib = 32;
-    a.ofmap_sram_kib = 32;
-    a.scratchpad.banks = 16;
-    a.scratchpad.word_bytes = 64;
     const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 32, 128, 128);
     HierarchySource src(a, plan, make_dma_plan(a, plan, "l"), 0, false);
     LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
@@ -226,17 +232,7 @@ edge_nodes: [{side: west, index: 0}, {side: east, index: 3}]
 // exactly what a single cluster at the same router sees: the conservative driver
 // adds no time of its own.
 TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 16;
-  a.memory = "hierarchy";
-  a.hbm.spec = config("memory/hbm3-6400.yaml");
-  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
-  a.ifmap_sram_kib = 64;
-  a.filter_sram_kib = 32;
-  a.ofmap_sram_kib = 32;
-  a.scratchpad.banks = 16;
-  a.scratchpad.word_bytes = 64;
+  const ArchSpec a = small_hierarchy("memory/hbm3-6400.yaml", config("noc/npu-mesh-4x4.yaml"));
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 100, 80, 70);
   const LayerDmaPlan dma = make_dma_plan(a, plan, "l");
 
@@ -258,7 +254,7 @@ TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
   EXPECT_EQ(shared.memory_end, own.memory_end);
   EXPECT_EQ(shared.stall_causes, own.stall_causes);
   for (size_t g = 0; g < plan.folds.size(); ++g) EXPECT_EQ(shared.folds[g].start, own.folds[g].start) << g;
-  EXPECT_EQ(second.stats().hbm_bytes_read, single.stats().hbm_bytes_read);
+  EXPECT_EQ(second.stats().shared.hbm_bytes_read, single.stats().shared.hbm_bytes_read);
 }
 
 }  // namespace
