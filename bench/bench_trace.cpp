@@ -36,7 +36,7 @@ void BM_TracedGemm_128x128_WS(benchmark::State& state) {
     const FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, M, 1024, 1024);
     const LayerTiming t = compute_layer_timing(plan, a.fold_pipeline, 0);
     {
-      trace::TraceSink sink({run / "trace", 1e9, 1024, size_t(1) << 13});
+      trace::TraceSink sink({run / "trace", 1e9, 1024, size_t(1) << 13, {}});
       const ArrayTraceIds ids = declare_array_trace(sink, a, "array");
       sink.begin_layer(0, "gemm", 0);
       sink.add(0, ids.busy, 1);
@@ -50,7 +50,6 @@ void BM_TracedGemm_128x128_WS(benchmark::State& state) {
     }
     const post::PostOutputs out = post::post_process({run, "", 0});
     benchmark::DoNotOptimize(out.report.size());
-    fs::remove(out.energy_windows_tmp);
   }
   fs::remove_all(run);
   state.counters["peak_pending_changes"] = double(peak_pending);

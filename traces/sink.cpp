@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/run/output_dir.h"
 
 namespace cstsim::trace {
 
@@ -25,20 +24,33 @@ ResourceClass class_from_letter(char c) {
 
 TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
   if (opt_.window <= 0) throw std::invalid_argument("trace window must be positive");
-  std::filesystem::create_directories(opt_.dir);
-  rt_ = std::fopen((opt_.dir / "rt.bin").c_str(), "wb");
-  if (!rt_) throw std::runtime_error("cannot create " + (opt_.dir / "rt.bin").string());
-  FileHeader h{};
-  std::fwrite(&h, sizeof h, 1, rt_);  // patched by finish()
+  std::error_code ec;
+  std::filesystem::create_directories(opt_.dir, ec);
+  if (ec) throw io::OutputError(opt_.dir, "cannot create the directory: " + ec.message());
+  rt_ = std::make_unique<io::OutFile>(opt_.dir / "rt.bin");
+  const FileHeader h{};
+  rt_->write(&h, sizeof h);  // patched by finish()
   buffer_.reserve(opt_.buffer_records);
   pending_.reserve(4096);
-  actions_out_.open(opt_.dir / "actions.csv", std::ios::binary);
-  if (!actions_out_) throw std::runtime_error("cannot create " + (opt_.dir / "actions.csv").string());
-  actions_out_ << "layer,window_start,window_end,action,unit,count\n";
+  actions_out_ = std::make_unique<io::OutFile>(opt_.dir / "actions.csv");
+  actions_out_->put("layer,window_start,window_end,action,unit,count\n");
 }
 
-TraceSink::~TraceSink() {
-  if (rt_) std::fclose(rt_);
+TraceSink::~TraceSink() = default;
+
+template <class F>
+void TraceSink::guarded(F&& write) {
+  if (write_error_) return;
+  try {
+    write();
+  } catch (const io::OutputError&) {
+    write_error_ = std::current_exception();
+    if (opt_.on_write_error) opt_.on_write_error();
+  }
+}
+
+void TraceSink::rethrow_write_error() const {
+  if (write_error_) std::rethrow_exception(write_error_);
 }
 
 ResourceId TraceSink::declare(Resource r) {
@@ -144,10 +156,12 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
       start = std::max(start, layers_[i].start);
       if (i + 1 < layers_.size()) end = std::min(end, layers_[i + 1].start);
     }
-    for (ActionId a : order)
-      if (a < it->second.size() && it->second[a] != 0)
-        actions_out_ << fmt::format("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second,
-                                    it->second[a]);
+    guarded([&] {
+      for (ActionId a : order)
+        if (a < it->second.size() && it->second[a] != 0)
+          actions_out_->print("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second,
+                              it->second[a]);
+    });
     it = counters_.erase(it);
   }
   windows_flushed_ = boundary;
@@ -181,8 +195,7 @@ void TraceSink::write_record(int64_t cycle, ResourceId id, int64_t value) {
 
 void TraceSink::flush_buffer() {
   if (buffer_.empty()) return;
-  if (std::fwrite(buffer_.data(), sizeof(Record), buffer_.size(), rt_) != buffer_.size())
-    throw std::runtime_error("cannot write rt.bin");
+  guarded([&] { rt_->write(buffer_.data(), sizeof(Record) * buffer_.size()); });
   buffer_.clear();
 }
 
@@ -213,9 +226,9 @@ void TraceSink::finish(int64_t end_cycle) {
   pending_.clear();
   sorted_ = 0;
   flush_windows(end_cycle + opt_.window, end_cycle);  // accrue to the end, write every window
-  actions_out_.close();
-  if (!actions_out_) throw std::runtime_error("cannot write actions.csv");
   flush_buffer();
+  rethrow_write_error();
+  actions_out_->commit();
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof h.magic);
   h.version = kVersion;
@@ -227,10 +240,8 @@ void TraceSink::finish(int64_t end_cycle) {
   h.resource_count = uint32_t(resources_.size());
   h.record_bytes = kRecordBytes;
   h.action_window = uint64_t(opt_.window);
-  std::fseek(rt_, 0, SEEK_SET);
-  std::fwrite(&h, sizeof h, 1, rt_);
-  if (std::fclose(rt_) != 0) throw std::runtime_error("cannot close rt.bin");
-  rt_ = nullptr;
+  rt_->write_at(0, &h, sizeof h);
+  rt_->commit();
   write_side_files(end_cycle);
   finished_ = true;
 }
@@ -240,13 +251,13 @@ void TraceSink::write_side_files(int64_t end_cycle) {
   for (const Resource& r : resources_)
     res += fmt::format("{},{},{},{},{},{},{}\n", r.id, r.name, class_letter(r.cls), r.unit, r.capacity, r.owner,
                        r.level);
-  write_text(opt_.dir / "resources.csv", res);
+  io::write_file(opt_.dir / "resources.csv", res);
 
   auto layer_end = [&](size_t i) { return i + 1 < layers_.size() ? layers_[i + 1].start : end_cycle; };
   std::string lay = "layer,name,start_cycle,end_cycle\n";
   for (size_t i = 0; i < layers_.size(); ++i)
     lay += fmt::format("{},{},{},{}\n", layers_[i].index, layers_[i].name, layers_[i].start, layer_end(i) - 1);
-  write_text(opt_.dir / "layers.csv", lay);
+  io::write_file(opt_.dir / "layers.csv", lay);
 
 }
 

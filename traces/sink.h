@@ -12,13 +12,15 @@
 // Files are written while the simulation runs, through a fixed-size record buffer,
 // into the directory given (the run's staging directory). See traces/FORMAT.md.
 #include <cstdint>
-#include <cstdio>
+#include <exception>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/io/out_file.h"
 #include "traces/format.h"
 
 namespace cstsim::trace {
@@ -33,9 +35,12 @@ class TraceSink {
     double clock_hz = 1e9;
     int64_t window = 1024;          // action-counter window, cycles
     size_t buffer_records = 1 << 13;
+    // Called once when a trace file cannot be written (disk full...). The sink stops
+    // writing and finish() throws the error; a run uses this to stop the simulation.
+    std::function<void()> on_write_error;
   };
   explicit TraceSink(Options options);
-  ~TraceSink();
+  ~TraceSink();  // an unfinished trace's files are removed
   TraceSink(const TraceSink&) = delete;
   TraceSink& operator=(const TraceSink&) = delete;
 
@@ -52,7 +57,10 @@ class TraceSink {
 
   void advance(int64_t now);
   // Flushes everything, closes the files; the trace covers [0, end_cycle).
+  // Throws io::OutputError if any write failed.
   void finish(int64_t end_cycle);
+  bool write_failed() const { return bool(write_error_); }
+  void rethrow_write_error() const;
 
   const std::vector<Resource>& resources() const { return resources_; }
   uint64_t records_written() const { return records_; }
@@ -86,10 +94,13 @@ class TraceSink {
   // Accrues every bound counter up to `boundary` and writes the windows before it.
   void flush_windows(int64_t boundary, int64_t end_cycle);
   void write_side_files(int64_t end_cycle);
+  // Runs a write; on an OutputError keeps it for finish() and stops writing.
+  template <class F>
+  void guarded(F&& write);
 
   Options opt_;
-  std::FILE* rt_ = nullptr;
-  std::ofstream actions_out_;
+  std::unique_ptr<io::OutFile> rt_, actions_out_;
+  std::exception_ptr write_error_;
   int64_t windows_flushed_ = 0;  // actions.csv holds every window that starts before this
   std::vector<Resource> resources_;
   std::vector<int64_t> value_;        // current (final) value per resource

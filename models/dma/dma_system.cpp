@@ -14,8 +14,6 @@ namespace {
 
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 
-int64_t period_ps(double seconds) { return std::llround(seconds * 1e12); }
-
 hbm::Cycle timing_or(const hbm::HbmSpec& s, const char* a, const char* b) {
   if (s.timing.count(a)) return s.t(a);
   return s.timing.count(b) ? s.t(b) : 0;
@@ -27,16 +25,17 @@ DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig
                      std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy)
     : max_outstanding_(arch.hbm.max_outstanding),
       request_bytes_(arch.hbm.request_bytes),
-      acc_ps_(period_ps(1.0 / arch.clock_hz)),
-      hbm_ps_(period_ps(hbm_spec.tck_ns * 1e-9)),
-      noc_ps_(period_ps(1.0 / noc_config.clock_hz)),
+      clocks_(make_clock_base(arch.clock_hz, noc_config.clock_hz, hbm_spec.tck_ns)),
+      acc_period_(clocks_.acc),
+      hbm_period_(clocks_.hbm),
+      noc_period_(clocks_.noc),
       spads_(std::move(spads)),
       queues_(2 * spads_.size()),
       stats_(spads_.size()) {
   if (noc_config.edge_nodes.empty())  // check_hierarchy() reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
-  tRP_ps_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_ps_;
-  tRCD_ps_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_ps_;
+  tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
+  tRCD_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_period_;
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
   noc_ = std::make_unique<noc::Network>(noc_config);
   for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
@@ -51,9 +50,9 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
   Queue& q = queues_[size_t(2 * cluster + (t.write ? 1 : 0))];
   // Enqueued late is fine behind a transfer still issuing (it could not have gone
   // earlier); with nothing ahead of it, it would have, so that is a caller bug.
-  if (earliest * acc_ps_ < now_ps_ && q.transfers.empty())
-    throw std::logic_error(fmt::format("DMA: transfer enqueued for cycle {}, already simulated to {} ps", earliest,
-                                       now_ps_));
+  if (earliest * acc_period_ < now_ && q.transfers.empty())
+    throw std::logic_error(fmt::format("DMA: transfer enqueued for cycle {}, already simulated to tick {}", earliest,
+                                       now_));
   if (t.bytes <= 0) throw std::logic_error("DMA: empty transfer");
   TransferState s;
   s.what = t;
@@ -82,18 +81,18 @@ int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
   return n;
 }
 
-int64_t DmaSystem::next_issue_ps(const Queue& q) const {
+int64_t DmaSystem::next_issue_time(const Queue& q) const {
   if (q.transfers.empty() || q.outstanding >= max_outstanding_) return kNone;
   const TransferState& t = transfers_[size_t(q.transfers.front())];
-  // Never in the past: a slot freed by a response at now_ps_ is used from the next edge on.
-  return std::max({q.next_cycle, t.earliest, to_acc(now_ps_)}) * acc_ps_;
+  // Never in the past: a slot freed by a response at now_ is used from the next edge on.
+  return std::max({q.next_cycle, t.earliest, to_acc(now_)}) * acc_period_;
 }
 
 void DmaSystem::issue(Queue& q) {
   const int tid = q.transfers.front();
   TransferState& t = transfers_[size_t(tid)];
-  const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_ps_)});
-  const int64_t ps = cycle * acc_ps_;
+  const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_)});
+  const int64_t at = cycle * acc_period_;
   if (t.first_issue < 0) t.first_issue = cycle;
   Request r;
   r.transfer = tid;
@@ -102,7 +101,7 @@ void DmaSystem::issue(Queue& q) {
   r.bytes = piece_bytes(r.addr, t.bytes_left);
   r.write = t.what.write;
   r.controller = controller_of(r.addr);
-  r.path.issued = ps;
+  r.path.issued = at;
   t.bytes_left -= r.bytes;
   ++t.requests_left;
   if (t.bytes_left == 0) q.transfers.pop_front();
@@ -119,47 +118,47 @@ void DmaSystem::issue(Queue& q) {
     spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
     const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
     p.bytes = r.bytes;
-    injections_.push({ready * acc_ps_, p});
+    injections_.push({ready * acc_period_, p});
   } else {
     p.bytes = 0;  // a 1-flit request
-    p.cycle = noc_cycle_at(ps);
-    requests_.back().path.injected = p.cycle * noc_ps_;
+    p.cycle = noc_cycle_at(at);
+    requests_.back().path.injected = p.cycle * noc_period_;
     noc_->inject(p);
   }
 }
 
 void DmaSystem::on_delivery(const noc::Delivery& d) {
   Request& r = requests_[size_t(d.packet.id)];
-  const int64_t ps = d.cycle * noc_ps_;
+  const int64_t at = d.cycle * noc_period_;
   if (d.packet.vnet == noc::kRequestVnet) {  // at the controller
-    r.path.at_memory = ps;
+    r.path.at_memory = at;
     hbm::HbmRequest h;
     h.addr = r.addr;
     h.bytes = uint64_t(r.bytes);
     h.is_write = r.write;
     h.id = d.packet.id;
-    h.cycle = ps / hbm_ps_ + 1;  // first HBM edge strictly after
+    h.cycle = at / hbm_period_ + 1;  // first HBM edge strictly after
     hbm_->submit(h);
     return;
   }
-  r.path.returned = ps;  // back at the cluster
+  r.path.returned = at;  // back at the cluster
   TransferState& t = transfers_[size_t(r.transfer)];
   --queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))].outstanding;
   if (r.write) {
-    finish_request(int(d.packet.id), ps);
+    finish_request(int(d.packet.id), at);
     return;
   }
   stats_[size_t(r.cluster)].bytes_delivered += r.bytes;
-  t.landed.emplace_back(ps, r.bytes);
-  finish_request(int(d.packet.id), ps);
+  t.landed.emplace_back(at, r.bytes);
+  finish_request(int(d.packet.id), at);
 }
 
 void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   Request& r = requests_[size_t(c.id)];
-  r.path.memory_done = c.done * hbm_ps_;
+  r.path.memory_done = c.done * hbm_period_;
   const int64_t latency = r.path.memory_done - r.path.at_memory;
-  const int64_t bank = c.refresh_wait * hbm_ps_ + (c.row_misses ? tRP_ps_ + tRCD_ps_ : 0);
-  r.path.memory_bank_ps = std::clamp<int64_t>(bank, 0, std::max<int64_t>(latency, 0));
+  const int64_t bank = c.refresh_wait * hbm_period_ + (c.row_misses ? tRP_ + tRCD_ : 0);
+  r.path.memory_bank_ticks = std::clamp<int64_t>(bank, 0, std::max<int64_t>(latency, 0));
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
   noc::Packet p;
   p.src = r.controller;
@@ -170,11 +169,11 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   injections_.push({r.path.memory_done, p});
 }
 
-void DmaSystem::finish_request(int id, int64_t done_ps) {
+void DmaSystem::finish_request(int id, int64_t done_at) {
   Request& r = requests_[size_t(id)];
-  r.path.done = done_ps;
+  r.path.done = done_at;
   TransferState& t = transfers_[size_t(r.transfer)];
-  if (t.critical.done <= done_ps) t.critical = r.path;
+  if (t.critical.done <= done_at) t.critical = r.path;
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
 }
 
@@ -183,21 +182,21 @@ void DmaSystem::finish_request(int id, int64_t done_ps) {
 DmaSystem::NextEvent DmaSystem::next() const {
   NextEvent e;
   for (size_t i = 0; i < queues_.size(); ++i)
-    if (const int64_t t = next_issue_ps(queues_[i]); t < e.ps) e = {t, NextEvent::Issue, i, 0};
-  if (!injections_.empty() && injections_.top().ps < e.ps) e = {injections_.top().ps, NextEvent::Inject, 0, 0};
-  if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_ps_ < e.ps)
-    e = {*n * noc_ps_, NextEvent::Noc, 0, *n};
-  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_ps_ < e.ps)
-    e = {h * hbm_ps_, NextEvent::Hbm, 0, h};
+    if (const int64_t t = next_issue_time(queues_[i]); t < e.at) e = {t, NextEvent::Issue, i, 0};
+  if (!injections_.empty() && injections_.top().at < e.at) e = {injections_.top().at, NextEvent::Inject, 0, 0};
+  if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_period_ < e.at)
+    e = {*n * noc_period_, NextEvent::Noc, 0, *n};
+  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
+    e = {h * hbm_period_, NextEvent::Hbm, 0, h};
   return e;
 }
 
-int64_t DmaSystem::next_event_ps() const { return next().ps; }
+int64_t DmaSystem::next_event_time() const { return next().at; }
 
 bool DmaSystem::step() {
   const NextEvent e = next();
-  if (e.ps == kNone) return false;
-  now_ps_ = std::max(now_ps_, e.ps);
+  if (e.at == kNone) return false;
+  now_ = std::max(now_, e.at);
   switch (e.who) {
     case NextEvent::Issue:
       issue(queues_[e.queue]);
@@ -205,8 +204,8 @@ bool DmaSystem::step() {
     case NextEvent::Inject: {
       Injection in = injections_.top();
       injections_.pop();
-      in.packet.cycle = noc_cycle_at(in.ps);
-      if (in.packet.vnet == noc::kRequestVnet) requests_[size_t(in.packet.id)].path.injected = in.packet.cycle * noc_ps_;
+      in.packet.cycle = noc_cycle_at(in.at);
+      if (in.packet.vnet == noc::kRequestVnet) requests_[size_t(in.packet.id)].path.injected = in.packet.cycle * noc_period_;
       noc_->inject(in.packet);
       break;
     }

@@ -26,6 +26,7 @@
 #include <queue>
 #include <vector>
 
+#include "models/dma/clock_base.h"
 #include "models/hbm/hbm_device.h"
 #include "models/noc/network.h"
 #include "models/scratchpad/scratchpad.h"
@@ -33,7 +34,7 @@
 
 namespace cstsim {
 
-// One request's way through the hierarchy, in picoseconds (the common time base).
+// One request's way through the hierarchy, in ticks of the exact common time base (clock_base.h).
 struct RequestPath {
   int64_t issued = 0;       // the DMA issued it
   int64_t injected = 0;     // its request/data packet entered the NoC
@@ -41,7 +42,7 @@ struct RequestPath {
   int64_t memory_done = 0;  // HBM data done (read data out / write data in)
   int64_t returned = 0;     // data/ack tail back at the cluster
   int64_t done = 0;         // = returned (reads land in the DMA buffer, writes are acknowledged)
-  int64_t memory_bank_ps = 0;  // part of [at_memory, memory_done) due to refresh and row opening
+  int64_t memory_bank_ticks = 0;  // part of [at_memory, memory_done) due to refresh and row opening
 };
 
 struct TransferState {
@@ -54,7 +55,7 @@ struct TransferState {
   int64_t requests_left = 0;
   int64_t bytes_left = 0;   // not yet issued
   RequestPath critical;     // the request that completed last
-  std::vector<std::pair<int64_t, int64_t>> landed;  // reads: (ps, bytes) per request, in issue order
+  std::vector<std::pair<int64_t, int64_t>> landed;  // reads: (time, bytes) per request, in issue order
 };
 
 struct DmaStats {
@@ -76,30 +77,30 @@ class DmaSystem {
   int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest);
   // Processes the earliest pending event of the whole system; false when nothing is pending.
   bool step();
-  // Time of the earliest pending event (ps), or INT64_MAX when nothing is pending.
-  int64_t next_event_ps() const;
+  // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
+  int64_t next_event_time() const;
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
 
-  int64_t now_ps() const { return now_ps_; }
-  int64_t acc_period_ps() const { return acc_ps_; }
-  int64_t to_acc(int64_t ps) const { return (ps + acc_ps_ - 1) / acc_ps_; }  // first edge at or after
+  int64_t now() const { return now_; }
+  int64_t acc_period() const { return acc_period_; }
+  int64_t to_acc(int64_t t) const { return (t + acc_period_ - 1) / acc_period_; }  // first edge at or after
 
   hbm::HbmDevice& hbm() { return *hbm_; }
   const hbm::HbmDevice& hbm() const { return *hbm_; }
   noc::Network& noc() { return *noc_; }
   const noc::Network& noc() const { return *noc_; }
   const DmaStats& stats(int cluster) const { return stats_[size_t(cluster)]; }
-  int64_t hbm_period_ps() const { return hbm_ps_; }
-  int64_t noc_period_ps() const { return noc_ps_; }
+  int64_t hbm_period() const { return hbm_period_; }
+  int64_t noc_period() const { return noc_period_; }
   noc::NodeId cluster_node(int k) const { return nodes_[size_t(k)]; }
   int clusters() const { return int(nodes_.size()); }
 
  private:
   struct NextEvent {
-    int64_t ps = INT64_MAX;
+    int64_t at = INT64_MAX;
     enum Who { Issue, Inject, Noc, Hbm } who = Issue;
     size_t queue = 0;   // Issue: which queue
     int64_t cycle = 0;  // Noc / Hbm: the event's cycle in that clock
@@ -120,23 +121,24 @@ class DmaSystem {
     int outstanding = 0;
   };
   struct Injection {  // a packet waiting for its NoC cycle (write data read from the scratchpad)
-    int64_t ps;
+    int64_t at;
     noc::Packet packet;
-    bool operator>(const Injection& o) const { return ps != o.ps ? ps > o.ps : packet.id > o.packet.id; }
+    bool operator>(const Injection& o) const { return at != o.at ? at > o.at : packet.id > o.packet.id; }
   };
 
-  int64_t next_issue_ps(const Queue& q) const;
+  int64_t next_issue_time(const Queue& q) const;
   void issue(Queue& q);
   void on_delivery(const noc::Delivery& d);
   void on_hbm_completion(const hbm::HbmCompletion& c);
-  void finish_request(int id, int64_t done_ps);
+  void finish_request(int id, int64_t done_at);
   int64_t piece_bytes(uint64_t addr, int64_t left) const;  // <= request_bytes, one channel
   noc::NodeId controller_of(uint64_t addr) const;
-  int64_t noc_cycle_at(int64_t ps) const { return (ps + noc_ps_ - 1) / noc_ps_; }
+  int64_t noc_cycle_at(int64_t t) const { return (t + noc_period_ - 1) / noc_period_; }
 
   int max_outstanding_;
   int64_t request_bytes_;
-  int64_t acc_ps_, hbm_ps_, noc_ps_;
+  ClockBase clocks_;
+  int64_t acc_period_, hbm_period_, noc_period_;  // ticks
   std::unique_ptr<hbm::HbmDevice> hbm_;
   std::unique_ptr<noc::Network> noc_;
   std::vector<spad::Scratchpad*> spads_;
@@ -146,8 +148,8 @@ class DmaSystem {
   std::vector<Request> requests_;
   std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
   std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
-  int64_t now_ps_ = 0;
-  int64_t tRP_ps_ = 0, tRCD_ps_ = 0;
+  int64_t now_ = 0;
+  int64_t tRP_ = 0, tRCD_ = 0;
   std::vector<DmaStats> stats_;  // per cluster
 };
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/array/fold_timing.h"
+#include "models/dma/clock_base.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
 #include "sim/config/input_error.h"
@@ -58,6 +59,11 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
                      fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
                                  hbm_spec.org.capacity_bytes()));
   const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
+  try {
+    make_clock_base(a.clock_hz, noc.clock_hz, hbm_spec.tck_ns);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.source, 0, "clock_hz", e.what());
+  }
   const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
   if (x >= noc.cols || y >= noc.rows)
     throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
@@ -163,8 +169,8 @@ int64_t HierarchySource::in_scratchpad(int read) {
     std::sort(landed.begin(), landed.end());
     const spad::Partition p = dma().transfer(id).partition;
     int64_t done = 0;
-    for (const auto& [ps, bytes] : landed) {
-      done = std::max(done, spad_->dma_write(p, dma().to_acc(ps), bytes));
+    for (const auto& [at, bytes] : landed) {
+      done = std::max(done, spad_->dma_write(p, dma().to_acc(at), bytes));
     }
     read_in_spad_[size_t(reads_landed_)] = done;
   }
@@ -236,14 +242,14 @@ void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<st
   const bool write = c.kind == 2;
   const TransferState& t = dma().transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]);
   const RequestPath& p = t.critical;
-  auto acc = [&](int64_t ps) { return dma().to_acc(ps); };
+  auto acc = [&](int64_t t) { return dma().to_acc(t); };
   // The critical request's way, in time order: (cause, until this cycle).
   const std::vector<std::pair<const char*, int64_t>> way = {
       {"dependency", t.earliest},                 // its buffer slot or its data was not there yet
       {"dma_queue", acc(p.issued)},               // behind earlier requests (outstanding limit, issue rate)
       {write ? "sram_bank_conflict" : "noc", acc(p.injected)},  // writes: read out of the scratchpad
       {"noc", acc(p.at_memory)},
-      {"hbm_bank_refresh", acc(p.at_memory + p.memory_bank_ps)},
+      {"hbm_bank_refresh", acc(p.at_memory + p.memory_bank_ticks)},
       {"hbm_bandwidth", acc(p.memory_done)},
       {"noc", acc(p.returned)},
       {"sram_bank_conflict", write ? acc(p.returned) : read_in_spad_[size_t(c.index)]},  // into the ports

@@ -27,8 +27,8 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     out.hbm_open_rows.resize(size_t(channels));
   }
 
-  int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period_ps()); }
-  int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period_ps()); }
+  int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period()); }
+  int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period()); }
 
   // Refresh the HBM catches up on before the layer's first request leaves every row
   // closed: step_to records no change, so nothing lands before the layer starts.
@@ -152,8 +152,8 @@ void MemoryGroup::done(int cluster) {
 }
 
 void MemoryGroup::advance_to(int64_t cycle) {
-  const int64_t until = cycle * dma_->acc_period_ps();
-  while (dma_->next_event_ps() <= until) dma_->step();
+  const int64_t until = cycle * dma_->acc_period();
+  while (dma_->next_event_time() <= until) dma_->step();
 }
 
 SharedStats MemoryGroup::stats() const {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/noc/routing.h"
+#include "sim/config/clock.h"
 #include "sim/config/input_error.h"
 #include "sim/config/text.h"
 #include "sim/config/yaml_file.h"
@@ -76,7 +77,7 @@ void check(const NocConfig& c, const std::string& file, const Lines& lines) {
   k.range("buffer_depth", c.buffer_depth, 1, 1024, "flits");
   k.range("vnets", c.vnets, 1, 8, "virtual networks");
   k.range("vcs_per_vnet", c.vcs_per_vnet, 1, 8, "VCs");
-  if (!(c.clock_hz > 0)) k.fail("clock_hz", "must be a positive number of Hz");
+  if (const std::string why = clock_hz_problem(c.clock_hz); !why.empty()) k.fail("clock_hz", why);
   bool known = false;
   for (const std::string& r : routing_names()) known = known || r == c.routing;
   if (!known)
@@ -151,8 +152,8 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   if (key == "routing") c.routing = s;
   if (key == "clock_hz") {
     auto hz = text::parse_double(s);
-    if (!hz || *hz <= 0)
-      throw InputError(file, line_of(v), key, "must be a positive number of Hz, got " + text::quoted(s));
+    if (!hz) throw InputError(file, line_of(v), key, "must be a number of Hz, got " + text::quoted(s));
+    if (const std::string why = clock_hz_problem(*hz); !why.empty()) throw InputError(file, line_of(v), key, why);
     c.clock_hz = *hz;
   }
   // "source": provenance text, kept in the file only

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/config/input_error.h"
+#include "sim/io/out_file.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/tiling_plan.h"
@@ -174,7 +175,11 @@ int run_command(const std::vector<std::string>& args) {
        "accelerator: cstsim YAML (configs/arch/) or SCALE-Sim .cfg")
       ("workload", po::value(&o.workload_path)->value_name("FILE"),
        "layers: YAML list of GEMMs or SCALE-Sim topology CSV")
-      ("out", po::value(&o.out_dir)->value_name("DIR"), "run directory to write (replaced if it exists)")
+      ("out", po::value(&o.out_dir)->value_name("DIR"),
+       "run directory to write; an existing DIR is replaced only if it is a cstsim run directory")
+      ("force", po::bool_switch(&o.force),
+       "replace an existing --out even if it is not a run directory (never the current directory, "
+       "an input or a directory holding one)")
       ("set", po::value(&sets)->value_name("KEY=VALUE")->composing(),
        "override a config key, e.g. --set array.rows=64 --set dataflow=os (repeatable)")
       ("verify", po::bool_switch(&o.verify),
@@ -251,6 +256,12 @@ int cli_main(int argc, char** argv) {
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const io::OutputError& e) {  // disk full, read-only target: the input was fine, the output was not
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "error: " << InputError::one_line(e.what()) << "\n";
     return 2;
   }
 }

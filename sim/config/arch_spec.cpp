@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sim/config/arch_fields.h"
+#include "sim/config/clock.h"
 #include "sim/config/input_error.h"
 #include "sim/config/scalesim_cfg.h"
 #include "sim/config/text.h"
@@ -176,7 +177,8 @@ ArchSpec build(const ArchFields& fields) {
   s.dataflow = parse_dataflow(require("dataflow"));
   if (const ArchField* f = find("clock_hz")) {
     auto hz = text::parse_double(f->text);
-    if (!hz || *hz <= 0) fail(*f, "must be a positive number of Hz, got " + text::quoted(f->text));
+    if (!hz) fail(*f, "must be a number of Hz, got " + text::quoted(f->text));
+    if (const std::string why = clock_hz_problem(*hz); !why.empty()) fail(*f, why);
     s.clock_hz = *hz;
   }
   // Only int8 x int8 -> wrapping int32 is simulated bit-exactly; the others are

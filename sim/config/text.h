@@ -61,6 +61,13 @@ inline std::string stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
+// The first control character (bytes 0x00-0x1f and 0x7f: newline, tab, escape...), if any.
+inline std::optional<size_t> control_char(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f) return i;
+  return std::nullopt;
+}
+
 inline bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }

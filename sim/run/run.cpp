@@ -11,6 +11,7 @@
 
 #include "models/array/array_module.h"
 #include "sim/config/input_error.h"
+#include "sim/io/out_file.h"
 #include "sim/run/output_dir.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
@@ -40,9 +41,10 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
 }  // namespace
 
 int run_simulation(const RunOptions& o) {
+  const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
+  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization}, o.force);
   const ArchSpec arch = load_arch(o.arch_path, o.overrides);
   const Workload workload = load_workload(o.workload_path);
-  if (o.out_dir.empty()) throw InputError("", 0, "--out", "an output directory is required");
   if (o.verify) check_reference_limits(arch, workload);
   if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
     for (const Layer& l : workload.layers)
@@ -56,7 +58,6 @@ int run_simulation(const RunOptions& o) {
         check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
       }
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
-  const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
   post::load_energy_table(energy_path);
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
   const std::string mode = o.verify ? "reference" : "timing";
@@ -73,67 +74,73 @@ int run_simulation(const RunOptions& o) {
   params.fault = {o.fault_cycle, o.fault_row, o.fault_col};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
-  StagedDir out(o.out_dir);
-  std::unique_ptr<trace::TraceSink> sink;
-  if (o.trace) sink = std::make_unique<trace::TraceSink>(
-      trace::TraceSink::Options{out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15});
-  // One array module per cluster; with one cluster it is "array", as always.
-  std::unique_ptr<ClusterSet> cluster_set;
-  if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(arch, arch.clusters, o.trace);
-  std::vector<std::unique_ptr<ArrayModule>> arrays;
-  for (int k = 0; k < arch.clusters; ++k) {
-    params.cluster = k;
-    params.cluster_set = cluster_set.get();
-    const std::string name = arch.clusters > 1 ? fmt::format("cluster{}", k) : "array";
-    arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, shapes, nullptr, sink.get()));
-  }
-
-  const auto t0 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  int64_t end_cycle = 0;
-  for (const auto& a : arrays) {
-    if (!a->finished()) throw std::logic_error("simulation stopped before every array finished");
-    end_cycle = std::max(end_cycle, a->end_cycle());
-  }
-  if (sink) sink->finish(end_cycle);
-  std::vector<ArrayLayerResult> merged;
-  for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
-    std::vector<const ArrayLayerResult*> parts;
-    for (const auto& a : arrays) parts.push_back(&a->results()[i]);
-    merged.push_back(merge_layer_parts(arch, shapes[i], parts, true));
-  }
-  const ArrayModule& array = *arrays.front();
-  const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();
-
-  RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed)};
-  nlohmann::ordered_json summary = summary_json(run_report);
-  spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
-
-  write_text(out.path() / "summary.json", summary.dump(2) + "\n");
-  std::filesystem::copy_file(energy_path, out.path() / "energy.yaml");
-  post::PostOutputs report;
-  if (o.trace) {
-    report = post::post_process({out.path(), o.normalization, 0});
-    post::write_post_outputs(out.path(), report);
-  }
-  write_text(out.path() / "layers.csv", layers_csv(run_report));
-  if (arch.fold_pipeline == FoldPipeline::ScaleSim)
-    write_text(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
-  out.commit();
-
-  if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
-  if (o.verify) {
-    for (size_t i = 0; i < array.results().size(); ++i) {
-      const auto& v = array.results()[i].verify;
-      if (!v.passed) {
-        spdlog::error("verify failed in layer {} ({}): {}", i, array.results()[i].shape.name, v.detail);
-        return 1;
-      }
+  StagedDir out(o.out_dir, o.force);
+  try {
+    std::unique_ptr<trace::TraceSink> sink;
+    if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
+      sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
+          out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
+    // One array module per cluster; with one cluster it is "array", as always.
+    std::unique_ptr<ClusterSet> cluster_set;
+    if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(arch, arch.clusters, o.trace);
+    std::vector<std::unique_ptr<ArrayModule>> arrays;
+    for (int k = 0; k < arch.clusters; ++k) {
+      params.cluster = k;
+      params.cluster_set = cluster_set.get();
+      const std::string name = arch.clusters > 1 ? fmt::format("cluster{}", k) : "array";
+      arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, shapes, nullptr, sink.get()));
     }
-    spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
+
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (sink) sink->rethrow_write_error();
+    int64_t end_cycle = 0;
+    for (const auto& a : arrays) {
+      if (!a->finished()) throw std::logic_error("simulation stopped before every array finished");
+      end_cycle = std::max(end_cycle, a->end_cycle());
+    }
+    if (sink) sink->finish(end_cycle);
+    std::vector<ArrayLayerResult> merged;
+    for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
+      std::vector<const ArrayLayerResult*> parts;
+      for (const auto& a : arrays) parts.push_back(&a->results()[i]);
+      merged.push_back(merge_layer_parts(arch, shapes[i], parts, true));
+    }
+    const ArrayModule& array = *arrays.front();
+    const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();
+
+    RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed)};
+    nlohmann::ordered_json summary = summary_json(run_report);
+    spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
+
+    io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
+    io::write_file(out.path() / "energy.yaml", io::read_file(energy_path));
+    post::PostOutputs report;
+    if (o.trace) {
+      report = post::post_process({out.path(), o.normalization, 0});
+      post::write_post_outputs(out.path(), report);
+    }
+    io::write_file(out.path() / "layers.csv", layers_csv(run_report));
+    if (arch.fold_pipeline == FoldPipeline::ScaleSim)
+      io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
+    out.commit();
+
+    if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
+    if (o.verify) {
+      for (size_t i = 0; i < array.results().size(); ++i) {
+        const auto& v = array.results()[i].verify;
+        if (!v.passed) {
+          spdlog::error("verify failed in layer {} ({}): {}", i, array.results()[i].shape.name, v.detail);
+          return 1;
+        }
+      }
+      spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
+    }
+    return 0;
+  } catch (const io::OutputError& e) {
+    out.rethrow_for_target(e);
   }
-  return 0;
 }
 
 }  // namespace cstsim

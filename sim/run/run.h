@@ -11,6 +11,7 @@ struct RunOptions {
   std::string arch_path;
   std::string workload_path;
   std::string out_dir;
+  bool force = false;    // --force: replace an existing --out that is not a run directory
   Overrides overrides;
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
   uint64_t seed = 1;     // operand values for --verify

@@ -67,7 +67,7 @@ struct Section {
   }
 };
 
-ordered_json read_json(const fs::path& p) { return ordered_json::parse(read_text(p)); }
+ordered_json read_json(const fs::path& p) { return ordered_json::parse(io::read_file(p)); }
 
 ordered_json strip(ordered_json j, const std::vector<std::string>& keys) {
   for (const std::string& k : keys) j.erase(k);
@@ -131,7 +131,7 @@ CollectStats collect(const fs::path& dir, bool quiet) {
       ++st.done;
     } else if (fs::exists(dirs::failed(dir, t.index))) {
       r.status = "failed";
-      const std::string text = read_text(dirs::failed(dir, t.index));
+      const std::string text = io::read_file(dirs::failed(dir, t.index));
       const auto nl = text.find('\n');
       const std::string reason = text.substr(0, nl);
       std::string err = nl == std::string::npos ? "" : text.substr(nl + 1);
@@ -203,11 +203,11 @@ CollectStats collect(const fs::path& dir, bool quiet) {
     out += csv::row(f);
     jsonl += r.json.dump() + "\n";
   }
-  write_atomic(dir / "results.csv", out);
-  write_atomic(dir / "results.jsonl", jsonl);
-  write_atomic(dir / "results.columns.csv", columns_csv);
+  io::write_file(dir / "results.csv", out);
+  io::write_file(dir / "results.jsonl", jsonl);
+  io::write_file(dir / "results.columns.csv", columns_csv);
   std::error_code ec;
-  if (st.failed + st.missing > 0) write_atomic(dir / "missing.txt", missing_txt);
+  if (st.failed + st.missing > 0) io::write_file(dir / "missing.txt", missing_txt);
   else fs::remove(dir / "missing.txt", ec);
 
   if (!quiet) {

@@ -73,11 +73,18 @@ std::string alias_hint() {
 
 void pareto_report(const ParetoOptions& o) {
   const std::string& R = o.results;
+  const fs::path out = o.out.empty() ? fs::path(R).parent_path() / "pareto.csv" : fs::path(o.out);
+  io::check_replaceable(out, "--out", o.force,
+                        [](std::string_view head) {
+                          const std::string_view line = head.substr(0, head.find('\n') + 1);
+                          return line.rfind("index,", 0) == 0 && line.find(",front,dominated_by,dominates") != line.npos;
+                        },
+                        "a pareto.csv written by cstsim pareto");
   if (o.axes.empty() && o.quality.empty()) throw InputError("--axes", 0, "", "name at least one axis");
   if (!fs::is_regular_file(R)) throw InputError(R, 0, "", "cannot open file");
   std::vector<std::vector<std::string>> rows;
   int bad = 0;
-  if (!csv::parse(read_text(R), rows, &bad)) throw InputError(R, bad, "", "unterminated quoted field");
+  if (!csv::parse(io::read_file(R), rows, &bad)) throw InputError(R, bad, "", "unterminated quoted field");
   if (rows.empty()) throw InputError(R, 0, "", "empty file (expected a header row)");
   const std::vector<std::string>& head = rows[0];
   std::map<std::string, size_t> col;
@@ -248,9 +255,8 @@ void pareto_report(const ParetoOptions& o) {
     }
   }
   if (group_order.empty()) std::cout << "\nno point to compare\n";
-  const fs::path out = o.out.empty() ? fs::path(R).parent_path() / "pareto.csv" : fs::path(o.out);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
-  write_atomic(out, out_csv);
+  io::write_file(out, out_csv);
   std::cout << "\nwrote " << out.string() << "\n";
 }
 

@@ -34,6 +34,7 @@ struct ParetoOptions {
   std::vector<std::string> by;       // group columns; empty = workload and batch when present
   bool no_groups = false;            // --by none
   std::string out;                   // pareto.csv path; "" = next to results.csv
+  bool force = false;                // replace `out` even if it is not an earlier pareto.csv
 };
 
 // Prints the rule and each group's front, writes pareto.csv. Throws InputError.

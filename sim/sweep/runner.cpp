@@ -53,11 +53,6 @@ std::string clock_text(double s) {
   return fmt::format("{}:{:02}", t / 60, t % 60);
 }
 
-void append(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::app);
-  out << text;
-}
-
 // The error a failed attempt printed: its last "error:" line, else its last line.
 std::string error_text(const fs::path& log, std::streamoff from) {
   std::ifstream in(log, std::ios::binary);
@@ -214,7 +209,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
     std::string cmd;
     for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + proc::shell_quote(a);
     const fs::path log = dirs::log(dir, i);
-    append(log, fmt::format("=== point {} attempt: {} on {} (driver pid {})\n=== {}\n", i, utc_now(), host, ::getpid(), cmd));
+    io::append_file(log, fmt::format("=== point {} attempt: {} on {} (driver pid {})\n=== {}\n", i, utc_now(), host, ::getpid(), cmd));
     Running r;
     r.index = i;
     r.lock_fd = fd;
@@ -226,7 +221,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
       running.emplace(pid, r);
     } catch (const std::exception& e) {
       ::close(fd);
-      write_atomic(dirs::failed(dir, i), fmt::format("cannot start\nerror: {}\n", e.what()));
+      io::write_file(dirs::failed(dir, i), fmt::format("cannot start\nerror: {}\n", e.what()));
       ++st.failed;
       progress.message(fmt::format("point {} failed: cannot start: {}", i, e.what()));
     }
@@ -246,15 +241,15 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
     if (ok) {
       fs::remove(dirs::failed(dir, r.index), ec);
       nlohmann::ordered_json h{{"host_name", host}, {"host_wall_s", wall}, {"host_finished_utc", utc_now()}};
-      write_atomic(dirs::host(dir, r.index), h.dump() + "\n");
+      io::write_file(dirs::host(dir, r.index), h.dump() + "\n");
       if (!plan.run.keep_trace) {
         fs::remove(dirs::point(dir, r.index) / "trace" / "rt.bin", ec);
         fs::remove(dirs::point(dir, r.index) / "trace" / "actions.csv", ec);
       }
-      append(log, fmt::format("=== exit 0 after {:.3f} s\n", wall));
+      io::append_file(log, fmt::format("=== exit 0 after {:.3f} s\n", wall));
       ++st.ok;
     } else if (stop && !r.timed_out) {
-      append(log, "=== interrupted (not recorded as failed)\n");
+      io::append_file(log, "=== interrupted (not recorded as failed)\n");
     } else {
       std::string reason;
       if (r.timed_out) reason = fmt::format("timeout after {} s", o.timeout_s);
@@ -263,8 +258,8 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
       else reason = "exit status 0 but no summary.json and report.json with the task's config_hash";
       const std::string err = r.timed_out ? "error: the point did not finish within the time limit (--timeout)"
                                           : error_text(log, r.log_from);
-      write_atomic(dirs::failed(dir, r.index), reason + "\n" + err + "\n");
-      append(log, fmt::format("=== failed after {:.3f} s: {}\n", wall, reason));
+      io::write_file(dirs::failed(dir, r.index), reason + "\n" + err + "\n");
+      io::append_file(log, fmt::format("=== failed after {:.3f} s: {}\n", wall, reason));
       ++st.failed;
       progress.message(fmt::format("point {} failed: {}: {}", r.index, reason, err));
     }

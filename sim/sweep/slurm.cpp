@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/config/input_error.h"
+#include "sim/config/text.h"
 #include "sim/sweep/collect.h"
 #include "sim/sweep/process.h"
 #include "sim/sweep/runner.h"
@@ -39,23 +40,69 @@ bool terminal_state(const std::string& s) {
          s == "OUT_OF_MEMORY" || s == "PREEMPTED" || s == "BOOT_FAIL" || s == "DEADLINE";
 }
 
-std::string header(const std::string& job_name, const std::string& output, const SlurmOptions& o, bool array) {
-  std::string h = "#!/bin/bash\n";
-  h += fmt::format("#SBATCH --job-name={}\n", job_name);
-  h += fmt::format("#SBATCH --output={}\n", output);
-  h += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
-  if (!o.partition.empty()) h += fmt::format("#SBATCH --partition={}\n", o.partition);
-  if (array && !o.time_limit.empty()) h += fmt::format("#SBATCH --time={}\n", o.time_limit);
-  for (const std::string& a : o.sbatch_args) h += fmt::format("#SBATCH {}\n", a);
-  return h;
+// sbatch options a user may add with --sbatch-arg: resources, placement and accounting.
+// Anything that changes what runs or where (--wrap, --export, --chdir, --output,
+// --array, --dependency, ...) is cstsim's to set, or would let the job run something else.
+constexpr const char* kAllowedSbatchOptions[] = {
+    "account", "qos", "mem", "mem-per-cpu", "mem-per-gpu", "constraint", "nodelist", "exclude", "reservation",
+    "gres", "gpus", "nice", "comment", "mail-type", "mail-user", "exclusive", "requeue", "no-requeue", "priority",
+    "clusters", "licenses", "begin", "deadline", "hint", "tmp", "wckey", "time-min", "oversubscribe",
+    "threads-per-core", "cores-per-socket", "sockets-per-node", "core-spec", "network", "switches"};
+
+// Every value that reaches a script: printable, so it can never start a new shell line.
+void check_printable(const std::string& field, const std::string& value) {
+  if (const auto at = text::control_char(value))
+    throw InputError(field, 0, "",
+                     fmt::format("contains a control character (byte 0x{:02x} at offset {}); it would go into a "
+                                 "generated Slurm script",
+                                 unsigned(static_cast<unsigned char>(value[*at])), *at));
+}
+
+void check_sbatch_arg(const std::string& arg) {
+  check_printable("--sbatch-arg", arg);
+  const auto eq = arg.find('=');
+  const std::string name = arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+  for (const char* ok : kAllowedSbatchOptions)
+    if (name == ok) return;
+  std::string list;
+  for (const char* ok : kAllowedSbatchOptions) list += (list.empty() ? "--" : ", --") + std::string(ok);
+  throw InputError("--sbatch-arg", 0, "",
+                   fmt::format("'{}' is not one of the sbatch options cstsim passes on (give it as --NAME or "
+                               "--NAME=VALUE; allowed: {})",
+                               arg, list));
+}
+
+// `sbatch` with its options, each shell-quoted: nothing user-supplied goes into an
+// #SBATCH or comment line, where a quote cannot protect it.
+std::string sbatch_line(const std::string& job_name, const fs::path& log, const SlurmOptions& o, bool array,
+                        const std::string& extra) {
+  std::string log_pattern;  // sbatch expands %x in file names; a literal % in the directory is %%
+  for (char c : log.parent_path().string()) log_pattern += c == '%' ? std::string("%%") : std::string(1, c);
+  log_pattern += "/" + log.filename().string();
+  std::vector<std::string> args{"sbatch", "--parsable", "--job-name=" + job_name, "--output=" + log_pattern,
+                                "--ntasks=1", "--cpus-per-task=1"};
+  if (!o.partition.empty()) args.push_back("--partition=" + o.partition);
+  if (array && !o.time_limit.empty()) args.push_back("--time=" + o.time_limit);
+  for (const std::string& a : o.sbatch_args) args.push_back(a);
+  std::string line;
+  for (const std::string& a : args) line += (line.empty() ? "" : " ") + shell_quote(a);
+  return line + " " + extra;
 }
 
 void write_script(const fs::path& p, const std::string& text) {
-  write_atomic(p, text);
+  io::write_file(p, text);
   ::chmod(p.c_str(), 0755);
 }
 
 }  // namespace
+
+void check_slurm_options(const SlurmOptions& o, const fs::path& dir) {
+  check_printable("cstsim executable path", proc::self_exe());
+  check_printable("--out", fs::absolute(dir).string());
+  check_printable("--partition", o.partition);
+  check_printable("--time", o.time_limit);
+  for (const std::string& a : o.sbatch_args) check_sbatch_arg(a);
+}
 
 int slurm_submit(const Plan& plan, const fs::path& dir_in, const SlurmOptions& o) {
   const fs::path dir = fs::absolute(dir_in);
@@ -77,6 +124,7 @@ int slurm_submit(const Plan& plan, const fs::path& dir_in, const SlurmOptions& o
     spdlog::warn("slurm: {} array tasks; Slurm's default MaxArraySize is 1001 (use --chunk {})", chunks,
                  (n + kMaxArrayTasks - 1) / kMaxArrayTasks);
 
+  check_slurm_options(o, dir);
   const std::string exe = proc::self_exe();
   const fs::path sd = dir / "slurm";
   fs::create_directories(sd / "logs");
@@ -87,27 +135,33 @@ int slurm_submit(const Plan& plan, const fs::path& dir_in, const SlurmOptions& o
                                      shell_quote(exe), shell_quote(dir.string()), chunk);
   if (o.timeout_s > 0) task_cmd += fmt::format(" --timeout {}", o.timeout_s);
   write_script(sd / "array.sh",
-               header(job, (sd / "logs" / "array-%A_%a.out").string(), o, true) +
-                   fmt::format("# cstsim sweep {}: array task i runs points [i*{}, i*{}+{}) that are not done yet.\n"
-                               "set -eu\nexec {}\n",
-                               plan.name, chunk, chunk, chunk, task_cmd));
+               fmt::format("#!/bin/bash\n"
+                           "# One task of the job array that submit.sh submits (with its sbatch options):\n"
+                           "# task i runs the sweep's points [i*{}, i*{}+{}) that are not done yet.\n"
+                           "set -eu\nexec {}\n",
+                           chunk, chunk, chunk, task_cmd));
   write_script(sd / "reduce.sh",
-               header(job + "-collect", (sd / "logs" / "collect-%j.out").string(), o, false) +
-                   fmt::format("# Collects results.csv once the array has ended (afterany) and lists missing points.\n"
-                               "set -eu\nexec {} sweep collect {}\n",
-                               shell_quote(exe), shell_quote(dir.string())));
+               fmt::format("#!/bin/bash\n"
+                           "# Collects results.csv once the array has ended (afterany) and lists missing points.\n"
+                           "set -eu\nexec {} sweep collect {}\n",
+                           shell_quote(exe), shell_quote(dir.string())));
   const std::string array_spec =
       ranges(pending_chunks) + (o.max_running > 0 ? fmt::format("%{}", o.max_running) : std::string());
+  const std::string submit_array =
+      sbatch_line(job, sd / "logs" / "array-%A_%a.out", o, true, "--array=" + array_spec + " array.sh");
+  const std::string submit_reduce =
+      sbatch_line(job + "-collect", sd / "logs" / "collect-%j.out", o, false,
+                  "--dependency=afterany:\"$array\" --kill-on-invalid-dep=yes reduce.sh");
   write_script(sd / "submit.sh",
                fmt::format("#!/bin/bash\n"
                            "# Submits the job array ({} task(s) of up to {} point(s), {} point(s) to run) and the\n"
                            "# reducer, which starts when every array task has ended, whatever its outcome.\n"
                            "set -euo pipefail\ncd {}\n"
-                           "array=$(sbatch --parsable --array={} array.sh)\narray=${{array%%;*}}\n"
-                           "reduce=$(sbatch --parsable --dependency=afterany:$array --kill-on-invalid-dep=yes reduce.sh)\n"
-                           "reduce=${{reduce%%;*}}\n"
+                           "array=$({})\narray=${{array%%;*}}\n"
+                           "reduce=$({})\nreduce=${{reduce%%;*}}\n"
                            "printf 'array %s\\nreduce %s\\n' \"$array\" \"$reduce\" | tee jobs.txt\n",
-                           pending_chunks.size(), chunk, pending_points, shell_quote(sd.string()), array_spec));
+                           pending_chunks.size(), chunk, pending_points, shell_quote(sd.string()), submit_array,
+                           submit_reduce));
   if (o.dry_run) {
     if (!o.quiet)
       spdlog::info("slurm: wrote {}/{{array.sh,reduce.sh,submit.sh}}: {} array task(s) of up to {} point(s) ({} to run); "

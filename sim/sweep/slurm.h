@@ -22,6 +22,10 @@ struct SlurmOptions {
   bool quiet = false;
 };
 
+// Every value that will reach a generated script: printable, and --sbatch-arg one of
+// the options cstsim passes on. Throws InputError naming the option.
+void check_slurm_options(const SlurmOptions& options, const std::filesystem::path& dir);
+
 // Writes DIR/slurm/{array.sh,reduce.sh,submit.sh} and, unless dry_run, runs
 // submit.sh. Returns the exit status for the CLI.
 int slurm_submit(const Plan& plan, const std::filesystem::path& dir, const SlurmOptions& options);

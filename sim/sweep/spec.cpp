@@ -233,6 +233,11 @@ Plan expand(const std::string& spec_path) {
     if (!n.IsScalar() || scalar_text(n).empty()) throw InputError(S, line_of_key("name"), "name", "must be a non-empty string");
     plan.name = scalar_text(n);
   }
+  if (const auto at = text::control_char(plan.name))
+    throw InputError(S, f.count("name") ? line_of_key("name") : 0, "name",
+                     fmt::format("contains a control character (byte 0x{:02x} at offset {}); a sweep name goes "
+                                 "into job names and scripts, so it must be printable",
+                                 unsigned(static_cast<unsigned char>(plan.name[*at])), *at));
 
   // base
   if (!f.count("base")) throw InputError(S, 0, "base", "required: the arch YAML or SCALE-Sim .cfg every point starts from");

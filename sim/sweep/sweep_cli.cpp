@@ -178,14 +178,15 @@ int sweep_command(const std::vector<std::string>& args) {
 
   const Plan plan = expand(spec);  // every spec error is thrown here, before anything is written
   const double point_timeout = timeout >= 0 ? timeout : plan.run.timeout_s;
-  prepare_dir(plan, out);
   const fs::path dir = fs::absolute(out);
+  so.sbatch_args = sbatch_args;
+  if (slurm) check_slurm_options(so, dir);  // before the directory exists
+  prepare_dir(plan, out);
   if (!quiet)
     spdlog::info("sweep {}: {} point(s) ({} grid points, {} removed by constraints, {} duplicates dropped) -> {}",
                  plan.name, plan.tasks.size(), plan.grid_points, plan.rejected, plan.duplicates,
                  (dir / "tasks.csv").string());
   if (slurm) {
-    so.sbatch_args = sbatch_args;
     so.timeout_s = point_timeout;
     so.dry_run = dry;
     so.wait = wait;
@@ -230,7 +231,8 @@ int pareto_command(const std::vector<std::string>& args) {
       ("axes", po::value(&axes)->value_name("A,B,...")->composing(), "cost axes, minimised (comma-separated)")
       ("quality", po::value(&quality)->value_name("Q,...")->composing(), "quality axes, maximised")
       ("by", po::value(&by)->value_name("COLS"), "compare only within groups of equal COLS (default workload,batch; none: all)")
-      ("out", po::value(&o.out)->value_name("FILE"), "pareto.csv path (default: next to results.csv)");
+      ("out", po::value(&o.out)->value_name("FILE"), "pareto.csv path (default: next to results.csv)")
+      ("force", po::bool_switch(&o.force), "replace --out even if it is not an earlier pareto.csv");
   po::options_description hidden;
   hidden.add_options()("results", po::value(&o.results));
   po::positional_options_description pos;

@@ -21,12 +21,6 @@ fs::path log(const fs::path& dir, int i) { return dir / "logs" / (std::to_string
 fs::path lock(const fs::path& dir, int i) { return dir / "locks" / (std::to_string(i) + ".lock"); }
 }  // namespace dirs
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string summary_hash(const fs::path& summary_json) {
   // summary.json begins {"version", "config_hash", ...}: read the head, parse the whole only if needed.
@@ -42,7 +36,7 @@ std::string summary_hash(const fs::path& summary_json) {
     if (end != std::string::npos) return h.substr(at + key.size(), end - at - key.size());
   }
   try {
-    return nlohmann::json::parse(read_text(summary_json)).value("config_hash", "");
+    return nlohmann::json::parse(io::read_file(summary_json)).value("config_hash", "");
   } catch (const nlohmann::json::exception&) {
     return "";
   }
@@ -55,22 +49,12 @@ bool point_done(const fs::path& dir, const Task& task) {
          summary_hash(p / "summary.json") == task.hash;
 }
 
-void write_atomic(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
 
 Plan load_plan(const fs::path& dir) {
   const fs::path p = dir / "sweep.json";
   if (!fs::is_regular_file(p)) throw InputError(dir.string(), 0, "", "not a sweep directory (no sweep.json)");
   try {
-    return plan_from_json(nlohmann::json::parse(read_text(p)));
+    return plan_from_json(nlohmann::json::parse(io::read_file(p)));
   } catch (const std::exception& e) {
     throw InputError(p.string(), 0, "", std::string("malformed: ") + e.what());
   }
@@ -91,13 +75,13 @@ void prepare_dir(const Plan& plan, const fs::path& dir) {
   }
   for (const char* sub : {"points", "logs", "locks", "workloads"}) fs::create_directories(dir / sub);
   for (const WorkloadVariant& v : plan.variants)
-    if (!v.derived_text.empty() && (!fs::exists(dir / v.file) || read_text(dir / v.file) != v.derived_text))
-      write_atomic(dir / v.file, v.derived_text);
+    if (!v.derived_text.empty() && (!fs::exists(dir / v.file) || io::read_file(dir / v.file) != v.derived_text))
+      io::write_file(dir / v.file, v.derived_text);
   nlohmann::ordered_json j = plan_json(plan);
   j["cstsim_version"] = CSTSIM_VERSION;
   const std::string tasks = tasks_csv(plan);
-  if (!fs::exists(dir / "tasks.csv") || read_text(dir / "tasks.csv") != tasks) write_atomic(dir / "tasks.csv", tasks);
-  if (!fs::exists(dir / "sweep.json")) write_atomic(dir / "sweep.json", j.dump(1) + "\n");
+  if (!fs::exists(dir / "tasks.csv") || io::read_file(dir / "tasks.csv") != tasks) io::write_file(dir / "tasks.csv", tasks);
+  if (!fs::exists(dir / "sweep.json")) io::write_file(dir / "sweep.json", j.dump(1) + "\n");
 }
 
 std::string ranges(const std::vector<int>& v) {

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <string>
 
+#include "sim/io/out_file.h"
 #include "sim/sweep/spec.h"
 
 namespace cstsim::sweep {
@@ -34,9 +35,6 @@ std::string summary_hash(const std::filesystem::path& summary_json);
 
 bool point_done(const std::filesystem::path& dir, const Task& task);
 
-// Writes `text` to `path` through a temporary file and a rename.
-void write_atomic(const std::filesystem::path& path, const std::string& text);
-std::string read_text(const std::filesystem::path& path);
 
 // Creates DIR (or checks that it holds the same plan) and writes sweep.json,
 // tasks.csv and the derived workloads. A DIR made by a different plan, or a

@@ -327,7 +327,9 @@ TEST_F(Sweep, PlotScriptsDrawASweep) {
     EXPECT_EQ(rc, 0) << cmd << "\n" << slurp(dir_ / "plot.err");
     for (const char* ext : {".png", ".pdf"}) {
       EXPECT_TRUE(fs::exists(prefix + ext)) << prefix << ext;
-      if (fs::exists(prefix + ext)) EXPECT_GT(fs::file_size(prefix + ext), 5000u) << prefix << ext;
+      if (fs::exists(prefix + ext)) {
+        EXPECT_GT(fs::file_size(prefix + ext), 5000u) << prefix << ext;
+      }
     }
   }
   // A bad column is a one-line error.
@@ -348,16 +350,134 @@ TEST_F(Sweep, DryRunWritesSlurmScriptsOnly) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string array = slurp(out / "slurm" / "array.sh"), reduce = slurp(out / "slurm" / "reduce.sh"),
                     submit = slurp(out / "slurm" / "submit.sh");
-  EXPECT_NE(array.find("#SBATCH --partition=debug"), std::string::npos) << array;
-  EXPECT_NE(array.find("#SBATCH --account=x"), std::string::npos) << array;
+  // The options are sbatch's arguments in submit.sh, shell-quoted; the job scripts carry none.
+  EXPECT_EQ(count(submit, " --partition=debug "), 2) << submit;
+  EXPECT_EQ(count(submit, " --account=x "), 2) << submit;
+  EXPECT_EQ(count(submit, " --time="), 0) << submit;  // --time only with --time
+  EXPECT_EQ(array.find("#SBATCH"), std::string::npos) << array;
+  EXPECT_EQ(reduce.find("#SBATCH"), std::string::npos) << reduce;
   EXPECT_NE(array.find("sweep task " + out.string() + " --array-index \"$SLURM_ARRAY_TASK_ID\" --chunk 3 --timeout 60"),
             std::string::npos) << array;
   EXPECT_NE(reduce.find("sweep collect " + out.string()), std::string::npos) << reduce;
   EXPECT_NE(submit.find("--array=0-2%2 array.sh"), std::string::npos) << submit;  // 8 points, 3 per task
-  EXPECT_NE(submit.find("--dependency=afterany:$array"), std::string::npos) << submit;
+  EXPECT_NE(submit.find("--dependency=afterany:\"$array\""), std::string::npos) << submit;
   EXPECT_FALSE(fs::exists(out / "slurm" / "jobs.txt"));
   EXPECT_TRUE(fs::is_empty(out / "points"));
   EXPECT_EQ(table(out / "tasks.csv").size(), 8u);
+}
+
+// Files an injected command would create: any name starting with PWNED, anywhere below `dir`.
+std::vector<std::string> planted(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().rfind("PWNED", 0) == 0) found.push_back(e.path().string());
+  return found;
+}
+
+// A newline (or any control character) in a value that would reach a Slurm script is
+// refused before anything is written: one error line naming the field, exit 2.
+TEST_F(Sweep, SlurmValuesWithControlCharactersAreRefused) {
+  const std::string base = "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [tiny.yaml]\ngrid: {array.rows: [8]}\n";
+  const std::string good = file("good.yaml", base);
+  const std::string named = file("named.yaml", "name: \"x\\ntouch PWNED1 #\"\n" + base);
+  const std::string out = (dir_ / "sw").string();
+  // dash's printf turns \n into a newline inside the argument.
+  const struct {
+    std::string args, field;
+  } cases[] = {
+      {named + " --out " + out, "name:"},
+      {good + " --out " + out + " --partition \"$(printf 'debug\\ntouch PWNED2 #')\"", "--partition:"},
+      {good + " --out " + out + " --time \"$(printf '1:00\\ntouch PWNED3 #')\"", "--time:"},
+      {good + " --out " + out + " --sbatch-arg \"$(printf -- '--account=x\\ntouch PWNED4 #')\"", "--sbatch-arg:"},
+      {good + " --out " + out + " --partition \"$(printf 'debug\\033[2J')\"", "--partition:"},
+      {good + " --out \"" + out + "$(printf '\\ntouch PWNED5 #')\"", "--out:"},
+      // Options that change what the job runs, or where, are not passed on.
+      {good + " --out " + out + " --sbatch-arg=--wrap=id", "--sbatch-arg:"},
+      {good + " --out " + out + " --sbatch-arg=--export=ALL,BASH_ENV=/tmp/x", "--sbatch-arg:"},
+      {good + " --out " + out + " --sbatch-arg=other.sh", "--sbatch-arg:"},
+      {good + " --out " + out + " --sbatch-arg=--chdir=/", "--sbatch-arg:"},
+  };
+  for (const auto& c : cases) {
+    const Result r = cstsim("sweep " + c.args + " --slurm --dry-run");
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << c.field << " in " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.args;
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(e.path().filename().string().rfind("sw", 0), std::string::npos) << e.path();
+  }
+  EXPECT_TRUE(planted(dir_).empty());
+}
+
+// Shell metacharacters in every field a user controls: the scripts parse (bash -n),
+// submit.sh hands each value to sbatch as one argument, byte for byte, and running
+// all three scripts for real (a stand-in sbatch records its arguments) runs nothing else.
+TEST_F(Sweep, SlurmScriptsPassEveryValueVerbatim) {
+  // YAML single quotes: the name is x$(touch PWNED_n1)`touch PWNED_n2`;touch PWNED_n3 #'"
+  const std::string spec = file("spec.yaml", "name: 'x$(touch PWNED_n1)`touch PWNED_n2`;touch PWNED_n3 #''\"'\nbase: " + src("configs/arch/npu-128.yaml") +
+                                                 "\nworkloads: [tiny.yaml]\ngrid: {array.rows: [8, 16]}\n");
+  // Each value as it must reach sbatch, and the same as a POSIX-shell word for the command line.
+  const std::string out = (dir_ / "sw $(touch PWNED_o1)'`touch PWNED_o2`\"%u").string();
+  const std::string partition = "debug$(touch PWNED_p)", time_limit = "1:00;touch PWNED_t",
+                    extra = "--comment=$(touch PWNED_c) `touch PWNED_c2` ' \" \\";
+  auto word = [](const std::string& v) {  // single quotes, ' as '\''
+    std::string w = "'";
+    for (char c : v) w += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return w + "'";
+  };
+  Result r = cstsim("sweep " + spec + " --out " + word(out) + " --slurm --dry-run --chunk 1 --partition " +
+                    word(partition) + " --time " + word(time_limit) + " --sbatch-arg=" + word(extra) +
+                    " --sbatch-arg=--account=acct");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const fs::path sd = fs::path(out) / "slurm";
+  ASSERT_TRUE(fs::exists(sd / "submit.sh"));
+  for (const char* script : {"array.sh", "reduce.sh", "submit.sh"}) {
+    const int rc = std::system(("bash -n " + word((sd / script).string())).c_str());
+    EXPECT_EQ(rc, 0) << script;
+  }
+  // A stand-in sbatch: one argument per line, then a job id.
+  const fs::path bin = dir_ / "bin";
+  fs::create_directories(bin);
+  file("bin/sbatch", "#!/bin/bash\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> \"$SBATCH_LOG\"\n"
+                     "echo '---' >> \"$SBATCH_LOG\"\necho 4242\n");
+  fs::permissions(bin / "sbatch", fs::perms::owner_all);
+  const std::string env = "cd " + word(dir_.string()) + " && SBATCH_LOG=" + word((dir_ / "sbatch.log").string()) +
+                          " PATH=" + word(bin.string()) + ":\"$PATH\"";
+  int rc = std::system((env + " bash " + word((sd / "submit.sh").string()) + " >/dev/null").c_str());
+  ASSERT_EQ(rc, 0);
+  rc = std::system(("cd " + word(dir_.string()) + " && SLURM_ARRAY_TASK_ID=0 bash " + word((sd / "array.sh").string()) +
+                    " >/dev/null 2>&1 && SLURM_ARRAY_TASK_ID=1 bash " + word((sd / "array.sh").string()) +
+                    " >/dev/null 2>&1 && bash " + word((sd / "reduce.sh").string()) + " >/dev/null 2>&1")
+                       .c_str());
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(table(fs::path(out) / "results.csv").size(), 2u);  // the scripts did their own work
+  // Two sbatch calls, every value one argument, unchanged.
+  std::vector<std::string> args;
+  {
+    std::istringstream in(slurp(dir_ / "sbatch.log"));
+    for (std::string line; std::getline(in, line);) args.push_back(line);
+  }
+  auto has = [&](const std::string& a) { return int(std::count(args.begin(), args.end(), a)); };
+  EXPECT_EQ(has("---"), 2);
+  EXPECT_EQ(has("--partition=" + partition), 2);
+  EXPECT_EQ(has("--time=" + time_limit), 1);  // the array's tasks only
+  EXPECT_EQ(has(extra), 2);
+  EXPECT_EQ(has("--account=acct"), 2);
+  std::string pct;  // sbatch reads % in --output as a pattern: the directory's own % is %%
+  for (char c : out) pct += c == '%' ? std::string("%%") : std::string(1, c);
+  EXPECT_EQ(has("--output=" + pct + "/slurm/logs/array-%A_%a.out"), 1);
+  EXPECT_EQ(has("--job-name=cstsim-x__touch_PWNED_n1__touch_PWNED_n2__touch_PWNED_n3____"), 1);
+  EXPECT_EQ(has("--dependency=afterany:4242"), 1);
+  // No user text in a comment or #SBATCH line of any script.
+  for (const char* script : {"array.sh", "reduce.sh", "submit.sh"}) {
+    std::istringstream in(slurp(sd / script));
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind('#', 0) == 0) {
+        EXPECT_EQ(line.find("PWNED"), std::string::npos) << script << ": " << line;
+      }
+  }
+  EXPECT_TRUE(planted(dir_).empty()) << planted(dir_).front();
 }
 
 // Needs a running Slurm (tools/slurm/up.sh); ctest label `slurm`. Skipped when

@@ -220,8 +220,14 @@ TEST(ArchYaml, OtherBadValues) {
     const char* says;
   };
   const Case cases[] = {
-      {"clock_hz: 0", "clock_hz", "positive"},
-      {"clock_hz: fast", "clock_hz", "positive"},
+      {"clock_hz: 0", "clock_hz", "below 1 MHz"},
+      {"clock_hz: -7e8", "clock_hz", "below 1 MHz"},
+      {"clock_hz: 1e3", "clock_hz", "did you mean 1e9?"},
+      {"clock_hz: 1e-30", "clock_hz", "below 1 MHz"},
+      {"clock_hz: 3e12", "clock_hz", "above 100 GHz"},
+      {"clock_hz: 1.9e12", "clock_hz", "above 100 GHz"},
+      {"clock_hz: 1000000000.5", "clock_hz", "whole number of Hz"},
+      {"clock_hz: fast", "clock_hz", "number of Hz"},
       {"precision: {operand_bits: 12}", "precision.operand_bits", "4, 8, 16"},
       {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
       {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},

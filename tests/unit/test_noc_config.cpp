@@ -133,6 +133,8 @@ TEST(NocConfig, ErrorsNameFileLineAndKey) {
       {11, "vnets:", "vnets", "no value", 11},
       {12, "vcs_per_vnet: [1, 2]", "vcs_per_vnet", "single value", 12},
       {13, "clock_hz: fast", "clock_hz", "Hz", 13},
+      {13, "clock_hz: 1.0e13", "clock_hz", "above 100 GHz", 13},
+      {13, "clock_hz: 5e5", "clock_hz", "below 1 MHz", 13},
       {15, "  - {side: up, index: 1}", "edge_nodes[0].side", "north, east, south, west", 15},
       {15, "  - {side: west, index: 4}", "edge_nodes[0].index", "0..3", 15},
       {16, "  - {side: west, index: 1}", "edge_nodes[1]", "second edge node", 16},

@@ -24,7 +24,7 @@ TEST(NocTrace, LinksBusyIntegratesToLinkBusyCycles) {
   Network net(c);
   int64_t end = 0;
   {
-    trace::TraceSink sink({dir, c.clock_hz, 256, 1 << 10});
+    trace::TraceSink sink({dir, c.clock_hz, 256, 1 << 10, {}});
     NocTrace observer(sink, net, "noc");
     net.set_observer(&observer);
     std::mt19937_64 rng(4);

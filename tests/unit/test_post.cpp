@@ -51,7 +51,7 @@ double v(const nlohmann::json& q) { return q.at("value").get<double>(); }
 TEST_F(Post, IntegralsAreExactSumsOfValueTimesDuration) {
   const fs::path run = run_dir("exact");
   {
-    TraceSink sink({run / "trace", 1e9, 4, 64});
+    TraceSink sink({run / "trace", 1e9, 4, 64, {}});
     const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
     const ResourceId mem = sink.declare({0, "a.mem", ResourceClass::Memory, "byte", 1000, "a", "sram"});
     sink.begin_layer(0, "L0", 0);
@@ -83,7 +83,7 @@ TEST_F(Post, IntegralsAreExactSumsOfValueTimesDuration) {
 TEST_F(Post, SinkWritesOnlyChangesInOrder) {
   const fs::path run = run_dir("changes");
   {
-    TraceSink sink({run / "trace", 1e9, 4, 2});  // tiny buffer: several flushes
+    TraceSink sink({run / "trace", 1e9, 4, 2, {}});  // tiny buffer: several flushes
     const ResourceId a = sink.declare({0, "a", ResourceClass::Compute, "PE", 9, "m", ""});
     const ResourceId b = sink.declare({0, "b", ResourceClass::Network, "link", 9, "m", ""});
     sink.begin_layer(0, "L", 0);
@@ -109,7 +109,7 @@ TEST_F(Post, SinkWritesOnlyChangesInOrder) {
 
 TEST_F(Post, SinkRefusesOverCapacityAndLateChanges) {
   const fs::path run = run_dir("bad");
-  TraceSink sink({run / "trace", 1e9, 4, 64});
+  TraceSink sink({run / "trace", 1e9, 4, 64, {}});
   const ResourceId a = sink.declare({0, "a", ResourceClass::Compute, "PE", 4, "m", ""});
   sink.advance(3);
   EXPECT_THROW(sink.set(2, a, 1), std::logic_error);  // behind simulated time
@@ -122,7 +122,7 @@ TEST_F(Post, SinkRefusesOverCapacityAndLateChanges) {
 TEST_F(Post, SameVolumeDifferentShape) {
   auto make = [&](const std::string& name, int devices, int64_t cycles) {
     const fs::path run = run_dir(name, 1e9, 4, 4, devices);
-    TraceSink sink({run / "trace", 1e9, 8, 64});
+    TraceSink sink({run / "trace", 1e9, 8, 64, {}});
     std::vector<ResourceId> dev, pe;
     for (int d = 0; d < devices; ++d) {
       dev.push_back(sink.declare({0, "u" + std::to_string(d) + ".busy", ResourceClass::Compute, "device", 1,
@@ -166,7 +166,7 @@ TEST_F(Post, SameVolumeDifferentShape) {
 TEST_F(Post, EnergyVectorAndScalarOnlyWithNormalization) {
   const fs::path run = run_dir("energy", 2e9);
   {
-    TraceSink sink({run / "trace", 2e9, 10, 64});
+    TraceSink sink({run / "trace", 2e9, 10, 64, {}});
     const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
     const ResourceId mem = sink.declare({0, "a.mem", ResourceClass::Memory, "byte", 64, "a", "sram"});
     const ResourceId link = sink.declare({0, "a.link.in_rows", ResourceClass::Network, "link", 4, "a", ""});
@@ -210,7 +210,7 @@ TEST_F(Post, EnergyVectorAndScalarOnlyWithNormalization) {
 TEST_F(Post, BadNormalizationAndEnergyTableAreInputErrors) {
   const fs::path run = run_dir("errors");
   {
-    TraceSink sink({run / "trace", 1e9, 4, 64});
+    TraceSink sink({run / "trace", 1e9, 4, 64, {}});
     const ResourceId pe = sink.declare({0, "a.pe", ResourceClass::Compute, "PE", 16, "a", ""});
     sink.bind(sink.declare_action("reg.read", "byte"), pe, 1);
     sink.begin_layer(0, "L", 0);

@@ -182,7 +182,7 @@ TEST_F(SweepSpec, BatchScalesMOfEveryLayer) {
   EXPECT_NE(p.tasks[0].hash, p.tasks[1].hash);
   // The derived file is what the point runs; it is written into the sweep directory.
   prepare_dir(p, dir_ / "sw");
-  EXPECT_EQ(read_text(dir_ / "sw" / "workloads" / "b-b3.yaml"), p.variants[1].derived_text);
+  EXPECT_EQ(io::read_file(dir_ / "sw" / "workloads" / "b-b3.yaml"), p.variants[1].derived_text);
   EXPECT_EQ(plan_difference(load_plan(dir_ / "sw"), p), "");
   // Another plan in the same directory is refused, and nothing is changed.
   const Plan q = expand(spec("workloads: [b.csv]\nbatch: [1, 2]\n"));
@@ -294,7 +294,7 @@ TEST_F(SweepParetoReport, FrontTiesAndASingleWinner) {
   EXPECT_NE(text.find("no single winner: 3 points trade"), std::string::npos) << text;
   EXPECT_NE(text.find("single winner: point 5 dominates every other point"), std::string::npos) << text;
   EXPECT_NE(text.find("1 row(s) left out"), std::string::npos) << text;
-  const std::string out = read_text(dir_ / "pareto.csv");
+  const std::string out = io::read_file(dir_ / "pareto.csv");
   EXPECT_NE(out.find("index,workload,batch,array.rows,cycles,energy.E_gross,utilization,front,dominated_by,dominates\n"),
             std::string::npos) << out;
   EXPECT_NE(out.find("\n0,x,1,8,100,5,0.5,1,,1\n"), std::string::npos) << out;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "traces/reader.h"
+#include "sim/io/out_file.h"
 #include "version.h"
 
 namespace cstsim {
@@ -39,70 +40,27 @@ constexpr const char* kUsage =
     "\n"
     "options:\n"
     "  --out FILE   write FILE instead of the default (its directory must exist)\n"
+    "  --force      replace FILE even if it is not an export of the same format\n"
     "  -h, --help   show this help\n"
     "\n"
-    "The output appears only when complete. Exit status: 0 ok, 1 the output could not be\n"
-    "written, 2 bad usage or missing/unreadable trace.\n";
+    "The output appears only when complete, and replaces only an earlier export of the\n"
+    "same format. Exit status: 0 ok, 2 bad usage, missing/unreadable trace, or an output\n"
+    "that could not be written.\n";
+
+// What each format's output begins with, to recognise an earlier export.
+bool is_export_of(const std::string& format, std::string_view head) {
+  if (format == "csv") return head.rfind("cycle,time_s,resource,name,value\n", 0) == 0;
+  if (format == "perfetto") return head.rfind("{\"displayTimeUnit\"", 0) == 0 && head.find("\"generator\":\"cstsim ") != head.npos;
+  return head.rfind("$date\n", 0) == 0 && head.find("$version\n  cstsim ") != head.npos;
+}
 
 // Bad usage or input: exit 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// The output could not be written: exit 1.
-struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 std::string one_line(std::string_view text) { return InputError::one_line(std::string(text)); }
 
-// A buffered output file that appears under its name only on commit().
-class OutFile {
- public:
-  explicit OutFile(fs::path target) : target_(std::move(target)) {
-    tmp_ = target_.parent_path() / ("." + target_.filename().string() + ".tmp-" + std::to_string(::getpid()));
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw OutputError("cannot create " + tmp_.string());
-  }
-  ~OutFile() {
-    if (committed_) return;
-    out_.close();
-    std::error_code ec;
-    fs::remove(tmp_, ec);
-  }
-  OutFile(const OutFile&) = delete;
-  OutFile& operator=(const OutFile&) = delete;
-
-  template <typename... T>
-  void print(fmt::format_string<T...> f, T&&... args) {
-    fmt::format_to(fmt::appender(buf_), f, std::forward<T>(args)...);
-    if (buf_.size() >= kFlushBytes) flush();
-  }
-  void put(std::string_view s) {
-    buf_.append(s.data(), s.data() + s.size());
-    if (buf_.size() >= kFlushBytes) flush();
-  }
-  void commit() {
-    flush();
-    out_.close();
-    if (!out_) throw OutputError("cannot write " + tmp_.string());
-    std::error_code ec;
-    fs::rename(tmp_, target_, ec);
-    if (ec) throw OutputError(fmt::format("cannot rename {} to {}: {}", tmp_.string(), target_.string(), ec.message()));
-    committed_ = true;
-  }
-
- private:
-  static constexpr size_t kFlushBytes = 1 << 20;
-  void flush() {
-    out_.write(buf_.data(), std::streamsize(buf_.size()));
-    buf_.clear();
-    if (!out_) throw OutputError("cannot write " + tmp_.string());
-  }
-  fs::path target_, tmp_;
-  std::ofstream out_;
-  fmt::memory_buffer buf_;
-  bool committed_ = false;
-};
+using io::OutFile;
 
 // Opens <run-dir>/trace with errors that name what is missing.
 std::unique_ptr<trace::TraceReader> open_trace(const fs::path& run_dir) {
@@ -465,13 +423,15 @@ int export_command(const std::vector<std::string>& args) {
     }
     std::vector<std::string> positional;
     std::string out;
-    bool have_out = false;
+    bool have_out = false, force = false;
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "--out" || a == "-o") {
         if (i + 1 >= args.size()) throw UsageError(fmt::format("{}: {} needs a file name", format, a));
         out = args[++i];
         have_out = true;
+      } else if (a == "--force") {
+        force = true;
       } else if (a.rfind("--out=", 0) == 0) {
         out = a.substr(6);
         have_out = true;
@@ -500,14 +460,14 @@ int export_command(const std::vector<std::string>& args) {
           throw UsageError(fmt::format("{}: --out {} would overwrite the trace's {}", format, out, input));
       }
     }
+    if (fs::is_directory(run_dir / "trace"))
+      io::check_replaceable(out_path, "--out", force, [&](std::string_view head) { return is_export_of(format, head); },
+                            "a cstsim " + format + " export");
     if (format == "csv") trace::export_csv(run_dir, out_path);
     else if (format == "perfetto") trace::export_perfetto(run_dir, out_path);
     else trace::export_vcd(run_dir, out_path);
     return 0;
-  } catch (const OutputError& e) {
-    std::cerr << "error: export: " << one_line(e.what()) << "\n";
-    return 1;
-  } catch (const std::exception& e) {  // usage errors and unreadable traces
+  } catch (const std::exception& e) {  // usage errors, unreadable traces, outputs that cannot be written
     std::cerr << "error: export: " << one_line(e.what()) << "\n";
     return 2;
   }

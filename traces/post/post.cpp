@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "sim/config/input_error.h"
-#include "sim/run/output_dir.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/integrate.h"
 #include "traces/post/normalization.h"
@@ -97,9 +96,9 @@ class Reporter {
     // One streaming pass over actions.csv: totals, per-layer totals, and per-window
     // peaks and energy (rows of one window are consecutive: the file is sorted by window).
     PostOutputs out;
-    out.energy_windows_tmp = opt_.run_dir / ".energy_windows.csv.tmp";
-    std::ofstream ew(out.energy_windows_tmp, std::ios::binary);
-    ew << "layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n";
+    out.energy_windows = std::make_shared<io::OutFile>(opt_.run_dir / "energy_windows.csv");
+    io::OutFile& ew = *out.energy_windows;
+    ew.put("layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n");
     Counts total, current;
     std::map<int, Counts> per_layer;
     std::map<int, BytesPerSecond> b_peak_layer;
@@ -119,8 +118,8 @@ class Reporter {
         b_peak_layer[key.first] = std::max(b_peak_layer[key.first], bw);
       }
       const double marg = marginal(current).value, base = base_energy(d).value;
-      ew << fmt::format("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", key.first, start, end, start * period_,
-                        end * period_, marg, base, marg + base);
+      ew.print("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", key.first, start, end, start * period_,
+               end * period_, marg, base, marg + base);
       current.clear();
     };
     reader_.for_each_action([&](const trace::ActionRow& a) {
@@ -134,8 +133,6 @@ class Reporter {
       current[a.action] += a.count;
     });
     close_window();
-    ew.close();
-    if (!ew) throw std::runtime_error("cannot write " + out.energy_windows_tmp.string());
 
     ordered_json& r = out.report;
     r["version"] = summary_.value("version", "");
@@ -441,14 +438,11 @@ PostOutputs post_process(const PostOptions& o) {
 }
 
 void write_post_outputs(const fs::path& dir, const PostOutputs& out) {
-  auto put = [&](const char* name, const std::string& text) {
-    const fs::path tmp = dir / (std::string(".") + name + ".tmp");
-    write_text(tmp, text);
-    fs::rename(tmp, dir / name);
-  };
-  put("report.json", out.report.dump(2) + "\n");
-  put("report.txt", out.text);
-  fs::rename(out.energy_windows_tmp, dir / "energy_windows.csv");
+  io::write_file(dir / "report.json", out.report.dump(2) + "\n");
+  io::write_file(dir / "report.txt", out.text);
+  if (out.energy_windows->target() != dir / "energy_windows.csv")
+    throw std::logic_error("write_post_outputs: energy_windows.csv belongs to another directory");
+  out.energy_windows->commit();
 }
 
 }  // namespace cstsim::post

@@ -5,9 +5,12 @@
 // `cstsim post <run-dir>`. Schema: traces/FORMAT.md, "report.json".
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/io/out_file.h"
 
 namespace cstsim::post {
 
@@ -20,14 +23,14 @@ struct PostOptions {
 struct PostOutputs {
   nlohmann::ordered_json report;
   std::string text;                // readable summary
-  std::filesystem::path energy_windows_tmp;  // written while streaming; renamed by write_post_outputs
+  std::shared_ptr<io::OutFile> energy_windows;  // written while streaming; committed by write_post_outputs
 };
 
 // Throws InputError for bad options or inputs, std::logic_error when the trace
 // breaks an invariant (a bug: the run must fail loudly).
 PostOutputs post_process(const PostOptions& options);
 
-// Writes report.json, report.txt, energy_windows.csv into `dir` (each via a temp file + rename).
+// Writes report.json, report.txt, energy_windows.csv into `dir` (each an io::OutFile).
 void write_post_outputs(const std::filesystem::path& dir, const PostOutputs& outputs);
 
 }  // namespace cstsim::post

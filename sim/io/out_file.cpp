@@ -1,0 +1,168 @@
+#include "sim/io/out_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "sim/config/input_error.h"
+
+namespace cstsim::io {
+namespace fs = std::filesystem;
+
+OutputError::OutputError(const fs::path& path, const std::string& message)
+    : std::runtime_error(InputError::one_line(path.string() + ": " + message)) {}
+
+OutputError::OutputError(const std::string& line) : std::runtime_error(InputError::one_line(line)) {}
+
+OutputError OutputError::from_errno(const fs::path& path, const std::string& what, int err) {
+  return OutputError(path, what + ": " + std::strerror(err));
+}
+
+unsigned file_mode_mask() {
+  static const unsigned mask = [] {
+    const mode_t m = ::umask(022);
+    ::umask(m);
+    return unsigned(m);
+  }();
+  return mask;
+}
+
+OutFile::OutFile(fs::path target) : target_(std::move(target)) {
+  if (target_.filename().empty()) throw OutputError(target_, "names a directory, not a file");
+  const fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+  std::string templ = (dir / ("." + target_.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::vector<char> name(templ.begin(), templ.end());
+  name.push_back('\0');
+  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd_ < 0) throw OutputError::from_errno(target_, "cannot create", errno);
+  tmp_ = name.data();
+  // mkostemp makes the file 0600; give it the mode an ordinary create would.
+  if (::fchmod(fd_, mode_t(0666 & ~file_mode_mask())) != 0) fail("cannot set the mode of", errno);
+}
+
+OutFile::~OutFile() {
+  if (settled_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void OutFile::fail(const std::string& what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  settled_ = true;  // nothing left to clean up
+  throw OutputError::from_errno(target_, what, err);
+}
+
+void OutFile::write(const void* data, size_t bytes) {
+  if (buf_.size() + bytes > kFlushBytes) flush();
+  if (bytes >= kFlushBytes) {  // large blocks go straight to the file
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+      const ssize_t n = ::write(fd_, p, bytes);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
+      p += n;
+      bytes -= size_t(n);
+    }
+    return;
+  }
+  buf_.append(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
+}
+
+void OutFile::flush() {
+  const char* p = buf_.data();
+  size_t left = buf_.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
+    p += n;
+    left -= size_t(n);
+  }
+  buf_.clear();
+}
+
+void OutFile::write_at(uint64_t offset, const void* data, size_t bytes) {
+  if (fd_ < 0) throw std::logic_error("OutFile::write_at after commit");
+  flush();
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(fd_, p, bytes, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
+    p += n;
+    bytes -= size_t(n);
+    offset += uint64_t(n);
+  }
+}
+
+void OutFile::commit() {
+  if (fd_ < 0) throw std::logic_error("OutFile::commit twice");
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot write", errno);  // a delayed write error (NFS, full disk) shows here
+  if (std::rename(tmp_.c_str(), target_.c_str()) != 0) fail("cannot replace", errno);
+  settled_ = true;
+}
+
+void write_file(const fs::path& target, std::string_view text) {
+  OutFile f(target);
+  f.put(text);
+  f.commit();
+}
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path.string(), 0, "", "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) throw InputError(path.string(), 0, "", std::string("cannot open the file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void check_replaceable(const fs::path& target, const std::string& key, bool force,
+                       const std::function<bool(std::string_view)>& ours, const std::string& what) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(target, ec);
+  if (!fs::exists(st) || force) return;
+  const char* hint = "; choose another path, or --force to replace it";
+  if (fs::is_symlink(st)) throw InputError(target.string(), 0, key, std::string("is a symbolic link") + hint);
+  if (!fs::is_regular_file(st)) throw InputError(target.string(), 0, key, std::string("exists and is not a regular file") + hint);
+  std::ifstream in(target, std::ios::binary);
+  std::string head(1024, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  if (!ours(head)) throw InputError(target.string(), 0, key, "exists and is not " + what + hint);
+}
+
+void append_file(const fs::path& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) throw OutputError::from_errno(path, "cannot open for appending", errno);
+  const char* p = text.data();
+  size_t left = text.size();
+  int err = 0;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    p += n;
+    left -= size_t(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) throw OutputError::from_errno(path, "cannot write", err);
+}
+
+}  // namespace cstsim::io
