@@ -1,6 +1,7 @@
 #include "sim/io/out_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,7 +38,7 @@ unsigned file_mode_mask() {
 OutFile::OutFile(fs::path target) : target_(std::move(target)) {
   if (target_.filename().empty()) throw OutputError(target_, "names a directory, not a file");
   const fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
-  std::string templ = (dir / ("." + target_.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::string templ = (dir / ("." + target_.filename().string() + ".tmp-" + owner_tag() + "-XXXXXX")).string();
   std::vector<char> name(templ.begin(), templ.end());
   name.push_back('\0');
   fd_ = ::mkostemp(name.data(), O_CLOEXEC);
@@ -118,6 +119,39 @@ void write_file(const fs::path& target, std::string_view text) {
   OutFile f(target);
   f.put(text);
   f.commit();
+}
+
+namespace {
+
+std::string host_hash() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (const char* c = host; *c; ++c) h = (h ^ uint8_t(*c)) * 16777619u;
+  return fmt::format("{:08x}", h);
+}
+
+}  // namespace
+
+std::string owner_tag() {
+  static const std::string host = host_hash();
+  return "h" + host + ".p" + std::to_string(::getpid());
+}
+
+bool left_by_dead_process(const std::string& name) {
+  static const std::string host = ".tmp-h" + host_hash() + ".p";
+  const auto at = name.find(host);
+  if (at == std::string::npos) return false;
+  char* end = nullptr;
+  const long pid = std::strtol(name.c_str() + at + host.size(), &end, 10);
+  return pid > 0 && *end == '-' && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+}
+
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (fs::is_regular_file(e.symlink_status(ec)) && left_by_dead_process(e.path().filename().string()))
+      fs::remove(e.path(), ec);
 }
 
 std::string read_file(const fs::path& path) {

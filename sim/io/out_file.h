@@ -63,6 +63,15 @@ void write_file(const std::filesystem::path& target, std::string_view text);
 // Appends to a log file, never through a symlink (O_NOFOLLOW); throws OutputError.
 void append_file(const std::filesystem::path& path, std::string_view text);
 
+// Temporaries are named .NAME.tmp-<owner>-XXXXXX, the owner being this host (a hash of
+// its name) and process: "h1a2b3c4d.p12345". In a directory several hosts share (a
+// sweep on a cluster) a host only ever cleans up after its own dead processes.
+std::string owner_tag();
+// Whether `name` holds ".tmp-<owner>-" of a process of this host that no longer exists.
+bool left_by_dead_process(const std::string& name);
+// Removes the regular files in `dir` that an OutFile of a killed process left behind.
+void remove_stale_temporaries(const std::filesystem::path& dir);
+
 // The whole file (for copying an input into the run directory); InputError if unreadable.
 std::string read_file(const std::filesystem::path& path);
 

@@ -41,15 +41,13 @@ bool contains(const fs::path& outer, const fs::path& inner) {
 
 fs::path staging_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp-"; }
 
-// Removes staging directories of runs that were killed: ours by name, stamped, and
-// their process gone (a live one belongs to a concurrent run of the same target).
+// Removes staging directories of runs that were killed: ours by name and stamp, left
+// by a process of this host that is gone (a live one belongs to a concurrent run).
 void remove_stale_staging(const fs::path& parent, const std::string& prefix) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid <= 0 || !(::kill(pid_t(pid), 0) != 0 && errno == ESRCH)) continue;
+    if (name.compare(0, prefix.size(), prefix) != 0 || !io::left_by_dead_process(name)) continue;
     if (!fs::is_directory(e.symlink_status(ec)) || !fs::is_regular_file(fs::symlink_status(e.path() / kRunStamp, ec)))
       continue;
     fs::remove_all(e.path(), ec);
@@ -100,7 +98,7 @@ StagedDir::StagedDir(fs::path target, bool force) : target_(std::move(target)), 
   }
   const std::string prefix = staging_prefix(target_).string();
   remove_stale_staging(parent, prefix);
-  std::string templ = (parent / (prefix + std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::string templ = (parent / (prefix + io::owner_tag() + "-XXXXXX")).string();
   if (!::mkdtemp(templ.data())) {
     const int err = errno;
     remove_created_parents();
@@ -160,8 +158,8 @@ void StagedDir::commit() {
   }
   if (errno != EINVAL && errno != ENOSYS) throw io::OutputError::from_errno(target_, "cannot replace", errno);
   // A filesystem that cannot swap: move the old target into a fresh holder, then rename.
-  std::string holder = (target_.parent_path() / ("." + target_.filename().string() + ".old-" +
-                                                 std::to_string(::getpid()) + "-XXXXXX")).string();
+  std::string holder =
+      (target_.parent_path() / ("." + target_.filename().string() + ".old-" + io::owner_tag() + "-XXXXXX")).string();
   if (!::mkdtemp(holder.data())) throw io::OutputError::from_errno(target_, "cannot make room to replace", errno);
   const bool had_target = fs::exists(fs::symlink_status(target_, ec));
   if (had_target && std::rename(target_.c_str(), (fs::path(holder) / "old").c_str()) != 0) {

@@ -74,6 +74,7 @@ void prepare_dir(const Plan& plan, const fs::path& dir) {
     }
   }
   for (const char* sub : {"points", "logs", "locks", "workloads"}) fs::create_directories(dir / sub);
+  for (const fs::path& d : {dir, dir / "points", dir / "workloads"}) io::remove_stale_temporaries(d);  // a killed driver's
   for (const WorkloadVariant& v : plan.variants)
     if (!v.derived_text.empty() && (!fs::exists(dir / v.file) || io::read_file(dir / v.file) != v.derived_text))
       io::write_file(dir / v.file, v.derived_text);

@@ -23,6 +23,7 @@
 
 #include "sim/sweep/csv.h"
 #include "sim/sweep/process.h"
+#include "tests/cli_util.h"
 
 namespace fs = std::filesystem;
 namespace csv = cstsim::sweep::csv;
@@ -162,6 +163,13 @@ TEST_F(Sweep, LocalPoolEndToEndRerunRunsNothingAndPareto) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
   EXPECT_NE(r.err.find("results.csv:1: --axes: no column 'watts'"), std::string::npos) << r.err;
+  // pareto.csv is rewritten, but --out never overwrites a file pareto did not write.
+  EXPECT_EQ(cstsim("pareto " + (out / "results.csv").string() + " --axes cycles").status, 0);
+  const std::string results_text = slurp(out / "results.csv");
+  r = cstsim("pareto " + (out / "results.csv").string() + " --axes cycles --out " + (out / "results.csv").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is not a pareto.csv written by cstsim pareto"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(out / "results.csv"), results_text);
 }
 
 TEST_F(Sweep, MalformedSpecIsOneLineExit2AndWritesNothing) {
@@ -421,11 +429,7 @@ TEST_F(Sweep, SlurmScriptsPassEveryValueVerbatim) {
   const std::string out = (dir_ / "sw $(touch PWNED_o1)'`touch PWNED_o2`\"%u").string();
   const std::string partition = "debug$(touch PWNED_p)", time_limit = "1:00;touch PWNED_t",
                     extra = "--comment=$(touch PWNED_c) `touch PWNED_c2` ' \" \\";
-  auto word = [](const std::string& v) {  // single quotes, ' as '\''
-    std::string w = "'";
-    for (char c : v) w += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return w + "'";
-  };
+  const auto word = cstsim::testing_util::shell_word;
   Result r = cstsim("sweep " + spec + " --out " + word(out) + " --slurm --dry-run --chunk 1 --partition " +
                     word(partition) + " --time " + word(time_limit) + " --sbatch-arg=" + word(extra) +
                     " --sbatch-arg=--account=acct");
