@@ -11,8 +11,7 @@ namespace cstsim {
 HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const ArchSpec::Hbm& dma, double clock_hz,
                              std::vector<int64_t> tile_bytes, int64_t layer_start)
     : device_(std::make_unique<hbm::HbmDevice>(std::move(spec))),
-      acc_period_ns_(1e9 / clock_hz),
-      hbm_period_ns_(device_->spec().tck_ns),
+      clocks_(make_clock_base(clock_hz, clock_hz, device_->spec().tck_ns)),
       fifo_tiles_(dma.fifo_tiles),
       max_outstanding_(dma.max_outstanding),
       request_bytes_(dma.request_bytes),
@@ -28,11 +27,12 @@ HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const ArchSpec::Hbm& dma, double
 }
 
 // Both clocks start at time 0; a cycle c of a clock with period p covers [c p, (c+1) p).
+// Periods are whole ticks of the exact common base, so the crossing rounds nothing.
 int64_t HbmTileSource::to_hbm(int64_t acc_cycle) const {
-  return int64_t(std::ceil(double(acc_cycle) * acc_period_ns_ / hbm_period_ns_ - 1e-9));
+  return (acc_cycle * clocks_.acc + clocks_.hbm - 1) / clocks_.hbm;
 }
 int64_t HbmTileSource::to_acc(int64_t hbm_cycle) const {
-  return int64_t(std::ceil(double(hbm_cycle) * hbm_period_ns_ / acc_period_ns_ - 1e-9));
+  return (hbm_cycle * clocks_.hbm + clocks_.acc - 1) / clocks_.acc;
 }
 
 // Issues the next read if the DMA may: a request slot is free and the tile's FIFO slot is known.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/dma/clock_base.h"
 #include "models/hbm/hbm_device.h"
 #include "models/memory/tile_source.h"
 
@@ -33,7 +34,7 @@ class HbmTileSource : public TileSource {
   void complete_some();
 
   std::unique_ptr<hbm::HbmDevice> device_;
-  double acc_period_ns_, hbm_period_ns_;
+  ClockBase clocks_;  // the array clock and the HBM clock on one exact time base
   int fifo_tiles_, max_outstanding_;
   int64_t request_bytes_;
   std::vector<int64_t> tile_bytes_;

@@ -10,6 +10,8 @@
 #include <systemc>
 
 #include "models/array/array_module.h"
+#include "models/dma/clock_base.h"
+#include "models/hbm/hbm_spec.h"
 #include "sim/config/input_error.h"
 #include "sim/io/out_file.h"
 #include "sim/run/output_dir.h"
@@ -57,6 +59,13 @@ int run_simulation(const RunOptions& o) {
                               arch.dataflow == Dataflow::IS ? rows : share.N, share.K);
         check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
       }
+  if (arch.memory == "hbm") {  // the array and HBM clocks need a common exact time base
+    try {
+      make_clock_base(arch.clock_hz, arch.clock_hz, hbm::load_hbm_spec(arch.hbm.spec).tck_ns);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(arch.source, 0, "clock_hz", e.what());
+    }
+  }
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   post::load_energy_table(energy_path);
   if (!o.normalization.empty()) post::load_normalization(o.normalization);

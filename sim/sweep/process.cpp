@@ -54,7 +54,7 @@ void write_all(int fd, const char* s) {
 pid_t spawn(const std::string& path, const std::vector<std::string>& argv, const std::string& log_path,
             const sigset_t& child_mask) {
   if (argv.empty()) throw std::runtime_error("spawn: empty command");
-  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (log < 0) throw std::runtime_error(fmt::format("cannot open {}: {}", log_path, std::strerror(errno)));
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<char*> args = c_argv(argv);  // prepared before fork: the child only makes system calls

@@ -184,7 +184,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
 
   auto start = [&](int i) {
     const Task& t = plan.tasks[size_t(i)];
-    const int fd = ::open(dirs::lock(dir, i).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    const int fd = ::open(dirs::lock(dir, i).c_str(), O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (fd >= 0) ::close(fd);
       ++st.busy;

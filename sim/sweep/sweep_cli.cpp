@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/config/input_error.h"
+#include "sim/io/out_file.h"
 #include "sim/sweep/collect.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/runner.h"
@@ -196,8 +197,9 @@ int sweep_command(const std::vector<std::string>& args) {
   if (dry) return 0;
 
   // One local driver per directory at a time.
-  const int lock = ::open((dir / "locks" / "driver.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
+  const int lock = ::open((dir / "locks" / "driver.lock").c_str(), O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (lock < 0) throw io::OutputError::from_errno(dir / "locks" / "driver.lock", "cannot open", errno);
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0)
     throw InputError(dir.string(), 0, "--out", "another `cstsim sweep` is running in this directory");
   std::vector<int> all;
   for (const Task& t : plan.tasks) all.push_back(t.index);
