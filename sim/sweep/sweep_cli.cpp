@@ -182,7 +182,14 @@ int sweep_command(const std::vector<std::string>& args) {
   const fs::path dir = fs::absolute(out);
   so.sbatch_args = sbatch_args;
   if (slurm) check_slurm_options(so, dir);  // before the directory exists
-  prepare_dir(plan, out);
+  const bool fresh = !fs::exists(fs::symlink_status(dir));
+  try {
+    prepare_dir(plan, out);
+  } catch (...) {  // a new directory that could not be set up (disk full) is not left half made
+    std::error_code ec;
+    if (fresh) fs::remove_all(dir, ec);
+    throw;
+  }
   if (!quiet)
     spdlog::info("sweep {}: {} point(s) ({} grid points, {} removed by constraints, {} duplicates dropped) -> {}",
                  plan.name, plan.tasks.size(), plan.grid_points, plan.rejected, plan.duplicates,
