@@ -62,47 +62,41 @@ void OutFile::fail(const std::string& what, int err) {
   throw OutputError::from_errno(target_, what, err);
 }
 
+namespace {
+
+// Writes all of [p, p + n) at the file offset, or at `offset` if it is >= 0; 0 or errno.
+int write_all(int fd, const char* p, size_t n, int64_t offset = -1) {
+  while (n > 0) {
+    const ssize_t k = offset < 0 ? ::write(fd, p, n) : ::pwrite(fd, p, n, off_t(offset));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return k < 0 ? errno : EIO;
+    p += k;
+    n -= size_t(k);
+    if (offset >= 0) offset += k;
+  }
+  return 0;
+}
+
+}  // namespace
+
 void OutFile::write(const void* data, size_t bytes) {
   if (buf_.size() + bytes > kFlushBytes) flush();
   if (bytes >= kFlushBytes) {  // large blocks go straight to the file
-    const char* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-      const ssize_t n = ::write(fd_, p, bytes);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-      p += n;
-      bytes -= size_t(n);
-    }
+    if (const int err = write_all(fd_, static_cast<const char*>(data), bytes)) fail("cannot write", err);
     return;
   }
   buf_.append(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
 }
 
 void OutFile::flush() {
-  const char* p = buf_.data();
-  size_t left = buf_.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-    p += n;
-    left -= size_t(n);
-  }
+  if (const int err = write_all(fd_, buf_.data(), buf_.size())) fail("cannot write", err);
   buf_.clear();
 }
 
 void OutFile::write_at(uint64_t offset, const void* data, size_t bytes) {
   if (fd_ < 0) throw std::logic_error("OutFile::write_at after commit");
   flush();
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd_, p, bytes, off_t(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-    p += n;
-    bytes -= size_t(n);
-    offset += uint64_t(n);
-  }
+  if (const int err = write_all(fd_, static_cast<const char*>(data), bytes, int64_t(offset))) fail("cannot write", err);
 }
 
 void OutFile::commit() {
@@ -182,19 +176,7 @@ void check_replaceable(const fs::path& target, const std::string& key, bool forc
 void append_file(const fs::path& path, std::string_view text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) throw OutputError::from_errno(path, "cannot open for appending", errno);
-  const char* p = text.data();
-  size_t left = text.size();
-  int err = 0;
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    p += n;
-    left -= size_t(n);
-  }
+  int err = write_all(fd, text.data(), text.size());
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) throw OutputError::from_errno(path, "cannot write", err);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/cli_util.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using cstsim::testing_util::CliResult;
@@ -27,18 +28,10 @@ namespace {
 class OutputSafety : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cstsim-out-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
     fs::create_directories(dir_ / "project");
-    project_ = dir_ / "project";
     file("project/a.yaml", "name: t\narray: {rows: 8, cols: 8}\ndataflow: ws\n");
     file("project/w.yaml", "name: tiny\nlayers:\n  - {name: g1, M: 16, N: 16, K: 16}\n  - {name: g2, M: 8, N: 24, K: 12}\n");
     file("project/notes.txt", "my notes\n");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   fs::path file(const std::string& name, const std::string& text) {
     fs::create_directories((dir_ / name).parent_path());
@@ -57,7 +50,8 @@ class OutputSafety : public ::testing::Test {
     EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << "expected '" << says << "' in " << r.err;
   }
-  fs::path dir_, project_;
+  cstsim::testing_util::TempDir tmp_;  // removed with the fixture
+  const fs::path dir_ = tmp_.path, project_ = dir_ / "project";
 };
 
 std::string joined(const std::set<std::string>& names) {

@@ -1,20 +1,15 @@
 // The hierarchy's common time base: every clock's period a whole number of ticks,
-// nothing rounded, and clocks without a common tick of at least 1 fs refused.
+// nothing rounded, and clocks without a common tick of at least 1 fs refused
+// (the DMA's own crossing: Hierarchy.TheDmaCrossesClocksExactly).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 
 #include "models/dma/clock_base.h"
-#include "models/dma/dma_system.h"
-#include "models/hbm/hbm_spec.h"
-#include "models/memory/memory_group.h"
-#include "models/noc/noc_config.h"
 
 namespace cstsim {
 namespace {
-
-std::string config(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/configs/" + rel; }
 
 TEST(ClockBase, PeriodsAreWholeTicksOfTheLeastCommonMultiple) {
   // TPU v1's 700 MHz with a 1 GHz mesh and HBM3's 625 ps tCK (1.6 GHz): F = 56 GHz.
@@ -42,29 +37,6 @@ TEST(ClockBase, ClocksWithoutACommonFemtosecondTickAreRefused) {
   }
   EXPECT_THROW(make_clock_base(1e9 + 0.5, 1e9, 0.625), std::invalid_argument);
   EXPECT_THROW(make_clock_base(1e9, 1e9, 0.6255), std::invalid_argument);
-}
-
-// 3 GHz is 333.33 ps. With the period rounded to 333 ps (as before), HBM edge 8 at
-// 5 ns would be seen at array edge 16; exactly, 5 ns is array edge 15.
-TEST(ClockBase, TheDmaCrossesClocksExactly) {
-  ArchSpec a;
-  a.rows = a.cols = 16;
-  a.clock_hz = 3e9;
-  a.memory = "hierarchy";
-  a.hbm.spec = config("memory/hbm3-6400.yaml");
-  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
-  a.ifmap_sram_kib = 64;
-  a.filter_sram_kib = 32;
-  a.ofmap_sram_kib = 32;
-  a.scratchpad.banks = 16;
-  a.scratchpad.word_bytes = 64;
-  spad::Scratchpad sp(scratchpad_params(a));
-  DmaSystem dma(a, hbm::load_hbm_spec(a.hbm.spec), noc::load_noc_config(a.noc.spec), {&sp}, {{1, 1}});
-  EXPECT_EQ(dma.to_acc(8 * dma.hbm_period()), 15);
-  EXPECT_EQ(dma.to_acc(8 * dma.hbm_period() + 1), 16);
-  // One second is the same number of ticks on every clock.
-  EXPECT_EQ(dma.acc_period() * 3'000'000'000, dma.hbm_period() * 1'600'000'000);
-  EXPECT_EQ(dma.acc_period() * 3'000'000'000, dma.noc_period() * 1'000'000'000);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
+#include "models/hbm/hbm_spec.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/noc/noc_config.h"
 #include "sim/mapper/dma_plan.h"
 #include "tests/test_util.h"
 
@@ -83,6 +85,20 @@ ArchSpec small_hierarchy(const std::string& hbm, const std::string& noc) {
   a.scratchpad.banks = 16;
   a.scratchpad.word_bytes = 64;
   return a;
+}
+
+// 3 GHz is 333.33 ps. With the period rounded to 333 ps (as before), HBM edge 8 at
+// 5 ns would be seen at array edge 16; exactly, 5 ns is array edge 15.
+TEST(Hierarchy, TheDmaCrossesClocksExactly) {
+  ArchSpec a = small_hierarchy("memory/hbm3-6400.yaml", config("noc/npu-mesh-4x4.yaml"));
+  a.clock_hz = 3e9;
+  spad::Scratchpad sp(scratchpad_params(a));
+  DmaSystem dma(a, hbm::load_hbm_spec(a.hbm.spec), noc::load_noc_config(a.noc.spec), {&sp}, {{1, 1}});
+  EXPECT_EQ(dma.to_acc(8 * dma.hbm_period()), 15);
+  EXPECT_EQ(dma.to_acc(8 * dma.hbm_period() + 1), 16);
+  // One second is the same number of ticks on every clock.
+  EXPECT_EQ(dma.acc_period() * 3'000'000'000, dma.hbm_period() * 1'600'000'000);
+  EXPECT_EQ(dma.acc_period() * 3'000'000'000, dma.noc_period() * 1'000'000'000);
 }
 
 TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
