@@ -6,6 +6,7 @@
 #include "models/array/fold_timing.h"
 #include "models/array/register_array.h"
 #include "sim/workload/workload.h"
+#include "sim/config/arch_spec.h"
 
 using namespace cstsim;
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim::testing_util {
 

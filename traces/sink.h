@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 #include "traces/format.h"
 
 namespace cstsim::trace {

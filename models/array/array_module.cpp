@@ -12,6 +12,8 @@
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/mesh.h"
 #include "models/noc/noc_config.h"
+// Still calls the mapper at run time (issue 10: the Plan is to be made once, in the front).
+#include "sim/mapper/dma_plan.h"
 
 namespace cstsim {
 

@@ -11,7 +11,7 @@
 #include "models/array/array_events.h"
 #include "models/array/array_stats.h"
 #include "models/array/array_trace.h"
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/memory/memory_group.h"

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 #include "models/array/register_array.h"
 
 namespace cstsim {

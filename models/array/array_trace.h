@@ -5,7 +5,7 @@
 // each cycle (RegisterArray::activity), and tests require identical traces.
 #include <cstdint>
 
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "sim/config/arch_spec.h"
 #include "traces/sink.h"

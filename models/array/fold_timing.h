@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/array/array_events.h"
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 
 namespace cstsim {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/array/array_events.h"
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 #include "models/array/gemm_data.h"
 
 namespace cstsim {

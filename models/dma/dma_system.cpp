@@ -21,11 +21,11 @@ hbm::Cycle timing_or(const hbm::HbmSpec& s, const char* a, const char* b) {
 
 }  // namespace
 
-DmaSystem::DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
+DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
                      std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy)
-    : max_outstanding_(arch.hbm.max_outstanding),
-      request_bytes_(arch.hbm.request_bytes),
-      clocks_(make_clock_base(arch.clock_hz, noc_config.clock_hz, hbm_spec.tck_ns)),
+    : max_outstanding_(params.max_outstanding),
+      request_bytes_(params.request_bytes),
+      clocks_(make_clock_base(params.clock_hz, noc_config.clock_hz, hbm_spec.tck_ns)),
       acc_period_(clocks_.acc),
       hbm_period_(clocks_.hbm),
       noc_period_(clocks_.noc),

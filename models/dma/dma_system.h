@@ -30,7 +30,7 @@
 #include "models/hbm/hbm_device.h"
 #include "models/noc/network.h"
 #include "models/scratchpad/scratchpad.h"
-#include "sim/mapper/dma_plan.h"
+#include "plan/dma_program.h"
 
 namespace cstsim {
 
@@ -63,10 +63,18 @@ struct DmaStats {
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
 };
 
+// The DMA engine's own parameters (hbm.max_outstanding, hbm.request_bytes) and the
+// clock it issues on (the array's).
+struct DmaParams {
+  int max_outstanding = 64;
+  int64_t request_bytes = 64;
+  double clock_hz = 1e9;
+};
+
 class DmaSystem {
  public:
   // One DMA per cluster, at the mesh router `cluster_nodes[k]`, sharing the mesh and the stack.
-  DmaSystem(const ArchSpec& arch, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
+  DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocConfig noc_config,
             std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy);
   ~DmaSystem();
   DmaSystem(const DmaSystem&) = delete;

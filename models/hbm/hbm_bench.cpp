@@ -11,7 +11,7 @@
 #include "models/hbm/address_map.h"
 #include "models/hbm/hbm_module.h"
 #include "models/hbm/traffic.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "models/hbm/address_map.h"
 #include "models/hbm/scheduler/i_scheduler.h"
-#include "sim/config/clock.h"
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
-#include "sim/config/yaml_file.h"
+#include "core/clock.h"
+#include "core/input_error.h"
+#include "core/text.h"
+#include "core/yaml_file.h"
 
 #ifndef CSTSIM_CONFIG_DIR
 #define CSTSIM_CONFIG_DIR "configs"

@@ -9,7 +9,7 @@
 #include "models/dma/clock_base.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim {
 

@@ -22,7 +22,7 @@
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
 #include "models/scratchpad/scratchpad.h"
-#include "sim/mapper/dma_plan.h"
+#include "plan/dma_program.h"
 
 namespace cstsim {
 

@@ -8,7 +8,7 @@
 #include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim {
 
@@ -95,7 +95,8 @@ MemoryGroup::MemoryGroup(const ArchSpec& a, int clusters, bool record_timeline)
     wake_.push_back(std::make_unique<sc_core::sc_event>());
   }
   const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
-  dma_ = std::make_unique<DmaSystem>(a, hbm::load_hbm_spec(a.hbm.spec), noc, std::move(raw),
+  dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm.max_outstanding, a.hbm.request_bytes, a.clock_hz},
+                                     hbm::load_hbm_spec(a.hbm.spec), noc, std::move(raw),
                                      cluster_routers(a, noc.cols, noc.rows, clusters));
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);

@@ -4,6 +4,8 @@
 #include "models/memory/hbm_tile_source.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/memory/weight_channel.h"
+// Still calls the mapper at run time (issue 10: the Plan is to be made once, in the front).
+#include "sim/mapper/dma_plan.h"
 
 namespace cstsim {
 

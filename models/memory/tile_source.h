@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 #include "sim/config/arch_spec.h"
 
 namespace cstsim {

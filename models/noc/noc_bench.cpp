@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/noc/network.h"
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
+#include "core/input_error.h"
+#include "core/text.h"
 
 namespace cstsim::noc {
 

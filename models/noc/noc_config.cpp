@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "models/noc/routing.h"
-#include "sim/config/clock.h"
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
-#include "sim/config/yaml_file.h"
+#include "core/clock.h"
+#include "core/input_error.h"
+#include "core/text.h"
+#include "core/yaml_file.h"
 
 namespace cstsim::noc {
 
@@ -232,6 +232,16 @@ NocConfig load_noc_config(const std::string& path) {
   read_map(path, root, "", c, lines);
   check(c, path, lines);
   return c;
+}
+
+std::string canonical_text(const NocConfig& c) {
+  std::string edges;
+  for (const EdgeNodeSpec& e : c.edge_nodes) edges += fmt::format("{}:{};", side_name(e.side), e.index);
+  return fmt::format(
+      "mesh.cols={}\nmesh.rows={}\nedge_nodes={}\nrouting={}\nflit_bytes={}\nrouter_latency={}\nlink_latency={}\n"
+      "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nclock_hz={}\n",
+      c.cols, c.rows, edges, c.routing, c.flit_bytes, c.router_latency, c.link_latency, c.credit_latency,
+      c.buffer_depth, c.vnets, c.vcs_per_vnet, c.clock_hz);
 }
 
 }  // namespace cstsim::noc

@@ -42,6 +42,10 @@ void validate(const NocConfig& config);
 // with file:line:key. Unset keys keep the defaults above.
 NocConfig load_noc_config(const std::string& path);
 
+// Every field that shapes the network, one `key=value` line each (the name and source
+// left out): equal configs give equal text, so it can be hashed.
+std::string canonical_text(const NocConfig& config);
+
 // `--set key=value` overrides (scalar keys, dotted: mesh.cols=8), then checks the
 // result; errors are InputError("--set", 0, key, ...).
 void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides);

@@ -10,8 +10,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "sim/config/input_error.h"
-#include "sim/io/out_file.h"
+#include "core/input_error.h"
+#include "core/out_file.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/tiling_plan.h"

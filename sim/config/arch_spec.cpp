@@ -8,30 +8,13 @@
 #include <set>
 
 #include "sim/config/arch_fields.h"
-#include "sim/config/clock.h"
-#include "sim/config/input_error.h"
+#include "core/clock.h"
+#include "core/input_error.h"
 #include "sim/config/scalesim_cfg.h"
-#include "sim/config/text.h"
-#include "sim/config/yaml_file.h"
+#include "core/text.h"
+#include "core/yaml_file.h"
 
 namespace cstsim {
-
-const char* to_string(Dataflow d) {
-  switch (d) {
-    case Dataflow::WS: return "ws";
-    case Dataflow::OS: return "os";
-    case Dataflow::IS: return "is";
-  }
-  return "?";
-}
-
-const char* to_string(FoldPipeline p) {
-  switch (p) {
-    case FoldPipeline::ScaleSim: return "scalesim";
-    case FoldPipeline::Overlapped: return "overlapped";
-  }
-  return "?";
-}
 
 const std::vector<std::string>& arch_keys() {
   static const std::vector<std::string> keys = {

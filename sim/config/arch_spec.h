@@ -7,13 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "plan/dataflow.h"
+
 namespace cstsim {
-
-enum class Dataflow { WS, OS, IS };
-enum class FoldPipeline { ScaleSim, Overlapped };
-
-const char* to_string(Dataflow d);
-const char* to_string(FoldPipeline p);
 
 struct ArchSpec {
   std::string name;             // preset name, or the file stem

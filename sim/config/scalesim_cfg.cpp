@@ -4,8 +4,8 @@
 #include <set>
 #include <vector>
 
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
+#include "core/input_error.h"
+#include "core/text.h"
 
 namespace cstsim {
 namespace {

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/arch_spec.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "sim/ledger/report.h"
 
 namespace cstsim {

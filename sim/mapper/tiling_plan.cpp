@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim {
 namespace {

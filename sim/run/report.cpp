@@ -61,18 +61,6 @@ nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memo
 
 }  // namespace
 
-std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
-  std::string text = canonical_text(arch) + "mode=" + mode + "\n";
-  if (mode == "reference") text += fmt::format("seed={}\n", seed);
-  for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
-
 nlohmann::ordered_json summary_json(const RunReport& r) {
   const ArchSpec& a = *r.arch;
   const bool scalesim = a.fold_pipeline == FoldPipeline::ScaleSim;

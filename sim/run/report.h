@@ -25,8 +25,4 @@ std::string layers_csv(const RunReport& r);
 std::string scalesim_compute_report(const RunReport& r);
 std::string human_table(const RunReport& r);
 
-// A stable 64-bit FNV-1a hash, hex, of everything that determines the results.
-std::string config_hash(const ArchSpec& arch, const Workload& workload, const std::string& mode,
-                        uint64_t seed);
-
 }  // namespace cstsim

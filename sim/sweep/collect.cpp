@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "sim/sweep/csv.h"
 #include "sim/sweep/sweep_dir.h"
 

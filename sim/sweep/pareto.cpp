@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
+#include "core/input_error.h"
+#include "core/text.h"
 #include "sim/sweep/csv.h"
 #include "sim/sweep/sweep_dir.h"
 

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
+#include "core/input_error.h"
+#include "core/text.h"
 #include "sim/sweep/collect.h"
 #include "sim/sweep/process.h"
 #include "sim/sweep/runner.h"

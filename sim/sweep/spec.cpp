@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
-#include "sim/config/yaml_file.h"
-#include "sim/run/report.h"
+#include "core/input_error.h"
+#include "core/text.h"
+#include "core/yaml_file.h"
+#include "sim/config/config_hash.h"
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/csv.h"
 #include "sim/workload/workload.h"
@@ -642,7 +642,7 @@ std::string plan_difference(const Plan& a, const Plan& b) {
   for (size_t i = 0; i < a.tasks.size(); ++i) {
     const Task &x = a.tasks[i], &y = b.tasks[i];
     const WorkloadVariant &vx = a.variants[x.variant], &vy = b.variants[y.variant];
-    if (x.hash != y.hash || x.params != y.params || x.overrides != y.overrides || vx.name != vy.name ||
+    if (x.params != y.params || x.overrides != y.overrides || vx.name != vy.name ||
         vx.batch != vy.batch || vx.source != vy.source)
       return fmt::format("task {} differs", i);
   }

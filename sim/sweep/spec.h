@@ -71,7 +71,8 @@ std::string tasks_csv(const Plan& plan);
 nlohmann::ordered_json plan_json(const Plan& plan);
 // Reads sweep.json back (derived_text left empty). Throws std::runtime_error.
 Plan plan_from_json(const nlohmann::json& j);
-// Empty when the two plans run the same tasks the same way, else the first difference.
+// Empty when the two plans run the same points the same way, else the first difference.
+// Config hashes may differ (a file the points read was edited): those points run again.
 std::string plan_difference(const Plan& a, const Plan& b);
 
 // Arguments of `cstsim ...` for one point (without the program name).

@@ -13,8 +13,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "sim/config/input_error.h"
-#include "sim/io/out_file.h"
+#include "core/input_error.h"
+#include "core/out_file.h"
 #include "sim/sweep/collect.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/runner.h"

@@ -6,8 +6,9 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "version.h"
 
 namespace cstsim::sweep {
@@ -61,6 +62,7 @@ Plan load_plan(const fs::path& dir) {
 }
 
 void prepare_dir(const Plan& plan, const fs::path& dir) {
+  bool rehashed = false;  // same points, but a file they read has changed: sweep.json gets the new hashes
   if (fs::exists(dir)) {
     if (!fs::is_directory(dir)) throw InputError(dir.string(), 0, "--out", "exists and is not a directory");
     if (fs::exists(dir / "sweep.json")) {
@@ -69,6 +71,11 @@ void prepare_dir(const Plan& plan, const fs::path& dir) {
       if (!diff.empty())
         throw InputError(dir.string(), 0, "--out",
                          fmt::format("holds another sweep ({}); use a new --out directory", diff));
+      int changed = 0;
+      for (size_t i = 0; i < plan.tasks.size(); ++i) changed += old.tasks[i].hash != plan.tasks[i].hash ? 1 : 0;
+      if (changed > 0)
+        spdlog::info("sweep: {} point(s) hash differently now (a file they read was edited): they run again", changed);
+      rehashed = changed > 0;
     } else if (!fs::is_empty(dir)) {
       throw InputError(dir.string(), 0, "--out", "exists, is not empty and is not a sweep directory");
     }
@@ -82,7 +89,7 @@ void prepare_dir(const Plan& plan, const fs::path& dir) {
   j["cstsim_version"] = CSTSIM_VERSION;
   const std::string tasks = tasks_csv(plan);
   if (!fs::exists(dir / "tasks.csv") || io::read_file(dir / "tasks.csv") != tasks) io::write_file(dir / "tasks.csv", tasks);
-  if (!fs::exists(dir / "sweep.json")) io::write_file(dir / "sweep.json", j.dump(1) + "\n");
+  if (rehashed || !fs::exists(dir / "sweep.json")) io::write_file(dir / "sweep.json", j.dump(1) + "\n");
 }
 
 std::string ranges(const std::vector<int>& v) {

@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 #include "sim/sweep/spec.h"
 
 namespace cstsim::sweep {

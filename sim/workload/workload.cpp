@@ -7,9 +7,9 @@
 #include <optional>
 #include <set>
 
-#include "sim/config/input_error.h"
-#include "sim/config/text.h"
-#include "sim/config/yaml_file.h"
+#include "core/input_error.h"
+#include "core/text.h"
+#include "core/yaml_file.h"
 #include "sim/workload/scalesim_csv.h"
 
 namespace cstsim {

@@ -1,7 +1,7 @@
 // Must NOT compile: PE·s and byte·s are different quantities (seed 000 §52-53).
 // Built with -DCSTSIM_SAME_UNITS it adds like units and must compile, so the
 // failure of the other build is the unit check and not a broken file.
-#include "traces/post/units.h"
+#include "core/units.h"
 
 int main() {
   cstsim::units::PESeconds compute{80};

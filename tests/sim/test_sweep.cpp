@@ -172,6 +172,32 @@ TEST_F(Sweep, LocalPoolEndToEndRerunRunsNothingAndPareto) {
   EXPECT_EQ(slurp(out / "results.csv"), results_text);
 }
 
+// Points are keyed by config_hash, which covers the HBM and NoC files by content: a
+// resumed sweep reruns the points an edited HBM file affects, and only when edited.
+TEST_F(Sweep, ResumeRerunsThePointsAnEditedHbmFileAffects) {
+  file("hbm.yaml", slurp(src("configs/memory/hbm2-2000.yaml")));
+  file("noc.yaml", slurp(src("configs/noc/npu-mesh-4x4.yaml")));
+  file("arch.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n"
+                    "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\n"
+                    "hbm: {spec: hbm.yaml}\nnoc: {spec: noc.yaml}\nscratchpad: {banks: 24, word_bytes: 32}\n");
+  const std::string spec = file("spec.yaml", "base: arch.yaml\nworkloads: [tiny.yaml]\ngrid: {hbm.max_outstanding: [8, 16]}\n");
+  const fs::path out = dir_ / "sw";
+  ASSERT_EQ(cstsim("sweep " + spec + " --out " + out.string()).status, 0);
+  Result r = cstsim("sweep " + spec + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 done before, 0 to run"), std::string::npos) << r.err;
+  std::string hbm = slurp(dir_ / "hbm.yaml");
+  hbm.replace(hbm.find("tCL: 18ns"), 9, "tCL: 30ns");
+  file("hbm.yaml", hbm);
+  r = cstsim("sweep " + spec + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 point(s) hash differently now"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("0 done before, 2 to run"), std::string::npos) << r.err;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(count(slurp(out / "logs" / (std::to_string(i) + ".log")), "=== point"), 2);
+  r = cstsim("sweep " + spec + " --out " + out.string());  // and then they are done
+  EXPECT_NE(r.err.find("2 done before, 0 to run"), std::string::npos) << r.err;
+}
+
 TEST_F(Sweep, MalformedSpecIsOneLineExit2AndWritesNothing) {
   const std::string base = "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [tiny.yaml]\n";
   const std::vector<std::pair<std::string, std::string>> cases = {

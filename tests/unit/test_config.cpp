@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/config/arch_spec.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;

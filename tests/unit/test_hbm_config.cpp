@@ -8,7 +8,7 @@
 
 #include "models/hbm/address_map.h"
 #include "models/hbm/hbm_spec.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 using namespace cstsim::hbm;
 using cstsim::InputError;

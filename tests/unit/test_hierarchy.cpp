@@ -93,7 +93,8 @@ TEST(Hierarchy, TheDmaCrossesClocksExactly) {
   ArchSpec a = small_hierarchy("memory/hbm3-6400.yaml", config("noc/npu-mesh-4x4.yaml"));
   a.clock_hz = 3e9;
   spad::Scratchpad sp(scratchpad_params(a));
-  DmaSystem dma(a, hbm::load_hbm_spec(a.hbm.spec), noc::load_noc_config(a.noc.spec), {&sp}, {{1, 1}});
+  DmaSystem dma(DmaParams{a.hbm.max_outstanding, a.hbm.request_bytes, a.clock_hz}, hbm::load_hbm_spec(a.hbm.spec),
+                noc::load_noc_config(a.noc.spec), {&sp}, {{1, 1}});
   EXPECT_EQ(dma.to_acc(8 * dma.hbm_period()), 15);
   EXPECT_EQ(dma.to_acc(8 * dma.hbm_period() + 1), 16);
   // One second is the same number of ticks on every clock.

@@ -2,7 +2,7 @@
 // traffic, reaches it when everything fits, and refuses clearly when nothing fits.
 #include <gtest/gtest.h>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "sim/mapper/tiling_plan.h"
 
 using namespace cstsim;

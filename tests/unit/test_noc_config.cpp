@@ -10,7 +10,7 @@
 
 #include "models/noc/noc_config.h"
 #include "models/noc/routing.h"
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace fs = std::filesystem;
 using namespace cstsim;

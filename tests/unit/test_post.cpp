@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "traces/post/integrate.h"
 #include "traces/post/post.h"
 #include "traces/reader.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/csv.h"
 #include "sim/sweep/pareto.h"

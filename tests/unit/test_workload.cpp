@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "tests/test_util.h"
 #include "sim/workload/workload.h"
 

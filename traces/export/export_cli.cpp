@@ -1,4 +1,4 @@
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "traces/export/export_cli.h"
 
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "traces/reader.h"
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 #include "version.h"
 
 namespace cstsim {

@@ -4,8 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/input_error.h"
-#include "sim/config/yaml_file.h"
+#include "core/input_error.h"
+#include "core/yaml_file.h"
 
 namespace cstsim::post {
 namespace {

@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/integrate.h"
 #include "traces/post/normalization.h"
-#include "traces/post/units.h"
+#include "core/units.h"
 #include "traces/reader.h"
 
 namespace cstsim::post {

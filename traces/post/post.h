@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 
 namespace cstsim::post {
 

@@ -1,4 +1,4 @@
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim::io {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "sim/config/input_error.h"
+#include "core/input_error.h"
 
 namespace cstsim {
 

@@ -1,4 +1,4 @@
-#include "sim/run/output_dir.h"
+#include "core/staged_dir.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "sim/config/input_error.h"
-#include "sim/io/out_file.h"
+#include "core/input_error.h"
+#include "core/out_file.h"
 
 namespace cstsim {
 namespace fs = std::filesystem;

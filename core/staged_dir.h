@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/out_file.h"
+#include "core/out_file.h"
 
 namespace cstsim {
 

@@ -1,4 +1,4 @@
-#include "models/array/fold_plan.h"
+#include "plan/fold_plan.h"
 
 #include <algorithm>
 #include <stdexcept>

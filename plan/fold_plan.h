@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/config/arch_spec.h"
+#include "plan/dataflow.h"
 
 namespace cstsim {
 

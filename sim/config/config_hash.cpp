@@ -1,0 +1,46 @@
+#include "sim/config/config_hash.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/noc_config.h"
+
+namespace cstsim {
+namespace {
+
+// Each line of `text` with `prefix` in front.
+std::string prefixed(const std::string& prefix, const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) out += prefix + line + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string config_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+  std::string text;
+  std::istringstream in(canonical_text(arch));
+  for (std::string line; std::getline(in, line);)  // the sub-files by content, below
+    if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0) text += line + "\n";
+  if (arch.memory == "hbm" || arch.memory == "hierarchy")
+    text += prefixed("hbm.", hbm::canonical_text(hbm::load_hbm_spec(arch.hbm.spec)));
+  if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(noc::load_noc_config(arch.noc.spec)));
+  text += "mode=" + mode + "\n";
+  if (mode == "reference") text += fmt::format("seed={}\n", seed);
+  for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
+  return text;
+}
+
+std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : config_text(arch, w, mode, seed)) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace cstsim
