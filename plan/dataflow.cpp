@@ -19,4 +19,16 @@ const char* to_string(FoldPipeline p) {
   return "?";
 }
 
+const DataflowRoles& roles(Dataflow d) {
+  static const DataflowRoles ws{Dim::K, Dim::N, Dim::M, true};
+  static const DataflowRoles os{Dim::M, Dim::N, Dim::K, false};
+  static const DataflowRoles is{Dim::K, Dim::M, Dim::N, true};
+  switch (d) {
+    case Dataflow::WS: return ws;
+    case Dataflow::OS: return os;
+    case Dataflow::IS: return is;
+  }
+  return ws;
+}
+
 }  // namespace cstsim

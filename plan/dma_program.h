@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/dataflow.h"
+
 namespace cstsim {
 
 // Blocks start on this boundary in HBM and move whole (a multiple of both
@@ -47,12 +49,15 @@ struct LayerDmaPlan {
 };
 
 // How a layer is split across `clusters` identical arrays: each takes a
-// contiguous run of column folds (WS: output columns N, IS: output rows M), that
-// is its own stationary tiles and its own outputs, and streams the whole other
-// operand (every cluster reads all of it). Cluster k gets column folds
-// [floor(k F / n), floor((k+1) F / n)) of F; a share can be empty.
+// contiguous run of column folds (the Sc dimension of roles(): WS and OS output
+// columns N, IS output rows M), that is its own stationary tiles and its own
+// outputs, and streams the whole other operand (every cluster reads all of it).
+// Cluster k gets column folds [floor(k F / n), floor((k+1) F / n)) of F; a share
+// can be empty.
 struct ClusterShare {
   int64_t M = 0, N = 0, K = 0;
+  Dim split = Dim::N;     // the dimension cut between clusters
+  int64_t offset = 0;     // where this share starts along it
   uint64_t hbm_base = 0;  // where its blocks start in HBM (one region per cluster)
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };

@@ -21,11 +21,11 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   p.M = M;
   p.N = N;
   p.K = K;
-  switch (dataflow) {
-    case Dataflow::OS: p.Sr = M; p.Sc = N; p.T = K; break;
-    case Dataflow::WS: p.Sr = K; p.Sc = N; p.T = M; break;
-    case Dataflow::IS: p.Sr = K; p.Sc = M; p.T = N; break;
-  }
+  const DataflowRoles& r = roles(dataflow);
+  const GemmDims dims{M, N, K};
+  p.Sr = dims[r.Sr];
+  p.Sc = dims[r.Sc];
+  p.T = dims[r.T];
   p.row_folds = (p.Sr + R - 1) / R;
   p.col_folds = (p.Sc + C - 1) / C;
   p.folds.reserve(size_t(p.row_folds * p.col_folds));
@@ -41,6 +41,12 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
     }
   }
   return p;
+}
+
+FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
+  GemmDims dims{whole.M, whole.N, whole.K};
+  dims[roles(whole.dataflow).T] = t;
+  return make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K);
 }
 
 }  // namespace cstsim

@@ -2,10 +2,7 @@
 // How one GEMM layer is cut into folds on an R x C array.
 //
 // Every dataflow is described as: a stationary operand tile of Sr x Sc held
-// in the PEs, and a stream of T vectors pushed through it.
-//   OS: Sr = M, Sc = N, T = K   (outputs stay; A rows from the left, B cols from the top)
-//   WS: Sr = K, Sc = N, T = M   (weights stay; A rows stream, psums flow down)
-//   IS: Sr = K, Sc = M, T = N   (inputs stay; B^T rows stream, psums flow down)
+// in the PEs, and a stream of T vectors pushed through it (roles() in dataflow.h).
 // Folds are visited with row folds inner and column folds outer (SCALE-Sim's order).
 #include <cstdint>
 #include <vector>
@@ -36,5 +33,8 @@ struct FoldPlan {
 };
 
 FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K);
+
+// The same layer with its stream cut to `t` vectors (one stream pass of it).
+FoldPlan with_stream(const FoldPlan& whole, int64_t t);
 
 }  // namespace cstsim

@@ -54,7 +54,8 @@ void ArrayModule::run() {
     const GemmShape& L = layers_[i];
     const ClusterShare share = cluster_share(a, L.M, L.N, L.K, params_.cluster);
     // Every cluster streams the whole T, so all make the same passes.
-    std::vector<int64_t> passes = {a.dataflow == Dataflow::IS ? L.N : L.M};
+    const Dim stream = roles(a.dataflow).T;
+    std::vector<int64_t> passes = {GemmDims{L.M, L.N, L.K}[stream]};
     if (a.memory == "hierarchy") {  // rows that fit the widest share fit every share
       ClusterShare widest = cluster_share(a, L.M, L.N, L.K, 0);
       for (int k = 1; k < a.clusters; ++k) {
@@ -65,8 +66,9 @@ void ArrayModule::run() {
     }
     std::vector<ArrayLayerResult> parts;
     for (size_t p = 0; p < passes.size(); ++p, ++step) {
-      GemmShape sub{L.name, share.M, share.N, share.K};
-      (a.dataflow == Dataflow::IS ? sub.N : sub.M) = passes[p];
+      GemmDims dims{share.M, share.N, share.K};
+      dims[stream] = passes[p];
+      GemmShape sub{L.name, dims.M, dims.N, dims.K};
       if (sub.M == 0 || sub.N == 0 || sub.K == 0) {  // nothing for this cluster: it waits for the others
         ArrayLayerResult idle;
         idle.shape = sub;
@@ -375,7 +377,8 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64
       for (const auto& [at, elems] : grid->take_residency_changes())
         sink_->add(at, trace_ids_.stationary, elems * trace_ids_.stationary_bytes);
     }
-    if (grid->now() - 1 == params_.fault.cycle) grid->corrupt(params_.fault.row, params_.fault.col);
+    if (grid->now() - 1 == params_.fault.cycle && params_.cluster == params_.fault.cluster)
+      grid->corrupt(params_.fault.row, params_.fault.col);
     const auto& ev = grid->events();
     publish(index, std::vector<ArrayEvent>(ev.begin() + published, ev.end()));
     published = ev.size();

@@ -34,6 +34,7 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   struct Fault {
     int64_t cycle = -1;
     int row = 0, col = 0;
+    int cluster = 0;  // only this cluster's grid is hit
   } fault;
 };
 

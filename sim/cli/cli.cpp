@@ -193,8 +193,9 @@ int run_command(const std::vector<std::string>& args) {
       ("window", po::value(&o.window)->value_name("CYCLES"),
        "window of the trace's action counters, in cycles (default 1024)")
       ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
-      ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL"),
-       "with --verify: flip one bit of PE(ROW,COL)'s sum register after the clock edge of CYCLE, to see the checker catch it")
+      ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL[,CLUSTER]"),
+       "with --verify: flip one bit of PE(ROW,COL)'s sum register in cluster CLUSTER (default 0) after the clock "
+       "edge of CYCLE, to see the checker catch it")
       ("verbose,v", po::bool_switch(&verbose), "debug logging")
       ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table");
   po::variables_map vm;
@@ -218,8 +219,9 @@ int run_command(const std::vector<std::string>& args) {
   if (!fault.empty()) {
     char tail = 0;
     long long cycle = 0;
-    if (std::sscanf(fault.c_str(), "%lld,%d,%d%c", &cycle, &o.fault_row, &o.fault_col, &tail) != 3 || cycle < 0)
-      throw InputError("--inject-fault", 0, "", "expected CYCLE,ROW,COL with non-negative integers");
+    const int n = std::sscanf(fault.c_str(), "%lld,%d,%d,%d%c", &cycle, &o.fault_row, &o.fault_col, &o.fault_cluster, &tail);
+    if ((n != 3 && n != 4) || cycle < 0)
+      throw InputError("--inject-fault", 0, "", "expected CYCLE,ROW,COL[,CLUSTER] with non-negative integers");
     if (!o.verify) throw InputError("--inject-fault", 0, "", "needs --verify");
     o.fault_cycle = cycle;
   }

@@ -15,13 +15,19 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k) {
-  ClusterShare s{M, N, K, 0};
+  ClusterShare s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.split = roles(a.dataflow).Sc;
   if (a.clusters == 1) return s;
-  const bool ws = a.dataflow == Dataflow::WS;
-  const int64_t Sc = ws ? N : M, F = (Sc + a.cols - 1) / a.cols, n = a.clusters;
+  GemmDims dims{M, N, K};
+  const int64_t Sc = dims[s.split], F = (Sc + a.cols - 1) / a.cols, n = a.clusters;
   const int64_t first = k * F / n, last = (k + 1) * F / n;  // column folds [first, last)
-  const int64_t cols = std::min(Sc, last * a.cols) - std::min(Sc, first * a.cols);
-  (ws ? s.N : s.M) = std::max<int64_t>(0, cols);
+  s.offset = std::min(Sc, first * a.cols);
+  dims[s.split] = std::max<int64_t>(0, std::min(Sc, last * a.cols) - s.offset);
+  s.M = dims.M;
+  s.N = dims.N;
   // Every cluster's region is as large as the whole layer's blocks, padding included.
   const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, M, N, K);
   ArchSpec roomy = a;  // footprint only: partitions large enough never to refuse
@@ -120,8 +126,7 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
 std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
   auto fits = [&](int64_t rows) {
     try {
-      const bool ws = p.dataflow == Dataflow::WS;
-      make_dma_plan(a, make_fold_plan(p.dataflow, p.R, p.C, ws ? rows : p.M, ws ? p.N : rows, p.K), layer);
+      make_dma_plan(a, with_stream(p, rows), layer);
       return true;
     } catch (const InputError&) {
       return false;
@@ -134,8 +139,7 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
     (fits(mid) ? lo : hi) = mid;
   }
   if (lo == 0)  // throws: names what does not fit even for one row
-    make_dma_plan(a, make_fold_plan(p.dataflow, p.R, p.C, p.dataflow == Dataflow::WS ? 1 : p.M,
-                                    p.dataflow == Dataflow::WS ? p.N : 1, p.K), layer);
+    make_dma_plan(a, with_stream(p, 1), layer);
   const int64_t n = (p.T + lo - 1) / lo;
   std::vector<int64_t> rows;
   for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
@@ -150,10 +154,7 @@ LayerDmaPlan layer_program(const ArchSpec& a, int64_t M, int64_t N, int64_t K, c
   }
   const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K);
   const std::vector<int64_t> rows = stream_passes(a, whole, layer);
-  const bool ws = a.dataflow == Dataflow::WS;
-  LayerDmaPlan d = make_dma_plan(
-      a, make_fold_plan(a.dataflow, a.rows, a.cols, ws ? rows.front() : widest.M, ws ? widest.N : rows.front(), widest.K),
-      layer, widest.hbm_base);
+  LayerDmaPlan d = make_dma_plan(a, with_stream(whole, rows.front()), layer, widest.hbm_base);
   d.passes = int(rows.size());
   return d;
 }

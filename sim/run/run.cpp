@@ -56,8 +56,7 @@ int run_simulation(const RunOptions& o) {
         if (share.empty()) continue;
         FoldPlan plan = make_fold_plan(arch.dataflow, arch.rows, arch.cols, share.M, share.N, share.K);
         const int64_t rows = stream_passes(arch, plan, l.name).front();
-        plan = make_fold_plan(arch.dataflow, arch.rows, arch.cols, arch.dataflow == Dataflow::IS ? share.M : rows,
-                              arch.dataflow == Dataflow::IS ? rows : share.N, share.K);
+        plan = with_stream(plan, rows);
         check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
       }
   if (arch.memory == "hbm") {  // the array and HBM clocks need a common exact time base
@@ -81,9 +80,11 @@ int run_simulation(const RunOptions& o) {
   params.arch = arch;
   params.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
   params.seed = o.seed;
-  params.fault = {o.fault_cycle, o.fault_row, o.fault_col};
+  params.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
+  if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
+    throw InputError("--inject-fault", 0, "", fmt::format("cluster {} outside 0..{}", o.fault_cluster, arch.clusters - 1));
   StagedDir out(o.out_dir, o.force);
   try {
     std::unique_ptr<trace::TraceSink> sink;
@@ -137,14 +138,25 @@ int run_simulation(const RunOptions& o) {
     out.commit();
 
     if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
-    if (o.verify) {
-      for (size_t i = 0; i < array.results().size(); ++i) {
-        const auto& v = array.results()[i].verify;
-        if (!v.passed) {
-          spdlog::error("verify failed in layer {} ({}): {}", i, array.results()[i].shape.name, v.detail);
-          return 1;
+    if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
+      bool passed = true;
+      for (size_t k = 0; k < arrays.size(); ++k)
+        for (size_t i = 0; i < arrays[k]->results().size(); ++i) {
+          const ArrayLayerResult& res = arrays[k]->results()[i];
+          if (res.verify.passed) continue;
+          std::string where;
+          if (arrays.size() > 1) {  // the grid checks its own share: say where that lies in the layer
+            const Layer& l = workload.layers[i];
+            const ClusterShare share = cluster_share(arch, l.M, l.N, l.K, int(k));
+            const char* dim = share.split == Dim::M ? "M" : "N";
+            where = fmt::format("cluster {} (its share: {} {}..{} of the layer; indices below are within it), ", k,
+                                dim, share.offset, share.offset + GemmDims{share.M, share.N, share.K}[share.split] - 1);
+          }
+          spdlog::error("verify failed in {}layer {} ({}): {}", where, i, res.shape.name, res.verify.detail);
+          passed = false;
+          break;
         }
-      }
+      if (!passed) return 1;
       spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
     }
     return 0;

@@ -21,7 +21,7 @@ struct RunOptions {
   std::string energy_table;   // configs/energy/*.yaml; "" = the default table
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test
-  int fault_row = 0, fault_col = 0;
+  int fault_row = 0, fault_col = 0, fault_cluster = 0;
 };
 
 // Returns the process exit status: 0 ok, 1 verification failed.

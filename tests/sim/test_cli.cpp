@@ -620,6 +620,50 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
 namespace {
 
 // `cstsim plan` shows the DMA program the hierarchy will run, passes included.
+// Every dataflow splits a layer's column folds (roles().Sc) between clusters: OS
+// (Sc = N) used to run the whole layer on every cluster (MACs x N, no speed-up).
+TEST_F(Cli, EveryDataflowSplitsALayerBetweenClusters) {
+  const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 256, N: 256, K: 96}\n");
+  for (const char* df : {"os", "ws", "is"}) {
+    SCOPED_TRACE(df);
+    int64_t one = 0;
+    for (int clusters : {1, 4}) {
+      const fs::path arch = file(std::string(df) + ".yaml", fmt::format("array: {{rows: 32, cols: 32}}\ndataflow: {}\n"
+                                                                        "clusters: {}\n", df, clusters));
+      const fs::path out = dir_ / fmt::format("{}{}", df, clusters);
+      const Result r = cstsim("run -q --no-trace --verify --arch " + arch.string() + " --workload " + w.string() +
+                              " --out " + out.string());
+      ASSERT_EQ(r.status, 0) << r.err;
+      const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+      EXPECT_EQ(s["total"]["macs"].get<int64_t>(), 256 * 256 * 96);
+      const int64_t cycles = s["total"]["cycles"].get<int64_t>();
+      if (clusters == 1) one = cycles;
+      else EXPECT_LT(cycles * 3, one) << "8 column folds over 4 clusters: well over 3x faster";
+    }
+  }
+}
+
+// --verify checks every cluster's grid: a fault in any one of them fails the run and
+// the error names the cluster, its share of the layer, the element and both values.
+TEST_F(Cli, VerifyFailsWhenAnyClusterMismatches) {
+  const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 64, N: 64, K: 40}\n");
+  const fs::path arch = file("a.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\nclusters: 4\n");
+  for (int cluster : {0, 1, 3}) {
+    const Result r = cstsim(fmt::format("run -q --no-trace --verify --inject-fault 20,2,3,{} --arch {} --workload {} --out {}",
+                                        cluster, arch.string(), w.string(), (dir_ / "v").string()));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(fmt::format("verify failed in cluster {} (its share: N {}..{} of the layer", cluster,
+                                     16 * cluster, 16 * cluster + 15)),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("reference GEMM gives"), std::string::npos) << r.err;
+  }
+  const Result r = cstsim("run -q --no-trace --verify --inject-fault 20,2,3,4 --arch " + arch.string() + " --workload " +
+                          w.string() + " --out " + (dir_ / "v").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--inject-fault: cluster 4 outside 0..3"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
   const Result r = cstsim("plan --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                           src("configs/workloads/resnet18.csv") + " --json");
