@@ -10,11 +10,12 @@ class InputError : public std::runtime_error {
  public:
   InputError(std::string file, int line, std::string key, const std::string& message)
       : std::runtime_error(format(file, line, key, message)),
-        file_(std::move(file)), line_(line), key_(std::move(key)) {}
+        file_(std::move(file)), line_(line), key_(std::move(key)), message_(message) {}
 
   const std::string& file() const { return file_; }
   int line() const { return line_; }  // 1-based; 0 when the problem is not tied to a line
   const std::string& key() const { return key_; }
+  const std::string& message() const { return message_; }  // without file, line and key
 
  private:
   static std::string format(const std::string& file, int line, const std::string& key,
@@ -42,6 +43,7 @@ class InputError : public std::runtime_error {
   std::string file_;
   int line_;
   std::string key_;
+  std::string message_;
 };
 
 }  // namespace cstsim

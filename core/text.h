@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace cstsim::text {
 
@@ -66,6 +68,31 @@ inline std::optional<size_t> control_char(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i)
     if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f) return i;
   return std::nullopt;
+}
+
+// The `n` candidates closest to `key` by edit distance (ties in the given order), for
+// "unknown key" hints.
+inline std::vector<std::string> nearest(const std::string& key, const std::vector<std::string>& candidates, size_t n = 3) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
+  for (size_t i = 0; i < candidates.size(); ++i) scored.emplace_back(distance(key, candidates[i]), i);
+  std::stable_sort(scored.begin(), scored.end(), [](auto& x, auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(candidates[scored[i].second]);
+  return out;
 }
 
 inline bool ends_with(std::string_view s, std::string_view suffix) {

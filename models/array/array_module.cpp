@@ -138,8 +138,8 @@ void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, 
 
 void ArrayModule::declare_hierarchy_trace() {
   const ArchSpec& a = params_.arch;
-  const hbm::HbmSpec hs = hbm::load_hbm_spec(a.hbm.spec);
-  const noc::NocConfig nc = noc::load_noc_config(a.noc.spec);
+  const hbm::HbmSpec& hs = a.hbm_spec;
+  const noc::NocConfig& nc = a.noc_config;
   const noc::Mesh mesh(nc.cols, nc.rows, nc.edge_nodes);
   using trace::ResourceClass;
   hier_.row_bytes = hs.org.row_bytes();

@@ -8,6 +8,8 @@
 namespace cstsim::hbm {
 
 HbmDevice::HbmDevice(HbmSpec spec) : spec_(std::move(spec)), map_(spec_.org, spec_.address_mapping) {
+  if (spec_.org.channels <= 0 || spec_.tck_ns <= 0)  // a default HbmSpec: nobody loaded the file
+    throw std::invalid_argument("HbmDevice: an empty HBM spec (load it with load_hbm_spec)");
   for (int c = 0; c < spec_.org.channels; ++c) {
     channels_.push_back(std::make_unique<ChannelController>(spec_, c));
     channels_.back()->set_observer(&fanout_);

@@ -327,6 +327,14 @@ Cycle HbmSpec::t(const std::string& name) const {
   return it->second;
 }
 
+std::vector<std::string> override_keys(const HbmSpec& s) {
+  std::vector<std::string> out;
+  for (const std::string& k : kKeys)
+    if (k != "name" && k != "source" && k != "preset" && k != "standard") out.push_back(k);
+  for (const auto& [name, cycles] : s.timing) out.push_back("timing." + name);
+  return out;
+}
+
 std::string canonical_text(const HbmSpec& s) {
   std::string out = fmt::format(
       "standard={}\norganization.channels={}\norganization.pseudo_channels={}\norganization.bank_groups={}\n"

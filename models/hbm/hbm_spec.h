@@ -72,6 +72,10 @@ Cycle ns_to_cycles(double t_ns, double tck_ns);
 // One key=value line per field, sorted; equal specs give equal text (for the config hash).
 std::string canonical_text(const HbmSpec& spec);
 
+// The keys load_hbm_spec's overrides may name for this spec: clock, organization and
+// controller keys, and timing.<name> for every timing of its standard.
+std::vector<std::string> override_keys(const HbmSpec& spec);
+
 // Directory of the shipped presets (configs/memory).
 std::string preset_dir();
 

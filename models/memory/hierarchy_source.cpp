@@ -53,12 +53,12 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
                        fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
                                    "leaving none for the DMA",
                                    spad::partition_name(p), spad->layout(p).ports, words));
-  const hbm::HbmSpec hbm_spec = hbm::load_hbm_spec(a.hbm.spec);
+  const hbm::HbmSpec& hbm_spec = a.hbm_spec;
   if (dma.hbm_footprint > hbm_spec.org.capacity_bytes())
     throw InputError(a.hbm.spec, 0, "organization",
                      fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
                                  hbm_spec.org.capacity_bytes()));
-  const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
+  const noc::NocConfig& noc = a.noc_config;
   try {
     make_clock_base(a.clock_hz, noc.clock_hz, hbm_spec.tck_ns);
   } catch (const std::invalid_argument& e) {

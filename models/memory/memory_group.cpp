@@ -94,9 +94,9 @@ MemoryGroup::MemoryGroup(const ArchSpec& a, int clusters, bool record_timeline)
     raw.push_back(spads_.back().get());
     wake_.push_back(std::make_unique<sc_core::sc_event>());
   }
-  const noc::NocConfig noc = noc::load_noc_config(a.noc.spec);
+  const noc::NocConfig& noc = a.noc_config;
   dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm.max_outstanding, a.hbm.request_bytes, a.clock_hz},
-                                     hbm::load_hbm_spec(a.hbm.spec), noc, std::move(raw),
+                                     a.hbm_spec, noc, std::move(raw),
                                      cluster_routers(a, noc.cols, noc.rows, clusters));
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);

@@ -16,7 +16,7 @@ std::unique_ptr<TileSource> make_tile_source(const ArchSpec& a, const FoldPlan& 
     return std::make_unique<WeightChannel>(a.channel, a.clock_hz, stationary_tile_bytes(plan, element_bytes),
                                            layer_start);
   if (a.memory == "hbm")
-    return std::make_unique<HbmTileSource>(hbm::load_hbm_spec(a.hbm.spec), a.hbm, a.clock_hz,
+    return std::make_unique<HbmTileSource>(a.hbm_spec, a.hbm, a.clock_hz,
                                            stationary_tile_bytes(plan, element_bytes), layer_start);
   if (a.memory == "hierarchy")
     return std::make_unique<HierarchySource>(a, plan, make_dma_plan(a, plan, layer), layer_start, record_timeline);

@@ -221,6 +221,13 @@ void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string,
   check(config, "--set", lines);
 }
 
+std::vector<std::string> override_keys() {
+  std::vector<std::string> out;
+  for (const std::string& k : scalar_keys())
+    if (k != "source") out.push_back(k);
+  return out;
+}
+
 NocConfig load_noc_config(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
   if (!root.IsMap())

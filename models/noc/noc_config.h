@@ -49,6 +49,8 @@ std::string canonical_text(const NocConfig& config);
 // `--set key=value` overrides (scalar keys, dotted: mesh.cols=8), then checks the
 // result; errors are InputError("--set", 0, key, ...).
 void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides);
+// The keys apply_overrides takes.
+std::vector<std::string> override_keys();
 
 // Reserved vnet numbers used by the bench and suggested to the DMA/HBM wiring.
 inline constexpr int kRequestVnet = 0;

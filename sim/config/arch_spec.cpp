@@ -243,16 +243,78 @@ ArchSpec build(const ArchFields& fields) {
 
 }  // namespace
 
+void resolve_sub_files(ArchSpec& s) {
+  if (s.memory == "hbm" || s.memory == "hierarchy") s.hbm_spec = hbm::load_hbm_spec(s.hbm.spec);
+  if (s.memory == "hierarchy") s.noc_config = noc::load_noc_config(s.noc.spec);
+}
+
+bool is_config_key(const std::string& key) {
+  return is_key(key) || (key.size() > 4 && (key.rfind("hbm.", 0) == 0 || key.rfind("noc.", 0) == 0));
+}
+
+namespace {
+
+[[noreturn]] void unknown_key(const std::string& key, const std::string& where, const std::vector<std::string>& known) {
+  throw InputError("--set", 0, key,
+                   fmt::format("unknown key{} (nearest: {})", where, fmt::join(text::nearest(key, known), ", ")));
+}
+
+// Loads a sub-file with its overrides; their errors name the key as --set spelled it.
+template <class F>
+auto with_prefix(const std::string& prefix, F&& load) {
+  try {
+    return load();
+  } catch (const InputError& e) {
+    if (e.file() != "--set") throw;
+    throw InputError("--set", 0, prefix + e.key(), e.message());
+  }
+}
+
+}  // namespace
+
 ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   ArchFields fields = text::ends_with(text::lower(path), ".cfg") ? read_scalesim_cfg(path)
                                                                  : read_arch_yaml(path);
+  Overrides hbm_set, noc_set;  // keys of the sub-files, without their prefix
   for (const auto& [key, value] : overrides) {
-    if (!is_key(key))
-      throw InputError("--set", 0, key,
-                       fmt::format("unknown key (known: {})", fmt::join(arch_keys(), ", ")));
-    fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
+    if (is_key(key)) {
+      fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
+    } else if (is_config_key(key)) {
+      (key[0] == 'h' ? hbm_set : noc_set).emplace_back(key.substr(4), value);
+    } else {
+      std::vector<std::string> known = arch_keys();
+      known.insert(known.end(), {"hbm.timing.<name>", "hbm.organization.<key>", "hbm.controller.<key>", "noc.<key>"});
+      unknown_key(key, "", known);
+    }
   }
-  return build(fields);
+  ArchSpec s = build(fields);
+  resolve_sub_files(s);
+  auto prefixed = [](const char* p, std::vector<std::string> keys) {
+    for (std::string& k : keys) k = p + k;
+    return keys;
+  };
+  if (s.memory == "hbm" || s.memory == "hierarchy") {
+    const std::vector<std::string> known = prefixed("hbm.", hbm::override_keys(s.hbm_spec));
+    for (const auto& [key, value] : hbm_set)
+      if (std::find(known.begin(), known.end(), "hbm." + key) == known.end())
+        unknown_key("hbm." + key, " of the HBM file " + s.hbm.spec, known);
+    if (!hbm_set.empty()) s.hbm_spec = with_prefix("hbm.", [&] { return hbm::load_hbm_spec(s.hbm.spec, hbm_set); });
+  } else if (!hbm_set.empty()) {
+    throw InputError("--set", 0, "hbm." + hbm_set.front().first, "applies only with memory: hbm or hierarchy");
+  }
+  if (s.memory == "hierarchy") {
+    const std::vector<std::string> known = prefixed("noc.", noc::override_keys());
+    for (const auto& [key, value] : noc_set)
+      if (std::find(known.begin(), known.end(), "noc." + key) == known.end())
+        unknown_key("noc." + key, " of the NoC file " + s.noc.spec, known);
+    with_prefix("noc.", [&] {
+      noc::apply_overrides(s.noc_config, noc_set);
+      return 0;
+    });
+  } else if (!noc_set.empty()) {
+    throw InputError("--set", 0, "noc." + noc_set.front().first, "applies only with memory: hierarchy");
+  }
+  return s;
 }
 
 std::string canonical_text(const ArchSpec& s) {

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/noc_config.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -56,20 +58,36 @@ struct ArchSpec {
     int read_latency = 1;              // scratchpad.read_latency (cycles)
     int write_latency = 1;             // scratchpad.write_latency (cycles)
   } scratchpad;
+  // The sub-files, read once and resolved (with their --set overrides) by load_arch:
+  // the models take these, never the paths.
+  hbm::HbmSpec hbm_spec;               // memory: hbm | hierarchy
+  noc::NocConfig noc_config;           // memory: hierarchy
 };
 
 // key=value overrides from the command line, in order.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
 // Loads a cstsim arch YAML, or a SCALE-Sim .cfg when the path ends in ".cfg"
-// (which implies fold_pipeline: scalesim and ideal memory unless overridden).
-// Throws InputError naming file, line and key for every problem.
+// (which implies fold_pipeline: scalesim and ideal memory unless overridden), and
+// the HBM and NoC files it names. An override reaches any key of the resolved tree:
+// an arch key (array.rows, hbm.max_outstanding), or a key of the HBM file as
+// hbm.<key> (hbm.timing.tCL=24ck, hbm.controller.refresh=all_bank) or of the NoC
+// file as noc.<key> (noc.vcs_per_vnet=4). Throws InputError naming file, line and
+// key for every problem; an unknown key's error names the nearest known ones.
 ArchSpec load_arch(const std::string& path, const Overrides& overrides = {});
 
 // The canonical text of a spec (stable key order), used for config_hash.
 // One "key=value" line per field, keys spelled as in the YAML; `source` (the
 // path) is left out so a copied file hashes the same.
 std::string canonical_text(const ArchSpec& spec);
+
+// Reads the HBM and NoC files a spec names into hbm_spec / noc_config, without
+// overrides: for specs built in code (tests, benches); load_arch does it itself.
+void resolve_sub_files(ArchSpec& spec);
+
+// Whether `--set` and sweep grids may name `key`: an arch key, or hbm.<key> / noc.<key>
+// (checked against the HBM / NoC file when the arch is loaded).
+bool is_config_key(const std::string& key);
 
 // Every key an arch YAML may hold and `--set` may override, in canonical order.
 const std::vector<std::string>& arch_keys();

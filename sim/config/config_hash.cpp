@@ -26,8 +26,8 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
   for (std::string line; std::getline(in, line);)  // the sub-files by content, below
     if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0) text += line + "\n";
   if (arch.memory == "hbm" || arch.memory == "hierarchy")
-    text += prefixed("hbm.", hbm::canonical_text(hbm::load_hbm_spec(arch.hbm.spec)));
-  if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(noc::load_noc_config(arch.noc.spec)));
+    text += prefixed("hbm.", hbm::canonical_text(arch.hbm_spec));
+  if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(arch.noc_config));
   text += "mode=" + mode + "\n";
   if (mode == "reference") text += fmt::format("seed={}\n", seed);
   for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);

@@ -81,7 +81,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"clusters", a.clusters},
                {"memory", a.memory}};
   if (a.memory == "hbm" || a.memory == "hierarchy") {
-    const hbm::HbmSpec spec = hbm::load_hbm_spec(a.hbm.spec);
+    const hbm::HbmSpec& spec = a.hbm_spec;
     j["arch"]["hbm"] = {{"spec", a.hbm.spec},
                         {"peak_bytes_per_s", spec.peak_gbps_per_pc() * 1e9 * spec.org.pcs()},
                         {"fifo_tiles", a.hbm.fifo_tiles},

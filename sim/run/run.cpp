@@ -61,7 +61,7 @@ int run_simulation(const RunOptions& o) {
       }
   if (arch.memory == "hbm") {  // the array and HBM clocks need a common exact time base
     try {
-      make_clock_base(arch.clock_hz, arch.clock_hz, hbm::load_hbm_spec(arch.hbm.spec).tck_ns);
+      make_clock_base(arch.clock_hz, arch.clock_hz, arch.hbm_spec.tck_ns);
     } catch (const std::invalid_argument& e) {
       throw InputError(arch.source, 0, "clock_hz", e.what());
     }

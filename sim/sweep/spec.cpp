@@ -201,11 +201,7 @@ Workload batched(const Workload& w, int64_t batch, const std::string& spec, int 
 
 }  // namespace
 
-bool is_sweepable_key(const std::string& key) {
-  for (const std::string& k : arch_keys())
-    if (k == key) return true;
-  return false;
-}
+bool is_sweepable_key(const std::string& key) { return is_config_key(key); }
 
 Plan expand(const std::string& spec_path) {
   const std::string& S = spec_path;

@@ -664,6 +664,45 @@ TEST_F(Cli, VerifyFailsWhenAnyClusterMismatches) {
   EXPECT_NE(r.err.find("--inject-fault: cluster 4 outside 0..3"), std::string::npos) << r.err;
 }
 
+// --set reaches every key of the resolved tree: hbm.<key of the HBM file>, noc.<key of
+// the NoC file>. Each knob moves the result the way physics says, and enters the hash.
+TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
+  const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 256, N: 256, K: 256}\n");
+  auto run = [&](const std::string& sets) {
+    const fs::path out = dir_ / "o";
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            w.string() + " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
+    const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+    return std::make_pair(s["total"]["cycles"].get<int64_t>(), s["config_hash"].get<std::string>());
+  };
+  // Two reads in flight: the DMA is latency-bound, so CAS latency adds per round trip.
+  const auto fast = run("--set hbm.max_outstanding=2 --set hbm.timing.tCL=14ns");
+  const auto slow = run("--set hbm.max_outstanding=2 --set hbm.timing.tCL=60ns");
+  EXPECT_GT(double(slow.first), 1.5 * double(fast.first));
+  EXPECT_NE(slow.second, fast.second);
+  // Longer mesh links and fewer virtual channels each slow the memory path.
+  EXPECT_GT(run("--set noc.link_latency=16").first, 3 * run("--set noc.link_latency=1").first);
+  const auto one_vc = run("--set noc.vcs_per_vnet=1"), four_vcs = run("--set noc.vcs_per_vnet=4");
+  EXPECT_GT(one_vc.first, four_vcs.first);
+  EXPECT_NE(one_vc.second, four_vcs.second);
+  // A misspelt key names the nearest real ones; a sub-file key without that sub-file is refused.
+  for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
+           {"hbm.timing.tCLL=3ns", "hbm.timing.tCLL: unknown key of the HBM file"},
+           {"hbm.timing.tCLL=3ns", "(nearest: hbm.timing.tCL, "},
+           {"noc.vcs_per_vnt=3", "(nearest: noc.vcs_per_vnet, "},
+           {"hbm.timing.tCL=-3ns", "--set: hbm.timing.tCL: must not be negative"}}) {
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            " --out " + (dir_ / "bad").string() + " --set " + set);
+    EXPECT_EQ(r.status, 2) << set;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w.string() +
+                          " --out " + (dir_ / "bad").string() + " --set hbm.timing.tCL=3ns");
+  EXPECT_NE(r.err.find("hbm.timing.tCL: applies only with memory: hbm or hierarchy"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
   const Result r = cstsim("plan --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                           src("configs/workloads/resnet18.csv") + " --json");

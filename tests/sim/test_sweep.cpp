@@ -198,6 +198,27 @@ TEST_F(Sweep, ResumeRerunsThePointsAnEditedHbmFileAffects) {
   EXPECT_NE(r.err.find("2 done before, 0 to run"), std::string::npos) << r.err;
 }
 
+// A grid may sweep any key --set takes, the HBM and NoC files' own keys included.
+TEST_F(Sweep, GridsSweepHbmAndNocFileKeys) {
+  const std::string spec = file("spec.yaml", "base: " + src("configs/arch/npu-128-hbm3.yaml") +
+                                                 "\nworkloads: [tiny.yaml]\n"
+                                                 "grid: {hbm.timing.tCL: [14ns, 60ns], noc.vcs_per_vnet: [1, 4]}\n");
+  const fs::path out = dir_ / "sw";
+  const Result r = cstsim("sweep " + spec + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = table(out / "results.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  std::set<std::string> hashes, cycles;
+  for (const auto& row : rows) {
+    hashes.insert(row.at("hash"));
+    cycles.insert(row.at("cycles"));
+  }
+  EXPECT_EQ(hashes.size(), 4u);
+  EXPECT_EQ(cycles.size(), 4u) << "every knob moves the result";
+  EXPECT_EQ(rows[0].at("hbm.timing.tCL"), "14ns");
+  EXPECT_EQ(rows[3].at("noc.vcs_per_vnet"), "4");
+}
+
 TEST_F(Sweep, MalformedSpecIsOneLineExit2AndWritesNothing) {
   const std::string base = "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [tiny.yaml]\n";
   const std::vector<std::pair<std::string, std::string>> cases = {

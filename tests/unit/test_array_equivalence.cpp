@@ -167,6 +167,7 @@ TEST(EquivalenceHbm, RandomShapesOnHbm2AndHbm3) {
     a.hbm.fifo_tiles = pick(1, 4);
     a.hbm.max_outstanding = pick(1, 32);
     a.hbm.request_bytes = 32 * pick(1, 4);
+    resolve_sub_files(a);
     const FoldPlan plan = make_fold_plan(d, s.R, s.C, s.M, s.N, s.K);
     auto timing_tiles = make_tile_source(a, plan, 5), grid_tiles = make_tile_source(a, plan, 5);
     const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 5, timing_tiles.get());

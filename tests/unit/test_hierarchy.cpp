@@ -58,6 +58,7 @@ Case random_case(std::mt19937_64& rng, int i) {
     a.scratchpad.ports_per_bank = pick(1, 3);
     a.scratchpad.write_latency = pick(0, 2);
     a.scratchpad.read_latency = pick(0, 2);
+    resolve_sub_files(a);
     c.M = pick(1, 40);
     c.N = pick(1, 40);
     c.K = pick(1, 40);
@@ -84,6 +85,7 @@ ArchSpec small_hierarchy(const std::string& hbm, const std::string& noc) {
   a.ofmap_sram_kib = 32;
   a.scratchpad.banks = 16;
   a.scratchpad.word_bytes = 64;
+  resolve_sub_files(a);
   return a;
 }
 
@@ -210,6 +212,7 @@ TEST(Hierarchy, ArrayPortUseMustLeaveRoomForTheDma) {
   a.ofmap_sram_kib = 2048;
   a.scratchpad.banks = 52;
   a.scratchpad.word_bytes = 64;  // a result row read + written = 16 words = all 16 ofmap ports
+  resolve_sub_files(a);
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 128, 128, 256, 256, 256);
   const InputError e = error_of([&] { check_hierarchy(a, make_dma_plan(a, plan, "l")); });
   EXPECT_TRUE(testing_util::is_error(e, "arch.yaml", 0, "scratchpad.banks")) << e.what();
