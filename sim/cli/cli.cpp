@@ -22,6 +22,7 @@
 #include "traces/post/post.h"
 #include "sim/run/run.h"
 #include "sim/sweep/sweep_cli.h"
+#include "commit.h"
 #include "version.h"
 
 namespace cstsim {
@@ -238,7 +239,7 @@ int cli_main(int argc, char** argv) {
       return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
-      std::cout << "cstsim " << CSTSIM_VERSION << "\n";
+      std::cout << "cstsim " << CSTSIM_VERSION << " (commit " << CSTSIM_COMMIT << ")\n";
       return 0;
     }
     const std::string command = args[0];

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/hbm/hbm_spec.h"
+#include "commit.h"
 #include "version.h"
 
 namespace cstsim {
@@ -66,6 +67,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
   const bool scalesim = a.fold_pipeline == FoldPipeline::ScaleSim;
   nlohmann::ordered_json j;
   j["version"] = CSTSIM_VERSION;
+  j["commit"] = CSTSIM_COMMIT;  // the git commit of the build, or "unknown"
   j["config_hash"] = r.config_hash;
   j["mode"] = r.mode;
   j["cycles_convention"] = scalesim ? "scalesim_last_index" : "count";

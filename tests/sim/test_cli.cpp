@@ -84,6 +84,7 @@ TEST_F(Cli, HelpAndVersion) {
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--verify"), std::string::npos);
   EXPECT_NE(cstsim("--version").out.find("cstsim "), std::string::npos);
+  EXPECT_NE(cstsim("--version").out.find(" (commit "), std::string::npos);  // a git commit, or "unknown"
   EXPECT_EQ(cstsim("frobnicate").status, 2);
   EXPECT_EQ(cstsim("run --arch x.yaml").status, 2);  // --workload and --out missing
 }
@@ -102,7 +103,7 @@ TEST_F(Cli, ScaleSimCfgRunWritesComparableReports) {
   EXPECT_EQ(s["total"]["macs"], 512LL * 512 * 512);
   EXPECT_EQ(s["arch"]["fold_pipeline"], "scalesim");
   EXPECT_EQ(s["config_hash"].get<std::string>().size(), 16u);
-  for (const char* key : {"version", "config_hash", "arch", "layers", "total"}) EXPECT_TRUE(s.contains(key)) << key;
+  for (const char* key : {"version", "commit", "config_hash", "arch", "layers", "total"}) EXPECT_TRUE(s.contains(key)) << key;
   for (const char* key : {"name", "M", "N", "K", "dataflow", "cycles", "macs", "utilization", "mapping_efficiency"})
     EXPECT_TRUE(s["layers"][0].contains(key)) << key;
   EXPECT_NE(slurp(out / "COMPUTE_REPORT.csv").find("0, 146943, 0,"), std::string::npos);
