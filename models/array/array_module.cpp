@@ -55,15 +55,7 @@ void ArrayModule::run() {
     const ClusterShare share = cluster_share(a, L.M, L.N, L.K, params_.cluster);
     // Every cluster streams the whole T, so all make the same passes.
     const Dim stream = roles(a.dataflow).T;
-    std::vector<int64_t> passes = {GemmDims{L.M, L.N, L.K}[stream]};
-    if (a.memory == "hierarchy") {  // rows that fit the widest share fit every share
-      ClusterShare widest = cluster_share(a, L.M, L.N, L.K, 0);
-      for (int k = 1; k < a.clusters; ++k) {
-        const ClusterShare c = cluster_share(a, L.M, L.N, L.K, k);
-        if (c.M * c.N > widest.M * widest.N) widest = c;
-      }
-      passes = stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K), L.name);
-    }
+    const std::vector<int64_t> passes = layer_passes(a, L.M, L.N, L.K, L.name);
     std::vector<ArrayLayerResult> parts;
     for (size_t p = 0; p < passes.size(); ++p, ++step) {
       GemmDims dims{share.M, share.N, share.K};

@@ -69,17 +69,61 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
   return out;
 }
 
+// What the run simulates for one layer: its fold plan, each cluster's share, the
+// stream passes and (memory: hierarchy) the DMA program and the HBM bytes it moves.
+nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Layer& l) {
+  const FoldPlan f = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K);
+  nlohmann::ordered_json j{{"name", l.name}, {"M", l.M}, {"N", l.N}, {"K", l.K}, {"dataflow", to_string(a.dataflow)},
+                           {"folds", {{"count", f.fold_count()}, {"row_folds", f.row_folds}, {"col_folds", f.col_folds},
+                                      {"Sr", f.Sr}, {"Sc", f.Sc}, {"T", f.T},
+                                      {"mapping_efficiency", f.mapping_efficiency()}}}};
+  if (a.clusters > 1) {
+    nlohmann::ordered_json shares = nlohmann::ordered_json::array();
+    for (int k = 0; k < a.clusters; ++k) {
+      const ClusterShare c = cluster_share(a, l.M, l.N, l.K, k);
+      shares.push_back({{"cluster", k}, {"M", c.M}, {"N", c.N}, {"K", c.K}, {"split", c.split == Dim::M ? "M" : "N"},
+                        {"offset", c.offset}});
+    }
+    j["clusters"] = shares;
+  }
+  j["stream_passes"] = layer_passes(a, l.M, l.N, l.K, l.name);
+  if (a.memory == "hierarchy") {
+    const LayerTraffic t = layer_traffic(a, l.M, l.N, l.K, l.name);
+    j["hbm_bytes_read"] = t.read_bytes;
+    j["hbm_bytes_written"] = t.write_bytes;
+    j["dma_program"] = to_json(layer_program(a, l.M, l.N, l.K, l.name));
+  }
+  return j;
+}
+
+std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
+  std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13}\n", "layer", "M", "N", "K",
+                                "df", "folds", "rows x cols", "passes", "HBM read", "HBM write");
+  for (const auto& j : layers) {
+    const auto& f = j["folds"];
+    out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13}\n",
+                       j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
+                       j["K"].get<int64_t>(), j["dataflow"].get<std::string>(), f["count"].get<int64_t>(),
+                       fmt::format("{}x{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>()),
+                       j["stream_passes"].size(), j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
+                       j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-");
+  }
+  return out;
+}
+
 int plan_command(const std::vector<std::string>& args) {
   std::string arch_path, workload_path;
   std::vector<std::string> sets;
   po::options_description desc(
-      "usage: cstsim plan --arch <yaml|cfg> --workload <yaml|csv> [--set key=value ...] [--json]\n\n"
-      "Prints the mapper's tiling plan per layer: on-chip block of each operand (double-buffered\n"
-      "in its SRAM partition), loop order, resident operand, and the DRAM bytes it implies.\n\noptions");
+      "usage: cstsim plan --arch <yaml|cfg> --workload <yaml|csv> [--set key=value ...] [--json] [--explore]\n\n"
+      "Prints what a run simulates, per layer: the fold plan, each cluster's share, the stream passes\n"
+      "and, under memory: hierarchy, the DMA program and the HBM bytes it moves (the run's\n"
+      "memory.hbm_bytes_read / hbm_bytes_written). --explore adds the traffic-optimal tiling plan\n"
+      "(on-chip blocks, loop order, DRAM bytes), an estimate that is not simulated.\n\noptions");
   desc.add_options()("help,h", "show this help")("arch", po::value(&arch_path)->value_name("FILE"), "accelerator")(
       "workload", po::value(&workload_path)->value_name("FILE"), "layers")(
       "set", po::value(&sets)->value_name("KEY=VALUE")->composing(), "override a config key (repeatable)")(
-      "json", "print JSON instead of a table");
+      "json", "print JSON instead of a table")("explore", "also the traffic-optimal tiling plan (not simulated)");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -95,30 +139,26 @@ int plan_command(const std::vector<std::string>& args) {
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
   const Workload w = load_workload(workload_path);
-  std::vector<TilingPlan> plans;
-  for (const Layer& l : w.layers) plans.push_back(make_tiling_plan(arch, l, w.source));
-  // Under memory: hierarchy the simulated program is the fold-ordered DMA plan.
-  std::vector<LayerDmaPlan> programs;
-  if (arch.memory == "hierarchy")
-    for (const Layer& l : w.layers)
-      programs.push_back(layer_program(arch, l.M, l.N, l.K, l.name));
+  const bool explore = vm.count("explore") > 0;
+  std::vector<nlohmann::ordered_json> layers;
+  std::vector<TilingPlan> tilings;
+  for (const Layer& l : w.layers) {
+    layers.push_back(simulated_plan(arch, l));
+    if (explore) tilings.push_back(make_tiling_plan(arch, l, w.source));
+  }
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < plans.size(); ++i) {
-      j.push_back(to_json(plans[i]));
-      if (!programs.empty()) j.back()["dma_program"] = to_json(programs[i]);
+    for (size_t i = 0; i < layers.size(); ++i) {
+      j.push_back(layers[i]);
+      if (explore) j.back()["tiling_explore"] = to_json(tilings[i]);
     }
     std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << plan_table(plans);
-    if (!programs.empty()) {
-      std::vector<std::string> names;
-      for (const Layer& l : w.layers) names.push_back(l.name);
-      std::cout << "\nDMA program simulated under memory: hierarchy (fold order, per pass of the widest cluster share;"
-                   " sim/mapper/dma_plan.h):\n"
-                << dma_plan_table(names, programs);
-    }
+    return 0;
   }
+  std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", memory " << arch.memory
+            << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string()) << "):\n"
+            << simulated_plan_table(layers);
+  if (explore) std::cout << "\nTraffic-optimal tiling plan (an estimate, not simulated):\n" << plan_table(tilings);
   return 0;
 }
 

@@ -146,14 +146,45 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
   return rows;
 }
 
-LayerDmaPlan layer_program(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+namespace {
+
+ClusterShare widest_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
   ClusterShare widest = cluster_share(a, M, N, K, 0);
   for (int k = 1; k < a.clusters; ++k) {
     const ClusterShare c = cluster_share(a, M, N, K, k);
     if (c.M * c.N > widest.M * widest.N) widest = c;
   }
+  return widest;
+}
+
+}  // namespace
+
+std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+  if (a.memory != "hierarchy") return {GemmDims{M, N, K}[roles(a.dataflow).T]};
+  const ClusterShare w = widest_share(a, M, N, K);
+  return stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K), layer);
+}
+
+LayerTraffic layer_traffic(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+  LayerTraffic t;
+  const std::vector<int64_t> passes = layer_passes(a, M, N, K, layer);
+  for (int k = 0; k < a.clusters; ++k) {
+    const ClusterShare share = cluster_share(a, M, N, K, k);
+    if (share.empty()) continue;
+    const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, share.M, share.N, share.K);
+    for (int64_t rows : passes) {
+      const LayerDmaPlan d = make_dma_plan(a, with_stream(whole, rows), layer, share.hbm_base);
+      t.read_bytes += d.read_bytes();
+      t.write_bytes += d.write_bytes();
+    }
+  }
+  return t;
+}
+
+LayerDmaPlan layer_program(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+  const ClusterShare widest = widest_share(a, M, N, K);
+  const std::vector<int64_t> rows = layer_passes(a, M, N, K, layer);
   const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K);
-  const std::vector<int64_t> rows = stream_passes(a, whole, layer);
   LayerDmaPlan d = make_dma_plan(a, with_stream(whole, rows.front()), layer, widest.hbm_base);
   d.passes = int(rows.size());
   return d;

@@ -43,6 +43,18 @@ LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std
 // not even one row fits.
 std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, const std::string& layer);
 
+// The stream passes (rows of T each) every cluster makes of a layer: under memory:
+// hierarchy as many as the widest share needs (rows that fit it fit every share),
+// otherwise one pass of the whole T.
+std::vector<int64_t> layer_passes(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
+
+// The HBM bytes a layer's DMA programs move, over every cluster share and pass: what
+// the run's memory.hbm_bytes_read / hbm_bytes_written count (memory: hierarchy).
+struct LayerTraffic {
+  int64_t read_bytes = 0, write_bytes = 0;
+};
+LayerTraffic layer_traffic(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
+
 // What `cstsim plan` shows for a layer: the program of its widest cluster share's
 // first (longest) pass, with `passes` filled in.
 LayerDmaPlan layer_program(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);

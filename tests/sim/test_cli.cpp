@@ -719,6 +719,36 @@ TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
   EXPECT_EQ(j[1]["dma_program"]["passes"], 1);
 }
 
+// `cstsim plan` prints what the run simulates: per layer the same folds, passes and HBM
+// bytes (over every cluster share and pass) as the run's summary.json.
+TEST_F(Cli, PlanPrintsExactlyWhatTheRunSimulates) {
+  const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 700, N: 70, K: 90}\n  - {name: b, M: 9, N: 10, K: 20}\n"
+                                    "  - {name: c, M: 64, N: 96, K: 48}\n");
+  const Result p = cstsim("plan --json --arch " + arch.string() + " --workload " + w.string());
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto plan = nlohmann::json::parse(p.out);
+  const Result r = cstsim("run -q --no-trace --arch " + arch.string() + " --workload " + w.string() + " --out " +
+                          (dir_ / "r").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir_ / "r" / "summary.json"));
+  ASSERT_EQ(plan.size(), 3u);
+  bool several_passes = false;
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const auto &pl = plan[i], &run = s["layers"][i];
+    for (const char* k : {"count", "row_folds", "col_folds", "Sr", "Sc", "T"}) EXPECT_EQ(pl["folds"][k], run["folds"][k]) << k;
+    EXPECT_EQ(pl["stream_passes"].size(), run["memory"]["stream_passes"].get<size_t>());
+    EXPECT_EQ(pl["hbm_bytes_read"], run["memory"]["hbm_bytes_read"]);
+    EXPECT_EQ(pl["hbm_bytes_written"], run["memory"]["hbm_bytes_written"]);
+    EXPECT_EQ(pl["clusters"].size(), 2u);
+    several_passes = several_passes || pl["stream_passes"].size() > 1;
+  }
+  EXPECT_TRUE(several_passes) << "layer a should not fit one pass";
+  const Result e = cstsim("plan --explore --arch " + arch.string() + " --workload " + w.string());
+  EXPECT_NE(e.out.find("Traffic-optimal tiling plan (an estimate, not simulated)"), std::string::npos) << e.out;
+}
+
 }  // namespace
 
 namespace {
