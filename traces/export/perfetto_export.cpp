@@ -1,0 +1,124 @@
+// `cstsim export perfetto`: Chrome trace-event JSON, a counter track per resource.
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/out_file.h"
+#include "traces/export/export_cli.h"
+#include "traces/export/trace_input.h"
+#include "version.h"
+
+namespace cstsim::trace {
+namespace fs = std::filesystem;
+namespace {
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void export_perfetto(const fs::path& run_dir, const fs::path& out_path) {
+  auto reader = open_trace(run_dir);
+  const FileHeader& h = reader->header();
+  const double us_per_cycle = h.period_s * 1e6;
+  const auto ts = [&](uint64_t cycle) { return double(cycle) * us_per_cycle; };
+  const auto& res = reader->resources();
+  constexpr int kPid = 1, kLayerTid = 1;
+
+  // One thread id per owner module, in order of first appearance.
+  std::vector<std::string> owners;
+  std::vector<int> tid(res.size());
+  for (size_t i = 0; i < res.size(); ++i) {
+    const std::string owner = res[i].owner.empty() ? "(no owner)" : res[i].owner;
+    size_t k = 0;
+    while (k < owners.size() && owners[k] != owner) ++k;
+    if (k == owners.size()) owners.push_back(owner);
+    tid[i] = kLayerTid + 1 + int(k);
+  }
+  // Fixed text around a counter event's ts and value.
+  std::vector<std::string> head(res.size()), mid(res.size());
+  for (size_t i = 0; i < res.size(); ++i) {
+    head[i] = fmt::format(",\n{{\"ph\":\"C\",\"cat\":\"rt.{}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":",
+                          class_letter(res[i].cls), json_string(res[i].name), kPid, tid[i]);
+    mid[i] = fmt::format(",\"args\":{{{}:", json_string(res[i].unit.empty() ? "value" : res[i].unit));
+  }
+
+  io::OutFile out(out_path);
+  out.print("{{\"displayTimeUnit\":\"ns\",\n\"otherData\":{{\"generator\":\"cstsim {} export perfetto\","
+            "\"run_dir\":{},\"clock_hz\":{},\"end_cycle\":{}}},\n\"traceEvents\":[\n",
+            CSTSIM_VERSION, json_string(run_dir.string()), h.clock_hz, h.end_cycle);
+  out.print("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":{}}}}}", kPid,
+            json_string("cstsim " + run_name(run_dir)));
+  out.print(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"layers\"}}}}",
+            kPid, kLayerTid);
+  for (size_t k = 0; k < owners.size(); ++k) {
+    out.print(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", kPid,
+              kLayerTid + 1 + int(k), json_string(owners[k]));
+    out.print(",\n{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+              kPid, kLayerTid + 1 + int(k), k + 1);
+  }
+  out.print(",\n{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":0}}}}",
+            kPid, kLayerTid);
+
+  for (const LayerRow& l : reader->layers()) {
+    const int64_t end = l.end_cycle + 1;  // layers.csv end is inclusive
+    out.print(",\n{{\"ph\":\"X\",\"cat\":\"layer\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{:.15g},\"dur\":{:.15g},"
+              "\"args\":{{\"layer\":{},\"start_cycle\":{},\"end_cycle\":{}}}}}",
+              json_string(l.name), kPid, kLayerTid, ts(uint64_t(l.start_cycle)),
+              double(end - l.start_cycle) * us_per_cycle, l.index, l.start_cycle, l.end_cycle);
+  }
+
+  // Every resource is 0 from cycle 0 until its first record; the zero is emitted
+  // only for resources without a record at cycle 0 (records are in cycle order).
+  std::vector<int64_t> last(res.size(), 0);
+  std::vector<bool> at_zero(res.size(), false);
+  bool zeros_written = false;
+  const auto write_zeros = [&] {
+    for (size_t i = 0; i < res.size(); ++i)
+      if (!at_zero[i]) {
+        out.put(head[i]);
+        out.put("0");
+        out.put(mid[i]);
+        out.put("0}}");
+      }
+    zeros_written = true;
+  };
+  stream_records(*reader, run_dir, [&](const Record& r) {
+    if (!zeros_written) {
+      if (r.cycle == 0) at_zero[r.resource] = true;
+      else write_zeros();
+    }
+    out.put(head[r.resource]);
+    out.print("{:.15g}", ts(r.cycle));
+    out.put(mid[r.resource]);
+    out.print("{}}}}}", r.value);
+    last[r.resource] = r.value;
+  });
+  if (!zeros_written) write_zeros();
+  // A final sample at end_cycle gives the last value its extent.
+  for (size_t i = 0; i < res.size(); ++i) {
+    out.put(head[i]);
+    out.print("{:.15g}", ts(h.end_cycle));
+    out.put(mid[i]);
+    out.print("{}}}}}", last[i]);
+  }
+  out.put("\n]}\n");
+  out.commit();
+}
+
+}  // namespace cstsim::trace

@@ -1,0 +1,32 @@
+#include "traces/export/trace_input.h"
+
+#include <cmath>
+
+namespace cstsim::trace {
+namespace fs = std::filesystem;
+
+// Opens <run-dir>/trace with errors that name what is missing.
+std::unique_ptr<TraceReader> open_trace(const fs::path& run_dir) {
+  if (!fs::exists(run_dir)) throw ExportUsageError(fmt::format("run directory {} does not exist", run_dir.string()));
+  if (!fs::is_directory(run_dir)) throw ExportUsageError(fmt::format("{} is not a run directory", run_dir.string()));
+  const fs::path dir = run_dir / "trace";
+  if (!fs::is_directory(dir)) throw ExportUsageError(fmt::format("{}: no trace folder in this run directory", dir.string()));
+  std::unique_ptr<TraceReader> reader;
+  try {
+    reader = std::make_unique<TraceReader>(dir);
+  } catch (const std::logic_error& e) {  // std::stoll / class letters
+    throw std::runtime_error(fmt::format("{}: malformed resources.csv or layers.csv ({})", dir.string(), e.what()));
+  }
+  const double period = reader->header().period_s;
+  if (!(period > 0) || !std::isfinite(period))
+    throw std::runtime_error(fmt::format("{}: bad clock period {}", (dir / "rt.bin").string(), period));
+  return reader;
+}
+
+std::string run_name(const fs::path& run_dir) {
+  fs::path p = fs::absolute(run_dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+
+}  // namespace cstsim::trace
