@@ -124,7 +124,9 @@ TEST(EquivalenceChannel, RandomShapesAndChannels) {
     // the array could otherwise have started loading it.
     for (const FoldTiming& f : timing.folds) {
       ASSERT_GE(f.stall, 0) << where;
-      if (f.stall > 0) ASSERT_EQ(f.start, f.data_ready) << where;
+      if (f.stall > 0) {
+        ASSERT_EQ(f.start, f.data_ready) << where;
+      }
     }
   }
 }
