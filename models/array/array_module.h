@@ -14,6 +14,7 @@
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/memory/cluster_set.h"
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
 #include "sim/config/arch_spec.h"

@@ -9,16 +9,22 @@
 // the layer is waiting for data (or done), and stops as soon as one of them can
 // go on. A cluster that goes on enqueues new transfers no earlier than the cycle
 // its data arrived, which is never behind the system's clock. With one cluster
-// no SystemC call is made (tests drive it without a kernel).
+// no SystemC call is made (tests drive it without a kernel). ClusterSet
+// (cluster_set.h) holds the groups of a run and the barriers between layers.
 #include <functional>
 #include <memory>
 #include <vector>
 
-#include <systemc>
 
 #include "models/dma/dma_system.h"
 #include "models/scratchpad/scratchpad.h"
 #include "sim/config/arch_spec.h"
+
+// The kernel is needed only in memory_group.cpp: code that queries a MemoryGroup
+// (the tile sources) stays plain C++.
+namespace sc_core {
+class sc_event;
+}
 
 namespace cstsim {
 
@@ -91,35 +97,6 @@ class MemoryGroup {
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
   std::vector<bool> done_;
   std::vector<std::unique_ptr<sc_core::sc_event>> wake_;
-};
-
-// The clusters of a run: one MemoryGroup per layer, created by the first cluster
-// to reach the layer, and the barriers between them (layers run one after another).
-class ClusterSet {
- public:
-  ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline);
-  int clusters() const { return clusters_; }
-  // The memory system of step (layer, pass) `step`; `reference`: a second one the
-  // register grids (--verify) drive in lockstep, independent of the closed form's.
-  std::shared_ptr<MemoryGroup> group(int step, bool reference = false);
-  // Zero-time barrier once every cluster has simulated the layer's memory traffic.
-  void all_computed(int layer);
-  // Barrier at the layer's end: returns the latest end cycle over the clusters.
-  int64_t all_finished(int layer, int64_t end_cycle);
-
- private:
-  struct Barrier {
-    int arrived = 0;
-    int64_t value = 0;
-    std::unique_ptr<sc_core::sc_event> event = std::make_unique<sc_core::sc_event>();
-  };
-  int64_t meet(std::vector<Barrier>& barriers, int layer, int64_t value);
-
-  ArchSpec arch_;
-  int clusters_;
-  bool record_;
-  std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;
-  std::vector<Barrier> computed_, finished_;
 };
 
 }  // namespace cstsim

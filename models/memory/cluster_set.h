@@ -1,0 +1,43 @@
+#pragma once
+// The clusters of a run under memory: ideal | hierarchy: one MemoryGroup per
+// (layer, pass) step, made by the first cluster to reach it, and the zero-time
+// barriers between steps (they run one after another). SystemC: the barriers wait
+// on sc_events, so only the array modules include this.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "models/memory/memory_group.h"  // and ArchSpec, until the models take params of their own
+
+namespace cstsim {
+
+class ClusterSet {
+ public:
+  ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline);
+  int clusters() const { return clusters_; }
+  // The memory system of step (layer, pass) `step`; `reference`: a second one the
+  // register grids (--verify) drive in lockstep, independent of the closed form's.
+  std::shared_ptr<MemoryGroup> group(int step, bool reference = false);
+  // Zero-time barrier once every cluster has simulated the layer's memory traffic.
+  void all_computed(int layer);
+  // Barrier at the layer's end: returns the latest end cycle over the clusters.
+  int64_t all_finished(int layer, int64_t end_cycle);
+
+ private:
+  struct Barrier {
+    int arrived = 0;
+    int64_t value = 0;
+    std::unique_ptr<sc_core::sc_event> event = std::make_unique<sc_core::sc_event>();
+  };
+  int64_t meet(std::vector<Barrier>& barriers, int layer, int64_t value);
+
+  ArchSpec arch_;
+  int clusters_;
+  bool record_;
+  std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;
+  std::vector<Barrier> computed_, finished_;
+};
+
+}  // namespace cstsim
