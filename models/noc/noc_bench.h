@@ -54,9 +54,3 @@ struct BenchResult {
 BenchResult run_noc_bench(const BenchOptions& options);
 
 }  // namespace cstsim::noc
-
-namespace cstsim {
-// The CLI command (`cstsim noc-bench ...`, args after the command name); returns
-// the exit status: 0, or 2 with one "error: ..." line on stderr for bad input.
-int noc_bench_command(const std::vector<std::string>& args);
-}  // namespace cstsim

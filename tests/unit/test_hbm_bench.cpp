@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/hbm/hbm_bench.h"
+#include "sim/bench/hbm_bench.h"
 
 namespace {
 

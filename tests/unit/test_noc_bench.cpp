@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/noc/noc_bench.h"
+#include "sim/bench/noc_bench_cli.h"
 
 namespace {
 

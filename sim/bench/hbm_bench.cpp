@@ -1,4 +1,4 @@
-#include "models/hbm/hbm_bench.h"
+#include "sim/bench/hbm_bench.h"
 
 #include <fmt/format.h>
 
