@@ -32,7 +32,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
       spads_(std::move(spads)),
       queues_(2 * spads_.size()),
       stats_(spads_.size()) {
-  if (noc_config.edge_nodes.empty())  // check_hierarchy() reports this to the user first
+  if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
   tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
   tRCD_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_period_;

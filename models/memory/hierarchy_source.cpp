@@ -6,20 +6,12 @@
 #include <fmt/format.h>
 
 #include "models/array/fold_timing.h"
-#include "models/dma/clock_base.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
-#include "core/input_error.h"
 
 namespace cstsim {
 
 namespace {
-
-spad::Partition partition_of(const std::string& name) {
-  if (name == "ifmap") return spad::Partition::Ifmap;
-  if (name == "filter") return spad::Partition::Filter;
-  return spad::Partition::Ofmap;
-}
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -33,50 +25,6 @@ struct HierarchySource::Observer : spad::ScratchpadObserver {
     step_to(out[size_t(p)], cycle, bytes);
   }
 };
-
-void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
-  std::unique_ptr<spad::Scratchpad> spad;
-  try {
-    spad = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.source, 0, "scratchpad", e.what());
-  }
-  // The array alone must leave the DMA at least one port slot in every cycle.
-  const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8, word = a.scratchpad.word_bytes;
-  const std::pair<spad::Partition, int64_t> need[3] = {
-      {partition_of(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
-      {partition_of(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights
-      {spad::Partition::Ofmap, 2 * ceil_div(int64_t(a.cols) * acc, word)}};             // read + write a result row
-  for (const auto& [p, words] : need)
-    if (words >= spad->layout(p).ports)
-      throw InputError(a.source, 0, "scratchpad.banks",
-                       fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
-                                   "leaving none for the DMA",
-                                   spad::partition_name(p), spad->layout(p).ports, words));
-  const hbm::HbmSpec& hbm_spec = a.hbm_spec;
-  if (dma.hbm_footprint > hbm_spec.org.capacity_bytes())
-    throw InputError(a.hbm.spec, 0, "organization",
-                     fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
-                                 hbm_spec.org.capacity_bytes()));
-  const noc::NocConfig& noc = a.noc_config;
-  try {
-    make_clock_base(a.clock_hz, noc.clock_hz, hbm_spec.tck_ns);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.source, 0, "clock_hz", e.what());
-  }
-  const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
-  if (x >= noc.cols || y >= noc.rows)
-    throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
-                     fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc.cols, noc.rows, noc.source));
-  const auto last = MemoryGroup::cluster_routers(a, noc.cols, noc.rows, a.clusters).back();
-  if (last.second >= noc.rows)
-    throw InputError(a.source, 0, "clusters",
-                     fmt::format("{} clusters from router ({}, {}) on, row by row, do not fit the {}x{} mesh of {}",
-                                 a.clusters, x, y, noc.cols, noc.rows, noc.source));
-  if (noc.edge_nodes.empty())
-    throw InputError(noc.source, 0, "edge_nodes",
-                     "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
-}
 
 HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
                                  bool record_timeline, std::shared_ptr<MemoryGroup> group, int cluster,
@@ -106,7 +54,7 @@ HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerD
 HierarchySource::~HierarchySource() = default;
 
 void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_starts) {
-  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
+  const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
   for (int j = int(folds_.size()); j < upto; ++j) {
     const Fold& f = plan_.folds[size_t(j)];
     FoldHistory h;
@@ -142,7 +90,7 @@ void HierarchySource::enqueue_known(int g) {
       earliest = folds_[size_t(j - 2)].last_input + 1;
     }
     const spad::Partition p =
-        partition_of(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
+        spad::partition_named(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
     read_id_[size_t(reads_enqueued_)] = dma().enqueue(cluster_, t, p, std::max(earliest, layer_start_));
     ++reads_enqueued_;
   }
@@ -272,7 +220,7 @@ void HierarchySource::record_residency() {
     spad::Partition p;
   };
   std::vector<Change> ch;
-  const spad::Partition stream = partition_of(dma_.stream_partition), stationary = partition_of(dma_.stationary_partition);
+  const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
   std::vector<int64_t> slice_release(dma_.reads.size(), -1);
   for (size_t g = 0; g < plan_.folds.size(); ++g) {
     const int s = dma_.stream_read[g];

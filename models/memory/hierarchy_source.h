@@ -39,12 +39,8 @@ struct HierarchyLayerStats {
 // This cluster's scratchpad residency over time, per partition (ifmap, filter, ofmap): (cycle, bytes).
 using ResidencyTimeline = std::array<std::vector<std::pair<int64_t, int64_t>>, 3>;
 
-// Every way a layer's DMA program can fail to fit the arch, as InputError (file,
-// key, the numbers): scratchpad geometry, array port use, HBM capacity, NoC
-// placement. make_dma_plan() checks the partition sizes; the run checks both for
-// every layer before simulating, so HierarchySource assumes a program that fits.
-void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
-
+// The run checks every layer's program before simulating (sim/run/hierarchy_check.h),
+// so HierarchySource assumes a program that fits.
 class HierarchySource : public TileSource {
  public:
   // `group` is the layer's memory system (nullptr: a private one for a single cluster).

@@ -15,6 +15,12 @@ const char* partition_name(Partition p) {
   return "?";
 }
 
+Partition partition_named(const std::string& name) {
+  if (name == "ifmap") return Partition::Ifmap;
+  if (name == "filter") return Partition::Filter;
+  return Partition::Ofmap;
+}
+
 int64_t ScratchpadParams::bytes(Partition p) const {
   switch (p) {
     case Partition::Ifmap: return ifmap_bytes;

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 // ScratchpadParams: the on-chip SRAM's geometry and its split into the three
 // operand partitions, fixed at construction. Cycles are accelerator cycles.
 #include <array>
@@ -11,6 +12,7 @@ inline constexpr int kPartitions = 3;
 inline constexpr std::array<Partition, kPartitions> kAllPartitions = {Partition::Ifmap, Partition::Filter,
                                                                       Partition::Ofmap};
 const char* partition_name(Partition p);  // "ifmap", "filter", "ofmap"
+Partition partition_named(const std::string& name);  // the inverse; anything else is ofmap
 
 struct ScratchpadParams {
   int64_t total_bytes = 512 * 1024;

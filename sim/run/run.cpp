@@ -21,7 +21,7 @@
 #include "traces/post/energy_table.h"
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
-#include "models/memory/hierarchy_source.h"
+#include "sim/run/hierarchy_check.h"
 #include "sim/mapper/dma_plan.h"
 #include "traces/sink.h"
 

@@ -15,6 +15,7 @@
 #include "models/memory/hierarchy_source.h"
 #include "models/noc/noc_config.h"
 #include "sim/mapper/dma_plan.h"
+#include "sim/run/hierarchy_check.h"
 #include "tests/test_util.h"
 
 namespace cstsim {

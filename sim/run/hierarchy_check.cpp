@@ -1,0 +1,61 @@
+#include "sim/run/hierarchy_check.h"
+
+#include <fmt/format.h>
+
+#include "core/input_error.h"
+#include "models/dma/clock_base.h"
+#include "models/memory/memory_group.h"
+#include "models/scratchpad/scratchpad.h"
+
+namespace cstsim {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
+  std::unique_ptr<spad::Scratchpad> spad;
+  try {
+    spad = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.source, 0, "scratchpad", e.what());
+  }
+  // The array alone must leave the DMA at least one port slot in every cycle.
+  const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8, word = a.scratchpad.word_bytes;
+  const std::pair<spad::Partition, int64_t> need[3] = {
+      {spad::partition_named(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
+      {spad::partition_named(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights
+      {spad::Partition::Ofmap, 2 * ceil_div(int64_t(a.cols) * acc, word)}};             // read + write a result row
+  for (const auto& [p, words] : need)
+    if (words >= spad->layout(p).ports)
+      throw InputError(a.source, 0, "scratchpad.banks",
+                       fmt::format("the {} partition has {} word ports per cycle; the array alone uses {} of them, "
+                                   "leaving none for the DMA",
+                                   spad::partition_name(p), spad->layout(p).ports, words));
+  const hbm::HbmSpec& hbm_spec = a.hbm_spec;
+  if (dma.hbm_footprint > hbm_spec.org.capacity_bytes())
+    throw InputError(a.hbm.spec, 0, "organization",
+                     fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
+                                 hbm_spec.org.capacity_bytes()));
+  const noc::NocConfig& noc = a.noc_config;
+  try {
+    make_clock_base(a.clock_hz, noc.clock_hz, hbm_spec.tck_ns);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.source, 0, "clock_hz", e.what());
+  }
+  const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
+  if (x >= noc.cols || y >= noc.rows)
+    throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
+                     fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc.cols, noc.rows, noc.source));
+  const auto last = MemoryGroup::cluster_routers(a, noc.cols, noc.rows, a.clusters).back();
+  if (last.second >= noc.rows)
+    throw InputError(a.source, 0, "clusters",
+                     fmt::format("{} clusters from router ({}, {}) on, row by row, do not fit the {}x{} mesh of {}",
+                                 a.clusters, x, y, noc.cols, noc.rows, noc.source));
+  if (noc.edge_nodes.empty())
+    throw InputError(noc.source, 0, "edge_nodes",
+                     "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
+}
+
+}  // namespace cstsim
