@@ -159,13 +159,13 @@ std::string read_file(const fs::path& path) {
 }
 
 void check_replaceable(const fs::path& target, const std::string& key, bool force,
-                       const std::function<bool(std::string_view)>& ours, const std::string& what) {
+                       const std::function<bool(std::string_view)>& ours, const std::string& what,
+                       const std::string& hint) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(target, ec);
   if (!fs::exists(st) || force) return;
-  const char* hint = "; choose another path, or --force to replace it";
-  if (fs::is_symlink(st)) throw InputError(target.string(), 0, key, std::string("is a symbolic link") + hint);
-  if (!fs::is_regular_file(st)) throw InputError(target.string(), 0, key, std::string("exists and is not a regular file") + hint);
+  if (fs::is_symlink(st)) throw InputError(target.string(), 0, key, "is a symbolic link" + hint);
+  if (!fs::is_regular_file(st)) throw InputError(target.string(), 0, key, "exists and is not a regular file" + hint);
   std::ifstream in(target, std::ios::binary);
   std::string head(1024, '\0');
   in.read(head.data(), std::streamsize(head.size()));

@@ -80,7 +80,8 @@ std::string read_file(const std::filesystem::path& path);
 // anything else only with `force`. Throws InputError(target, 0, key, why) otherwise,
 // so no command overwrites a file it did not make.
 void check_replaceable(const std::filesystem::path& target, const std::string& key, bool force,
-                       const std::function<bool(std::string_view head)>& ours, const std::string& what);
+                       const std::function<bool(std::string_view head)>& ours, const std::string& what,
+                       const std::string& hint = "; choose another path, or --force to replace it");
 
 // The process's umask, read once.
 unsigned file_mode_mask();

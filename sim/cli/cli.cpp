@@ -1,6 +1,7 @@
 #include "sim/cli/cli.h"
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "version.h"
 
 namespace cstsim {
+namespace fs = std::filesystem;
 namespace po = boost::program_options;
 namespace {
 
@@ -173,7 +175,8 @@ int post_command(const std::vector<std::string>& args) {
       "normalization", po::value(&o.normalization)->value_name("FILE"),
       "references C_ref..S_ref, weights w_C..w_S and boundary: adds the scalar V_CST*")(
       "window", po::value(&o.window)->value_name("CYCLES"),
-      "window for B_peak and energy over time; a multiple of the trace's window (default: the trace's)");
+      "window for B_peak and energy over time; a multiple of the trace's window (default: the trace's)")(
+      "force", "rewrite the three files even where they are not earlier cstsim reports");
   po::options_description hidden;
   hidden.add_options()("run-dir", po::value(&run_dir));
   po::options_description all;
@@ -194,6 +197,15 @@ int post_command(const std::vector<std::string>& args) {
   if (run_dir.empty()) throw UsageError("post: a run directory is required (see cstsim post --help)");
   if (vm.count("window") && o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   o.run_dir = run_dir;
+  // post rewrites only what a run (or an earlier post) wrote, recognised by how it begins.
+  const bool force = vm.count("force") > 0;
+  const std::pair<const char*, std::function<bool(std::string_view)>> outputs[] = {
+      {"report.json", [](std::string_view h) { return h.rfind("{\n  \"version\": ", 0) == 0 && h.find("\"boundary\"") != h.npos; }},
+      {"report.txt", [](std::string_view h) { return h.rfind("boundary ", 0) == 0 && h.find(" | grade ") != h.npos; }},
+      {"energy_windows.csv", [](std::string_view h) { return h.rfind("layer,window_start,window_end,time_start_s,", 0) == 0; }}};
+  for (const auto& [name, ours] : outputs)
+    io::check_replaceable(fs::path(run_dir) / name, "post", force, ours, std::string("a ") + name + " written by cstsim",
+                          "; --force rewrites it");
   const post::PostOutputs out = post::post_process(o);
   post::write_post_outputs(o.run_dir, out);
   std::cout << out.text;

@@ -181,9 +181,16 @@ TEST_F(OutputSafety, PlantedSymlinksAreNeverWrittenThrough) {
     fs::remove(r / name);
     fs::create_symlink(victim, r / name);
   }
-  EXPECT_EQ(cli("post " + r.string()).status, 0) << slurp(dir_ / "stderr");
+  // post rewrites only its own reports: a link (or a foreign file) is refused, and with
+  // --force the link itself is replaced, never written through.
+  expect_one_error_line(cli("post " + r.string()), "report.json: post: is a symbolic link; --force rewrites it");
+  EXPECT_EQ(cli("post --force " + r.string()).status, 0) << slurp(dir_ / "stderr");
   EXPECT_EQ(slurp(victim), "VICTIM\n");
-  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(r / "report.json")));  // the link itself was replaced
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(r / "report.json")));
+  EXPECT_EQ(cli("post " + r.string()).status, 0) << slurp(dir_ / "stderr");  // its own reports: rewritten
+  file("project/r/report.txt", "my own notes\n");
+  expect_one_error_line(cli("post " + r.string()), "report.txt: post: exists and is not a report.txt written by cstsim");
+  EXPECT_EQ(slurp(r / "report.txt"), "my own notes\n");
   // export: a link or a foreign file at --out is refused; an earlier export is replaced.
   fs::create_symlink(victim, dir_ / "link.csv");
   expect_one_error_line(cli("export csv " + r.string() + " --out " + (dir_ / "link.csv").string()), "symbolic link");
