@@ -9,9 +9,6 @@
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
-#include "models/hbm/hbm_spec.h"
-#include "models/noc/mesh.h"
-#include "models/noc/noc_config.h"
 // Still calls the mapper at run time (issue 10: the Plan is to be made once, in the front).
 #include "sim/mapper/dma_plan.h"
 
@@ -23,7 +20,7 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
   if (sink_) {
     trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
     if (params_.arch.memory == "hierarchy") {
-      declare_hierarchy_trace();
+      hierarchy_trace_.declare(*sink_, params_.arch, params_.cluster, params_.arch.clusters > 1 ? std::string(basename()) + "." : "");
     } else if (params_.arch.memory != "ideal") {
       const ArchSpec& a = params_.arch;
       const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
@@ -75,7 +72,7 @@ void ArrayModule::run() {
           if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
-        if (sink_ && group) announce_shared(*group);
+        if (sink_ && group) hierarchy_trace_.announce_shared(*sink_, *group);
         parts.push_back(idle);
       } else {
         parts.push_back(run_pass(int(i), step, p == 0, sub, start, share.hbm_base));
@@ -125,75 +122,6 @@ void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, 
     sink_->add(f.start, channel_fifo_, f.bytes);
     sink_->add(timing.folds[g].start, channel_fifo_, -f.bytes);
     sink_->count(f.start, dram_read_, f.bytes);
-  }
-}
-
-void ArrayModule::declare_hierarchy_trace() {
-  const ArchSpec& a = params_.arch;
-  const hbm::HbmSpec& hs = a.hbm_spec;
-  const noc::NocConfig& nc = a.noc_config;
-  const noc::Mesh mesh(nc.cols, nc.rows, nc.edge_nodes);
-  using trace::ResourceClass;
-  hier_.row_bytes = hs.org.row_bytes();
-  hier_.flit_bytes = nc.flit_bytes;
-  const int64_t banks = int64_t(hs.org.pcs()) * hs.org.banks_per_pc();
-  hier_.owns_shared = params_.cluster == 0;
-  if (hier_.owns_shared) {
-    for (int ch = 0; ch < hs.org.channels; ++ch) {  // a channel's data buses and row buffers
-      const std::string name = fmt::format("hbm.ch{:02d}", ch);
-      hier_.channel_busy.push_back(
-          sink_->declare({0, name + ".busy", ResourceClass::Network, "link", hs.org.pseudo_channels, "hbm", ""}));
-      hier_.channel_rows.push_back(sink_->declare(
-          {0, name + ".row_buffers", ResourceClass::Memory, "byte", banks / hs.org.channels * hier_.row_bytes, "hbm", "hbm"}));
-    }
-    hier_.links_busy =
-        sink_->declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
-  }
-  const int64_t kib[3] = {a.ifmap_sram_kib, a.filter_sram_kib, a.ofmap_sram_kib};
-  const char* names[3] = {"spad.ifmap", "spad.filter", "spad.ofmap"};
-  const std::string prefix = a.clusters > 1 ? std::string(basename()) + "." : "";
-  for (int p = 0; p < 3; ++p)
-    hier_.spad[p] =
-        sink_->declare({0, prefix + names[p], ResourceClass::Memory, "byte", kib[p] * 1024, prefix + "spad", "sram"});
-  const bool ws = a.dataflow == Dataflow::WS;
-  hier_.hbm_read_stationary = sink_->declare_action(ws ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
-  hier_.hbm_read_stream = sink_->declare_action(ws ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
-  hier_.hbm_write = sink_->declare_action("hbm.write.ofmap", "byte");
-  hier_.noc_hop = sink_->declare_action("noc.hop", "byte");
-  hier_.spad_write = sink_->declare_action("sram.write.dma", "byte");
-  hier_.spad_read = sink_->declare_action("sram.read.dma", "byte");
-}
-
-// The layer's memory traffic is simulated before its first fold starts, so all of
-// it is announced then, ahead of time, like the array's folds.
-// One cluster (the first) reports the shared HBM and NoC, idle or not.
-void ArrayModule::announce_shared(const MemoryGroup& group) {
-  if (!hier_.owns_shared) return;
-  const SharedTimeline& t = group.timeline();
-  for (size_t ch = 0; ch < hier_.channel_busy.size(); ++ch) {
-    for (const auto& [cycle, v] : t.hbm_busy_pcs[ch]) sink_->set(cycle, hier_.channel_busy[ch], v);
-    for (const auto& [cycle, v] : t.hbm_open_rows[ch]) sink_->set(cycle, hier_.channel_rows[ch], v * hier_.row_bytes);
-  }
-  for (const auto& [cycle, v] : t.noc_busy_links) sink_->set(cycle, hier_.links_busy, v);
-  for (const auto& [cycle, n] : t.noc_flit_hops) sink_->count(cycle, hier_.noc_hop, n * hier_.flit_bytes);
-}
-
-void ArrayModule::announce_hierarchy(const HierarchySource& source) {
-  announce_shared(source.group());
-  for (int p = 0; p < 3; ++p)
-    for (const auto& [cycle, v] : source.residency()[size_t(p)]) sink_->set(cycle, hier_.spad[p], v);
-  const LayerDmaPlan& plan = source.dma_plan();
-  for (size_t k = 0; k < plan.reads.size(); ++k) {
-    const TransferState& tr = source.read_state(int(k));
-    sink_->count(tr.first_issue, plan.reads[k].operand == Operand::Stationary ? hier_.hbm_read_stationary
-                                                                              : hier_.hbm_read_stream,
-                 tr.what.bytes);
-    sink_->count(tr.done, hier_.spad_write, tr.what.bytes);
-  }
-  for (size_t k = 0; k < plan.writes.size(); ++k) {
-    const TransferState& tr = source.write_state(int(k));
-    sink_->count(tr.first_issue, hier_.spad_read, tr.what.bytes);
-    sink_->count(tr.first_issue, hier_.hbm_write, tr.what.bytes);
   }
 }
 
@@ -285,7 +213,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
   if (sink_ && hierarchy)
-    announce_hierarchy(*hierarchy);
+    hierarchy_trace_.announce(*sink_, *hierarchy);
   else if (sink_ && channel)
     announce_tiles(channel->fetches(), timing);
   ArrayLayerResult r;

@@ -14,6 +14,7 @@
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/memory/hierarchy_trace.h"
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
@@ -119,19 +120,8 @@ class ArrayModule : public sc_core::sc_module {
   ArrayTraceIds trace_ids_;
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
-  struct HierarchyIds {
-    std::vector<trace::ResourceId> channel_busy, channel_rows;  // per HBM channel
-    trace::ResourceId links_busy = 0;
-    trace::ResourceId spad[3] = {0, 0, 0};
-    trace::ActionId hbm_read_stationary = 0, hbm_read_stream = 0, hbm_write = 0, noc_hop = 0, spad_write = 0,
-                    spad_read = 0;
-    int64_t row_bytes = 0, flit_bytes = 0;
-    bool owns_shared = true;  // declares and reports the HBM and NoC (cluster 0)
-  } hier_;
-  void declare_hierarchy_trace();
+  HierarchyTrace hierarchy_trace_;  // memory: hierarchy: the HBM, NoC and scratchpad's R(t)
   void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
-  void announce_hierarchy(const HierarchySource& source);
-  void announce_shared(const MemoryGroup& group);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;
