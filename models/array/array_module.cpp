@@ -18,11 +18,11 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
                          std::vector<GemmShape> layers, ArrayListener* listener, trace::TraceSink* sink)
     : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
   if (sink_) {
-    trace_ids_ = declare_array_trace(*sink_, params_.arch, basename());
-    if (params_.arch.memory == "hierarchy") {
-      hierarchy_trace_.declare(*sink_, params_.arch, params_.cluster, params_.arch.clusters > 1 ? std::string(basename()) + "." : "");
-    } else if (params_.arch.memory != "ideal") {
-      const ArchSpec& a = params_.arch;
+    const ArchSpec& a = params_.arch;
+    trace_ids_ = declare_array_trace(*sink_, {a.rows, a.cols, a.dataflow, a.operand_bits, a.accumulator_bits}, basename());
+    if (a.memory == "hierarchy") {
+      hierarchy_trace_.declare(*sink_, a, params_.cluster, a.clusters > 1 ? std::string(basename()) + "." : "");
+    } else if (a.memory != "ideal") {
       const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
       const int fifo = a.memory == "hbm" ? a.hbm.fifo_tiles : a.channel.fifo_tiles;
       channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});

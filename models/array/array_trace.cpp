@@ -11,7 +11,7 @@ int64_t bytes_of(int bits) { return (bits + 7) / 8; }
 
 }  // namespace
 
-ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArchSpec& a, const std::string& owner) {
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a, const std::string& owner) {
   using trace::ResourceClass;
   const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
   const int64_t pes = int64_t(a.rows) * a.cols;

@@ -4,10 +4,10 @@
 // The reference mode reports the same resources from what the registers did
 // each cycle (RegisterArray::activity), and tests require identical traces.
 #include <cstdint>
+#include <string>
 
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
-#include "sim/config/arch_spec.h"
 #include "traces/sink.h"
 
 namespace cstsim {
@@ -22,8 +22,15 @@ struct ArrayTraceIds {
   int64_t stationary_bytes = 0;       // bytes per stationary element
 };
 
+// What the array's trace resources are sized by.
+struct ArrayGeometry {
+  int rows = 0, cols = 0;
+  Dataflow dataflow = Dataflow::WS;
+  int operand_bits = 8, accumulator_bits = 32;
+};
+
 // Declares the array's resources and binds the action counters to them.
-ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArchSpec& arch, const std::string& owner);
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& array, const std::string& owner);
 
 // Announces fold g's occupancy changes (all at or after its FoldStart).
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, FoldPipeline pipeline,
