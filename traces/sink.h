@@ -59,7 +59,6 @@ class TraceSink {
   // Flushes everything, closes the files; the trace covers [0, end_cycle).
   // Throws io::OutputError if any write failed.
   void finish(int64_t end_cycle);
-  bool write_failed() const { return bool(write_error_); }
   void rethrow_write_error() const;
 
   const std::vector<Resource>& resources() const { return resources_; }

@@ -5,17 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "core/arith.h"
 #include "models/array/fold_timing.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
 
 namespace cstsim {
-
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 // Records this cluster's scratchpad residency for the trace.
 struct HierarchySource::Observer : spad::ScratchpadObserver {

@@ -9,6 +9,7 @@
 
 #include "sim/config/arch_fields.h"
 #include "core/clock.h"
+#include "models/dma/clock_base.h"
 #include "core/input_error.h"
 #include "sim/config/scalesim_cfg.h"
 #include "core/text.h"
@@ -259,6 +260,26 @@ namespace {
                    fmt::format("unknown key{} (nearest: {})", where, fmt::join(text::nearest(key, known), ", ")));
 }
 
+// Every `<prefix><key>` of `set` must be one of the sub-file's `known` keys.
+void check_keys(const std::string& prefix, const Overrides& set, std::vector<std::string> known, const std::string& where) {
+  for (std::string& k : known) k = prefix + k;
+  for (const auto& [key, value] : set)
+    if (std::find(known.begin(), known.end(), prefix + key) == known.end()) unknown_key(prefix + key, where, known);
+}
+
+// The array, NoC and HBM clocks of a spec must share an exact time base
+// (models/dma/clock_base.h); the error points at clock_hz where it was written.
+void check_clock_base(const ArchSpec& s, const ArchFields& fields) {
+  if (s.memory != "hbm" && s.memory != "hierarchy") return;
+  try {
+    make_clock_base(s.clock_hz, s.memory == "hierarchy" ? s.noc_config.clock_hz : s.clock_hz, s.hbm_spec.tck_ns);
+  } catch (const std::invalid_argument& e) {
+    const auto it = fields.values.find("clock_hz");
+    if (it != fields.values.end()) throw InputError(it->second.file, it->second.line, "clock_hz", e.what());
+    throw InputError(fields.file, 0, "clock_hz", e.what());
+  }
+}
+
 // Loads a sub-file with its overrides; their errors name the key as --set spelled it.
 template <class F>
 auto with_prefix(const std::string& prefix, F&& load) {
@@ -289,24 +310,14 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   }
   ArchSpec s = build(fields);
   resolve_sub_files(s);
-  auto prefixed = [](const char* p, std::vector<std::string> keys) {
-    for (std::string& k : keys) k = p + k;
-    return keys;
-  };
   if (s.memory == "hbm" || s.memory == "hierarchy") {
-    const std::vector<std::string> known = prefixed("hbm.", hbm::override_keys(s.hbm_spec));
-    for (const auto& [key, value] : hbm_set)
-      if (std::find(known.begin(), known.end(), "hbm." + key) == known.end())
-        unknown_key("hbm." + key, " of the HBM file " + s.hbm.spec, known);
+    check_keys("hbm.", hbm_set, hbm::override_keys(s.hbm_spec), " of the HBM file " + s.hbm.spec);
     if (!hbm_set.empty()) s.hbm_spec = with_prefix("hbm.", [&] { return hbm::load_hbm_spec(s.hbm.spec, hbm_set); });
   } else if (!hbm_set.empty()) {
     throw InputError("--set", 0, "hbm." + hbm_set.front().first, "applies only with memory: hbm or hierarchy");
   }
   if (s.memory == "hierarchy") {
-    const std::vector<std::string> known = prefixed("noc.", noc::override_keys());
-    for (const auto& [key, value] : noc_set)
-      if (std::find(known.begin(), known.end(), "noc." + key) == known.end())
-        unknown_key("noc." + key, " of the NoC file " + s.noc.spec, known);
+    check_keys("noc.", noc_set, noc::override_keys(), " of the NoC file " + s.noc.spec);
     with_prefix("noc.", [&] {
       noc::apply_overrides(s.noc_config, noc_set);
       return 0;
@@ -314,6 +325,7 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   } else if (!noc_set.empty()) {
     throw InputError("--set", 0, "noc." + noc_set.front().first, "applies only with memory: hierarchy");
   }
+  check_clock_base(s, fields);
   return s;
 }
 

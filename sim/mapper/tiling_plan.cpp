@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "core/arith.h"
 #include "core/input_error.h"
 
 namespace cstsim {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t bytes_of(int bits) { return (bits + 7) / 8; }
 
 // Block sizes worth trying along one dimension: 1, 2, 4, ... array widths, and all of it.

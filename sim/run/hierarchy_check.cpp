@@ -2,17 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/arith.h"
 #include "core/input_error.h"
-#include "models/dma/clock_base.h"
 #include "models/memory/memory_group.h"
 #include "models/scratchpad/scratchpad.h"
 
 namespace cstsim {
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   std::unique_ptr<spad::Scratchpad> spad;
@@ -39,11 +34,6 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
                      fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
                                  hbm_spec.org.capacity_bytes()));
   const noc::NocConfig& noc = a.noc_config;
-  try {
-    make_clock_base(a.clock_hz, noc.clock_hz, hbm_spec.tck_ns);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.source, 0, "clock_hz", e.what());
-  }
   const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
   if (x >= noc.cols || y >= noc.rows)
     throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",

@@ -1,8 +1,8 @@
 #pragma once
 // Every way a layer's DMA program can fail to fit the arch under memory: hierarchy,
 // as InputError (file, key, the numbers): scratchpad geometry, array port use, HBM
-// capacity, NoC placement, the clocks' common time base. make_dma_plan() checks the
-// partition sizes; the run checks both for every layer before simulating.
+// capacity, NoC placement. make_dma_plan() checks the partition sizes, load_arch the
+// clocks' common time base; the run checks both for every layer before simulating.
 #include "plan/dma_program.h"
 #include "sim/config/arch_spec.h"
 

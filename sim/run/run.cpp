@@ -10,8 +10,6 @@
 #include <systemc>
 
 #include "models/array/array_module.h"
-#include "models/dma/clock_base.h"
-#include "models/hbm/hbm_spec.h"
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
@@ -45,9 +43,11 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
 
 int run_simulation(const RunOptions& o) {
   const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
-  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization}, o.force);
   const ArchSpec arch = load_arch(o.arch_path, o.overrides);
   const Workload workload = load_workload(o.workload_path);
+  // Before anything is written; the inputs include the HBM and NoC files the arch names.
+  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
+                   o.force);
   if (o.verify) check_reference_limits(arch, workload);
   if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
     for (const Layer& l : workload.layers)
@@ -59,13 +59,6 @@ int run_simulation(const RunOptions& o) {
         plan = with_stream(plan, rows);
         check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
       }
-  if (arch.memory == "hbm") {  // the array and HBM clocks need a common exact time base
-    try {
-      make_clock_base(arch.clock_hz, arch.clock_hz, arch.hbm_spec.tck_ns);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(arch.source, 0, "clock_hz", e.what());
-    }
-  }
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   post::load_energy_table(energy_path);
   if (!o.normalization.empty()) post::load_normalization(o.normalization);

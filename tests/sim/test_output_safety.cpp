@@ -91,6 +91,17 @@ TEST_F(OutputSafety, OutReplacesOnlyARunDirectory) {
       "run -q --arch a.yaml --workload inputs/w2.yaml --out inputs --force", dir_, "cd " + shell_word(project_.string()) + " &&");
   expect_one_error_line(r, "is the input inputs/w2.yaml or holds it");
   EXPECT_EQ(snapshot(project_), before);
+  // The HBM and NoC files an arch names are inputs too.
+  file("project/mem/h.yaml", slurp(std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm2-2000.yaml"));
+  file("project/mem/n.yaml", slurp(std::string(CSTSIM_SOURCE_DIR) + "/configs/noc/npu-mesh-4x4.yaml"));
+  file("project/h.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n"
+                         "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\nhbm: {spec: mem/h.yaml}\n"
+                         "noc: {spec: mem/n.yaml}\nscratchpad: {banks: 24, word_bytes: 32}\n");
+  const auto with_subfiles = snapshot(project_);
+  expect_one_error_line(cstsim::testing_util::run_cli("run -q --arch h.yaml --workload w.yaml --out mem --force", dir_,
+                                                      "cd " + shell_word(project_.string()) + " &&"),
+                        "is the input mem/h.yaml or holds it");
+  EXPECT_EQ(snapshot(project_), with_subfiles);
 
   // A run directory is replaced; a rerun into it works; --force replaces a plain directory.
   ASSERT_EQ(run("r").status, 0);
