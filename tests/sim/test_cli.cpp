@@ -669,21 +669,30 @@ TEST_F(Cli, VerifyFailsWhenAnyClusterMismatches) {
 // the NoC file>. Each knob moves the result the way physics says, and enters the hash.
 TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 256, N: 256, K: 256}\n");
+  nlohmann::json last_stalls;
   auto run = [&](const std::string& sets) {
     const fs::path out = dir_ / "o";
     const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                             w.string() + " --out " + out.string() + " " + sets);
     EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
     const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+    last_stalls = s["total"]["stalls"];
     return std::make_pair(s["total"]["cycles"].get<int64_t>(), s["config_hash"].get<std::string>());
   };
-  // Two reads in flight: the DMA is latency-bound, so CAS latency adds per round trip.
+  // Two reads in flight: the DMA is latency-bound, so CAS latency adds per round trip,
+  // and the stalls say so: the DMA's two slots (dma_queue) are what binds.
   const auto fast = run("--set hbm.max_outstanding=2 --set hbm.timing.tCL=14ns");
   const auto slow = run("--set hbm.max_outstanding=2 --set hbm.timing.tCL=60ns");
   EXPECT_GT(double(slow.first), 1.5 * double(fast.first));
   EXPECT_NE(slow.second, fast.second);
-  // Longer mesh links and fewer virtual channels each slow the memory path.
-  EXPECT_GT(run("--set noc.link_latency=16").first, 3 * run("--set noc.link_latency=1").first);
+  for (const auto& [cause, cycles] : last_stalls.items())
+    EXPECT_LE(cycles.get<int64_t>(), last_stalls["dma_queue"].get<int64_t>()) << cause;
+  // Longer mesh links and fewer virtual channels each slow the memory path; long links
+  // show up as NoC stalls.
+  const int64_t short_links = run("--set noc.link_latency=1").first;
+  const int64_t noc_stalls_short = last_stalls["noc"].get<int64_t>();
+  EXPECT_GT(run("--set noc.link_latency=16").first, 3 * short_links);
+  EXPECT_GT(last_stalls["noc"].get<int64_t>(), 5 * noc_stalls_short);
   const auto one_vc = run("--set noc.vcs_per_vnet=1"), four_vcs = run("--set noc.vcs_per_vnet=4");
   EXPECT_GT(one_vc.first, four_vcs.first);
   EXPECT_NE(one_vc.second, four_vcs.second);
