@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/dataflow.h"
+#include "plan/fold_plan.h"
 
 namespace cstsim {
 
@@ -28,13 +29,22 @@ struct DmaTransfer {
   int fold = 0;           // reads: the first fold that needs it; writes: the fold after which it goes
 };
 
-struct LayerDmaPlan {
+// The mapper's choices for one pass (sim/mapper/dma_plan.h makes them and checks
+// that they fit): where each operand lives in the scratchpad, how many slots it
+// gets, and where the pass's blocks start in HBM.
+struct DmaBuffers {
   int fifo_tiles = 0;
   bool stream_resident = false, output_resident = false;
   // Scratchpad partition of each operand ("ifmap", "filter", "ofmap") and its bytes.
   std::string stationary_partition, stream_partition;
   int64_t stationary_slot = 0, stream_slot = 0, output_slot = 0;  // bytes per slot
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
+  int64_t element_bytes = 1;  // operands and requantized outputs, in HBM
+  uint64_t hbm_base = 0;      // the first block's address
+};
+
+// The buffers, and the transfers laid out for them fold by fold.
+struct LayerDmaPlan : DmaBuffers {
   std::vector<DmaTransfer> reads;   // DMA read queue, in issue order
   std::vector<DmaTransfer> writes;  // DMA write queue, in issue order
   std::vector<int> stationary_read;  // per fold: index into reads
@@ -61,6 +71,13 @@ struct ClusterShare {
   uint64_t hbm_base = 0;  // where its blocks start in HBM (one region per cluster)
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };
+
+// Lays the pass's blocks out in HBM (stream operand, stationary operand, outputs;
+// each from a kBlockAlign boundary, moved whole) and orders the transfers: per fold
+// its stream slice (once while resident), its stationary tile, and after the last
+// fold of a column fold that block's write-back. Mechanical: every choice is in
+// `buffers`, so the models expand it when the pass runs and the plan stays small.
+LayerDmaPlan lay_out_dma_program(const FoldPlan& plan, const DmaBuffers& buffers);
 
 nlohmann::ordered_json to_json(const LayerDmaPlan& plan);
 

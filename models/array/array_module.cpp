@@ -9,29 +9,28 @@
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
-// Still calls the mapper at run time (issue 10: the Plan is to be made once, in the front).
-#include "sim/mapper/dma_plan.h"
 
 namespace cstsim {
 
-ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params,
-                         std::vector<GemmShape> layers, ArrayListener* listener, trace::TraceSink* sink)
-    : sc_module(name), params_(std::move(params)), layers_(std::move(layers)), listener_(listener), sink_(sink) {
+ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const Plan& plan,
+                         ArrayListener* listener, trace::TraceSink* sink)
+    : sc_module(name), params_(std::move(params)), plan_(plan), listener_(listener), sink_(sink) {
   if (sink_) {
-    const ArchSpec& a = params_.arch;
-    trace_ids_ = declare_array_trace(*sink_, {a.rows, a.cols, a.dataflow, a.operand_bits, a.accumulator_bits}, basename());
-    if (a.memory == "hierarchy") {
+    const AcceleratorSpec& a = params_.spec;
+    trace_ids_ = declare_array_trace(*sink_, a.array, basename());
+    if (a.memory == MemoryMode::Hierarchy) {
       hierarchy_trace_.declare(*sink_, a, params_.cluster, a.clusters > 1 ? std::string(basename()) + "." : "");
-    } else if (a.memory != "ideal") {
-      const int64_t tile = int64_t(a.rows) * a.cols * ((a.operand_bits + 7) / 8);
-      const int fifo = a.memory == "hbm" ? a.hbm.fifo_tiles : a.channel.fifo_tiles;
+    } else if (a.memory != MemoryMode::Ideal) {
+      const int64_t tile = int64_t(a.array.rows) * a.array.cols * a.element_bytes();
+      const int fifo = a.memory == MemoryMode::Hbm ? a.hbm_dma.fifo_tiles : a.channel.fifo_tiles;
       channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
       channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
-      dram_read_ = sink_->declare_action(a.dataflow == Dataflow::IS ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
+      dram_read_ =
+          sink_->declare_action(a.array.dataflow == Dataflow::IS ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
     }
   }
   // SystemC time only orders the processes; cycles are counted as integers.
-  period_ = sc_core::sc_time(std::round(1e12 / params_.arch.clock_hz), sc_core::SC_PS);
+  period_ = sc_core::sc_time(std::round(1e12 / params_.spec.clock_hz), sc_core::SC_PS);
   SC_THREAD(run);
 }
 
@@ -43,30 +42,25 @@ void ArrayModule::wait_until(int64_t cycle) {
 
 void ArrayModule::run() {
   int64_t start = 0;
-  results_.reserve(layers_.size());
+  results_.reserve(plan_.layers.size());
   ClusterSet* set = params_.cluster_set;
-  const ArchSpec& a = params_.arch;
+  const AcceleratorSpec& a = params_.spec;
   int step = 0;  // (layer, pass) in order: the clusters' shared memory and barriers are per step
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    const GemmShape& L = layers_[i];
-    const ClusterShare share = cluster_share(a, L.M, L.N, L.K, params_.cluster);
-    // Every cluster streams the whole T, so all make the same passes.
-    const Dim stream = roles(a.dataflow).T;
-    const std::vector<int64_t> passes = layer_passes(a, L.M, L.N, L.K, L.name);
+  for (size_t i = 0; i < plan_.layers.size(); ++i) {
+    const LayerPlan& L = plan_.layers[i];
+    const ClusterLayerPlan& mine = L.clusters[size_t(params_.cluster)];
     std::vector<ArrayLayerResult> parts;
-    for (size_t p = 0; p < passes.size(); ++p, ++step) {
-      GemmDims dims{share.M, share.N, share.K};
-      dims[stream] = passes[p];
-      GemmShape sub{L.name, dims.M, dims.N, dims.K};
-      if (sub.M == 0 || sub.N == 0 || sub.K == 0) {  // nothing for this cluster: it waits for the others
+    for (size_t p = 0; p < mine.passes.size(); ++p, ++step) {
+      const PassPlan& pass = mine.passes[p];
+      if (pass.idle()) {  // nothing for this cluster: it waits for the others
         ArrayLayerResult idle;
-        idle.shape = sub;
+        idle.shape = {L.name, pass.dims.M, pass.dims.N, pass.dims.K};
         idle.idle = true;
         idle.start_cycle = start;
         idle.end_cycle = start - 1;
         if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
         std::shared_ptr<MemoryGroup> group;
-        if (set && a.memory == "hierarchy") {
+        if (set && a.memory == MemoryMode::Hierarchy) {
           group = set->group(step);
           group->done(params_.cluster);
           if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
@@ -75,7 +69,7 @@ void ArrayModule::run() {
         if (sink_ && group) hierarchy_trace_.announce_shared(*sink_, *group);
         parts.push_back(idle);
       } else {
-        parts.push_back(run_pass(int(i), step, p == 0, sub, start, share.hbm_base));
+        parts.push_back(run_pass(int(i), step, p == 0, pass, start));
       }
       int64_t end = parts.back().end_cycle;
       if (set) end = set->all_finished(step, end);
@@ -86,8 +80,9 @@ void ArrayModule::run() {
     } else {
       std::vector<const ArrayLayerResult*> ptrs;
       for (const ArrayLayerResult& r : parts) ptrs.push_back(&r);
+      const ClusterShare& share = mine.share;
       results_.push_back(merge_layer_parts(a, {L.name, share.M, share.N, share.K}, ptrs, false));
-      results_.back().passes = int(passes.size());
+      results_.back().passes = int(mine.passes.size());
       results_.back().idle = parts.front().idle;
     }
   }
@@ -125,11 +120,11 @@ void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, 
   }
 }
 
-ArrayLayerResult merge_layer_parts(const ArchSpec& a, const GemmShape& layer,
+ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& layer,
                                    const std::vector<const ArrayLayerResult*>& parts, bool shared_memory) {
   ArrayLayerResult m;
   m.shape = layer;
-  m.plan = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, layer.M), std::max<int64_t>(1, layer.N),
+  m.plan = make_fold_plan(a.array.dataflow, a.array.rows, a.array.cols, std::max<int64_t>(1, layer.M), std::max<int64_t>(1, layer.N),
                           std::max<int64_t>(1, layer.K));
   m.plan.folds.clear();
   m.start_cycle = parts.front()->start_cycle;
@@ -182,27 +177,28 @@ ArrayLayerResult merge_layer_parts(const ArchSpec& a, const GemmShape& layer,
   return m;
 }
 
-const std::string& ArrayModule::layer_name(int index) const { return layers_[size_t(index)].name; }
+const std::string& ArrayModule::layer_name(int index) const { return plan_.layers[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
   if (!listener_) return;
   for (const ArrayEvent& e : events) listener_->on_event(layer, e);
 }
 
-std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& plan, int64_t start,
-                                                     const std::string& layer, uint64_t hbm_base, bool record) {
-  const ArchSpec& a = params_.arch;
-  if (a.memory == "hierarchy" && params_.cluster_set)
-    return std::make_unique<HierarchySource>(a, plan, make_dma_plan(a, plan, layer, hbm_base), start, record,
-                                             params_.cluster_set->group(step), params_.cluster);
-  return make_tile_source(a, plan, start, layer, record);
+std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& folds, const PassPlan& pass,
+                                                     int64_t start, bool record, bool reference) {
+  const AcceleratorSpec& a = params_.spec;
+  if (a.memory != MemoryMode::Hierarchy) return make_tile_source(a, folds, start);
+  const LayerDmaPlan program = dma_program(folds, pass);
+  if (!params_.cluster_set) return make_tile_source(a, folds, start, &program, record);
+  return std::make_unique<HierarchySource>(a, folds, program, start, record,
+                                           params_.cluster_set->group(step, reference), params_.cluster, reference);
 }
 
-ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const GemmShape& layer, int64_t start,
-                                      uint64_t hbm_base) {
-  const ArchSpec& a = params_.arch;
-  FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, layer.M, layer.N, layer.K);
-  std::unique_ptr<TileSource> channel = make_source(step, plan, start, layer.name, hbm_base, sink_ != nullptr);
+ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start) {
+  const AcceleratorSpec& a = params_.spec;
+  FoldPlan plan = fold_plan(plan_, pass);
+  const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
+  std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, sink_ != nullptr, false);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
   if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
   const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
@@ -237,7 +233,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (params_.mode == ArrayMode::Reference) {
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
-    run_reference(index, step, plan, start, hbm_base, expected, r);
+    run_reference(index, step, plan, pass, start, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.
     // A fold's events and occupancy are announced when it starts, so memory stays
@@ -262,23 +258,15 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   return r;
 }
 
-void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64_t start, uint64_t hbm_base,
+void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const PassPlan& pass, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
-  auto grid = make_register_array(plan, params_.arch.fold_pipeline, start, data);
+  auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
-  // arrive at the closed form's schedule by itself.
-  std::unique_ptr<TileSource> channel;
-  HierarchySource* lockstep = nullptr;  // clusters: the grids share a memory system, stepping together
-  if (params_.arch.memory == "hierarchy" && params_.cluster_set) {
-    auto source = std::make_unique<HierarchySource>(
-        params_.arch, plan, make_dma_plan(params_.arch, plan, layer_name(index), hbm_base), start, false,
-        params_.cluster_set->group(step, true), params_.cluster, true);
-    lockstep = source.get();
-    channel = std::move(source);
-  } else {
-    channel = make_tile_source(params_.arch, plan, start, layer_name(index));
-  }
+  // arrive at the closed form's schedule by itself. With clusters the grids share
+  // a memory system of their own, stepping together (lockstep).
+  std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, false, true);
+  HierarchySource* lockstep = params_.cluster_set ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
   while (!grid->done()) {
@@ -292,7 +280,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64
       sink_->set(cycle, trace_ids_.in_cols, act.in_cols);
       sink_->set(cycle, trace_ids_.out, act.out);
       // An OS accumulator holds a live sum exactly while its PE is active.
-      if (params_.arch.dataflow == Dataflow::OS)
+      if (params_.spec.array.dataflow == Dataflow::OS)
         sink_->set(cycle, trace_ids_.stationary, act.active_pes * trace_ids_.stationary_bytes);
       for (const auto& [at, elems] : grid->take_residency_changes())
         sink_->add(at, trace_ids_.stationary, elems * trace_ids_.stationary_bytes);
@@ -306,7 +294,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64
   if (sink_) {  // the array is idle after its last cycle
     for (trace::ResourceId id : {trace_ids_.active_pes, trace_ids_.in_rows, trace_ids_.in_cols, trace_ids_.out})
       sink_->set(grid->now(), id, 0);
-    if (params_.arch.dataflow == Dataflow::OS) sink_->set(grid->now(), trace_ids_.stationary, 0);
+    if (params_.spec.array.dataflow == Dataflow::OS) sink_->set(grid->now(), trace_ids_.stationary, 0);
   }
   r.verify.ran = true;
   std::vector<std::string> problems;
@@ -349,7 +337,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, int64
     problems.push_back(fmt::format("macs: counted {}, expected {}", grid->mac_count(), r.stats.macs));
   r.verify.passed = problems.empty();
   if (!problems.empty()) r.verify.detail = problems.front();
-  spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, layers_.size(), layer_name(index),
+  spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, plan_.layers.size(), layer_name(index),
                r.verify.passed ? "ok" : "FAILED", r.cycles, grid->pe_updates());
 }
 

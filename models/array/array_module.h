@@ -18,18 +18,19 @@
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
-#include "sim/config/arch_spec.h"
+#include "models/accelerator/accelerator_spec.h"
+#include "plan/plan.h"
 
 namespace cstsim {
 
 enum class ArrayMode { Timing, Reference };
 
 struct ArrayParams {  // gem5-style: everything the module needs, fixed at elaboration
-  ArchSpec arch;
+  AcceleratorSpec spec;
   ArrayMode mode = ArrayMode::Timing;
   uint64_t seed = 1;  // operand values for the reference mode
   // clusters > 1: this array is cluster `cluster` of `cluster_set`, running its
-  // share of every layer (cluster_share) with a barrier after each layer.
+  // share of every layer (the plan's ClusterLayerPlan) with a barrier after each layer.
   int cluster = 0;
   ClusterSet* cluster_set = nullptr;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
@@ -75,7 +76,7 @@ struct ArrayLayerResult {
   int64_t memory_end = -1;  // memory: hierarchy: last cycle of the layer's write-back
   bool has_hierarchy = false;
   bool idle = false;        // clusters: this cluster had no share of the layer
-  int passes = 1;           // memory: hierarchy: runs over the stream (dma_plan.h stream_passes)
+  int passes = 1;           // memory: hierarchy: runs over the stream (LayerPlan::pass_rows)
   HierarchyLayerStats hierarchy;
   ArrayLayerStats stats;
   LayerVerification verify;
@@ -85,14 +86,15 @@ struct ArrayLayerResult {
 // own memory system) or its clusters (side by side, sharing one: its HBM and NoC
 // figures count once, shared_memory). The span runs from the first start to the
 // last end; work, stalls (cluster-cycles for clusters), DMA and scratchpad bytes add up.
-ArrayLayerResult merge_layer_parts(const ArchSpec& arch, const GemmShape& layer,
+ArrayLayerResult merge_layer_parts(const AcceleratorSpec& spec, const GemmShape& layer,
                                    const std::vector<const ArrayLayerResult*>& parts, bool shared_memory);
 
 class ArrayModule : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(ArrayModule);
-  // `sink` (optional) receives the array's occupancy R(t) and action counts.
-  ArrayModule(sc_core::sc_module_name name, ArrayParams params, std::vector<GemmShape> layers,
+  // Executes `plan` (which must outlive the module): its cluster's passes of every
+  // layer, in order. `sink` (optional) receives the array's occupancy R(t) and action counts.
+  ArrayModule(sc_core::sc_module_name name, ArrayParams params, const Plan& plan,
               ArrayListener* listener = nullptr, trace::TraceSink* sink = nullptr);
   // First cycle after the last layer (valid once finished()).
   int64_t end_cycle() const { return end_cycle_; }
@@ -104,17 +106,18 @@ class ArrayModule : public sc_core::sc_module {
  private:
   void run();
   void wait_until(int64_t cycle);
-  ArrayLayerResult run_pass(int index, int step, bool first_pass, const GemmShape& layer, int64_t start,
-                            uint64_t hbm_base);
-  std::unique_ptr<TileSource> make_source(int step, const FoldPlan& plan, int64_t start, const std::string& layer,
-                                          uint64_t hbm_base, bool record);
-  void run_reference(int index, int step, const FoldPlan& plan, int64_t start, uint64_t hbm_base,
+  ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start);
+  // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
+  // step's shared memory system (`reference`: the register grids' own one).
+  std::unique_ptr<TileSource> make_source(int step, const FoldPlan& folds, const PassPlan& pass, int64_t start,
+                                          bool record, bool reference);
+  void run_reference(int index, int step, const FoldPlan& folds, const PassPlan& pass, int64_t start,
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
 
   const ArrayParams params_;
-  const std::vector<GemmShape> layers_;
+  const Plan& plan_;
   ArrayListener* listener_;
   trace::TraceSink* sink_;
   ArrayTraceIds trace_ids_;

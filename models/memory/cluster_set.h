@@ -9,13 +9,13 @@
 
 #include <systemc>
 
-#include "models/memory/memory_group.h"  // and ArchSpec, until the models take params of their own
+#include "models/memory/memory_group.h"
 
 namespace cstsim {
 
 class ClusterSet {
  public:
-  ClusterSet(const ArchSpec& arch, int clusters, bool record_timeline);
+  ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline);
   int clusters() const { return clusters_; }
   // The memory system of step (layer, pass) `step`; `reference`: a second one the
   // register grids (--verify) drive in lockstep, independent of the closed form's.
@@ -33,7 +33,7 @@ class ClusterSet {
   };
   int64_t meet(std::vector<Barrier>& barriers, int layer, int64_t value);
 
-  ArchSpec arch_;
+  AcceleratorSpec spec_;
   int clusters_;
   bool record_;
   std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;

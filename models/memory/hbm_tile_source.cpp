@@ -8,7 +8,7 @@
 
 namespace cstsim {
 
-HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const ArchSpec::Hbm& dma, double clock_hz,
+HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz,
                              std::vector<int64_t> tile_bytes, int64_t layer_start)
     : device_(std::make_unique<hbm::HbmDevice>(std::move(spec))),
       clocks_(make_clock_base(clock_hz, clock_hz, device_->spec().tck_ns)),

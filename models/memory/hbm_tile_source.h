@@ -12,13 +12,14 @@
 
 #include "models/dma/clock_base.h"
 #include "models/hbm/hbm_device.h"
+#include "models/memory/memory_params.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {
 
 class HbmTileSource : public TileSource {
  public:
-  HbmTileSource(hbm::HbmSpec spec, const ArchSpec::Hbm& dma, double clock_hz, std::vector<int64_t> tile_bytes,
+  HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz, std::vector<int64_t> tile_bytes,
                 int64_t layer_start);
 
   int fifo_tiles() const override { return fifo_tiles_; }

@@ -21,14 +21,14 @@ struct HierarchySource::Observer : spad::ScratchpadObserver {
   }
 };
 
-HierarchySource::HierarchySource(const ArchSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
+HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
                                  bool record_timeline, std::shared_ptr<MemoryGroup> group, int cluster,
                                  bool lockstep)
     : plan_(plan),
       dma_(std::move(dma)),
       layer_start_(layer_start),
-      elem_((a.operand_bits + 7) / 8),
-      acc_((a.accumulator_bits + 7) / 8),
+      elem_(a.element_bytes()),
+      acc_(a.accumulator_bytes()),
       spad_word_(a.scratchpad.word_bytes),
       group_(std::move(group)),
       cluster_(cluster),

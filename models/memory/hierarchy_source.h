@@ -1,6 +1,6 @@
 #pragma once
 // memory: hierarchy. Every operand of a layer moves through the whole memory
-// system: the mapper's DMA program (sim/mapper/dma_plan.h) is executed by the
+// system: the plan's DMA program (plan/dma_program.h) is executed by the
 // DMA over the mesh NoC against the bank-level HBM (models/dma/dma_system.h),
 // and landed data is written into the banked scratchpad (models/scratchpad)
 // around the array's own port use. Fold g may start loading when its stationary
@@ -47,7 +47,7 @@ class HierarchySource : public TileSource {
   // lockstep: the register grids of several clusters step together on one group;
   // the source then only looks as far as the grid's cycle (poll, fold_started,
   // start_drain / drain_done) instead of running the memory ahead (ready, drain).
-  HierarchySource(const ArchSpec& arch, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
+  HierarchySource(const AcceleratorSpec& spec, const FoldPlan& plan, LayerDmaPlan dma, int64_t layer_start,
                   bool record_timeline, std::shared_ptr<MemoryGroup> group = nullptr, int cluster = 0,
                   bool lockstep = false);
   ~HierarchySource() override;

@@ -6,9 +6,9 @@
 
 namespace cstsim {
 
-void HierarchyTrace::declare(trace::TraceSink& sink, const ArchSpec& a, int cluster, const std::string& prefix) {
-  const hbm::HbmSpec& hs = a.hbm_spec;
-  const noc::NocConfig& nc = a.noc_config;
+void HierarchyTrace::declare(trace::TraceSink& sink, const AcceleratorSpec& a, int cluster, const std::string& prefix) {
+  const hbm::HbmSpec& hs = a.hbm;
+  const noc::NocConfig& nc = a.noc;
   const noc::Mesh mesh(nc.cols, nc.rows, nc.edge_nodes);
   using trace::ResourceClass;
   ids_.row_bytes = hs.org.row_bytes();
@@ -26,12 +26,12 @@ void HierarchyTrace::declare(trace::TraceSink& sink, const ArchSpec& a, int clus
     ids_.links_busy =
         sink.declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
   }
-  const int64_t kib[3] = {a.ifmap_sram_kib, a.filter_sram_kib, a.ofmap_sram_kib};
+  const int64_t bytes[3] = {a.scratchpad.ifmap_bytes, a.scratchpad.filter_bytes, a.scratchpad.ofmap_bytes};
   const char* names[3] = {"spad.ifmap", "spad.filter", "spad.ofmap"};
   for (int p = 0; p < 3; ++p)
     ids_.spad[p] =
-        sink.declare({0, prefix + names[p], ResourceClass::Memory, "byte", kib[p] * 1024, prefix + "spad", "sram"});
-  const bool ws = a.dataflow == Dataflow::WS;
+        sink.declare({0, prefix + names[p], ResourceClass::Memory, "byte", bytes[p], prefix + "spad", "sram"});
+  const bool ws = a.array.dataflow == Dataflow::WS;
   ids_.hbm_read_stationary = sink.declare_action(ws ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
   ids_.hbm_read_stream = sink.declare_action(ws ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
   ids_.hbm_write = sink.declare_action("hbm.write.ofmap", "byte");

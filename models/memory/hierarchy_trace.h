@@ -16,7 +16,7 @@ namespace cstsim {
 class HierarchyTrace {
  public:
   // Declares the resources and actions; `prefix` names a cluster's own ("cluster1.").
-  void declare(trace::TraceSink& sink, const ArchSpec& arch, int cluster, const std::string& prefix);
+  void declare(trace::TraceSink& sink, const AcceleratorSpec& spec, int cluster, const std::string& prefix);
   // The shared HBM and NoC of one step (cluster 0 only), and all of a source's traffic.
   void announce_shared(trace::TraceSink& sink, const MemoryGroup& group) const;
   void announce(trace::TraceSink& sink, const HierarchySource& source) const;

@@ -58,42 +58,17 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   }
 };
 
-spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
-  spad::ScratchpadParams p;
-  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
-  p.filter_bytes = a.filter_sram_kib * 1024;
-  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
-  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
-  p.banks = a.scratchpad.banks;
-  p.word_bytes = a.scratchpad.word_bytes;
-  p.ports_per_bank = a.scratchpad.ports_per_bank;
-  p.read_latency = a.scratchpad.read_latency;
-  p.write_latency = a.scratchpad.write_latency;
-  return p;
-}
-
-std::vector<std::pair<int, int>> MemoryGroup::cluster_routers(const ArchSpec& a, int cols, int rows, int clusters) {
-  const int x0 = a.noc.cluster_x < 0 ? cols / 2 : a.noc.cluster_x, y0 = a.noc.cluster_y < 0 ? rows / 2 : a.noc.cluster_y;
-  std::vector<std::pair<int, int>> out;
-  for (int k = 0; k < clusters; ++k) {
-    const int i = y0 * cols + x0 + k;
-    out.emplace_back(i % cols, i / cols);
-  }
-  return out;
-}
-
-MemoryGroup::MemoryGroup(const ArchSpec& a, int clusters, bool record_timeline)
+MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline)
     : waiting_(size_t(clusters)), done_(size_t(clusters), false) {
   std::vector<spad::Scratchpad*> raw;
   for (int k = 0; k < clusters; ++k) {
-    spads_.push_back(std::make_unique<spad::Scratchpad>(scratchpad_params(a)));
+    spads_.push_back(std::make_unique<spad::Scratchpad>(a.scratchpad));
     raw.push_back(spads_.back().get());
     wake_.push_back(std::make_unique<sc_core::sc_event>());
   }
-  const noc::NocConfig& noc = a.noc_config;
-  dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm.max_outstanding, a.hbm.request_bytes, a.clock_hz},
-                                     a.hbm_spec, noc, std::move(raw),
-                                     cluster_routers(a, noc.cols, noc.rows, clusters));
+  const std::vector<std::pair<int, int>> routers(a.cluster_routers.begin(), a.cluster_routers.begin() + clusters);
+  dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm_dma.max_outstanding, a.hbm_dma.request_bytes, a.clock_hz},
+                                     a.hbm, a.noc, std::move(raw), routers);
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);
     observer_->dma = dma_.get();

@@ -18,7 +18,7 @@
 
 #include "models/dma/dma_system.h"
 #include "models/scratchpad/scratchpad.h"
-#include "sim/config/arch_spec.h"
+#include "models/accelerator/accelerator_spec.h"
 
 // The kernel is needed only in memory_group.cpp: code that queries a MemoryGroup
 // (the tile sources) stays plain C++.
@@ -27,9 +27,6 @@ class sc_event;
 }
 
 namespace cstsim {
-
-// The scratchpad an arch describes: sram.*_kib partitions, scratchpad.* geometry.
-spad::ScratchpadParams scratchpad_params(const ArchSpec& arch);
 
 // HBM and NoC occupancy over time, accelerator cycles, for the trace.
 struct SharedTimeline {
@@ -61,7 +58,7 @@ void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) 
 
 class MemoryGroup {
  public:
-  MemoryGroup(const ArchSpec& arch, int clusters, bool record_timeline);
+  MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline);
   ~MemoryGroup();
 
   int clusters() const { return int(spads_.size()); }
@@ -81,10 +78,6 @@ class MemoryGroup {
   // Final once every cluster is done (pseudo-channel busy is assembled on first use).
   const SharedTimeline& timeline() const;
   SharedStats stats() const;
-
-  // Router of cluster k: clusters fill routers row by row from (noc.cluster_x,
-  // noc.cluster_y), the mesh centre by default.
-  static std::vector<std::pair<int, int>> cluster_routers(const ArchSpec& arch, int cols, int rows, int clusters);
 
  private:
   struct Observer;

@@ -4,22 +4,24 @@
 #include "models/memory/hbm_tile_source.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/memory/weight_channel.h"
-// Still calls the mapper at run time (issue 10: the Plan is to be made once, in the front).
-#include "sim/mapper/dma_plan.h"
+#include <stdexcept>
 
 namespace cstsim {
 
-std::unique_ptr<TileSource> make_tile_source(const ArchSpec& a, const FoldPlan& plan, int64_t layer_start,
-                                             const std::string& layer, bool record_timeline) {
-  const int64_t element_bytes = (a.operand_bits + 7) / 8;
-  if (a.memory == "channel")
-    return std::make_unique<WeightChannel>(a.channel, a.clock_hz, stationary_tile_bytes(plan, element_bytes),
-                                           layer_start);
-  if (a.memory == "hbm")
-    return std::make_unique<HbmTileSource>(a.hbm_spec, a.hbm, a.clock_hz,
-                                           stationary_tile_bytes(plan, element_bytes), layer_start);
-  if (a.memory == "hierarchy")
-    return std::make_unique<HierarchySource>(a, plan, make_dma_plan(a, plan, layer), layer_start, record_timeline);
+std::unique_ptr<TileSource> make_tile_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t layer_start,
+                                             const LayerDmaPlan* program, bool record_timeline) {
+  switch (a.memory) {
+    case MemoryMode::Ideal: return nullptr;
+    case MemoryMode::Channel:
+      return std::make_unique<WeightChannel>(a.channel, a.clock_hz, stationary_tile_bytes(plan, a.element_bytes()),
+                                             layer_start);
+    case MemoryMode::Hbm:
+      return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz,
+                                             stationary_tile_bytes(plan, a.element_bytes()), layer_start);
+    case MemoryMode::Hierarchy:
+      if (!program) throw std::logic_error("make_tile_source: memory: hierarchy needs the pass's DMA program");
+      return std::make_unique<HierarchySource>(a, plan, *program, layer_start, record_timeline);
+  }
   return nullptr;
 }
 

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "plan/fold_plan.h"
-#include "sim/config/arch_spec.h"
+#include "models/accelerator/accelerator_spec.h"
+#include "plan/dma_program.h"
 
 namespace cstsim {
 
@@ -51,9 +52,10 @@ class TileSource {
   virtual int64_t drain(const std::vector<int64_t>& /*load_starts*/) { return -1; }
 };
 
-// nullptr under memory: ideal. One source per layer: it starts at `layer_start`.
-// `layer` names it in errors; `record_timeline` keeps occupancy for the trace.
-std::unique_ptr<TileSource> make_tile_source(const ArchSpec& arch, const FoldPlan& plan, int64_t layer_start,
-                                             const std::string& layer = "", bool record_timeline = false);
+// nullptr under memory: ideal. One source per pass: it starts at `layer_start`.
+// memory: hierarchy executes `program` (the pass's DMA program) on a private memory
+// system; `record_timeline` keeps occupancy for the trace.
+std::unique_ptr<TileSource> make_tile_source(const AcceleratorSpec& spec, const FoldPlan& plan, int64_t layer_start,
+                                             const LayerDmaPlan* program = nullptr, bool record_timeline = false);
 
 }  // namespace cstsim

@@ -12,7 +12,7 @@ std::vector<int64_t> stationary_tile_bytes(const FoldPlan& plan, int64_t element
   return out;
 }
 
-WeightChannel::WeightChannel(const ArchSpec::Channel& spec, double clock_hz, std::vector<int64_t> tile_bytes,
+WeightChannel::WeightChannel(const ChannelParams& spec, double clock_hz, std::vector<int64_t> tile_bytes,
                              int64_t layer_start)
     : bytes_per_cycle_(spec.bandwidth_bytes_per_s / clock_hz),
       latency_cycles_(int64_t(std::ceil(spec.latency_s * clock_hz - 1e-9))),

@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/memory/memory_params.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {
 
 class WeightChannel : public TileSource {
  public:
-  WeightChannel(const ArchSpec::Channel& spec, double clock_hz, std::vector<int64_t> tile_bytes, int64_t layer_start);
+  WeightChannel(const ChannelParams& spec, double clock_hz, std::vector<int64_t> tile_bytes, int64_t layer_start);
 
   int fifo_tiles() const override { return fifo_tiles_; }
   int64_t ready(int g, const std::vector<int64_t>& load_starts) override;

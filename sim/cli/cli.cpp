@@ -14,7 +14,7 @@
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "sim/ledger/ledger_cli.h"
-#include "sim/mapper/dma_plan.h"
+#include "sim/mapper/mapper.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/workload.h"
 #include "sim/bench/noc_bench_cli.h"
@@ -71,29 +71,33 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
   return out;
 }
 
-// What the run simulates for one layer: its fold plan, each cluster's share, the
-// stream passes and (memory: hierarchy) the DMA program and the HBM bytes it moves.
-nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Layer& l) {
-  const FoldPlan f = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K);
-  nlohmann::ordered_json j{{"name", l.name}, {"M", l.M}, {"N", l.N}, {"K", l.K}, {"dataflow", to_string(a.dataflow)},
+// What the run simulates for one layer, read off the run's plan: its fold plan, each
+// cluster's share, the stream passes and (memory: hierarchy) the DMA program and the
+// HBM bytes it moves.
+nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const LayerPlan& l) {
+  const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N, l.dims.K);
+  nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K},
+                           {"dataflow", to_string(plan.dataflow)},
                            {"folds", {{"count", f.fold_count()}, {"row_folds", f.row_folds}, {"col_folds", f.col_folds},
                                       {"Sr", f.Sr}, {"Sc", f.Sc}, {"T", f.T},
                                       {"mapping_efficiency", f.mapping_efficiency()}}}};
   if (a.clusters > 1) {
     nlohmann::ordered_json shares = nlohmann::ordered_json::array();
-    for (int k = 0; k < a.clusters; ++k) {
-      const ClusterShare c = cluster_share(a, l.M, l.N, l.K, k);
+    for (size_t k = 0; k < l.clusters.size(); ++k) {
+      const ClusterShare& c = l.clusters[k].share;
       shares.push_back({{"cluster", k}, {"M", c.M}, {"N", c.N}, {"K", c.K}, {"split", c.split == Dim::M ? "M" : "N"},
                         {"offset", c.offset}});
     }
     j["clusters"] = shares;
   }
-  j["stream_passes"] = layer_passes(a, l.M, l.N, l.K, l.name);
+  j["stream_passes"] = l.pass_rows;
   if (a.memory == "hierarchy") {
-    const LayerTraffic t = layer_traffic(a, l.M, l.N, l.K, l.name);
-    j["hbm_bytes_read"] = t.read_bytes;
-    j["hbm_bytes_written"] = t.write_bytes;
-    j["dma_program"] = to_json(layer_program(a, l.M, l.N, l.K, l.name));
+    j["hbm_bytes_read"] = l.hbm_read_bytes;
+    j["hbm_bytes_written"] = l.hbm_write_bytes;
+    const PassPlan& widest = widest_pass(l);
+    LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
+    program.passes = int(l.pass_rows.size());
+    j["dma_program"] = to_json(program);
   }
   return j;
 }
@@ -142,11 +146,12 @@ int plan_command(const std::vector<std::string>& args) {
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
   const Workload w = load_workload(workload_path);
   const bool explore = vm.count("explore") > 0;
+  const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;
   std::vector<TilingPlan> tilings;
-  for (const Layer& l : w.layers) {
-    layers.push_back(simulated_plan(arch, l));
-    if (explore) tilings.push_back(make_tiling_plan(arch, l, w.source));
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
+    if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
   }
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/hbm/hbm_spec.h"
+#include "models/memory/memory_params.h"
 #include "models/noc/noc_config.h"
 #include "plan/dataflow.h"
 
@@ -33,11 +34,7 @@ struct ArchSpec {
   // channel into a FIFO of tiles, TPU v1 style; the streamed operand and the
   // outputs stay in on-chip buffers.
   std::string memory = "ideal";
-  struct Channel {
-    double bandwidth_bytes_per_s = 0;  // channel.bandwidth_gbps x 1e9
-    double latency_s = 0;              // channel.latency_ns
-    int fifo_tiles = 4;                // channel.fifo_tiles: tiles fetched ahead
-  } channel;
+  ChannelParams channel;  // channel.bandwidth_gbps (x 1e9), channel.latency_ns, channel.fifo_tiles
   // "hbm": the stationary tiles come from one HBM stack (models/hbm) through a DMA.
   // "hierarchy": every operand moves HBM -> mesh NoC -> DMA -> banked scratchpad, and the
   // outputs back (models/memory/hierarchy_source.h); the hbm.* keys apply to it too.

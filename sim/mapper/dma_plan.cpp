@@ -37,10 +37,12 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
   return s;
 }
 
-LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
+DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
   const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8;
   const bool ws = p.dataflow == Dataflow::WS;
-  LayerDmaPlan d;
+  DmaBuffers d;
+  d.element_bytes = elem;
+  d.hbm_base = hbm_base;
   d.fifo_tiles = a.hbm.fifo_tiles;
   d.stationary_partition = ws ? "filter" : "ifmap";
   d.stream_partition = ws ? "ifmap" : "filter";
@@ -73,60 +75,17 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
   if (!d.output_resident && 2 * d.output_slot > d.output_partition_bytes)
     too_small("sram.ofmap_kib", fmt::format("two accumulator blocks of T={} rows x {}", p.T, p.C),
               2 * d.output_slot, d.output_partition_bytes);
-
-  // HBM layout: stream operand, stationary operand, outputs. Each block is
-  // stored contiguously from a kBlockAlign boundary and moved whole, padding
-  // included, so HBM, DMA and scratchpad count the same bytes.
-  uint64_t next_addr = hbm_base;
-  auto place = [&](int64_t bytes) {
-    const uint64_t at = next_addr;
-    next_addr += align_up(uint64_t(bytes), kBlockAlign);
-    return at;
-  };
-  const size_t F = p.folds.size();
-  d.stationary_read.assign(F, -1);
-  d.stream_read.assign(F, -1);
-  d.writeback_after.assign(F, -1);
-  d.output_wait.assign(F, -1);
-  std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(size_t(p.col_folds));
-  for (size_t g = 0; g < F; ++g)
-    if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
-  for (size_t g = 0; g < F; ++g) tile_addr[g] = place(int64_t(p.folds[g].rows_used) * p.folds[g].cols_used * elem);
-  for (size_t g = 0; g < F; ++g)
-    if (p.folds[g].row0 == 0) out_addr[size_t(p.folds[g].col0 / p.C)] = place(p.T * p.folds[g].cols_used * elem);
-  std::vector<int> slice_of_row(size_t(p.row_folds), -1);
-  std::vector<int> writes_of_col;
-  for (size_t g = 0; g < F; ++g) {
-    const Fold& f = p.folds[g];
-    const int64_t row_fold = f.row0 / p.R, col_fold = f.col0 / p.C;
-    const bool new_slice = !d.stream_resident || slice_of_row[size_t(row_fold)] < 0;
-    if (new_slice) {
-      slice_of_row[size_t(row_fold)] = int(d.reads.size());
-      d.reads.push_back({Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem),
-                         int(g)});
-    }
-    d.stream_read[g] = slice_of_row[size_t(row_fold)];
-    d.stationary_read[g] = int(d.reads.size());
-    d.reads.push_back({Operand::Stationary, false, tile_addr[g], padded(int64_t(f.rows_used) * f.cols_used * elem),
-                       int(g)});
-    const bool last_of_col = g + 1 == F || p.folds[g + 1].col0 != f.col0;
-    if (last_of_col) {
-      d.writeback_after[g] = int(d.writes.size());
-      writes_of_col.push_back(int(d.writes.size()));
-      d.writes.push_back({Operand::Output, true, out_addr[size_t(col_fold)], padded(p.T * f.cols_used * elem),
-                          int(g)});
-    }
-    const bool first_of_col = f.row0 == 0;
-    if (first_of_col && !d.output_resident && col_fold >= 2) d.output_wait[g] = writes_of_col[size_t(col_fold - 2)];
-  }
-  d.hbm_footprint = next_addr;
   return d;
+}
+
+LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
+  return lay_out_dma_program(p, choose_dma_buffers(a, p, layer, hbm_base));
 }
 
 std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
   auto fits = [&](int64_t rows) {
     try {
-      make_dma_plan(a, with_stream(p, rows), layer);
+      choose_dma_buffers(a, with_stream(p, rows), layer);
       return true;
     } catch (const InputError&) {
       return false;
@@ -139,7 +98,7 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
     (fits(mid) ? lo : hi) = mid;
   }
   if (lo == 0)  // throws: names what does not fit even for one row
-    make_dma_plan(a, with_stream(p, 1), layer);
+    choose_dma_buffers(a, with_stream(p, 1), layer);
   const int64_t n = (p.T + lo - 1) / lo;
   std::vector<int64_t> rows;
   for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
@@ -163,43 +122,6 @@ std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64
   if (a.memory != "hierarchy") return {GemmDims{M, N, K}[roles(a.dataflow).T]};
   const ClusterShare w = widest_share(a, M, N, K);
   return stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K), layer);
-}
-
-LayerTraffic layer_traffic(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
-  LayerTraffic t;
-  const std::vector<int64_t> passes = layer_passes(a, M, N, K, layer);
-  for (int k = 0; k < a.clusters; ++k) {
-    const ClusterShare share = cluster_share(a, M, N, K, k);
-    if (share.empty()) continue;
-    const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, share.M, share.N, share.K);
-    for (int64_t rows : passes) {
-      const LayerDmaPlan d = make_dma_plan(a, with_stream(whole, rows), layer, share.hbm_base);
-      t.read_bytes += d.read_bytes();
-      t.write_bytes += d.write_bytes();
-    }
-  }
-  return t;
-}
-
-LayerDmaPlan layer_program(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
-  const ClusterShare widest = widest_share(a, M, N, K);
-  const std::vector<int64_t> rows = layer_passes(a, M, N, K, layer);
-  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, widest.M, widest.N, widest.K);
-  LayerDmaPlan d = make_dma_plan(a, with_stream(whole, rows.front()), layer, widest.hbm_base);
-  d.passes = int(rows.size());
-  return d;
-}
-
-std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans) {
-  std::string out = fmt::format("{:<14} {:>6} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", "layer", "passes",
-                                "reads", "stream", "accums", "writes", "HBM read", "HBM write", "footprint");
-  for (size_t i = 0; i < plans.size(); ++i) {
-    const LayerDmaPlan& d = plans[i];
-    out += fmt::format("{:<14} {:>6} {:>7} {:>10} {:>10} {:>7} {:>12} {:>12} {:>12}\n", layers[i].substr(0, 14),
-                       d.passes, d.reads.size(), d.stream_resident ? "resident" : "2 slots", d.output_resident ? "resident" : "2 slots",
-                       d.writes.size(), d.read_bytes(), d.write_bytes(), d.hbm_footprint);
-  }
-  return out;
 }
 
 }  // namespace cstsim

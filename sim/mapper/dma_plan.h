@@ -30,8 +30,13 @@ namespace cstsim {
 // Cluster k's share of a layer (ClusterShare, plan/dma_program.h says how it is cut).
 ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster);
 
-// Throws InputError naming the layer and the sizes when a slot does not fit its
-// partition (the array streams a whole fold, so the stream slice cannot be cut).
+// The buffers of one pass. Throws InputError naming the layer and the sizes when a
+// slot does not fit its partition (the array streams a whole fold, so the stream
+// slice cannot be cut).
+DmaBuffers choose_dma_buffers(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
+                              uint64_t hbm_base = 0);
+
+// The buffers laid out (lay_out_dma_program): the pass's whole program.
 LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
                            uint64_t hbm_base = 0);
 
@@ -47,18 +52,5 @@ std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, 
 // hierarchy as many as the widest share needs (rows that fit it fit every share),
 // otherwise one pass of the whole T.
 std::vector<int64_t> layer_passes(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
-
-// The HBM bytes a layer's DMA programs move, over every cluster share and pass: what
-// the run's memory.hbm_bytes_read / hbm_bytes_written count (memory: hierarchy).
-struct LayerTraffic {
-  int64_t read_bytes = 0, write_bytes = 0;
-};
-LayerTraffic layer_traffic(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
-
-// What `cstsim plan` shows for a layer: the program of its widest cluster share's
-// first (longest) pass, with `passes` filled in.
-LayerDmaPlan layer_program(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
-
-std::string dma_plan_table(const std::vector<std::string>& layers, const std::vector<LayerDmaPlan>& plans);
 
 }  // namespace cstsim

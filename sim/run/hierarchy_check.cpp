@@ -4,7 +4,7 @@
 
 #include "core/arith.h"
 #include "core/input_error.h"
-#include "models/memory/memory_group.h"
+#include "sim/config/accelerator_spec.h"
 #include "models/scratchpad/scratchpad.h"
 
 namespace cstsim {
@@ -38,7 +38,7 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   if (x >= noc.cols || y >= noc.rows)
     throw InputError(a.source, 0, x >= noc.cols ? "noc.cluster_x" : "noc.cluster_y",
                      fmt::format("({}, {}) is outside the {}x{} mesh of {}", x, y, noc.cols, noc.rows, noc.source));
-  const auto last = MemoryGroup::cluster_routers(a, noc.cols, noc.rows, a.clusters).back();
+  const auto last = cluster_routers(a, noc.cols, noc.rows, a.clusters).back();
   if (last.second >= noc.rows)
     throw InputError(a.source, 0, "clusters",
                      fmt::format("{} clusters from router ({}, {}) on, row by row, do not fit the {}x{} mesh of {}",

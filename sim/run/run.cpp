@@ -20,7 +20,8 @@
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
 #include "sim/run/hierarchy_check.h"
-#include "sim/mapper/dma_plan.h"
+#include "sim/config/accelerator_spec.h"
+#include "sim/mapper/mapper.h"
 #include "traces/sink.h"
 
 namespace cstsim {
@@ -49,16 +50,17 @@ int run_simulation(const RunOptions& o) {
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
                    o.force);
   if (o.verify) check_reference_limits(arch, workload);
-  if (arch.memory == "hierarchy")  // every layer's DMA program must fit before anything runs
-    for (const Layer& l : workload.layers)
-      for (int k = 0; k < arch.clusters; ++k) {  // each share's longest pass (stream_passes may throw)
-        const ClusterShare share = cluster_share(arch, l.M, l.N, l.K, k);
-        if (share.empty()) continue;
-        FoldPlan plan = make_fold_plan(arch.dataflow, arch.rows, arch.cols, share.M, share.N, share.K);
-        const int64_t rows = stream_passes(arch, plan, l.name).front();
-        plan = with_stream(plan, rows);
-        check_hierarchy(arch, make_dma_plan(arch, plan, l.name, share.hbm_base));
-      }
+  // The one plan the models execute; every layer must map, and its DMA programs fit,
+  // before anything runs (each share's first pass is its longest).
+  const Plan plan = make_plan(arch, workload);
+  if (arch.memory == "hierarchy")
+    for (const LayerPlan& l : plan.layers)
+      for (const ClusterLayerPlan& c : l.clusters)
+        if (!c.passes.front().idle()) {
+          const PassPlan& first = c.passes.front();
+          check_hierarchy(arch, dma_program(fold_plan(plan, first), first));
+        }
+  const AcceleratorSpec spec = accelerator_spec(arch);
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   post::load_energy_table(energy_path);
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
@@ -70,7 +72,7 @@ int run_simulation(const RunOptions& o) {
   std::vector<GemmShape> shapes;
   for (const Layer& l : workload.layers) shapes.push_back({l.name, l.M, l.N, l.K});
   ArrayParams params;
-  params.arch = arch;
+  params.spec = spec;
   params.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
   params.seed = o.seed;
   params.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
@@ -86,13 +88,13 @@ int run_simulation(const RunOptions& o) {
           out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
     // One array module per cluster; with one cluster it is "array", as always.
     std::unique_ptr<ClusterSet> cluster_set;
-    if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(arch, arch.clusters, o.trace);
+    if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(spec, arch.clusters, o.trace);
     std::vector<std::unique_ptr<ArrayModule>> arrays;
     for (int k = 0; k < arch.clusters; ++k) {
       params.cluster = k;
       params.cluster_set = cluster_set.get();
       const std::string name = arch.clusters > 1 ? fmt::format("cluster{}", k) : "array";
-      arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, shapes, nullptr, sink.get()));
+      arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, plan, nullptr, sink.get()));
     }
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -109,7 +111,7 @@ int run_simulation(const RunOptions& o) {
     for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
       std::vector<const ArrayLayerResult*> parts;
       for (const auto& a : arrays) parts.push_back(&a->results()[i]);
-      merged.push_back(merge_layer_parts(arch, shapes[i], parts, true));
+      merged.push_back(merge_layer_parts(spec, shapes[i], parts, true));
     }
     const ArrayModule& array = *arrays.front();
     const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();
@@ -139,8 +141,7 @@ int run_simulation(const RunOptions& o) {
           if (res.verify.passed) continue;
           std::string where;
           if (arrays.size() > 1) {  // the grid checks its own share: say where that lies in the layer
-            const Layer& l = workload.layers[i];
-            const ClusterShare share = cluster_share(arch, l.M, l.N, l.K, int(k));
+            const ClusterShare& share = plan.layers[i].clusters[k].share;
             const char* dim = share.split == Dim::M ? "M" : "N";
             where = fmt::format("cluster {} (its share: {} {}..{} of the layer; indices below are within it), ", k,
                                 dim, share.offset, share.offset + GemmDims{share.M, share.N, share.K}[share.split] - 1);

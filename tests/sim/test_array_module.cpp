@@ -7,6 +7,8 @@
 
 #include "models/array/array_module.h"
 #include "models/array/fold_timing.h"
+#include "sim/config/accelerator_spec.h"
+#include "sim/mapper/mapper.h"
 
 using namespace cstsim;
 
@@ -21,19 +23,31 @@ struct Recorder : ArrayListener {
   }
 };
 
+ArchSpec arch() {
+  ArchSpec a;
+  a.name = "t";
+  a.rows = 6;
+  a.cols = 5;
+  a.dataflow = Dataflow::WS;
+  a.clock_hz = 1e9;
+  a.fold_pipeline = FoldPipeline::Overlapped;
+  return a;
+}
+
 ArrayParams params(ArrayMode mode) {
   ArrayParams p;
-  p.arch.name = "t";
-  p.arch.rows = 6;
-  p.arch.cols = 5;
-  p.arch.dataflow = Dataflow::WS;
-  p.arch.clock_hz = 1e9;
-  p.arch.fold_pipeline = FoldPipeline::Overlapped;
+  p.spec = accelerator_spec(arch());
   p.mode = mode;
   return p;
 }
 
 const std::vector<GemmShape> kLayers{{"a", 20, 13, 17}, {"b", 3, 40, 9}};
+
+Plan plan_of(const std::vector<GemmShape>& layers) {
+  Workload w;
+  for (const GemmShape& g : layers) w.layers.push_back({g.name, g.M, g.N, g.K, std::nullopt, 0});
+  return make_plan(arch(), w);
+}
 
 void check_against_timing(const ArrayModule& m, const Recorder& rec) {
   int64_t start = 0;
@@ -59,7 +73,8 @@ void check_against_timing(const ArrayModule& m, const Recorder& rec) {
 
 TEST(ArrayModule, TimingModeRunsLayersBackToBack) {
   Recorder rec;
-  ArrayModule m("array", params(ArrayMode::Timing), kLayers, &rec);
+  const Plan plan = plan_of(kLayers);
+  ArrayModule m("array", params(ArrayMode::Timing), plan, &rec);
   sc_core::sc_start();
   ASSERT_TRUE(m.finished());
   check_against_timing(m, rec);
@@ -73,7 +88,8 @@ TEST(ArrayModule, TimingModeRunsLayersBackToBack) {
 
 TEST(ArrayModule, ReferenceModeStepsEveryCycleAndVerifies) {
   Recorder rec;
-  ArrayModule m("array", params(ArrayMode::Reference), kLayers, &rec);
+  const Plan plan = plan_of(kLayers);
+  ArrayModule m("array", params(ArrayMode::Reference), plan, &rec);
   sc_core::sc_start();
   ASSERT_TRUE(m.finished());
   check_against_timing(m, rec);

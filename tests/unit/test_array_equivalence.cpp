@@ -12,6 +12,7 @@
 #include "models/array/register_array.h"
 #include "models/memory/tile_source.h"
 #include "models/memory/weight_channel.h"
+#include "sim/config/accelerator_spec.h"
 
 using namespace cstsim;
 
@@ -102,7 +103,7 @@ TEST(EquivalenceChannel, RandomShapesAndChannels) {
   for (int i = 0; i < 600; ++i) {
     const Shape s = random_shape(rng, i, 10, 40);
     const Dataflow d = i % 2 ? Dataflow::WS : Dataflow::IS;
-    ArchSpec::Channel ch;
+    ChannelParams ch;
     ch.bandwidth_bytes_per_s = pick(1, 64) * 1e9 / 8;  // 0.125 .. 8 bytes per cycle at 1 GHz
     ch.latency_s = pick(0, 20) * 1e-9;
     ch.fifo_tiles = pick(1, 4);
@@ -133,7 +134,7 @@ TEST(EquivalenceChannel, RandomShapesAndChannels) {
 
 TEST(EquivalenceChannel, SlowChannelMakesWeightStallsDominate) {
   // TPU-v1-like: 256x256, 700 MHz, 34 GB/s; MLP layer at batch 200 (M = 200 stream rows).
-  ArchSpec::Channel ch;
+  ChannelParams ch;
   ch.bandwidth_bytes_per_s = 34e9;
   ch.fifo_tiles = 4;
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 256, 256, 200, 2048, 2048);
@@ -171,7 +172,8 @@ TEST(EquivalenceHbm, RandomShapesOnHbm2AndHbm3) {
     a.hbm.request_bytes = 32 * pick(1, 4);
     resolve_sub_files(a);
     const FoldPlan plan = make_fold_plan(d, s.R, s.C, s.M, s.N, s.K);
-    auto timing_tiles = make_tile_source(a, plan, 5), grid_tiles = make_tile_source(a, plan, 5);
+    const AcceleratorSpec spec = accelerator_spec(a);
+    auto timing_tiles = make_tile_source(spec, plan, 5), grid_tiles = make_tile_source(spec, plan, 5);
     const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 5, timing_tiles.get());
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);

@@ -14,6 +14,7 @@
 #include "models/hbm/hbm_spec.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/noc/noc_config.h"
+#include "sim/config/accelerator_spec.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/run/hierarchy_check.h"
 #include "tests/test_util.h"
@@ -114,7 +115,7 @@ TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
     const FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, c.M, c.N, c.K);
     const LayerDmaPlan dma = make_dma_plan(a, plan, "random");
     alternating += !dma.stream_resident || !dma.output_resident;
-    HierarchySource timing_src(a, plan, dma, 7, true), grid_src(a, plan, dma, 7, false);
+    HierarchySource timing_src(accelerator_spec(a), plan, dma, 7, true), grid_src(accelerator_spec(a), plan, dma, 7, false);
     const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 7, &timing_src);
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
@@ -236,7 +237,7 @@ edge_nodes: [{side: west, index: 0}, {side: east, index: 3}]
     ArchSpec a = small_hierarchy("memory/hbm2-2000.yaml", noc);
     a.hbm.fifo_tiles = 2;
     const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 32, 128, 128);
-    HierarchySource src(a, plan, make_dma_plan(a, plan, "l"), 0, false);
+    HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, false);
     LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
     int64_t sum = 0;
     for (const auto& [cause, n] : t.stall_causes) sum += n;
@@ -259,16 +260,16 @@ TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
 
   ArchSpec pair = a;
   pair.clusters = 2;
-  auto group = std::make_shared<MemoryGroup>(pair, 2, false);
+  auto group = std::make_shared<MemoryGroup>(accelerator_spec(pair), 2, false);
   group->done(0);
-  HierarchySource second(pair, plan, dma, 3, false, group, 1);
+  HierarchySource second(accelerator_spec(pair), plan, dma, 3, false, group, 1);
   const LayerTiming shared = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &second);
 
   ArchSpec alone = a;
-  const auto routers = MemoryGroup::cluster_routers(pair, 4, 4, 2);
+  const auto routers = cluster_routers(pair, 4, 4, 2);
   alone.noc.cluster_x = routers[1].first;
   alone.noc.cluster_y = routers[1].second;
-  HierarchySource single(alone, plan, dma, 3, false);
+  HierarchySource single(accelerator_spec(alone), plan, dma, 3, false);
   const LayerTiming own = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &single);
 
   ASSERT_GT(own.stall_cycles, 0);

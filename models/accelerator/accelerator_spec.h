@@ -1,0 +1,37 @@
+#pragma once
+// AcceleratorSpec: everything the models of one run are built from, each model's
+// params held by value and fully resolved (sub-files read, defaults applied,
+// routers placed). The front makes it from the arch file (sim/config); the models
+// take their part of it and never open a file.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/array/array_trace.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/memory/memory_params.h"
+#include "models/noc/noc_config.h"
+#include "models/scratchpad/scratchpad_params.h"
+#include "plan/dataflow.h"
+
+namespace cstsim {
+
+struct AcceleratorSpec {
+  std::string name;  // the arch's name, for messages
+  int clusters = 1;  // identical arrays, each with its scratchpad and DMA
+  ArrayGeometry array;
+  FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
+  double clock_hz = 1e9;  // the array's (and DMA's) clock
+  MemoryMode memory = MemoryMode::Ideal;
+  ChannelParams channel;          // memory: channel
+  HbmDmaParams hbm_dma;           // memory: hbm | hierarchy
+  hbm::HbmSpec hbm;               // memory: hbm | hierarchy: the stack
+  noc::NocConfig noc;             // memory: hierarchy: the mesh
+  std::vector<std::pair<int, int>> cluster_routers;  // memory: hierarchy: cluster k's router (x, y)
+  spad::ScratchpadParams scratchpad;                 // memory: hierarchy: per cluster
+
+  int64_t element_bytes() const { return (array.operand_bits + 7) / 8; }
+  int64_t accumulator_bytes() const { return (array.accumulator_bits + 7) / 8; }
+};
+
+}  // namespace cstsim

@@ -1,0 +1,16 @@
+#include "plan/plan.h"
+
+#include <stdexcept>
+
+namespace cstsim {
+
+FoldPlan fold_plan(const Plan& plan, const PassPlan& pass) {
+  return make_fold_plan(plan.dataflow, plan.rows, plan.cols, pass.dims.M, pass.dims.N, pass.dims.K);
+}
+
+LayerDmaPlan dma_program(const FoldPlan& folds, const PassPlan& pass) {
+  if (!pass.has_dma) throw std::logic_error("dma_program: the pass has no DMA buffers (memory is not hierarchy)");
+  return lay_out_dma_program(folds, pass.dma);
+}
+
+}  // namespace cstsim

@@ -1,0 +1,52 @@
+#pragma once
+// The plan of a run, made once by the mapper (sim/mapper/mapper.h) from the spec and
+// the workload: per layer, how the clusters split it and the stream passes each
+// cluster makes; per pass, the GEMM it computes and (memory: hierarchy) the DMA
+// buffers it runs with. The run checks it, the models execute it and `cstsim plan`
+// prints it. Fold lists and transfer lists are expanded from it when a pass runs
+// (make_fold_plan, lay_out_dma_program), so a plan stays small at any layer size.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/dataflow.h"
+#include "plan/dma_program.h"
+#include "plan/fold_plan.h"
+
+namespace cstsim {
+
+// One cluster's run over one stream pass of a layer.
+struct PassPlan {
+  GemmDims dims;       // what it computes; a zero dimension: the cluster has no share
+  bool has_dma = false;  // memory: hierarchy
+  DmaBuffers dma;
+  bool idle() const { return dims.M == 0 || dims.N == 0 || dims.K == 0; }
+};
+
+struct ClusterLayerPlan {
+  ClusterShare share;
+  std::vector<PassPlan> passes;  // every cluster makes the same number of passes
+};
+
+struct LayerPlan {
+  std::string name;
+  GemmDims dims;
+  std::vector<int64_t> pass_rows;  // stream vectors (T) per pass
+  std::vector<ClusterLayerPlan> clusters;
+  // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
+  // cluster and pass (what the run's memory.hbm_bytes_read / _written count).
+  int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+};
+
+struct Plan {
+  Dataflow dataflow = Dataflow::WS;
+  int rows = 0, cols = 0;
+  std::vector<LayerPlan> layers;
+};
+
+// The folds of a pass on the plan's array.
+FoldPlan fold_plan(const Plan& plan, const PassPlan& pass);
+// A pass's DMA program: its fold list laid out for its buffers (has_dma only).
+LayerDmaPlan dma_program(const FoldPlan& folds, const PassPlan& pass);
+
+}  // namespace cstsim

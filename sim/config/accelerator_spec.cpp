@@ -1,0 +1,60 @@
+#include "sim/config/accelerator_spec.h"
+
+#include <stdexcept>
+
+namespace cstsim {
+
+namespace {
+
+MemoryMode memory_mode(const std::string& name) {
+  for (MemoryMode m : {MemoryMode::Ideal, MemoryMode::Channel, MemoryMode::Hbm, MemoryMode::Hierarchy})
+    if (name == to_string(m)) return m;
+  throw std::logic_error("accelerator_spec: unchecked memory mode " + name);
+}
+
+}  // namespace
+
+spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
+  spad::ScratchpadParams p;
+  p.ifmap_bytes = a.ifmap_sram_kib * 1024;
+  p.filter_bytes = a.filter_sram_kib * 1024;
+  p.ofmap_bytes = a.ofmap_sram_kib * 1024;
+  p.total_bytes = p.ifmap_bytes + p.filter_bytes + p.ofmap_bytes;
+  p.banks = a.scratchpad.banks;
+  p.word_bytes = a.scratchpad.word_bytes;
+  p.ports_per_bank = a.scratchpad.ports_per_bank;
+  p.read_latency = a.scratchpad.read_latency;
+  p.write_latency = a.scratchpad.write_latency;
+  return p;
+}
+
+std::vector<std::pair<int, int>> cluster_routers(const ArchSpec& a, int cols, int rows, int clusters) {
+  const int x0 = a.noc.cluster_x < 0 ? cols / 2 : a.noc.cluster_x, y0 = a.noc.cluster_y < 0 ? rows / 2 : a.noc.cluster_y;
+  std::vector<std::pair<int, int>> out;
+  for (int k = 0; k < clusters; ++k) {
+    const int i = y0 * cols + x0 + k;
+    out.emplace_back(i % cols, i / cols);
+  }
+  return out;
+}
+
+AcceleratorSpec accelerator_spec(const ArchSpec& a) {
+  AcceleratorSpec s;
+  s.name = a.name;
+  s.clusters = a.clusters;
+  s.array = {a.rows, a.cols, a.dataflow, a.operand_bits, a.accumulator_bits};
+  s.fold_pipeline = a.fold_pipeline;
+  s.clock_hz = a.clock_hz;
+  s.memory = memory_mode(a.memory);
+  s.channel = a.channel;
+  s.hbm_dma = {a.hbm.fifo_tiles, a.hbm.max_outstanding, a.hbm.request_bytes};
+  s.hbm = a.hbm_spec;
+  s.noc = a.noc_config;
+  if (s.memory == MemoryMode::Hierarchy) {
+    s.cluster_routers = cluster_routers(a, s.noc.cols, s.noc.rows, a.clusters);
+    s.scratchpad = scratchpad_params(a);
+  }
+  return s;
+}
+
+}  // namespace cstsim
