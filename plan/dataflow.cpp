@@ -20,9 +20,9 @@ const char* to_string(FoldPipeline p) {
 }
 
 const DataflowRoles& roles(Dataflow d) {
-  static const DataflowRoles ws{Dim::K, Dim::N, Dim::M, true};
-  static const DataflowRoles os{Dim::M, Dim::N, Dim::K, false};
-  static const DataflowRoles is{Dim::K, Dim::M, Dim::N, true};
+  static const DataflowRoles ws{Dim::K, Dim::N, Dim::M, true, false, true};
+  static const DataflowRoles os{Dim::M, Dim::N, Dim::K, false, true, true};
+  static const DataflowRoles is{Dim::K, Dim::M, Dim::N, true, false, false};
   switch (d) {
     case Dataflow::WS: return ws;
     case Dataflow::OS: return os;

@@ -19,10 +19,21 @@ const char* to_string(FoldPipeline p);
 //   IS: Sr = K, Sc = M, T = N  (inputs A stay; columns of B stream)
 // Clusters split the column folds (Sc): each owns its stationary tiles and its outputs.
 // Stream passes (memory: hierarchy) cut T, which must then index independent outputs.
+//
+// What memory moves per fold follows from the same row:
+//   WS, IS: the fold's r x c stationary tile, loaded into the weight banks before it
+//           streams; its T x r stream slice; T x c accumulators per column fold,
+//           which later row folds add to and which go back once the column fold ends.
+//   OS:     no load phase: the fold streams a T x r block of A (the "stream slice")
+//           and a T x c block of B (the "tile", one per column fold, streamed too);
+//           its r x c results are final when they leave and go back on their own.
+// The tile operand is B ("filter") unless B is the streamed one (IS).
 enum class Dim { M, N, K };
 struct DataflowRoles {
   Dim Sr, Sc, T;
   bool passes_split_outputs;  // T indexes outputs (WS, IS), not a reduction (OS)
+  bool stationary_outputs;    // the PEs hold the outputs (OS): the layout above
+  bool tile_is_filter;        // the tile operand is B (WS, OS) or A (IS)
 };
 const DataflowRoles& roles(Dataflow d);
 

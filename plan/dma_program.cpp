@@ -32,6 +32,8 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   LayerDmaPlan d;
   static_cast<DmaBuffers&>(d) = buffers;
+  const bool os = roles(p.dataflow).stationary_outputs;
+  d.tile_frees = os ? FoldPoint::LastInput : FoldPoint::LoadDone;
   const int64_t elem = buffers.element_bytes;
   auto padded = [](int64_t bytes) { return int64_t(align_up(uint64_t(bytes), kBlockAlign)); };
   uint64_t next_addr = buffers.hbm_base;
@@ -45,36 +47,63 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   d.stream_read.assign(F, -1);
   d.writeback_after.assign(F, -1);
   d.output_wait.assign(F, -1);
-  std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(size_t(p.col_folds));
+  // Bytes of fold g's tile (WS, IS: r x c; OS: the column fold's T x c block of B)
+  // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
+  auto tile_bytes = [&](const Fold& f) { return (os ? p.T : int64_t(f.rows_used)) * f.cols_used * elem; };
+  auto output_bytes = [&](const Fold& f) { return (os ? int64_t(f.rows_used) : p.T) * f.cols_used * elem; };
+  auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
+  std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
   for (size_t g = 0; g < F; ++g)
     if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
-  for (size_t g = 0; g < F; ++g) tile_addr[g] = place(int64_t(p.folds[g].rows_used) * p.folds[g].cols_used * elem);
   for (size_t g = 0; g < F; ++g)
-    if (p.folds[g].row0 == 0) out_addr[size_t(p.folds[g].col0 / p.C)] = place(p.T * p.folds[g].cols_used * elem);
+    if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
+  for (size_t g = 0; g < F; ++g)
+    if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
   std::vector<int> slice_of_row(size_t(p.row_folds), -1);
-  std::vector<int> writes_of_col;
+  std::vector<int> last_of_col_fold;  // OS: per column fold, its last fold
+  std::vector<int> writes;            // per write: the fold after which it goes
+  int tile = -1, col_first = 0, col_fold_index = -1;
   for (size_t g = 0; g < F; ++g) {
     const Fold& f = p.folds[g];
-    const int64_t row_fold = f.row0 / p.R, col_fold = f.col0 / p.C;
+    const int64_t row_fold = f.row0 / p.R;
+    if (first_of_col(f)) {
+      col_first = int(g);
+      ++col_fold_index;
+    }
     const bool new_slice = !d.stream_resident || slice_of_row[size_t(row_fold)] < 0;
     if (new_slice) {
+      DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem), int(g)};
+      if (!d.stream_resident && g >= 2) {  // two slots alternate
+        t.after_fold = int(g) - 2;
+        t.after = FoldPoint::LastInput;
+      }
       slice_of_row[size_t(row_fold)] = int(d.reads.size());
-      d.reads.push_back({Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem),
-                         int(g)});
+      d.reads.push_back(t);
     }
     d.stream_read[g] = slice_of_row[size_t(row_fold)];
-    d.stationary_read[g] = int(d.reads.size());
-    d.reads.push_back({Operand::Stationary, false, tile_addr[g], padded(int64_t(f.rows_used) * f.cols_used * elem),
-                       int(g)});
-    const bool last_of_col = g + 1 == F || p.folds[g + 1].col0 != f.col0;
-    if (last_of_col) {
-      d.writeback_after[g] = int(d.writes.size());
-      writes_of_col.push_back(int(d.writes.size()));
-      d.writes.push_back({Operand::Output, true, out_addr[size_t(col_fold)], padded(p.T * f.cols_used * elem),
-                          int(g)});
+    if (!os || first_of_col(f)) {
+      DmaTransfer t{Operand::Stationary, false, tile_addr[g], padded(tile_bytes(f)), int(g)};
+      // A FIFO of fifo_tiles slots: this tile reuses the slot of the one fifo_tiles before it.
+      if (!os && int(g) >= d.fifo_tiles) t.after_fold = int(g) - d.fifo_tiles;
+      if (os && col_fold_index >= d.fifo_tiles) t.after_fold = last_of_col_fold[size_t(col_fold_index - d.fifo_tiles)];
+      t.after = d.tile_frees;
+      tile = int(d.reads.size());
+      d.reads.push_back(t);
     }
-    const bool first_of_col = f.row0 == 0;
-    if (first_of_col && !d.output_resident && col_fold >= 2) d.output_wait[g] = writes_of_col[size_t(col_fold - 2)];
+    d.stationary_read[g] = tile;
+    const bool last_of_col = g + 1 == F || p.folds[g + 1].col0 != f.col0;
+    if (last_of_col) last_of_col_fold.push_back(int(g));
+    if (os || last_of_col) {
+      const int first = os ? int(g) : col_first;
+      d.writeback_after[g] = int(d.writes.size());
+      d.writes.push_back({Operand::Output, true, out_addr[size_t(first)], padded(output_bytes(f)), int(g), -1,
+                          FoldPoint::LoadDone, first});
+      writes.push_back(int(g));
+    }
+    // Two output slots alternate unless all outputs stay: the block this fold starts
+    // (WS, IS: at a column fold's first fold; OS: every fold) reuses the one two before.
+    const int block = os ? int(g) : col_fold_index;
+    if (!d.output_resident && block >= 2 && (os || first_of_col(f))) d.output_wait[g] = block - 2;
   }
   d.hbm_footprint = next_addr;
   return d;

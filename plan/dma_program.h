@@ -21,12 +21,23 @@ inline constexpr uint64_t kBlockAlign = 64;
 enum class Operand { Stationary, Stream, Output };
 const char* to_string(Operand o);
 
+// A point in a fold's life that frees a buffer slot.
+enum class FoldPoint {
+  LoadDone,   // its stationary tile is in the weight banks (start + r): WS, IS tiles
+  LastInput,  // its last input has entered the array (+1): stream slices, OS tiles
+};
+
 struct DmaTransfer {
   Operand operand = Operand::Stationary;
   bool write = false;     // scratchpad -> HBM
   uint64_t hbm_addr = 0;  // contiguous in HBM (the compiler lays blocks out tiled)
   int64_t bytes = 0;
   int fold = 0;           // reads: the first fold that needs it; writes: the fold after which it goes
+  // Reads: the slot it fills is free once fold `after_fold` has reached `after`
+  // (-1: free from the start). Writes: the first fold whose results it carries.
+  int after_fold = -1;
+  FoldPoint after = FoldPoint::LoadDone;
+  int first_fold = 0;
 };
 
 // The mapper's choices for one pass (sim/mapper/dma_plan.h makes them and checks
@@ -47,7 +58,8 @@ struct DmaBuffers {
 struct LayerDmaPlan : DmaBuffers {
   std::vector<DmaTransfer> reads;   // DMA read queue, in issue order
   std::vector<DmaTransfer> writes;  // DMA write queue, in issue order
-  std::vector<int> stationary_read;  // per fold: index into reads
+  FoldPoint tile_frees = FoldPoint::LoadDone;  // when a fold is done with its tile
+  std::vector<int> stationary_read;  // per fold: index into reads (shared by a column fold under OS)
   std::vector<int> stream_read;      // per fold: index into reads (shared while resident)
   std::vector<int> writeback_after;  // per fold: index into writes issued when it ends, or -1
   std::vector<int> output_wait;      // per fold: index into writes that must be done first, or -1
@@ -72,11 +84,13 @@ struct ClusterShare {
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };
 
-// Lays the pass's blocks out in HBM (stream operand, stationary operand, outputs;
-// each from a kBlockAlign boundary, moved whole) and orders the transfers: per fold
-// its stream slice (once while resident), its stationary tile, and after the last
-// fold of a column fold that block's write-back. Mechanical: every choice is in
-// `buffers`, so the models expand it when the pass runs and the plan stays small.
+// Lays the pass's blocks out in HBM (stream operand, tile operand, outputs; each
+// from a kBlockAlign boundary, moved whole) and orders the transfers: per fold its
+// stream slice (once while resident) and its tile (OS: once per column fold), and
+// the write-back of its outputs after the last fold that adds to them (WS, IS: a
+// column fold's; OS: each fold's own). Mechanical: every choice is in `buffers`
+// and the roles table, so the models expand it when the pass runs and the plan
+// stays small.
 LayerDmaPlan lay_out_dma_program(const FoldPlan& plan, const DmaBuffers& buffers);
 
 nlohmann::ordered_json to_json(const LayerDmaPlan& plan);

@@ -21,7 +21,11 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
     if (a.memory == MemoryMode::Hierarchy) {
       hierarchy_trace_.declare(*sink_, a, params_.cluster, a.clusters > 1 ? std::string(basename()) + "." : "");
     } else if (a.memory != MemoryMode::Ideal) {
-      const int64_t tile = int64_t(a.array.rows) * a.array.cols * a.element_bytes();
+      // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
+      int64_t depth = a.array.rows;
+      if (a.array.dataflow == Dataflow::OS)
+        for (const LayerPlan& l : plan_.layers) depth = std::max(depth, l.dims.K);
+      const int64_t tile = depth * a.array.cols * a.element_bytes();
       const int fifo = a.memory == MemoryMode::Hbm ? a.hbm_dma.fifo_tiles : a.channel.fifo_tiles;
       channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
       channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
@@ -93,7 +97,8 @@ void ArrayModule::run() {
 
 // The channel's whole schedule for the layer is known when it starts (tiles are
 // fetched in fold order), so it is announced then, ahead of time.
-void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) {
+void ArrayModule::announce_tiles(const FoldPlan& plan, const std::vector<TileSource::Fetch>& fetches,
+                                 const LayerTiming& timing) {
   // Transfers may overlap (an HBM serves the next tile while finishing one): the
   // channel counts busy over the union of the transfer intervals (starts are in order).
   int64_t busy_from = -1, busy_to = -1;
@@ -111,11 +116,12 @@ void ArrayModule::announce_tiles(const std::vector<TileSource::Fetch>& fetches, 
     sink_->add(busy_from, channel_busy_, 1);
     sink_->add(busy_to, channel_busy_, -1);
   }
+  const FifoTiles tiles = fifo_tiles_of(plan, params_.spec.element_bytes());
   for (size_t g = 0; g < fetches.size(); ++g) {
     const TileSource::Fetch& f = fetches[g];
-    // The tile holds a FIFO slot from the start of its transfer until its weight load begins.
+    // The tile holds a FIFO slot from the start of its transfer until it leaves the FIFO.
     sink_->add(f.start, channel_fifo_, f.bytes);
-    sink_->add(timing.folds[g].start, channel_fifo_, -f.bytes);
+    sink_->add(timing.folds[g].start + tiles.hold[g], channel_fifo_, -f.bytes);
     sink_->count(f.start, dram_read_, f.bytes);
   }
 }
@@ -211,7 +217,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (sink_ && hierarchy)
     hierarchy_trace_.announce(*sink_, *hierarchy);
   else if (sink_ && channel)
-    announce_tiles(channel->fetches(), timing);
+    announce_tiles(plan, channel->fetches(), timing);
   ArrayLayerResult r;
   r.shape = layer;
   r.stall_cycles = timing.stall_cycles;

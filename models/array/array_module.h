@@ -124,7 +124,7 @@ class ArrayModule : public sc_core::sc_module {
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
   HierarchyTrace hierarchy_trace_;  // memory: hierarchy: the HBM, NoC and scratchpad's R(t)
-  void announce_tiles(const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
+  void announce_tiles(const FoldPlan& plan, const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

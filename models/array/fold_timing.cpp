@@ -55,9 +55,15 @@ int64_t fold_last_output(const FoldPlan& p, int g, int64_t S) {
   return last_output(t);
 }
 
+int64_t fold_output_rows(const FoldPlan& p, int g) {
+  FoldTiming t;
+  fill_stream_events(p, p.folds[size_t(g)], 0, t);
+  return t.output_rows;
+}
+
 LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, TileSource* tiles) {
-  if (tiles && (pipeline != FoldPipeline::Overlapped || p.dataflow == Dataflow::OS))
-    throw std::invalid_argument("channel memory needs the overlapped pipeline and a stationary operand");
+  if (tiles && pipeline != FoldPipeline::Overlapped)
+    throw std::invalid_argument("memory other than ideal needs the overlapped pipeline");
   LayerTiming lt;
   lt.start = start;
   lt.folds.resize(p.folds.size());
@@ -90,14 +96,23 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
     if (os) {
       // The next stream follows the previous one on the edge ports (S' >= S+T),
       // and its results must reach each column bus after the previous fold's
-      // (S' >= S + r_prev): results leave every column in fold order.
-      if (g == 0) {
-        S = start;
-      } else {
+      // (S' >= S + r_prev): results leave every column in fold order. With memory,
+      // it also waits for its data (there is no load phase: the fold starts streaming).
+      int64_t S_array = start;
+      if (g >= 1) {
         const FoldTiming& prev = lt.folds[g - 1];
-        S = prev.first_input + std::max<int64_t>(T, p.folds[g - 1].rows_used);
+        S_array = prev.first_input + std::max<int64_t>(T, p.folds[g - 1].rows_used);
+      }
+      S = S_array;
+      if (tiles) {
+        t.data_ready = tiles->ready(int(g), load_starts);
+        S = std::max(S, t.data_ready);
       }
       t.start = S;
+      t.stall = S - S_array;
+      lt.stall_cycles += t.stall;
+      if (tiles && t.stall > 0) tiles->explain_stall(int(g), t.data_ready - t.stall, t.data_ready, lt.stall_causes);
+      load_starts.push_back(S);
     } else {
       // Double-buffered weight banks: fold g loads bank g%2 through the column
       // shift chain (r_g pushes) once the chain is idle and fold g-2, the bank's

@@ -47,12 +47,15 @@ int64_t overlapped_stream_start(const FoldPlan& plan, int g, int64_t load_start,
 // Last input and last output cycle of fold g streaming from S (any dataflow).
 int64_t fold_last_input(const FoldPlan& plan, int g, int64_t S);
 int64_t fold_last_output(const FoldPlan& plan, int g, int64_t S);
+// Output rows fold g puts out, one per cycle up to its last output: T (WS, IS), r (OS).
+int64_t fold_output_rows(const FoldPlan& plan, int g);
 
 // SCALE-Sim's fixed fold length: T+R+C-2 (OS), 2R+C+T-2 (WS, IS).
 int64_t scalesim_fold_length(const FoldPlan& plan);
 
-// With a tile source (memory: channel or hbm; WS/IS, overlapped), fold g's weight
-// load also waits for its tile, asked for in fold order.
+// With a tile source (memory other than ideal; overlapped pipeline), fold g's start
+// (WS/IS: its weight load; OS: its stream) also waits for its data, asked for in fold
+// order with the starts of the folds before it.
 LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
                                  TileSource* tiles = nullptr);
 

@@ -11,6 +11,7 @@
 
 #include "models/array/fold_timing.h"
 #include "models/array/register_array.h"
+#include "models/memory/tile_source.h"
 
 namespace cstsim {
 namespace {
@@ -27,6 +28,7 @@ class OutputStationaryGrid final : public RegisterArray {
         edge_a_(R_, 0), edge_atag_(R_, -1), edge_b_(C_, 0), edge_btag_(C_, -1), edge_alast_(R_, 0),
         bus_cycle_(C_, -1), wave_reached_(plan.folds.size(), 0),
         rows_done_(plan.folds.size(), 0),
+        start_of_(plan.folds.size(), -1),
         row0_free_at_(start) {}
 
   void corrupt(int row, int col) override { acc_[size_t(row) * C_ + col] ^= 1u; }
@@ -52,8 +54,12 @@ class OutputStationaryGrid final : public RegisterArray {
       // Edge ports free, and the previous fold's first wave has entered all its
       // rows, so our results reach every column bus after all of its results.
       can = g == 0 || (now_ >= row0_free_at_ && wave_reached_[g - 1]);
+      // With memory, the fold's data must be in (asked only once the array could start it).
+      if (can && tiles_) can = now_ >= tiles_->poll(g, start_of_, now_);
     }
     if (!can) return;
+    start_of_[size_t(g)] = now_;
+    if (tiles_) tiles_->fold_started(g, start_of_);
     streams_.push_back({g, now_});
     wave_pending_.push_back(g);
     row0_free_at_ = now_ + T_;
@@ -192,6 +198,7 @@ class OutputStationaryGrid final : public RegisterArray {
   int next_stream_ = 0;
   std::unordered_map<int, std::vector<int32_t>> row_counts_;
   std::vector<int64_t> rows_done_;
+  std::vector<int64_t> start_of_;  // each started fold's stream start (what a tile source is told)
   int64_t row0_free_at_;
 };
 

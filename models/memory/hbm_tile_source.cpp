@@ -9,20 +9,20 @@
 namespace cstsim {
 
 HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz,
-                             std::vector<int64_t> tile_bytes, int64_t layer_start)
+                             FifoTiles tiles, int64_t layer_start)
     : device_(std::make_unique<hbm::HbmDevice>(std::move(spec))),
       clocks_(make_clock_base(clock_hz, clock_hz, device_->spec().tck_ns)),
       fifo_tiles_(dma.fifo_tiles),
       max_outstanding_(dma.max_outstanding),
       request_bytes_(dma.request_bytes),
-      tile_bytes_(std::move(tile_bytes)),
+      tiles_(std::move(tiles)),
       layer_start_(layer_start),
-      fetches_(tile_bytes_.size()),
-      remaining_(tile_bytes_.size(), 0),
-      last_done_(tile_bytes_.size(), 0) {
-  for (size_t j = 0; j < tile_bytes_.size(); ++j) {
-    remaining_[j] = (tile_bytes_[j] + request_bytes_ - 1) / request_bytes_;
-    fetches_[j].bytes = tile_bytes_[j];
+      fetches_(tiles_.bytes.size()),
+      remaining_(tiles_.bytes.size(), 0),
+      last_done_(tiles_.bytes.size(), 0) {
+  for (size_t j = 0; j < tiles_.bytes.size(); ++j) {
+    remaining_[j] = (tiles_.bytes[j] + request_bytes_ - 1) / request_bytes_;
+    fetches_[j].bytes = tiles_.bytes[j];
   }
 }
 
@@ -37,20 +37,20 @@ int64_t HbmTileSource::to_acc(int64_t hbm_cycle) const {
 
 // Issues the next read if the DMA may: a request slot is free and the tile's FIFO slot is known.
 bool HbmTileSource::issue_one(int known_tiles, const std::vector<int64_t>& load_starts) {
-  if (outstanding_ >= max_outstanding_ || next_tile_ >= int(tile_bytes_.size()) || next_tile_ >= known_tiles)
+  if (outstanding_ >= max_outstanding_ || next_tile_ >= int(tiles_.bytes.size()) || next_tile_ >= known_tiles)
     return false;
   const int j = next_tile_;
   Fetch& f = fetches_[size_t(j)];
   if (next_offset_ == 0) {
-    f.issue = j >= fifo_tiles_ ? load_starts[size_t(j - fifo_tiles_)] : layer_start_;
+    f.issue = j >= fifo_tiles_ ? tiles_.frees_at(j - fifo_tiles_, load_starts) : layer_start_;
     cursor_ = std::max(cursor_, to_hbm(f.issue));
   }
   const int64_t at = std::max(cursor_, device_->processed() + 1);
   if (next_offset_ == 0) f.start = to_acc(at);
   // Tiles sit back to back in the stack, each from a 1 KiB-aligned base.
   const uint64_t capacity = device_->spec().org.capacity_bytes();
-  const uint64_t base = (uint64_t(j) * uint64_t((tile_bytes_[size_t(j)] + 1023) / 1024 * 1024)) % capacity;
-  const int64_t bytes = std::min(request_bytes_, tile_bytes_[size_t(j)] - next_offset_);
+  const uint64_t base = (uint64_t(j) * uint64_t((tiles_.bytes[size_t(j)] + 1023) / 1024 * 1024)) % capacity;
+  const int64_t bytes = std::min(request_bytes_, tiles_.bytes[size_t(j)] - next_offset_);
   hbm::HbmRequest r;
   r.addr = (base + uint64_t(next_offset_)) % capacity;
   if (r.addr + uint64_t(bytes) > capacity) r.addr = 0;
@@ -61,7 +61,7 @@ bool HbmTileSource::issue_one(int known_tiles, const std::vector<int64_t>& load_
   ++outstanding_;
   cursor_ = at + 1;  // one request per HBM cycle
   next_offset_ += bytes;
-  if (next_offset_ >= tile_bytes_[size_t(j)]) {
+  if (next_offset_ >= tiles_.bytes[size_t(j)]) {
     ++next_tile_;
     next_offset_ = 0;
   }
@@ -78,7 +78,7 @@ void HbmTileSource::complete_some() {
     last_done_[j] = std::max<int64_t>(last_done_[j], c.done);
     --remaining_[j];
   }
-  while (completed_ < int(tile_bytes_.size()) && remaining_[size_t(completed_)] == 0 &&
+  while (completed_ < int(tiles_.bytes.size()) && remaining_[size_t(completed_)] == 0 &&
          completed_ < next_tile_) {
     Fetch& f = fetches_[size_t(completed_)];
     f.end = to_acc(last_done_[size_t(completed_)]);
@@ -89,7 +89,7 @@ void HbmTileSource::complete_some() {
 
 int64_t HbmTileSource::ready(int g, const std::vector<int64_t>& load_starts) {
   // Tiles up to g + fifo - 1 have a known FIFO slot: load_starts holds every j < g.
-  const int known = std::min<int>(int(tile_bytes_.size()), g + fifo_tiles_);
+  const int known = std::min<int>(int(tiles_.bytes.size()), g + fifo_tiles_);
   while (completed_ <= g) {
     while (issue_one(known, load_starts)) {
     }

@@ -19,7 +19,7 @@ namespace cstsim {
 
 class HbmTileSource : public TileSource {
  public:
-  HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz, std::vector<int64_t> tile_bytes,
+  HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz, FifoTiles tiles,
                 int64_t layer_start);
 
   int fifo_tiles() const override { return fifo_tiles_; }
@@ -38,7 +38,7 @@ class HbmTileSource : public TileSource {
   ClockBase clocks_;  // the array clock and the HBM clock on one exact time base
   int fifo_tiles_, max_outstanding_;
   int64_t request_bytes_;
-  std::vector<int64_t> tile_bytes_;
+  FifoTiles tiles_;
   int64_t layer_start_;
   std::vector<Fetch> fetches_;          // filled as tiles complete (ready) or start
   std::vector<int64_t> remaining_;      // requests still in flight or unissued, per tile

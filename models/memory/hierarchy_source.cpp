@@ -50,16 +50,28 @@ HierarchySource::~HierarchySource() = default;
 
 void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_starts) {
   const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
+  const bool os = roles(plan_.dataflow).stationary_outputs;
   for (int j = int(folds_.size()); j < upto; ++j) {
     const Fold& f = plan_.folds[size_t(j)];
     FoldHistory h;
     h.load = load_starts[size_t(j)];
-    h.S = overlapped_stream_start(plan_, j, h.load, j > 0 ? folds_.back().S : 0);
+    h.S = os ? h.load : overlapped_stream_start(plan_, j, h.load, j > 0 ? folds_.back().S : 0);
     h.last_input = fold_last_input(plan_, j, h.S);
     h.end = fold_last_output(plan_, j, h.S);
     folds_.push_back(h);
     // The array's own port use, declared before any DMA traffic that could meet it.
-    spad_->array_access(stationary, h.load, h.load + f.rows_used, int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_)));
+    const int tile_words = int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_));  // a row of the tile
+    if (os) {
+      // A's block enters the rows and B's the columns over the same T cycles (skewed);
+      // the r x c results leave one row per cycle from the first output, final.
+      spad_->array_access(stationary, h.S, h.S + plan_.T, tile_words);
+      spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
+      const int64_t first_output = h.end - f.rows_used + 1;
+      spad_->array_access(spad::Partition::Ofmap, first_output, h.end + 1,
+                          int(ceil_div(int64_t(f.cols_used) * acc_, spad_word_)));
+      continue;
+    }
+    spad_->array_access(stationary, h.load, h.load + f.rows_used, tile_words);
     spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
     // Results: each column's bottom link delivers one accumulator per cycle, skewed by
     // column, so a fold's T result rows are written over T cycles from when its first
@@ -74,15 +86,10 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
 void HierarchySource::enqueue_known(int g) {
   while (reads_enqueued_ < int(dma_.reads.size())) {
     const DmaTransfer& t = dma_.reads[size_t(reads_enqueued_)];
-    const int j = t.fold;
     int64_t earliest = layer_start_;
-    if (t.operand == Operand::Stationary && j >= dma_.fifo_tiles) {
-      const int prev = j - dma_.fifo_tiles;  // the tile whose slot this one reuses
-      if (prev >= g) break;
-      earliest = folds_[size_t(prev)].load + plan_.folds[size_t(prev)].rows_used;
-    } else if (t.operand == Operand::Stream && !dma_.stream_resident && j >= 2) {
-      if (j - 2 >= g) break;
-      earliest = folds_[size_t(j - 2)].last_input + 1;
+    if (t.after_fold >= 0) {  // its slot frees at a point of an earlier fold, known once that fold started
+      if (t.after_fold >= g) break;
+      earliest = fold_point(t.after_fold, t.after);
     }
     const spad::Partition p =
         spad::partition_named(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
@@ -96,6 +103,11 @@ void HierarchySource::enqueue_known(int g) {
         dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1);
     ++writes_enqueued_;
   }
+}
+
+int64_t HierarchySource::fold_point(int fold, FoldPoint point) const {
+  const FoldHistory& h = folds_[size_t(fold)];
+  return point == FoldPoint::LoadDone ? h.load + plan_.folds[size_t(fold)].rows_used : h.last_input + 1;
 }
 
 void HierarchySource::wait_done(int id) {
@@ -216,28 +228,26 @@ void HierarchySource::record_residency() {
   };
   std::vector<Change> ch;
   const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
-  std::vector<int64_t> slice_release(dma_.reads.size(), -1);
+  // A read's block stays until the last fold that uses it is done with it.
+  std::vector<int64_t> release(dma_.reads.size(), -1);
   for (size_t g = 0; g < plan_.folds.size(); ++g) {
-    const int s = dma_.stream_read[g];
-    slice_release[size_t(s)] = std::max(slice_release[size_t(s)], folds_[g].last_input + 1);
-    const int tile = dma_.stationary_read[g];
-    const TransferState& t = dma().transfer(read_id_[size_t(tile)]);
-    ch.push_back({t.first_issue, t.what.bytes, stationary});
-    ch.push_back({folds_[g].load + plan_.folds[g].rows_used, -t.what.bytes, stationary});
+    const int s = dma_.stream_read[g], tile = dma_.stationary_read[g];
+    release[size_t(s)] = std::max(release[size_t(s)], fold_point(int(g), FoldPoint::LastInput));
+    release[size_t(tile)] = std::max(release[size_t(tile)], fold_point(int(g), dma_.tile_frees));
   }
   for (size_t k = 0; k < dma_.reads.size(); ++k) {
-    if (dma_.reads[k].operand != Operand::Stream) continue;
     const TransferState& t = dma().transfer(read_id_[k]);
-    ch.push_back({t.first_issue, t.what.bytes, stream});
-    ch.push_back({slice_release[k], -t.what.bytes, stream});
+    const spad::Partition p = dma_.reads[k].operand == Operand::Stream ? stream : stationary;
+    ch.push_back({t.first_issue, t.what.bytes, p});
+    ch.push_back({release[k], -t.what.bytes, p});
   }
   for (size_t w = 0; w < dma_.writes.size(); ++w) {
-    // Accumulators live from the column fold's first output row until written back.
-    const int last = dma_.writes[w].fold;
-    int first = last;
-    while (first > 0 && plan_.folds[size_t(first - 1)].col0 == plan_.folds[size_t(last)].col0) --first;
-    const int64_t bytes = plan_.T * plan_.folds[size_t(last)].cols_used * acc_;
-    ch.push_back({folds_[size_t(first)].end - plan_.T + 1, bytes, spad::Partition::Ofmap});
+    // Accumulators live from the first output row of the first fold that writes them
+    // (a fold's output rows end at its end) until written back.
+    const int first = dma_.writes[w].first_fold, last = dma_.writes[w].fold;
+    const int64_t rows = fold_output_rows(plan_, first);
+    const int64_t bytes = rows * plan_.folds[size_t(last)].cols_used * acc_;
+    ch.push_back({folds_[size_t(first)].end - rows + 1, bytes, spad::Partition::Ofmap});
     ch.push_back({dma().transfer(write_id_[w]).done, -bytes, spad::Partition::Ofmap});
   }
   // Releases first within a cycle: a slot is reused the cycle it frees.

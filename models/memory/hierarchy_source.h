@@ -86,6 +86,7 @@ class HierarchySource : public TileSource {
   int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
   void finish_drain();
   void wait_done(int id);
+  int64_t fold_point(int fold, FoldPoint point) const;  // the cycle a slot frees (fold learned)
   void record_residency();
   DmaSystem& dma() { return group_->dma(); }
   const DmaSystem& dma() const { return group_->dma(); }

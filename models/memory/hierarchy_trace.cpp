@@ -31,7 +31,7 @@ void HierarchyTrace::declare(trace::TraceSink& sink, const AcceleratorSpec& a, i
   for (int p = 0; p < 3; ++p)
     ids_.spad[p] =
         sink.declare({0, prefix + names[p], ResourceClass::Memory, "byte", bytes[p], prefix + "spad", "sram"});
-  const bool ws = a.array.dataflow == Dataflow::WS;
+  const bool ws = roles(a.array.dataflow).tile_is_filter;  // the tile operand is B
   ids_.hbm_read_stationary = sink.declare_action(ws ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
   ids_.hbm_read_stream = sink.declare_action(ws ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
   ids_.hbm_write = sink.declare_action("hbm.write.ofmap", "byte");

@@ -16,6 +16,21 @@
 
 namespace cstsim {
 
+// What the FIFO of memory: channel | hbm holds, one tile per fold, by dataflow:
+//   WS / IS: the fold's stationary tile (r x c); its slot frees when the fold
+//            starts loading it into the weight banks (hold 0);
+//   OS:      the fold's block of B (K x c, streamed down the columns while A comes
+//            from the on-chip buffer); its slot frees once the last element has
+//            entered column c-1, at S + T - 1 + (c - 1) (hold T + c - 1).
+struct FifoTiles {
+  std::vector<int64_t> bytes;  // per fold
+  std::vector<int64_t> hold;   // per fold: cycles from its start until its slot is free
+  int64_t frees_at(int fold, const std::vector<int64_t>& starts) const {
+    return starts[size_t(fold)] + hold[size_t(fold)];
+  }
+};
+FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes);
+
 class TileSource {
  public:
   struct Fetch {        // one tile's transfer, accelerator cycles

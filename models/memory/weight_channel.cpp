@@ -5,27 +5,19 @@
 
 namespace cstsim {
 
-std::vector<int64_t> stationary_tile_bytes(const FoldPlan& plan, int64_t element_bytes) {
-  std::vector<int64_t> out;
-  out.reserve(plan.folds.size());
-  for (const Fold& f : plan.folds) out.push_back(int64_t(f.rows_used) * f.cols_used * element_bytes);
-  return out;
-}
-
-WeightChannel::WeightChannel(const ChannelParams& spec, double clock_hz, std::vector<int64_t> tile_bytes,
-                             int64_t layer_start)
+WeightChannel::WeightChannel(const ChannelParams& spec, double clock_hz, FifoTiles tiles, int64_t layer_start)
     : bytes_per_cycle_(spec.bandwidth_bytes_per_s / clock_hz),
       latency_cycles_(int64_t(std::ceil(spec.latency_s * clock_hz - 1e-9))),
       fifo_tiles_(spec.fifo_tiles),
-      tile_bytes_(std::move(tile_bytes)),
+      tiles_(std::move(tiles)),
       layer_start_(layer_start) {}
 
 int64_t WeightChannel::ready(int g, const std::vector<int64_t>& load_starts) {
   while (int(fetches_.size()) <= g) {
     const int j = int(fetches_.size());
     Fetch f;
-    f.bytes = tile_bytes_[size_t(j)];
-    f.issue = j >= fifo_tiles_ ? load_starts[size_t(j - fifo_tiles_)] : layer_start_;
+    f.bytes = tiles_.bytes[size_t(j)];
+    f.issue = j >= fifo_tiles_ ? tiles_.frees_at(j - fifo_tiles_, load_starts) : layer_start_;
     f.start = std::max(f.issue, free_at_);
     // Whole cycles on the channel; the transfer is pipelined with the access latency.
     f.end = f.start + int64_t(std::ceil(double(f.bytes) / bytes_per_cycle_ - 1e-9));

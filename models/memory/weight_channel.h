@@ -1,10 +1,9 @@
 #pragma once
-// memory: channel. A bandwidth-limited DRAM channel feeding a FIFO of stationary
-// tiles (TPU v1's weight path: off-chip weight memory -> weight FIFO -> the
-// array's shift chain). Tile g may start when the channel is free and its FIFO
-// slot is: the layer start, or when the tile fifo_tiles folds earlier left the
-// FIFO (its weight load began). It takes ceil(bytes / bytes-per-cycle) cycles on
-// the channel, then the access latency.
+// memory: channel. A bandwidth-limited DRAM channel feeding a FIFO of tiles, one
+// per fold (TPU v1's weight path: off-chip weight memory -> weight FIFO -> the
+// array). Tile g may start when the channel is free and its FIFO slot is: the
+// layer start, or when the tile fifo_tiles folds earlier left the FIFO. It takes
+// ceil(bytes / bytes-per-cycle) cycles on the channel, then the access latency.
 #include <cstdint>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace cstsim {
 
 class WeightChannel : public TileSource {
  public:
-  WeightChannel(const ChannelParams& spec, double clock_hz, std::vector<int64_t> tile_bytes, int64_t layer_start);
+  WeightChannel(const ChannelParams& spec, double clock_hz, FifoTiles tiles, int64_t layer_start);
 
   int fifo_tiles() const override { return fifo_tiles_; }
   int64_t ready(int g, const std::vector<int64_t>& load_starts) override;
@@ -26,13 +25,11 @@ class WeightChannel : public TileSource {
   double bytes_per_cycle_;
   int64_t latency_cycles_;
   int fifo_tiles_;
-  std::vector<int64_t> tile_bytes_;
+  FifoTiles tiles_;
   int64_t layer_start_;
   int64_t free_at_ = 0;  // the channel is busy until this cycle
   std::vector<Fetch> fetches_;
 };
 
-// r_g x c_g x element bytes per fold: the stationary tile of each fold.
-std::vector<int64_t> stationary_tile_bytes(const FoldPlan& plan, int64_t element_bytes);
 
 }  // namespace cstsim

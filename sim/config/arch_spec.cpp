@@ -193,7 +193,6 @@ ArchSpec build(const ArchFields& fields) {
       s.channel.latency_s = *ns * 1e-9;
     }
     if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(positive_int(*f, 1024));
-    if (s.dataflow == Dataflow::OS) fail(m, "channel memory feeds a stationary operand: use dataflow ws or is");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
   } else if (bw) {
     fail(*bw, "applies only with memory: channel");
@@ -211,8 +210,6 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(positive_int(*f, 1024));
     if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(positive_int(*f, 1 << 16));
     if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = positive_int(*f, 1 << 20);
-    if (s.dataflow == Dataflow::OS)
-      fail(m, s.memory + " memory feeds a stationary operand: use dataflow ws or is");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
     for (const char* key : {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes"})

@@ -39,7 +39,8 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
 
 DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
   const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8;
-  const bool ws = p.dataflow == Dataflow::WS;
+  const DataflowRoles& r = roles(p.dataflow);
+  const bool ws = r.tile_is_filter, os = r.stationary_outputs;
   DmaBuffers d;
   d.element_bytes = elem;
   d.hbm_base = hbm_base;
@@ -59,9 +60,13 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
                                  layer, what, need, have, p.M, p.N, p.K, p.R, p.C));
   };
   auto padded = [](int64_t bytes) { return int64_t(align_up(uint64_t(bytes), kBlockAlign)); };
-  d.stationary_slot = padded(int64_t(p.R) * p.C * elem);
+  // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS).
+  const int64_t tile_rows = os ? p.T : p.R;
+  d.stationary_slot = padded(tile_rows * p.C * elem);
   if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
-    too_small(stationary_key, fmt::format("a FIFO of {} stationary tiles of {}x{}", d.fifo_tiles, p.R, p.C),
+    too_small(stationary_key,
+              fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
+                          tile_rows, p.C),
               d.fifo_tiles * d.stationary_slot, d.stationary_partition_bytes);
   int64_t all_slices = 0;  // every slice of the layer, padded
   for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += padded(p.T * std::min<int64_t>(p.R, p.Sr - r0) * elem);
@@ -70,10 +75,12 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   if (!d.stream_resident && 2 * d.stream_slot > d.stream_partition_bytes)
     too_small(stream_key, fmt::format("two stream slices of T={} rows x {}", p.T, p.R), 2 * d.stream_slot,
               d.stream_partition_bytes);
-  d.output_resident = p.T * p.Sc * acc <= d.output_partition_bytes;
-  d.output_slot = d.output_resident ? p.T * p.Sc * acc : p.T * int64_t(p.C) * acc;
+  // Output blocks: T x C accumulators per column fold (WS, IS), R x C results per fold (OS).
+  const int64_t out_rows = os ? p.R : p.T, all_outputs = (os ? p.Sr : p.T) * p.Sc * acc;
+  d.output_resident = all_outputs <= d.output_partition_bytes;
+  d.output_slot = d.output_resident ? all_outputs : out_rows * int64_t(p.C) * acc;
   if (!d.output_resident && 2 * d.output_slot > d.output_partition_bytes)
-    too_small("sram.ofmap_kib", fmt::format("two accumulator blocks of T={} rows x {}", p.T, p.C),
+    too_small("sram.ofmap_kib", fmt::format("two {} blocks of {} rows x {}", os ? "output" : "accumulator", out_rows, p.C),
               2 * d.output_slot, d.output_partition_bytes);
   return d;
 }
@@ -92,6 +99,8 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
     }
   };
   if (fits(p.T)) return {p.T};
+  // OS streams the reduction: cutting it would leave partial sums, so it runs whole or not at all.
+  if (!roles(p.dataflow).passes_split_outputs) choose_dma_buffers(a, p, layer);
   int64_t lo = 0, hi = p.T;  // fits(lo) (or lo = 0), !fits(hi)
   while (hi - lo > 1) {
     const int64_t mid = lo + (hi - lo) / 2;

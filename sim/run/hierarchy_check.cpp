@@ -21,7 +21,8 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   const std::pair<spad::Partition, int64_t> need[3] = {
       {spad::partition_named(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
       {spad::partition_named(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights
-      {spad::Partition::Ofmap, 2 * ceil_div(int64_t(a.cols) * acc, word)}};             // read + write a result row
+      // a result row: written (OS), or read and written back (WS, IS add to partial sums)
+      {spad::Partition::Ofmap, (roles(a.dataflow).stationary_outputs ? 1 : 2) * ceil_div(int64_t(a.cols) * acc, word)}};
   for (const auto& [p, words] : need)
     if (words >= spad->layout(p).ports)
       throw InputError(a.source, 0, "scratchpad.banks",

@@ -448,7 +448,7 @@ TEST_F(Cli, HbmWeightPath) {
   const fs::path a = file("a.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hbm\nhbm:\n  spec: " +
                                         src("configs/memory/hbm2-2000.yaml") + "\n  fifo_tiles: 2\n");
   const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 40, N: 70, K: 90}\n  - {name: b, M: 9, N: 33, K: 20}\n");
-  for (const char* df : {"ws", "is"}) {
+  for (const char* df : {"ws", "is", "os"}) {
     const Result r = cstsim(std::string("run -q --verify --set dataflow=") + df + " --arch " + a.string() +
                             " --workload " + w.string() + " --out " + (dir_ / df).string());
     ASSERT_EQ(r.status, 0) << r.err;
@@ -457,9 +457,10 @@ TEST_F(Cli, HbmWeightPath) {
     EXPECT_TRUE(s["verify"]["passed"].get<bool>());
     EXPECT_GT(s["total"]["stalls"]["hbm"].get<int64_t>(), 0);
     EXPECT_EQ(s["total"]["stalls"]["hbm"], s["total"]["stall_cycles"]);
-    // Every stationary byte the array loaded crossed the HBM once.
+    // Every byte of the FIFO's operand the array took in crossed the HBM once: the
+    // stationary tiles (WS: B, IS: A), or under OS each fold's block of B.
     const auto& sram = s["total"]["sram"];
-    EXPECT_EQ(s["total"]["dram_bytes"], std::string(df) == "ws" ? sram["filter_reads"] : sram["ifmap_reads"]);
+    EXPECT_EQ(s["total"]["dram_bytes"], std::string(df) == "is" ? sram["ifmap_reads"] : sram["filter_reads"]);
     EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), s["total"]["dram_bytes"].get<double>());
     EXPECT_EQ(rep["total"]["roofline"]["level"], "hbm");
   }
@@ -477,7 +478,7 @@ namespace {
 TEST_F(Cli, HierarchyFullPath) {
   const fs::path a = small_hierarchy("a.yaml");
   const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 300, N: 70, K: 90}\n  - {name: b, M: 9, N: 33, K: 20}\n");
-  for (const char* df : {"ws", "is"}) {
+  for (const char* df : {"ws", "is", "os"}) {
     const Result r = cstsim(std::string("run -q --verify --set dataflow=") + df + " --arch " + a.string() +
                             " --workload " + w.string() + " --out " + (dir_ / df).string());
     ASSERT_EQ(r.status, 0) << r.err;
@@ -625,15 +626,19 @@ namespace {
 // (Sc = N) used to run the whole layer on every cluster (MACs x N, no speed-up).
 TEST_F(Cli, EveryDataflowSplitsALayerBetweenClusters) {
   const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 256, N: 256, K: 96}\n");
+  const fs::path hierarchy = small_hierarchy("h.yaml");
+  for (const char* memory : {"ideal", "hierarchy"})
   for (const char* df : {"os", "ws", "is"}) {
-    SCOPED_TRACE(df);
+    SCOPED_TRACE(std::string(df) + " " + memory);
     int64_t one = 0;
     for (int clusters : {1, 4}) {
-      const fs::path arch = file(std::string(df) + ".yaml", fmt::format("array: {{rows: 32, cols: 32}}\ndataflow: {}\n"
-                                                                        "clusters: {}\n", df, clusters));
-      const fs::path out = dir_ / fmt::format("{}{}", df, clusters);
-      const Result r = cstsim("run -q --no-trace --verify --arch " + arch.string() + " --workload " + w.string() +
-                              " --out " + out.string());
+      const fs::path arch = std::string(memory) == "ideal"
+                                ? file(std::string(df) + ".yaml", "array: {rows: 32, cols: 32}\n")
+                                : hierarchy;
+      const fs::path out = dir_ / fmt::format("{}{}{}", df, clusters, memory);
+      const Result r = cstsim(fmt::format("run -q --no-trace --verify --set dataflow={} --set clusters={} --arch {} "
+                                          "--workload {} --out {}", df, clusters, arch.string(), w.string(),
+                                          out.string()));
       ASSERT_EQ(r.status, 0) << r.err;
       const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
       EXPECT_EQ(s["total"]["macs"].get<int64_t>(), 256 * 256 * 96);
@@ -734,26 +739,33 @@ TEST_F(Cli, PlanPrintsExactlyWhatTheRunSimulates) {
   const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");
   const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 700, N: 70, K: 90}\n  - {name: b, M: 9, N: 10, K: 20}\n"
                                     "  - {name: c, M: 64, N: 96, K: 48}\n");
-  const Result p = cstsim("plan --json --arch " + arch.string() + " --workload " + w.string());
-  ASSERT_EQ(p.status, 0) << p.err;
-  const auto plan = nlohmann::json::parse(p.out);
-  const Result r = cstsim("run -q --no-trace --arch " + arch.string() + " --workload " + w.string() + " --out " +
-                          (dir_ / "r").string());
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto s = nlohmann::json::parse(slurp(dir_ / "r" / "summary.json"));
-  ASSERT_EQ(plan.size(), 3u);
-  bool several_passes = false;
-  for (size_t i = 0; i < 3; ++i) {
-    SCOPED_TRACE(i);
-    const auto &pl = plan[i], &run = s["layers"][i];
-    for (const char* k : {"count", "row_folds", "col_folds", "Sr", "Sc", "T"}) EXPECT_EQ(pl["folds"][k], run["folds"][k]) << k;
-    EXPECT_EQ(pl["stream_passes"].size(), run["memory"]["stream_passes"].get<size_t>());
-    EXPECT_EQ(pl["hbm_bytes_read"], run["memory"]["hbm_bytes_read"]);
-    EXPECT_EQ(pl["hbm_bytes_written"], run["memory"]["hbm_bytes_written"]);
-    EXPECT_EQ(pl["clusters"].size(), 2u);
-    several_passes = several_passes || pl["stream_passes"].size() > 1;
+  for (const char* df : {"ws", "is", "os"}) {
+    SCOPED_TRACE(df);
+    const std::string set = std::string(" --set dataflow=") + df;
+    const Result p = cstsim("plan --json --arch " + arch.string() + " --workload " + w.string() + set);
+    ASSERT_EQ(p.status, 0) << p.err;
+    const auto plan = nlohmann::json::parse(p.out);
+    const fs::path out = dir_ / (std::string("r") + df);
+    const Result r = cstsim("run -q --no-trace --arch " + arch.string() + " --workload " + w.string() + set +
+                            " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+    ASSERT_EQ(plan.size(), 3u);
+    bool several_passes = false;
+    for (size_t i = 0; i < 3; ++i) {
+      SCOPED_TRACE(i);
+      const auto &pl = plan[i], &run = s["layers"][i];
+      EXPECT_EQ(pl["dataflow"], df);
+      for (const char* k : {"count", "row_folds", "col_folds", "Sr", "Sc", "T"}) EXPECT_EQ(pl["folds"][k], run["folds"][k]) << k;
+      EXPECT_EQ(pl["stream_passes"].size(), run["memory"]["stream_passes"].get<size_t>());
+      EXPECT_EQ(pl["hbm_bytes_read"], run["memory"]["hbm_bytes_read"]);
+      EXPECT_EQ(pl["hbm_bytes_written"], run["memory"]["hbm_bytes_written"]);
+      EXPECT_EQ(pl["clusters"].size(), 2u);
+      several_passes = several_passes || pl["stream_passes"].size() > 1;
+    }
+    // WS streams 700 rows of A that do not fit one pass; OS never cuts its reduction.
+    EXPECT_EQ(several_passes, std::string(df) == "ws");
   }
-  EXPECT_TRUE(several_passes) << "layer a should not fit one pass";
   const Result e = cstsim("plan --explore --arch " + arch.string() + " --workload " + w.string());
   EXPECT_NE(e.out.find("Traffic-optimal tiling plan (an estimate, not simulated)"), std::string::npos) << e.out;
 }
@@ -815,7 +827,7 @@ TEST_F(Cli, LongClustersVerifyOnRandomHierarchies) {
         "hbm: {{spec: {}, fifo_tiles: {}, max_outstanding: {}, request_bytes: {}}}\n"
         "noc: {{spec: {}, cluster_x: {}, cluster_y: {}}}\n"
         "scratchpad: {{banks: 16, word_bytes: {}, ports_per_bank: {}, write_latency: {}, read_latency: {}}}\n",
-        pick(3, 12), pick(3, 12), i % 2 ? "ws" : "is", pick(2, 4), 4 * k, 2 * k, 2 * k,
+        pick(3, 12), pick(3, 12), std::array{"ws", "is", "os"}[size_t(i % 3)], pick(2, 4), 4 * k, 2 * k, 2 * k,
         src(i % 3 ? "configs/memory/hbm2-2000.yaml" : "configs/memory/hbm3-6400.yaml"), pick(1, 4), pick(1, 16),
         32 * pick(1, 4), src(i % 2 ? "configs/noc/mesh-4x4.yaml" : "configs/noc/npu-mesh-4x4.yaml"), pick(0, 3),
         pick(0, 2), 16 * pick(1, 2), pick(2, 3), pick(0, 2), pick(0, 2));

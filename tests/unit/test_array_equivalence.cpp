@@ -94,6 +94,8 @@ INSTANTIATE_TEST_SUITE_P(AllDataflows, Equivalence,
 
 namespace {
 
+constexpr Dataflow kDataflows[] = {Dataflow::WS, Dataflow::IS, Dataflow::OS};
+
 // With channel memory the weight loads wait for their tiles; the register grid and
 // the closed form must still agree on every event, and stalls must appear exactly
 // when the channel is the bottleneck.
@@ -102,14 +104,14 @@ TEST(EquivalenceChannel, RandomShapesAndChannels) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int i = 0; i < 600; ++i) {
     const Shape s = random_shape(rng, i, 10, 40);
-    const Dataflow d = i % 2 ? Dataflow::WS : Dataflow::IS;
+    const Dataflow d = kDataflows[i % 3];  // OS: each fold's block of B comes through the FIFO
     ChannelParams ch;
     ch.bandwidth_bytes_per_s = pick(1, 64) * 1e9 / 8;  // 0.125 .. 8 bytes per cycle at 1 GHz
     ch.latency_s = pick(0, 20) * 1e-9;
     ch.fifo_tiles = pick(1, 4);
     const FoldPlan plan = make_fold_plan(d, s.R, s.C, s.M, s.N, s.K);
-    WeightChannel timing_channel(ch, 1e9, stationary_tile_bytes(plan, 1), 3),
-        grid_channel(ch, 1e9, stationary_tile_bytes(plan, 1), 3);
+    WeightChannel timing_channel(ch, 1e9, fifo_tiles_of(plan, 1), 3),
+        grid_channel(ch, 1e9, fifo_tiles_of(plan, 1), 3);
     const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &timing_channel);
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
@@ -138,7 +140,7 @@ TEST(EquivalenceChannel, SlowChannelMakesWeightStallsDominate) {
   ch.bandwidth_bytes_per_s = 34e9;
   ch.fifo_tiles = 4;
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 256, 256, 200, 2048, 2048);
-  WeightChannel channel(ch, 700e6, stationary_tile_bytes(plan, 1), 0);
+  WeightChannel channel(ch, 700e6, fifo_tiles_of(plan, 1), 0);
   const LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &channel);
   const double cycles = double(t.reported_cycles);
   // Each 64 KiB tile takes 65536 / (34e9 / 700e6) = 1350 cycles on the channel.
@@ -159,7 +161,7 @@ TEST(EquivalenceHbm, RandomShapesOnHbm2AndHbm3) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int i = 0; i < 60; ++i) {
     const Shape s = random_shape(rng, i, 12, 48);
-    const Dataflow d = i % 2 ? Dataflow::WS : Dataflow::IS;
+    const Dataflow d = kDataflows[i % 3];  // OS: each fold's block of B comes through the FIFO
     ArchSpec a;
     a.rows = s.R;
     a.cols = s.C;

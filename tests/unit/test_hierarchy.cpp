@@ -41,8 +41,8 @@ Case random_case(std::mt19937_64& rng, int i) {
     a.source = "random";
     a.rows = pick(2, 12);
     a.cols = pick(2, 12);
-    a.dataflow = i % 2 ? Dataflow::WS : Dataflow::IS;
-    a.clock_hz = i % 3 ? 1e9 : 7e8;
+    a.dataflow = std::array{Dataflow::WS, Dataflow::IS, Dataflow::OS}[size_t(i % 3)];
+    a.clock_hz = i % 4 ? 1e9 : 7e8;
     a.memory = "hierarchy";
     a.hbm.spec = config(i % 2 ? "memory/hbm2-2000.yaml" : "memory/hbm3-6400.yaml");
     a.hbm.fifo_tiles = pick(1, 4);
@@ -109,8 +109,10 @@ TEST(Hierarchy, TheDmaCrossesClocksExactly) {
 TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
   std::mt19937_64 rng(2026);
   int alternating = 0, stalled = 0;
-  for (int i = 0; i < 80; ++i) {
+  int per_dataflow[3] = {};
+  for (int i = 0; i < 120; ++i) {
     const Case c = random_case(rng, i);
+    ++per_dataflow[int(c.arch.dataflow)];
     const ArchSpec& a = c.arch;
     const FoldPlan plan = make_fold_plan(a.dataflow, a.rows, a.cols, c.M, c.N, c.K);
     const LayerDmaPlan dma = make_dma_plan(a, plan, "random");
@@ -151,8 +153,9 @@ TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
     // The write-back finishes after the last output leaves the array.
     ASSERT_GT(timing.memory_end, timing.end) << where;
   }
-  EXPECT_GT(alternating, 8);  // both scratchpad regimes were exercised
-  EXPECT_GT(stalled, 40);
+  EXPECT_GT(alternating, 12);  // both scratchpad regimes were exercised
+  EXPECT_GT(stalled, 60);
+  for (int n : per_dataflow) EXPECT_EQ(n, 40);  // WS, OS and IS alike
 }
 
 TEST(Hierarchy, PlanReadsEveryOperandOnceWhenItFits) {
