@@ -17,10 +17,9 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
     : sc_module(name), params_(std::move(params)), plan_(plan), listener_(listener), sink_(sink) {
   if (sink_) {
     const AcceleratorSpec& a = params_.spec;
-    trace_ids_ = declare_array_trace(*sink_, a.array, basename());
-    if (a.memory == MemoryMode::Hierarchy) {
-      hierarchy_trace_.declare(*sink_, a, params_.cluster, a.clusters > 1 ? std::string(basename()) + "." : "");
-    } else if (a.memory != MemoryMode::Ideal) {
+    trace_ids_ = declare_array_trace(*sink_, a.array, params_.trace_name);
+    // memory: hierarchy: the scratchpad, DMA, NoC and HBM modules declare their own.
+    if (a.memory == MemoryMode::Channel || a.memory == MemoryMode::Hbm) {
       // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
       int64_t depth = a.array.rows;
       if (a.array.dataflow == Dataflow::OS)
@@ -70,7 +69,7 @@ void ArrayModule::run() {
           if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
-        if (sink_ && group) hierarchy_trace_.announce_shared(*sink_, *group);
+        if (group && params_.memory_observer) params_.memory_observer->step_without_share(*group);
         parts.push_back(idle);
       } else {
         parts.push_back(run_pass(int(i), step, p == 0, pass, start));
@@ -214,10 +213,11 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
-  if (sink_ && hierarchy)
-    hierarchy_trace_.announce(*sink_, *hierarchy);
-  else if (sink_ && channel)
+  if (hierarchy) {
+    if (params_.memory_observer) params_.memory_observer->pass_simulated(*hierarchy);
+  } else if (sink_ && channel) {
     announce_tiles(plan, channel->fetches(), timing);
+  }
   ArrayLayerResult r;
   r.shape = layer;
   r.stall_cycles = timing.stall_cycles;

@@ -14,7 +14,7 @@
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
-#include "models/memory/hierarchy_trace.h"
+#include "models/memory/memory_observer.h"
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
@@ -33,6 +33,9 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   // share of every layer (the plan's ClusterLayerPlan) with a barrier after each layer.
   int cluster = 0;
   ClusterSet* cluster_set = nullptr;
+  std::string trace_name = "array";  // names the array's trace resources
+  // memory: hierarchy: told when each step's memory traffic is final, to announce its R(t).
+  MemoryObserver* memory_observer = nullptr;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
   struct Fault {
     int64_t cycle = -1;
@@ -123,7 +126,6 @@ class ArrayModule : public sc_core::sc_module {
   ArrayTraceIds trace_ids_;
   trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
   trace::ActionId dram_read_ = 0;
-  HierarchyTrace hierarchy_trace_;  // memory: hierarchy: the HBM, NoC and scratchpad's R(t)
   void announce_tiles(const FoldPlan& plan, const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;

@@ -82,6 +82,10 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", a.clusters},
                {"memory", a.memory}};
+  if (r.modules) {
+    j["modules"] = nlohmann::ordered_json::array();
+    for (const ModuleInfo& m : *r.modules) j["modules"].push_back({{"name", m.name}, {"kind", m.kind}});
+  }
   if (a.memory == "hbm" || a.memory == "hierarchy") {
     const hbm::HbmSpec& spec = a.hbm_spec;
     j["arch"]["hbm"] = {{"spec", a.hbm.spec},

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/accelerator/module_info.h"
 #include "models/array/array_module.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
@@ -18,6 +19,7 @@ struct RunReport {
   const std::vector<ArrayLayerResult>* layers = nullptr;
   std::string mode;         // "timing" or "reference"
   std::string config_hash;
+  const std::vector<ModuleInfo>* modules = nullptr;  // the SystemC modules the run elaborated
 };
 
 nlohmann::ordered_json summary_json(const RunReport& r);

@@ -9,7 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <systemc>
 
-#include "models/array/array_module.h"
+#include "models/accelerator/accelerator.h"
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
@@ -69,13 +69,10 @@ int run_simulation(const RunOptions& o) {
                arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
                workload.layers.size(), mode);
 
-  std::vector<GemmShape> shapes;
-  for (const Layer& l : workload.layers) shapes.push_back({l.name, l.M, l.N, l.K});
-  ArrayParams params;
-  params.spec = spec;
-  params.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
-  params.seed = o.seed;
-  params.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
+  AcceleratorOptions options;
+  options.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
+  options.seed = o.seed;
+  options.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
   if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
@@ -86,37 +83,19 @@ int run_simulation(const RunOptions& o) {
     if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
       sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
           out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
-    // One array module per cluster; with one cluster it is "array", as always.
-    std::unique_ptr<ClusterSet> cluster_set;
-    if (arch.clusters > 1) cluster_set = std::make_unique<ClusterSet>(spec, arch.clusters, o.trace);
-    std::vector<std::unique_ptr<ArrayModule>> arrays;
-    for (int k = 0; k < arch.clusters; ++k) {
-      params.cluster = k;
-      params.cluster_set = cluster_set.get();
-      const std::string name = arch.clusters > 1 ? fmt::format("cluster{}", k) : "array";
-      arrays.push_back(std::make_unique<ArrayModule>(name.c_str(), params, plan, nullptr, sink.get()));
-    }
+    Accelerator accelerator("accelerator", spec, plan, options, sink.get());
+    const std::vector<ModuleInfo> modules = accelerator.modules();
+    spdlog::debug("modules:\n{}", module_tree(modules));
 
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (sink) sink->rethrow_write_error();
-    int64_t end_cycle = 0;
-    for (const auto& a : arrays) {
-      if (!a->finished()) throw std::logic_error("simulation stopped before every array finished");
-      end_cycle = std::max(end_cycle, a->end_cycle());
-    }
-    if (sink) sink->finish(end_cycle);
-    std::vector<ArrayLayerResult> merged;
-    for (size_t i = 0; i < shapes.size() && arch.clusters > 1; ++i) {
-      std::vector<const ArrayLayerResult*> parts;
-      for (const auto& a : arrays) parts.push_back(&a->results()[i]);
-      merged.push_back(merge_layer_parts(spec, shapes[i], parts, true));
-    }
-    const ArrayModule& array = *arrays.front();
-    const std::vector<ArrayLayerResult>& results = arch.clusters > 1 ? merged : array.results();
+    if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
+    if (sink) sink->finish(accelerator.end_cycle());
+    const std::vector<ArrayLayerResult> results = accelerator.layer_results();
 
-    RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed)};
+    RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules};
     nlohmann::ordered_json summary = summary_json(run_report);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
@@ -135,12 +114,12 @@ int run_simulation(const RunOptions& o) {
     if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
     if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
       bool passed = true;
-      for (size_t k = 0; k < arrays.size(); ++k)
-        for (size_t i = 0; i < arrays[k]->results().size(); ++i) {
-          const ArrayLayerResult& res = arrays[k]->results()[i];
+      for (int k = 0; k < accelerator.clusters(); ++k)
+        for (size_t i = 0; i < accelerator.array(k).results().size(); ++i) {
+          const ArrayLayerResult& res = accelerator.array(k).results()[i];
           if (res.verify.passed) continue;
           std::string where;
-          if (arrays.size() > 1) {  // the grid checks its own share: say where that lies in the layer
+          if (accelerator.clusters() > 1) {  // the grid checks its own share: say where that lies in the layer
             const ClusterShare& share = plan.layers[i].clusters[k].share;
             const char* dim = share.split == Dim::M ? "M" : "N";
             where = fmt::format("cluster {} (its share: {} {}..{} of the layer; indices below are within it), ", k,

@@ -718,6 +718,39 @@ TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   EXPECT_NE(r.err.find("hbm.timing.tCL: applies only with memory: hbm or hierarchy"), std::string::npos) << r.err;
 }
 
+// The run is a SystemC module hierarchy: summary.json lists it and -v prints it as a tree.
+TEST_F(Cli, HierarchyRunListsItsModules) {
+  const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 40, N: 70, K: 30}\n");
+  const Result r = cstsim("run -v --no-trace --arch " + arch.string() + " --workload " + w.string() + " --out " +
+                          (dir_ / "r").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir_ / "r" / "summary.json"));
+  std::map<std::string, std::string> kind;
+  for (const auto& m : s["modules"]) kind[m["name"]] = m["kind"];
+  for (int k = 0; k < 2; ++k) {
+    const std::string c = fmt::format("accelerator.cluster{}", k);
+    EXPECT_EQ(kind[c], "cluster");
+    EXPECT_EQ(kind[c + ".array"], "array");
+    EXPECT_EQ(kind[c + ".scratchpad"], "scratchpad");
+    EXPECT_EQ(kind[c + ".dma"], "dma");
+  }
+  EXPECT_EQ(kind["accelerator.noc"], "noc");
+  EXPECT_EQ(kind["accelerator.hbm"], "hbm");
+  int controllers = 0;
+  for (const auto& [name, k] : kind) controllers += k == "hbm_controller";
+  EXPECT_EQ(controllers, 8);  // HBM2-2000: one controller per channel
+  EXPECT_EQ(kind.size(), 1u + 2 * 4 + 1 + 1 + 8);
+  EXPECT_NE(r.err.find("  cluster1 (cluster)\n    scratchpad (scratchpad)"), std::string::npos) << r.err;
+  // Ideal memory: the arrays alone.
+  const fs::path ideal = file("i.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");
+  ASSERT_EQ(cstsim("run -q --no-trace --arch " + ideal.string() + " --workload " + w.string() + " --out " +
+                   (dir_ / "i").string()).status, 0);
+  const auto si = nlohmann::json::parse(slurp(dir_ / "i" / "summary.json"));
+  ASSERT_EQ(si["modules"].size(), 3u);
+  EXPECT_EQ(si["modules"][2]["name"], "accelerator.cluster0.array");
+}
+
 TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
   const Result r = cstsim("plan --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                           src("configs/workloads/resnet18.csv") + " --json");

@@ -1,0 +1,135 @@
+#include "models/accelerator/accelerator.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cstsim {
+
+ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
+                             const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc,
+                             HbmModule* hbm, trace::TraceSink* sink)
+    : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
+  const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
+  if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
+  if (hierarchy || spec.memory == MemoryMode::Hbm)
+    dma_ = std::make_unique<DmaModule>("dma", spec.hbm_dma, spec.array.dataflow);
+  ArrayParams p;
+  p.spec = spec;
+  p.mode = options.mode;
+  p.seed = options.seed;
+  p.fault = options.fault;
+  p.cluster = index;
+  p.cluster_set = cluster_set;
+  // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
+  p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
+  p.memory_observer = hierarchy ? this : nullptr;
+  array_ = std::make_unique<ArrayModule>("array", p, plan, nullptr, sink);
+  if (sink && hierarchy) {
+    // Declared in this order so traces stay byte-identical with earlier runs: the
+    // shared HBM and NoC with cluster 0, then this cluster's scratchpad and DMA.
+    if (index == 0) {
+      hbm_->declare(*sink);
+      noc_->declare_links(*sink);
+    }
+    scratchpad_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "");
+    dma_->declare_hbm_actions(*sink);
+    noc_->declare_hops(*sink);
+    dma_->declare_spad_actions(*sink);
+  }
+}
+
+// The shared HBM and NoC are reported once, by cluster 0, for every step.
+void ClusterModule::announce_shared(const MemoryGroup& group) const {
+  if (index_ != 0) return;
+  hbm_->announce(*sink_, group.timeline());
+  noc_->announce(*sink_, group.timeline());
+}
+
+void ClusterModule::pass_simulated(const HierarchySource& source) {
+  if (!sink_) return;
+  announce_shared(source.group());
+  scratchpad_->announce(*sink_, source.residency());
+  dma_->announce(*sink_, source);
+}
+
+void ClusterModule::step_without_share(const MemoryGroup& group) {
+  if (sink_) announce_shared(group);
+}
+
+Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan,
+                         AcceleratorOptions options, trace::TraceSink* sink)
+    : sc_module(name), spec_(std::move(spec)), plan_(plan) {
+  if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr);
+  if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
+    hbm_ = std::make_unique<HbmModule>("hbm", spec_.hbm);
+  if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc);
+  for (int k = 0; k < spec_.clusters; ++k)
+    clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
+                                                        cluster_set_.get(), noc_.get(), hbm_.get(), sink));
+}
+
+Accelerator::~Accelerator() = default;
+
+bool Accelerator::finished() const {
+  return std::all_of(clusters_.begin(), clusters_.end(), [](const auto& c) { return c->array().finished(); });
+}
+
+int64_t Accelerator::end_cycle() const {
+  int64_t end = 0;
+  for (const auto& c : clusters_) end = std::max(end, c->array().end_cycle());
+  return end;
+}
+
+std::vector<ArrayLayerResult> Accelerator::layer_results() const {
+  if (clusters_.size() == 1) return clusters_.front()->array().results();
+  std::vector<ArrayLayerResult> merged;
+  for (size_t i = 0; i < plan_.layers.size(); ++i) {
+    const LayerPlan& l = plan_.layers[i];
+    std::vector<const ArrayLayerResult*> parts;
+    for (const auto& c : clusters_) parts.push_back(&c->array().results()[i]);
+    merged.push_back(merge_layer_parts(spec_, {l.name, l.dims.M, l.dims.N, l.dims.K}, parts, true));
+  }
+  return merged;
+}
+
+namespace {
+
+const char* kind_of(const sc_core::sc_object* o) {
+  if (dynamic_cast<const Accelerator*>(o)) return "accelerator";
+  if (dynamic_cast<const ClusterModule*>(o)) return "cluster";
+  if (dynamic_cast<const ArrayModule*>(o)) return "array";
+  if (dynamic_cast<const ScratchpadModule*>(o)) return "scratchpad";
+  if (dynamic_cast<const DmaModule*>(o)) return "dma";
+  if (dynamic_cast<const NocModule*>(o)) return "noc";
+  if (dynamic_cast<const HbmModule*>(o)) return "hbm";
+  if (dynamic_cast<const HbmControllerModule*>(o)) return "hbm_controller";
+  return nullptr;  // processes and other kernel objects
+}
+
+void collect(const sc_core::sc_object* o, std::vector<ModuleInfo>& out) {
+  const char* kind = kind_of(o);
+  if (!kind) return;
+  out.push_back({o->name(), kind});
+  for (const sc_core::sc_object* child : o->get_child_objects()) collect(child, out);
+}
+
+}  // namespace
+
+std::vector<ModuleInfo> Accelerator::modules() const {
+  std::vector<ModuleInfo> out;
+  collect(this, out);
+  return out;
+}
+
+std::string module_tree(const std::vector<ModuleInfo>& modules) {
+  std::string out;
+  for (const ModuleInfo& m : modules) {
+    const auto depth = std::count(m.name.begin(), m.name.end(), '.');
+    const std::string leaf = m.name.substr(m.name.rfind('.') + 1);
+    out += fmt::format("{:{}}{} ({})\n", "", 2 * depth, leaf, m.kind);
+  }
+  return out;
+}
+
+}  // namespace cstsim

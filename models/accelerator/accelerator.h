@@ -1,0 +1,88 @@
+#pragma once
+// The accelerator as a SystemC module hierarchy, elaborated from the AcceleratorSpec
+// and executing the run's Plan:
+//
+//   accelerator
+//     cluster<k>          one per cluster
+//       array             ArrayModule: the systolic array and its process
+//       scratchpad, dma   memory: hierarchy (dma alone under memory: hbm)
+//     noc                 memory: hierarchy: the mesh
+//     hbm                 memory: hbm | hierarchy: the stack
+//       ch<NN>            its channel controllers
+//
+// Every module holds its params by value and declares the trace resources it owns.
+// With several clusters the arrays share one memory system per (layer, pass) step
+// and meet at a barrier after each (ClusterSet).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/accelerator/accelerator_spec.h"
+#include "models/accelerator/memory_modules.h"
+#include "models/array/array_module.h"
+#include "models/memory/cluster_set.h"
+#include "models/memory/memory_observer.h"
+#include "plan/plan.h"
+#include "traces/sink.h"
+
+namespace cstsim {
+
+struct AcceleratorOptions {
+  ArrayMode mode = ArrayMode::Timing;
+  uint64_t seed = 1;        // operand values for the reference mode
+  ArrayParams::Fault fault;  // reference mode: the checker's self-test
+};
+
+class HbmModule;
+class NocModule;
+
+class ClusterModule : public sc_core::sc_module, public MemoryObserver {
+ public:
+  ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
+                const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc, HbmModule* hbm,
+                trace::TraceSink* sink);
+  const ArrayModule& array() const { return *array_; }
+
+  void pass_simulated(const HierarchySource& source) override;
+  void step_without_share(const MemoryGroup& group) override;
+
+ private:
+  void announce_shared(const MemoryGroup& group) const;
+
+  const int index_;
+  trace::TraceSink* sink_;
+  NocModule* noc_;
+  HbmModule* hbm_;
+  std::unique_ptr<ScratchpadModule> scratchpad_;
+  std::unique_ptr<DmaModule> dma_;
+  std::unique_ptr<ArrayModule> array_;
+};
+
+class Accelerator : public sc_core::sc_module {
+ public:
+  // `plan` must outlive the module; `sink` (optional) receives R(t).
+  Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan, AcceleratorOptions options,
+              trace::TraceSink* sink = nullptr);
+  ~Accelerator() override;
+
+  int clusters() const { return int(clusters_.size()); }
+  const ArrayModule& array(int cluster) const { return clusters_[size_t(cluster)]->array(); }
+  bool finished() const;
+  int64_t end_cycle() const;  // first cycle after the last layer, once finished()
+  // Per layer, over every cluster (one cluster: its own results).
+  std::vector<ArrayLayerResult> layer_results() const;
+  // This module and every module below it, depth first.
+  std::vector<ModuleInfo> modules() const;
+
+ private:
+  const AcceleratorSpec spec_;
+  const Plan& plan_;
+  std::unique_ptr<ClusterSet> cluster_set_;
+  std::unique_ptr<HbmModule> hbm_;
+  std::unique_ptr<NocModule> noc_;
+  std::vector<std::unique_ptr<ClusterModule>> clusters_;
+};
+
+}  // namespace cstsim

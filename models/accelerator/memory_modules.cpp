@@ -1,0 +1,102 @@
+#include "models/accelerator/memory_modules.h"
+
+#include <fmt/format.h>
+
+#include "models/noc/mesh.h"
+
+namespace cstsim {
+
+using trace::ResourceClass;
+
+ScratchpadModule::ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params)
+    : sc_module(name), params_(std::move(params)) {}
+
+void ScratchpadModule::declare(trace::TraceSink& sink, const std::string& prefix) {
+  const int64_t bytes[3] = {params_.ifmap_bytes, params_.filter_bytes, params_.ofmap_bytes};
+  const char* names[3] = {"spad.ifmap", "spad.filter", "spad.ofmap"};
+  for (int p = 0; p < 3; ++p)
+    partition_[p] = sink.declare({0, prefix + names[p], ResourceClass::Memory, "byte", bytes[p], prefix + "spad", "sram"});
+}
+
+void ScratchpadModule::announce(trace::TraceSink& sink, const ResidencyTimeline& residency) const {
+  for (int p = 0; p < 3; ++p)
+    for (const auto& [cycle, v] : residency[size_t(p)]) sink.set(cycle, partition_[p], v);
+}
+
+DmaModule::DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow)
+    : sc_module(name), params_(params), dataflow_(dataflow) {}
+
+void DmaModule::declare_hbm_actions(trace::TraceSink& sink) {
+  const bool filter_tiles = roles(dataflow_).tile_is_filter;  // the tile operand is B
+  read_tile_ = sink.declare_action(filter_tiles ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
+  read_stream_ = sink.declare_action(filter_tiles ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
+  write_ = sink.declare_action("hbm.write.ofmap", "byte");
+}
+
+void DmaModule::declare_spad_actions(trace::TraceSink& sink) {
+  spad_write_ = sink.declare_action("sram.write.dma", "byte");
+  spad_read_ = sink.declare_action("sram.read.dma", "byte");
+}
+
+void DmaModule::announce(trace::TraceSink& sink, const HierarchySource& source) const {
+  const LayerDmaPlan& plan = source.dma_plan();
+  for (size_t k = 0; k < plan.reads.size(); ++k) {
+    const TransferState& tr = source.read_state(int(k));
+    sink.count(tr.first_issue, plan.reads[k].operand == Operand::Stationary ? read_tile_ : read_stream_,
+               tr.what.bytes);
+    sink.count(tr.done, spad_write_, tr.what.bytes);
+  }
+  for (size_t k = 0; k < plan.writes.size(); ++k) {
+    const TransferState& tr = source.write_state(int(k));
+    sink.count(tr.first_issue, spad_read_, tr.what.bytes);
+    sink.count(tr.first_issue, write_, tr.what.bytes);
+  }
+}
+
+NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config)
+    : sc_module(name), config_(std::move(config)) {}
+
+void NocModule::declare_links(trace::TraceSink& sink) {
+  const noc::Mesh mesh(config_.cols, config_.rows, config_.edge_nodes);
+  links_busy_ = sink.declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
+}
+
+void NocModule::declare_hops(trace::TraceSink& sink) { hop_ = sink.declare_action("noc.hop", "byte"); }
+
+void NocModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
+  for (const auto& [cycle, v] : t.noc_busy_links) sink.set(cycle, links_busy_, v);
+  for (const auto& [cycle, n] : t.noc_flit_hops) sink.count(cycle, hop_, n * config_.flit_bytes);
+}
+
+HbmControllerModule::HbmControllerModule(sc_core::sc_module_name name, int channel, const hbm::HbmSpec& spec)
+    : sc_module(name),
+      channel_(channel),
+      pseudo_channels_(spec.org.pseudo_channels),
+      row_bytes_(spec.org.row_bytes()),
+      row_buffer_bytes_(int64_t(spec.org.pcs()) * spec.org.banks_per_pc() / spec.org.channels * spec.org.row_bytes()) {}
+
+void HbmControllerModule::declare(trace::TraceSink& sink) {
+  const std::string name = fmt::format("hbm.ch{:02d}", channel_);  // a channel's data buses and row buffers
+  busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", ""});
+  rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm", "hbm"});
+}
+
+void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
+  for (const auto& [cycle, v] : t.hbm_busy_pcs[size_t(channel_)]) sink.set(cycle, busy_, v);
+  for (const auto& [cycle, v] : t.hbm_open_rows[size_t(channel_)]) sink.set(cycle, rows_, v * row_bytes_);
+}
+
+HbmModule::HbmModule(sc_core::sc_module_name name, hbm::HbmSpec spec) : sc_module(name), spec_(std::move(spec)) {
+  for (int ch = 0; ch < spec_.org.channels; ++ch)
+    controllers_.push_back(std::make_unique<HbmControllerModule>(fmt::format("ch{:02d}", ch).c_str(), ch, spec_));
+}
+
+void HbmModule::declare(trace::TraceSink& sink) {
+  for (auto& c : controllers_) c->declare(sink);
+}
+
+void HbmModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
+  for (const auto& c : controllers_) c->announce(sink, t);
+}
+
+}  // namespace cstsim

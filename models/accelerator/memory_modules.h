@@ -1,0 +1,93 @@
+#pragma once
+// The memory side of the accelerator as SystemC modules: per cluster a scratchpad
+// and a DMA, and one NoC and one HBM (a controller per channel) shared by the
+// clusters. Each holds its params by value and declares and announces the part of
+// R(t) it owns. The timing itself runs in their plain-C++ engines (Scratchpad,
+// DmaSystem with its Network and HbmDevice), which MemoryGroup builds per step from
+// these params: the DMA, NoC and HBM events of a step are merged in one exact event
+// queue over their three clocks (models/dma/dma_system.h) and driven by the arrays'
+// processes (memory_group.h), so these modules have no process of their own yet.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/accelerator/accelerator_spec.h"
+#include "models/accelerator/module_info.h"
+#include "models/memory/hierarchy_source.h"
+#include "traces/sink.h"
+
+namespace cstsim {
+
+class ScratchpadModule : public sc_core::sc_module {
+ public:
+  ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params);
+  const spad::ScratchpadParams& params() const { return params_; }
+  // `prefix` names a cluster's own resources ("cluster1.", or "" for one cluster).
+  void declare(trace::TraceSink& sink, const std::string& prefix);
+  void announce(trace::TraceSink& sink, const ResidencyTimeline& residency) const;
+
+ private:
+  const spad::ScratchpadParams params_;
+  trace::ResourceId partition_[3] = {0, 0, 0};  // ifmap, filter, ofmap: resident bytes
+};
+
+class DmaModule : public sc_core::sc_module {
+ public:
+  DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow);
+  const HbmDmaParams& params() const { return params_; }
+  void declare_hbm_actions(trace::TraceSink& sink);   // bytes it reads from and writes to HBM
+  void declare_spad_actions(trace::TraceSink& sink);  // bytes it writes into and reads out of the scratchpad
+  // Every transfer of the pass, in the cycle it happened.
+  void announce(trace::TraceSink& sink, const HierarchySource& source) const;
+
+ private:
+  const HbmDmaParams params_;
+  const Dataflow dataflow_;
+  trace::ActionId read_tile_ = 0, read_stream_ = 0, write_ = 0, spad_write_ = 0, spad_read_ = 0;
+};
+
+class NocModule : public sc_core::sc_module {
+ public:
+  NocModule(sc_core::sc_module_name name, noc::NocConfig config);
+  const noc::NocConfig& config() const { return config_; }
+  void declare_links(trace::TraceSink& sink);
+  void declare_hops(trace::TraceSink& sink);
+  void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
+
+ private:
+  const noc::NocConfig config_;
+  trace::ResourceId links_busy_ = 0;
+  trace::ActionId hop_ = 0;
+};
+
+// One HBM channel's controller (bank state machines, refresh, FR-FCFS): its data
+// buses and row buffers in R(t).
+class HbmControllerModule : public sc_core::sc_module {
+ public:
+  HbmControllerModule(sc_core::sc_module_name name, int channel, const hbm::HbmSpec& spec);
+  void declare(trace::TraceSink& sink);
+  void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
+
+ private:
+  const int channel_;
+  const int pseudo_channels_;
+  const int64_t row_bytes_, row_buffer_bytes_;
+  trace::ResourceId busy_ = 0, rows_ = 0;
+};
+
+class HbmModule : public sc_core::sc_module {
+ public:
+  HbmModule(sc_core::sc_module_name name, hbm::HbmSpec spec);
+  const hbm::HbmSpec& spec() const { return spec_; }
+  void declare(trace::TraceSink& sink);
+  void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
+  const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
+
+ private:
+  const hbm::HbmSpec spec_;
+  std::vector<std::unique_ptr<HbmControllerModule>> controllers_;
+};
+
+}  // namespace cstsim

@@ -1,0 +1,16 @@
+#pragma once
+// The modules a run is made of, as data: for summary.json and `cstsim run -v`.
+#include <string>
+#include <vector>
+
+namespace cstsim {
+
+struct ModuleInfo {
+  std::string name;  // hierarchical, "accelerator.cluster0.array"
+  std::string kind;  // accelerator, cluster, array, scratchpad, dma, noc, hbm, hbm_controller
+};
+
+// As an indented tree, one module per line.
+std::string module_tree(const std::vector<ModuleInfo>& modules);
+
+}  // namespace cstsim

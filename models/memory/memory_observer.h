@@ -1,0 +1,19 @@
+#pragma once
+// How an array's process tells the memory-side modules that a step's memory traffic
+// is final (memory: hierarchy), so each announces its own part of R(t) ahead of time,
+// as the array does with its folds. The accelerator's cluster modules implement it.
+namespace cstsim {
+
+class HierarchySource;
+class MemoryGroup;
+
+class MemoryObserver {
+ public:
+  virtual ~MemoryObserver() = default;
+  // One pass of this cluster ran against the step's memory system.
+  virtual void pass_simulated(const HierarchySource& source) = 0;
+  // This cluster had no share of the step; the shared system ran without it.
+  virtual void step_without_share(const MemoryGroup& group) = 0;
+};
+
+}  // namespace cstsim
