@@ -8,7 +8,7 @@ namespace cstsim {
 
 ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
                              const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc,
-                             HbmModule* hbm, trace::TraceSink* sink)
+                             HbmStackModule* hbm, trace::TraceSink* sink)
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
   if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
@@ -62,7 +62,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
     : sc_module(name), spec_(std::move(spec)), plan_(plan) {
   if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr);
   if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
-    hbm_ = std::make_unique<HbmModule>("hbm", spec_.hbm);
+    hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm);
   if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc);
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
@@ -102,7 +102,7 @@ const char* kind_of(const sc_core::sc_object* o) {
   if (dynamic_cast<const ScratchpadModule*>(o)) return "scratchpad";
   if (dynamic_cast<const DmaModule*>(o)) return "dma";
   if (dynamic_cast<const NocModule*>(o)) return "noc";
-  if (dynamic_cast<const HbmModule*>(o)) return "hbm";
+  if (dynamic_cast<const HbmStackModule*>(o)) return "hbm";
   if (dynamic_cast<const HbmControllerModule*>(o)) return "hbm_controller";
   return nullptr;  // processes and other kernel objects
 }

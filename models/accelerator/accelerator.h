@@ -35,13 +35,13 @@ struct AcceleratorOptions {
   ArrayParams::Fault fault;  // reference mode: the checker's self-test
 };
 
-class HbmModule;
+class HbmStackModule;
 class NocModule;
 
 class ClusterModule : public sc_core::sc_module, public MemoryObserver {
  public:
   ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
-                const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc, HbmModule* hbm,
+                const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc, HbmStackModule* hbm,
                 trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
 
@@ -54,7 +54,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   const int index_;
   trace::TraceSink* sink_;
   NocModule* noc_;
-  HbmModule* hbm_;
+  HbmStackModule* hbm_;
   std::unique_ptr<ScratchpadModule> scratchpad_;
   std::unique_ptr<DmaModule> dma_;
   std::unique_ptr<ArrayModule> array_;
@@ -80,7 +80,7 @@ class Accelerator : public sc_core::sc_module {
   const AcceleratorSpec spec_;
   const Plan& plan_;
   std::unique_ptr<ClusterSet> cluster_set_;
-  std::unique_ptr<HbmModule> hbm_;
+  std::unique_ptr<HbmStackModule> hbm_;
   std::unique_ptr<NocModule> noc_;
   std::vector<std::unique_ptr<ClusterModule>> clusters_;
 };

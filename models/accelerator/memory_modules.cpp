@@ -86,16 +86,16 @@ void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline&
   for (const auto& [cycle, v] : t.hbm_open_rows[size_t(channel_)]) sink.set(cycle, rows_, v * row_bytes_);
 }
 
-HbmModule::HbmModule(sc_core::sc_module_name name, hbm::HbmSpec spec) : sc_module(name), spec_(std::move(spec)) {
+HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec) : sc_module(name), spec_(std::move(spec)) {
   for (int ch = 0; ch < spec_.org.channels; ++ch)
     controllers_.push_back(std::make_unique<HbmControllerModule>(fmt::format("ch{:02d}", ch).c_str(), ch, spec_));
 }
 
-void HbmModule::declare(trace::TraceSink& sink) {
+void HbmStackModule::declare(trace::TraceSink& sink) {
   for (auto& c : controllers_) c->declare(sink);
 }
 
-void HbmModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
+void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
   for (const auto& c : controllers_) c->announce(sink, t);
 }
 

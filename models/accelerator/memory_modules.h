@@ -77,9 +77,9 @@ class HbmControllerModule : public sc_core::sc_module {
   trace::ResourceId busy_ = 0, rows_ = 0;
 };
 
-class HbmModule : public sc_core::sc_module {
+class HbmStackModule : public sc_core::sc_module {
  public:
-  HbmModule(sc_core::sc_module_name name, hbm::HbmSpec spec);
+  HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec);
   const hbm::HbmSpec& spec() const { return spec_; }
   void declare(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;

@@ -10,11 +10,11 @@
 //    It never decides timing legality; the controller issues only what the engine allows.
 // Implementations live in impl/ and register under the name the YAML uses
 // (controller.scheduler: frfcfs).
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/registry.h"
 #include "models/hbm/hbm_types.h"
 
 namespace cstsim::hbm {
@@ -41,20 +41,10 @@ class IScheduler {
   virtual const char* name() const = 0;
 };
 
-using SchedulerFactory = std::function<std::unique_ptr<IScheduler>()>;
-
-// Registry. make_scheduler throws std::invalid_argument "unknown scheduler 'x' (known: a, b)".
-bool register_scheduler(const std::string& name, SchedulerFactory factory);
+// Registry (core/registry.h): implementations register with
+// CSTSIM_REGISTER(IScheduler, Class, "name") inside namespace cstsim::hbm.
+// make_scheduler throws std::invalid_argument "unknown scheduler 'x' (known: a, b)".
 std::unique_ptr<IScheduler> make_scheduler(const std::string& name);
 std::vector<std::string> scheduler_names();
 
 }  // namespace cstsim::hbm
-
-// In an impl file, inside namespace cstsim::hbm: CSTSIM_HBM_REGISTER_SCHEDULER(FrFcfs, "frfcfs").
-// It registers the class at start-up and defines the anchor symbol registry.cpp references,
-// so the linker keeps the implementation even though cstsim_core is a static library.
-#define CSTSIM_HBM_REGISTER_SCHEDULER(Class, Name)                                                    \
-  namespace {                                                                                         \
-  const bool registered_##Class = register_scheduler(Name, [] { return std::make_unique<Class>(); }); \
-  }                                                                                                   \
-  int scheduler_anchor_##Class() { return registered_##Class ? 1 : 0; }

@@ -24,6 +24,6 @@ class Fcfs final : public IScheduler {
 
 }  // namespace
 
-CSTSIM_HBM_REGISTER_SCHEDULER(Fcfs, "fcfs")
+CSTSIM_REGISTER(IScheduler, Fcfs, "fcfs")
 
 }  // namespace cstsim::hbm

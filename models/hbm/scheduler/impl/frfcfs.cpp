@@ -35,6 +35,6 @@ class FrFcfs final : public IScheduler {
 
 }  // namespace
 
-CSTSIM_HBM_REGISTER_SCHEDULER(FrFcfs, "frfcfs")
+CSTSIM_REGISTER(IScheduler, FrFcfs, "frfcfs")
 
 }  // namespace cstsim::hbm
