@@ -11,6 +11,25 @@ const char* to_string(Dataflow d) {
   return "?";
 }
 
+namespace {
+constexpr Dataflow kAll[] = {Dataflow::WS, Dataflow::OS, Dataflow::IS};
+}  // namespace
+
+const std::vector<std::string>& dataflow_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (Dataflow d : kAll) out.push_back(to_string(d));
+    return out;
+  }();
+  return names;
+}
+
+std::optional<Dataflow> dataflow_named(const std::string& name) {
+  for (Dataflow d : kAll)
+    if (name == to_string(d)) return d;
+  return std::nullopt;
+}
+
 const char* to_string(FoldPipeline p) {
   switch (p) {
     case FoldPipeline::ScaleSim: return "scalesim";

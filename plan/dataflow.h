@@ -3,6 +3,9 @@
 // the array pipelines its folds, and - in one table - which GEMM dimension plays which
 // part in each dataflow. Names as the YAML spells them.
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace cstsim {
 
@@ -10,6 +13,9 @@ enum class Dataflow { WS, OS, IS };
 enum class FoldPipeline { ScaleSim, Overlapped };
 
 const char* to_string(Dataflow d);
+// Every dataflow, by the name the YAML uses, and the inverse of to_string.
+const std::vector<std::string>& dataflow_names();
+std::optional<Dataflow> dataflow_named(const std::string& name);
 const char* to_string(FoldPipeline p);
 
 // C[M x N] = A[M x K] . B[K x N]. A dataflow holds an Sr x Sc tile stationary in the

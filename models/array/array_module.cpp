@@ -22,14 +22,14 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
     if (a.memory == MemoryMode::Channel || a.memory == MemoryMode::Hbm) {
       // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
       int64_t depth = a.array.rows;
-      if (a.array.dataflow == Dataflow::OS)
+      if (roles(a.array.dataflow).stationary_outputs)
         for (const LayerPlan& l : plan_.layers) depth = std::max(depth, l.dims.K);
       const int64_t tile = depth * a.array.cols * a.element_bytes();
       const int fifo = a.memory == MemoryMode::Hbm ? a.hbm_dma.fifo_tiles : a.channel.fifo_tiles;
       channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
       channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
       dram_read_ =
-          sink_->declare_action(a.array.dataflow == Dataflow::IS ? "hbm.read.ifmap" : "hbm.read.filter", "byte");
+          sink_->declare_action(roles(a.array.dataflow).tile_is_filter ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
     }
   }
   // SystemC time only orders the processes; cycles are counted as integers.
@@ -286,7 +286,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const
       sink_->set(cycle, trace_ids_.in_cols, act.in_cols);
       sink_->set(cycle, trace_ids_.out, act.out);
       // An OS accumulator holds a live sum exactly while its PE is active.
-      if (params_.spec.array.dataflow == Dataflow::OS)
+      if (roles(params_.spec.array.dataflow).stationary_outputs)
         sink_->set(cycle, trace_ids_.stationary, act.active_pes * trace_ids_.stationary_bytes);
       for (const auto& [at, elems] : grid->take_residency_changes())
         sink_->add(at, trace_ids_.stationary, elems * trace_ids_.stationary_bytes);
@@ -300,7 +300,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const
   if (sink_) {  // the array is idle after its last cycle
     for (trace::ResourceId id : {trace_ids_.active_pes, trace_ids_.in_rows, trace_ids_.in_cols, trace_ids_.out})
       sink_->set(grid->now(), id, 0);
-    if (params_.spec.array.dataflow == Dataflow::OS) sink_->set(grid->now(), trace_ids_.stationary, 0);
+    if (roles(params_.spec.array.dataflow).stationary_outputs) sink_->set(grid->now(), trace_ids_.stationary, 0);
   }
   r.verify.ran = true;
   std::vector<std::string> problems;

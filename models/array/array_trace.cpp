@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "models/array/array_dataflow.h"
+
 namespace cstsim {
 namespace {
 
@@ -15,7 +17,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   using trace::ResourceClass;
   const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
   const int64_t pes = int64_t(a.rows) * a.cols;
-  const bool os = a.dataflow == Dataflow::OS;
+  const bool os = roles(a.dataflow).stationary_outputs;  // the PEs hold accumulators, not operands
   ArrayTraceIds ids;
   ids.stationary_bytes = os ? ab : ob;
   ids.busy = sink.declare({0, owner + ".busy", ResourceClass::Compute, "device", 1, owner, ""});
@@ -36,7 +38,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   const trace::ActionId ifmap = sink.declare_action("sram.read.ifmap", "byte");
   const trace::ActionId filter = sink.declare_action("sram.read.filter", "byte");
   // Rows carry the streamed operand, columns the stationary load (WS, IS) or B (OS).
-  const bool rows_are_ifmap = a.dataflow != Dataflow::IS;
+  const bool rows_are_ifmap = roles(a.dataflow).tile_is_filter;
   sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, ob);
   sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, ob);
   sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
@@ -52,7 +54,7 @@ void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldP
   const int64_t r = f.rows_used, c = f.cols_used, T = p.T, S = t.first_input;
   // PE(i,j) is active at S+k+i+j for k < T: diagonal d = i+j holds n_d PEs.
   // In OS the same PEs hold a live accumulator over exactly those cycles.
-  const bool os = p.dataflow == Dataflow::OS;
+  const bool os = roles(p.dataflow).stationary_outputs;
   for (int64_t d = 0; d <= r + c - 2; ++d) {
     const int64_t n = std::min(d, r - 1) - std::max<int64_t>(0, d - (c - 1)) + 1;
     sink.add(S + d, ids.active_pes, n);
@@ -66,27 +68,7 @@ void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldP
     sink.add(S + i, ids.in_rows, 1);
     sink.add(S + i + T, ids.in_rows, -1);
   }
-  const int64_t elems = r * c;
-  if (os) {
-    for (int64_t j = 0; j < c; ++j) {
-      sink.add(S + j, ids.in_cols, 1);             // B column j over [S+j, S+j+T)
-      sink.add(S + j + T, ids.in_cols, -1);
-      sink.add(S + T - 1 + j, ids.out, 1);         // column j's bus carries rows 0..r-1
-      sink.add(S + T - 1 + j + r, ids.out, -1);
-    }
-  } else {
-    // Weight load: the real rows are the last r pushes of the chain (all R in scalesim mode).
-    const int64_t load_end = pipeline == FoldPipeline::ScaleSim ? t.start + p.R : t.start + r;
-    sink.add(load_end - r, ids.in_cols, c);
-    sink.add(load_end, ids.in_cols, -c);
-    for (int64_t j = 0; j < c; ++j) {  // psums of column j leave over [S+R-1+j, +T)
-      sink.add(S + p.R - 1 + j, ids.out, 1);
-      sink.add(S + p.R - 1 + j + T, ids.out, -1);
-    }
-    // A bank is held from its first push to the fold's last MAC, in PE(r-1, c-1).
-    sink.add(t.start, ids.stationary, elems * ids.stationary_bytes);
-    sink.add(S + T + r + c - 2, ids.stationary, -elems * ids.stationary_bytes);
-  }
+  array_dataflow(p.dataflow).announce_fold_edges(sink, ids, p, pipeline, f, t);
 }
 
 }  // namespace cstsim

@@ -38,12 +38,9 @@ struct LayerTiming {
 
 class TileSource;
 
-// The overlapped WS/IS pipeline's rule for when fold g streams, given when its
-// weight load started (`load_start`) and when fold g-1 streamed (ignored for g = 0).
-// A memory model that knows only the folds' load starts uses these to know when
-// each fold's inputs are consumed and its outputs complete; compute_layer_timing
-// uses the same two functions.
-int64_t overlapped_stream_start(const FoldPlan& plan, int g, int64_t load_start, int64_t prev_stream_start);
+// A memory model that knows only the folds' starts uses these (and the dataflow's
+// stream_start, array_dataflow.h) to know when each fold's inputs are consumed and
+// its outputs complete; compute_layer_timing uses the same rules.
 // Last input and last output cycle of fold g streaming from S (any dataflow).
 int64_t fold_last_input(const FoldPlan& plan, int g, int64_t S);
 int64_t fold_last_output(const FoldPlan& plan, int g, int64_t S);

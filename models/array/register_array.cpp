@@ -1,5 +1,6 @@
 #include "models/array/register_array.h"
 
+#include "models/array/array_dataflow.h"
 #include "models/array/fold_timing.h"
 
 #include <limits>
@@ -8,10 +9,6 @@
 
 namespace cstsim {
 
-std::unique_ptr<RegisterArray> make_stationary_grid(const FoldPlan&, FoldPipeline, int64_t,
-                                                    const GemmData&);
-std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan&, FoldPipeline, int64_t,
-                                                           const GemmData&);
 
 RegisterArray::RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start)
     : plan_(plan), pipeline_(pipeline), start_(start), R_(plan.R), C_(plan.C), T_(plan.T),
@@ -47,8 +44,7 @@ std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPip
                                                    int64_t start, const GemmData& data) {
   if (data.M != plan.M || data.N != plan.N || data.K != plan.K)
     throw std::invalid_argument("operand shape does not match the fold plan");
-  if (plan.dataflow == Dataflow::OS) return make_output_stationary_grid(plan, pipeline, start, data);
-  return make_stationary_grid(plan, pipeline, start, data);
+  return array_dataflow(plan.dataflow).make_grid(plan, pipeline, start, data);
 }
 
 RegisterRun run_register_level(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/arith.h"
+#include "models/array/array_dataflow.h"
 #include "models/array/fold_timing.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
@@ -55,7 +56,7 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     const Fold& f = plan_.folds[size_t(j)];
     FoldHistory h;
     h.load = load_starts[size_t(j)];
-    h.S = os ? h.load : overlapped_stream_start(plan_, j, h.load, j > 0 ? folds_.back().S : 0);
+    h.S = array_dataflow(plan_.dataflow).stream_start(plan_, j, h.load, j > 0 ? folds_.back().S : 0);
     h.last_input = fold_last_input(plan_, j, h.S);
     h.end = fold_last_output(plan_, j, h.S);
     folds_.push_back(h);

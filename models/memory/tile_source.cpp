@@ -10,7 +10,7 @@ namespace cstsim {
 
 FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes) {
   FifoTiles t;
-  const bool os = plan.dataflow == Dataflow::OS;
+  const bool os = roles(plan.dataflow).stationary_outputs;
   for (const Fold& f : plan.folds) {
     t.bytes.push_back((os ? plan.T : int64_t(f.rows_used)) * f.cols_used * element_bytes);
     t.hold.push_back(os ? plan.T + f.cols_used - 1 : 0);

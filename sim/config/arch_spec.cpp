@@ -125,10 +125,8 @@ int one_of_ints(const ArchField& f, std::initializer_list<int> allowed) {
 }
 
 Dataflow parse_dataflow(const ArchField& f) {
-  if (f.text == "ws") return Dataflow::WS;
-  if (f.text == "os") return Dataflow::OS;
-  if (f.text == "is") return Dataflow::IS;
-  fail(f, "must be one of ws, os, is; got " + text::quoted(f.text));
+  if (const auto d = dataflow_named(f.text)) return *d;
+  fail(f, fmt::format("must be one of {}; got {}", fmt::join(dataflow_names(), ", "), text::quoted(f.text)));
 }
 
 FoldPipeline parse_fold_pipeline(const ArchField& f) {

@@ -43,16 +43,17 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   if (best.ifmap_sram <= 0 || best.filter_sram <= 0 || best.ofmap_sram <= 0)
     throw InputError(a.source, 0, "sram", "the arch declares no scratchpad (sram.ifmap_kib, filter_kib, ofmap_kib)");
   const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
-  const bool os = a.dataflow == Dataflow::OS;
-  switch (a.dataflow) {
-    case Dataflow::OS: best.Sr = l.M; best.Sc = l.N; best.T = l.K; break;
-    case Dataflow::WS: best.Sr = l.K; best.Sc = l.N; best.T = l.M; break;
-    case Dataflow::IS: best.Sr = l.K; best.Sc = l.M; best.T = l.N; break;
-  }
+  const DataflowRoles& roles_of = roles(a.dataflow);
+  const bool os = roles_of.stationary_outputs;
+  const GemmDims dims{l.M, l.N, l.K};
+  best.Sr = dims[roles_of.Sr];
+  best.Sc = dims[roles_of.Sc];
+  best.T = dims[roles_of.T];
   // Which partition holds which role: the streamed and stationary operands of WS
   // live in the ifmap and filter SRAMs; IS swaps them; OS streams A and B.
-  const Sram sram = a.dataflow == Dataflow::IS ? Sram{best.filter_sram, best.ifmap_sram, best.ofmap_sram}
-                                               : Sram{best.ifmap_sram, best.filter_sram, best.ofmap_sram};
+  const bool is = !roles_of.tile_is_filter;
+  const Sram sram = is ? Sram{best.filter_sram, best.ifmap_sram, best.ofmap_sram}
+                       : Sram{best.ifmap_sram, best.filter_sram, best.ofmap_sram};
   const int64_t Sr = best.Sr, Sc = best.Sc, T = best.T;
 
   // Smallest tile: one fold's block and one stream row, double-buffered.
@@ -77,8 +78,8 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
                                    "SRAM, which has {}",
                                    r0, c0, needed, part, have));
     };
-    const char* stream_part = a.dataflow == Dataflow::IS ? "filter" : "ifmap";
-    const char* stat_part = a.dataflow == Dataflow::IS ? "ifmap" : "filter";
+    const char* stream_part = is ? "filter" : "ifmap";
+    const char* stat_part = is ? "ifmap" : "filter";
     if (s > sram.stream) fail(stream_part, s, sram.stream);
     if (st > sram.stationary) fail(stat_part, st, sram.stationary);
     if (o > sram.out) fail("ofmap", o, sram.out);
@@ -141,7 +142,6 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
         best.resident = o.resident;
         int64_t s, st, out;
         need(sr, sc, t, s, st, out);
-        const bool is = a.dataflow == Dataflow::IS;
         best.ifmap_need = is ? st : s;
         best.filter_need = is ? s : st;
         best.ofmap_need = out;

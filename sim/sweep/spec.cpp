@@ -50,12 +50,9 @@ double estimate_cycles(const ArchSpec& a, const Workload& w) {
   const double R = a.rows, C = a.cols;
   double total = 0;
   for (const Layer& l : w.layers) {
-    const double M = double(l.M), N = double(l.N), K = double(l.K);
-    switch (a.dataflow) {
-      case Dataflow::WS: total += cdiv(K, R) * cdiv(N, C) * (M + R + C); break;
-      case Dataflow::OS: total += cdiv(M, R) * cdiv(N, C) * (K + R + C); break;
-      case Dataflow::IS: total += cdiv(K, R) * cdiv(M, C) * (N + R + C); break;
-    }
+    const GemmDims g{l.M, l.N, l.K};
+    const DataflowRoles& r = roles(a.dataflow);  // folds x (stream + fill and drain)
+    total += cdiv(double(g[r.Sr]), R) * cdiv(double(g[r.Sc]), C) * (double(g[r.T]) + R + C);
   }
   // Process start-up, parsing and writing the outputs cost about as much as half a million cycles.
   return total + 5e5 + 2e4 * double(w.layers.size());

@@ -1,0 +1,68 @@
+// OS: PE(i,j) accumulates C[m0+i][n0+j] while A streams in along the rows and B
+// down the columns, K deep; nothing is loaded first. Its sum leaves on column j's
+// result bus when the last operand pair meets. The rules are in models/array/README.md.
+#include "models/array/array_dataflow.h"
+#include "models/array/array_trace.h"
+#include "core/registry.h"
+
+namespace cstsim {
+
+std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan&, FoldPipeline, int64_t,
+                                                           const GemmData&);
+
+namespace {
+
+class OutputStationary final : public ArrayDataflow {
+ public:
+  void stream_events(const FoldPlan& p, const Fold& f, int64_t S, FoldTiming& t) const override {
+    // A[i][k] enters row i at S+k+i, B[k][j] enters column j at S+k+j; PE(i,j)
+    // does its last MAC at S+T-1+i+j and puts the result on column j's bus then.
+    t.first_input = S;
+    t.last_input = S + p.T - 1 + std::max(f.rows_used, f.cols_used) - 1;
+    t.first_output = S + p.T - 1 + (f.cols_used - 1);
+    t.output_rows = f.rows_used;
+  }
+  int64_t scalesim_fold_length(const FoldPlan& p) const override { return p.T + p.R + p.C - 2; }
+  int64_t scalesim_stream_delay(const FoldPlan&) const override { return 0; }
+
+  // The next stream follows the previous one on the edge ports (S' >= S+T), and its
+  // results must reach each column bus after the previous fold's (S' >= S + r_prev):
+  // results leave every column in fold order.
+  int64_t earliest_start(const FoldPlan& p, int g, int64_t layer_start,
+                         const std::vector<FoldTiming>& folds) const override {
+    if (g == 0) return layer_start;
+    return folds[size_t(g - 1)].first_input + std::max<int64_t>(p.T, p.folds[size_t(g - 1)].rows_used);
+  }
+  // No load phase: a fold streams from the cycle it starts.
+  int64_t stream_start(const FoldPlan&, int, int64_t start, int64_t) const override { return start; }
+
+  std::unique_ptr<RegisterArray> make_grid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
+                                           const GemmData& data) const override {
+    return make_output_stationary_grid(plan, pipeline, start, data);
+  }
+
+  EdgeCounts sram_counts(const FoldPlan& p, const FoldSums& s) const override {
+    return {p.T * s.rows, p.T * s.cols, s.pes};  // A and B stream, each result leaves once
+  }
+  // SCALE-Sim v2's conventions, fitted to its reports: OS's utilization window is the
+  // fold length L, and it counts R + C extra ofmap writes per fold.
+  double scalesim_utilization_window(const FoldPlan& p) const override { return double(scalesim_fold_length(p)); }
+  int64_t scalesim_extra_ofmap_writes(const FoldPlan& p) const override { return p.fold_count() * (p.R + p.C); }
+
+  void announce_fold_edges(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, FoldPipeline,
+                           const Fold& f, const FoldTiming& t) const override {
+    const int64_t r = f.rows_used, c = f.cols_used, T = p.T, S = t.first_input;
+    for (int64_t j = 0; j < c; ++j) {
+      sink.add(S + j, ids.in_cols, 1);      // B column j over [S+j, S+j+T)
+      sink.add(S + j + T, ids.in_cols, -1);
+      sink.add(S + T - 1 + j, ids.out, 1);  // column j's bus carries rows 0..r-1
+      sink.add(S + T - 1 + j + r, ids.out, -1);
+    }
+  }
+};
+
+}  // namespace
+
+CSTSIM_REGISTER(ArrayDataflow, OutputStationary, "os")
+
+}  // namespace cstsim
