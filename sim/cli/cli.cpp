@@ -14,6 +14,7 @@
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "sim/ledger/ledger_cli.h"
+#include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/workload.h"
@@ -220,10 +221,11 @@ int post_command(const std::vector<std::string>& args) {
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
-  std::string fault;
+  std::string fault, describe;
   bool verbose = false, quiet = false;
   po::options_description desc(
-      "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n\n"
+      "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n"
+      "       cstsim run --describe [SECTION] [--arch <yaml> [--set key=value ...]]\n\n"
       "Simulates every layer of the workload on the accelerator and writes <dir>/summary.json\n"
       "and <dir>/layers.csv (plus COMPUTE_REPORT.csv in SCALE-Sim's format under\n"
       "fold_pipeline: scalesim). The directory appears only when the run completed.\n\noptions");
@@ -254,7 +256,10 @@ int run_command(const std::vector<std::string>& args) {
       ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL[,CLUSTER]"),
        "with --verify: flip one bit of PE(ROW,COL)'s sum register in cluster CLUSTER (default 0) after the clock "
        "edge of CYCLE, to see the checker catch it")
-      ("verbose,v", po::bool_switch(&verbose), "debug logging")
+      ("describe", po::value(&describe)->implicit_value("")->value_name("SECTION"),
+       "print every arch key (type, unit, default, meaning), or those of one SECTION (array, hbm, noc, "
+       "scratchpad, ...); with --arch also the keys and values of its HBM and NoC files; then exit")
+      ("verbose,v", po::bool_switch(&verbose), "debug logging and the module tree")
       ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table");
   po::variables_map vm;
   try {
@@ -265,6 +270,10 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
+    return 0;
+  }
+  if (vm.count("describe")) {
+    std::cout << describe_config(describe, o.arch_path, parse_overrides(sets));
     return 0;
   }
   for (const char* required : {"arch", "workload", "out"})

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sim/config/arch_fields.h"
+#include "sim/config/arch_schema.h"
 #include "core/clock.h"
 #include "models/dma/clock_base.h"
 #include "core/input_error.h"
@@ -18,15 +19,7 @@
 namespace cstsim {
 
 const std::vector<std::string>& arch_keys() {
-  static const std::vector<std::string> keys = {
-      "name", "clusters", "array.rows", "array.cols", "dataflow", "clock_hz",
-      "precision.operand_bits", "precision.accumulator_bits", "fold_pipeline",
-      "sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib", "memory",
-      "channel.bandwidth_gbps", "channel.latency_ns", "channel.fifo_tiles",
-      "hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes",
-      "noc.spec", "noc.cluster_x", "noc.cluster_y",
-      "scratchpad.banks", "scratchpad.word_bytes", "scratchpad.ports_per_bank",
-      "scratchpad.read_latency", "scratchpad.write_latency", "source"};
+  static const std::vector<std::string> keys = arch_schema().names();
   return keys;
 }
 
@@ -103,31 +96,25 @@ ArchFields read_arch_yaml(const std::string& path) {
   throw InputError(f.file, f.line, f.key, message);
 }
 
-int64_t positive_int(const ArchField& f, int64_t max = INT_MAX) {
-  auto v = text::parse_int(f.text);
-  if (!v || *v <= 0) fail(f, "must be a positive integer, got " + text::quoted(f.text));
-  if (*v > max) fail(f, fmt::format("must be at most {}, got {}", max, text::quoted(f.text)));
-  return *v;
+// An integer key, checked against the range the schema gives it (arch_schema.cpp).
+int64_t int_of(const ArchField& f, const std::string& key) {
+  const schema::Key* k = arch_schema().find(key);
+  if (!k) throw std::logic_error("arch schema has no key " + key);
+  const schema::IntResult r = schema::check_integer(*k, f.text);
+  if (!r.problem.empty()) fail(f, r.problem);
+  return r.value;
 }
 
-int64_t non_negative_int(const ArchField& f, int64_t max = INT_MAX) {
-  auto v = text::parse_int(f.text);
-  if (!v || *v < 0) fail(f, "must be a non-negative integer, got " + text::quoted(f.text));
-  if (*v > max) fail(f, fmt::format("must be at most {}, got {}", max, text::quoted(f.text)));
-  return *v;
+// A choice key: one of the values the schema lists.
+const std::string& choice_of(const ArchField& f, const std::string& key) {
+  const schema::Key* k = arch_schema().find(key);
+  if (!k) throw std::logic_error("arch schema has no key " + key);
+  for (const std::string& c : k->choices)
+    if (f.text == c) return c;
+  fail(f, fmt::format("must be one of {}; got {}", fmt::join(k->choices, ", "), text::quoted(f.text)));
 }
 
-int one_of_ints(const ArchField& f, std::initializer_list<int> allowed) {
-  auto v = text::parse_int(f.text);
-  for (int a : allowed)
-    if (v && *v == a) return a;
-  fail(f, fmt::format("must be one of {}; got {}", fmt::join(allowed, ", "), text::quoted(f.text)));
-}
-
-Dataflow parse_dataflow(const ArchField& f) {
-  if (const auto d = dataflow_named(f.text)) return *d;
-  fail(f, fmt::format("must be one of {}; got {}", fmt::join(dataflow_names(), ", "), text::quoted(f.text)));
-}
+Dataflow parse_dataflow(const ArchField& f) { return *dataflow_named(choice_of(f, "dataflow")); }
 
 FoldPipeline parse_fold_pipeline(const ArchField& f) {
   if (f.text == "scalesim") return FoldPipeline::ScaleSim;
@@ -154,8 +141,8 @@ ArchSpec build(const ArchFields& fields) {
     if (f->text.empty()) fail(*f, "must not be empty");
     s.name = f->text;
   }
-  s.rows = static_cast<int>(positive_int(require("array.rows")));
-  s.cols = static_cast<int>(positive_int(require("array.cols")));
+  s.rows = int(int_of(require("array.rows"), "array.rows"));
+  s.cols = int(int_of(require("array.cols"), "array.cols"));
   s.dataflow = parse_dataflow(require("dataflow"));
   if (const ArchField* f = find("clock_hz")) {
     auto hz = text::parse_double(f->text);
@@ -165,14 +152,13 @@ ArchSpec build(const ArchFields& fields) {
   }
   // Only int8 x int8 -> wrapping int32 is simulated bit-exactly; the others are
   // accepted so presets can state the real widths.
-  if (const ArchField* f = find("precision.operand_bits")) s.operand_bits = one_of_ints(*f, {4, 8, 16});
+  if (const ArchField* f = find("precision.operand_bits")) s.operand_bits = std::stoi(choice_of(*f, "precision.operand_bits"));
   if (const ArchField* f = find("precision.accumulator_bits"))
-    s.accumulator_bits = one_of_ints(*f, {16, 32});
+    s.accumulator_bits = std::stoi(choice_of(*f, "precision.accumulator_bits"));
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
-  const int64_t kMaxKib = int64_t(1) << 40;  // 1 PiB: only guards against typos and overflow
-  if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = positive_int(*f, kMaxKib);
-  if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = positive_int(*f, kMaxKib);
-  if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = positive_int(*f, kMaxKib);
+  if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
+  if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
+  if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = int_of(*f, "sram.ofmap_kib");
   if (const ArchField* f = find("memory")) {
     if (f->text != "ideal" && f->text != "channel" && f->text != "hbm" && f->text != "hierarchy")
       fail(*f, "must be ideal, channel, hbm or hierarchy, got " + text::quoted(f->text));
@@ -190,7 +176,7 @@ ArchSpec build(const ArchFields& fields) {
       if (!ns || *ns < 0) fail(*f, "must be a non-negative number of ns, got " + text::quoted(f->text));
       s.channel.latency_s = *ns * 1e-9;
     }
-    if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(positive_int(*f, 1024));
+    if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(int_of(*f, "channel.fifo_tiles"));
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
   } else if (bw) {
     fail(*bw, "applies only with memory: channel");
@@ -205,9 +191,9 @@ ArchSpec build(const ArchFields& fields) {
   if (uses_hbm) {
     const ArchField& m = *find("memory");
     s.hbm.spec = file_path(require("hbm.spec"));
-    if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(positive_int(*f, 1024));
-    if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(positive_int(*f, 1 << 16));
-    if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = positive_int(*f, 1 << 20);
+    if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(int_of(*f, "hbm.fifo_tiles"));
+    if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(int_of(*f, "hbm.max_outstanding"));
+    if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = int_of(*f, "hbm.request_bytes");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
     for (const char* key : {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes"})
@@ -215,22 +201,22 @@ ArchSpec build(const ArchFields& fields) {
   }
   if (s.memory == "hierarchy") {
     s.noc.spec = file_path(require("noc.spec"));
-    if (const ArchField* f = find("noc.cluster_x")) s.noc.cluster_x = int(non_negative_int(*f, 1 << 10));
-    if (const ArchField* f = find("noc.cluster_y")) s.noc.cluster_y = int(non_negative_int(*f, 1 << 10));
+    if (const ArchField* f = find("noc.cluster_x")) s.noc.cluster_x = int(int_of(*f, "noc.cluster_x"));
+    if (const ArchField* f = find("noc.cluster_y")) s.noc.cluster_y = int(int_of(*f, "noc.cluster_y"));
     for (const char* key : {"sram.ifmap_kib", "sram.filter_kib", "sram.ofmap_kib"}) require(key);
     ArchSpec::Scratchpad& sp = s.scratchpad;
-    if (const ArchField* f = find("scratchpad.banks")) sp.banks = int(positive_int(*f, 1 << 16));
-    if (const ArchField* f = find("scratchpad.word_bytes")) sp.word_bytes = int(positive_int(*f, 1 << 12));
-    if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(positive_int(*f, 16));
-    if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(non_negative_int(*f, 1 << 10));
-    if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(non_negative_int(*f, 1 << 10));
+    if (const ArchField* f = find("scratchpad.banks")) sp.banks = int(int_of(*f, "scratchpad.banks"));
+    if (const ArchField* f = find("scratchpad.word_bytes")) sp.word_bytes = int(int_of(*f, "scratchpad.word_bytes"));
+    if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(int_of(*f, "scratchpad.ports_per_bank"));
+    if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(int_of(*f, "scratchpad.read_latency"));
+    if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(int_of(*f, "scratchpad.write_latency"));
   } else {
     for (const std::string& key : arch_keys())
       if (key.rfind("noc.", 0) == 0 || key.rfind("scratchpad.", 0) == 0)
         if (const ArchField* f = find(key.c_str())) fail(*f, "applies only with memory: hierarchy");
   }
   if (const ArchField* f = find("clusters")) {
-    s.clusters = int(positive_int(*f, 256));
+    s.clusters = int(int_of(*f, "clusters"));
     if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
       fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
   }

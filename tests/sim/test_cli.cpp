@@ -718,6 +718,27 @@ TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   EXPECT_NE(r.err.find("hbm.timing.tCL: applies only with memory: hbm or hierarchy"), std::string::npos) << r.err;
 }
 
+// `run --describe` prints the schema the reader uses, a section of it, and with --arch
+// the resolved keys of the HBM and NoC files as --set spells them.
+TEST_F(Cli, DescribePrintsTheSchema) {
+  const Result all = cstsim("run --describe");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(all.out.find("array.rows "), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("positive integer (PE)"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("scratchpad.ports_per_bank   integer 1..16 (ports)"), std::string::npos) << all.out;
+  const Result spad = cstsim("run --describe scratchpad");
+  ASSERT_EQ(spad.status, 0);
+  EXPECT_EQ(spad.out.find("array.rows"), std::string::npos);
+  EXPECT_NE(spad.out.find("scratchpad.banks"), std::string::npos);
+  const Result hbm = cstsim("run --describe hbm.timing --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                            " --set hbm.timing.tCL=30ck");
+  ASSERT_EQ(hbm.status, 0) << hbm.err;
+  EXPECT_NE(hbm.out.find("hbm.timing.tCL"), std::string::npos) << hbm.out;
+  EXPECT_NE(hbm.out.find("30ck"), std::string::npos) << hbm.out;
+  EXPECT_EQ(hbm.out.find("hbm.organization"), std::string::npos) << hbm.out;
+  expect_input_error("run --describe nope", "--describe: nope: no such section");
+}
+
 // The run is a SystemC module hierarchy: summary.json lists it and -v prints it as a tree.
 TEST_F(Cli, HierarchyRunListsItsModules) {
   const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");

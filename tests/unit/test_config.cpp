@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 
+#include "sim/config/arch_schema.h"
 #include "sim/config/arch_spec.h"
 #include "core/input_error.h"
 #include "tests/test_util.h"
@@ -553,6 +555,46 @@ TEST(ArchYaml, HierarchyKeysAreCheckedWhereTheyApply) {
   // --set reaches them too, with the same checks.
   e = testing_util::error_of([&] { load_arch(file, {{"scratchpad.word_bytes", "0"}}); });
   EXPECT_TRUE(testing_util::is_error(e, "--set", 0, "scratchpad.word_bytes")) << e.what();
+}
+
+}  // namespace
+}  // namespace cstsim
+
+namespace cstsim {
+namespace {
+
+// The schema is the reader's: every integer key's range in arch_schema() is the one
+// load_arch enforces, at both ends, and every key the reader takes is in it.
+TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
+  testing_util::TempDir dir;
+  const std::string mem = std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm2-2000.yaml";
+  const std::string noc = std::string(CSTSIM_SOURCE_DIR) + "/configs/noc/npu-mesh-4x4.yaml";
+  const std::string file =
+      dir.write("h.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: hierarchy\nhbm: {spec: " + mem +
+                              "}\nnoc: {spec: " + noc + "}\nsram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n");
+  const std::string channel = dir.write("c.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: channel\n"
+                                                  "channel: {bandwidth_gbps: 10}\n");
+  int checked = 0;
+  for (const schema::Key& k : arch_schema().keys()) {
+    if (k.type != schema::Type::Integer) continue;
+    SCOPED_TRACE(k.name);
+    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : file;
+    const InputError low = error_of([&] { load_arch(arch, {{k.name, std::to_string(k.min - 1)}}); });
+    EXPECT_EQ(low.key(), k.name);
+    EXPECT_TRUE(contains(low.what(), k.min == 1 ? "must be a positive integer" : "must be a non-negative integer"))
+        << low.what();
+    if (k.max < INT_MAX) {
+      const InputError high = error_of([&] { load_arch(arch, {{k.name, std::to_string(k.max + 1)}}); });
+      EXPECT_TRUE(contains(high.what(), "must be at most " + std::to_string(k.max))) << high.what();
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 17);
+  EXPECT_EQ(arch_keys(), arch_schema().names());
+  // Every key is documented in configs/README.md.
+  std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string& key : arch_keys()) EXPECT_TRUE(contains(readme, "`" + key + "`")) << key;
 }
 
 }  // namespace

@@ -1,0 +1,82 @@
+#pragma once
+// A schema table: every key of one kind of input file, with its type, unit, default
+// (or "required"), range and a one-line doc. The reader takes its key list, the
+// integer ranges and their error messages from it, and `cstsim run --describe`
+// prints it, so what is accepted and what is documented are one table.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cstsim::schema {
+
+enum class Type { Text, Integer, Number, Choice, Path };
+
+struct Key {
+  std::string name;  // dotted, as --set spells it
+  Type type = Type::Text;
+  std::string unit;      // "PE", "KiB", "Hz", "GB/s", "ns", "cycles", "bytes", or ""
+  std::string fallback;  // the default as written, or "required"
+  std::string doc;       // one line
+  int64_t min = 0, max = 0;          // Integer: the accepted range
+  std::vector<std::string> choices;  // Choice: the accepted values
+};
+
+// Rows, one per type.
+inline Key text_key(std::string name, std::string fallback, std::string doc) {
+  Key k;
+  k.name = std::move(name), k.type = Type::Text, k.fallback = std::move(fallback), k.doc = std::move(doc);
+  return k;
+}
+inline Key path_key(std::string name, std::string fallback, std::string doc) {
+  Key k = text_key(std::move(name), std::move(fallback), std::move(doc));
+  k.type = Type::Path;
+  return k;
+}
+inline Key number_key(std::string name, std::string unit, std::string fallback, std::string doc) {
+  Key k = text_key(std::move(name), std::move(fallback), std::move(doc));
+  k.type = Type::Number, k.unit = std::move(unit);
+  return k;
+}
+inline Key integer_key(std::string name, std::string unit, std::string fallback, int64_t min, int64_t max,
+                       std::string doc) {
+  Key k = number_key(std::move(name), std::move(unit), std::move(fallback), std::move(doc));
+  k.type = Type::Integer, k.min = min, k.max = max;
+  return k;
+}
+inline Key choice_key(std::string name, std::string unit, std::string fallback, std::vector<std::string> choices,
+                      std::string doc) {
+  Key k = number_key(std::move(name), std::move(unit), std::move(fallback), std::move(doc));
+  k.type = Type::Choice, k.choices = std::move(choices);
+  return k;
+}
+
+class Table {
+ public:
+  Table(std::string title, std::vector<Key> keys);
+  const std::string& title() const { return title_; }
+  const std::vector<Key>& keys() const { return keys_; }
+  const Key* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  // Whether `name` is a group ("array" for array.rows) or a key in it.
+  bool in_section(const std::string& name, const std::string& section) const;
+  // The keys under `section` ("" for all, "scratchpad" for scratchpad.*) as an
+  // aligned table; empty when the section has no key.
+  std::string describe(const std::string& section = "") const;
+
+ private:
+  std::string title_;
+  std::vector<Key> keys_;
+};
+
+// Integer keys: the value, or the message ("must be a positive integer, got ...")
+// naming the range the table gives.
+struct IntResult {
+  int64_t value = 0;
+  std::string problem;  // empty when the text is an integer in range
+};
+IntResult check_integer(const Key& key, const std::string& text);
+
+// "positive integer", "integer 1..256", "ws | os | is", ... for docs and errors.
+std::string type_text(const Key& key);
+
+}  // namespace cstsim::schema

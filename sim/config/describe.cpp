@@ -1,0 +1,56 @@
+#include "sim/config/describe.h"
+
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/input_error.h"
+#include "sim/config/arch_schema.h"
+
+namespace cstsim {
+
+namespace {
+
+// "hbm.timing.tCL=24ck" lines of a sub-file's canonical text, under its prefix and section.
+std::string prefixed_lines(const std::string& prefix, const std::string& text, const std::string& section) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::string key = prefix + line.substr(0, line.find('='));
+    if (section.empty() || key == section || key.rfind(section + ".", 0) == 0)
+      out += fmt::format("  {:<40} {}\n", key, line.substr(line.find('=') + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_config(const std::string& section, const std::string& arch_path, const Overrides& overrides) {
+  const schema::Table& table = arch_schema();
+  std::set<std::string> sections;
+  for (const std::string& k : table.names()) sections.insert(k.substr(0, k.find('.')));
+  const std::string top = section.substr(0, section.find('.'));
+  if (!section.empty() && !sections.count(top))
+    throw InputError("--describe", 0, section,
+                     fmt::format("no such section (sections: {})", fmt::join(sections, ", ")));
+  std::string out = fmt::format("Keys of the {} (--set spells them dotted):\n", table.title());
+  out += table.describe(section);
+  const bool files = top.empty() || top == "hbm" || top == "noc";
+  if (!files) return out;
+  if (arch_path.empty()) {
+    out += "\nWith --arch, also every key of the HBM and NoC files the arch names (hbm.<key>, noc.<key>) "
+           "and its value.\n";
+    return out;
+  }
+  const ArchSpec a = load_arch(arch_path, overrides);
+  if ((top.empty() || top == "hbm") && (a.memory == "hbm" || a.memory == "hierarchy"))
+    out += fmt::format("\nHBM file {} (--set hbm.<key>=value; times as <n>ck, ns, us or ps):\n{}", a.hbm.spec,
+                       prefixed_lines("hbm.", hbm::canonical_text(a.hbm_spec), section));
+  if ((top.empty() || top == "noc") && a.memory == "hierarchy")
+    out += fmt::format("\nNoC file {} (--set noc.<key>=value):\n{}", a.noc.spec,
+                       prefixed_lines("noc.", noc::canonical_text(a.noc_config), section));
+  return out;
+}
+
+}  // namespace cstsim
