@@ -1,0 +1,269 @@
+#include <climits>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.h"
+#include "core/text.h"
+#include "sim/config/config_hash.h"
+#include "sim/sweep/constraint.h"
+#include "sim/sweep/spec.h"
+#include "sim/sweep/spec_read.h"
+#include "sim/workload/workload.h"
+
+// expand(): a read spec (spec_read.h) becomes the sweep's points: workload variants
+// (workload-major, then batch), the grid's product filtered by the constraints (last
+// grid key fastest), then the explicit points; each point's arch is resolved once,
+// so a bad value is reported at its own spec line, and hashed.
+namespace cstsim::sweep {
+namespace {
+
+// canonical_text -> key -> value
+std::map<std::string, std::string> canonical_map(const ArchSpec& a) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(canonical_text(a));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+// A workload name as a file name: anything but [A-Za-z0-9._-] becomes '_'.
+std::string file_safe(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  return out;
+}
+
+double estimate_cycles(const ArchSpec& a, const Workload& w) {
+  auto cdiv = [](double x, double y) { return std::ceil(x / y); };
+  const double R = a.rows, C = a.cols;
+  double total = 0;
+  for (const Layer& l : w.layers) {
+    const GemmDims g{l.M, l.N, l.K};
+    const DataflowRoles& r = roles(a.dataflow);  // folds x (stream + fill and drain)
+    total += cdiv(double(g[r.Sr]), R) * cdiv(double(g[r.Sc]), C) * (double(g[r.T]) + R + C);
+  }
+  // Process start-up, parsing and writing the outputs cost about as much as half a million cycles.
+  return total + 5e5 + 2e4 * double(w.layers.size());
+}
+
+// The workload with every layer's M multiplied by `batch`, and its YAML text.
+Workload batched(const Workload& w, int64_t batch, const std::string& spec, int line, std::string& yaml) {
+  Workload out;
+  out.name = fmt::format("{}-b{}", w.name, batch);
+  out.source = w.source;
+  yaml = fmt::format("# Derived by `cstsim sweep` from {}:\n# batch {}, every layer's M multiplied by {}.\n", w.source,
+                     batch, batch);
+  yaml += "name: " + nlohmann::json(out.name).dump() + "\nlayers:\n";
+  std::map<std::string, int> seen;
+  for (const Layer& l : w.layers) {
+    Layer b = l;
+    if (l.M > INT_MAX / batch)
+      throw InputError(spec, line, "batch",
+                       fmt::format("batch {} makes M of layer '{}' of {} exceed {}", batch, l.name, w.name, INT_MAX));
+    b.M = l.M * batch;
+    b.conv.reset();
+    const int n = ++seen[l.name];  // the YAML reader wants unique names; SCALE-Sim CSVs may repeat them
+    if (n > 1) b.name = fmt::format("{}~{}", l.name, n);
+    yaml += fmt::format("  - {{name: {}, M: {}, N: {}, K: {}}}\n", nlohmann::json(b.name).dump(), b.M, b.N, b.K);
+    out.layers.push_back(b);
+  }
+  return out;
+}
+
+
+using Values = std::vector<std::pair<std::string, Value>>;
+
+class Expander {
+ public:
+  explicit Expander(const std::string& spec_path) : S_(spec_path), sp_(read_spec(spec_path)) {
+    plan_.name = sp_.name;
+    plan_.spec_path = sp_.spec_path;
+    plan_.base = sp_.base;
+    plan_.run = sp_.run;
+    plan_.param_keys = sp_.param_keys;
+  }
+
+  Plan run() {
+    read_base_values();
+    for (size_t w = 0; w < sp_.workloads.size(); ++w)
+      for (size_t b = 0; b < sp_.batch_values.size(); ++b)
+        add_variant(w, sp_.batch_values[b], sp_.batches[b].line);
+    check_size();
+    grid_product();
+    explicit_points();
+    if (plan_.tasks.empty()) throw InputError(S_, 0, "grid", "the sweep has no points");
+    return std::move(plan_);
+  }
+
+ private:
+  // Base values, for constraints on keys a point does not set.
+  void read_base_values() {
+    try {
+      Overrides o;
+      for (const auto& [k, v] : sp_.fixed) o.emplace_back(k, v.text);
+      base_values_ = canonical_map(load_arch(plan_.base, o));
+    } catch (const InputError& e) {
+      base_error_ = e.what();
+    }
+  }
+
+  // Workload w at `batch` (its file derived unless batch 1); `line` is where the batch was written.
+  int add_variant(size_t w, int64_t batch, int line) {
+    const Workload& base = sp_.workloads[w];
+    WorkloadVariant v;
+    v.name = base.name;
+    v.source = base.source;
+    v.batch = batch;
+    if (batch == 1) {
+      v.file = v.source;
+      workloads_.push_back(base);
+    } else {
+      v.file = fmt::format("workloads/{}-b{}.yaml", file_safe(v.name), v.batch);
+      workloads_.push_back(batched(base, batch, S_, line, v.derived_text));
+    }
+    plan_.variants.push_back(std::move(v));
+    return int(plan_.variants.size()) - 1;
+  }
+
+  int variant_of(size_t w, int64_t batch) const {
+    for (size_t i = 0; i < plan_.variants.size(); ++i)
+      if (plan_.variants[i].name == sp_.workloads[w].name && plan_.variants[i].batch == batch) return int(i);
+    return -1;
+  }
+
+  // The grid's size, before spending time on it.
+  void check_size() {
+    for (const Axis& a : sp_.axes) {
+      if (per_variant_ > kMaxPoints / int64_t(a.values.size()))
+        throw InputError(S_, a.line, a.key, fmt::format("the grid has more than {} points", kMaxPoints));
+      per_variant_ *= int64_t(a.values.size());
+    }
+    if (per_variant_ * int64_t(plan_.variants.size()) > kMaxPoints)
+      throw InputError(S_, sp_.line_of("grid"), "grid", fmt::format("the sweep has more than {} points", kMaxPoints));
+  }
+
+  // The product: workloads x batch x grid (last grid key fastest), filtered by the constraints.
+  void grid_product() {
+    const auto& axes = sp_.axes;
+    for (size_t w = 0; w < sp_.workloads.size(); ++w)
+      for (const int64_t batch : sp_.batch_values) {
+        const int variant = variant_of(w, batch);
+        std::vector<size_t> odo(axes.size(), 0);
+        for (int64_t n = 0; n < per_variant_; ++n) {
+          Values values;
+          for (size_t a = 0; a < axes.size(); ++a) values.push_back({axes[a].key, axes[a].values[odo[a]]});
+          for (size_t a = axes.size(); a-- > 0;) {
+            if (++odo[a] < axes[a].values.size()) break;
+            odo[a] = 0;
+          }
+          ++plan_.grid_points;
+          if (!satisfies_constraints(w, batch, values)) {
+            ++plan_.rejected;
+            continue;
+          }
+          add_point(variant, values);
+        }
+      }
+    if (plan_.grid_points > 0 && plan_.rejected == plan_.grid_points && sp_.points.empty())
+      throw InputError(S_, sp_.line_of("constraints"), "constraints",
+                       fmt::format("no point satisfies the constraints (all {} grid points rejected): the product is "
+                                   "empty",
+                                   plan_.grid_points));
+  }
+
+  bool satisfies_constraints(size_t w, int64_t batch, const Values& values) const {
+    auto lookup = [&](const std::string& k) -> std::string {
+      if (k == "workload") return sp_.workloads[w].name;
+      if (k == "batch") return std::to_string(batch);
+      for (const auto& [vk, vv] : values)
+        if (vk == k) return vv.text;
+      for (const auto& [fk, fv] : sp_.fixed)
+        if (fk == k) return fv.text;
+      if (base_values_.count(k)) return base_values_.at(k);
+      throw InputError(S_, sp_.line_of("constraints"), "constraints",
+                       fmt::format("{} has no value without the grid ({})", k, base_error_));
+    };
+    for (const Constraint& c : sp_.constraints)
+      if (!c.holds(lookup)) return false;
+    return true;
+  }
+
+  // Explicit points, each crossed with the workloads and batch sizes it does not name.
+  void explicit_points() {
+    for (const ExplicitPoint& p : sp_.points)
+      for (size_t w = 0; w < sp_.workloads.size(); ++w) {
+        if (p.workload && p.workload->text != sp_.workloads[w].name) continue;
+        std::vector<int64_t> batches = sp_.batch_values;
+        if (p.batch) batches = {*text::parse_int(p.batch->text)};
+        for (const int64_t batch : batches) {
+          int variant = variant_of(w, batch);
+          if (variant < 0) variant = add_variant(w, batch, p.batch->line);  // a batch size only this point uses
+          add_point(variant, p.values);
+        }
+      }
+  }
+
+  // One point: resolve the arch (errors point at the spec line of the offending value), hash it.
+  void add_point(int variant, const Values& values) {
+    Overrides o;
+    for (const auto& [k, v] : sp_.fixed) o.emplace_back(k, v.text);
+    for (const auto& [k, v] : values) o.emplace_back(k, v.text);
+    ArchSpec arch;
+    try {
+      arch = load_arch(plan_.base, o);
+    } catch (const InputError& e) {
+      if (e.file() != "--set") throw;
+      int line = 0;
+      for (const Values* list : {&values, static_cast<const Values*>(&sp_.fixed)})
+        for (const auto& [k, v] : *list)
+          if (k == e.key() && line == 0) line = v.line;
+      throw InputError(S_, line, e.key(), e.message());
+    }
+    const auto canon = canonical_map(arch);
+    Task t;
+    t.variant = variant;
+    t.overrides = o;
+    for (const std::string& k : plan_.param_keys) {
+      std::string value;
+      if (canon.count(k)) {
+        value = canon.at(k);
+      } else {
+        for (const auto& [ok, ov] : o)
+          if (ok == k) value = ov;
+      }
+      t.params.push_back(value);
+    }
+    if (!seen_points_.insert({variant, t.params}).second) {
+      ++plan_.duplicates;
+      return;
+    }
+    t.hash = config_hash(arch, workloads_[size_t(variant)], "timing", 1);
+    t.cost = estimate_cycles(arch, workloads_[size_t(variant)]);
+    t.index = int(plan_.tasks.size());
+    plan_.tasks.push_back(std::move(t));
+  }
+
+  const std::string S_;
+  const SpecFile sp_;
+  Plan plan_;
+  std::map<std::string, std::string> base_values_;
+  std::string base_error_;
+  std::vector<Workload> workloads_;  // per variant
+  int64_t per_variant_ = 1;
+  std::set<std::pair<int, std::vector<std::string>>> seen_points_;
+};
+
+}  // namespace
+
+Plan expand(const std::string& spec_path) { return Expander(spec_path).run(); }
+
+}  // namespace cstsim::sweep
