@@ -21,6 +21,14 @@ struct Resource {
   int64_t capacity = 0;   // occupancy never exceeds it
   std::string owner;      // SystemC module that reports it
   std::string level;      // memory level for class M ("reg", "sram", "hbm", "host"), else ""
+  // Class N: the edge of the machine it is, "src>dst", and how its bytes are known:
+  //   "link_cycle:<n>"   n bytes per busy link-cycle;
+  //   "actions:<p>+<p>"  the action counters whose names start with these prefixes;
+  //   "share:<p>+<p>"    those counters, split among every resource declaring the same
+  //                      share by busy time (each busy unit moves the same bytes).
+  // Empty for a link the model does not attribute, and for other classes.
+  std::string edge = "";
+  std::string carries = "";
 };
 
 #pragma pack(push, 1)

@@ -44,7 +44,7 @@ std::vector<std::vector<std::string>> read_rows(const fs::path& path, size_t fie
 }  // namespace
 
 TraceReader::TraceReader(fs::path trace_dir) : dir_(std::move(trace_dir)) {
-  for (auto& f : read_rows(dir_ / "resources.csv", 7)) {
+  for (auto& f : read_rows(dir_ / "resources.csv", 9)) {
     Resource r;
     r.id = uint32_t(std::stoul(f[0]));
     r.name = f[1];
@@ -53,6 +53,8 @@ TraceReader::TraceReader(fs::path trace_dir) : dir_(std::move(trace_dir)) {
     r.capacity = std::stoll(f[4]);
     r.owner = f[5];
     r.level = f[6];
+    r.edge = f[7];
+    r.carries = f[8];
     if (r.id != resources_.size()) throw std::runtime_error((dir_ / "resources.csv").string() + ": ids not in order");
     resources_.push_back(r);
   }

@@ -247,10 +247,10 @@ void TraceSink::finish(int64_t end_cycle) {
 }
 
 void TraceSink::write_side_files(int64_t end_cycle) {
-  std::string res = "id,name,class,unit,capacity,owner,level\n";
+  std::string res = "id,name,class,unit,capacity,owner,level,edge,carries\n";
   for (const Resource& r : resources_)
-    res += fmt::format("{},{},{},{},{},{},{}\n", r.id, r.name, class_letter(r.cls), r.unit, r.capacity, r.owner,
-                       r.level);
+    res += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.id, r.name, class_letter(r.cls), r.unit, r.capacity, r.owner,
+                       r.level, r.edge, r.carries);
   io::write_file(opt_.dir / "resources.csv", res);
 
   auto layer_end = [&](size_t i) { return i + 1 < layers_.size() ? layers_[i + 1].start : end_cycle; };

@@ -58,7 +58,9 @@ NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config)
 
 void NocModule::declare_links(trace::TraceSink& sink) {
   const noc::Mesh mesh(config_.cols, config_.rows, config_.edge_nodes);
-  links_busy_ = sink.declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc", ""});
+  // The mesh carries every HBM byte, both ways, between the controllers and the scratchpads.
+  links_busy_ = sink.declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc",
+                              "", "noc>sram", "actions:hbm.read.+hbm.write."});
 }
 
 void NocModule::declare_hops(trace::TraceSink& sink) { hop_ = sink.declare_action("noc.hop", "byte"); }
@@ -77,7 +79,9 @@ HbmControllerModule::HbmControllerModule(sc_core::sc_module_name name, int chann
 
 void HbmControllerModule::declare(trace::TraceSink& sink) {
   const std::string name = fmt::format("hbm.ch{:02d}", channel_);  // a channel's data buses and row buffers
-  busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", ""});
+  // Every HBM byte crosses one channel's data buses; each busy PC-cycle moves the same bytes.
+  busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", "", "hbm>noc",
+                        "share:hbm.read.+hbm.write."});
   rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm", "hbm"});
 }
 

@@ -26,7 +26,8 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
         for (const LayerPlan& l : plan_.layers) depth = std::max(depth, l.dims.K);
       const int64_t tile = depth * a.array.cols * a.element_bytes();
       const int fifo = a.memory == MemoryMode::Hbm ? a.hbm_dma.fifo_tiles : a.channel.fifo_tiles;
-      channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", ""});
+      channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", "",
+                                      "dram>sram", "actions:hbm.read."});
       channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
       dram_read_ =
           sink_->declare_action(roles(a.array.dataflow).tile_is_filter ? "hbm.read.filter" : "hbm.read.ifmap", "byte");

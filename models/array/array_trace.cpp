@@ -25,9 +25,14 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // WS/IS hold two weight banks; OS one accumulator per PE.
   ids.stationary = sink.declare({0, owner + (os ? ".reg.accumulators" : ".reg.stationary"), ResourceClass::Memory,
                                  "byte", os ? pes * ab : 2 * pes * ob, owner, "reg"});
-  ids.in_rows = sink.declare({0, owner + ".link.in_rows", ResourceClass::Network, "link", a.rows, owner, ""});
-  ids.in_cols = sink.declare({0, owner + ".link.in_cols", ResourceClass::Network, "link", a.cols, owner, ""});
-  ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, ""});
+  // An edge link carries one operand (rows, columns) or accumulator (out) per busy link-cycle.
+  const std::string operand = fmt::format("link_cycle:{}", ob), accumulator = fmt::format("link_cycle:{}", ab);
+  ids.in_rows = sink.declare({0, owner + ".link.in_rows", ResourceClass::Network, "link", a.rows, owner, "",
+                              "sram>" + owner, operand});
+  ids.in_cols = sink.declare({0, owner + ".link.in_cols", ResourceClass::Network, "link", a.cols, owner, "",
+                              "sram>" + owner, operand});
+  ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, "",
+                          owner + ">sram", accumulator});
 
   const std::string prec = fmt::format("int{}", a.operand_bits);
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);

@@ -718,6 +718,49 @@ TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   EXPECT_NE(r.err.find("hbm.timing.tCL: applies only with memory: hbm or hierarchy"), std::string::npos) << r.err;
 }
 
+// post attributes bytes to edges from what the models declared with each resource
+// (edge, carries), never from its name: renaming every resource leaves report.json's
+// edges as they were, and a trace without the columns is refused in one line.
+TEST_F(Cli, PostReadsEdgesFromTheTraceNotFromNames) {
+  const fs::path arch = small_hierarchy("h.yaml");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 40, N: 70, K: 30}\n");
+  const fs::path run = dir_ / "r";
+  ASSERT_EQ(cstsim("run -q --arch " + arch.string() + " --workload " + w.string() + " --out " + run.string()).status, 0);
+  const auto before = nlohmann::json::parse(slurp(run / "report.json"))["total"]["Theta_CST"]["Gamma_comm"]["edges"];
+  // Rename every resource (second column) to rK.
+  const fs::path res = run / "trace" / "resources.csv";
+  std::istringstream in(slurp(res));
+  std::string out, line;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (n > 0) {
+      const size_t a = line.find(','), b = line.find(',', a + 1);
+      line = line.substr(0, a + 1) + "r" + std::to_string(n) + line.substr(b);
+    }
+    out += line + "\n";
+  }
+  { std::ofstream(res) << out; }
+  const Result p = cstsim("post " + run.string() + " --force");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto after = nlohmann::json::parse(slurp(run / "report.json"))["total"]["Theta_CST"]["Gamma_comm"]["edges"];
+  ASSERT_EQ(before.size(), after.size());
+  double hbm_bytes = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(before[i]["src"], after[i]["src"]) << i;
+    EXPECT_EQ(before[i]["dst"], after[i]["dst"]) << i;
+    EXPECT_EQ(before[i]["bytes"], after[i]["bytes"]) << i;
+    if (after[i]["src"] == "hbm") hbm_bytes += value(after[i]["bytes"]);
+  }
+  EXPECT_GT(hbm_bytes, 0);
+  // A trace without the edge columns (an older cstsim's) is refused.
+  std::string old;
+  std::istringstream again(out);
+  while (std::getline(again, line)) old += line.substr(0, line.rfind(',', line.rfind(',') - 1)) + "\n";
+  { std::ofstream(res) << old; }
+  const Result q = cstsim("post " + run.string() + " --force");
+  EXPECT_EQ(q.status, 2) << q.err;
+  EXPECT_NE(q.err.find("expected 9 fields, found 7"), std::string::npos) << q.err;
+}
+
 // `run --describe` prints the schema the reader uses, a section of it, and with --arch
 // the resolved keys of the HBM and NoC files as --set spells them.
 TEST_F(Cli, DescribePrintsTheSchema) {

@@ -232,12 +232,12 @@ class Reporter {
     ordered_json m_levels = ordered_json::object();
     for (const auto& [level, v] : s.peak_memory_by_level) m_levels[level] = to_json(Bytes{double(v)});
     ordered_json edges = ordered_json::array();
-    long double channel_busy = 0;  // all HBM channels' busy PC-cycles: each burst moves the same bytes
+    std::map<std::string, long double> share_busy;  // per share: its resources' busy time together
     for (size_t i = 0; i < res.size(); ++i)
-      if (is_hbm_channel(res[i])) channel_busy += s.resources[i].integral;
+      if (starts_with(res[i].carries, "share:")) share_busy[res[i].carries] += s.resources[i].integral;
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const Edge e = edge_of(res[i], s.resources[i], c, channel_busy);
+      const Edge e = edge_of(res[i], s.resources[i], c, share_busy);
       edges.push_back({{"src", e.src},
                        {"dst", e.dst},
                        {"links", res[i].name},
@@ -326,30 +326,35 @@ class Reporter {
     std::string src, dst;
     Bytes bytes;
   };
-  // Which endpoints a class-N resource joins and the bytes it carried, from the
-  // counters bound to it (models/array/array_trace.cpp, array_module.cpp).
-  // An array edge link carries one operand (rows, columns) or accumulator (out) per busy
-  // link-cycle, so its bytes are its own integral: exact per array, also with several clusters.
-  static bool is_hbm_channel(const trace::Resource& r) {
-    return r.name.rfind("hbm.ch", 0) == 0 && r.name.size() > 5 && r.name.compare(r.name.size() - 5, 5, ".busy") == 0;
-  }
-
-  Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c, long double channel_busy) const {
-    auto ends_with = [&](const char* suffix) {
-      const std::string s = suffix;
-      return r.name.size() >= s.size() && r.name.compare(r.name.size() - s.size(), s.size(), s) == 0;
+  // Which endpoints a class-N resource joins and the bytes it carried, as the model
+  // declared them with the resource (edge, carries: traces/FORMAT.md).
+  static Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c,
+                      const std::map<std::string, long double>& share_busy) {
+    const size_t arrow = r.edge.find('>');
+    if (arrow == std::string::npos) return {r.owner, r.owner, Bytes{0}};  // a link the model does not attribute
+    Edge e{r.edge.substr(0, arrow), r.edge.substr(arrow + 1), Bytes{0}};
+    const size_t colon = r.carries.find(':');
+    const std::string how = r.carries.substr(0, colon), what = colon == std::string::npos ? "" : r.carries.substr(colon + 1);
+    auto counted = [&] {  // the counters named by the "+"-separated prefixes
+      int64_t bytes = 0;
+      for (size_t at = 0; at <= what.size();) {
+        const size_t plus = std::min(what.find('+', at), what.size());
+        bytes += sum_prefix(c, what.substr(at, plus - at));
+        at = plus + 1;
+      }
+      return double(bytes);
     };
-    const double link_cycles = double(t.integral);
-    if (ends_with(".link.in_rows") || ends_with(".link.in_cols"))
-      return {"sram", r.owner, Bytes{link_cycles * double(m_.operand_bytes)}};
-    if (ends_with(".link.out")) return {r.owner, "sram", Bytes{link_cycles * double(m_.accumulator_bytes)}};
-    if (r.name == "dram.channel.busy") return {"dram", "sram", Bytes{double(sum_prefix(c, "hbm.read."))}};
-    // memory: hierarchy: HBM data buses and the mesh carry every HBM byte, both ways.
-    const double hbm_bytes = double(sum_prefix(c, "hbm.read.") + sum_prefix(c, "hbm.write."));
-    if (is_hbm_channel(r))  // its share of the HBM's bytes, by busy PC-cycles
-      return {"hbm", "noc", Bytes{channel_busy > 0 ? double(hbm_bytes * (t.integral / channel_busy)) : 0.0}};
-    if (r.name == "noc.links_busy") return {"noc", "sram", Bytes{hbm_bytes}};
-    return {r.owner, r.owner, Bytes{0}};  // a link the report does not know how to attribute
+    if (how == "link_cycle") {
+      e.bytes = Bytes{double(t.integral) * std::stod(what)};
+    } else if (how == "actions") {
+      e.bytes = Bytes{counted()};
+    } else if (how == "share") {
+      const long double busy = share_busy.at(r.carries);
+      e.bytes = Bytes{busy > 0 ? double(counted() * (t.integral / busy)) : 0.0};
+    } else {
+      throw std::runtime_error("resource " + r.name + ": unknown carries rule " + r.carries);
+    }
+    return e;
   }
 
   ordered_json scalar(const Normalization& n, const ScopeTotals& s) {
