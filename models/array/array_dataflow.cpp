@@ -2,7 +2,7 @@
 // (CSTSIM_REGISTER in dataflows/); the anchors below only keep them linked in.
 #include "models/array/array_dataflow.h"
 
-#include <map>
+#include <vector>
 
 #include "core/registry.h"
 
@@ -16,13 +16,18 @@ const ArrayDataflow& array_dataflow(Dataflow d) {
   static const int linked = cstsim_anchor_WeightStationary() + cstsim_anchor_InputStationary() +
                             cstsim_anchor_OutputStationary();
   (void)linked;
-  // Implementations are stateless: one instance each, made on first use (the
-  // simulation is single-threaded, SystemC included).
-  static std::map<Dataflow, std::unique_ptr<ArrayDataflow>> made;
-  auto it = made.find(d);
-  if (it == made.end())
-    it = made.emplace(d, Registry<ArrayDataflow>::instance().make(to_string(d), "dataflow")).first;
-  return *it->second;
+  // Implementations are stateless: one instance each, made once. Asked per fold, so
+  // the lookup is an index, not a search.
+  static const std::vector<std::unique_ptr<ArrayDataflow>> made = [] {
+    std::vector<std::unique_ptr<ArrayDataflow>> out;
+    for (const std::string& name : dataflow_names()) {
+      const Dataflow id = *dataflow_named(name);
+      if (out.size() <= size_t(id)) out.resize(size_t(id) + 1);
+      out[size_t(id)] = Registry<ArrayDataflow>::instance().make(name, "dataflow");
+    }
+    return out;
+  }();
+  return *made[size_t(d)];
 }
 
 }  // namespace cstsim
