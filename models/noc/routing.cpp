@@ -1,10 +1,6 @@
 #include "models/noc/routing.h"
 
-#include <functional>
-#include <stdexcept>
-#include <utility>
-
-#include <fmt/format.h>
+#include "core/registry.h"
 
 namespace cstsim::noc {
 
@@ -12,17 +8,6 @@ namespace {
 
 Port step_x(Coord at, Coord dst) { return dst.x > at.x ? kEast : kWest; }
 Port step_y(Coord at, Coord dst) { return dst.y > at.y ? kNorth : kSouth; }
-
-using Factory = std::function<std::unique_ptr<IRouting>()>;
-
-// One row per routing function: the config name and how to make it.
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> rows = {
-      {"xy", [] { return std::make_unique<XyRouting>(); }},
-      {"yx", [] { return std::make_unique<YxRouting>(); }},
-  };
-  return rows;
-}
 
 }  // namespace
 
@@ -36,19 +21,14 @@ Port YxRouting::route(const Mesh& mesh, int at_router, int dst_router) const {
   return at.y != dst.y ? step_y(at, dst) : step_x(at, dst);
 }
 
-const std::vector<std::string>& routing_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& row : registry()) out.push_back(row.first);
-    return out;
-  }();
-  return names;
-}
+// Both functions are in this file, which make_routing links in: no anchor needed.
+CSTSIM_REGISTER(IRouting, XyRouting, "xy")
+CSTSIM_REGISTER(IRouting, YxRouting, "yx")
+
+std::vector<std::string> routing_names() { return Registry<IRouting>::instance().names(); }
 
 std::unique_ptr<IRouting> make_routing(const std::string& name) {
-  for (const auto& [known, make] : registry())
-    if (known == name) return make();
-  throw std::invalid_argument(fmt::format("unknown routing '{}' (known: {})", name, fmt::join(routing_names(), ", ")));
+  return Registry<IRouting>::instance().make(name, "routing");
 }
 
 }  // namespace cstsim::noc

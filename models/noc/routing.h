@@ -39,8 +39,9 @@ class YxRouting : public IRouting {
   Port route(const Mesh& mesh, int at_router, int dst_router) const override;
 };
 
-// By config name; throws std::invalid_argument listing the known names.
+// Registered by config name (core/registry.h); throws std::invalid_argument
+// "unknown routing 'x' (known: xy, yx)".
 std::unique_ptr<IRouting> make_routing(const std::string& name);
-const std::vector<std::string>& routing_names();
+std::vector<std::string> routing_names();
 
 }  // namespace cstsim::noc

@@ -8,6 +8,7 @@
 #include "core/registry.h"
 #include "models/array/array_dataflow.h"
 #include "models/hbm/scheduler/i_scheduler.h"
+#include "models/noc/routing.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -51,6 +52,14 @@ TEST(Registry, UnknownNamesListTheKnownOnes) {
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "unknown scheduler 'lru' (known: fcfs, frfcfs)");
+  }
+  EXPECT_EQ(noc::routing_names(), (std::vector<std::string>{"xy", "yx"}));
+  EXPECT_STREQ(noc::make_routing("yx")->name(), "yx");
+  try {
+    noc::make_routing("west-first");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown routing 'west-first' (known: xy, yx)");
   }
 }
 
