@@ -8,6 +8,7 @@
 
 #include "models/array/fold_timing.h"
 #include "models/array/gemm_data.h"
+#include "models/array/reference_check.h"
 #include "models/array/register_array.h"
 
 namespace cstsim {
@@ -304,10 +305,6 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const
     if (roles(params_.spec.array.dataflow).stationary_outputs) sink_->set(grid->now(), trace_ids_.stationary, 0);
   }
   r.verify.ran = true;
-  std::vector<std::string> problems;
-  // Timing: every event of the register grid must be where the closed form puts it.
-  if (std::string d = first_difference(expected, grid->events()); !d.empty())
-    problems.push_back("timing: " + d);
   int64_t grid_end = grid->end_cycle();
   if (channel) {  // the grid's own memory traffic finishes from the load starts it observed
     std::vector<int64_t> load_starts;
@@ -321,27 +318,7 @@ void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const
       grid_end = std::max(grid_end, channel->drain(load_starts));
     }
   }
-  if (grid_end != r.end_cycle)
-    problems.push_back(fmt::format("timing: layer ends at cycle {}, timing mode says {}", grid_end, r.end_cycle));
-  // Values: the exact integer GEMM.
-  const std::vector<int32_t> want = reference_gemm(data);
-  const std::vector<int32_t> got = grid->result();
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i] != got[i]) {
-      problems.push_back(fmt::format("value: C[{}][{}] = {}, reference GEMM gives {}",
-                                     int64_t(i) / plan.N, int64_t(i) % plan.N, got[i], want[i]));
-      break;
-    }
-  }
-  // Traffic and work: counted word by word, against the closed form.
-  const EdgeCounts& c = grid->counts();
-  const EdgeCounts& e = r.stats.sram;
-  if (c.ifmap_reads != e.ifmap_reads || c.filter_reads != e.filter_reads || c.ofmap_writes != e.ofmap_writes)
-    problems.push_back(fmt::format("sram: counted ifmap/filter/ofmap {}/{}/{}, expected {}/{}/{}",
-                                   c.ifmap_reads, c.filter_reads, c.ofmap_writes, e.ifmap_reads,
-                                   e.filter_reads, e.ofmap_writes));
-  if (grid->mac_count() != r.stats.macs)
-    problems.push_back(fmt::format("macs: counted {}, expected {}", grid->mac_count(), r.stats.macs));
+  const std::vector<std::string> problems = reference_problems(*grid, expected, grid_end, r.end_cycle, r.stats, data);
   r.verify.passed = problems.empty();
   if (!problems.empty()) r.verify.detail = problems.front();
   spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, plan_.layers.size(), layer_name(index),

@@ -9,6 +9,7 @@
 
 #include "models/array/array_stats.h"
 #include "models/array/fold_timing.h"
+#include "models/array/reference_check.h"
 #include "models/array/register_array.h"
 #include "models/memory/tile_source.h"
 #include "models/memory/weight_channel.h"
@@ -194,6 +195,40 @@ TEST(EquivalenceHbm, RandomShapesOnHbm2AndHbm3) {
       ASSERT_GE(f.ready, f.start) << where;
       ASSERT_GE(timing.folds[g].start, f.ready) << where;
     }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The --verify checker itself: silent on a clean run, and names each kind of fault.
+TEST(ReferenceCheck, NamesEachKindOfDifference) {
+  for (const Dataflow d : kDataflows) {
+    SCOPED_TRACE(to_string(d));
+    const FoldPlan plan = make_fold_plan(d, 6, 5, 20, 13, 17);
+    const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 4);
+    std::vector<ArrayEvent> expected;
+    append_events(timing, expected);
+    const GemmData data = make_random_gemm(20, 13, 17, 3);
+    const ArrayLayerStats stats = compute_layer_stats(plan);
+    auto clean = make_register_array(plan, FoldPipeline::Overlapped, 4, data);
+    while (!clean->done()) clean->step();
+    EXPECT_TRUE(reference_problems(*clean, expected, clean->end_cycle(), timing.end, stats, data).empty());
+    const auto late = reference_problems(*clean, expected, clean->end_cycle(), timing.end + 1, stats, data);
+    ASSERT_EQ(late.size(), 1u);
+    EXPECT_EQ(late[0].rfind("timing: layer ends at cycle", 0), 0u) << late[0];
+    auto faulty = make_register_array(plan, FoldPipeline::Overlapped, 4, data);
+    for (int c = 0; !faulty->done(); ++c) {
+      faulty->step();
+      if (c == 12) faulty->corrupt(2, 3);
+    }
+    const auto wrong = reference_problems(*faulty, expected, faulty->end_cycle(), timing.end, stats, data);
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_EQ(wrong[0].rfind("value: C[", 0), 0u) << wrong[0];
+    ArrayLayerStats more = stats;
+    ++more.macs;
+    EXPECT_EQ(reference_problems(*clean, expected, clean->end_cycle(), timing.end, more, data).back().rfind("macs:", 0), 0u);
   }
 }
 
