@@ -12,6 +12,16 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
   if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
+  const bool fifo_path = spec.memory == MemoryMode::Channel || spec.memory == MemoryMode::Hbm;
+  if (fifo_path) {
+    // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
+    int64_t depth = spec.array.rows;
+    if (roles(spec.array.dataflow).stationary_outputs)
+      for (const LayerPlan& l : plan.layers) depth = std::max(depth, l.dims.K);
+    const int slots = spec.memory == MemoryMode::Hbm ? spec.hbm_dma.fifo_tiles : spec.channel.fifo_tiles;
+    fifo_ = std::make_unique<TileFifoModule>("fifo", slots, depth * spec.array.cols * spec.element_bytes(),
+                                             spec.array.dataflow, spec.element_bytes());
+  }
   if (hierarchy || spec.memory == MemoryMode::Hbm)
     dma_ = std::make_unique<DmaModule>("dma", spec.hbm_dma, spec.array.dataflow);
   ArrayParams p;
@@ -23,8 +33,9 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   p.cluster_set = cluster_set;
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
-  p.memory_observer = hierarchy ? this : nullptr;
+  p.memory_observer = spec.memory == MemoryMode::Ideal ? nullptr : this;
   array_ = std::make_unique<ArrayModule>("array", p, plan, nullptr, sink);
+  if (sink && fifo_path) fifo_->declare(*sink);  // after the array's, as traces always had them
   if (sink && hierarchy) {
     // Declared in this order so traces stay byte-identical with earlier runs: the
     // shared HBM and NoC with cluster 0, then this cluster's scratchpad and DMA.
@@ -55,6 +66,11 @@ void ClusterModule::pass_simulated(const HierarchySource& source) {
 
 void ClusterModule::step_without_share(const MemoryGroup& group) {
   if (sink_) announce_shared(group);
+}
+
+void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
+                                  const LayerTiming& timing) {
+  if (sink_) fifo_->announce(*sink_, folds, fetches, timing);
 }
 
 Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan,
@@ -101,6 +117,7 @@ const char* kind_of(const sc_core::sc_object* o) {
   if (dynamic_cast<const ArrayModule*>(o)) return "array";
   if (dynamic_cast<const ScratchpadModule*>(o)) return "scratchpad";
   if (dynamic_cast<const DmaModule*>(o)) return "dma";
+  if (dynamic_cast<const TileFifoModule*>(o)) return "tile_fifo";
   if (dynamic_cast<const NocModule*>(o)) return "noc";
   if (dynamic_cast<const HbmStackModule*>(o)) return "hbm";
   if (dynamic_cast<const HbmControllerModule*>(o)) return "hbm_controller";

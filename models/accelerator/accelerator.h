@@ -5,7 +5,8 @@
 //   accelerator
 //     cluster<k>          one per cluster
 //       array             ArrayModule: the systolic array and its process
-//       scratchpad, dma   memory: hierarchy (dma alone under memory: hbm)
+//       scratchpad, dma   memory: hierarchy
+//       fifo, dma         memory: channel (fifo alone) | hbm
 //     noc                 memory: hierarchy: the mesh
 //     hbm                 memory: hbm | hierarchy: the stack
 //       ch<NN>            its channel controllers
@@ -47,6 +48,8 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
 
   void pass_simulated(const HierarchySource& source) override;
   void step_without_share(const MemoryGroup& group) override;
+  void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
+                     const LayerTiming& timing) override;
 
  private:
   void announce_shared(const MemoryGroup& group) const;
@@ -57,6 +60,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   HbmStackModule* hbm_;
   std::unique_ptr<ScratchpadModule> scratchpad_;
   std::unique_ptr<DmaModule> dma_;
+  std::unique_ptr<TileFifoModule> fifo_;
   std::unique_ptr<ArrayModule> array_;
 };
 

@@ -8,6 +8,49 @@ namespace cstsim {
 
 using trace::ResourceClass;
 
+TileFifoModule::TileFifoModule(sc_core::sc_module_name name, int fifo_tiles, int64_t tile_bytes, Dataflow dataflow,
+                               int64_t element_bytes)
+    : sc_module(name), fifo_tiles_(fifo_tiles), tile_bytes_(tile_bytes), element_bytes_(element_bytes),
+      dataflow_(dataflow) {}
+
+void TileFifoModule::declare(trace::TraceSink& sink) {
+  busy_ = sink.declare({0, "dram.channel.busy", ResourceClass::Network, "link", 1, "dram", "", "dram>sram",
+                        "actions:hbm.read."});
+  fifo_ = sink.declare({0, "dram.fifo", ResourceClass::Memory, "byte", fifo_tiles_ * tile_bytes_, "dram", "sram"});
+  read_ = sink.declare_action(roles(dataflow_).tile_is_filter ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
+}
+
+// The path's whole schedule for the pass is known when it starts (tiles are fetched
+// in fold order), so it is announced then, ahead of time.
+void TileFifoModule::announce(trace::TraceSink& sink, const FoldPlan& folds,
+                              const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing) const {
+  // Transfers may overlap (an HBM serves the next tile while finishing one): the
+  // path counts busy over the union of the transfer intervals (starts are in order).
+  int64_t busy_from = -1, busy_to = -1;
+  for (const TileSource::Fetch& f : fetches) {
+    if (f.start > busy_to) {
+      if (busy_to > busy_from) {
+        sink.add(busy_from, busy_, 1);
+        sink.add(busy_to, busy_, -1);
+      }
+      busy_from = f.start;
+    }
+    busy_to = std::max(busy_to, f.end);
+  }
+  if (busy_to > busy_from) {
+    sink.add(busy_from, busy_, 1);
+    sink.add(busy_to, busy_, -1);
+  }
+  const FifoTiles tiles = fifo_tiles_of(folds, element_bytes_);
+  for (size_t g = 0; g < fetches.size(); ++g) {
+    const TileSource::Fetch& f = fetches[g];
+    // The tile holds a FIFO slot from the start of its transfer until it leaves the FIFO.
+    sink.add(f.start, fifo_, f.bytes);
+    sink.add(timing.folds[g].start + tiles.hold[g], fifo_, -f.bytes);
+    sink.count(f.start, read_, f.bytes);
+  }
+}
+
 ScratchpadModule::ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params)
     : sc_module(name), params_(std::move(params)) {}
 

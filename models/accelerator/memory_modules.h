@@ -15,10 +15,29 @@
 
 #include "models/accelerator/accelerator_spec.h"
 #include "models/accelerator/module_info.h"
+#include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
 #include "traces/sink.h"
 
 namespace cstsim {
+
+// memory: channel | hbm: the FIFO of tiles at the array and the DRAM path feeding it
+// (TPU v1's weight FIFO): the path's busy time, the FIFO's bytes, the bytes read.
+class TileFifoModule : public sc_core::sc_module {
+ public:
+  TileFifoModule(sc_core::sc_module_name name, int fifo_tiles, int64_t tile_bytes, Dataflow dataflow,
+                 int64_t element_bytes);
+  void declare(trace::TraceSink& sink);
+  void announce(trace::TraceSink& sink, const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
+                const LayerTiming& timing) const;
+
+ private:
+  const int fifo_tiles_;
+  const int64_t tile_bytes_, element_bytes_;
+  const Dataflow dataflow_;
+  trace::ResourceId busy_ = 0, fifo_ = 0;
+  trace::ActionId read_ = 0;
+};
 
 class ScratchpadModule : public sc_core::sc_module {
  public:

@@ -19,20 +19,7 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
   if (sink_) {
     const AcceleratorSpec& a = params_.spec;
     trace_ids_ = declare_array_trace(*sink_, a.array, params_.trace_name);
-    // memory: hierarchy: the scratchpad, DMA, NoC and HBM modules declare their own.
-    if (a.memory == MemoryMode::Channel || a.memory == MemoryMode::Hbm) {
-      // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
-      int64_t depth = a.array.rows;
-      if (roles(a.array.dataflow).stationary_outputs)
-        for (const LayerPlan& l : plan_.layers) depth = std::max(depth, l.dims.K);
-      const int64_t tile = depth * a.array.cols * a.element_bytes();
-      const int fifo = a.memory == MemoryMode::Hbm ? a.hbm_dma.fifo_tiles : a.channel.fifo_tiles;
-      channel_busy_ = sink_->declare({0, "dram.channel.busy", trace::ResourceClass::Network, "link", 1, "dram", "",
-                                      "dram>sram", "actions:hbm.read."});
-      channel_fifo_ = sink_->declare({0, "dram.fifo", trace::ResourceClass::Memory, "byte", fifo * tile, "dram", "sram"});
-      dram_read_ =
-          sink_->declare_action(roles(a.array.dataflow).tile_is_filter ? "hbm.read.filter" : "hbm.read.ifmap", "byte");
-    }
+    // The memory side's modules declare their own (models/accelerator/memory_modules.h).
   }
   // SystemC time only orders the processes; cycles are counted as integers.
   period_ = sc_core::sc_time(std::round(1e12 / params_.spec.clock_hz), sc_core::SC_PS);
@@ -94,37 +81,6 @@ void ArrayModule::run() {
   wait_until(start);
   end_cycle_ = start;
   finished_ = true;
-}
-
-// The channel's whole schedule for the layer is known when it starts (tiles are
-// fetched in fold order), so it is announced then, ahead of time.
-void ArrayModule::announce_tiles(const FoldPlan& plan, const std::vector<TileSource::Fetch>& fetches,
-                                 const LayerTiming& timing) {
-  // Transfers may overlap (an HBM serves the next tile while finishing one): the
-  // channel counts busy over the union of the transfer intervals (starts are in order).
-  int64_t busy_from = -1, busy_to = -1;
-  for (const TileSource::Fetch& f : fetches) {
-    if (f.start > busy_to) {
-      if (busy_to > busy_from) {
-        sink_->add(busy_from, channel_busy_, 1);
-        sink_->add(busy_to, channel_busy_, -1);
-      }
-      busy_from = f.start;
-    }
-    busy_to = std::max(busy_to, f.end);
-  }
-  if (busy_to > busy_from) {
-    sink_->add(busy_from, channel_busy_, 1);
-    sink_->add(busy_to, channel_busy_, -1);
-  }
-  const FifoTiles tiles = fifo_tiles_of(plan, params_.spec.element_bytes());
-  for (size_t g = 0; g < fetches.size(); ++g) {
-    const TileSource::Fetch& f = fetches[g];
-    // The tile holds a FIFO slot from the start of its transfer until it leaves the FIFO.
-    sink_->add(f.start, channel_fifo_, f.bytes);
-    sink_->add(timing.folds[g].start + tiles.hold[g], channel_fifo_, -f.bytes);
-    sink_->count(f.start, dram_read_, f.bytes);
-  }
 }
 
 ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& layer,
@@ -215,11 +171,10 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
-  if (hierarchy) {
-    if (params_.memory_observer) params_.memory_observer->pass_simulated(*hierarchy);
-  } else if (sink_ && channel) {
-    announce_tiles(plan, channel->fetches(), timing);
-  }
+  if (params_.memory_observer && hierarchy)
+    params_.memory_observer->pass_simulated(*hierarchy);
+  else if (params_.memory_observer && channel)
+    params_.memory_observer->tiles_fetched(plan, channel->fetches(), timing);
   ArrayLayerResult r;
   r.shape = layer;
   r.stall_cycles = timing.stall_cycles;

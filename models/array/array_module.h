@@ -34,7 +34,7 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   int cluster = 0;
   ClusterSet* cluster_set = nullptr;
   std::string trace_name = "array";  // names the array's trace resources
-  // memory: hierarchy: told when each step's memory traffic is final, to announce its R(t).
+  // Told when each step's memory traffic is final, to announce its R(t) (memory other than ideal).
   MemoryObserver* memory_observer = nullptr;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
   struct Fault {
@@ -124,9 +124,6 @@ class ArrayModule : public sc_core::sc_module {
   ArrayListener* listener_;
   trace::TraceSink* sink_;
   ArrayTraceIds trace_ids_;
-  trace::ResourceId channel_busy_ = 0, channel_fifo_ = 0;
-  trace::ActionId dram_read_ = 0;
-  void announce_tiles(const FoldPlan& plan, const std::vector<TileSource::Fetch>& fetches, const LayerTiming& timing);
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

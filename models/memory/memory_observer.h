@@ -1,11 +1,16 @@
 #pragma once
 // How an array's process tells the memory-side modules that a step's memory traffic
-// is final (memory: hierarchy), so each announces its own part of R(t) ahead of time,
-// as the array does with its folds. The accelerator's cluster modules implement it.
+// is final, so each announces its own part of R(t) ahead of time, as the array does
+// with its folds. The accelerator's cluster modules implement it.
+#include <vector>
+
+#include "models/memory/tile_source.h"
+
 namespace cstsim {
 
 class HierarchySource;
 class MemoryGroup;
+struct LayerTiming;
 
 class MemoryObserver {
  public:
@@ -14,6 +19,10 @@ class MemoryObserver {
   virtual void pass_simulated(const HierarchySource& source) = 0;
   // This cluster had no share of the step; the shared system ran without it.
   virtual void step_without_share(const MemoryGroup& group) = 0;
+  // memory: channel | hbm: the tiles of one pass came through the FIFO (`folds` are its folds,
+  // `timing` their closed-form schedule).
+  virtual void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
+                             const LayerTiming& timing) = 0;
 };
 
 }  // namespace cstsim
