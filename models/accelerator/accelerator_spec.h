@@ -30,8 +30,8 @@ struct AcceleratorSpec {
   std::vector<std::pair<int, int>> cluster_routers;  // memory: hierarchy: cluster k's router (x, y)
   spad::ScratchpadParams scratchpad;                 // memory: hierarchy: per cluster
 
-  int64_t element_bytes() const { return (array.operand_bits + 7) / 8; }
-  int64_t accumulator_bytes() const { return (array.accumulator_bits + 7) / 8; }
+  int64_t element_bytes() const { return array.precision.operand_bytes(); }
+  int64_t accumulator_bytes() const { return array.precision.accumulator_bytes(); }
 };
 
 }  // namespace cstsim

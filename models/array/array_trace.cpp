@@ -7,15 +7,9 @@
 #include "models/array/array_dataflow.h"
 
 namespace cstsim {
-namespace {
-
-int64_t bytes_of(int bits) { return (bits + 7) / 8; }
-
-}  // namespace
-
 ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a, const std::string& owner) {
   using trace::ResourceClass;
-  const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
+  const int64_t ob = a.precision.operand_bytes(), ab = a.precision.accumulator_bytes();
   const int64_t pes = int64_t(a.rows) * a.cols;
   const bool os = roles(a.dataflow).stationary_outputs;  // the PEs hold accumulators, not operands
   ArrayTraceIds ids;
@@ -34,7 +28,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, "",
                           owner + ">sram", accumulator});
 
-  const std::string prec = fmt::format("int{}", a.operand_bits);
+  const std::string prec = a.precision.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
   sink.bind(sink.declare_action("mac." + prec + ".nominal", "MAC"), ids.active_pes, 1);
   // Per MAC: one streamed and one stationary operand read, one accumulator write.

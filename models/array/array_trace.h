@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/precision.h"
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
 #include "traces/sink.h"
@@ -26,7 +27,7 @@ struct ArrayTraceIds {
 struct ArrayGeometry {
   int rows = 0, cols = 0;
   Dataflow dataflow = Dataflow::WS;
-  int operand_bits = 8, accumulator_bits = 32;
+  Precision precision;
 };
 
 // Declares the array's resources and binds the action counters to them.
