@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/registry.h"
+
 namespace cstsim {
 
 HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz,
@@ -97,5 +99,18 @@ int64_t HbmTileSource::ready(int g, const std::vector<int64_t>& load_starts) {
   }
   return fetches_[size_t(g)].ready;
 }
+
+namespace {
+
+class HbmMemory final : public MemoryBackend {
+ public:
+  std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan*, bool) const override {
+    return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()), start);
+  }
+};
+
+}  // namespace
+
+CSTSIM_REGISTER(MemoryBackend, HbmMemory, "hbm")
 
 }  // namespace cstsim

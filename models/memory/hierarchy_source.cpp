@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/registry.h"
 #include "core/arith.h"
 #include "models/array/array_dataflow.h"
 #include "models/array/fold_timing.h"
@@ -312,5 +313,19 @@ HierarchyLayerStats HierarchySource::stats() const {
   }
   return s;
 }
+
+namespace {
+
+class HierarchyMemory final : public MemoryBackend {
+ public:
+  std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan* program, bool record) const override {
+    if (!program) throw std::logic_error("memory: hierarchy needs the pass's DMA program");
+    return std::make_unique<HierarchySource>(a, plan, *program, start, record);
+  }
+};
+
+}  // namespace
+
+CSTSIM_REGISTER(MemoryBackend, HierarchyMemory, "hierarchy")
 
 }  // namespace cstsim

@@ -1,10 +1,8 @@
 #include "models/memory/tile_source.h"
 
-#include "models/hbm/hbm_spec.h"
-#include "models/memory/hbm_tile_source.h"
-#include "models/memory/hierarchy_source.h"
-#include "models/memory/weight_channel.h"
-#include <stdexcept>
+#include <map>
+
+#include "core/registry.h"
 
 namespace cstsim {
 
@@ -18,21 +16,43 @@ FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes) {
   return t;
 }
 
+namespace {
+
+// memory: ideal: operands are always on chip in time, so there is no source.
+class IdealMemory final : public MemoryBackend {
+ public:
+  std::unique_ptr<TileSource> make_source(const AcceleratorSpec&, const FoldPlan&, int64_t, const LayerDmaPlan*,
+                                          bool) const override {
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+CSTSIM_REGISTER(MemoryBackend, IdealMemory, "ideal")
+
+int cstsim_anchor_ChannelMemory();    // weight_channel.cpp
+int cstsim_anchor_HbmMemory();        // hbm_tile_source.cpp
+int cstsim_anchor_HierarchyMemory();  // hierarchy_source.cpp
+
+namespace {
+const Registry<MemoryBackend>& backends() {
+  static const int linked = cstsim_anchor_ChannelMemory() + cstsim_anchor_HbmMemory() + cstsim_anchor_HierarchyMemory();
+  (void)linked;
+  return Registry<MemoryBackend>::instance();
+}
+}  // namespace
+
+std::vector<std::string> memory_backend_names() { return backends().names(); }
+
 std::unique_ptr<TileSource> make_tile_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t layer_start,
                                              const LayerDmaPlan* program, bool record_timeline) {
-  switch (a.memory) {
-    case MemoryMode::Ideal: return nullptr;
-    case MemoryMode::Channel:
-      return std::make_unique<WeightChannel>(a.channel, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()),
-                                             layer_start);
-    case MemoryMode::Hbm:
-      return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz,
-                                             fifo_tiles_of(plan, a.element_bytes()), layer_start);
-    case MemoryMode::Hierarchy:
-      if (!program) throw std::logic_error("make_tile_source: memory: hierarchy needs the pass's DMA program");
-      return std::make_unique<HierarchySource>(a, plan, *program, layer_start, record_timeline);
-  }
-  return nullptr;
+  // Made per pass; the backends are stateless, so one instance of each is kept.
+  static std::map<std::string, std::unique_ptr<MemoryBackend>> made;
+  const std::string name = to_string(a.memory);
+  auto it = made.find(name);
+  if (it == made.end()) it = made.emplace(name, backends().make(name, "memory backend")).first;
+  return it->second->make_source(a, plan, layer_start, program, record_timeline);
 }
 
 }  // namespace cstsim

@@ -67,7 +67,19 @@ class TileSource {
   virtual int64_t drain(const std::vector<int64_t>& /*load_starts*/) { return -1; }
 };
 
-// nullptr under memory: ideal. One source per pass: it starts at `layer_start`.
+// A memory backend: what `memory:` names, registered under that name
+// (core/registry.h; implementations next to their sources). It makes the source a
+// pass's array asks for its tiles.
+class MemoryBackend {
+ public:
+  virtual ~MemoryBackend() = default;
+  virtual std::unique_ptr<TileSource> make_source(const AcceleratorSpec& spec, const FoldPlan& plan,
+                                                  int64_t layer_start, const LayerDmaPlan* program,
+                                                  bool record_timeline) const = 0;
+};
+std::vector<std::string> memory_backend_names();
+
+// The registered backend of spec.memory; nullptr under memory: ideal. One source per pass: it starts at `layer_start`.
 // memory: hierarchy executes `program` (the pass's DMA program) on a private memory
 // system; `record_timeline` keeps occupancy for the trace.
 std::unique_ptr<TileSource> make_tile_source(const AcceleratorSpec& spec, const FoldPlan& plan, int64_t layer_start,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/registry.h"
+
 namespace cstsim {
 
 WeightChannel::WeightChannel(const ChannelParams& spec, double clock_hz, FifoTiles tiles, int64_t layer_start)
@@ -27,5 +29,18 @@ int64_t WeightChannel::ready(int g, const std::vector<int64_t>& load_starts) {
   }
   return fetches_[size_t(g)].ready;
 }
+
+namespace {
+
+class ChannelMemory final : public MemoryBackend {
+ public:
+  std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan*, bool) const override {
+    return std::make_unique<WeightChannel>(a.channel, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()), start);
+  }
+};
+
+}  // namespace
+
+CSTSIM_REGISTER(MemoryBackend, ChannelMemory, "channel")
 
 }  // namespace cstsim

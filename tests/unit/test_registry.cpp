@@ -8,7 +8,9 @@
 #include "core/registry.h"
 #include "models/array/array_dataflow.h"
 #include "models/hbm/scheduler/i_scheduler.h"
+#include "models/memory/tile_source.h"
 #include "models/noc/routing.h"
+#include "sim/config/arch_schema.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -61,6 +63,19 @@ TEST(Registry, UnknownNamesListTheKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "unknown routing 'west-first' (known: xy, yx)");
   }
+}
+
+// Every value `memory:` accepts has exactly one registered backend.
+TEST(Registry, EveryMemoryModeHasOneBackend) {
+  std::vector<std::string> accepted = arch_schema().find("memory")->choices;
+  std::sort(accepted.begin(), accepted.end());
+  EXPECT_EQ(memory_backend_names(), accepted);
+  EXPECT_EQ(accepted, (std::vector<std::string>{"channel", "hbm", "hierarchy", "ideal"}));
+  AcceleratorSpec ideal;
+  EXPECT_EQ(make_tile_source(ideal, make_fold_plan(Dataflow::WS, 4, 4, 8, 8, 8), 0), nullptr);
+  AcceleratorSpec hierarchy;
+  hierarchy.memory = MemoryMode::Hierarchy;
+  EXPECT_THROW(make_tile_source(hierarchy, make_fold_plan(Dataflow::WS, 4, 4, 8, 8, 8), 0), std::logic_error);
 }
 
 }  // namespace
