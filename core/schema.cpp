@@ -41,21 +41,21 @@ std::string type_text(const Key& k) {
   return "?";
 }
 
-std::string Table::describe(const std::string& section) const {
+std::string Table::describe(const std::string& section, const std::string& prefix) const {
   std::vector<const Key*> shown;
   for (const Key& k : keys_)
     if (in_section(k.name, section)) shown.push_back(&k);
   if (shown.empty()) return "";
   size_t wk = 3, wt = 4, wd = 7;
   for (const Key* k : shown) {
-    wk = std::max(wk, k->name.size());
+    wk = std::max(wk, prefix.size() + k->name.size());
     wt = std::max(wt, type_text(*k).size() + (k->unit.empty() ? 0 : k->unit.size() + 3));
     wd = std::max(wd, k->fallback.size());
   }
   std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "key", wk, "type", wt, "default", wd, "meaning");
   for (const Key* k : shown) {
     const std::string type = type_text(*k) + (k->unit.empty() ? "" : " (" + k->unit + ")");
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", k->name, wk, type, wt, k->fallback, wd, k->doc);
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", prefix + k->name, wk, type, wt, k->fallback, wd, k->doc);
   }
   return out;
 }

@@ -60,8 +60,8 @@ class Table {
   // Whether `name` is a group ("array" for array.rows) or a key in it.
   bool in_section(const std::string& name, const std::string& section) const;
   // The keys under `section` ("" for all, "scratchpad" for scratchpad.*) as an
-  // aligned table; empty when the section has no key.
-  std::string describe(const std::string& section = "") const;
+  // aligned table, each name after `prefix` ("hbm."); empty when the section has no key.
+  std::string describe(const std::string& section = "", const std::string& prefix = "") const;
 
  private:
   std::string title_;

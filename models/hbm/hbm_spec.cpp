@@ -13,6 +13,7 @@
 #include "models/hbm/scheduler/i_scheduler.h"
 #include "core/clock.h"
 #include "core/input_error.h"
+#include "core/schema.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
 
@@ -21,25 +22,49 @@
 #endif
 
 namespace cstsim::hbm {
+
+const schema::Table& hbm_schema() {
+  using namespace schema;
+  static const Table table(
+      "HBM file (configs/memory/*.yaml)",
+      {
+          text_key("name", "file stem", "label used in reports"),
+          text_key("standard", "required", "timing rules: " + standard_names()),
+          text_key("source", "none", "free-text citation for the numbers"),
+          path_key("preset", "none", "a shipped preset (configs/memory/<name>.yaml) read first; this file's keys override it"),
+          number_key("clock.tCK", "ns | us | ps", "required", "the stack's clock period, 10 ps..1 us in whole ps"),
+          integer_key("organization.channels", "channels", "required", 1, 1024, "channels per stack, a power of two"),
+          integer_key("organization.pseudo_channels", "PCs", "required", 1, 64, "pseudo-channels per channel, a power of two"),
+          integer_key("organization.bank_groups", "groups", "required", 1, 64, "bank groups per PC, a power of two"),
+          integer_key("organization.banks_per_group", "banks", "required", 1, 64, "banks per group, a power of two"),
+          integer_key("organization.rows", "rows", "required", 1, int64_t(1) << 24, "rows per bank, a power of two"),
+          integer_key("organization.columns", "bursts", "required", 1, int64_t(1) << 16,
+                      "bursts per row, a power of two"),
+          integer_key("organization.burst_bytes", "bytes", "required", 1, 4096, "bytes per burst, a power of two"),
+          choice_key("controller.scheduler", "", "frfcfs", scheduler_names(), "which queued request goes next"),
+          integer_key("controller.queue_depth", "bursts", "32", 1, 4096, "scheduler window per pseudo-channel"),
+          text_key("controller.address_mapping", "required",
+                   "address bits to fields, low to high (models/hbm/README.md)"),
+          choice_key("controller.refresh", "", "all_bank", {"all_bank", "per_bank", "none"}, "refresh policy"),
+          number_key("timing.<name>", "ck | ns | us | ps", "required",
+                     "each of the standard's timings (--describe with --arch lists them)"),
+      });
+  return table;
+}
+
 namespace {
 
-// Keys other than timing.<name> (those depend on the standard).
-const std::vector<std::string> kKeys = {"name",
-                                        "standard",
-                                        "source",
-                                        "preset",
-                                        "clock.tCK",
-                                        "organization.channels",
-                                        "organization.pseudo_channels",
-                                        "organization.bank_groups",
-                                        "organization.banks_per_group",
-                                        "organization.rows",
-                                        "organization.columns",
-                                        "organization.burst_bytes",
-                                        "controller.scheduler",
-                                        "controller.queue_depth",
-                                        "controller.address_mapping",
-                                        "controller.refresh"};
+// Keys other than timing.<name> (those depend on the standard): the schema's rows.
+// Made on first use, not at start-up: the schema lists the registered schedulers.
+const std::vector<std::string>& base_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const schema::Key& k : hbm_schema().keys())
+      if (k.name != "timing.<name>") out.push_back(k.name);
+    return out;
+  }();
+  return keys;
+}
 const std::vector<std::string> kGroups = {"organization", "clock", "timing", "controller"};
 
 struct Field {
@@ -63,7 +88,7 @@ bool is_group(const std::string& k) {
 
 std::string keys_under(const std::string& group) {
   std::string out;
-  for (const std::string& k : kKeys) {
+  for (const std::string& k : base_keys()) {
     if (group.empty()) {
       if (k.find('.') == std::string::npos) out += (out.empty() ? "" : ", ") + k;
     } else if (k.compare(0, group.size() + 1, group + ".") == 0) {
@@ -124,7 +149,7 @@ void read_map(const YAML::Node& map, const std::string& file, const std::string&
     }
     const bool timing = group == "timing";
     bool known = timing;
-    for (const std::string& k : kKeys) known = known || k == key;
+    for (const std::string& k : base_keys()) known = known || k == key;
     if (!known || name.find('.') != std::string::npos)
       throw InputError(file, line, key, fmt::format("unknown key (expected one of: {})", keys_under(group)));
     if (value.IsNull()) throw InputError(file, line, key, "has no value");
@@ -150,8 +175,11 @@ int64_t positive_int(const Field& f, int64_t max = INT_MAX) {
   return *v;
 }
 
-int64_t power_of_two(const Field& f, int64_t max = INT_MAX) {
-  const int64_t v = positive_int(f, max);
+// organization.*: a power of two up to the schema's bound.
+int64_t power_of_two(const Field& f) {
+  const schema::Key* k = hbm_schema().find(f.key);
+  if (!k) throw std::logic_error("HBM schema has no key " + f.key);
+  const int64_t v = positive_int(f, k->max);
   if (v & (v - 1)) fail(f, fmt::format("must be a power of two (the address map splits bits), got {}", v));
   return v;
 }
@@ -222,13 +250,13 @@ HbmSpec build(const Fields& fields) {
   const Standard& standard = find_standard(s.standard);
 
   Organization& o = s.org;
-  o.channels = int(power_of_two(require("organization.channels"), 1024));
-  o.pseudo_channels = int(power_of_two(require("organization.pseudo_channels"), 64));
-  o.bank_groups = int(power_of_two(require("organization.bank_groups"), 64));
-  o.banks_per_group = int(power_of_two(require("organization.banks_per_group"), 64));
-  o.rows = power_of_two(require("organization.rows"), int64_t(1) << 24);
-  o.columns = power_of_two(require("organization.columns"), int64_t(1) << 16);
-  o.burst_bytes = int(power_of_two(require("organization.burst_bytes"), 4096));
+  o.channels = int(power_of_two(require("organization.channels")));
+  o.pseudo_channels = int(power_of_two(require("organization.pseudo_channels")));
+  o.bank_groups = int(power_of_two(require("organization.bank_groups")));
+  o.banks_per_group = int(power_of_two(require("organization.banks_per_group")));
+  o.rows = power_of_two(require("organization.rows"));
+  o.columns = power_of_two(require("organization.columns"));
+  o.burst_bytes = int(power_of_two(require("organization.burst_bytes")));
 
   const Field& tck = require("clock.tCK");
   s.tck_ns = time_ns(tck);
@@ -255,7 +283,7 @@ HbmSpec build(const Fields& fields) {
     }
     s.scheduler = f->text;
   }
-  if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, 4096));
+  if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, hbm_schema().find("controller.queue_depth")->max));
   if (const Field* f = find("controller.refresh")) {
     bool known = false;
     for (RefreshPolicy p : {RefreshPolicy::AllBank, RefreshPolicy::PerBank, RefreshPolicy::None})
@@ -311,11 +339,11 @@ HbmSpec load_hbm_spec(const std::string& path, const HbmOverrides& overrides) {
   read_file(path, fields, 0);
   for (const auto& [key, value] : overrides) {
     bool known = key.compare(0, 7, "timing.") == 0 && key.size() > 7;
-    for (const std::string& k : kKeys) known = known || (k == key && k != "preset");
+    for (const std::string& k : base_keys()) known = known || (k == key && k != "preset");
     if (!known)
       throw InputError(
           "--set", 0, key,
-          fmt::format("unknown key (known: {}, timing.<name>)", fmt::join(kKeys.begin() + 1, kKeys.end(), ", ")));
+          fmt::format("unknown key (known: {}, timing.<name>)", fmt::join(base_keys().begin() + 1, base_keys().end(), ", ")));
     fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
   }
   return build(fields);
@@ -329,7 +357,7 @@ Cycle HbmSpec::t(const std::string& name) const {
 
 std::vector<std::string> override_keys(const HbmSpec& s) {
   std::vector<std::string> out;
-  for (const std::string& k : kKeys)
+  for (const std::string& k : base_keys())
     if (k != "name" && k != "source" && k != "preset" && k != "standard") out.push_back(k);
   for (const auto& [name, cycles] : s.timing) out.push_back("timing." + name);
   return out;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/schema.h"
 #include "models/hbm/hbm_types.h"
 #include "models/hbm/timing_table.h"
 
@@ -75,6 +76,9 @@ std::string canonical_text(const HbmSpec& spec);
 // The keys load_hbm_spec's overrides may name for this spec: clock, organization and
 // controller keys, and timing.<name> for every timing of its standard.
 std::vector<std::string> override_keys(const HbmSpec& spec);
+
+// Every key of an HBM file: type, unit, default or required, range, doc.
+const schema::Table& hbm_schema();
 
 // Directory of the shipped presets (configs/memory).
 std::string preset_dir();

@@ -8,10 +8,35 @@
 #include "models/noc/routing.h"
 #include "core/clock.h"
 #include "core/input_error.h"
+#include "core/schema.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
 
 namespace cstsim::noc {
+
+const schema::Table& noc_schema() {
+  using namespace schema;
+  static const Table table(
+      "NoC file (configs/noc/*.yaml)",
+      {
+          text_key("name", "file stem", "label used in reports"),
+          choice_key("routing", "", "xy", routing_names(), "routing function (dimension order; deadlock-free on a mesh)"),
+          number_key("clock_hz", "Hz", "1.0e9", "NoC clock, whole Hz in 1e6..1e11"),
+          text_key("source", "none", "free-text citation for the numbers"),
+          integer_key("mesh.cols", "routers", "4", 1, 64, "routers along x (west to east)"),
+          integer_key("mesh.rows", "routers", "4", 1, 64, "routers along y (south to north)"),
+          integer_key("flit_bytes", "bytes", "16", 1, 4096, "flit width (Garnet ni_flit_size 128 bit)"),
+          integer_key("router_latency", "cycles", "1", 1, 64, "from buffer write to switch traversal"),
+          integer_key("link_latency", "cycles", "1", 1, 64, "on a wire, injection channel included"),
+          integer_key("credit_latency", "cycles", "1", 1, 64, "for a credit to reach the upstream router"),
+          integer_key("buffer_depth", "flits", "4", 1, 1024, "flits per input VC"),
+          integer_key("vnets", "virtual networks", "2", 1, 8, "0 request, 1 response: protocol-deadlock freedom"),
+          integer_key("vcs_per_vnet", "VCs", "2", 1, 8, "virtual channels per vnet; 1 is enough for correctness"),
+          text_key("edge_nodes", "none", "list of {side, index}: extra endpoints on free edge ports (memory controllers)"),
+          text_key("sources", "none", "map key: citation, the provenance of each value"),
+      });
+  return table;
+}
 
 int NocConfig::flits_for(int64_t bytes) const {
   if (bytes <= 0) return 1;
@@ -37,11 +62,12 @@ constexpr IntKey kIntKeys[] = {
     {"vcs_per_vnet", &NocConfig::vcs_per_vnet},
 };
 
-// Every single-value key, one spelling each.
+// Every single-value key, one spelling each: the schema's rows but the lists.
 const std::vector<std::string>& scalar_keys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> out = {"name", "routing", "clock_hz", "source"};
-    for (const IntKey& k : kIntKeys) out.emplace_back(k.key);
+    std::vector<std::string> out;
+    for (const schema::Key& k : noc_schema().keys())
+      if (k.name != "edge_nodes" && k.name != "sources") out.push_back(k.name);
     return out;
   }();
   return keys;
@@ -61,22 +87,16 @@ struct Checker {
     auto it = lines.find(key);
     throw InputError(file, it == lines.end() ? 0 : it->second, key, message);
   }
-  void range(const std::string& key, int64_t v, int64_t lo, int64_t hi, const char* unit) const {
-    if (v < lo || v > hi) fail(key, fmt::format("must be {}..{} {}, got {}", lo, hi, unit, v));
+  // The range the schema gives the key.
+  void range(const std::string& key, int64_t v) const {
+    const schema::Key& s = *noc_schema().find(key);
+    if (v < s.min || v > s.max) fail(key, fmt::format("must be {}..{} {}, got {}", s.min, s.max, s.unit, v));
   }
 };
 
 void check(const NocConfig& c, const std::string& file, const Lines& lines) {
   const Checker k{file, lines};
-  k.range("mesh.cols", c.cols, 1, 64, "routers");
-  k.range("mesh.rows", c.rows, 1, 64, "routers");
-  k.range("flit_bytes", c.flit_bytes, 1, 4096, "bytes");
-  k.range("router_latency", c.router_latency, 1, 64, "cycles");
-  k.range("link_latency", c.link_latency, 1, 64, "cycles");
-  k.range("credit_latency", c.credit_latency, 1, 64, "cycles");
-  k.range("buffer_depth", c.buffer_depth, 1, 1024, "flits");
-  k.range("vnets", c.vnets, 1, 8, "virtual networks");
-  k.range("vcs_per_vnet", c.vcs_per_vnet, 1, 8, "VCs");
+  for (const IntKey& i : kIntKeys) k.range(i.key, c.*i.field);
   if (const std::string why = clock_hz_problem(c.clock_hz); !why.empty()) k.fail("clock_hz", why);
   bool known = false;
   for (const std::string& r : routing_names()) known = known || r == c.routing;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/schema.h"
 #include "models/noc/mesh.h"
 
 namespace cstsim::noc {
@@ -51,6 +52,10 @@ std::string canonical_text(const NocConfig& config);
 void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides);
 // The keys apply_overrides takes.
 std::vector<std::string> override_keys();
+
+// Every key of a NoC file: type, unit, default, range, doc (the ranges are the ones
+// load_noc_config enforces).
+const schema::Table& noc_schema();
 
 // Reserved vnet numbers used by the bench and suggested to the DMA/HBM wiring.
 inline constexpr int kRequestVnet = 0;

@@ -34,21 +34,31 @@ std::string describe_config(const std::string& section, const std::string& arch_
   if (!section.empty() && !sections.count(top))
     throw InputError("--describe", 0, section,
                      fmt::format("no such section (sections: {})", fmt::join(sections, ", ")));
-  std::string out = fmt::format("Keys of the {} (--set spells them dotted):\n", table.title());
-  out += table.describe(section);
+  std::string out;
+  if (const std::string rows = table.describe(section); !rows.empty())
+    out = fmt::format("Keys of the {} (--set spells them dotted):\n{}", table.title(), rows);
   const bool files = top.empty() || top == "hbm" || top == "noc";
   if (!files) return out;
+  // The sub-files' own keys, as --set reaches them (hbm.<key>, noc.<key>).
+  auto within = [&](const std::string& prefix) {  // the section inside the sub-file
+    return section.size() > prefix.size() ? section.substr(prefix.size()) : std::string();
+  };
+  for (const auto& [prefix, sub] : {std::pair{std::string("hbm."), &hbm::hbm_schema()},
+                                    std::pair{std::string("noc."), &noc::noc_schema()}}) {
+    if (!top.empty() && top + "." != prefix) continue;
+    if (const std::string rows = sub->describe(within(prefix), prefix); !rows.empty())
+      out += fmt::format("\nKeys of the {}, as {}<key>:\n{}", sub->title(), prefix, rows);
+  }
   if (arch_path.empty()) {
-    out += "\nWith --arch, also every key of the HBM and NoC files the arch names (hbm.<key>, noc.<key>) "
-           "and its value.\n";
+    out += "\nWith --arch, also the values of the HBM and NoC files the arch names, every timing included.\n";
     return out;
   }
   const ArchSpec a = load_arch(arch_path, overrides);
   if ((top.empty() || top == "hbm") && (a.memory == "hbm" || a.memory == "hierarchy"))
-    out += fmt::format("\nHBM file {} (--set hbm.<key>=value; times as <n>ck, ns, us or ps):\n{}", a.hbm.spec,
+    out += fmt::format("\nValues of the HBM file {} (--set hbm.<key>=value; times as <n>ck, ns, us or ps):\n{}", a.hbm.spec,
                        prefixed_lines("hbm.", hbm::canonical_text(a.hbm_spec), section));
   if ((top.empty() || top == "noc") && a.memory == "hierarchy")
-    out += fmt::format("\nNoC file {} (--set noc.<key>=value):\n{}", a.noc.spec,
+    out += fmt::format("\nValues of the NoC file {} (--set noc.<key>=value):\n{}", a.noc.spec,
                        prefixed_lines("noc.", noc::canonical_text(a.noc_config), section));
   return out;
 }

@@ -9,6 +9,10 @@
 #include <functional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "models/hbm/hbm_spec.h"
+#include "models/noc/noc_config.h"
 #include "sim/config/arch_schema.h"
 #include "sim/config/arch_spec.h"
 #include "core/input_error.h"
@@ -595,6 +599,44 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const std::string& key : arch_keys()) EXPECT_TRUE(contains(readme, "`" + key + "`")) << key;
+}
+
+}  // namespace
+}  // namespace cstsim
+
+namespace cstsim {
+namespace {
+
+// The HBM and NoC files' schemas are their readers' too: every integer key's range
+// is enforced at both ends, and every key the readers take is a row.
+TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
+  const std::string hbm3 = std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm3-6400.yaml";
+  int hbm_checked = 0;
+  for (const schema::Key& k : hbm::hbm_schema().keys()) {
+    if (k.type != schema::Type::Integer) continue;
+    SCOPED_TRACE(k.name);
+    const InputError low = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, std::to_string(k.min - 1)}}); });
+    EXPECT_EQ(low.key(), k.name);
+    EXPECT_TRUE(contains(low.what(), "must be a positive integer")) << low.what();
+    const InputError high = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, std::to_string(k.max * 2)}}); });
+    EXPECT_TRUE(contains(high.what(), "must be at most " + std::to_string(k.max))) << high.what();
+    ++hbm_checked;
+  }
+  EXPECT_EQ(hbm_checked, 8);
+  int noc_checked = 0;
+  for (const schema::Key& k : noc::noc_schema().keys()) {
+    if (k.type != schema::Type::Integer) continue;
+    SCOPED_TRACE(k.name);
+    for (const int64_t v : {k.min - 1, k.max + 1}) {
+      noc::NocConfig c;
+      const InputError e = error_of([&] { noc::apply_overrides(c, {{k.name, std::to_string(v)}}); });
+      EXPECT_EQ(e.key(), k.name);
+      EXPECT_TRUE(contains(e.what(), fmt::format("must be {}..{} {}", k.min, k.max, k.unit))) << e.what();
+    }
+    ++noc_checked;
+  }
+  EXPECT_EQ(noc_checked, 9);
+  for (const std::string& key : noc::override_keys()) EXPECT_TRUE(noc::noc_schema().find(key)) << key;
 }
 
 }  // namespace
