@@ -135,7 +135,8 @@ SharedStats MemoryGroup::stats() const {
   s.hbm_bytes_read = int64_t(hs.reads) * burst;
   s.hbm_bytes_written = int64_t(hs.writes) * burst;
   s.hbm_activates = int64_t(hs.activates);
-  s.hbm_refreshes = int64_t(hs.refreshes);
+  s.hbm_refreshes = int64_t(hs.refreshes + hs.bank_refreshes);
+  s.hbm_bank_refreshes = int64_t(hs.bank_refreshes);
   s.hbm_bursts = int64_t(hs.bursts());
   s.hbm_row_hits = int64_t(hs.row_hits);
   s.noc_flit_hops = int64_t(dma_->noc().stats().flit_hops);
@@ -148,6 +149,7 @@ SharedStats& SharedStats::operator+=(const SharedStats& o) {
   hbm_bytes_written += o.hbm_bytes_written;
   hbm_activates += o.hbm_activates;
   hbm_refreshes += o.hbm_refreshes;
+  hbm_bank_refreshes += o.hbm_bank_refreshes;
   hbm_bursts += o.hbm_bursts;
   hbm_row_hits += o.hbm_row_hits;
   noc_flit_hops += o.noc_flit_hops;

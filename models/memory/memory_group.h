@@ -39,7 +39,8 @@ struct SharedTimeline {
 
 struct SharedStats {  // after every cluster is done
   int64_t hbm_bytes_read = 0, hbm_bytes_written = 0;  // bursts x burst bytes
-  int64_t hbm_activates = 0, hbm_refreshes = 0;
+  int64_t hbm_activates = 0;
+  int64_t hbm_refreshes = 0, hbm_bank_refreshes = 0;  // REF + REFpb commands, and the REFpb among them
   int64_t hbm_bursts = 0, hbm_row_hits = 0;
   int64_t noc_flit_hops = 0, noc_packets = 0;
   double hbm_row_hit_rate() const { return hbm_bursts ? double(hbm_row_hits) / double(hbm_bursts) : 0.0; }

@@ -55,7 +55,8 @@ nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memo
           {"noc_flit_hops", h.shared.noc_flit_hops},
           {"noc_packets", h.shared.noc_packets},
           {"hbm_activates", h.shared.hbm_activates},
-          {"hbm_refreshes", h.shared.hbm_refreshes},
+          {"hbm_refreshes", h.shared.hbm_refreshes},  // every refresh command, all-bank or per-bank
+          {"hbm_bank_refreshes", h.shared.hbm_bank_refreshes},
           {"hbm_row_hit_rate", h.shared.hbm_row_hit_rate()},
           {"writeback_end_cycle", memory_end}};
 }
