@@ -29,6 +29,9 @@ struct AcceleratorSpec {
   noc::NocConfig noc;             // memory: hierarchy: the mesh
   std::vector<std::pair<int, int>> cluster_routers;  // memory: hierarchy: cluster k's router (x, y)
   spad::ScratchpadParams scratchpad;                 // memory: hierarchy: per cluster
+  // memory: hierarchy: an independent protocol checker (models/hbm/checker.h) hears every
+  // HBM command of the run; a violation stops it. `run --no-hbm-check` turns it off for speed.
+  bool check_hbm_protocol = true;
 
   int64_t element_bytes() const { return array.precision.operand_bytes(); }
   int64_t accumulator_bytes() const { return array.precision.accumulator_bytes(); }

@@ -1,5 +1,7 @@
 #include "models/hbm/checker.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 namespace cstsim::hbm {
@@ -131,5 +133,13 @@ void ProtocolChecker::check_refresh(Cycle cycle) {
 }
 
 void ProtocolChecker::finish(Cycle end_cycle) { check_refresh(end_cycle); }
+
+void ProtocolWatch::finish() {
+  check_.finish(last_);
+  const auto& v = check_.violations();
+  if (!v.empty())
+    throw std::logic_error(
+        fmt::format("HBM protocol checker: {} violation(s) in this layer; the first: {}", v.size(), v.front().what));
+}
 
 }  // namespace cstsim::hbm

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/hbm/timing_engine.h"
 
@@ -67,6 +68,25 @@ class ProtocolChecker {
   Cycle last_cycle_ = 0;
   uint64_t commands_ = 0;
   std::vector<Violation> violations_;
+};
+
+// The checker as it runs in production: an observer fed every command a device issues
+// (device.add_observer(&watch)). Timing rules and bank state only: a layer's stack starts
+// when the layer does, not at time 0, so the refresh obligation counted from 0 does not
+// apply (the refresh tests check it on whole runs).
+class ProtocolWatch : public HbmObserver {
+ public:
+  explicit ProtocolWatch(const HbmSpec& spec) : check_(spec) {}
+  void on_command(const CommandEvent& e) override {
+    check_.record(e.cmd, e.addr, e.cycle);
+    last_ = e.cycle;
+  }
+  // Ends the check; throws std::logic_error naming the first violation and how many there were.
+  void finish();
+
+ private:
+  ProtocolChecker check_;
+  Cycle last_ = 0;
 };
 
 }  // namespace cstsim::hbm

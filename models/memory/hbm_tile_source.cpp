@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 
 #include "core/registry.h"
+#include "models/hbm/checker.h"
 
 namespace cstsim {
 
+HbmTileSource::~HbmTileSource() = default;
+
 HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz,
-                             FifoTiles tiles, int64_t layer_start)
+                             FifoTiles tiles, int64_t layer_start, bool check_protocol)
     : device_(std::make_unique<hbm::HbmDevice>(std::move(spec))),
       clocks_(make_clock_base(clock_hz, clock_hz, device_->spec().tck_ns)),
       fifo_tiles_(dma.fifo_tiles),
@@ -25,6 +28,10 @@ HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double 
   for (size_t j = 0; j < tiles_.bytes.size(); ++j) {
     remaining_[j] = (tiles_.bytes[j] + request_bytes_ - 1) / request_bytes_;
     fetches_[j].bytes = tiles_.bytes[j];
+  }
+  if (check_protocol) {
+    checker_ = std::make_unique<hbm::ProtocolWatch>(device_->spec());
+    device_->add_observer(checker_.get());
   }
 }
 
@@ -87,6 +94,7 @@ void HbmTileSource::complete_some() {
     f.ready = std::max(f.end, f.start);
     ++completed_;
   }
+  if (checker_ && completed_ == int(tiles_.bytes.size())) checker_->finish();  // the pass's last tile is in
 }
 
 int64_t HbmTileSource::ready(int g, const std::vector<int64_t>& load_starts) {
@@ -105,7 +113,8 @@ namespace {
 class HbmMemory final : public MemoryBackend {
  public:
   std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan*, bool) const override {
-    return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()), start);
+    return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()), start,
+                                           a.check_hbm_protocol);
   }
 };
 

@@ -15,12 +15,19 @@
 #include "models/memory/memory_params.h"
 #include "models/memory/tile_source.h"
 
+namespace cstsim::hbm {
+class ProtocolWatch;
+}
+
 namespace cstsim {
 
 class HbmTileSource : public TileSource {
  public:
+  // check_protocol: an independent checker (models/hbm/checker.h) hears every command;
+  // a violation throws std::logic_error once the pass's last tile is in.
   HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double clock_hz, FifoTiles tiles,
-                int64_t layer_start);
+                int64_t layer_start, bool check_protocol = true);
+  ~HbmTileSource() override;
 
   int fifo_tiles() const override { return fifo_tiles_; }
   int64_t ready(int g, const std::vector<int64_t>& load_starts) override;
@@ -35,6 +42,7 @@ class HbmTileSource : public TileSource {
   void complete_some();
 
   std::unique_ptr<hbm::HbmDevice> device_;
+  std::unique_ptr<hbm::ProtocolWatch> checker_;
   ClockBase clocks_;  // the array clock and the HBM clock on one exact time base
   int fifo_tiles_, max_outstanding_;
   int64_t request_bytes_;

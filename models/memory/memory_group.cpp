@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hbm/checker.h"
 #include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/noc/noc_config.h"
@@ -69,6 +70,10 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
   const std::vector<std::pair<int, int>> routers(a.cluster_routers.begin(), a.cluster_routers.begin() + clusters);
   dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm_dma.max_outstanding, a.hbm_dma.request_bytes, a.clock_hz},
                                      a.hbm, a.noc, std::move(raw), routers);
+  if (a.check_hbm_protocol) {
+    checker_ = std::make_unique<hbm::ProtocolWatch>(a.hbm);
+    dma_->hbm().add_observer(checker_.get());
+  }
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);
     observer_->dma = dma_.get();
@@ -109,9 +114,14 @@ void MemoryGroup::drive(int cluster) {
   }
 }
 
+void MemoryGroup::finish_checks() {
+  if (checker_) checker_->finish();
+}
+
 void MemoryGroup::done(int cluster) {
   done_[size_t(cluster)] = true;
   waiting_[size_t(cluster)] = nullptr;
+  if (std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) finish_checks();
   if (clusters() == 1) return;
   // The others may all be waiting on the traffic this cluster no longer holds up.
   bool everyone_waits = true;

@@ -25,6 +25,9 @@
 namespace sc_core {
 class sc_event;
 }
+namespace cstsim::hbm {
+class ProtocolWatch;
+}
 
 namespace cstsim {
 
@@ -83,10 +86,12 @@ class MemoryGroup {
  private:
   struct Observer;
   void drive(int cluster);
+  void finish_checks();  // once every cluster is done: the checker's last word
 
   std::vector<std::unique_ptr<spad::Scratchpad>> spads_;
   std::unique_ptr<DmaSystem> dma_;
   std::unique_ptr<Observer> observer_;
+  std::unique_ptr<hbm::ProtocolWatch> checker_;  // spec.check_hbm_protocol
   SharedTimeline timeline_;
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
   std::vector<bool> done_;

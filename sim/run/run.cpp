@@ -60,7 +60,8 @@ int run_simulation(const RunOptions& o) {
           const PassPlan& first = c.passes.front();
           check_hierarchy(arch, dma_program(fold_plan(plan, first), first));
         }
-  const AcceleratorSpec spec = accelerator_spec(arch);
+  AcceleratorSpec spec = accelerator_spec(arch);
+  spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   post::load_energy_table(energy_path);
   if (!o.normalization.empty()) post::load_normalization(o.normalization);

@@ -17,6 +17,7 @@ struct RunOptions {
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
   bool trace = true;      // false: no trace/, no report.json (summary only)
+  bool check_hbm = true;  // false (--no-hbm-check): no HBM protocol checker, for speed
   int64_t window = 1024;  // action-counter window of the trace, cycles
   std::string energy_table;   // configs/energy/*.yaml; "" = the default table
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*

@@ -790,6 +790,21 @@ TEST_F(Cli, RefreshCountersCountEveryRefresh) {
   EXPECT_EQ(seen["none"], std::make_pair(int64_t(0), int64_t(0)));
 }
 
+// The HBM protocol checker hears every command of every run (memory: hbm | hierarchy)
+// and changes nothing it watches: with --no-hbm-check the outputs are the same bytes.
+TEST_F(Cli, HbmCheckerWatchesWithoutChangingAnything) {
+  const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 300, N: 70, K: 90}\n");
+  for (const char* flag : {"", " --no-hbm-check"}) {
+    const fs::path out = dir_ / (std::string(flag).empty() ? "checked" : "unchecked");
+    const Result r = cstsim("run -q" + std::string(flag) + " --arch " + arch.string() + " --workload " + w.string() +
+                            " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  for (const char* f : {"summary.json", "report.json", "trace/rt.bin"})
+    EXPECT_EQ(slurp(dir_ / "checked" / f), slurp(dir_ / "unchecked" / f)) << f;
+}
+
 // `run --describe` prints the schema the reader uses, a section of it, and with --arch
 // the resolved keys of the HBM and NoC files as --set spells them.
 TEST_F(Cli, DescribePrintsTheSchema) {

@@ -424,3 +424,37 @@ TEST(HbmRuleTables, unknown_standard_lists_the_known_ones) {
     EXPECT_NE(std::string(e.what()).find("HBM2, HBM3"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+// The production watch: a legal stream finishes quietly; a RD before tRCD after its ACT
+// stops the run with the rule named (HBM3: tRCD_RD).
+TEST(HbmProtocolWatch, FinishThrowsOnTheFirstViolation) {
+  const HbmSpec spec = load_hbm_spec(kHbm3);
+  Address a;
+  a.row = 5;
+  CommandEvent act;
+  act.cycle = 10;
+  act.cmd = Cmd::ACT;
+  act.addr = a;
+  CommandEvent rd = act;
+  rd.cmd = Cmd::RD;
+  rd.cycle = 10 + spec.t("tRCD_RD");
+  ProtocolWatch ok(spec);
+  ok.on_command(act);
+  ok.on_command(rd);
+  EXPECT_NO_THROW(ok.finish());
+  ProtocolWatch bad(spec);
+  rd.cycle -= 1;
+  bad.on_command(act);
+  bad.on_command(rd);
+  try {
+    bad.finish();
+    FAIL() << "no violation reported";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("HBM protocol checker: 1 violation(s)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tRCD"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
