@@ -251,7 +251,7 @@ int run_command(const std::vector<std::string>& args) {
        "declare C_ref..S_ref, weights and boundary to get the scalar V_CST* in report.json")
       ("no-trace", "skip the R(t) trace and report.json (summary.json and layers.csv only)")
       ("no-hbm-check", "do not run the HBM protocol checker on every command (memory: hbm | hierarchy; "
-       "about 25 % faster on HBM-bound runs)")
+       "5-10 % faster on hierarchy runs)")
       ("window", po::value(&o.window)->value_name("CYCLES"),
        "window of the trace's action counters, in cycles (default 1024)")
       ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
