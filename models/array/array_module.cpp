@@ -128,6 +128,8 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     }
     t.dma_bytes_delivered += h.dma_bytes_delivered;
     t.dma_bytes_sent += h.dma_bytes_sent;
+    t.dma_requests += h.dma_requests;
+    t.dma_pieces += h.dma_pieces;
     t.spad_bytes_written += h.spad_bytes_written;
     t.spad_bytes_read += h.spad_bytes_read;
     t.spad_conflict_cycles += h.spad_conflict_cycles;

@@ -74,7 +74,7 @@ noc::NodeId DmaSystem::controller_of(uint64_t addr) const {
 int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
   const int64_t burst = hbm_->spec().org.burst_bytes;
   const int channel = hbm_->address_map().decode(addr).channel;
-  int64_t n = std::min(left, request_bytes_);
+  const int64_t n = left;
   // Stop at the first burst boundary that enters another channel.
   for (int64_t at = (int64_t(addr) / burst + 1) * burst; at < int64_t(addr) + n; at += burst)
     if (hbm_->address_map().decode(uint64_t(at)).channel != channel) return at - int64_t(addr);
@@ -94,20 +94,33 @@ void DmaSystem::issue(Queue& q) {
   const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_)});
   const int64_t at = cycle * acc_period_;
   if (t.first_issue < 0) t.first_issue = cycle;
-  Request r;
-  r.transfer = tid;
-  r.cluster = t.cluster;
-  r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
-  r.bytes = piece_bytes(r.addr, t.bytes_left);
-  r.write = t.what.write;
-  r.controller = controller_of(r.addr);
-  r.path.issued = at;
-  t.bytes_left -= r.bytes;
-  ++t.requests_left;
+  // One DMA request per cycle, of up to request_bytes of this transfer. It goes out as
+  // one piece per HBM channel it covers (a piece never spans two channels, so it goes to
+  // exactly one controller), each taking a slot of the outstanding limit; what does
+  // not fit the limit waits for the next request.
+  ++stats_[size_t(t.cluster)].requests;
+  for (int64_t budget = request_bytes_; budget > 0 && t.bytes_left > 0 && q.outstanding < max_outstanding_;) {
+    Request r;
+    r.transfer = tid;
+    r.cluster = t.cluster;
+    r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
+    r.bytes = piece_bytes(r.addr, std::min(t.bytes_left, budget));
+    r.write = t.what.write;
+    r.controller = controller_of(r.addr);
+    r.path.issued = at;
+    budget -= r.bytes;
+    t.bytes_left -= r.bytes;
+    ++t.requests_left;
+    ++q.outstanding;
+    ++stats_[size_t(t.cluster)].pieces;
+    requests_.push_back(r);
+    send(requests_.back(), t, cycle, at);
+  }
   if (t.bytes_left == 0) q.transfers.pop_front();
   q.next_cycle = cycle + 1;
-  ++q.outstanding;
-  requests_.push_back(r);
+}
+
+void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
   noc::Packet p;
   p.src = nodes_[size_t(r.cluster)];
   p.dst = r.controller;
@@ -122,7 +135,7 @@ void DmaSystem::issue(Queue& q) {
   } else {
     p.bytes = 0;  // a 1-flit request
     p.cycle = noc_cycle_at(at);
-    requests_.back().path.injected = p.cycle * noc_period_;
+    r.path.injected = p.cycle * noc_period_;
     noc_->inject(p);
   }
 }

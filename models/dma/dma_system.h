@@ -61,6 +61,8 @@ struct TransferState {
 struct DmaStats {
   int64_t bytes_delivered = 0;  // HBM -> scratchpad, payload
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
+  int64_t requests = 0;         // DMA requests issued (at most one per queue and cycle)
+  int64_t pieces = 0;           // their per-channel pieces, each a packet to one controller
 };
 
 // The DMA engine's own parameters (hbm.max_outstanding, hbm.request_bytes) and the
@@ -136,6 +138,7 @@ class DmaSystem {
 
   int64_t next_issue_time(const Queue& q) const;
   void issue(Queue& q);
+  void send(Request& r, TransferState& t, int64_t cycle, int64_t at);  // r's first packet into the NoC
   void on_delivery(const noc::Delivery& d);
   void on_hbm_completion(const hbm::HbmCompletion& c);
   void finish_request(int id, int64_t done_at);

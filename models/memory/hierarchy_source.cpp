@@ -304,6 +304,8 @@ HierarchyLayerStats HierarchySource::stats() const {
   s.shared = group_->stats();
   s.dma_bytes_delivered = dma().stats(cluster_).bytes_delivered;
   s.dma_bytes_sent = dma().stats(cluster_).bytes_sent;
+  s.dma_requests = dma().stats(cluster_).requests;
+  s.dma_pieces = dma().stats(cluster_).pieces;
   for (spad::Partition p : spad::kAllPartitions) {
     const spad::PartitionStats& ps = spad_->stats(p);
     s.spad_bytes_written += ps.dma_bytes_written;

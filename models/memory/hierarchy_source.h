@@ -31,6 +31,7 @@ namespace cstsim {
 struct HierarchyLayerStats {
   SharedStats shared;
   int64_t dma_bytes_delivered = 0, dma_bytes_sent = 0;
+  int64_t dma_requests = 0, dma_pieces = 0;  // requests issued, and their per-channel pieces
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)

@@ -805,6 +805,27 @@ TEST_F(Cli, HbmCheckerWatchesWithoutChangingAnything) {
     EXPECT_EQ(slurp(dir_ / "checked" / f), slurp(dir_ / "unchecked" / f)) << f;
 }
 
+// hbm.request_bytes is what the DMA asks for per request: 256 B moves the same bytes in a
+// quarter of the requests of 64 B (each split into its per-channel pieces), where it used
+// to be cut at the first channel boundary and act as 64 B.
+TEST_F(Cli, RequestBytesAboveTheInterleaveAreHonoured) {
+  const fs::path arch = small_hierarchy("h.yaml");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 64, N: 64, K: 64}\n");
+  std::map<int, nlohmann::json> m;
+  for (int bytes : {64, 256}) {
+    const fs::path out = dir_ / std::to_string(bytes);
+    const Result r = cstsim(fmt::format("run -q --no-trace --verify --set hbm.request_bytes={} --arch {} --workload {} --out {}",
+                                        bytes, arch.string(), w.string(), out.string()));
+    ASSERT_EQ(r.status, 0) << r.err;
+    m[bytes] = nlohmann::json::parse(slurp(out / "summary.json"))["layers"][0]["memory"];
+  }
+  EXPECT_EQ(m[64]["hbm_bytes_read"], m[256]["hbm_bytes_read"]);
+  EXPECT_EQ(m[64]["dma_pieces"], m[64]["dma_requests"]);  // 64 B: one channel each
+  const int64_t small = m[64]["dma_requests"].get<int64_t>(), large = m[256]["dma_requests"].get<int64_t>();
+  EXPECT_NEAR(double(large), double(small) / 4, double(small) / 16) << small << " vs " << large;
+  EXPECT_EQ(m[256]["dma_pieces"], m[64]["dma_pieces"]);  // the same 64 B pieces, four to a request
+}
+
 // `run --describe` prints the schema the reader uses, a section of it, and with --arch
 // the resolved keys of the HBM and NoC files as --set spells them.
 TEST_F(Cli, DescribePrintsTheSchema) {
