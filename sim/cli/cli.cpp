@@ -22,6 +22,7 @@
 #include "sim/bench/hbm_bench.h"
 #include "traces/export/export_cli.h"
 #include "traces/post/post.h"
+#include "sim/run/invariants.h"
 #include "sim/run/run.h"
 #include "sim/sweep/sweep_cli.h"
 #include "commit.h"
@@ -335,6 +336,9 @@ int cli_main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     std::cerr << "error: " << InputError::one_line(e.what()) << "\n";
     return 2;
+  } catch (const InvariantError& e) {  // a model bug, not the input: nothing was written
+    std::cerr << "error: " << e.what() << "\n";
+    return 3;
   }
 }
 

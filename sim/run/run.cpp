@@ -20,6 +20,7 @@
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
 #include "sim/run/hierarchy_check.h"
+#include "sim/run/invariants.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
 #include "traces/sink.h"
@@ -95,6 +96,7 @@ int run_simulation(const RunOptions& o) {
     if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
     if (sink) sink->finish(accelerator.end_cycle());
     const std::vector<ArrayLayerResult> results = accelerator.layer_results();
+    check_invariants(arch, results);  // before anything is written
 
     RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules};
     nlohmann::ordered_json summary = summary_json(run_report);

@@ -1,0 +1,49 @@
+#include "sim/run/invariants.h"
+
+#include <fmt/format.h>
+
+namespace cstsim {
+
+namespace {
+
+[[noreturn]] void violated(const char* law, size_t layer, const ArrayLayerResult& L, const std::string& detail) {
+  throw InvariantError(fmt::format("invariant '{}' violated in layer {} ({}): {}", law, layer, L.shape.name, detail));
+}
+
+}  // namespace
+
+void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& layers) {
+  const double pes = double(a.rows) * a.cols * a.clusters;
+  double hbm_bytes_per_cycle = 0;
+  if (a.memory == "hbm" || a.memory == "hierarchy") {
+    const hbm::HbmSpec& s = a.hbm_spec;
+    hbm_bytes_per_cycle = s.peak_gbps_per_pc() * 1e9 * s.org.pcs() / a.clock_hz;
+  }
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const ArrayLayerResult& L = layers[i];
+    int64_t explained = 0;
+    for (const auto& [cause, n] : L.stalls) explained += n;
+    if (explained != L.stall_cycles)
+      violated("stalls", i, L, fmt::format("causes add up to {}, stall cycles are {}", explained, L.stall_cycles));
+    if (L.has_hierarchy) {
+      const HierarchyLayerStats& h = L.hierarchy;
+      if (h.shared.hbm_bytes_read != h.dma_bytes_delivered || h.dma_bytes_delivered != h.spad_bytes_written)
+        violated("bytes", i, L, fmt::format("read: HBM {}, DMA {}, scratchpad {}", h.shared.hbm_bytes_read,
+                                            h.dma_bytes_delivered, h.spad_bytes_written));
+      if (h.shared.hbm_bytes_written != h.dma_bytes_sent || h.dma_bytes_sent != h.spad_bytes_read)
+        violated("bytes", i, L, fmt::format("written: HBM {}, DMA {}, scratchpad {}", h.shared.hbm_bytes_written,
+                                            h.dma_bytes_sent, h.spad_bytes_read));
+    }
+    const double span = double(L.end_cycle - L.start_cycle + 1);
+    if (span * pes < double(L.stats.macs))
+      violated("compute", i, L, fmt::format("{} MACs in {} cycles on {} PEs", L.stats.macs, span, pes));
+    const double hbm = L.has_hierarchy
+                           ? double(L.hierarchy.shared.hbm_bytes_read + L.hierarchy.shared.hbm_bytes_written)
+                           : double(L.dram_bytes);
+    if (hbm_bytes_per_cycle > 0 && span * hbm_bytes_per_cycle < hbm)
+      violated("bandwidth", i, L,
+               fmt::format("{} HBM bytes in {} cycles at a peak of {:.1f} B/cycle", hbm, span, hbm_bytes_per_cycle));
+  }
+}
+
+}  // namespace cstsim

@@ -1,0 +1,63 @@
+// The end-of-run laws (sim/run/invariants.h): quiet on a consistent layer, and each
+// broken one named with its layer. The golden set runs them on every preset x workload.
+#include <gtest/gtest.h>
+
+#include "sim/run/invariants.h"
+
+namespace cstsim {
+namespace {
+
+ArrayLayerResult consistent() {
+  ArrayLayerResult L;
+  L.shape.name = "fc";
+  L.start_cycle = 100;
+  L.end_cycle = 199;  // 100 cycles
+  L.stats.macs = 100 * 16;
+  L.stall_cycles = 30;
+  L.stalls = {{"noc", 20}, {"dma_queue", 10}};
+  L.has_hierarchy = true;
+  L.hierarchy.shared.hbm_bytes_read = L.hierarchy.dma_bytes_delivered = L.hierarchy.spad_bytes_written = 640;
+  L.hierarchy.shared.hbm_bytes_written = L.hierarchy.dma_bytes_sent = L.hierarchy.spad_bytes_read = 64;
+  return L;
+}
+
+std::string error(const ArchSpec& a, const ArrayLayerResult& L) {
+  try {
+    check_invariants(a, {consistent(), L});
+  } catch (const InvariantError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
+  ArchSpec a;
+  a.rows = a.cols = 4;
+  a.memory = "hierarchy";
+  a.hbm.spec = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";  // 256 GB/s: 256 B per 1 GHz cycle
+  a.noc.spec = CSTSIM_SOURCE_DIR "/configs/noc/npu-mesh-4x4.yaml";
+  resolve_sub_files(a);
+  EXPECT_EQ(error(a, consistent()), "");
+  ArrayLayerResult L = consistent();
+  L.stalls["noc"] = 21;
+  EXPECT_EQ(error(a, L), "invariant 'stalls' violated in layer 1 (fc): causes add up to 31, stall cycles are 30");
+  L = consistent();
+  L.hierarchy.dma_bytes_delivered = 600;
+  EXPECT_NE(error(a, L).find("invariant 'bytes' violated in layer 1 (fc): read: HBM 640, DMA 600"), std::string::npos);
+  L = consistent();
+  L.hierarchy.spad_bytes_read = 32;
+  EXPECT_NE(error(a, L).find("written: HBM 64, DMA 64, scratchpad 32"), std::string::npos);
+  L = consistent();
+  L.stats.macs = 100 * 16 + 1;  // one MAC more than 16 PEs do in 100 cycles
+  EXPECT_NE(error(a, L).find("invariant 'compute'"), std::string::npos);
+  a.clusters = 2;  // twice the PEs: fine
+  EXPECT_EQ(error(a, L), "");
+  L = consistent();
+  auto& h = L.hierarchy;
+  h.shared.hbm_bytes_read = h.dma_bytes_delivered = h.spad_bytes_written = 100 * 256;  // with the 64 written: too many
+  EXPECT_NE(error(a, L).find("invariant 'bandwidth' violated in layer 1 (fc): 25664 HBM bytes in 100 cycles"),
+            std::string::npos) << error(a, L);
+}
+
+}  // namespace
+}  // namespace cstsim
