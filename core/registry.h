@@ -36,6 +36,13 @@ class Registry {
     for (const auto& [name, factory] : factories_) out.push_back(name);
     return out;
   }
+  // One instance per name, made on first use and kept: for stateless implementations
+  // asked for often (dataflows, memory backends). Throws as make() does.
+  const Interface& shared(const std::string& name, const char* what) {
+    auto it = shared_.find(name);
+    if (it == shared_.end()) it = shared_.emplace(name, make(name, what)).first;
+    return *it->second;
+  }
   // Throws std::invalid_argument "unknown <what> 'x' (known: a, b)".
   std::unique_ptr<Interface> make(const std::string& name, const char* what) const {
     auto it = factories_.find(name);
@@ -46,6 +53,7 @@ class Registry {
 
  private:
   std::map<std::string, Factory> factories_;
+  std::map<std::string, std::unique_ptr<Interface>> shared_;
 };
 
 }  // namespace cstsim

@@ -16,18 +16,17 @@ const ArrayDataflow& array_dataflow(Dataflow d) {
   static const int linked = cstsim_anchor_WeightStationary() + cstsim_anchor_InputStationary() +
                             cstsim_anchor_OutputStationary();
   (void)linked;
-  // Implementations are stateless: one instance each, made once. Asked per fold, so
-  // the lookup is an index, not a search.
-  static const std::vector<std::unique_ptr<ArrayDataflow>> made = [] {
-    std::vector<std::unique_ptr<ArrayDataflow>> out;
+  // Asked per fold, so the registry's shared instances are indexed once by dataflow.
+  static const std::vector<const ArrayDataflow*> by_id = [] {
+    std::vector<const ArrayDataflow*> out;
     for (const std::string& name : dataflow_names()) {
       const Dataflow id = *dataflow_named(name);
       if (out.size() <= size_t(id)) out.resize(size_t(id) + 1);
-      out[size_t(id)] = Registry<ArrayDataflow>::instance().make(name, "dataflow");
+      out[size_t(id)] = &Registry<ArrayDataflow>::instance().shared(name, "dataflow");
     }
     return out;
   }();
-  return *made[size_t(d)];
+  return *by_id[size_t(d)];
 }
 
 }  // namespace cstsim

@@ -1,7 +1,5 @@
 #include "models/memory/tile_source.h"
 
-#include <map>
-
 #include "core/registry.h"
 
 namespace cstsim {
@@ -36,7 +34,7 @@ int cstsim_anchor_HbmMemory();        // hbm_tile_source.cpp
 int cstsim_anchor_HierarchyMemory();  // hierarchy_source.cpp
 
 namespace {
-const Registry<MemoryBackend>& backends() {
+Registry<MemoryBackend>& backends() {
   static const int linked = cstsim_anchor_ChannelMemory() + cstsim_anchor_HbmMemory() + cstsim_anchor_HierarchyMemory();
   (void)linked;
   return Registry<MemoryBackend>::instance();
@@ -47,12 +45,8 @@ std::vector<std::string> memory_backend_names() { return backends().names(); }
 
 std::unique_ptr<TileSource> make_tile_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t layer_start,
                                              const LayerDmaPlan* program, bool record_timeline) {
-  // Made per pass; the backends are stateless, so one instance of each is kept.
-  static std::map<std::string, std::unique_ptr<MemoryBackend>> made;
-  const std::string name = to_string(a.memory);
-  auto it = made.find(name);
-  if (it == made.end()) it = made.emplace(name, backends().make(name, "memory backend")).first;
-  return it->second->make_source(a, plan, layer_start, program, record_timeline);
+  return backends().shared(to_string(a.memory), "memory backend")
+      .make_source(a, plan, layer_start, program, record_timeline);
 }
 
 }  // namespace cstsim

@@ -117,9 +117,7 @@ const std::string& choice_of(const ArchField& f, const std::string& key) {
 Dataflow parse_dataflow(const ArchField& f) { return *dataflow_named(choice_of(f, "dataflow")); }
 
 FoldPipeline parse_fold_pipeline(const ArchField& f) {
-  if (f.text == "scalesim") return FoldPipeline::ScaleSim;
-  if (f.text == "overlapped") return FoldPipeline::Overlapped;
-  fail(f, "must be one of scalesim, overlapped; got " + text::quoted(f.text));
+  return choice_of(f, "fold_pipeline") == "scalesim" ? FoldPipeline::ScaleSim : FoldPipeline::Overlapped;
 }
 
 ArchSpec build(const ArchFields& fields) {
@@ -160,9 +158,7 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = int_of(*f, "sram.ofmap_kib");
   if (const ArchField* f = find("memory")) {
-    if (f->text != "ideal" && f->text != "channel" && f->text != "hbm" && f->text != "hierarchy")
-      fail(*f, "must be ideal, channel, hbm or hierarchy, got " + text::quoted(f->text));
-    s.memory = f->text;
+    s.memory = choice_of(*f, "memory");
   }
   const ArchField* bw = find("channel.bandwidth_gbps");
   if (s.memory == "channel") {

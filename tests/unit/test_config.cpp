@@ -238,7 +238,7 @@ TEST(ArchYaml, OtherBadValues) {
       {"precision: {accumulator_bits: 8}", "precision.accumulator_bits", "16, 32"},
       {"fold_pipeline: eager", "fold_pipeline", "scalesim, overlapped"},
       {"sram: {ifmap_kib: -1}", "sram.ifmap_kib", "positive integer"},
-      {"memory: hbm3", "memory", "must be ideal, channel, hbm or hierarchy"},
+      {"memory: hbm3", "memory", "must be one of ideal, channel, hbm, hierarchy"},
       {"name: \"\"", "name", "empty"},
       {"dataflow2: ws", "dataflow2", "unknown key"},
   };
