@@ -52,7 +52,8 @@ Network::Network(const NocConfig& config)
     : config_(checked(config)),
       mesh_(config.cols, config.rows, config.edge_nodes),
       routing_(make_routing(config.routing)) {
-  const RouterParams rp{config_.vnets, config_.vcs_per_vnet, config_.buffer_depth, config_.router_latency};
+  const RouterParams rp{config_.vnets, config_.vcs_per_vnet, config_.buffer_depth, config_.router_latency,
+                        config_.vc_reuse == VcReuse::Atomic};
   routers_.reserve(size_t(mesh_.routers()));
   for (int r = 0; r < mesh_.routers(); ++r) {
     std::array<OutputKind, kPorts> kinds{};
@@ -274,6 +275,7 @@ bool Network::ni_send(Ni& ni, int64_t n) {
     ++stats_.flits_injected;
     ++stats_.injected_flits_at[size_t(ni.node)];
     if (f.tail()) {
+      if (config_.vc_reuse == VcReuse::AfterTail) o.owner = -1;
       ni.current[size_t(v)] = -1;
       --ni.pending;
       --unsent_[size_t(ni.node * vnets + v)];
@@ -315,7 +317,7 @@ void Network::deliver_wires(int64_t c) {
     }
     OutputVc& o = nis_[size_t(e.target)].out[size_t(e.vc)];
     o.credits.restore();
-    if (e.tail) {
+    if (e.tail && config_.vc_reuse == VcReuse::Atomic) {
       if (o.owner < 0 || !o.credits.full()) invariant("tail credit at an injection VC not owned or not drained");
       o.owner = -1;
     }

@@ -32,10 +32,19 @@ const schema::Table& noc_schema() {
           integer_key("buffer_depth", "flits", "4", 1, 1024, "flits per input VC"),
           integer_key("vnets", "virtual networks", "2", 1, 8, "0 request, 1 response: protocol-deadlock freedom"),
           integer_key("vcs_per_vnet", "VCs", "2", 1, 8, "virtual channels per vnet; 1 is enough for correctness"),
+          choice_key("vc_reuse", "", "after_tail", vc_reuse_names(),
+                     "when an output VC takes its next packet: after_tail (once the tail left) or atomic (once the tail's credit is back)"),
           text_key("edge_nodes", "none", "list of {side, index}: extra endpoints on free edge ports (memory controllers)"),
           text_key("sources", "none", "map key: citation, the provenance of each value"),
       });
   return table;
+}
+
+const char* vc_reuse_name(VcReuse r) { return r == VcReuse::Atomic ? "atomic" : "after_tail"; }
+
+const std::vector<std::string>& vc_reuse_names() {
+  static const std::vector<std::string> names{"after_tail", "atomic"};
+  return names;
 }
 
 int NocConfig::flits_for(int64_t bytes) const {
@@ -75,7 +84,7 @@ const std::vector<std::string>& scalar_keys() {
 
 std::string known_top_keys() {
   return "name, mesh, routing, flit_bytes, router_latency, link_latency, credit_latency, buffer_depth, vnets, "
-         "vcs_per_vnet, clock_hz, edge_nodes, sources, source";
+         "vcs_per_vnet, vc_reuse, clock_hz, edge_nodes, sources, source";
 }
 
 using Lines = std::map<std::string, int>;
@@ -170,6 +179,13 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   }
   if (key == "name") c.name = s;
   if (key == "routing") c.routing = s;
+  if (key == "vc_reuse") {
+    if (s == "atomic") c.vc_reuse = VcReuse::Atomic;
+    else if (s == "after_tail") c.vc_reuse = VcReuse::AfterTail;
+    else
+      throw InputError(file, line_of(v), key,
+                       fmt::format("must be one of {}; got {}", fmt::join(vc_reuse_names(), ", "), text::quoted(s)));
+  }
   if (key == "clock_hz") {
     auto hz = text::parse_double(s);
     if (!hz) throw InputError(file, line_of(v), key, "must be a number of Hz, got " + text::quoted(s));
@@ -266,9 +282,9 @@ std::string canonical_text(const NocConfig& c) {
   for (const EdgeNodeSpec& e : c.edge_nodes) edges += fmt::format("{}:{};", side_name(e.side), e.index);
   return fmt::format(
       "mesh.cols={}\nmesh.rows={}\nedge_nodes={}\nrouting={}\nflit_bytes={}\nrouter_latency={}\nlink_latency={}\n"
-      "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nclock_hz={}\n",
+      "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nvc_reuse={}\nclock_hz={}\n",
       c.cols, c.rows, edges, c.routing, c.flit_bytes, c.router_latency, c.link_latency, c.credit_latency,
-      c.buffer_depth, c.vnets, c.vcs_per_vnet, c.clock_hz);
+      c.buffer_depth, c.vnets, c.vcs_per_vnet, vc_reuse_name(c.vc_reuse), c.clock_hz);
 }
 
 }  // namespace cstsim::noc

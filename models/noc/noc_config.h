@@ -12,6 +12,16 @@
 
 namespace cstsim::noc {
 
+// When an output VC may take its next packet. AfterTail (BookSim's rule): as soon as
+// the tail of the packet holding it has left through the switch, so packets follow
+// each other into the downstream VC and a link runs at one flit per cycle whenever
+// credits allow (D >= credit round trip), whatever the packet length. Atomic: only
+// when the tail's credit is back (the downstream VC is empty), so a VC carries one
+// packet per round trip and short packets cannot fill a link.
+enum class VcReuse { AfterTail, Atomic };
+const char* vc_reuse_name(VcReuse r);
+const std::vector<std::string>& vc_reuse_names();
+
 struct NocConfig {
   std::string name = "mesh-4x4";
   std::string source;                    // file it was loaded from ("" when built in code)
@@ -26,6 +36,7 @@ struct NocConfig {
   int buffer_depth = 4;                  // flits per input VC (Noxim 4, Garnet 4 per data VC)
   int vnets = 2;                         // 0 = request, 1 = response (protocol-deadlock freedom)
   int vcs_per_vnet = 2;                  // performance knob; 1 is enough for correctness
+  VcReuse vc_reuse = VcReuse::AfterTail;  // see VcReuse
   double clock_hz = 1e9;                 // NoC clock, for the SystemC module's period only
 
   int vcs() const { return vnets * vcs_per_vnet; }

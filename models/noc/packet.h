@@ -31,6 +31,7 @@ struct Flit {
   uint16_t seq = 0;  // 0 = head; flits - 1 = tail (a 1-flit packet is both)
   uint8_t kind = 0;  // kHead | kTail bits
   uint8_t vnet = 0;
+  int8_t route = -1;  // head flits: output port at the router buffering it (set on the buffer write)
   int64_t ready = 0;  // first cycle it may leave the router it is buffered in
   static constexpr uint8_t kHead = 1, kTail = 2;
   bool head() const { return kind & kHead; }

@@ -35,26 +35,29 @@ const Flit& Router::front(int port, int vc) const {
   return slot(index(port, vc), q.head);
 }
 
-void Router::accept(int port, int vc, const Flit& f, int route_port) {
+void Router::accept(int port, int vc, const Flit& arriving, int route_port) {
   const int ivc = index(port, vc);
   InputVc& q = in_[size_t(ivc)];
+  Flit f = arriving;
   if (q.size >= p_.buffer_depth)
     invariant(id_, fmt::format("input {} VC {} overflows its {} flits (sent without credit)", port_name(port), vc,
                                p_.buffer_depth));
   if (vc / p_.vcs_per_vnet != f.vnet)
     invariant(id_, fmt::format("flit of vnet {} on VC {} of vnet {}", f.vnet, vc, vc / p_.vcs_per_vnet));
   if (f.head()) {
-    // Atomic VC allocation upstream: a new packet only enters an empty VC.
-    if (q.size != 0 || q.out_port >= 0)
+    // A head never cuts into a packet still arriving; under atomic reuse upstream it
+    // only enters an empty VC.
+    if (q.open || (p_.atomic_vc_reuse && (q.size != 0 || q.out_port >= 0)))
       invariant(id_, fmt::format("head flit enters input {} VC {} still holding a packet", port_name(port), vc));
     if (route_port < 0 || route_port >= kPorts || kind_[size_t(route_port)] == OutputKind::None)
       invariant(id_, fmt::format("route to unconnected port {}", route_port));
-    q.out_port = int8_t(route_port);
-    ++waiting_va_;
-    va_pending_[size_t(port)] |= uint64_t(1) << vc;
-  } else if (q.out_port < 0) {
+    f.route = int8_t(route_port);
+    // A VC empty of flits has sent its last tail, so a head arriving there is its front.
+    if (q.size == 0) become_front(port, vc, f);
+  } else if (!q.open) {
     invariant(id_, fmt::format("body flit on input {} VC {} without a head", port_name(port), vc));
   }
+  q.open = !f.tail();
   const int tail_pos = q.head + q.size;
   slot(ivc, tail_pos >= p_.buffer_depth ? tail_pos - p_.buffer_depth : tail_pos) = f;
   if (q.size == 0) q.front_ready = f.ready;
@@ -63,11 +66,21 @@ void Router::accept(int port, int vc, const Flit& f, int route_port) {
   nonempty_[size_t(port)] |= uint64_t(1) << vc;
 }
 
+// A head flit reaches the front of its input VC: its route becomes the VC's and it
+// waits for VC allocation.
+void Router::become_front(int port, int vc, const Flit& head) {
+  InputVc& q = in_[size_t(index(port, vc))];
+  q.out_port = head.route;
+  q.out_vc = -1;
+  ++waiting_va_;
+  va_pending_[size_t(port)] |= uint64_t(1) << vc;
+}
+
 void Router::credit(int port, int vc, bool tail) {
   OutputVc& o = out_[size_t(index(port, vc))];
   if (kind_[size_t(port)] != OutputKind::Link) invariant(id_, "credit on a port without a downstream buffer");
   o.credits.restore();
-  if (tail) {
+  if (tail && p_.atomic_vc_reuse) {
     if (o.owner < 0) invariant(id_, fmt::format("tail credit for free output {} VC {}", port_name(port), vc));
     if (!o.credits.full())
       invariant(id_, fmt::format("output {} VC {} freed with {} credits missing", port_name(port), vc,
@@ -212,6 +225,10 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
       }
     } else {
       o.credits.consume();
+      if (f.tail() && !p_.atomic_vc_reuse) {  // the next packet may follow it into the downstream VC
+        o.owner = -1;
+        ++free_ovcs_[size_t(op * p_.vnets + f.vnet)];
+      }
     }
     q.head = q.head + 1 == p_.buffer_depth ? 0 : q.head + 1;
     --q.size;
@@ -219,9 +236,13 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
     --buffered_;
     if (q.size == 0) nonempty_[size_t(ip)] &= ~(uint64_t(1) << vc);
     if (f.tail()) {
-      if (q.size != 0) invariant(id_, "flits behind a tail in the same VC");
       q.out_port = -1;
       q.out_vc = -1;
+      if (q.size != 0) {
+        const Flit& next = slot(ivc, q.head);
+        if (p_.atomic_vc_reuse || !next.head()) invariant(id_, "flits behind a tail in the same VC");
+        become_front(ip, vc, next);
+      }
     }
     out.push_back({ip, vc, op, ovc, f});
     sa_in_rr_[size_t(ip)] = vc + 1 == vcs_ ? 0 : vc + 1;

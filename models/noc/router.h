@@ -21,9 +21,12 @@
 //      output port grants one requesting input port (round-robin). Pointers move
 //      past the winner only when it wins.
 //   3. Switch traversal: winners leave (one flit per input and per output port).
-// VC allocation is atomic: an output VC is freed when the credit of the tail
-// flit comes back, i.e. when the downstream buffer holds nothing of the packet,
-// so an input VC holds at most one packet.
+// VC reuse (NocConfig::vc_reuse): after_tail frees an output VC when the tail
+// leaves through the switch, so an input VC may hold the end of one packet and
+// the start of the next (a FIFO of packets; a head waits to reach the front before
+// its VC allocation). atomic frees it when the tail's credit comes back, i.e. when
+// the downstream buffer holds nothing of the packet: an input VC then holds at
+// most one packet.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -40,6 +43,7 @@ struct RouterParams {
   int vcs_per_vnet = 2;
   int buffer_depth = 4;
   int router_latency = 1;
+  bool atomic_vc_reuse = false;  // NocConfig::vc_reuse == Atomic
   int vcs() const { return vnets * vcs_per_vnet; }
 };
 
@@ -49,8 +53,9 @@ struct InputVc {
   int64_t front_ready = 0;  // `ready` of the front flit (cached: the hot test of every cycle)
   int head = 0;             // ring index of the front flit
   int size = 0;             // flits buffered
-  int8_t out_port = -1;     // route of the packet held (set when its head is written)
+  int8_t out_port = -1;     // route of the front packet (from its head flit once at the front)
   int8_t out_vc = -1;       // output VC allocated to it, -1 before VC allocation
+  bool open = false;        // the last flit written was not a tail: a packet is still arriving
 };
 
 struct OutputVc {
@@ -97,6 +102,7 @@ class Router {
   Flit& slot(int ivc, int pos) { return flits_[size_t(ivc * p_.buffer_depth + pos)]; }
   const Flit& slot(int ivc, int pos) const { return flits_[size_t(ivc * p_.buffer_depth + pos)]; }
   bool can_send(const InputVc& q, int vc) const;
+  void become_front(int port, int vc, const Flit& head);
   bool allocate_vcs(int64_t cycle);
   bool try_allocate(int port, int vc, int64_t cycle);
 

@@ -674,11 +674,12 @@ TEST_F(Cli, VerifyFailsWhenAnyClusterMismatches) {
 // the NoC file>. Each knob moves the result the way physics says, and enters the hash.
 TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   const fs::path w = file("w.yaml", "layers:\n  - {name: g, M: 256, N: 256, K: 256}\n");
+  fs::path w_used = w;
   nlohmann::json last_stalls;
   auto run = [&](const std::string& sets) {
     const fs::path out = dir_ / "o";
     const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                            w.string() + " --out " + out.string() + " " + sets);
+                            w_used.string() + " --out " + out.string() + " " + sets);
     EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
     const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
     last_stalls = s["total"]["stalls"];
@@ -692,15 +693,24 @@ TEST_F(Cli, SetReachesHbmAndNocFileKeysAndTheyMoveTheResult) {
   EXPECT_NE(slow.second, fast.second);
   for (const auto& [cause, cycles] : last_stalls.items())
     EXPECT_LE(cycles.get<int64_t>(), last_stalls["dma_queue"].get<int64_t>()) << cause;
-  // Longer mesh links and fewer virtual channels each slow the memory path; long links
-  // show up as NoC stalls.
+  // On a weight-streaming GEMV (4 MiB of weights, 85 B/cycle at the array's pace) the mesh
+  // carries 128 B flits at one per cycle when its buffers cover the credit round trip
+  // (D >= link + router + credit latency). 16-cycle links with 4-flit buffers are
+  // credit-bound (4 flits per 18 cycles per VC) and slow the run; 18-flit buffers give the
+  // rate back and the long links cost only their latency. 64 B flits halve what the
+  // cluster's one ejection port can take (64 B/cycle < 85 B/cycle): the run follows bytes/64.
+  // VC count does not bind here (one VC streams when D >= RT) but enters the hash.
+  const fs::path gemv = file("gemv.yaml", "layers:\n  - {name: v, M: 1, N: 2048, K: 2048}\n");
+  w_used = gemv;
   const int64_t short_links = run("--set noc.link_latency=1").first;
-  const int64_t noc_stalls_short = last_stalls["noc"].get<int64_t>();
-  EXPECT_GT(run("--set noc.link_latency=16").first, 3 * short_links);
-  EXPECT_GT(last_stalls["noc"].get<int64_t>(), 5 * noc_stalls_short);
+  EXPECT_GT(double(run("--set noc.link_latency=16").first), 1.3 * double(short_links));
+  EXPECT_LT(double(run("--set noc.link_latency=16 --set noc.buffer_depth=18").first), 1.02 * double(short_links));
+  EXPECT_GE(run("--set noc.flit_bytes=64").first, (int64_t(2048) * 2048) / 64);
+  EXPECT_GT(last_stalls["noc"].get<int64_t>(), 10000);
   const auto one_vc = run("--set noc.vcs_per_vnet=1"), four_vcs = run("--set noc.vcs_per_vnet=4");
-  EXPECT_GT(one_vc.first, four_vcs.first);
+  EXPECT_NEAR(double(one_vc.first), double(four_vcs.first), 0.01 * double(four_vcs.first));
   EXPECT_NE(one_vc.second, four_vcs.second);
+  w_used = w;
   // A misspelt key names the nearest real ones; a sub-file key without that sub-file is refused.
   for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
            {"hbm.timing.tCLL=3ns", "hbm.timing.tCLL: unknown key of the HBM file"},
@@ -938,17 +948,16 @@ namespace {
 
 // The shipped full-hierarchy preset on GEMM 1024^3: the cycle count is pinned (any
 // change to the HBM, NoC, DMA, scratchpad or array timing shows up here), every
-// operand byte crosses each level once, and most stall cycles are charged to the DMA queue
-// (the victim: issue 11 moves them to the resource that binds).
+// operand byte crosses each level once, and the memory system costs 5 % over the same GEMM
+// with ideal memory (65,918 cycles on npu-128).
 TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                           src("configs/workloads/gemm-1024.yaml") + " --out " + (dir_ / "g").string());
   ASSERT_EQ(r.status, 0) << r.err;
   const auto s = nlohmann::json::parse(slurp(dir_ / "g" / "summary.json"));
   const auto& L = s["layers"][0];
-  EXPECT_EQ(L["cycles"].get<int64_t>(), 89713);
-  EXPECT_EQ(L["stall_cycles"].get<int64_t>(), 20694);
-  EXPECT_EQ(L["stalls"]["dma_queue"].get<int64_t>(), 19417);
+  EXPECT_EQ(L["cycles"].get<int64_t>(), 69310);
+  EXPECT_EQ(L["stall_cycles"].get<int64_t>(), 2331);
   const auto& m = L["memory"];
   EXPECT_EQ(m["hbm_bytes_read"].get<int64_t>(), 2 << 20);  // A and B once each
   EXPECT_EQ(m["hbm_bytes_written"].get<int64_t>(), 1 << 20);  // C once, int8
@@ -965,7 +974,7 @@ TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
     if (e["links"].get<std::string>().rfind("hbm.ch", 0) == 0) {
       channel_bytes += value(e["bytes"]);
       ++channels;
-      EXPECT_GT(value(e["bytes"]), 0) << e["links"];  // 64 B requests spread over every channel
+      EXPECT_GT(value(e["bytes"]), 0) << e["links"];  // 256 B requests spread over every channel
     }
   EXPECT_EQ(channels, 16);
   EXPECT_NEAR(channel_bytes, double(3 << 20), 1e-6 * double(3 << 20));

@@ -202,7 +202,7 @@ TEST_F(Sweep, ResumeRerunsThePointsAnEditedHbmFileAffects) {
 TEST_F(Sweep, GridsSweepHbmAndNocFileKeys) {
   const std::string spec = file("spec.yaml", "base: " + src("configs/arch/npu-128-hbm3.yaml") +
                                                  "\nworkloads: [tiny.yaml]\n"
-                                                 "grid: {hbm.timing.tCL: [14ns, 60ns], noc.vcs_per_vnet: [1, 4]}\n");
+                                                 "grid: {hbm.timing.tCL: [14ns, 60ns], noc.flit_bytes: [8, 64]}\n");
   const fs::path out = dir_ / "sw";
   const Result r = cstsim("sweep " + spec + " --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -216,7 +216,7 @@ TEST_F(Sweep, GridsSweepHbmAndNocFileKeys) {
   EXPECT_EQ(hashes.size(), 4u);
   EXPECT_EQ(cycles.size(), 4u) << "every knob moves the result";
   EXPECT_EQ(rows[0].at("hbm.timing.tCL"), "14ns");
-  EXPECT_EQ(rows[3].at("noc.vcs_per_vnet"), "4");
+  EXPECT_EQ(rows[3].at("noc.flit_bytes"), "64");
 }
 
 TEST_F(Sweep, MalformedSpecIsOneLineExit2AndWritesNothing) {

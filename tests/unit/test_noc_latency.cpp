@@ -170,3 +170,27 @@ TEST(NocLatency, IdleCyclesAreSkipped) {
   EXPECT_EQ(got.latency(), 15 * 2 + 3);
   EXPECT_LE(net->steps(), uint64_t(got.latency() + 8));
 }
+
+// A back-to-back stream of N one-flit packets between neighbours on one VC per vnet,
+// D = RT = 3: under after_tail reuse a packet follows the previous tail into the same VC,
+// so the link carries one flit per cycle and the last tail arrives N - 1 cycles after the
+// first one. Under atomic reuse the VC waits for each tail's credit: one packet per credit
+// round trip RT = link + router + credit, the last N - 1 round trips after the first.
+TEST(NocLatency, OneFlitStreamFillsALinkOnlyWhenVcsAreReusedAfterTheTail) {
+  constexpr int kPackets = 40;
+  for (VcReuse reuse : {VcReuse::AfterTail, VcReuse::Atomic}) {
+    NocConfig c = config(2, 1, 1, 1);
+    c.vcs_per_vnet = 1;
+    c.vc_reuse = reuse;
+    Network net(c);
+    std::vector<int64_t> tails;
+    net.set_delivery_callback([&](const Delivery& d) { tails.push_back(d.cycle); });
+    for (int i = 0; i < kPackets; ++i) net.inject(Packet{0, 1, 0, 16, uint64_t(i), 0});
+    net.run_until(100000);
+    ASSERT_EQ(tails.size(), size_t(kPackets));
+    const int64_t span = tails.back() - tails.front();
+    EXPECT_EQ(span, reuse == VcReuse::AfterTail ? kPackets - 1 : (kPackets - 1) * c.full_rate_depth())
+        << vc_reuse_name(reuse);
+    EXPECT_EQ(tails.front(), formula(net, 0, 1, 1));
+  }
+}

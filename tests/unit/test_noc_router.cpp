@@ -1,5 +1,5 @@
 // One router on its own (no network, no kernel): pipeline timing, round-robin
-// switch and VC allocation, vnet separation, atomic VC reuse, credit flow control
+// switch and VC allocation, vnet separation, VC reuse (after the tail, atomic), credit flow control
 // and the invariants it enforces (credits never below 0 nor above the depth).
 #include <stdexcept>
 #include <vector>
@@ -13,10 +13,10 @@ using namespace cstsim::noc;
 namespace {
 
 // A router whose four mesh ports are links and whose Local port is an ejection port.
-Router make_router(int vnets = 2, int vcs = 1, int depth = 4, int latency = 1) {
+Router make_router(int vnets = 2, int vcs = 1, int depth = 4, int latency = 1, bool atomic = false) {
   const std::array<OutputKind, kPorts> kinds = {OutputKind::Sink, OutputKind::Link, OutputKind::Link, OutputKind::Link,
                                                 OutputKind::Link};
-  return Router(0, RouterParams{vnets, vcs, depth, latency}, kinds);
+  return Router(0, RouterParams{vnets, vcs, depth, latency, atomic}, kinds);
 }
 
 Flit flit(uint32_t packet, int seq, int flits, int vnet, int64_t ready) {
@@ -59,7 +59,7 @@ TEST(NocRouter, FlitLeavesRouterLatencyAfterItsBufferWrite) {
     EXPECT_EQ(out[0].out_port, kEast);
     EXPECT_EQ(out[0].in_port, kWest);
     EXPECT_EQ(r.output(kEast, 0).credits.credits(), 3);
-    EXPECT_EQ(r.output(kEast, 0).owner, kWest * 2 + 0);  // held until the tail's credit returns
+    EXPECT_EQ(r.output(kEast, 0).owner, -1);  // after_tail: free once the tail has left
   }
 }
 
@@ -116,13 +116,14 @@ TEST(NocRouter, VcAllocationStaysInTheVnet) {
   EXPECT_THROW(r.accept(kSouth, 0, flit(9, 0, 1, 1, 1), kEast), std::logic_error);  // vnet 1 flit on a vnet-0 VC
 }
 
-TEST(NocRouter, OutputVcIsReusedOnlyAfterTheTailCredit) {
-  Router r = make_router(1, 1, 4);
+TEST(NocRouter, AtomicOutputVcIsReusedOnlyAfterTheTailCredit) {
+  Router r = make_router(1, 1, 4, 1, /*atomic=*/true);
   std::vector<Departure> out;
   r.accept(kWest, 0, flit(1, 0, 1, 0, 1), kEast);
   r.accept(kSouth, 0, flit(2, 0, 1, 0, 1), kEast);
   r.step(1, out);
   ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(r.output(kEast, 0).owner, out[0].in_port);  // held until the tail's credit returns
   for (int64_t c = 2; c < 6; ++c) {
     out.clear();
     r.step(c, out);
@@ -132,6 +133,41 @@ TEST(NocRouter, OutputVcIsReusedOnlyAfterTheTailCredit) {
   out.clear();
   r.step(6, out);
   EXPECT_EQ(out.size(), 1u);
+}
+
+TEST(NocRouter, AfterTailOneVcCarriesOnePacketPerCycle) {
+  // One VC, depth 4, credits back immediately: 1-flit packets from two inputs share
+  // it back to back (atomic reuse would give one per credit round trip).
+  Router r = make_router(1, 1, 4);
+  std::vector<Departure> out;
+  r.accept(kWest, 0, flit(1, 0, 1, 0, 1), kEast);
+  r.accept(kSouth, 0, flit(2, 0, 1, 0, 1), kEast);
+  for (int64_t c = 1; c <= 2; ++c) {
+    out.clear();
+    r.step(c, out);
+    ASSERT_EQ(out.size(), 1u) << "cycle " << c;
+    EXPECT_EQ(out[0].out_vc, 0);
+    r.credit(kEast, 0, true);  // the tail flag frees nothing here: the VC was free already
+  }
+}
+
+TEST(NocRouter, AfterTailPacketsQueueInOneInputVcWithTheirOwnRoutes) {
+  // Two packets follow each other into one input VC: the second head waits behind the
+  // first packet's tail, then takes its own route (North, not East) with no gap.
+  Router r = make_router(1, 1, 4);
+  std::vector<Departure> out;
+  r.accept(kWest, 0, flit(1, 0, 2, 0, 1), kEast);
+  r.accept(kWest, 0, flit(1, 1, 2, 0, 2), -1);
+  r.accept(kWest, 0, flit(2, 0, 1, 0, 3), kNorth);
+  std::vector<int> ports;
+  for (int64_t c = 1; c <= 3; ++c) {
+    out.clear();
+    r.step(c, out);
+    ASSERT_EQ(out.size(), 1u) << "cycle " << c;
+    ports.push_back(out[0].out_port);
+  }
+  EXPECT_EQ(ports, (std::vector<int>{kEast, kEast, kNorth}));
+  EXPECT_EQ(r.buffered(), 0);
 }
 
 TEST(NocRouter, CreditsStopAPacketAtTheBufferDepth) {
@@ -158,11 +194,14 @@ TEST(NocRouter, InvariantViolationsThrow) {
   EXPECT_THROW(r.accept(kWest, 0, flit(1, 2, 4, 0, 1), -1), std::logic_error);   // overflow: sent without credit
   EXPECT_THROW(r.accept(kSouth, 0, flit(2, 1, 4, 0, 1), -1), std::logic_error);  // body without head
   EXPECT_THROW(r.credit(kEast, 0, false), std::logic_error);                     // credit beyond the depth
-  EXPECT_THROW(r.credit(kNorth, 0, true), std::logic_error);                     // tail credit, free VC
   EXPECT_THROW(r.credit(kLocal, 0, false), std::logic_error);                    // ejection port has no credits
   Router s = make_router(1, 1, 4);
   s.accept(kWest, 0, flit(1, 0, 3, 0, 1), kEast);
-  EXPECT_THROW(s.accept(kWest, 0, flit(2, 0, 1, 0, 1), kEast), std::logic_error);  // head into a busy VC
+  EXPECT_THROW(s.accept(kWest, 0, flit(2, 0, 1, 0, 1), kEast), std::logic_error);  // head cuts into a packet
+  Router a = make_router(1, 1, 4, 1, /*atomic=*/true);
+  a.accept(kWest, 0, flit(1, 0, 1, 0, 1), kEast);
+  EXPECT_THROW(a.accept(kWest, 0, flit(2, 0, 1, 0, 1), kEast), std::logic_error);  // atomic: VC not empty
+  EXPECT_THROW(a.credit(kNorth, 0, true), std::logic_error);                        // atomic: tail credit, free VC
 }
 
 TEST(NocRouter, EjectionCapacityBackPressures) {

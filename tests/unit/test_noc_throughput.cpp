@@ -7,7 +7,7 @@
 // channels hit 1.0 at the same time). A real input-queued VC router saturates
 // below it: head-of-line blocking in the input VCs, a single-iteration separable
 // switch allocator (each input port offers one VC per cycle, and loses when another
-// input wins its output), atomic VC reuse (a VC idles for the tail-credit round
+// input wins its output), VC reuse (under atomic reuse a VC idles for the tail-credit round
 // trip between packets) and DOR's inability to balance load. With the default
 // config (2 vnets x 2 VCs x 4 flits, 4-flit packets) the model saturates at 0.69
 // (k = 4) and 0.74 (k = 8) of the bound; 4 VCs per vnet raise that to 0.72 / 0.80.
