@@ -10,6 +10,7 @@
 #include "models/array/gemm_data.h"
 #include "models/array/reference_check.h"
 #include "models/array/register_array.h"
+#include "models/array/stall_causes.h"
 
 namespace cstsim {
 
@@ -48,6 +49,7 @@ void ArrayModule::run() {
         ArrayLayerResult idle;
         idle.shape = {L.name, pass.dims.M, pass.dims.N, pass.dims.K};
         idle.idle = true;
+        idle.pass_stalls = {{}};
         idle.start_cycle = start;
         idle.end_cycle = start - 1;
         if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
@@ -83,6 +85,50 @@ void ArrayModule::run() {
   finished_ = true;
 }
 
+namespace {
+
+// Passes of one cluster follow each other: their lists concatenate. Clusters run the same
+// passes side by side, each pass ending for all at once: pass p spans the slowest cluster's
+// cycles, and would span the slowest ideal cluster's with ideal memory, so its stall is the
+// difference, with the causes of the slowest cluster (scaled down when another cluster's
+// ideal schedule is longer than its).
+void merge_pass_stalls(const std::vector<const ArrayLayerResult*>& parts, bool side_by_side, ArrayLayerResult& m) {
+  using PassStall = ArrayLayerResult::PassStall;
+  if (!side_by_side) {
+    for (const ArrayLayerResult* p : parts)
+      m.pass_stalls.insert(m.pass_stalls.end(), p->pass_stalls.begin(), p->pass_stalls.end());
+  } else {
+    for (const ArrayLayerResult* p : parts) {
+      if (p->idle) continue;
+      if (m.pass_stalls.empty()) m.pass_stalls.resize(p->pass_stalls.size());
+      if (m.pass_stalls.size() != p->pass_stalls.size())
+        throw std::logic_error("merge_layer_parts: clusters ran different numbers of passes");
+      for (size_t k = 0; k < p->pass_stalls.size(); ++k) {
+        const PassStall& mine = p->pass_stalls[k];
+        PassStall& all = m.pass_stalls[k];
+        if (mine.cycles > all.cycles) {
+          all.cycles = mine.cycles;
+          all.causes = mine.causes;
+          all.ideal_cycles = std::max(all.ideal_cycles, mine.ideal_cycles);
+        } else {
+          all.ideal_cycles = std::max(all.ideal_cycles, mine.ideal_cycles);
+        }
+      }
+    }
+    for (PassStall& p : m.pass_stalls) p.causes = shrink(p.causes, p.cycles - p.ideal_cycles);
+  }
+  m.ideal_cycles = 0;
+  m.stall_cycles = 0;
+  m.stalls.clear();
+  for (const PassStall& p : m.pass_stalls) {
+    m.ideal_cycles += p.ideal_cycles;
+    m.stall_cycles += p.cycles - p.ideal_cycles;
+    add(m.stalls, p.causes);
+  }
+}
+
+}  // namespace
+
 ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& layer,
                                    const std::vector<const ArrayLayerResult*>& parts, bool shared_memory) {
   ArrayLayerResult m;
@@ -100,8 +146,6 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     m.passes = std::max(m.passes, p->passes);
     if (p->idle) continue;
     m.event_count += p->event_count;
-    m.stall_cycles += p->stall_cycles;
-    for (const auto& [cause, n] : p->stalls) m.stalls[cause] += n;
     m.stats.macs += p->stats.macs;
     m.stats.sram.ifmap_reads += p->stats.sram.ifmap_reads;
     m.stats.sram.filter_reads += p->stats.sram.filter_reads;
@@ -139,6 +183,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
   m.stats.mapping_efficiency = folds > 0 ? mapped / folds : 0;
   m.stats.compute_utilization = folds > 0 ? busy / folds : 0;
   m.cycles = m.end_cycle - m.start_cycle + 1;
+  merge_pass_stalls(parts, shared_memory, m);
   return m;
 }
 
@@ -181,6 +226,8 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   r.shape = layer;
   r.stall_cycles = timing.stall_cycles;
   r.stalls = timing.stall_causes;
+  r.ideal_cycles = timing.ideal_cycles;
+  r.pass_stalls = {{timing.reported_cycles, timing.ideal_cycles, timing.stall_causes}};
   if (hierarchy) {
     r.has_hierarchy = true;
     r.hierarchy = hierarchy->stats();

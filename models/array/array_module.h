@@ -69,12 +69,20 @@ struct ArrayLayerResult {
   int64_t end_cycle = 0;    // last cycle the array was busy with it
   int64_t cycles = 0;       // as reported (see LayerTiming::reported_cycles)
   int64_t event_count = 0;
-  // Cycles the array waited for its data, split by cause: "memory_bandwidth"
-  // (channel), "hbm" (memory: hbm, bank timing, refresh and bandwidth together),
-  // or under memory: hierarchy hbm_bandwidth / hbm_bank_refresh / noc /
-  // sram_bank_conflict / dma_queue / dependency (HierarchySource::explain_stall).
+  // What memory cost: cycles - ideal_cycles (the same plan with ideal memory), split by root
+  // cause so the parts add up exactly: "memory_bandwidth" (channel), "hbm" (memory: hbm), or
+  // under memory: hierarchy dependency / dma_issue / noc_bandwidth / noc_latency / hbm_refresh /
+  // hbm_row_miss / hbm_bandwidth / hbm_latency / spad_ports (models/dma/README.md, "Stalls by root cause").
+  int64_t ideal_cycles = 0;
   int64_t stall_cycles = 0;
   std::map<std::string, int64_t> stalls;
+  // Per pass (its own cycles, ideal cycles and causes), so that clusters running the same
+  // passes side by side can be merged pass by pass (merge_layer_parts).
+  struct PassStall {
+    int64_t cycles = 0, ideal_cycles = 0;
+    std::map<std::string, int64_t> causes;
+  };
+  std::vector<PassStall> pass_stalls;
   int64_t dram_bytes = 0;   // bytes read from DRAM
   int64_t memory_end = -1;  // memory: hierarchy: last cycle of the layer's write-back
   bool has_hierarchy = false;
@@ -88,7 +96,8 @@ struct ArrayLayerResult {
 // One layer's result from its parts: its passes (one after another, each with its
 // own memory system) or its clusters (side by side, sharing one: its HBM and NoC
 // figures count once, shared_memory). The span runs from the first start to the
-// last end; work, stalls (cluster-cycles for clusters), DMA and scratchpad bytes add up.
+// last end; work, DMA and scratchpad bytes add up. Stalls: passes add up; clusters, pass by
+// pass, take the span of the slowest cluster against the slowest ideal one.
 ArrayLayerResult merge_layer_parts(const AcceleratorSpec& spec, const GemmShape& layer,
                                    const std::vector<const ArrayLayerResult*>& parts, bool shared_memory);
 

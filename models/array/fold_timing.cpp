@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "models/array/array_dataflow.h"
+#include "models/array/stall_causes.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {
@@ -18,6 +20,69 @@ void fill_stream_events(const FoldPlan& p, const Fold& f, int64_t S, FoldTiming&
 }
 
 int64_t last_output(const FoldTiming& t) { return t.first_output + t.output_rows - 1; }
+
+[[noreturn]] void ledger_bug(const std::string& what) { throw std::logic_error("stall accounting: " + what); }
+
+// Delay accounting against the ideal-memory schedule (models/dma/README.md, "Stalls by root
+// cause"). Fold g's delay is how much later than with ideal memory its load or its stream
+// begins, whichever is later: D(g) = max(begin - begin_ideal, S - S_ideal). It is what the
+// array's rule carries over from the folds g depends on (inherited: the array's own earliest
+// start or stream start, against the ideal one) plus what g's data added on top (local: from
+// when the array could have gone until the data was in). The inherited part takes its causes
+// from the fold it came through (the later of g-1 and g-2, the folds the dataflows' rules look
+// at), scaled down when slack hid some of it; the local part is split along the critical
+// request's way (TileSource::explain_stall). The layer's delay, cycles - ideal cycles, is the
+// last-ending fold's, plus the write-back drain after it (TileSource::explain_drain).
+class StallLedger {
+ public:
+  // After fold g's events are known (t.end set).
+  void fold(int g, const FoldTiming& t, const FoldTiming& ideal, int64_t array_begin, int64_t S_array,
+            const TileSource& tiles) {
+    const int64_t S = t.first_input;
+    const int64_t load_delay = t.start - ideal.start, stream_delay = S - ideal.first_input;
+    if (load_delay < 0 || stream_delay < 0 || array_begin < ideal.start || S_array < ideal.first_input)
+      ledger_bug("fold " + std::to_string(g) + " ahead of its ideal-memory schedule");
+    const bool load_binds = load_delay >= stream_delay;
+    const int64_t inherited = load_binds ? array_begin - ideal.start : S_array - ideal.first_input;
+    const int64_t local = load_binds ? t.start - array_begin : S - S_array;
+    Delay d{inherited + local, shrink(source_of(inherited, g).causes, inherited)};
+    if (local > 0) tiles.explain_stall(g, t.data_ready - local, t.data_ready, d.causes);
+    if (total(d.causes) != d.delay) ledger_bug("fold " + std::to_string(g) + " causes do not add up");
+    prev_[1] = std::move(prev_[0]);
+    prev_[0] = d;
+    if (d.delay > worst_.delay) worst_ = d;
+    if (g == 0 || t.end >= last_end_) {
+      last_end_ = t.end;
+      last_ending_ = d;
+    }
+  }
+
+  // The layer's stall, cycles - ideal cycles, by cause.
+  StallCauses finish(const LayerTiming& lt, const LayerTiming& ideal, const TileSource& tiles) const {
+    if (lt.folds.empty()) return {};
+    const int64_t inherited = lt.end - ideal.end;  // <= the last-ending fold's delay: ideal.end >= its ideal end
+    if (inherited < 0 || inherited > last_ending_.delay) ledger_bug("layer end outside its folds' delays");
+    StallCauses out = shrink(last_ending_.causes, inherited);
+    if (lt.memory_end > lt.end) tiles.explain_drain(lt.end + 1, lt.memory_end + 1, out);
+    return out;
+  }
+
+ private:
+  struct Delay {
+    int64_t delay = 0;
+    StallCauses causes;
+  };
+  // The fold an inherited delay came through: the later of g-1 and g-2 (the folds every
+  // dataflow's rule looks at), else the most delayed fold so far.
+  const Delay& source_of(int64_t inherited, int g) const {
+    const Delay* from = prev_[0].delay >= prev_[1].delay ? &prev_[0] : &prev_[1];
+    if (from->delay < inherited) from = &worst_;
+    if (from->delay < inherited) ledger_bug("fold " + std::to_string(g) + " inherits more delay than any fold before it");
+    return *from;
+  }
+  Delay prev_[2], worst_, last_ending_;
+  int64_t last_end_ = 0;
+};
 
 }  // namespace
 
@@ -59,16 +124,21 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
     }
     lt.end = start + int64_t(p.folds.size()) * L - 1;
     lt.reported_cycles = int64_t(p.folds.size()) * L - 1;
+    lt.ideal_cycles = lt.reported_cycles;
     return lt;
   }
 
   // Overlapped pipeline: each fold starts as early as the array lets it (the
   // dataflow's rule) and, with memory, once its data is in.
+  LayerTiming ideal;  // the same plan with ideal memory: what the stalls are measured against
+  if (tiles) ideal = compute_layer_timing(p, pipeline, start, nullptr);
+  StallLedger ledger;
   int64_t end = start;
   std::vector<int64_t> load_starts;  // what a tile source may know when asked for fold g
   for (size_t g = 0; g < p.folds.size(); ++g) {
     FoldTiming& t = lt.folds[g];
-    int64_t begin = df.earliest_start(p, int(g), start, lt.folds);
+    const int64_t array_begin = df.earliest_start(p, int(g), start, lt.folds);
+    int64_t begin = array_begin;
     const int64_t prev_S = g >= 1 ? lt.folds[g - 1].first_input : 0;
     const int64_t S_array = df.stream_start(p, int(g), begin, prev_S);  // with ideal memory
     if (tiles) {
@@ -78,16 +148,20 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
     t.start = begin;
     const int64_t S = df.stream_start(p, int(g), begin, prev_S);
     t.stall = S - S_array;
-    lt.stall_cycles += t.stall;
-    if (tiles && t.stall > 0) tiles->explain_stall(int(g), t.data_ready - t.stall, t.data_ready, lt.stall_causes);
     load_starts.push_back(t.start);
     fill_stream_events(p, p.folds[g], S, t);
     t.end = last_output(t);
     end = std::max(end, t.end);
+    if (tiles) ledger.fold(int(g), t, ideal.folds[g], array_begin, S_array, *tiles);
   }
   if (tiles) lt.memory_end = tiles->drain(load_starts);
   lt.end = end;
   lt.reported_cycles = std::max(end, lt.memory_end) - start + 1;
+  lt.ideal_cycles = tiles ? ideal.reported_cycles : lt.reported_cycles;
+  if (tiles) {
+    lt.stall_causes = ledger.finish(lt, ideal, *tiles);
+    lt.stall_cycles = lt.reported_cycles - lt.ideal_cycles;
+  }
   return lt;
 }
 

@@ -20,7 +20,7 @@ struct FoldTiming {
   int64_t output_rows = 0;  // T for WS/IS, r for OS
   int64_t end = 0;          // FoldEnd
   int64_t data_ready = -1;  // channel memory: first cycle the stationary tile is on chip
-  int64_t stall = 0;        // cycles the stream started late because the tile was late
+  int64_t stall = 0;        // cycles its stream started after the array's own rule allowed (data late)
 };
 
 struct LayerTiming {
@@ -30,8 +30,9 @@ struct LayerTiming {
   // reports the index of the last cycle, F*L - 1.
   int64_t reported_cycles = 0;
   int64_t slot_length = 0;  // L per fold in scalesim mode, 0 otherwise
-  int64_t stall_cycles = 0; // sum of the folds' stalls
-  std::map<std::string, int64_t> stall_causes;  // the same cycles split by cause (TileSource::explain_stall)
+  int64_t ideal_cycles = 0; // reported cycles of the same plan with ideal memory
+  int64_t stall_cycles = 0; // reported_cycles - ideal_cycles (0 with ideal memory)
+  std::map<std::string, int64_t> stall_causes;  // the same cycles split by root cause (StallLedger, exact)
   int64_t memory_end = -1;  // last cycle of memory traffic after the last fold (TileSource::drain), or -1
   std::vector<FoldTiming> folds;
 };

@@ -36,6 +36,8 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
   tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
   tRCD_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_period_;
+  tCL_ = timing_or(hbm_spec, "tCL", "tRL") * hbm_period_;
+  tCWL_ = timing_or(hbm_spec, "tCWL", "tWL") * hbm_period_;
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
   noc_ = std::make_unique<noc::Network>(noc_config);
   for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
@@ -94,6 +96,18 @@ void DmaSystem::issue(Queue& q) {
   const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_)});
   const int64_t at = cycle * acc_period_;
   if (t.first_issue < 0) t.first_issue = cycle;
+  // Which term bound (RequestPath::issue_bound); all pieces of the request share it.
+  using Bound = RequestPath::IssueBound;
+  Bound bound = Bound::Earliest;
+  int waited_on = -1;
+  if (q.freed_by >= 0 && cycle == to_acc(q.freed_at)) {
+    bound = Bound::Slot;
+    waited_on = q.freed_by;
+  } else if (cycle > t.earliest && cycle == q.next_cycle && q.last_request >= 0) {
+    bound = Bound::Rate;
+    waited_on = q.last_request;
+  }
+  q.freed_by = -1;
   // One DMA request per cycle, of up to request_bytes of this transfer. It goes out as
   // one piece per HBM channel it covers (a piece never spans two channels, so it goes to
   // exactly one controller), each taking a slot of the outstanding limit; what does
@@ -101,6 +115,10 @@ void DmaSystem::issue(Queue& q) {
   ++stats_[size_t(t.cluster)].requests;
   for (int64_t budget = request_bytes_; budget > 0 && t.bytes_left > 0 && q.outstanding < max_outstanding_;) {
     Request r;
+    r.id = int(requests_.size());
+    r.path.issue_bound = bound;
+    r.path.waited_on = waited_on;
+    r.path.transfer = tid;
     r.transfer = tid;
     r.cluster = t.cluster;
     r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
@@ -118,6 +136,7 @@ void DmaSystem::issue(Queue& q) {
   }
   if (t.bytes_left == 0) q.transfers.pop_front();
   q.next_cycle = cycle + 1;
+  q.last_request = int(requests_.size()) - 1;
 }
 
 void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
@@ -143,8 +162,12 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
 void DmaSystem::on_delivery(const noc::Delivery& d) {
   Request& r = requests_[size_t(d.packet.id)];
   const int64_t at = d.cycle * noc_period_;
+  const noc::NocConfig& nc = noc_->config();
+  const int64_t zero_load =
+      (int64_t(d.hops) * (nc.router_latency + nc.link_latency) + d.flits - 1) * noc_period_;
   if (d.packet.vnet == noc::kRequestVnet) {  // at the controller
     r.path.at_memory = at;
+    r.path.to_memory_zero_load = zero_load;
     hbm::HbmRequest h;
     h.addr = r.addr;
     h.bytes = uint64_t(r.bytes);
@@ -155,8 +178,13 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
     return;
   }
   r.path.returned = at;  // back at the cluster
+  r.path.to_cluster_zero_load = zero_load;
   TransferState& t = transfers_[size_t(r.transfer)];
-  --queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))].outstanding;
+  Queue& q = queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))];
+  if (q.outstanding-- == max_outstanding_) {
+    q.freed_by = r.id;
+    q.freed_at = at;
+  }
   if (r.write) {
     finish_request(int(d.packet.id), at);
     return;
@@ -169,9 +197,10 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
 void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   Request& r = requests_[size_t(c.id)];
   r.path.memory_done = c.done * hbm_period_;
-  const int64_t latency = r.path.memory_done - r.path.at_memory;
-  const int64_t bank = c.refresh_wait * hbm_period_ + (c.row_misses ? tRP_ + tRCD_ : 0);
-  r.path.memory_bank_ticks = std::clamp<int64_t>(bank, 0, std::max<int64_t>(latency, 0));
+  const int64_t latency = std::max<int64_t>(r.path.memory_done - r.path.at_memory, 0);
+  r.path.refresh_ticks = std::min<int64_t>(int64_t(c.refresh_wait) * hbm_period_, latency);
+  r.path.row_miss_ticks = std::min<int64_t>(c.row_misses ? tRP_ + tRCD_ : 0, latency - r.path.refresh_ticks);
+  r.path.cas_ticks = std::min<int64_t>(r.write ? tCWL_ : tCL_, latency - r.path.refresh_ticks - r.path.row_miss_ticks);
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
   noc::Packet p;
   p.src = r.controller;

@@ -42,7 +42,24 @@ struct RequestPath {
   int64_t memory_done = 0;  // HBM data done (read data out / write data in)
   int64_t returned = 0;     // data/ack tail back at the cluster
   int64_t done = 0;         // = returned (reads land in the DMA buffer, writes are acknowledged)
-  int64_t memory_bank_ticks = 0;  // part of [at_memory, memory_done) due to refresh and row opening
+  // Parts of [at_memory, memory_done): waiting for a refresh of its bank, opening its row
+  // (tRP + tRCD when a burst missed the open row), its column access latency; the rest is the
+  // controller queue and the data bus.
+  int64_t refresh_ticks = 0;
+  int64_t row_miss_ticks = 0;
+  int64_t cas_ticks = 0;  // the column access latency (tCL reads, tCWL writes) even an idle bank takes
+  // Zero-load NoC latency of its request/data packet and of its response, H (t_r + t_l) + F - 1
+  // NoC cycles: what the trips would take on an empty mesh; the rest of each trip is contention.
+  int64_t to_memory_zero_load = 0;
+  int64_t to_cluster_zero_load = 0;
+  // Which term of the issue rule max(previous issue + 1, transfer's earliest, a free
+  // outstanding slot) set its issue cycle: Slot: the queue was full until request `waited_on`
+  // came back; Rate: `waited_on` (the queue's previous request) went out the cycle before;
+  // Earliest: its transfer was not allowed to start before (its scratchpad slot or data).
+  enum class IssueBound : uint8_t { Earliest, Rate, Slot };
+  IssueBound issue_bound = IssueBound::Earliest;
+  int waited_on = -1;
+  int transfer = -1;  // DmaSystem transfer id it belongs to
 };
 
 struct TransferState {
@@ -92,6 +109,8 @@ class DmaSystem {
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
+  // The way of request `id` (RequestPath::slot_from names one).
+  const RequestPath& request_path(int id) const { return requests_[size_t(id)].path; }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
 
   int64_t now() const { return now_; }
@@ -117,6 +136,7 @@ class DmaSystem {
   };
   NextEvent next() const;
   struct Request {
+    int id = 0;
     int transfer = 0;
     int cluster = 0;
     uint64_t addr = 0;
@@ -129,6 +149,9 @@ class DmaSystem {
     std::deque<int> transfers;  // not fully issued, in order
     int64_t next_cycle = 0;     // one request per accelerator cycle
     int outstanding = 0;
+    int freed_by = -1;          // the request whose return last freed a slot of a full queue
+    int64_t freed_at = 0;       // when (ticks)
+    int last_request = -1;      // the last request issued
   };
   struct Injection {  // a packet waiting for its NoC cycle (write data read from the scratchpad)
     int64_t at;
@@ -160,7 +183,7 @@ class DmaSystem {
   std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
   std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
   int64_t now_ = 0;
-  int64_t tRP_ = 0, tRCD_ = 0;
+  int64_t tRP_ = 0, tRCD_ = 0, tCL_ = 0, tCWL_ = 0;
   std::vector<DmaStats> stats_;  // per cluster
 };
 

@@ -197,28 +197,70 @@ int64_t HierarchySource::answer(int g) {
 void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
   const Critical& c = critical_[size_t(g)];
   const bool write = c.kind == 2;
-  const TransferState& t = dma().transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]);
-  const RequestPath& p = t.critical;
-  auto acc = [&](int64_t t) { return dma().to_acc(t); };
-  // The critical request's way, in time order: (cause, until this cycle).
-  const std::vector<std::pair<const char*, int64_t>> way = {
-      {"dependency", t.earliest},                 // its buffer slot or its data was not there yet
-      {"dma_queue", acc(p.issued)},               // behind earlier requests (outstanding limit, issue rate)
-      {write ? "sram_bank_conflict" : "noc", acc(p.injected)},  // writes: read out of the scratchpad
-      {"noc", acc(p.at_memory)},
-      {"hbm_bank_refresh", acc(p.at_memory + p.memory_bank_ticks)},
-      {"hbm_bandwidth", acc(p.memory_done)},
-      {"noc", acc(p.returned)},
-      {"sram_bank_conflict", write ? acc(p.returned) : read_in_spad_[size_t(c.index)]},  // into the ports
-  };
+  const RequestPath& p = dma().transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]).critical;
+  explain_request(p, write ? dma().to_acc(p.returned) : read_in_spad_[size_t(c.index)], from, to, causes);
+}
+
+void HierarchySource::explain_drain(int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
+  int last = -1;  // the write-back that completed last: it defines memory_end
+  for (int id : write_id_)
+    if (last < 0 || dma().transfer(id).done > dma().transfer(last).done) last = id;
+  if (last < 0) {
+    causes["dependency"] += to - from;
+    return;
+  }
+  const RequestPath& p = dma().transfer(last).critical;
+  explain_request(p, dma().to_acc(p.returned), from, to, causes);
+}
+
+// Charges [from, to) along the way of request p, which ends at `last` (its data usable), the
+// segments in time order: a stall is the latest part of the way, so what lies before
+// `from` was hidden behind the array's own work. Before its issue a request waited on
+// whatever bound its issue cycle (RequestPath::issue_bound): the request whose return freed
+// its outstanding slot (whose own way is then charged, recursively), the DMA's issue rate
+// (one request per cycle: dma_issue), or its transfer's start (dependency).
+void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_t from, int64_t to,
+                                      std::map<std::string, int64_t>& causes) const {
+  using Bound = RequestPath::IssueBound;
+  auto acc = [&](int64_t ticks) { return dma().to_acc(ticks); };
   int64_t at = from;
-  for (const auto& [cause, until] : way) {
+  auto charge = [&](const char* cause, int64_t until) {
     const int64_t end = std::min(until, to);
     if (end > at) {
       causes[cause] += end - at;
       at = end;
     }
+  };
+  // A run of requests each issued the cycle after the one before is the issue rate's; it
+  // began with the first of them, whose own bound explains the time before the run.
+  const RequestPath* head = &p;
+  while (head->issue_bound == Bound::Rate && acc(dma().request_path(head->waited_on).issued) > at)
+    head = &dma().request_path(head->waited_on);
+  if (head->issue_bound == Bound::Slot) {
+    const RequestPath& freer = dma().request_path(head->waited_on);
+    const int64_t freed = std::min(acc(freer.returned), to);
+    if (freed > at) {
+      explain_request(freer, freed, at, freed, causes);
+      at = freed;
+    }
+  } else if (head->issue_bound == Bound::Earliest) {
+    charge("dependency", acc(head->issued));  // its buffer slot or its data was not there yet
   }
+  charge("dma_issue", acc(p.issued));
+  // Each NoC trip: contention first (waiting at the source and in routers), then the
+  // zero-load latency that even an empty mesh takes.
+  const int64_t to_memory_contention = std::max<int64_t>(p.at_memory - p.injected - p.to_memory_zero_load, 0);
+  const int64_t to_cluster_contention = std::max<int64_t>(p.returned - p.memory_done - p.to_cluster_zero_load, 0);
+  charge("spad_ports", acc(p.injected));  // writes: read out of the scratchpad ports
+  charge("noc_bandwidth", acc(p.injected + to_memory_contention));
+  charge("noc_latency", acc(p.at_memory));
+  charge("hbm_refresh", acc(p.at_memory + p.refresh_ticks));
+  charge("hbm_row_miss", acc(p.at_memory + p.refresh_ticks + p.row_miss_ticks));
+  charge("hbm_bandwidth", acc(p.memory_done - p.cas_ticks));  // the controller's queue and the data bus
+  charge("hbm_latency", acc(p.memory_done));                  // column access: tCL / tCWL
+  charge("noc_bandwidth", acc(p.memory_done + to_cluster_contention));
+  charge("noc_latency", acc(p.returned));
+  charge("spad_ports", last);  // reads: landed data into the ports the array leaves
   if (at < to) causes["dependency"] += to - at;
 }
 

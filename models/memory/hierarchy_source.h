@@ -58,6 +58,7 @@ class HierarchySource : public TileSource {
   const std::vector<Fetch>& fetches() const override { return fetches_; }
   const char* stall_cause() const override { return "hbm_bandwidth"; }
   void explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override;
+  void explain_drain(int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override;
   int64_t drain(const std::vector<int64_t>& load_starts) override;
   int64_t poll(int g, const std::vector<int64_t>& load_starts, int64_t now) override;
   void fold_started(int g, const std::vector<int64_t>& load_starts) override;
@@ -88,6 +89,9 @@ class HierarchySource : public TileSource {
   void finish_drain();
   void wait_done(int id);
   int64_t fold_point(int fold, FoldPoint point) const;  // the cycle a slot frees (fold learned)
+  // Adds [from, to) to `causes` along one request's way, up to `last` (the cycle its data was usable).
+  void explain_request(const RequestPath& p, int64_t last, int64_t from, int64_t to,
+                       std::map<std::string, int64_t>& causes) const;
   void record_residency();
   DmaSystem& dma() { return group_->dma(); }
   const DmaSystem& dma() const { return group_->dma(); }

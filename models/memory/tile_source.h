@@ -61,6 +61,11 @@ class TileSource {
   virtual void explain_stall(int /*g*/, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
     causes[stall_cause()] += to - from;
   }
+  // The layer's memory traffic ended after its last fold, over [from, to): add those cycles by
+  // what held the last write-back up (after drain()). By default all of it is stall_cause().
+  virtual void explain_drain(int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
+    causes[stall_cause()] += to - from;
+  }
   // After the last fold (load_starts complete): finish what is still in flight
   // (outputs going back to memory); returns the cycle the layer's memory traffic
   // is done, or -1 when the source moves nothing after the last fold.

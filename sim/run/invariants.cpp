@@ -25,6 +25,12 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
     for (const auto& [cause, n] : L.stalls) explained += n;
     if (explained != L.stall_cycles)
       violated("stalls", i, L, fmt::format("causes add up to {}, stall cycles are {}", explained, L.stall_cycles));
+    for (const auto& [cause, n] : L.stalls)
+      if (n < 0) violated("stalls", i, L, fmt::format("cause {} is {} cycles", cause, n));
+    if (L.stall_cycles != L.cycles - L.ideal_cycles)
+      violated("stalls", i, L,
+               fmt::format("stall cycles are {}, cycles - ideal-memory cycles are {} - {}", L.stall_cycles, L.cycles,
+                           L.ideal_cycles));
     if (L.has_hierarchy) {
       const HierarchyLayerStats& h = L.hierarchy;
       if (h.shared.hbm_bytes_read != h.dma_bytes_delivered || h.dma_bytes_delivered != h.spad_bytes_written)

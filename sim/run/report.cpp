@@ -33,12 +33,14 @@ std::string py_float(double v) {
   return s;
 }
 
-// Stall cycles by cause, every cause always present (0 when it never held the array up).
-// memory_bandwidth: memory: channel; hbm: memory: hbm (one bucket); the rest: memory: hierarchy.
+// Stall cycles (cycles - ideal-memory cycles) by root cause, every cause always present (0
+// when it never held the array up). memory_bandwidth: memory: channel; hbm: memory: hbm (one
+// bucket); the rest: memory: hierarchy (models/dma/README.md, "Stalls by root cause").
 nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes) {
-  nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0},       {"hbm_bandwidth", 0},
-                              {"hbm_bank_refresh", 0}, {"noc", 0},       {"sram_bank_conflict", 0},
-                              {"dma_queue", 0},        {"dependency", 0}};
+  nlohmann::ordered_json j = {{"memory_bandwidth", 0}, {"hbm", 0},          {"hbm_bandwidth", 0},
+                              {"hbm_latency", 0},      {"hbm_row_miss", 0}, {"hbm_refresh", 0},
+                              {"noc_bandwidth", 0},    {"noc_latency", 0},  {"dma_issue", 0},
+                              {"spad_ports", 0},       {"dependency", 0}};
   for (const auto& [cause, cycles] : causes) j[cause] = j.value(cause, int64_t(0)) + cycles;
   return j;
 }
@@ -116,7 +118,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                    {"layers", r.workload->layers.size()}};
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  int64_t cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0;
+  int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0;
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
@@ -134,6 +136,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["utilization"] = utilization(a, L.stats.macs, L.cycles);
     l["mapping_efficiency"] = L.stats.mapping_efficiency;
     l["compute_utilization"] = L.stats.compute_utilization;
+    l["ideal_cycles"] = L.ideal_cycles;
     l["stall_cycles"] = L.stall_cycles;
     l["stalls"] = stalls_json(L.stalls);
     l["dram_bytes"] = L.dram_bytes;
@@ -160,6 +163,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     }
     layers.push_back(std::move(l));
     cycles += L.cycles;
+    ideal_cycles += L.ideal_cycles;
     macs += L.stats.macs;
     stalls += L.stall_cycles;
     for (const auto& [cause, n] : L.stalls) stall_causes[cause] += n;
@@ -174,6 +178,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
   j["total"] = {{"cycles", cycles},
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
+                {"ideal_cycles", ideal_cycles},
                 {"stall_cycles", stalls},
                 {"stalls", stalls_json(stall_causes)},
                 {"dram_bytes", dram},

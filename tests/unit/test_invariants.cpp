@@ -13,8 +13,10 @@ ArrayLayerResult consistent() {
   L.start_cycle = 100;
   L.end_cycle = 199;  // 100 cycles
   L.stats.macs = 100 * 16;
+  L.cycles = 100;
+  L.ideal_cycles = 70;
   L.stall_cycles = 30;
-  L.stalls = {{"noc", 20}, {"dma_queue", 10}};
+  L.stalls = {{"noc_bandwidth", 20}, {"dma_issue", 10}};
   L.has_hierarchy = true;
   L.hierarchy.shared.hbm_bytes_read = L.hierarchy.dma_bytes_delivered = L.hierarchy.spad_bytes_written = 640;
   L.hierarchy.shared.hbm_bytes_written = L.hierarchy.dma_bytes_sent = L.hierarchy.spad_bytes_read = 64;
@@ -39,8 +41,15 @@ TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
   resolve_sub_files(a);
   EXPECT_EQ(error(a, consistent()), "");
   ArrayLayerResult L = consistent();
-  L.stalls["noc"] = 21;
+  L.stalls["noc_bandwidth"] = 21;
   EXPECT_EQ(error(a, L), "invariant 'stalls' violated in layer 1 (fc): causes add up to 31, stall cycles are 30");
+  L = consistent();
+  L.stalls = {{"noc_bandwidth", 40}, {"dma_issue", -10}};
+  EXPECT_EQ(error(a, L), "invariant 'stalls' violated in layer 1 (fc): cause dma_issue is -10 cycles");
+  L = consistent();
+  L.ideal_cycles = 71;
+  EXPECT_EQ(error(a, L),
+            "invariant 'stalls' violated in layer 1 (fc): stall cycles are 30, cycles - ideal-memory cycles are 100 - 71");
   L = consistent();
   L.hierarchy.dma_bytes_delivered = 600;
   EXPECT_NE(error(a, L).find("invariant 'bytes' violated in layer 1 (fc): read: HBM 640, DMA 600"), std::string::npos);
