@@ -1,0 +1,70 @@
+#pragma once
+// The cstsim binary as a test sees it: a fresh directory per test, runs with their
+// status, stdout and stderr, and the inputs the end-to-end tests share.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cstsim-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  Result cstsim(const std::string& args) {
+    const std::string cmd = std::string(CSTSIM_BINARY) + " " + args + " >" + (dir_ / "stdout").string() +
+                            " 2>" + (dir_ / "stderr").string();
+    const int rc = std::system(cmd.c_str());
+    return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+  }
+  // Asserts the run failed with status 2, one line naming `where`, and wrote nothing.
+  void expect_input_error(const std::string& args, const std::string& where) {
+    const Result r = cstsim(args + " --out " + (dir_ / "run").string());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "run"));
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(e.path().filename().string().find(".run"), std::string::npos) << "staging left behind";
+  }
+  std::string src(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/" + rel; }
+  // A 16x16 WS array on the whole memory hierarchy (HBM2, the NPU mesh, a 96 KiB
+  // scratchpad in 24 banks of 32 B); `extra` adds keys (clusters: 2).
+  fs::path small_hierarchy(const std::string& name, const std::string& extra = "") {
+    return file(name, "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n" + extra +
+                          "sram: {ifmap_kib: 32, filter_kib: 16, ofmap_kib: 48}\n"
+                          "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
+                          "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                          "scratchpad: {banks: 24, word_bytes: 32}\n");
+  }
+  fs::path dir_;
+};
+
