@@ -144,6 +144,10 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
     for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], accrue_to, value_[id] * b.per_unit);
     since_[id] = accrue_to;
   }
+  if (always_since_ < accrue_to) {
+    for (const Binding& b : always_) accrue(b.action, always_since_, accrue_to, b.per_unit);
+    always_since_ = accrue_to;
+  }
   std::vector<ActionId> order(actions_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = ActionId(i);
   std::sort(order.begin(), order.end(), [&](ActionId a, ActionId b) { return actions_[a].first < actions_[b].first; });

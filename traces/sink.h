@@ -51,6 +51,12 @@ class TraceSink {
   void set(int64_t cycle, ResourceId id, int64_t value) { push(cycle, id, value, false); }
   void add(int64_t cycle, ResourceId id, int64_t delta) { push(cycle, id, delta, true); }
   void count(int64_t cycle, ActionId id, int64_t n);
+  // `per_cycle` of an action in every cycle of [from, to) (a state held over time, e.g. a
+  // DRAM channel in active standby), split at windows and layers like a bound counter.
+  void count_span(int64_t from, int64_t to, ActionId id, int64_t per_cycle) { accrue(id, from, to, per_cycle); }
+  // `per_cycle` of an action in every cycle of the run, from 0 to its end (a device that is
+  // powered throughout, e.g. the DRAM channels' standby), accrued window by window.
+  void count_every_cycle(ActionId id, int64_t per_cycle) { always_.push_back({id, per_cycle}); }
 
   // Layers partition time; a layer runs from its start to the next layer's start.
   void begin_layer(int index, const std::string& name, int64_t start_cycle);
@@ -105,6 +111,8 @@ class TraceSink {
   std::vector<int64_t> value_;        // current (final) value per resource
   std::vector<int64_t> since_;        // cycle the current value started
   std::vector<std::vector<Binding>> bindings_;  // per resource
+  std::vector<Binding> always_;                 // count_every_cycle
+  int64_t always_since_ = 0;
   std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
   // Announced changes: [0, sorted_) is sorted by cycle (stable), the rest not yet.
   std::vector<Change> pending_;

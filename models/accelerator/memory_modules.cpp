@@ -83,16 +83,17 @@ void DmaModule::declare_spad_actions(trace::TraceSink& sink) {
 
 void DmaModule::announce(trace::TraceSink& sink, const HierarchySource& source) const {
   const LayerDmaPlan& plan = source.dma_plan();
+  // HBM bytes in the cycle the HBM moved them (per request); scratchpad bytes per transfer.
   for (size_t k = 0; k < plan.reads.size(); ++k) {
     const TransferState& tr = source.read_state(int(k));
-    sink.count(tr.first_issue, plan.reads[k].operand == Operand::Stationary ? read_tile_ : read_stream_,
-               tr.what.bytes);
+    const trace::ActionId read = plan.reads[k].operand == Operand::Stationary ? read_tile_ : read_stream_;
+    for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, read, bytes);
     sink.count(tr.done, spad_write_, tr.what.bytes);
   }
   for (size_t k = 0; k < plan.writes.size(); ++k) {
     const TransferState& tr = source.write_state(int(k));
     sink.count(tr.first_issue, spad_read_, tr.what.bytes);
-    sink.count(tr.first_issue, write_, tr.what.bytes);
+    for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, write_, bytes);
   }
 }
 
@@ -140,10 +141,28 @@ HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec) 
 
 void HbmStackModule::declare(trace::TraceSink& sink) {
   for (auto& c : controllers_) c->declare(sink);
+  for (hbm::Cmd c : hbm::kAllCmds) {
+    const char* name = c == hbm::Cmd::ACT   ? "hbm_cmd.act"
+                       : c == hbm::Cmd::RD  ? "hbm_cmd.rd"
+                       : c == hbm::Cmd::WR  ? "hbm_cmd.wr"
+                       : c == hbm::Cmd::REF ? "hbm_cmd.ref"
+                       : c == hbm::Cmd::REFPB ? "hbm_cmd.refpb"
+                                              : "hbm_cmd.pre";  // PRE and PREA
+    command_[size_t(hbm::index(c))] = sink.declare_action(name, "command");
+  }
+  active_ = sink.declare_action("hbm_bg.active", "channel_cycle");
+  // Every channel is powered for the whole run: precharge standby, with active on top.
+  sink.count_every_cycle(sink.declare_action("hbm_bg.standby", "channel_cycle"), spec_.org.channels);
 }
 
 void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
   for (const auto& c : controllers_) c->announce(sink, t);
+  for (size_t k = 0; k < t.hbm_commands.size(); ++k)
+    for (const auto& [cycle, n] : t.hbm_commands[k]) sink.count(cycle, command_[k], n);
+  for (const auto& rows : t.hbm_open_rows) {  // (cycle, open rows) steps from 0
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].second > 0 && i + 1 < rows.size()) sink.count_span(rows[i].first, rows[i + 1].first, active_, 1);
+  }
 }
 
 }  // namespace cstsim

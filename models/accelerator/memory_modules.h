@@ -106,6 +106,12 @@ class HbmStackModule : public sc_core::sc_module {
 
  private:
   const hbm::HbmSpec spec_;
+  // Command counters (hbm_cmd.act, .pre, .rd, .wr, .ref, .refpb; PREA counts as pre), the
+  // channel-cycles a channel holds an open row (hbm_bg.active: active standby on top of
+  // hbm_bg.standby, every channel every cycle), booked in the cycle they happen so energy
+  // follows the commands and the channel count (configs/energy/README.md).
+  std::array<trace::ActionId, hbm::kNumCmds> command_{};
+  trace::ActionId active_ = 0;
   std::vector<std::unique_ptr<HbmControllerModule>> controllers_;
 };
 

@@ -202,6 +202,7 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   r.path.row_miss_ticks = std::min<int64_t>(c.row_misses ? tRP_ + tRCD_ : 0, latency - r.path.refresh_ticks);
   r.path.cas_ticks = std::min<int64_t>(r.write ? tCWL_ : tCL_, latency - r.path.refresh_ticks - r.path.row_miss_ticks);
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
+  transfers_[size_t(r.transfer)].at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
   noc::Packet p;
   p.src = r.controller;
   p.dst = nodes_[size_t(r.cluster)];

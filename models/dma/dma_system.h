@@ -73,6 +73,7 @@ struct TransferState {
   int64_t bytes_left = 0;   // not yet issued
   RequestPath critical;     // the request that completed last
   std::vector<std::pair<int64_t, int64_t>> landed;  // reads: (time, bytes) per request, in issue order
+  std::vector<std::pair<int64_t, int64_t>> at_hbm;  // (accelerator cycle the HBM moved it, bytes) per request
 };
 
 struct DmaStats {

@@ -32,6 +32,12 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   void on_command(const hbm::CommandEvent& e) override {
     const size_t ch = size_t(e.addr.channel);
     step_to(out.hbm_open_rows[ch], acc_of_hbm(e.cycle), e.channel_open_rows);
+    auto& commands = out.hbm_commands[size_t(hbm::index(e.cmd))];
+    const int64_t at = acc_of_hbm(e.cycle);
+    if (!commands.empty() && commands.back().first == at)
+      ++commands.back().second;
+    else
+      commands.emplace_back(at, 1);
     if (e.data_end > e.data_begin) {
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_begin), 1);
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_end), -1);

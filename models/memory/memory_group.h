@@ -11,6 +11,7 @@
 // its data arrived, which is never behind the system's clock. With one cluster
 // no SystemC call is made (tests drive it without a kernel). ClusterSet
 // (cluster_set.h) holds the groups of a run and the barriers between layers.
+#include <array>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -38,6 +39,8 @@ struct SharedTimeline {
   std::vector<std::vector<std::pair<int64_t, int>>> hbm_open_rows;
   std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
   std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
+  // Per HBM command (hbm::Cmd index): (cycle, commands issued in it), for command energy.
+  std::array<std::vector<std::pair<int64_t, int64_t>>, hbm::kNumCmds> hbm_commands;
 };
 
 struct SharedStats {  // after every cluster is done

@@ -247,7 +247,7 @@ int run_command(const std::vector<std::string>& args) {
        "register-level reference mode: move real int8 values through the PE registers, check every "
        "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
       ("energy", po::value(&o.energy_table)->value_name("FILE"),
-       "energy table (default configs/energy/horowitz-45nm.yaml)")
+       "energy table (default: the arch's energy key, else configs/energy/horowitz-45nm.yaml)")
       ("normalization", po::value(&o.normalization)->value_name("FILE"),
        "declare C_ref..S_ref, weights and boundary to get the scalar V_CST* in report.json")
       ("no-trace", "skip the R(t) trace and report.json (summary.json and layers.csv only)")

@@ -27,6 +27,8 @@ const schema::Table& arch_schema() {
           integer_key("sram.ifmap_kib", "KiB", "0", 1, kMaxKib, "input partition (memory: hierarchy: of the scratchpad)"),
           integer_key("sram.filter_kib", "KiB", "0", 1, kMaxKib, "weight partition"),
           integer_key("sram.ofmap_kib", "KiB", "0", 1, kMaxKib, "output and accumulator partition"),
+          path_key("energy", "configs/energy/horowitz-45nm.yaml",
+                   "energy table for report.json (configs/energy/*.yaml), relative to the arch file; --energy overrides it"),
           choice_key("memory", "", "ideal", {"ideal", "channel", "hbm", "hierarchy"},
                      "what feeds the array: nothing to wait for, a DRAM channel, an HBM stack, or HBM > NoC > DMA > scratchpad"),
           number_key("channel.bandwidth_gbps", "GB/s", "required with channel", "channel bandwidth (1e9 B/s), > 0"),

@@ -183,6 +183,7 @@ ArchSpec build(const ArchFields& fields) {
     if (!std::filesystem::is_regular_file(path)) fail(p, "no such file: " + text::quoted(path.string()));
     return path.string();
   };
+  if (const ArchField* f = find("energy")) s.energy = file_path(*f);
   const bool uses_hbm = s.memory == "hbm" || s.memory == "hierarchy";
   if (uses_hbm) {
     const ArchField& m = *find("memory");
@@ -310,10 +311,11 @@ std::string canonical_text(const ArchSpec& s) {
   return fmt::format(
       "name={}\narray.rows={}\narray.cols={}\ndataflow={}\nclock_hz={}\n"
       "precision.operand_bits={}\nprecision.accumulator_bits={}\nfold_pipeline={}\n"
-      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}{}",
+      "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}{}{}",
       s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.operand_bits,
       s.accumulator_bits, to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
       s.ofmap_sram_kib, s.memory, s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
+      s.energy.empty() ? std::string() : fmt::format("energy={}\n", s.energy),
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)

@@ -33,6 +33,7 @@ struct ArchSpec {
   // (weights for WS, inputs for IS) comes from DRAM through one bandwidth-limited
   // channel into a FIFO of tiles, TPU v1 style; the streamed operand and the
   // outputs stay in on-chip buffers.
+  std::string energy;  // energy table (configs/energy/*.yaml) the arch names; "" = the run's default
   std::string memory = "ideal";
   ChannelParams channel;  // channel.bandwidth_gbps (x 1e9), channel.latency_ns, channel.fifo_tiles
   // "hbm": the stationary tiles come from one HBM stack (models/hbm) through a DMA.

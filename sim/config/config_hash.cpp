@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/hbm/hbm_spec.h"
+#include "traces/post/energy_table.h"
 #include "models/noc/noc_config.h"
 
 namespace cstsim {
@@ -24,7 +25,9 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
   std::string text;
   std::istringstream in(canonical_text(arch));
   for (std::string line; std::getline(in, line);)  // the sub-files by content, below
-    if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0) text += line + "\n";
+    if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0 && line.rfind("energy=", 0) != 0)
+      text += line + "\n";
+  if (!arch.energy.empty()) text += prefixed("energy.", post::to_yaml(post::load_energy_table(arch.energy)));
   if (arch.memory == "hbm" || arch.memory == "hierarchy")
     text += prefixed("hbm.", hbm::canonical_text(arch.hbm_spec));
   if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(arch.noc_config));

@@ -44,8 +44,10 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
 }  // namespace
 
 int run_simulation(const RunOptions& o) {
-  const std::string energy_path = o.energy_table.empty() ? default_energy_table() : o.energy_table;
   const ArchSpec arch = load_arch(o.arch_path, o.overrides);
+  // --energy, else the table the arch names, else the default.
+  const std::string energy_path =
+      !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   const Workload workload = load_workload(o.workload_path);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
@@ -103,7 +105,7 @@ int run_simulation(const RunOptions& o) {
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
-    io::write_file(out.path() / "energy.yaml", io::read_file(energy_path));
+    io::write_file(out.path() / "energy.yaml", post::to_yaml(post::load_energy_table(energy_path)));
     post::PostOutputs report;
     if (o.trace) {
       report = post::post_process({out.path(), o.normalization, 0});

@@ -135,3 +135,43 @@ TEST_F(MemoryPhysics, StallPartsAddUpToCyclesMinusIdealOnEveryLayer) {
 }
 
 }  // namespace
+
+namespace {
+
+// DRAM energy comes from the commands (configs/energy/npu-45nm-hbm3.yaml): refresh costs
+// REFpb / REF energy and all-bank's longer run costs standby, so none < per-bank < all-bank;
+// a map that puts the row bits lowest (every burst opens a row) multiplies the ACT energy.
+TEST_F(MemoryPhysics, EnergyFollowsRefreshAndRowLocality) {
+  const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
+  auto energy = [&](const std::string& sets) {
+    const fs::path out = dir_ / "e";
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
+    return nlohmann::json::parse(slurp(out / "report.json"))["total"]["energy"];
+  };
+  auto joules = [](const nlohmann::json& e, const char* field) { return e[field]["value"].get<double>(); };
+  const std::string one = " --set hbm.organization.channels=1";
+  const auto none = energy("--set hbm.controller.refresh=none" + one);
+  const auto per_bank = energy("--set hbm.controller.refresh=per_bank" + one);
+  const auto all_bank = energy("--set hbm.controller.refresh=all_bank" + one);
+  EXPECT_LT(joules(none, "E_gross"), joules(per_bank, "E_gross"));
+  EXPECT_LT(joules(per_bank, "E_gross"), joules(all_bank, "E_gross"));
+  EXPECT_FALSE(none["E_marg_by_action"].contains("hbm_cmd.refpb"));
+  EXPECT_GT(per_bank["E_marg_by_action"]["hbm_cmd.refpb"]["value"].get<double>(), 0);
+  EXPECT_GT(all_bank["E_marg_by_action"]["hbm_cmd.ref"]["value"].get<double>(), 0);
+  // Standby is base energy, one channel's worth: 40.3 mW over the run.
+  EXPECT_GT(all_bank["E_base_by_action"]["hbm_bg.standby"]["value"].get<double>(),
+            none["E_base_by_action"]["hbm_bg.standby"]["value"].get<double>());
+
+  const auto local = energy("");
+  const auto scattered = energy("--set hbm.controller.address_mapping=co-ba-bg-ch-pc-ro");
+  const double act_local = local["E_marg_by_action"]["hbm_cmd.act"]["value"].get<double>();
+  const double act_scattered = scattered["E_marg_by_action"]["hbm_cmd.act"]["value"].get<double>();
+  EXPECT_GT(act_scattered, 10 * act_local);
+  EXPECT_GT(joules(scattered, "E_gross"), joules(local, "E_gross"));
+  // The bursts are the same either way: 1 MiB of weights in 32 B reads.
+  EXPECT_EQ(local["E_marg_by_action"]["hbm_cmd.rd"], scattered["E_marg_by_action"]["hbm_cmd.rd"]);
+}
+
+}  // namespace

@@ -9,7 +9,13 @@ namespace cstsim::post {
 struct ActionEnergy {
   std::string action;  // counter prefix, e.g. "sram.read" matches "sram.read.ifmap"
   double pj = 0;       // per unit of the counter
+  // A state held over time (counted in unit-cycles, e.g. hbm_bg.active in channel-cycles):
+  // power in W per unit instead of pJ, so the energy follows the run's clock. -1: a pJ row.
+  double watts = -1;
   std::string per, source;
+  double joules(double count, double cycle_seconds) const {
+    return watts >= 0 ? count * watts * cycle_seconds : count * pj * 1e-12;
+  }
 };
 
 struct StaticPower {
@@ -31,7 +37,10 @@ struct EnergyTable {
   static bool is_nominal(const std::string& counter);
 };
 
-// Throws InputError (file, line, key) on any problem.
+// Throws InputError (file, line, key) on any problem. `base: <file>` (relative to this one)
+// reads another table first; this file's rows then replace or add to its rows.
 EnergyTable load_energy_table(const std::string& path);
+// The table as one self-contained YAML file (its base merged in), for the run directory.
+std::string to_yaml(const EnergyTable& table);
 
 }  // namespace cstsim::post

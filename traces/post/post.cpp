@@ -117,7 +117,7 @@ class Reporter {
         b_peak_total = std::max(b_peak_total, bw);
         b_peak_layer[key.first] = std::max(b_peak_layer[key.first], bw);
       }
-      const double marg = marginal(current).value, base = base_energy(d).value;
+      const double marg = marginal(current).value, base = base_energy(d).value + background(current).value;
       ew.print("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", key.first, start, end, start * period_,
                end * period_, marg, base, marg + base);
       current.clear();
@@ -166,14 +166,26 @@ class Reporter {
   }
 
  private:
+  // Dynamic energy: the pJ rows. Rows in W price a state held over time (DRAM background)
+  // and belong to the base energy with static power (background()).
   Joules marginal(const Counts& c) const {
     Joules e{0};
     for (const auto& [action, n] : c) {
       const ActionEnergy* row = energy_.find(action);
-      if (row) e += Joules{double(n) * row->pj * 1e-12};
-      else if (!EnergyTable::is_nominal(action))
+      if (row) {
+        if (row->watts < 0) e += Joules{row->joules(double(n), period_)};
+      } else if (!EnergyTable::is_nominal(action)) {
         throw InputError(energy_.path, 0, action, "the energy table has no row for this action");
+      }
     }
+    return e;
+  }
+
+  Joules background(const Counts& c) const {
+    Joules e{0};
+    for (const auto& [action, n] : c)
+      if (const ActionEnergy* row = energy_.find(action); row && row->watts >= 0)
+        e += Joules{row->joules(double(n), period_)};
     return e;
   }
 
@@ -267,13 +279,14 @@ class Reporter {
 
     // Energy vector.
     const Joules e_marg = marginal(c);
-    const Joules e_base = base_energy(T);
+    const Joules e_base = base_energy(T) + background(c);
     const Joules e_gross = e_base + e_marg;
     const double bits_erased = 8.0 * double(sum_if(c, is_write));
     const Joules e_thermo{kBoltzmann * energy_.temperature_k * std::log(2.0) * bits_erased};
-    ordered_json by_action = ordered_json::object();
+    ordered_json by_action = ordered_json::object(), base_by_action = ordered_json::object();
     for (const auto& [action, n] : c)
-      if (const ActionEnergy* row = energy_.find(action)) by_action[action] = to_json(Joules{double(n) * row->pj * 1e-12});
+      if (const ActionEnergy* row = energy_.find(action))
+        (row->watts >= 0 ? base_by_action : by_action)[action] = to_json(Joules{row->joules(double(n), period_)});
     ordered_json energy = {{"E_gross", to_json(e_gross)},
                            {"E_base", to_json(e_base)},
                            {"E_marg", to_json(e_marg)},
@@ -285,7 +298,8 @@ class Reporter {
                            {"bits_erased", bits_erased},
                            {"erasure_definition", "every bit written into storage (registers, SRAM, DRAM) overwrites "
                                                   "one bit: 8 x bytes of all *.write* actions"},
-                           {"E_marg_by_action", by_action}};
+                           {"E_marg_by_action", by_action},
+                           {"E_base_by_action", base_by_action}};
 
     // Roofline against the outermost memory level that saw traffic.
     const bool use_hbm = hbm.value > 0;
