@@ -1,5 +1,7 @@
 #include "plan/dma_program.h"
 
+#include <algorithm>
+
 namespace cstsim {
 
 const char* to_string(Operand o) {
@@ -53,7 +55,14 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   auto output_bytes = [&](const Fold& f) { return (os ? int64_t(f.rows_used) : p.T) * f.cols_used * elem; };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
-  for (size_t g = 0; g < F; ++g)
+  const bool raw = buffers.raw_channels > 0;  // raw ifmap blocks serve every row fold
+  const int64_t C = buffers.raw_channels, bc = buffers.raw_block_channels;
+  const int64_t blocks = raw ? (C + bc - 1) / bc : 0;
+  auto raw_bytes = [&](int64_t b) { return buffers.raw_channel_bytes * std::min(bc, C - b * bc); };
+  std::vector<uint64_t> raw_addr(static_cast<size_t>(blocks), 0);
+  for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(raw_bytes(b));
+  std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
+  for (size_t g = 0; g < F && !raw; ++g)
     if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
   for (size_t g = 0; g < F; ++g)
     if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
@@ -70,8 +79,20 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       col_first = int(g);
       ++col_fold_index;
     }
-    const bool new_slice = !d.stream_resident || slice_of_row[size_t(row_fold)] < 0;
-    if (new_slice) {
+    const bool new_slice = !raw && (!d.stream_resident || slice_of_row[size_t(row_fold)] < 0);
+    if (raw) {
+      // The blocks of the channels its rows k reduce over; it waits for the last one read.
+      int latest = -1;
+      for (int64_t k = f.row0; k < f.row0 + f.rows_used; ++k) {
+        const int64_t b = (k % C) / bc;
+        if (raw_read[size_t(b)] < 0) {
+          raw_read[size_t(b)] = int(d.reads.size());
+          d.reads.push_back({Operand::Stream, false, raw_addr[size_t(b)], padded(raw_bytes(b)), int(g)});
+        }
+        latest = std::max(latest, raw_read[size_t(b)]);
+      }
+      d.stream_read[g] = latest;
+    } else if (new_slice) {
       DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem), int(g)};
       if (!d.stream_resident && g >= 2) {  // two slots alternate
         t.after_fold = int(g) - 2;
@@ -80,7 +101,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       slice_of_row[size_t(row_fold)] = int(d.reads.size());
       d.reads.push_back(t);
     }
-    d.stream_read[g] = slice_of_row[size_t(row_fold)];
+    if (!raw) d.stream_read[g] = slice_of_row[size_t(row_fold)];
     if (!os || first_of_col(f)) {
       DmaTransfer t{Operand::Stationary, false, tile_addr[g], padded(tile_bytes(f)), int(g)};
       // A FIFO of fifo_tiles slots: this tile reuses the slot of the one fifo_tiles before it.
@@ -118,6 +139,7 @@ nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
   return {{"stationary", {{"partition", d.stationary_partition}, {"slot_bytes", d.stationary_slot},
                           {"fifo_tiles", d.fifo_tiles}, {"hbm_read_bytes", bytes_of(d.reads, Operand::Stationary)}}},
           {"stream", {{"partition", d.stream_partition}, {"resident", d.stream_resident}, {"slot_bytes", d.stream_slot},
+                      {"lowering", d.raw_channels > 0 ? "raw ifmap from HBM, im2col on chip" : "im2col rows from HBM"},
                       {"hbm_read_bytes", bytes_of(d.reads, Operand::Stream)}}},
           {"output", {{"partition", "ofmap"}, {"resident", d.output_resident}, {"slot_bytes", d.output_slot},
                       {"hbm_write_bytes", d.write_bytes()}}},

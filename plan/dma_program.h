@@ -52,6 +52,14 @@ struct DmaBuffers {
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
   int64_t element_bytes = 1;  // operands and requantized outputs, in HBM
   uint64_t hbm_base = 0;      // the first block's address
+  // Convolutions (WS): when raw_channels > 0, the stream operand is the raw ifmap rows this
+  // pass needs, halo included, read once and resident; the lowering to the array's im2col
+  // stream happens on chip, between the scratchpad and the array. In HBM the ifmap is laid out
+  // in blocks of raw_block_channels channels (NHWC within a block), one DMA read per block the
+  // first time a fold's reduction rows (k = tap x channels + channel) touch it. 0: im2col rows.
+  int64_t raw_channels = 0, raw_block_channels = 0;
+  int64_t raw_channel_bytes = 0;  // one channel of the pass's input rows
+  int64_t raw_stream_bytes() const { return raw_channels * raw_channel_bytes; }
 };
 
 // The buffers, and the transfers laid out for them fold by fold.

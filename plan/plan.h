@@ -36,6 +36,10 @@ struct LayerPlan {
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+  // Convolutions: the raw ifmap's bytes, and what the stream reads of HBM moved over every
+  // cluster and pass; their ratio is the ifmap's re-read factor (halos of passes, clusters,
+  // im2col expansion where the raw rows did not fit).
+  int64_t raw_ifmap_bytes = 0, stream_read_bytes = 0;
 };
 
 struct Plan {

@@ -96,6 +96,10 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
   if (a.memory == "hierarchy") {
     j["hbm_bytes_read"] = l.hbm_read_bytes;
     j["hbm_bytes_written"] = l.hbm_write_bytes;
+    if (l.raw_ifmap_bytes > 0) {
+      j["raw_ifmap_bytes"] = l.raw_ifmap_bytes;
+      j["ifmap_reread"] = double(l.stream_read_bytes) / double(l.raw_ifmap_bytes);
+    }
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
     program.passes = int(l.pass_rows.size());
@@ -105,16 +109,17 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
 }
 
 std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
-  std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13}\n", "layer", "M", "N", "K",
-                                "df", "folds", "rows x cols", "passes", "HBM read", "HBM write");
+  std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", "M", "N",
+                                "K", "df", "folds", "rows x cols", "passes", "HBM read", "HBM write", "ifmap x");
   for (const auto& j : layers) {
     const auto& f = j["folds"];
-    out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13}\n",
+    out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                        j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
                        j["K"].get<int64_t>(), j["dataflow"].get<std::string>(), f["count"].get<int64_t>(),
                        fmt::format("{}x{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>()),
                        j["stream_passes"].size(), j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
-                       j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-");
+                       j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-",
+                       j.contains("ifmap_reread") ? fmt::format("{:.3f}", j["ifmap_reread"].get<double>()) : "-");
   }
   return out;
 }

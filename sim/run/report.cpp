@@ -154,7 +154,11 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
       const ConvShape& c = *src.conv;
       l["conv"] = {{"ifmap_h", c.ifmap_h}, {"ifmap_w", c.ifmap_w}, {"filter_h", c.filter_h},
                    {"filter_w", c.filter_w}, {"channels", c.channels}, {"filters", c.filters},
-                   {"stride", c.stride}, {"lowering", "im2col"}};
+                   {"stride", c.stride},
+                   {"lowering", !L.has_hierarchy ? "im2col"
+                                : L.hierarchy.im2col_stream_passes == 0 ? "im2col on chip from the raw ifmap"
+                                : L.hierarchy.raw_stream_passes == 0   ? "im2col rows from HBM"
+                                                                       : "mixed: raw ifmap where it fits, else im2col rows"}};
     }
     if (L.verify.ran) {
       l["verify"] = {{"passed", L.verify.passed}, {"detail", L.verify.detail}};

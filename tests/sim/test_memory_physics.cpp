@@ -175,3 +175,40 @@ TEST_F(MemoryPhysics, EnergyFollowsRefreshAndRowLocality) {
 }
 
 }  // namespace
+
+namespace {
+
+// Convolutions move raw tensors: ResNet-18's Conv2_1a (56x56x64 ifmap, 3x3x64x64 filters, stride
+// 1) reads its ifmap once, raw, 200,704 B, instead of the 2916 x 576 = 1,679,616 B im2col matrix,
+// plus its 36,864 B of weights; the lowering to im2col happens between scratchpad and array
+// and the report says so. Conv1 runs in two passes, whose input rows overlap by the filter's
+// halo: the plan prints that re-read factor and the run's HBM reads follow it.
+TEST_F(MemoryPhysics, ConvolutionsReadTheRawIfmapOnce) {
+  const fs::path w = file("convs.csv",
+                          "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,Num Filter,Strides,\n"
+                          "Conv1,224,224,7,7,3,64,2,\nConv2_1a,56,56,3,3,64,64,1,\n");
+  const fs::path out = dir_ / "conv";
+  const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          w.string() + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+  const auto& conv2 = s["layers"][1];
+  EXPECT_EQ(conv2["memory"]["hbm_bytes_read"].get<int64_t>(), 56 * 56 * 64 + 576 * 64);
+  EXPECT_EQ(conv2["conv"]["lowering"], "im2col on chip from the raw ifmap");
+  EXPECT_EQ(conv2["memory"]["spad_peak_bytes"]["ifmap"].get<int64_t>(), 56 * 56 * 64);
+  EXPECT_EQ(conv2["sram"]["ifmap_reads"].get<int64_t>() > 0, true);  // the array still streams im2col rows
+
+  const Result p = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string());
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto plan = nlohmann::json::parse(p.out);
+  const auto& conv1 = s["layers"][0];
+  const double reread = plan[0]["ifmap_reread"].get<double>();
+  EXPECT_GT(reread, 1.0);  // two passes share input rows
+  EXPECT_LT(reread, 1.1);
+  const double weights = 147.0 * 64 * double(conv1["memory"]["stream_passes"].get<int64_t>());
+  const double expected = 224.0 * 224 * 3 * reread + weights;
+  EXPECT_NEAR(double(conv1["memory"]["hbm_bytes_read"].get<int64_t>()), expected, 0.1 * expected);
+  EXPECT_EQ(plan[1]["ifmap_reread"].get<double>(), 1.0);
+}
+
+}  // namespace
