@@ -217,6 +217,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
 
   if (sink_) {
     if (first_pass) sink_->begin_layer(index, layer.name, start);
+    sink_->count(start, trace_ids_.nominal_macs, layer.M * layer.N * layer.K);
     sink_->add(start, trace_ids_.busy, 1);
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }

@@ -30,7 +30,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
 
   const std::string prec = a.precision.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
-  sink.bind(sink.declare_action("mac." + prec + ".nominal", "MAC"), ids.active_pes, 1);
+  ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
   sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ab);

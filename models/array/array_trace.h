@@ -21,6 +21,9 @@ struct ArrayTraceIds {
   trace::ResourceId in_cols = 0;      // N, link: column edge links carrying an operand in
   trace::ResourceId out = 0;          // N, link: output links carrying a result out
   int64_t stationary_bytes = 0;       // bytes per stationary element
+  // mac.<precision>.nominal: the work a pass asks for (its M x N x K), counted when it starts;
+  // mac.<precision>.executed is counted from active_pes, cycle by cycle (MACs = work is a law).
+  trace::ActionId nominal_macs = 0;
 };
 
 // What the array's trace resources are sized by.

@@ -52,4 +52,30 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
   }
 }
 
+namespace {
+
+void check_scope(const nlohmann::ordered_json& scope, const std::string& where) {
+  auto fail = [&](const char* law, const std::string& detail) {
+    throw InvariantError(fmt::format("invariant '{}' violated in {}: {}", law, where, detail));
+  };
+  for (const auto& [precision, macs] : scope.at("C_P").at("O").at("by_precision").items()) {
+    const double executed = macs.contains("executed") ? macs["executed"]["value"].get<double>() : 0;
+    const double nominal = macs.contains("nominal") ? macs["nominal"]["value"].get<double>() : 0;
+    if (executed != nominal)
+      fail("work", fmt::format("{} MACs executed, {} asked for ({})", executed, nominal, precision));
+  }
+  const double gross = scope.at("energy").at("E_gross").at("value").get<double>();
+  const double landauer = scope.at("energy").at("E_thermo_min").at("value").get<double>();
+  if (gross < landauer) fail("landauer", fmt::format("E_gross {} J below the Landauer bound {} J", gross, landauer));
+}
+
+}  // namespace
+
+void check_report_invariants(const nlohmann::ordered_json& report) {
+  check_scope(report.at("total"), "the run's total");
+  const auto& layers = report.at("layers");
+  for (size_t i = 0; i < layers.size(); ++i)
+    check_scope(layers[i], fmt::format("layer {} ({})", i, layers[i].at("name").get<std::string>()));
+}
+
 }  // namespace cstsim

@@ -109,6 +109,7 @@ int run_simulation(const RunOptions& o) {
     post::PostOutputs report;
     if (o.trace) {
       report = post::post_process({out.path(), o.normalization, 0});
+      check_report_invariants(report.report);  // before report.json is written
       post::write_post_outputs(out.path(), report);
     }
     io::write_file(out.path() / "layers.csv", layers_csv(run_report));

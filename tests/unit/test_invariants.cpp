@@ -68,5 +68,32 @@ TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
             std::string::npos) << error(a, L);
 }
 
+// The laws on report.json: executed MACs = nominal MACs, E_gross >= the Landauer bound.
+TEST(Invariants, ReportLawsAreNamedWithTheirScope) {
+  auto scope = [](double executed, double nominal, double gross, double landauer) {
+    nlohmann::ordered_json s;
+    s["name"] = "fc";
+    s["C_P"]["O"]["by_precision"]["int8"] = {{"executed", {{"value", executed}}}, {"nominal", {{"value", nominal}}}};
+    s["energy"]["E_gross"]["value"] = gross;
+    s["energy"]["E_thermo_min"]["value"] = landauer;
+    return s;
+  };
+  auto error = [&](const nlohmann::ordered_json& layer) -> std::string {
+    nlohmann::ordered_json r;
+    r["total"] = scope(10, 10, 1, 0);
+    r["layers"] = nlohmann::ordered_json::array({layer});
+    try {
+      check_report_invariants(r);
+    } catch (const InvariantError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error(scope(10, 10, 1e-9, 1e-12)), "");
+  EXPECT_EQ(error(scope(9, 10, 1e-9, 1e-12)),
+            "invariant 'work' violated in layer 0 (fc): 9 MACs executed, 10 asked for (int8)");
+  EXPECT_NE(error(scope(10, 10, 1e-13, 1e-12)).find("invariant 'landauer' violated in layer 0 (fc)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cstsim
