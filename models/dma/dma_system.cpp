@@ -25,6 +25,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
                      std::vector<spad::Scratchpad*> spads, std::vector<std::pair<int, int>> cluster_xy)
     : max_outstanding_(params.max_outstanding),
       request_bytes_(params.request_bytes),
+      requests_per_cycle_(params.requests_per_cycle),
       clocks_(make_clock_base(params.clock_hz, noc_config.clock_hz, hbm_spec.tck_ns)),
       acc_period_(clocks_.acc),
       hbm_period_(clocks_.hbm),
@@ -103,7 +104,7 @@ void DmaSystem::issue(Queue& q) {
   if (q.freed_by >= 0 && cycle == to_acc(q.freed_at)) {
     bound = Bound::Slot;
     waited_on = q.freed_by;
-  } else if (cycle > t.earliest && cycle == q.next_cycle && q.last_request >= 0) {
+  } else if (cycle > t.earliest && cycle == q.next_cycle && q.last_request >= 0 && q.quota_cycle == cycle - 1) {
     bound = Bound::Rate;
     waited_on = q.last_request;
   }
@@ -135,7 +136,9 @@ void DmaSystem::issue(Queue& q) {
     send(requests_.back(), t, cycle, at);
   }
   if (t.bytes_left == 0) q.transfers.pop_front();
-  q.next_cycle = cycle + 1;
+  q.issued_in_cycle = q.quota_cycle == cycle ? q.issued_in_cycle + 1 : 1;
+  q.quota_cycle = cycle;
+  q.next_cycle = q.issued_in_cycle >= requests_per_cycle_ ? cycle + 1 : cycle;
   q.last_request = int(requests_.size()) - 1;
 }
 

@@ -5,7 +5,7 @@
 // wake-ups: run_until_done() jumps from event to event across three clocks.
 //
 // The DMA has two in-order queues (read: HBM -> scratchpad, write: scratchpad ->
-// HBM), like an AXI master's two channels. Each issues at most one request per
+// HBM), like an AXI master's two channels. Each issues at most requests_per_cycle requests per
 // accelerator cycle and keeps at most dma.max_outstanding in flight (its landing
 // buffer); a request is at most hbm.request_bytes and never spans two HBM
 // channels, so it goes to exactly one controller. A transfer starts issuing when
@@ -89,6 +89,7 @@ struct DmaParams {
   int max_outstanding = 64;
   int64_t request_bytes = 64;
   double clock_hz = 1e9;
+  int requests_per_cycle = 1;  // per queue (hbm.requests_per_cycle)
 };
 
 class DmaSystem {
@@ -148,7 +149,9 @@ class DmaSystem {
   };
   struct Queue {
     std::deque<int> transfers;  // not fully issued, in order
-    int64_t next_cycle = 0;     // one request per accelerator cycle
+    int64_t next_cycle = 0;     // the earliest cycle the next request may go (issue rate)
+    int64_t quota_cycle = -1;   // the cycle the last request went, and how many went in it
+    int issued_in_cycle = 0;
     int outstanding = 0;
     int freed_by = -1;          // the request whose return last freed a slot of a full queue
     int64_t freed_at = 0;       // when (ticks)
@@ -172,6 +175,7 @@ class DmaSystem {
 
   int max_outstanding_;
   int64_t request_bytes_;
+  int requests_per_cycle_;
   ClockBase clocks_;
   int64_t acc_period_, hbm_period_, noc_period_;  // ticks
   std::unique_ptr<hbm::HbmDevice> hbm_;

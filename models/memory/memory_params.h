@@ -23,6 +23,7 @@ struct HbmDmaParams {        // memory: hbm | hierarchy: how the DMA reads HBM
   int fifo_tiles = 4;        // stationary tiles fetched ahead
   int max_outstanding = 64;  // reads in flight
   int64_t request_bytes = 64;  // size of one read
+  int requests_per_cycle = 1;  // memory: hierarchy: requests each DMA queue issues per cycle
 };
 
 }  // namespace cstsim

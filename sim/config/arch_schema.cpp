@@ -39,6 +39,8 @@ const schema::Table& arch_schema() {
           integer_key("hbm.fifo_tiles", "tiles", "4", 1, 1024, "stationary tiles (OS: blocks of B) fetched ahead"),
           integer_key("hbm.max_outstanding", "requests", "64", 1, int64_t(1) << 16, "DMA reads in flight"),
           integer_key("hbm.request_bytes", "bytes", "64", 1, int64_t(1) << 20, "bytes per DMA read"),
+          integer_key("hbm.requests_per_cycle", "requests", "1", 1, 64,
+                      "memory: hierarchy: requests each DMA queue (read, write) issues per cycle"),
           path_key("noc.spec", "required with hierarchy",
                    "a mesh NoC file (configs/noc/*.yaml) with edge_nodes; its keys are noc.<key>"),
           integer_key("noc.cluster_x", "router", "mesh centre", 0, 1 << 10,

@@ -191,9 +191,12 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(int_of(*f, "hbm.fifo_tiles"));
     if (const ArchField* f = find("hbm.max_outstanding")) s.hbm.max_outstanding = int(int_of(*f, "hbm.max_outstanding"));
     if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = int_of(*f, "hbm.request_bytes");
+    if (const ArchField* f = find("hbm.requests_per_cycle"))
+      s.hbm.requests_per_cycle = int(int_of(*f, "hbm.requests_per_cycle"));
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
-    for (const char* key : {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes"})
+    for (const char* key :
+         {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "hbm.requests_per_cycle"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hbm or hierarchy");
   }
   if (s.memory == "hierarchy") {
@@ -321,8 +324,11 @@ std::string canonical_text(const ArchSpec& s) {
                                           s.channel.fifo_tiles)
                             : std::string()) +
          (s.memory == "hbm" || s.memory == "hierarchy"
-              ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n",
-                            s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes)
+              ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n{}",
+                            s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes,
+                            s.hbm.requests_per_cycle != 1
+                                ? fmt::format("hbm.requests_per_cycle={}\n", s.hbm.requests_per_cycle)
+                                : std::string())
               : std::string()) +
          (s.memory == "hierarchy"
               ? fmt::format("noc.spec={}\nnoc.cluster_x={}\nnoc.cluster_y={}\nscratchpad.banks={}\n"

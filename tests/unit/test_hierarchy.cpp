@@ -106,6 +106,30 @@ TEST(Hierarchy, TheDmaCrossesClocksExactly) {
   EXPECT_EQ(dma.acc_period() * 3'000'000'000, dma.noc_period() * 1'000'000'000);
 }
 
+// hbm.requests_per_cycle: a queue issues that many requests per cycle while its outstanding
+// limit allows. 32 requests of 64 B go out over 32 cycles at 1 per cycle, 16 at 2, 8 at 4;
+// the run's request count is the same.
+TEST(Hierarchy, TheDmaIssuesAsManyRequestsPerCycleAsConfigured) {
+  const ArchSpec a = small_hierarchy("memory/hbm3-6400.yaml", config("noc/npu-mesh-4x4.yaml"));
+  for (int rate : {1, 2, 4}) {
+    spad::Scratchpad sp(scratchpad_params(a));
+    DmaSystem dma(DmaParams{256, 64, a.clock_hz, rate}, hbm::load_hbm_spec(a.hbm.spec), noc::load_noc_config(a.noc.spec),
+                  {&sp}, {{1, 1}});
+    DmaTransfer t{Operand::Stream, false, 0, 32 * 64, 0};
+    const int id = dma.enqueue(0, t, spad::Partition::Ifmap, 10);
+    dma.run_until_done(id);
+    int64_t first = INT64_MAX, last = 0;
+    for (int r = 0; r < 32; ++r) {
+      const int64_t at = dma.to_acc(dma.request_path(r).issued);
+      first = std::min(first, at);
+      last = std::max(last, at);
+    }
+    EXPECT_EQ(first, 10) << rate;
+    EXPECT_EQ(last - first + 1, 32 / rate) << rate;
+    EXPECT_EQ(dma.stats(0).requests, 32) << rate;
+  }
+}
+
 TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
   std::mt19937_64 rng(2026);
   int alternating = 0, stalled = 0;
