@@ -123,15 +123,18 @@ HbmControllerModule::HbmControllerModule(sc_core::sc_module_name name, int chann
 
 void HbmControllerModule::declare(trace::TraceSink& sink) {
   const std::string name = fmt::format("hbm.ch{:02d}", channel_);  // a channel's data buses and row buffers
-  // Every HBM byte crosses one channel's data buses; each busy PC-cycle moves the same bytes.
+  // Every HBM byte crosses one channel's data buses, counted burst by burst (hbm_ch.NN).
+  const std::string counter = fmt::format("hbm_ch.{:02d}", channel_);
+  bytes_ = sink.declare_action(counter, "byte");
   busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", "", "hbm>noc",
-                        "share:hbm.read.+hbm.write."});
+                        "actions:" + counter});
   rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm", "hbm"});
 }
 
 void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
   for (const auto& [cycle, v] : t.hbm_busy_pcs[size_t(channel_)]) sink.set(cycle, busy_, v);
   for (const auto& [cycle, v] : t.hbm_open_rows[size_t(channel_)]) sink.set(cycle, rows_, v * row_bytes_);
+  for (const auto& [cycle, bytes] : t.hbm_bytes[size_t(channel_)]) sink.count(cycle, bytes_, bytes);
 }
 
 HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec) : sc_module(name), spec_(std::move(spec)) {

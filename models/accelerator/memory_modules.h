@@ -94,6 +94,7 @@ class HbmControllerModule : public sc_core::sc_module {
   const int pseudo_channels_;
   const int64_t row_bytes_, row_buffer_bytes_;
   trace::ResourceId busy_ = 0, rows_ = 0;
+  trace::ActionId bytes_ = 0;  // hbm_ch.NN: bytes its data buses moved, for its Gamma_comm edge
 };
 
 class HbmStackModule : public sc_core::sc_module {

@@ -19,8 +19,10 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   SharedTimeline& out;
   const DmaSystem* dma = nullptr;
   std::vector<std::vector<std::pair<int64_t, int>>> pc_edges;  // per channel: (cycle, +1/-1) per burst
-  Observer(SharedTimeline& t, int channels) : out(t), pc_edges(size_t(channels)) {
+  int64_t burst_bytes = 0;
+  Observer(SharedTimeline& t, int channels, int64_t burst) : out(t), pc_edges(size_t(channels)), burst_bytes(burst) {
     out.hbm_busy_pcs.resize(size_t(channels));
+    out.hbm_bytes.resize(size_t(channels));
     out.hbm_open_rows.resize(size_t(channels));
   }
 
@@ -39,6 +41,12 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     else
       commands.emplace_back(at, 1);
     if (e.data_end > e.data_begin) {
+      auto& bytes = out.hbm_bytes[ch];
+      const int64_t from = acc_of_hbm(e.data_begin);
+      if (!bytes.empty() && bytes.back().first == from)
+        bytes.back().second += burst_bytes;
+      else
+        bytes.emplace_back(from, burst_bytes);
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_begin), 1);
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_end), -1);
     }
@@ -81,7 +89,8 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
     dma_->hbm().add_observer(checker_.get());
   }
   if (record_timeline) {
-    observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels);
+    observer_ = std::make_unique<Observer>(timeline_, dma_->hbm().spec().org.channels,
+                                           dma_->hbm().spec().org.burst_bytes);
     observer_->dma = dma_.get();
     dma_->hbm().add_observer(observer_.get());
     dma_->noc().set_observer(observer_.get());

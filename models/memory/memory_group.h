@@ -39,6 +39,8 @@ struct SharedTimeline {
   std::vector<std::vector<std::pair<int64_t, int>>> hbm_open_rows;
   std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
   std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
+  // Per HBM channel: (cycle, bytes its data buses started moving), for the bytes per edge.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> hbm_bytes;
   // Per HBM command (hbm::Cmd index): (cycle, commands issued in it), for command energy.
   std::array<std::vector<std::pair<int64_t, int64_t>>, hbm::kNumCmds> hbm_commands;
 };

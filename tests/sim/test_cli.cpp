@@ -917,7 +917,7 @@ TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   const auto rep = nlohmann::json::parse(slurp(dir_ / "g" / "report.json"));
   EXPECT_EQ(rep["total"]["roofline"]["level"], "hbm");
   EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), double(3 << 20));
-  // 16 channel edges in R(t) (each channel's data buses), sharing the HBM's bytes by busy time.
+  // 16 channel edges in R(t) (each channel's data buses), each with the bytes it moved (hbm_ch.NN).
   double channel_bytes = 0;
   int channels = 0;
   for (const auto& e : rep["total"]["Theta_CST"]["Gamma_comm"]["edges"])
