@@ -128,7 +128,10 @@ void HbmControllerModule::declare(trace::TraceSink& sink) {
   bytes_ = sink.declare_action(counter, "byte");
   busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", "", "hbm>noc",
                         "actions:" + counter});
-  rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm", "hbm"});
+  // Open rows are a cache inside the DRAM, not data the accelerator keeps there: their own level,
+  // so V_M["hbm"] is left for the tensors resident in HBM (not modelled yet).
+  rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm",
+                        "hbm_row_buffer"});
 }
 
 void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
