@@ -44,6 +44,9 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
   for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
   for (const noc::Endpoint& e : noc_->mesh().endpoints())
     if (e.edge) edge_nodes_.push_back(e.id);
+  if (params.controller_queue_flits > 0)
+    for (noc::NodeId n : edge_nodes_) noc_->set_ejection_capacity(n, noc::kRequestVnet, params.controller_queue_flits);
+  bounded_controllers_ = params.controller_queue_flits > 0;
   noc_->set_delivery_callback([this](const noc::Delivery& d) { on_delivery(d); });
 }
 
@@ -206,6 +209,9 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   r.path.cas_ticks = std::min<int64_t>(r.write ? tCWL_ : tCL_, latency - r.path.refresh_ticks - r.path.row_miss_ticks);
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
   transfers_[size_t(r.transfer)].at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
+  if (bounded_controllers_)  // the controller's buffer frees the request (and its write data)
+    noc_->release_ejection(r.controller, noc::kRequestVnet, noc_->config().flits_for(r.write ? r.bytes : 0),
+                           noc_cycle_at(r.path.memory_done));
   noc::Packet p;
   p.src = r.controller;
   p.dst = nodes_[size_t(r.cluster)];

@@ -90,6 +90,9 @@ struct DmaParams {
   int64_t request_bytes = 64;
   double clock_hz = 1e9;
   int requests_per_cycle = 1;  // per queue (hbm.requests_per_cycle)
+  // Flits of requests and write data an HBM controller's port buffers until the HBM is done
+  // with them (hbm.controller_queue_flits); beyond it the mesh holds them: back-pressure. 0: unbounded.
+  int64_t controller_queue_flits = 0;
 };
 
 class DmaSystem {
@@ -176,6 +179,7 @@ class DmaSystem {
   int max_outstanding_;
   int64_t request_bytes_;
   int requests_per_cycle_;
+  bool bounded_controllers_ = false;
   ClockBase clocks_;
   int64_t acc_period_, hbm_period_, noc_period_;  // ticks
   std::unique_ptr<hbm::HbmDevice> hbm_;

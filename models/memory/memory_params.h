@@ -24,6 +24,7 @@ struct HbmDmaParams {        // memory: hbm | hierarchy: how the DMA reads HBM
   int max_outstanding = 64;  // reads in flight
   int64_t request_bytes = 64;  // size of one read
   int requests_per_cycle = 1;  // memory: hierarchy: requests each DMA queue issues per cycle
+  int64_t controller_queue_flits = 0;  // memory: hierarchy: an HBM controller port's buffer, 0 unbounded
 };
 
 }  // namespace cstsim

@@ -47,7 +47,8 @@ AcceleratorSpec accelerator_spec(const ArchSpec& a) {
   s.clock_hz = a.clock_hz;
   s.memory = memory_mode(a.memory);
   s.channel = a.channel;
-  s.hbm_dma = {a.hbm.fifo_tiles, a.hbm.max_outstanding, a.hbm.request_bytes, a.hbm.requests_per_cycle};
+  s.hbm_dma = {a.hbm.fifo_tiles, a.hbm.max_outstanding, a.hbm.request_bytes, a.hbm.requests_per_cycle,
+               a.hbm.controller_queue_flits};
   s.hbm = a.hbm_spec;
   s.noc = a.noc_config;
   if (s.memory == MemoryMode::Hierarchy) {

@@ -41,6 +41,9 @@ const schema::Table& arch_schema() {
           integer_key("hbm.request_bytes", "bytes", "64", 1, int64_t(1) << 20, "bytes per DMA read"),
           integer_key("hbm.requests_per_cycle", "requests", "1", 1, 64,
                       "memory: hierarchy: requests each DMA queue (read, write) issues per cycle"),
+          integer_key("hbm.controller_queue_flits", "flits", "0 (unbounded)", 0, int64_t(1) << 20,
+                      "memory: hierarchy: request and write-data flits an HBM controller's mesh port holds until the "
+                      "HBM is done with them; full, the mesh holds the rest (back-pressure)"),
           path_key("noc.spec", "required with hierarchy",
                    "a mesh NoC file (configs/noc/*.yaml) with edge_nodes; its keys are noc.<key>"),
           integer_key("noc.cluster_x", "router", "mesh centre", 0, 1 << 10,

@@ -193,10 +193,13 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("hbm.request_bytes")) s.hbm.request_bytes = int_of(*f, "hbm.request_bytes");
     if (const ArchField* f = find("hbm.requests_per_cycle"))
       s.hbm.requests_per_cycle = int(int_of(*f, "hbm.requests_per_cycle"));
+    if (const ArchField* f = find("hbm.controller_queue_flits"))
+      s.hbm.controller_queue_flits = int_of(*f, "hbm.controller_queue_flits");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
     for (const char* key :
-         {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "hbm.requests_per_cycle"})
+         {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "hbm.requests_per_cycle",
+          "hbm.controller_queue_flits"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hbm or hierarchy");
   }
   if (s.memory == "hierarchy") {
@@ -261,6 +264,24 @@ void check_clock_base(const ArchSpec& s, const ArchFields& fields) {
   }
 }
 
+// A bounded controller port must hold a whole packet on every VC of the request vnet at once:
+// packets interleave flit by flit into it, so with less each VC can hold part of one and none
+// completes (the mesh deadlocks).
+void check_controller_queue(const ArchSpec& s, const ArchFields& fields) {
+  if (s.memory != "hierarchy" || s.hbm.controller_queue_flits == 0) return;
+  const int64_t packet = s.noc_config.flits_for(s.hbm.request_bytes);
+  const int64_t need = int64_t(s.noc_config.vcs_per_vnet) * packet;
+  if (s.hbm.controller_queue_flits >= need) return;
+  const auto it = fields.values.find("hbm.controller_queue_flits");
+  const std::string file = it != fields.values.end() ? it->second.file : fields.file;
+  const int line = it != fields.values.end() ? it->second.line : 0;
+  throw InputError(file, line, "hbm.controller_queue_flits",
+                   fmt::format("must be 0 (unbounded) or at least noc.vcs_per_vnet x the flits of one {} B request "
+                               "= {} x {} = {}, got {}",
+                               s.hbm.request_bytes, s.noc_config.vcs_per_vnet, packet, need,
+                               s.hbm.controller_queue_flits));
+}
+
 // Loads a sub-file with its overrides; their errors name the key as --set spelled it.
 template <class F>
 auto with_prefix(const std::string& prefix, F&& load) {
@@ -307,6 +328,7 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
     throw InputError("--set", 0, "noc." + noc_set.front().first, "applies only with memory: hierarchy");
   }
   check_clock_base(s, fields);
+  check_controller_queue(s, fields);
   return s;
 }
 
@@ -326,9 +348,12 @@ std::string canonical_text(const ArchSpec& s) {
          (s.memory == "hbm" || s.memory == "hierarchy"
               ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n{}",
                             s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes,
-                            s.hbm.requests_per_cycle != 1
-                                ? fmt::format("hbm.requests_per_cycle={}\n", s.hbm.requests_per_cycle)
-                                : std::string())
+                            (s.hbm.requests_per_cycle != 1
+                                 ? fmt::format("hbm.requests_per_cycle={}\n", s.hbm.requests_per_cycle)
+                                 : std::string()) +
+                                (s.hbm.controller_queue_flits != 0
+                                     ? fmt::format("hbm.controller_queue_flits={}\n", s.hbm.controller_queue_flits)
+                                     : std::string()))
               : std::string()) +
          (s.memory == "hierarchy"
               ? fmt::format("noc.spec={}\nnoc.cluster_x={}\nnoc.cluster_y={}\nscratchpad.banks={}\n"

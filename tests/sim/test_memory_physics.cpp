@@ -17,7 +17,7 @@ class MemoryPhysics : public Cli {
  protected:
   // Runs npu-128-hbm3 on `workload` with `sets`; returns summary.json's total.
   nlohmann::json run(const fs::path& workload, const std::string& sets = "") {
-    const fs::path out = dir_ / "run";
+    const fs::path out = dir_ / "physics";
     const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                             workload.string() + " --out " + out.string() + " " + sets);
     EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
@@ -209,6 +209,27 @@ TEST_F(MemoryPhysics, ConvolutionsReadTheRawIfmapOnce) {
   const double expected = 224.0 * 224 * 3 * reread + weights;
   EXPECT_NEAR(double(conv1["memory"]["hbm_bytes_read"].get<int64_t>()), expected, 0.1 * expected);
   EXPECT_EQ(plan[1]["ifmap_reread"].get<double>(), 1.0);
+}
+
+}  // namespace
+
+namespace {
+
+// Back-pressure from the HBM controllers into the mesh: a port that holds only 4 flits (two
+// 256 B writes) makes requests wait in the routers, the run slows and the wait is charged to
+// the NoC; 64 flits (the preset) never fill on GEMM 1024^3. A buffer that cannot take one
+// packet per VC would deadlock the mesh and is refused.
+TEST_F(MemoryPhysics, FullControllerQueuesBackPressureTheMesh) {
+  const fs::path w = src("configs/workloads/gemm-1024.yaml");
+  const auto roomy = run(w, "--set hbm.controller_queue_flits=64");
+  const auto unbounded = run(w, "--set hbm.controller_queue_flits=0");
+  const auto tight = run(w, "--set hbm.controller_queue_flits=4");
+  EXPECT_EQ(roomy["cycles"], unbounded["cycles"]);
+  EXPECT_GT(tight["cycles"].get<int64_t>(), roomy["cycles"].get<int64_t>());
+  EXPECT_GT(tight["stalls"]["noc_bandwidth"].get<int64_t>(), roomy["stalls"]["noc_bandwidth"].get<int64_t>());
+  expect_input_error("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                         " --set hbm.controller_queue_flits=3",
+                     "hbm.controller_queue_flits: must be 0 (unbounded) or at least noc.vcs_per_vnet x the flits");
 }
 
 }  // namespace
