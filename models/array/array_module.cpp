@@ -150,6 +150,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     m.stats.sram.ifmap_reads += p->stats.sram.ifmap_reads;
     m.stats.sram.filter_reads += p->stats.sram.filter_reads;
     m.stats.sram.ofmap_writes += p->stats.sram.ofmap_writes;
+    m.stats.psum_reads += p->stats.psum_reads;
     m.stats.scalesim_ofmap_writes += p->stats.scalesim_ofmap_writes;
     const double f = double(p->plan.fold_count());
     folds += f;
@@ -248,6 +249,9 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (params_.mode == ArrayMode::Reference) {
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
+    if (sink_)
+      for (size_t g = 0; g < timing.folds.size(); ++g)
+        announce_psum_reads(*sink_, trace_ids_, plan, plan.folds[g], timing.folds[g]);
     run_reference(index, step, plan, pass, start, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.

@@ -16,6 +16,9 @@ struct ArrayLayerStats {
   // SCALE-Sim's OFMAP SRAM write count, which adds F*(R+C) for OS (an
   // accounting artefact of its demand matrices); equals sram.ofmap_writes otherwise.
   int64_t scalesim_ofmap_writes = 0;
+  // WS, IS: accumulator words read back from the scratchpad to add to (every output a fold
+  // after its column fold's first writes; trace action sram.read.psum). OS sums in the PEs: 0.
+  int64_t psum_reads = 0;
 };
 
 // What the array reads and writes at its edges for a plan, in closed form.

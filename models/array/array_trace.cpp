@@ -31,6 +31,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   const std::string prec = a.precision.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
+  ids.accumulator_bytes = ab;
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
   sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ab);
@@ -41,6 +42,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, ob);
   sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, ob);
   sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
+  ids.psum_reads = sink.declare_action("sram.read.psum", "byte");
   const trace::ActionId link = sink.declare_action("link.array_edge", "byte");
   sink.bind(link, ids.in_rows, ob);
   sink.bind(link, ids.in_cols, ob);
@@ -68,6 +70,13 @@ void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldP
     sink.add(S + i + T, ids.in_rows, -1);
   }
   array_dataflow(p.dataflow).announce_fold_edges(sink, ids, p, pipeline, f, t);
+  announce_psum_reads(sink, ids, p, f, t);
+}
+
+void announce_psum_reads(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, const Fold& f,
+                         const FoldTiming& t) {
+  if (roles(p.dataflow).stationary_outputs || f.row0 == 0) return;  // OS sums in the PEs; the first row fold writes
+  sink.count_span(t.first_output, t.first_output + t.output_rows, ids.psum_reads, f.cols_used * ids.accumulator_bytes);
 }
 
 }  // namespace cstsim

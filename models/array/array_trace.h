@@ -24,6 +24,10 @@ struct ArrayTraceIds {
   // mac.<precision>.nominal: the work a pass asks for (its M x N x K), counted when it starts;
   // mac.<precision>.executed is counted from active_pes, cycle by cycle (MACs = work is a law).
   trace::ActionId nominal_macs = 0;
+  // sram.read.psum: WS, IS folds after a column fold's first add to the partial sums the
+  // scratchpad holds: one accumulator read per output element, as it leaves the array.
+  trace::ActionId psum_reads = 0;
+  int64_t accumulator_bytes = 0;
 };
 
 // What the array's trace resources are sized by.
@@ -39,5 +43,9 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
 // Announces fold g's occupancy changes (all at or after its FoldStart).
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, FoldPipeline pipeline,
                    const Fold& fold, const FoldTiming& timing);
+// The partial-sum reads of fold g (announce_fold books them; the register-level mode, which
+// reports the rest cycle by cycle, books them from the closed form's identical fold timing).
+void announce_psum_reads(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, const Fold& fold,
+                         const FoldTiming& timing);
 
 }  // namespace cstsim

@@ -21,6 +21,7 @@ nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline
   j["ifmap_reads"] = s.sram.ifmap_reads;
   j["filter_reads"] = s.sram.filter_reads;
   j["ofmap_writes"] = s.sram.ofmap_writes;
+  j["psum_reads"] = s.psum_reads;
   if (pipeline == FoldPipeline::ScaleSim) j["ofmap_writes_scalesim"] = s.scalesim_ofmap_writes;
   j["unit"] = "words";
   return j;
@@ -118,7 +119,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                    {"layers", r.workload->layers.size()}};
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0;
+  int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0, psum_reads = 0;
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
@@ -175,6 +176,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
     sram.ofmap_writes += L.stats.sram.ofmap_writes;
+    psum_reads += L.stats.psum_reads;
     if (i == 0) first = L.start_cycle;
     last = L.end_cycle;
   }
@@ -188,7 +190,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                 {"dram_bytes", dram},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
-                          {"ofmap_writes", sram.ofmap_writes}, {"unit", "words"}}}};
+                          {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
   if (verify_ran) j["verify"] = {{"ran", true}, {"passed", verified}};
   return j;
 }

@@ -260,7 +260,7 @@ TEST_F(Cli, ReportConservesWorkAndRespectsBounds) {
     const auto& sram = sum["total"]["sram"];
     EXPECT_EQ(value(t["C_P"]["B_M"]["sram"]),
               double(sram["ifmap_reads"].get<int64_t>() + sram["filter_reads"].get<int64_t>() +
-                     4 * sram["ofmap_writes"].get<int64_t>()));
+                     4 * sram["ofmap_writes"].get<int64_t>() + 4 * sram["psum_reads"].get<int64_t>()));
   }
 }
 

@@ -29,7 +29,7 @@ struct Machine {  // what the report needs from the run's arch
   double clock_hz = 0;
   int64_t operand_bytes = 1, accumulator_bytes = 4;
   OpsPerSecond peak_ops;
-  BytesPerSecond sram_bandwidth;  // the array's edge links at full width
+  BytesPerSecond sram_bandwidth;  // the array's edge links at full width, and partial-sum reads
   BytesPerSecond dram_bandwidth;  // the memory channel, when there is one
 };
 
@@ -44,7 +44,8 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
     const int arrays = a.value("clusters", 1);  // identical arrays working in parallel
     m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz * arrays};
-    m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + m.accumulator_bytes)) *
+    // Edge links at full width plus the accumulators' partial-sum reads (one per output written).
+    m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + 2 * m.accumulator_bytes)) *
                         m.clock_hz * arrays};
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
@@ -148,7 +149,7 @@ class Reporter {
                     {"bandwidth", to_json(dram ? m_.dram_bandwidth : m_.sram_bandwidth)},
                     {"bandwidth_level", dram ? "hbm" : "sram"},
                     {"bandwidth_note", dram ? "the memory channel (memory: channel)"
-                                            : "all array edge links at full width: R x operand + C x (operand + accumulator) bytes per cycle"}};
+                                            : "all array edge links at full width and the partial-sum reads: R x operand + C x (operand + 2 x accumulator) bytes per cycle"}};
     if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
