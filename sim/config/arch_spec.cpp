@@ -195,6 +195,9 @@ ArchSpec build(const ArchFields& fields) {
       s.hbm.requests_per_cycle = int(int_of(*f, "hbm.requests_per_cycle"));
     if (const ArchField* f = find("hbm.controller_queue_flits"))
       s.hbm.controller_queue_flits = int_of(*f, "hbm.controller_queue_flits");
+    if (s.memory != "hierarchy")  // the memory: hbm path has no DMA queues or mesh ports
+      for (const char* key : {"hbm.requests_per_cycle", "hbm.controller_queue_flits"})
+        if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hierarchy");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
     for (const char* key :

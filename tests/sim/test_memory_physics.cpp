@@ -233,3 +233,18 @@ TEST_F(MemoryPhysics, FullControllerQueuesBackPressureTheMesh) {
 }
 
 }  // namespace
+
+namespace {
+
+// The DMA queue knobs exist only on the full hierarchy; memory: hbm refuses them by name.
+TEST_F(MemoryPhysics, HierarchyOnlyKnobsAreRefusedElsewhere) {
+  for (const char* key : {"requests_per_cycle", "controller_queue_flits"}) {
+    const fs::path a = file("hbm.yaml", std::string("array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hbm\n"
+                                                    "hbm: {spec: ") +
+                                            src("configs/memory/hbm2-2000.yaml") + ", " + key + ": 8}\n");
+    expect_input_error("run -q --arch " + a.string() + " --workload " + src("configs/workloads/gemm-512.csv"),
+                       std::string("hbm.yaml:4: hbm.") + key + ": applies only with memory: hierarchy");
+  }
+}
+
+}  // namespace
