@@ -51,21 +51,22 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
 }
 
 // The shared HBM and NoC are reported once, by cluster 0, for every step.
-void ClusterModule::announce_shared(const MemoryGroup& group) const {
+void ClusterModule::announce_shared(int layer, int64_t start, const MemoryGroup& group) const {
   if (index_ != 0) return;
   hbm_->announce(*sink_, group.timeline());
+  hbm_->announce_tensors(*sink_, layer, start);
   noc_->announce(*sink_, group.timeline());
 }
 
-void ClusterModule::pass_simulated(const HierarchySource& source) {
+void ClusterModule::pass_simulated(int layer, int64_t start, const HierarchySource& source) {
   if (!sink_) return;
-  announce_shared(source.group());
+  announce_shared(layer, start, source.group());
   scratchpad_->announce(*sink_, source.residency());
   dma_->announce(*sink_, source);
 }
 
-void ClusterModule::step_without_share(const MemoryGroup& group) {
-  if (sink_) announce_shared(group);
+void ClusterModule::step_without_share(int layer, int64_t start, const MemoryGroup& group) {
+  if (sink_) announce_shared(layer, start, group);
 }
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
@@ -73,12 +74,31 @@ void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileS
   if (sink_) fifo_->announce(*sink_, folds, fetches, timing);
 }
 
+namespace {
+
+// Bytes of tensors in HBM while each layer runs: every layer's weights for the whole run
+// (the model is resident), plus the layer's own input and output activations (the raw ifmap
+// of a convolution, else its M x K operand; its M x N results).
+std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precision) {
+  const int64_t elem = precision.operand_bytes();
+  int64_t weights = 0;
+  for (const LayerPlan& l : plan.layers) weights += l.dims.K * l.dims.N * elem;
+  std::vector<int64_t> out;
+  for (const LayerPlan& l : plan.layers) {
+    const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : l.dims.M * l.dims.K * elem;
+    out.push_back(weights + input + l.dims.M * l.dims.N * elem);
+  }
+  return out;
+}
+
+}  // namespace
+
 Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan,
                          AcceleratorOptions options, trace::TraceSink* sink)
     : sc_module(name), spec_(std::move(spec)), plan_(plan) {
   if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr);
   if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
-    hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm);
+    hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm, resident_tensors(plan_, spec_.array.precision));
   if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc);
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,

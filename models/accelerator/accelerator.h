@@ -46,13 +46,13 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
                 trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
 
-  void pass_simulated(const HierarchySource& source) override;
-  void step_without_share(const MemoryGroup& group) override;
+  void pass_simulated(int layer, int64_t start, const HierarchySource& source) override;
+  void step_without_share(int layer, int64_t start, const MemoryGroup& group) override;
   void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                      const LayerTiming& timing) override;
 
  private:
-  void announce_shared(const MemoryGroup& group) const;
+  void announce_shared(int layer, int64_t start, const MemoryGroup& group) const;
 
   const int index_;
   trace::TraceSink* sink_;

@@ -129,7 +129,7 @@ void HbmControllerModule::declare(trace::TraceSink& sink) {
   busy_ = sink.declare({0, name + ".busy", ResourceClass::Network, "link", pseudo_channels_, "hbm", "", "hbm>noc",
                         "actions:" + counter});
   // Open rows are a cache inside the DRAM, not data the accelerator keeps there: their own level,
-  // so V_M["hbm"] is left for the tensors resident in HBM (not modelled yet).
+  // so V_M["hbm"] is the tensors resident in HBM (hbm.tensors, HbmStackModule).
   rows_ = sink.declare({0, name + ".row_buffers", ResourceClass::Memory, "byte", row_buffer_bytes_, "hbm",
                         "hbm_row_buffer"});
 }
@@ -140,13 +140,16 @@ void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline&
   for (const auto& [cycle, bytes] : t.hbm_bytes[size_t(channel_)]) sink.count(cycle, bytes_, bytes);
 }
 
-HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec) : sc_module(name), spec_(std::move(spec)) {
+HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident)
+    : sc_module(name), spec_(std::move(spec)), resident_(std::move(resident)) {
   for (int ch = 0; ch < spec_.org.channels; ++ch)
     controllers_.push_back(std::make_unique<HbmControllerModule>(fmt::format("ch{:02d}", ch).c_str(), ch, spec_));
 }
 
 void HbmStackModule::declare(trace::TraceSink& sink) {
   for (auto& c : controllers_) c->declare(sink);
+  tensors_ = sink.declare({0, "hbm.tensors", ResourceClass::Memory, "byte", int64_t(spec_.org.capacity_bytes()), "hbm",
+                           "hbm"});
   for (hbm::Cmd c : hbm::kAllCmds) {
     const char* name = c == hbm::Cmd::ACT   ? "hbm_cmd.act"
                        : c == hbm::Cmd::RD  ? "hbm_cmd.rd"
@@ -159,6 +162,10 @@ void HbmStackModule::declare(trace::TraceSink& sink) {
   active_ = sink.declare_action("hbm_bg.active", "channel_cycle");
   // Every channel is powered for the whole run: precharge standby, with active on top.
   sink.count_every_cycle(sink.declare_action("hbm_bg.standby", "channel_cycle"), spec_.org.channels);
+}
+
+void HbmStackModule::announce_tensors(trace::TraceSink& sink, int layer, int64_t start) const {
+  if (size_t(layer) < resident_.size()) sink.set(start, tensors_, resident_[size_t(layer)]);
 }
 
 void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {

@@ -99,10 +99,13 @@ class HbmControllerModule : public sc_core::sc_module {
 
 class HbmStackModule : public sc_core::sc_module {
  public:
-  HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec);
+  // `resident` (per layer): bytes of tensors held in HBM while that layer runs.
+  HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident = {});
   const hbm::HbmSpec& spec() const { return spec_; }
   void declare(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
+  // hbm.tensors (V_M[hbm]): what layer `layer` holds in HBM, from its start.
+  void announce_tensors(trace::TraceSink& sink, int layer, int64_t start) const;
   const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
 
  private:
@@ -113,6 +116,8 @@ class HbmStackModule : public sc_core::sc_module {
   // follows the commands and the channel count (configs/energy/README.md).
   std::array<trace::ActionId, hbm::kNumCmds> command_{};
   trace::ActionId active_ = 0;
+  std::vector<int64_t> resident_;
+  trace::ResourceId tensors_ = 0;
   std::vector<std::unique_ptr<HbmControllerModule>> controllers_;
 };
 

@@ -60,7 +60,7 @@ void ArrayModule::run() {
           if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
-        if (group && params_.memory_observer) params_.memory_observer->step_without_share(*group);
+        if (group && params_.memory_observer) params_.memory_observer->step_without_share(int(i), start, *group);
         parts.push_back(idle);
       } else {
         parts.push_back(run_pass(int(i), step, p == 0, pass, start));
@@ -223,7 +223,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
   if (params_.memory_observer && hierarchy)
-    params_.memory_observer->pass_simulated(*hierarchy);
+    params_.memory_observer->pass_simulated(index, start, *hierarchy);
   else if (params_.memory_observer && channel)
     params_.memory_observer->tiles_fetched(plan, channel->fetches(), timing);
   ArrayLayerResult r;

@@ -2,6 +2,7 @@
 // How an array's process tells the memory-side modules that a step's memory traffic
 // is final, so each announces its own part of R(t) ahead of time, as the array does
 // with its folds. The accelerator's cluster modules implement it.
+#include <cstdint>
 #include <vector>
 
 #include "models/memory/tile_source.h"
@@ -15,10 +16,11 @@ struct LayerTiming;
 class MemoryObserver {
  public:
   virtual ~MemoryObserver() = default;
-  // One pass of this cluster ran against the step's memory system.
-  virtual void pass_simulated(const HierarchySource& source) = 0;
+  // One pass of layer `layer`, starting at cycle `start`, of this cluster ran against the
+  // step's memory system.
+  virtual void pass_simulated(int layer, int64_t start, const HierarchySource& source) = 0;
   // This cluster had no share of the step; the shared system ran without it.
-  virtual void step_without_share(const MemoryGroup& group) = 0;
+  virtual void step_without_share(int layer, int64_t start, const MemoryGroup& group) = 0;
   // memory: channel | hbm: the tiles of one pass came through the FIFO (`folds` are its folds,
   // `timing` their closed-form schedule).
   virtual void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,

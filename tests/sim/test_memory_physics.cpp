@@ -248,3 +248,22 @@ TEST_F(MemoryPhysics, HierarchyOnlyKnobsAreRefusedElsewhere) {
 }
 
 }  // namespace
+
+namespace {
+
+// V_M[hbm] integrates the tensors resident in HBM (every layer's weights all run long, the
+// running layer's input and output), not the open rows, which have their own level: on
+// GEMM 1024^3 that is 3 MiB over the whole run.
+TEST_F(MemoryPhysics, HbmOccupancyIsTheResidentTensors) {
+  const fs::path out = dir_ / "vm";
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          src("configs/workloads/gemm-1024.yaml") + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = nlohmann::json::parse(slurp(out / "report.json"))["total"];
+  const double seconds = t["Theta_CST"]["T_wall"]["value"].get<double>();
+  EXPECT_NEAR(t["V_CST"]["V_M"]["hbm"]["value"].get<double>(), 3.0 * (1 << 20) * seconds, 1e-9);
+  EXPECT_EQ(t["Theta_CST"]["M_peak"]["by_level"]["hbm"]["value"].get<double>(), 3.0 * (1 << 20));
+  EXPECT_GT(t["V_CST"]["V_M"]["hbm_row_buffer"]["value"].get<double>(), 0);
+}
+
+}  // namespace
