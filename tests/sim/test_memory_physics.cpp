@@ -267,3 +267,34 @@ TEST_F(MemoryPhysics, HbmOccupancyIsTheResidentTensors) {
 }
 
 }  // namespace
+
+namespace {
+
+// Scratchpad conflicts are real back-pressure: with 16 B words the 16x16 array's accesses take
+// most of each partition's ports, the DMA's landing data waits for the ports left over, the
+// conflict counter counts those cycles, the stall split names the scratchpad ports and the run
+// slows; with 32 B words there is room and nothing conflicts.
+TEST_F(MemoryPhysics, TooFewScratchpadPortsConflictAndSlowTheRun) {
+  auto arch = [&](int word_bytes) {
+    return file("sp" + std::to_string(word_bytes) + ".yaml",
+                "array: {rows: 16, cols: 16}\ndataflow: ws\nmemory: hierarchy\n"
+                "sram: {ifmap_kib: 24, filter_kib: 24, ofmap_kib: 96}\n"
+                "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
+                "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                "scratchpad: {banks: 18, word_bytes: " + std::to_string(word_bytes) + "}\n");
+  };
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 300, N: 70, K: 90}\n");
+  auto run_on = [&](const fs::path& a) {
+    const fs::path out = dir_ / ("o-" + a.stem().string());
+    const Result r = cstsim("run -q --no-trace --arch " + a.string() + " --workload " + w.string() + " --out " + out.string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"));
+  };
+  const auto narrow = run_on(arch(16)), wide = run_on(arch(32));
+  EXPECT_GT(narrow["layers"][0]["memory"]["spad_conflict_cycles"].get<int64_t>(), 0);
+  EXPECT_EQ(wide["layers"][0]["memory"]["spad_conflict_cycles"].get<int64_t>(), 0);
+  EXPECT_GT(narrow["total"]["stalls"]["spad_ports"].get<int64_t>(), 5 * wide["total"]["stalls"]["spad_ports"].get<int64_t>());
+  EXPECT_GT(narrow["total"]["cycles"].get<int64_t>(), wide["total"]["cycles"].get<int64_t>());
+}
+
+}  // namespace
