@@ -29,7 +29,7 @@ int64_t last_output(const FoldTiming& t) { return t.first_output + t.output_rows
 // array's rule carries over from the folds g depends on (inherited: the array's own earliest
 // start or stream start, against the ideal one) plus what g's data added on top (local: from
 // when the array could have gone until the data was in). The inherited part takes its causes
-// from the fold it came through (the later of g-1 and g-2, the folds the dataflows' rules look
+// from the fold it came through (the more delayed of g-1 and g-2, the folds the dataflows' rules look
 // at), scaled down when slack hid some of it; the local part is split along the critical
 // request's way (TileSource::explain_stall). The layer's delay, cycles - ideal cycles, is the
 // last-ending fold's, plus the write-back drain after it (TileSource::explain_drain).
@@ -72,7 +72,7 @@ class StallLedger {
     int64_t delay = 0;
     StallCauses causes;
   };
-  // The fold an inherited delay came through: the later of g-1 and g-2 (the folds every
+  // The fold an inherited delay came through: the more delayed of g-1 and g-2 (the folds every
   // dataflow's rule looks at), else the most delayed fold so far.
   const Delay& source_of(int64_t inherited, int g) const {
     const Delay* from = prev_[0].delay >= prev_[1].delay ? &prev_[0] : &prev_[1];
