@@ -215,12 +215,30 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
     pc.cands[i].ready = std::max(pc.local_ready[i], bus[index(pc.cands[i].cmd)]);
   const Decision d = scheduler_->decide(pc.cands, now);
   pc.wake = std::min(d.wake, refresh_wake);
-  if (d.pick < 0) return none;
+  if (d.pick < 0) return spec_.page_timeout > 0 ? close_idle(p, now, pc.wake) : none;
   const Candidate& c = pc.cands[size_t(d.pick)];
   if (c.ready > now)
     throw std::logic_error(fmt::format("HBM scheduler {} picked a command that is not ready", scheduler_->name()));
   const Burst& b = pc.window[size_t(c.request)];
   return Choice{p, c.request, c.cmd, b.addr, b.seq};
+}
+
+ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle& wake) {
+  Pc& pc = pcs_[size_t(p)];
+  for (int b = 0; b < pc.banks.size(); ++b) {
+    const BankState& bank = pc.banks[b];
+    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.refresh.target()) continue;
+    Address a;
+    a.channel = channel_;
+    a.pc = p;
+    a.bank_group = b / spec_.org.banks_per_group;
+    a.bank = b % spec_.org.banks_per_group;
+    a.row = bank.open_row();
+    const Cycle due = std::max(pc.last_use[size_t(b)] + spec_.page_timeout, engine_.earliest(Cmd::PRE, local(a)));
+    if (due <= now) return Choice{p, -1, Cmd::PRE, a, 0, true};
+    wake = std::min(wake, due);
+  }
+  return Choice{};
 }
 
 void ChannelController::issue(const Choice& c, Cycle now) {
@@ -307,8 +325,11 @@ void ChannelController::step(Cycle now) {
     for (int p = 0; p < int(pcs_.size()); ++p) {
       const Choice c = choose(p, now);
       if (c.pc < 0) continue;
+      if (best.pc >= 0 && c.idle_close && !best.idle_close) continue;  // an idle close goes last
       const bool c_ref = c.request < 0, best_ref = best.request < 0;
-      if (best.pc < 0 || (c_ref && !best_ref) || (c_ref == best_ref && c.seq < best.seq)) best = c;
+      if (best.pc < 0 || (best.idle_close && !c.idle_close) || (c_ref && !best_ref) ||
+          (c_ref == best_ref && c.seq < best.seq))
+        best = c;
     }
     if (best.pc < 0) break;
     issue(best, now);

@@ -124,6 +124,7 @@ class ChannelController {
     Cmd cmd = Cmd::ACT;
     Address addr;
     uint64_t seq = 0;
+    bool idle_close = false;  // page timeout: a PRE of an idle bank, after every other command
   };
 
   static constexpr int kHistory = 4;
@@ -131,6 +132,8 @@ class ChannelController {
   void rebuild(Pc& pc);
   void select_refresh_bank(Pc& pc);
   Choice choose(int pc_index, Cycle now);
+  // Page timeout: a PRE for a bank of `p` idle that long, or none; `wake` gets the next expiry.
+  Choice close_idle(int p, Cycle now, Cycle& wake);
   void issue(const Choice& c, Cycle now);
 
   const HbmSpec& spec_;

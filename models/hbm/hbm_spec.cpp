@@ -46,6 +46,8 @@ const schema::Table& hbm_schema() {
           text_key("controller.address_mapping", "required",
                    "address bits to fields, low to high (models/hbm/README.md)"),
           choice_key("controller.refresh", "", "all_bank", {"all_bank", "per_bank", "none"}, "refresh policy"),
+          integer_key("controller.page_timeout", "ck", "0", 0, 1 << 20,
+                      "close a row idle this long with nothing queued for its bank; 0: open page"),
           number_key("timing.<name>", "ck | ns | us | ps", "required",
                      "each of the standard's timings (--describe with --arch lists them)"),
       });
@@ -284,6 +286,13 @@ HbmSpec build(const Fields& fields) {
     s.scheduler = f->text;
   }
   if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, hbm_schema().find("controller.queue_depth")->max));
+  if (const Field* f = find("controller.page_timeout")) {
+    const auto v = text::parse_int(f->text);
+    const int64_t max = hbm_schema().find("controller.page_timeout")->max;
+    if (!v || *v < 0) fail(*f, "must be a non-negative integer (CK), got " + text::quoted(f->text));
+    if (*v > max) fail(*f, fmt::format("must be at most {}, got {}", max, f->text));
+    s.page_timeout = *v;
+  }
   if (const Field* f = find("controller.refresh")) {
     bool known = false;
     for (RefreshPolicy p : {RefreshPolicy::AllBank, RefreshPolicy::PerBank, RefreshPolicy::None})
@@ -373,8 +382,9 @@ std::string canonical_text(const HbmSpec& s) {
   for (const auto& [name, cycles] : s.timing) out += fmt::format("timing.{}={}ck\n", name, cycles);
   out += fmt::format(
       "controller.scheduler={}\ncontroller.queue_depth={}\ncontroller.address_mapping={}\n"
-      "controller.refresh={}\n",
-      s.scheduler, s.queue_depth, s.address_mapping, refresh_policy_name(s.refresh));
+      "controller.refresh={}\n{}",
+      s.scheduler, s.queue_depth, s.address_mapping, refresh_policy_name(s.refresh),
+      s.page_timeout > 0 ? fmt::format("controller.page_timeout={}\n", s.page_timeout) : std::string());
   return out;
 }
 

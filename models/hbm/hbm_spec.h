@@ -45,6 +45,9 @@ struct HbmSpec {
   // Controller (all optional in the YAML, with the defaults below).
   std::string scheduler = "frfcfs";
   int queue_depth = 32;  // scheduler window per pseudo-channel, in bursts
+  // Page policy: 0 keeps a row open until another row of its bank is needed (open page); n > 0
+  // precharges a bank whose row has had no access for n CK and no burst waits for it.
+  int64_t page_timeout = 0;
   std::string address_mapping = "ro-ba-co-bg-ch-pc";
   RefreshPolicy refresh = RefreshPolicy::AllBank;
 

@@ -298,3 +298,28 @@ TEST_F(MemoryPhysics, TooFewScratchpadPortsConflictAndSlowTheRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// The page policy: controller.page_timeout closes a row its bank has not used for that many CK
+// when nothing waits for it. Rows then spend less time open (less active-standby energy) and
+// reopen more often (more ACT energy); the bursts are the same.
+TEST_F(MemoryPhysics, PageTimeoutTradesActiveStandbyForActivations) {
+  const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
+  auto energy = [&](const std::string& sets) {
+    const fs::path out = dir_ / "pt";
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
+    return nlohmann::json::parse(slurp(out / "report.json"))["total"]["energy"];
+  };
+  const auto open_page = energy(""), closing = energy("--set hbm.controller.page_timeout=64");
+  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
+    return e[part][action]["value"].get<double>();
+  };
+  EXPECT_LT(joules(closing, "E_base_by_action", "hbm_bg.active"), joules(open_page, "E_base_by_action", "hbm_bg.active"));
+  EXPECT_GT(joules(closing, "E_marg_by_action", "hbm_cmd.act"), joules(open_page, "E_marg_by_action", "hbm_cmd.act"));
+  EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
+}
+
+}  // namespace

@@ -617,12 +617,13 @@ TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
     SCOPED_TRACE(k.name);
     const InputError low = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, std::to_string(k.min - 1)}}); });
     EXPECT_EQ(low.key(), k.name);
-    EXPECT_TRUE(contains(low.what(), "must be a positive integer")) << low.what();
+    EXPECT_TRUE(contains(low.what(), k.min == 0 ? "must be a non-negative integer" : "must be a positive integer"))
+        << low.what();
     const InputError high = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, std::to_string(k.max * 2)}}); });
     EXPECT_TRUE(contains(high.what(), "must be at most " + std::to_string(k.max))) << high.what();
     ++hbm_checked;
   }
-  EXPECT_EQ(hbm_checked, 8);
+  EXPECT_EQ(hbm_checked, 9);
   int noc_checked = 0;
   for (const schema::Key& k : noc::noc_schema().keys()) {
     if (k.type != schema::Type::Integer) continue;
