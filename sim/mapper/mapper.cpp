@@ -21,7 +21,10 @@ int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t el
 // channels as the array has rows, and lower it on chip, when the raw rows fit the stream
 // partition; otherwise the pass keeps its im2col slices.
 void use_raw_ifmap(const ArchSpec& a, const Layer& l, int64_t m0, int64_t m1, DmaBuffers& d) {
-  if (!l.conv || !roles(a.dataflow).tile_is_filter) return;
+  // Only where the streamed operand is the ifmap and the folds' rows are reduction rows (WS):
+  // a fold's rows k pick the channels it needs. Under OS the rows are output pixels.
+  const DataflowRoles& r = roles(a.dataflow);
+  if (!l.conv || !r.tile_is_filter || r.Sr != Dim::K) return;
   const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
   const int64_t align = int64_t(kBlockAlign);

@@ -209,6 +209,15 @@ TEST_F(MemoryPhysics, ConvolutionsReadTheRawIfmapOnce) {
   const double expected = 224.0 * 224 * 3 * reread + weights;
   EXPECT_NEAR(double(conv1["memory"]["hbm_bytes_read"].get<int64_t>()), expected, 0.1 * expected);
   EXPECT_EQ(plan[1]["ifmap_reread"].get<double>(), 1.0);
+
+  // OS folds run over output pixels, not reduction rows: it keeps the im2col rows (and says so).
+  const fs::path os_out = dir_ / "conv-os";
+  const Result o = cstsim("run -q --no-trace --set dataflow=os --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                          " --workload " + w.string() + " --out " + os_out.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto os = nlohmann::json::parse(slurp(os_out / "summary.json"))["layers"][1];
+  EXPECT_EQ(os["conv"]["lowering"], "im2col rows from HBM");
+  EXPECT_GE(os["memory"]["hbm_bytes_read"].get<int64_t>(), 2916 * 576 + 576 * 64);
 }
 
 }  // namespace
