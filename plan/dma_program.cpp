@@ -25,23 +25,17 @@ int64_t LayerDmaPlan::write_bytes() const {
   return b;
 }
 
-namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-}  // namespace
-
 LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   LayerDmaPlan d;
   static_cast<DmaBuffers&>(d) = buffers;
   const bool os = roles(p.dataflow).stationary_outputs;
   d.tile_frees = os ? FoldPoint::LastInput : FoldPoint::LoadDone;
   const int64_t elem = buffers.element_bytes;
-  auto padded = [](int64_t bytes) { return int64_t(align_up(uint64_t(bytes), kBlockAlign)); };
+  auto padded = padded_block;
   uint64_t next_addr = buffers.hbm_base;
   auto place = [&](int64_t bytes) {
     const uint64_t at = next_addr;
-    next_addr += align_up(uint64_t(bytes), kBlockAlign);
+    next_addr += uint64_t(padded_block(bytes));
     return at;
   };
   const size_t F = p.folds.size();

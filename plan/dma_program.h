@@ -17,6 +17,10 @@ namespace cstsim {
 // Blocks start on this boundary in HBM and move whole (a multiple of both
 // HBM2's and HBM3's 32 B burst), so every level counts the same bytes.
 inline constexpr uint64_t kBlockAlign = 64;
+// A block's bytes as it is stored and moved: rounded up to kBlockAlign.
+inline int64_t padded_block(int64_t bytes) {
+  return (bytes + int64_t(kBlockAlign) - 1) / int64_t(kBlockAlign) * int64_t(kBlockAlign);
+}
 
 enum class Operand { Stationary, Stream, Output };
 const char* to_string(Operand o);

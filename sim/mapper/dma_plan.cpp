@@ -59,7 +59,7 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
                      fmt::format("layer {}: {} needs {} bytes, the partition has {} (M={} N={} K={}, {}x{} array)",
                                  layer, what, need, have, p.M, p.N, p.K, p.R, p.C));
   };
-  auto padded = [](int64_t bytes) { return int64_t(align_up(uint64_t(bytes), kBlockAlign)); };
+  auto padded = padded_block;
   // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS).
   const int64_t tile_rows = os ? p.T : p.R;
   d.stationary_slot = padded(tile_rows * p.C * elem);

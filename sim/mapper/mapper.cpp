@@ -27,9 +27,8 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, int64_t m0, int64_t m1, Dm
   if (!l.conv || !r.tile_is_filter || r.Sr != Dim::K) return;
   const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
-  const int64_t align = int64_t(kBlockAlign);
-  int64_t padded = 0;
-  for (int64_t c0 = 0; c0 < C; c0 += bc) padded += (per_channel * std::min(bc, C - c0) + align - 1) / align * align;
+  int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
+  for (int64_t c0 = 0; c0 < C; c0 += bc) padded += padded_block(per_channel * std::min(bc, C - c0));
   if (padded > d.stream_partition_bytes) return;
   d.raw_channels = C;
   d.raw_block_channels = bc;

@@ -293,6 +293,17 @@ TEST_F(Cli, BadEnergyTableOrNormalization) {
   expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
                          file("w.csv", kGoodGemm).string() + " --energy " + e.string(),
                      e.string() + ":3: actions.mac.int8.pJ: must not be negative");
+  // A table built on another: the base must be a file name that exists; a row needs pJ or W, not both.
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"base: [horowitz-45nm.yaml]\n", ":1: base: expected a table file name"},
+           {"base: nothing.yaml\n", ":1: base: no such file"},
+           {"base: " + src("configs/energy/horowitz-45nm.yaml") + "\nactions:\n  hbm_bg: {pJ: 1, W: 1, source: s}\n",
+            ":3: actions.hbm_bg: needs exactly one of pJ (per unit) or W"}}) {
+    const fs::path t = file("t.yaml", text);
+    expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
+                           file("w.csv", kGoodGemm).string() + " --energy " + t.string(),
+                       t.string() + says);
+  }
   const fs::path n = file("n.yaml", "boundary: galaxy\n");
   expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
                          file("w.csv", kGoodGemm).string() + " --normalization " + n.string(),

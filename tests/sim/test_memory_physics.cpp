@@ -26,6 +26,14 @@ class MemoryPhysics : public Cli {
     t["memory"] = s["layers"][0]["memory"];
     return t;
   }
+  // The same run with its trace: report.json's total.
+  nlohmann::json report_total(const fs::path& workload, const std::string& sets = "") {
+    const fs::path out = dir_ / "physics-report";
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            workload.string() + " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
+    return nlohmann::json::parse(slurp(out / "report.json"))["total"];
+  }
   static std::string largest_cause(const nlohmann::json& total) {
     std::string best;
     int64_t most = -1;
@@ -143,13 +151,7 @@ namespace {
 // a map that puts the row bits lowest (every burst opens a row) multiplies the ACT energy.
 TEST_F(MemoryPhysics, EnergyFollowsRefreshAndRowLocality) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
-  auto energy = [&](const std::string& sets) {
-    const fs::path out = dir_ / "e";
-    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
-                            " --out " + out.string() + " " + sets);
-    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
-    return nlohmann::json::parse(slurp(out / "report.json"))["total"]["energy"];
-  };
+  auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
   auto joules = [](const nlohmann::json& e, const char* field) { return e[field]["value"].get<double>(); };
   const std::string one = " --set hbm.organization.channels=1";
   const auto none = energy("--set hbm.controller.refresh=none" + one);
@@ -264,11 +266,7 @@ namespace {
 // running layer's input and output), not the open rows, which have their own level: on
 // GEMM 1024^3 that is 3 MiB over the whole run.
 TEST_F(MemoryPhysics, HbmOccupancyIsTheResidentTensors) {
-  const fs::path out = dir_ / "vm";
-  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                          src("configs/workloads/gemm-1024.yaml") + " --out " + out.string());
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto t = nlohmann::json::parse(slurp(out / "report.json"))["total"];
+  const auto t = report_total(src("configs/workloads/gemm-1024.yaml"));
   const double seconds = t["Theta_CST"]["T_wall"]["value"].get<double>();
   EXPECT_NEAR(t["V_CST"]["V_M"]["hbm"]["value"].get<double>(), 3.0 * (1 << 20) * seconds, 1e-9);
   EXPECT_EQ(t["Theta_CST"]["M_peak"]["by_level"]["hbm"]["value"].get<double>(), 3.0 * (1 << 20));
@@ -315,13 +313,7 @@ namespace {
 // reopen more often (more ACT energy); the bursts are the same.
 TEST_F(MemoryPhysics, PageTimeoutTradesActiveStandbyForActivations) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
-  auto energy = [&](const std::string& sets) {
-    const fs::path out = dir_ / "pt";
-    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
-                            " --out " + out.string() + " " + sets);
-    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
-    return nlohmann::json::parse(slurp(out / "report.json"))["total"]["energy"];
-  };
+  auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
   const auto open_page = energy(""), closing = energy("--set hbm.controller.page_timeout=64");
   auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
     return e[part][action]["value"].get<double>();
@@ -329,6 +321,23 @@ TEST_F(MemoryPhysics, PageTimeoutTradesActiveStandbyForActivations) {
   EXPECT_LT(joules(closing, "E_base_by_action", "hbm_bg.active"), joules(open_page, "E_base_by_action", "hbm_bg.active"));
   EXPECT_GT(joules(closing, "E_marg_by_action", "hbm_cmd.act"), joules(open_page, "E_marg_by_action", "hbm_cmd.act"));
   EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
+}
+
+}  // namespace
+
+namespace {
+
+// hbm.requests_per_cycle against the resource that binds: with 64 B requests each response is
+// one 128 B flit half full, so the cluster's ejection port moves 64 B/cycle, under the array's
+// 85.5; issuing 2 requests per cycle cannot help, the cycles stay, and the split says NoC.
+TEST_F(MemoryPhysics, DmaIssueRateDoesNotHelpWhenThePortBinds) {
+  const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 2048, K: 2048}\n");
+  const auto one = run(w, "--set hbm.request_bytes=64 --set hbm.requests_per_cycle=1");
+  const auto two = run(w, "--set hbm.request_bytes=64 --set hbm.requests_per_cycle=2");
+  EXPECT_EQ(one["cycles"], two["cycles"]);
+  EXPECT_EQ(one["memory"]["dma_requests"], two["memory"]["dma_requests"]);
+  EXPECT_GE(one["cycles"].get<int64_t>(), int64_t(2048) * 2048 / 64);  // the port's bound
+  EXPECT_EQ(largest_cause(two), "noc_bandwidth") << two["stalls"];
 }
 
 }  // namespace

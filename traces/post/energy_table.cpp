@@ -61,6 +61,7 @@ EnergyTable load_table(const std::string& path, int depth) {
   reject_unknown_keys(path, root, "", {"name", "base", "temperature_K", "actions", "static_power"});
   EnergyTable t;
   if (const YAML::Node b = root["base"]) {
+    if (!b.IsScalar()) throw InputError(path, line_of(b), "base", "expected a table file name");
     if (depth > 8) throw InputError(path, line_of(b), "base", "bases nest more than 8 deep (a cycle?)");
     const std::filesystem::path base = std::filesystem::path(path).parent_path() / b.as<std::string>();
     if (!std::filesystem::is_regular_file(base))
