@@ -1,5 +1,7 @@
 #include "models/accelerator/memory_modules.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/noc/mesh.h"
@@ -172,9 +174,22 @@ void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t) c
   for (const auto& c : controllers_) c->announce(sink, t);
   for (size_t k = 0; k < t.hbm_commands.size(); ++k)
     for (const auto& [cycle, n] : t.hbm_commands[k]) sink.count(cycle, command_[k], n);
-  for (const auto& rows : t.hbm_open_rows) {  // (cycle, open rows) steps from 0
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].second > 0 && i + 1 < rows.size()) sink.count_span(rows[i].first, rows[i + 1].first, active_, 1);
+  // A channel is in active standby while it has a row open or an all-bank refresh runs.
+  for (size_t ch = 0; ch < t.hbm_open_rows.size(); ++ch) {
+    const auto& rows = t.hbm_open_rows[ch];  // (cycle, open rows) steps from 0
+    std::vector<std::pair<int64_t, int64_t>> spans = t.hbm_refreshing[ch];
+    for (size_t i = 0; i + 1 < rows.size(); ++i)
+      if (rows[i].second > 0) spans.emplace_back(rows[i].first, rows[i + 1].first);
+    std::sort(spans.begin(), spans.end());
+    int64_t from = 0, to = 0;  // the union, one span at a time
+    for (const auto& [b, e] : spans) {
+      if (b > to) {
+        if (to > from) sink.count_span(from, to, active_, 1);
+        from = b;
+      }
+      to = std::max(to, e);
+    }
+    if (to > from) sink.count_span(from, to, active_, 1);
   }
 }
 

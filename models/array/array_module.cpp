@@ -55,9 +55,9 @@ void ArrayModule::run() {
         if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
         std::shared_ptr<MemoryGroup> group;
         if (set && a.memory == MemoryMode::Hierarchy) {
-          group = set->group(step);
+          group = set->group(step, start);
           group->done(params_.cluster);
-          if (params_.mode == ArrayMode::Reference) set->group(step, true)->done(params_.cluster);
+          if (params_.mode == ArrayMode::Reference) set->group(step, start, true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
         if (group && params_.memory_observer) params_.memory_observer->step_without_share(int(i), start, *group);
@@ -204,7 +204,7 @@ std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& f
   const LayerDmaPlan program = dma_program(folds, pass);
   if (!params_.cluster_set) return make_tile_source(a, folds, start, &program, record);
   return std::make_unique<HierarchySource>(a, folds, program, start, record,
-                                           params_.cluster_set->group(step, reference), params_.cluster, reference);
+                                           params_.cluster_set->group(step, start, reference), params_.cluster, reference);
 }
 
 ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start) {

@@ -40,6 +40,8 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
   tCL_ = timing_or(hbm_spec, "tCL", "tRL") * hbm_period_;
   tCWL_ = timing_or(hbm_spec, "tCWL", "tWL") * hbm_period_;
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
+  hbm_start_ = params.start_cycle * acc_period_ / hbm_period_;
+  hbm_->start_at(hbm_start_);
   noc_ = std::make_unique<noc::Network>(noc_config);
   for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
   for (const noc::Endpoint& e : noc_->mesh().endpoints())

@@ -93,6 +93,7 @@ struct DmaParams {
   // Flits of requests and write data an HBM controller's port buffers until the HBM is done
   // with them (hbm.controller_queue_flits); beyond it the mesh holds them: back-pressure. 0: unbounded.
   int64_t controller_queue_flits = 0;
+  int64_t start_cycle = 0;  // accelerator cycle the pass starts: the stack's refresh phase
 };
 
 class DmaSystem {
@@ -118,6 +119,7 @@ class DmaSystem {
   const RequestPath& request_path(int id) const { return requests_[size_t(id)].path; }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
 
+  hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
   int64_t now() const { return now_; }
   int64_t acc_period() const { return acc_period_; }
   int64_t to_acc(int64_t t) const { return (t + acc_period_ - 1) / acc_period_; }  // first edge at or after
@@ -192,6 +194,7 @@ class DmaSystem {
   std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
   std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
   int64_t now_ = 0;
+  hbm::Cycle hbm_start_ = 0;
   int64_t tRP_ = 0, tRCD_ = 0, tCL_ = 0, tCWL_ = 0;
   std::vector<DmaStats> stats_;  // per cluster
 };

@@ -17,9 +17,10 @@ ProtocolChecker::ProtocolChecker(const Organization& org, std::vector<ResolvedRu
       refreshes_(size_t(org.pcs()), 0),
       bank_refreshes_(size_t(org.pcs() * org.banks_per_pc()), 0) {}
 
-void ProtocolChecker::expect_refresh(Cycle tREFI, int max_postponed) {
+void ProtocolChecker::expect_refresh(Cycle tREFI, int max_postponed, Cycle start) {
   tREFI_ = tREFI;
   max_postponed_ = max_postponed;
+  owed_before_ = start / tREFI;
 }
 
 bool ProtocolChecker::in_stack(Cmd cmd, const Address& a) const {
@@ -108,7 +109,7 @@ bool ProtocolChecker::record(Cmd cmd, const Address& addr, Cycle cycle) {
 void ProtocolChecker::check_refresh(Cycle cycle) {
   if (tREFI_ <= 0) return;
   refresh_checked_ = cycle / tREFI_;
-  const int64_t owed = cycle / tREFI_ - max_postponed_;
+  const int64_t owed = cycle / tREFI_ - owed_before_ - max_postponed_;
   const size_t banks = size_t(org_.banks_per_pc());
   for (size_t pc = 0; pc < refreshes_.size(); ++pc) {
     // The bank refreshed least often decides; report it once per pseudo-channel and shortfall.

@@ -39,9 +39,10 @@ class ProtocolChecker {
   // Returns true when the command was legal.
   bool record(Cmd cmd, const Address& addr, Cycle cycle);
   // Refresh obligation: by any cycle c each bank must have been refreshed at least
-  // floor(c / tREFI) - max_postponed times, a REF counting for every bank of its pseudo-channel
-  // and a REFpb for its bank. Checked whenever floor(c / tREFI) grows and at finish().
-  void expect_refresh(Cycle tREFI, int max_postponed);
+  // floor(c / tREFI) - floor(start / tREFI) - max_postponed times, a REF counting for every
+  // bank of its pseudo-channel and a REFpb for its bank (`start`: the cycle the stack joined
+  // the run, RefreshManager::start_at). Checked whenever floor(c / tREFI) grows and at finish().
+  void expect_refresh(Cycle tREFI, int max_postponed, Cycle start = 0);
   void finish(Cycle end_cycle);
 
   const std::vector<Violation>& violations() const { return violations_; }
@@ -65,18 +66,23 @@ class ProtocolChecker {
   int64_t refresh_checked_ = -1;         // floor(c / tREFI) of the last obligation check
   Cycle tREFI_ = 0;
   int max_postponed_ = 0;
+  int64_t owed_before_ = 0;  // floor(start / tREFI): refreshes that were due before the stack started
   Cycle last_cycle_ = 0;
   uint64_t commands_ = 0;
   std::vector<Violation> violations_;
 };
 
 // The checker as it runs in production: an observer fed every command a device issues
-// (device.add_observer(&watch)). Timing rules and bank state only: a layer's stack starts
-// when the layer does, not at time 0, so the refresh obligation counted from 0 does not
-// apply (the refresh tests check it on whole runs).
+// (device.add_observer(&watch)): timing rules, bank state and, with refresh on, the refresh
+// obligation from `start`, the cycle the pass's stack joined the run. All-bank may owe one
+// REF (the pending one); per-bank two: a bank's REFpb of round r is due up to tREFI / B
+// before (r + 1) tREFI (RefreshManager) and may be postponed by half a round.
 class ProtocolWatch : public HbmObserver {
  public:
-  explicit ProtocolWatch(const HbmSpec& spec) : check_(spec) {}
+  ProtocolWatch(const HbmSpec& spec, Cycle start) : check_(spec) {
+    if (spec.refresh != RefreshPolicy::None)
+      check_.expect_refresh(spec.t("tREFI"), spec.refresh == RefreshPolicy::PerBank ? 2 : 1, start);
+  }
   void on_command(const CommandEvent& e) override {
     check_.record(e.cmd, e.addr, e.cycle);
     last_ = e.cycle;

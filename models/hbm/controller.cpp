@@ -76,6 +76,10 @@ ChannelController::ChannelController(const HbmSpec& spec, int channel)
   for (int p = 0; p < spec.org.pseudo_channels; ++p) pcs_.emplace_back(spec);
 }
 
+void ChannelController::start_at(Cycle s) {
+  for (Pc& p : pcs_) p.refresh.start_at(s);
+}
+
 void ChannelController::enqueue(const Burst& b) {
   if (b.arrival <= last_)
     throw std::invalid_argument(
@@ -146,21 +150,34 @@ void ChannelController::rebuild(Pc& pc) {
 }
 
 // Per-bank refresh: once a REFpb is owed, pick the bank of the current round it goes to. Only
-// idle banks (nothing in the window) qualify, the most recently used first: a stream has just
-// left it and comes back last, so tRFCpb passes while the stream works elsewhere. With no idle
-// bank the REFpb waits (the window changes only at steps, so this is re-run whenever it could
-// succeed) until more than max_postponed() are owed; then the least loaded bank of the round is
-// taken anyway.
+// idle banks (nothing in the window) qualify, best first:
+//  1. an open row whose every column has been read or written since it opened, the most
+//     recently used first: a stream has just finished it and moves on through the other banks,
+//     so it needs a new row there anyway (the refresh's PRE costs no activation) and comes back
+//     last (tRFCpb passes while it works elsewhere);
+//  2. a closed bank (nothing to lose), in rotating order;
+//  3. an open row still being read, the least recently used first (the likeliest abandoned).
+// Refreshing the bank a slow stream is in the middle of (idle only between its requests)
+// would cost it an activation and tRFCpb. With no idle bank the REFpb waits (the window
+// changes only at steps, so this is re-run whenever it could succeed) until more than
+// max_postponed() are owed; then the least loaded bank of the round is taken anyway.
 void ChannelController::select_refresh_bank(Pc& pc) {
   RefreshManager& r = pc.refresh;
   if (!r.per_bank() || r.owed() == 0 || r.target() >= 0) return;
+  const int n = pc.banks.size();
+  auto rank = [&](int b) {  // smaller is better
+    const BankState& bank = pc.banks[b];
+    if (bank.is_open() && pc.hits_served[size_t(b)] >= hit_cap_) return std::pair<int, Cycle>{0, -pc.last_use[size_t(b)]};
+    if (!bank.is_open()) return std::pair<int, Cycle>{1, Cycle((b - pc.refresh_rotation + n) % n)};
+    return std::pair<int, Cycle>{2, pc.last_use[size_t(b)]};
+  };
   int best = -1;
-  for (int b = 0; b < pc.banks.size(); ++b) {
+  for (int b = 0; b < n; ++b) {
     if (!r.in_round(b) || pc.queued[size_t(b)] > 0) continue;
-    if (best < 0 || pc.last_use[size_t(b)] > pc.last_use[size_t(best)]) best = b;
+    if (best < 0 || rank(b) < rank(best)) best = b;
   }
   if (best < 0 && r.forced())
-    for (int b = 0; b < pc.banks.size(); ++b) {
+    for (int b = 0; b < n; ++b) {
       if (!r.in_round(b)) continue;
       if (best < 0 || pc.queued[size_t(b)] < pc.queued[size_t(best)] ||
           (pc.queued[size_t(b)] == pc.queued[size_t(best)] && pc.last_use[size_t(b)] > pc.last_use[size_t(best)]))
@@ -168,6 +185,7 @@ void ChannelController::select_refresh_bank(Pc& pc) {
     }
   if (best < 0) return;
   r.set_target(best);
+  pc.refresh_rotation = (best + 1) % n;
   pc.dirty = true;
 }
 

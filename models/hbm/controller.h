@@ -83,6 +83,7 @@ class ChannelController {
 
   // A burst for this channel; b.arrival must be later than the last cycle stepped.
   void enqueue(const Burst& b);
+  void start_at(Cycle s);  // before any burst: the refresh schedule's phase (RefreshManager::start_at)
   void step(Cycle now);     // now > the last cycle stepped
   Cycle next_wake() const;  // > last cycle stepped; kNever when nothing will ever happen
   bool has_work() const;    // bursts waiting or queued
@@ -116,6 +117,7 @@ class ChannelController {
     bool dirty = true;
     std::vector<Candidate> cands;
     std::vector<Cycle> local_ready;
+    int refresh_rotation = 0;  // per-bank refresh: where the search for a closed bank starts
     Pc(const HbmSpec& s);
   };
   struct Choice {

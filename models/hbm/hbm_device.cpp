@@ -17,6 +17,14 @@ HbmDevice::HbmDevice(HbmSpec spec) : spec_(std::move(spec)), map_(spec_.org, spe
   }
 }
 
+void HbmDevice::start_at(Cycle s) {
+  if (requests_ > 0 || processed_ > 0) throw std::logic_error("HbmDevice::start_at after the stack ran");
+  for (size_t c = 0; c < channels_.size(); ++c) {
+    channels_[c]->start_at(s);
+    wake_[c] = channels_[c]->next_wake();
+  }
+}
+
 void HbmDevice::submit(const HbmRequest& r) {
   if (r.bytes == 0) throw std::invalid_argument(fmt::format("HBM request {} has 0 bytes", r.id));
   if (r.cycle <= processed_)

@@ -69,6 +69,8 @@ class HbmDevice {
   // Throws std::invalid_argument (bytes 0, cycle not after processed() or before an earlier
   // request's cycle) or std::out_of_range (past the end of the stack).
   void submit(const HbmRequest& request);
+  // Before the first request: the stack joins a run at cycle `s` (refresh due after s).
+  void start_at(Cycle s);
   void run_until(Cycle until);
   // > processed(); kNever when nothing is outstanding. With include_idle_refresh, also the next
   // refresh step of idle channels (so it is never kNever while refresh is on).

@@ -1,13 +1,20 @@
 #pragma once
 // Refresh bookkeeping of one pseudo-channel (the controller issues the commands).
 //
+// Both policies start from the same state: every row refreshed at cycle 0, so the first bank
+// is due at tREFI. The schedule runs on the run's clock (a pass's stack joins it with
+// start_at), so a run split into passes refreshes as one run would.
+//
 // all_bank: a REF is due every tREFI (at tREFI, 2 tREFI, ...; due times do not drift when a
 // REF goes late). Once due, the pseudo-channel stops serving requests, closes its open rows
 // with one PREA and issues REF as soon as the timing rules allow; REF then holds the
 // pseudo-channel for tRFC (the rule table's REF rows).
 //
-// per_bank: REFpb number k (k = 1, 2, ...) is due at floor(k x tREFI / B), B = banks per
-// pseudo-channel, so exactly B are due in every tREFI and the average spacing is tREFI / B.
+// per_bank: REFpb number k (k = 0, 1, ...) is due at tREFI + floor(k x tREFI / B), B = banks
+// per pseudo-channel: one bank every tREFI / B from tREFI on, so each bank is refreshed once
+// per tREFI and, by any cycle, per-bank has refreshed no more rows than all-bank (REFpbs
+// from cycle tREFI / B on would refresh rows that are not due yet, and a run shorter than
+// tREFI would pay for per-bank refresh and not for all-bank).
 // The REFpbs go in rounds of B: a round refreshes every bank exactly once (the set of banks
 // not yet refreshed this round is `remaining`), then the next round starts. Which bank of the
 // round goes next is the controller's choice (an idle one, so refresh hides behind traffic);
@@ -27,7 +34,20 @@ class RefreshManager {
  public:
   RefreshManager(RefreshPolicy policy, Cycle tREFI, int banks)
       : policy_(policy), tREFI_(tREFI), banks_(banks), remaining_(size_t(banks), 1), left_(banks) {
-    due_ = policy_ == RefreshPolicy::PerBank ? due_of(1) : tREFI_;
+    due_ = policy_ == RefreshPolicy::PerBank ? due_of(0) : tREFI_;
+  }
+
+  // A pass's memory system joins the run at cycle `s` (before its first tick): it owes the
+  // refreshes due at s and after (those due before were the earlier passes').
+  void start_at(Cycle s) {
+    if (policy_ == RefreshPolicy::AllBank) {
+      due_ = std::max<Cycle>(1, (s + tREFI_ - 1) / tREFI_) * tREFI_;
+    } else if (policy_ == RefreshPolicy::PerBank) {
+      k_ = std::max<int64_t>(0, (s - tREFI_) * banks_ / tREFI_);
+      while (due_of(k_) < s) ++k_;
+      while (k_ > 0 && due_of(k_ - 1) >= s) --k_;
+      due_ = due_of(k_);
+    }
   }
 
   RefreshPolicy policy() const { return policy_; }
@@ -40,8 +60,7 @@ class RefreshManager {
     } else if (policy_ == RefreshPolicy::PerBank) {
       while (now >= due_) {
         ++owed_;
-        ++k_;
-        due_ = due_of(k_ + 1);
+        due_ = due_of(++k_);
       }
     }
   }
@@ -88,14 +107,14 @@ class RefreshManager {
   uint64_t count() const { return count_; }  // REF or REFpb commands issued
 
  private:
-  Cycle due_of(int64_t k) const { return k * tREFI_ / banks_; }
+  Cycle due_of(int64_t k) const { return tREFI_ + k * tREFI_ / banks_; }
 
   RefreshPolicy policy_;
   Cycle tREFI_;
   int banks_;
   Cycle due_ = 0;
   bool pending_ = false;  // all-bank
-  int64_t k_ = 0;         // per-bank: due times passed
+  int64_t k_ = 0;         // per-bank: the next REFpb's number (those before it have fallen due)
   int owed_ = 0;
   std::vector<char> remaining_;
   int left_;

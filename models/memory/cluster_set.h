@@ -19,7 +19,8 @@ class ClusterSet {
   int clusters() const { return clusters_; }
   // The memory system of step (layer, pass) `step`; `reference`: a second one the
   // register grids (--verify) drive in lockstep, independent of the closed form's.
-  std::shared_ptr<MemoryGroup> group(int step, bool reference = false);
+  // The shared memory of (layer, pass) `step`, made when first asked for; `start` is the step's first cycle.
+  std::shared_ptr<MemoryGroup> group(int step, int64_t start, bool reference = false);
   // Zero-time barrier once every cluster has simulated the layer's memory traffic.
   void all_computed(int layer);
   // Barrier at the layer's end: returns the latest end cycle over the clusters.

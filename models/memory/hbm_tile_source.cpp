@@ -29,8 +29,9 @@ HbmTileSource::HbmTileSource(hbm::HbmSpec spec, const HbmDmaParams& dma, double 
     remaining_[j] = (tiles_.bytes[j] + request_bytes_ - 1) / request_bytes_;
     fetches_[j].bytes = tiles_.bytes[j];
   }
+  device_->start_at(to_hbm(layer_start_));  // refresh keeps the run's phase
   if (check_protocol) {
-    checker_ = std::make_unique<hbm::ProtocolWatch>(device_->spec());
+    checker_ = std::make_unique<hbm::ProtocolWatch>(device_->spec(), to_hbm(layer_start_));
     device_->add_observer(checker_.get());
   }
 }

@@ -35,7 +35,7 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
       group_(std::move(group)),
       cluster_(cluster),
       lockstep_(lockstep) {
-  if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline);
+  if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline, layer_start);
   spad_ = &group_->spad(cluster_);
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(residency_);

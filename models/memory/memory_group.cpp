@@ -24,6 +24,7 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     out.hbm_busy_pcs.resize(size_t(channels));
     out.hbm_bytes.resize(size_t(channels));
     out.hbm_open_rows.resize(size_t(channels));
+    out.hbm_refreshing.resize(size_t(channels));
   }
 
   int64_t acc_of_hbm(hbm::Cycle c) const { return dma->to_acc(c * dma->hbm_period()); }
@@ -36,6 +37,10 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     step_to(out.hbm_open_rows[ch], acc_of_hbm(e.cycle), e.channel_open_rows);
     auto& commands = out.hbm_commands[size_t(hbm::index(e.cmd))];
     const int64_t at = acc_of_hbm(e.cycle);
+    if (e.cmd == hbm::Cmd::REF) {
+      const hbm::HbmSpec& s = dma->hbm().spec();
+      out.hbm_refreshing[ch].emplace_back(at, acc_of_hbm(e.cycle + s.t("tRFC") - s.t("tRP")));
+    }
     if (!commands.empty() && commands.back().first == at)
       ++commands.back().second;
     else
@@ -73,7 +78,7 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   }
 };
 
-MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline)
+MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline, int64_t start)
     : waiting_(size_t(clusters)), done_(size_t(clusters), false) {
   std::vector<spad::Scratchpad*> raw;
   for (int k = 0; k < clusters; ++k) {
@@ -83,10 +88,10 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
   }
   const std::vector<std::pair<int, int>> routers(a.cluster_routers.begin(), a.cluster_routers.begin() + clusters);
   dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm_dma.max_outstanding, a.hbm_dma.request_bytes, a.clock_hz,
-                                                               a.hbm_dma.requests_per_cycle, a.hbm_dma.controller_queue_flits},
+                                                               a.hbm_dma.requests_per_cycle, a.hbm_dma.controller_queue_flits, start},
                                      a.hbm, a.noc, std::move(raw), routers);
   if (a.check_hbm_protocol) {
-    checker_ = std::make_unique<hbm::ProtocolWatch>(a.hbm);
+    checker_ = std::make_unique<hbm::ProtocolWatch>(a.hbm, dma_->hbm_start());
     dma_->hbm().add_observer(checker_.get());
   }
   if (record_timeline) {

@@ -37,6 +37,9 @@ struct SharedTimeline {
   // Per HBM channel: (cycle, its pseudo-channels moving data) and (cycle, its open rows).
   std::vector<std::vector<std::pair<int64_t, int>>> hbm_busy_pcs;
   std::vector<std::vector<std::pair<int64_t, int>>> hbm_open_rows;
+  // Per HBM channel: [begin, end) of each all-bank refresh's active part, tRFC - tRP from the REF
+  // (DRAMPower books it as active cycles: its REF energy is the current above IDD3N).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> hbm_refreshing;
   std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
   std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
   // Per HBM channel: (cycle, bytes its data buses started moving), for the bytes per edge.
@@ -67,7 +70,8 @@ void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) 
 
 class MemoryGroup {
  public:
-  MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline);
+  // `start`: the accelerator cycle the pass begins (refresh keeps the run's phase).
+  MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline, int64_t start);
   ~MemoryGroup();
 
   int clusters() const { return int(spads_.size()); }

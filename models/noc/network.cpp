@@ -53,7 +53,7 @@ Network::Network(const NocConfig& config)
       mesh_(config.cols, config.rows, config.edge_nodes),
       routing_(make_routing(config.routing)) {
   const RouterParams rp{config_.vnets, config_.vcs_per_vnet, config_.buffer_depth, config_.router_latency,
-                        config_.vc_reuse == VcReuse::Atomic};
+                        config_.vc_reuse == VcReuse::Atomic, config_.arbitration == Arbitration::Age};
   routers_.reserve(size_t(mesh_.routers()));
   for (int r = 0; r < mesh_.routers(); ++r) {
     std::array<OutputKind, kPorts> kinds{};
@@ -269,6 +269,7 @@ bool Network::ni_send(Ni& ni, int64_t n) {
     f.kind = uint8_t((ps.sent == 0 ? Flit::kHead : 0) | (ps.sent == ps.flits - 1 ? Flit::kTail : 0));
     f.vnet = uint8_t(v);
     f.ready = n + config_.link_latency + config_.router_latency;
+    f.born = ps.packet.cycle;
     ++ps.sent;
     o.credits.consume();
     send_flit(ni.router, ni.port, vc, f, n + config_.link_latency);

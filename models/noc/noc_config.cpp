@@ -34,6 +34,8 @@ const schema::Table& noc_schema() {
           integer_key("vcs_per_vnet", "VCs", "2", 1, 8, "virtual channels per vnet; 1 is enough for correctness"),
           choice_key("vc_reuse", "", "after_tail", vc_reuse_names(),
                      "when an output VC takes its next packet: after_tail (once the tail left) or atomic (once the tail's credit is back)"),
+          choice_key("arbitration", "", "round_robin", arbitration_names(),
+                     "who wins an output: round_robin per output, or age (the oldest packet first)"),
           text_key("edge_nodes", "none", "list of {side, index}: extra endpoints on free edge ports (memory controllers)"),
           text_key("sources", "none", "map key: citation, the provenance of each value"),
       });
@@ -41,6 +43,13 @@ const schema::Table& noc_schema() {
 }
 
 const char* vc_reuse_name(VcReuse r) { return r == VcReuse::Atomic ? "atomic" : "after_tail"; }
+
+const char* arbitration_name(Arbitration a) { return a == Arbitration::Age ? "age" : "round_robin"; }
+
+const std::vector<std::string>& arbitration_names() {
+  static const std::vector<std::string> names{"round_robin", "age"};
+  return names;
+}
 
 const std::vector<std::string>& vc_reuse_names() {
   static const std::vector<std::string> names{"after_tail", "atomic"};
@@ -84,7 +93,7 @@ const std::vector<std::string>& scalar_keys() {
 
 std::string known_top_keys() {
   return "name, mesh, routing, flit_bytes, router_latency, link_latency, credit_latency, buffer_depth, vnets, "
-         "vcs_per_vnet, vc_reuse, clock_hz, edge_nodes, sources, source";
+         "vcs_per_vnet, vc_reuse, arbitration, clock_hz, edge_nodes, sources, source";
 }
 
 using Lines = std::map<std::string, int>;
@@ -186,6 +195,13 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
       throw InputError(file, line_of(v), key,
                        fmt::format("must be one of {}; got {}", fmt::join(vc_reuse_names(), ", "), text::quoted(s)));
   }
+  if (key == "arbitration") {
+    if (s == "age") c.arbitration = Arbitration::Age;
+    else if (s == "round_robin") c.arbitration = Arbitration::RoundRobin;
+    else
+      throw InputError(file, line_of(v), key,
+                       fmt::format("must be one of {}; got {}", fmt::join(arbitration_names(), ", "), text::quoted(s)));
+  }
   if (key == "clock_hz") {
     auto hz = text::parse_double(s);
     if (!hz) throw InputError(file, line_of(v), key, "must be a number of Hz, got " + text::quoted(s));
@@ -282,9 +298,10 @@ std::string canonical_text(const NocConfig& c) {
   for (const EdgeNodeSpec& e : c.edge_nodes) edges += fmt::format("{}:{};", side_name(e.side), e.index);
   return fmt::format(
       "mesh.cols={}\nmesh.rows={}\nedge_nodes={}\nrouting={}\nflit_bytes={}\nrouter_latency={}\nlink_latency={}\n"
-      "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nvc_reuse={}\nclock_hz={}\n",
+      "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nvc_reuse={}\narbitration={}\nclock_hz={}\n",
       c.cols, c.rows, edges, c.routing, c.flit_bytes, c.router_latency, c.link_latency, c.credit_latency,
-      c.buffer_depth, c.vnets, c.vcs_per_vnet, vc_reuse_name(c.vc_reuse), c.clock_hz);
+      c.buffer_depth, c.vnets, c.vcs_per_vnet, vc_reuse_name(c.vc_reuse), arbitration_name(c.arbitration),
+      c.clock_hz);
 }
 
 }  // namespace cstsim::noc

@@ -22,6 +22,17 @@ enum class VcReuse { AfterTail, Atomic };
 const char* vc_reuse_name(VcReuse r);
 const std::vector<std::string>& vc_reuse_names();
 
+// Which of several flits that want the same output goes first (VC and switch allocation).
+// RoundRobin: rotating priority per output, fair to each input port locally, which in a
+// chain of merges halves a far source's share at every merge (the parking-lot problem: with
+// every source saturated the k-th router from a hotspot gives its farthest source 1/2^k).
+// Age: the flit of the oldest packet (offered to the network first), ties rotating, which
+// serves sources in the order they injected, so each gets its share of a hotspot wherever it
+// sits (Abts & Weisser, SC 2007; BookSim2's `priority = age`).
+enum class Arbitration { RoundRobin, Age };
+const char* arbitration_name(Arbitration a);
+const std::vector<std::string>& arbitration_names();
+
 struct NocConfig {
   std::string name = "mesh-4x4";
   std::string source;                    // file it was loaded from ("" when built in code)
@@ -37,6 +48,7 @@ struct NocConfig {
   int vnets = 2;                         // 0 = request, 1 = response (protocol-deadlock freedom)
   int vcs_per_vnet = 2;                  // performance knob; 1 is enough for correctness
   VcReuse vc_reuse = VcReuse::AfterTail;  // see VcReuse
+  Arbitration arbitration = Arbitration::RoundRobin;  // see Arbitration
   double clock_hz = 1e9;                 // NoC clock, for the SystemC module's period only
 
   int vcs() const { return vnets * vcs_per_vnet; }

@@ -33,6 +33,7 @@ struct Flit {
   uint8_t vnet = 0;
   int8_t route = -1;  // head flits: output port at the router buffering it (set on the buffer write)
   int64_t ready = 0;  // first cycle it may leave the router it is buffered in
+  int64_t born = 0;   // cycle its packet was offered to the network (age arbitration: oldest first)
   static constexpr uint8_t kHead = 1, kTail = 2;
   bool head() const { return kind & kHead; }
   bool tail() const { return kind & kTail; }

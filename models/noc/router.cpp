@@ -27,6 +27,8 @@ Router::Router(int id, const RouterParams& params, const std::array<OutputKind, 
   flits_.resize(size_t(kPorts * vcs_ * p_.buffer_depth));
   pool_.assign(size_t(kPorts * p_.vnets), kUnbounded);
   ovc_rr_.assign(size_t(kPorts * p_.vnets), 0);
+  va_rr_.assign(size_t(kPorts * p_.vnets), 0);
+  va_req_.assign(size_t(kPorts * p_.vnets * kPorts), 0);
   free_ovcs_.assign(size_t(kPorts * p_.vnets), p_.vcs_per_vnet);
 }
 
@@ -162,26 +164,54 @@ bool Router::try_allocate(int port, int vc, int64_t cycle) {
   return false;
 }
 
-// Rotating priority over all input VCs (port-major), starting at va_rr_.
+// Output-side round-robin per (output port, vnet): the heads asking for an output port's VCs of
+// their vnet are granted in rotating order over input VCs (port-major), starting one past the
+// last one granted there. A single pointer shared by all outputs would be reset by every grant
+// elsewhere (a request leaving the Local port each cycle puts West last at every ejection VC
+// that frees), starving an input port for hundreds of cycles.
 bool Router::allocate_vcs(int64_t cycle) {
-  const int p0 = va_rr_ / vcs_, v0 = va_rr_ % vcs_;
-  int first_winner = -1;
-  auto visit = [&](int port, uint64_t mask, int from) {
-    rotated_bits(mask, from, [&](int vc) {
-      if (try_allocate(port, vc, cycle) && first_winner < 0) first_winner = index(port, vc);
-      return false;
-    });
-  };
-  const uint64_t own = va_pending_[size_t(p0)];
-  visit(p0, v0 == 0 ? own : own & (~uint64_t(0) << v0), 0);
-  for (int k = 1; k < kPorts; ++k) {
-    const int port = (p0 + k) % kPorts;
-    if (va_pending_[size_t(port)]) visit(port, va_pending_[size_t(port)], 0);
+  const int keys = kPorts * p_.vnets;
+  bool any = false;
+  std::fill(va_req_.begin(), va_req_.end(), 0);
+  for (int ip = 0; ip < kPorts; ++ip)
+    for (uint64_t m = va_pending_[size_t(ip)]; m; m &= m - 1) {
+      const int vc = __builtin_ctzll(m);
+      const InputVc& q = in_[size_t(index(ip, vc))];
+      if (q.front_ready > cycle) continue;
+      va_req_[size_t((q.out_port * p_.vnets + vc / p_.vcs_per_vnet) * kPorts + ip)] |= uint64_t(1) << vc;
+    }
+  for (int key = 0; key < keys; ++key) {
+    uint64_t* req = &va_req_[size_t(key * kPorts)];
+    const int p0 = va_rr_[size_t(key)] / vcs_, v0 = va_rr_[size_t(key)] % vcs_;
+    int last = -1;
+    while (free_ovcs_[size_t(key)] > 0) {
+      // The first asking VC in rotating order; with oldest_first the oldest head, ties rotating.
+      int pick = -1;
+      int64_t born = 0;
+      auto visit = [&](int port, uint64_t mask) {
+        return rotated_bits(mask, 0, [&](int vc) {
+          const int ivc = index(port, vc);
+          const int64_t b = slot(ivc, in_[size_t(ivc)].head).born;
+          if (pick < 0 || b < born) {
+            pick = ivc;
+            born = b;
+          }
+          return !p_.oldest_first;
+        });
+      };
+      bool done = visit(p0, req[p0] & (~uint64_t(0) << v0));
+      for (int k = 1; k < kPorts && !done; ++k) done = visit((p0 + k) % kPorts, req[(p0 + k) % kPorts]);
+      if (!done && v0 > 0) visit(p0, req[p0] & ((uint64_t(1) << v0) - 1));
+      if (pick < 0) break;
+      const int port = pick / vcs_, vc = pick % vcs_;
+      req[port] &= ~(uint64_t(1) << vc);
+      if (try_allocate(port, vc, cycle)) last = pick;
+    }
+    if (last < 0) continue;
+    va_rr_[size_t(key)] = last + 1 == kPorts * vcs_ ? 0 : last + 1;
+    any = true;
   }
-  if (v0 > 0) visit(p0, va_pending_[size_t(p0)] & ((uint64_t(1) << v0) - 1), 0);
-  if (first_winner < 0) return false;
-  va_rr_ = first_winner + 1 == kPorts * vcs_ ? 0 : first_winner + 1;
-  return true;
+  return any;
 }
 
 bool Router::step(int64_t cycle, std::vector<Departure>& out) {
@@ -194,14 +224,22 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
     req_vc_[size_t(ip)] = -1;
     const uint64_t mask = nonempty_[size_t(ip)];
     if (mask == 0) continue;
+    int64_t born = 0;
     rotated_bits(mask & ~va_pending_[size_t(ip)], sa_in_rr_[size_t(ip)], [&](int vc) {
       const InputVc& q = in_[size_t(index(ip, vc))];
       if (q.out_vc < 0) return false;
       if (q.front_ready > cycle || !can_send(q, vc)) return false;
-      req_vc_[size_t(ip)] = vc;
-      req_in_[size_t(q.out_port)] |= 1u << ip;
-      return true;
+      const int64_t b = slot(index(ip, vc), q.head).born;
+      if (req_vc_[size_t(ip)] < 0 || b < born) {
+        req_vc_[size_t(ip)] = vc;
+        born = b;
+      }
+      return !p_.oldest_first;
     });
+    if (req_vc_[size_t(ip)] >= 0) {
+      req_in_[size_t(in_[size_t(index(ip, req_vc_[size_t(ip)]))].out_port)] |= 1u << ip;
+      req_born_[size_t(ip)] = born;
+    }
   }
   // Output stage: one input port per output port (round-robin); then traversal.
   for (int op = 0; op < kPorts; ++op) {
@@ -209,6 +247,9 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
     if (requests == 0) continue;
     int ip = sa_out_rr_[size_t(op)];
     while (!(requests >> ip & 1)) ip = ip + 1 == kPorts ? 0 : ip + 1;
+    if (p_.oldest_first)  // the oldest nomination; ties go to the rotating pointer's order
+      for (int k = 1, c = ip + 1 == kPorts ? 0 : ip + 1; k < kPorts; ++k, c = c + 1 == kPorts ? 0 : c + 1)
+        if ((requests >> c & 1) && req_born_[size_t(c)] < req_born_[size_t(ip)]) ip = c;
     const int vc = req_vc_[size_t(ip)];
     const int ivc = index(ip, vc);
     InputVc& q = in_[size_t(ivc)];

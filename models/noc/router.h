@@ -44,6 +44,7 @@ struct RouterParams {
   int buffer_depth = 4;
   int router_latency = 1;
   bool atomic_vc_reuse = false;  // NocConfig::vc_reuse == Atomic
+  bool oldest_first = false;     // NocConfig::arbitration == Age
   int vcs() const { return vnets * vcs_per_vnet; }
 };
 
@@ -118,12 +119,14 @@ class Router {
   int waiting_va_ = 0;                         // input VCs whose front head has no output VC
   std::array<uint64_t, kPorts> va_pending_{};  // per input port: bit v = VC v waits for VC allocation
   std::array<uint64_t, kPorts> nonempty_{};    // per input port: bit v = VC v holds flits
-  int va_rr_ = 0;                              // rotating start over input VCs
+  std::vector<int> va_rr_;                     // kPorts * vnets: input VC (port-major) that goes first
   std::vector<int> ovc_rr_;                    // kPorts * vnets: next output VC to try
+  std::vector<uint64_t> va_req_;               // scratch: per (output port, vnet), per input port, bit v = VC v asks
   std::vector<int> free_ovcs_;                 // kPorts * vnets: output VCs with no owner
   std::array<int, kPorts> sa_in_rr_{};         // per input port: next VC to try
   std::array<int, kPorts> sa_out_rr_{};        // per output port: next input port to grant
   std::array<int, kPorts> req_vc_{};           // scratch: input port's chosen VC (-1 none)
+  std::array<int64_t, kPorts> req_born_{};     // scratch: the chosen flit's packet birth cycle
   std::array<uint32_t, kPorts> req_in_{};      // scratch: per output port, bit ip = input port requests it
 };
 

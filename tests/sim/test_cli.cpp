@@ -908,7 +908,7 @@ namespace {
 
 // The shipped full-hierarchy preset on GEMM 1024^3: the cycle count is pinned (any
 // change to the HBM, NoC, DMA, scratchpad or array timing shows up here), every
-// operand byte crosses each level once, and the memory system costs 5 % over the same GEMM
+// operand byte crosses each level once, and the memory system costs 4.8 % over the same GEMM
 // with ideal memory (65,918 cycles on npu-128).
 TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
@@ -916,9 +916,9 @@ TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto s = nlohmann::json::parse(slurp(dir_ / "g" / "summary.json"));
   const auto& L = s["layers"][0];
-  EXPECT_EQ(L["cycles"].get<int64_t>(), 69310);
+  EXPECT_EQ(L["cycles"].get<int64_t>(), 69082);
   EXPECT_EQ(L["ideal_cycles"].get<int64_t>(), 65918);  // as npu-128 (memory: ideal) runs it
-  EXPECT_EQ(L["stall_cycles"].get<int64_t>(), 69310 - 65918);
+  EXPECT_EQ(L["stall_cycles"].get<int64_t>(), 69082 - 65918);
   const auto& m = L["memory"];
   EXPECT_EQ(m["hbm_bytes_read"].get<int64_t>(), 2 << 20);  // A and B once each
   EXPECT_EQ(m["hbm_bytes_written"].get<int64_t>(), 1 << 20);  // C once, int8

@@ -94,12 +94,13 @@ TEST_F(MemoryPhysics, LongLinkLatencyCostsLittleOnceBuffersCoverTheRoundTrip) {
 }
 
 // Refresh takes bank time. On a GEMV the HBM binds (4 MiB on one channel), all-bank refresh
-// (the whole pseudo-channel for tRFC = 350 ns every 3.9 us, 9 %) costs about that much and is
-// charged to hbm_refresh; per-bank refresh (one bank of 16 for tRFCpb) hides behind the other
-// banks and stays within 1 % of no refresh. It can come out slightly faster than none (here by
-// 0.06 %, on GEMM 512^3 by 2 %): a refreshing bank delays a few responses, which reorders the
-// responses at the cluster's ejection port (less contention for the critical ones), an
-// arbitration effect of the model, not a free lunch.
+// (the whole pseudo-channel for tRFC = 350 ns every 3.9 us, 9 %) costs about that much, and its
+// refresh stall is many times per-bank's; per-bank refresh (one bank of 16 for tRFCpb) hides
+// behind the other banks and stays within 1 % of no refresh. Here it comes out 0.08 % faster
+// than none (83,166 vs 83,234 cycles): its PRE closes a row the stream has read to the end
+// while the bank is idle, so the stream's next row there needs no PRE on its critical path,
+// and the bursts reorder. Most of all-bank's cost is charged to hbm_bandwidth: a request that
+// arrives after the REF still queues behind the backlog the REF built.
 TEST_F(MemoryPhysics, RefreshModesOrderTheCycles) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 2048, K: 2048}\n");
   const std::string one = " --set hbm.organization.channels=1";
@@ -112,7 +113,7 @@ TEST_F(MemoryPhysics, RefreshModesOrderTheCycles) {
   EXPECT_GT(c_ab, 1.05 * c_none);
   EXPECT_LT(c_ab, 1.15 * c_none);
   EXPECT_EQ(none["stalls"]["hbm_refresh"].get<int64_t>(), 0);
-  EXPECT_GT(double(all_bank["stalls"]["hbm_refresh"].get<int64_t>()), 10 * double(per_bank["stalls"]["hbm_refresh"].get<int64_t>()));
+  EXPECT_GT(double(all_bank["stalls"]["hbm_refresh"].get<int64_t>()), 5 * double(per_bank["stalls"]["hbm_refresh"].get<int64_t>()));
 }
 
 // The stall parts add up to cycles - ideal-memory cycles on every layer, with clusters and

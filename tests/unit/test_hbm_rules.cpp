@@ -440,11 +440,11 @@ TEST(HbmProtocolWatch, FinishThrowsOnTheFirstViolation) {
   CommandEvent rd = act;
   rd.cmd = Cmd::RD;
   rd.cycle = 10 + spec.t("tRCD_RD");
-  ProtocolWatch ok(spec);
+  ProtocolWatch ok(spec, 0);
   ok.on_command(act);
   ok.on_command(rd);
   EXPECT_NO_THROW(ok.finish());
-  ProtocolWatch bad(spec);
+  ProtocolWatch bad(spec, 0);
   rd.cycle -= 1;
   bad.on_command(act);
   bad.on_command(rd);

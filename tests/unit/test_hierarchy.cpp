@@ -290,7 +290,7 @@ TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
 
   ArchSpec pair = a;
   pair.clusters = 2;
-  auto group = std::make_shared<MemoryGroup>(accelerator_spec(pair), 2, false);
+  auto group = std::make_shared<MemoryGroup>(accelerator_spec(pair), 2, false, 0);
   group->done(0);
   HierarchySource second(accelerator_spec(pair), plan, dma, 3, false, group, 1);
   const LayerTiming shared = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &second);
