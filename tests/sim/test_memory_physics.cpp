@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -339,6 +340,89 @@ TEST_F(MemoryPhysics, DmaIssueRateDoesNotHelpWhenThePortBinds) {
   EXPECT_EQ(one["memory"]["dma_requests"], two["memory"]["dma_requests"]);
   EXPECT_GE(one["cycles"].get<int64_t>(), int64_t(2048) * 2048 / 64);  // the port's bound
   EXPECT_EQ(largest_cause(two), "noc_bandwidth") << two["stalls"];
+}
+
+}  // namespace
+
+namespace {
+
+// Refresh runs on the run's clock. Each pass gets a fresh stack; it joins the schedule where
+// the run is (RefreshManager::start_at), so a layer pays for the refreshes due while it runs:
+// all-bank REF k at k tREFI (3,900 cycles at 1 GHz), per-bank REFpb k at tREFI + k tREFI / 16.
+// Before, every fresh stack counted from cycle 0 and caught up at its start: the third of three
+// GEMM 512^3 layers issued 127 REFpbs per pseudo-channel for 43 due.
+TEST_F(MemoryPhysics, EachLayerPaysTheRefreshesDueWhileItRuns) {
+  const fs::path w = file("three.yaml",
+                          "layers:\n  - {name: a, M: 512, N: 512, K: 512}\n  - {name: b, M: 512, N: 512, K: 512}\n"
+                          "  - {name: c, M: 512, N: 512, K: 512}\n");
+  const int pcs = 32;
+  for (const char* policy : {"all_bank", "per_bank"}) {
+    const fs::path out = dir_ / "refresh";
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            w.string() + " --out " + out.string() + " --set hbm.controller.refresh=" + policy);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+    const bool per_bank = std::string(policy) == "per_bank";
+    for (const auto& l : s["layers"]) {
+      const double start = l["start_cycle"].get<double>(), end = l["end_cycle"].get<double>();
+      int due = 0;  // due times in [start, end], in 1 GHz cycles
+      for (int k = 0;; ++k) {
+        const double at = per_bank ? 3900 + k * 3900.0 / 16 : (k + 1) * 3900.0;
+        if (at > end) break;
+        if (at >= start) ++due;
+      }
+      const int issued = l["memory"][per_bank ? "hbm_bank_refreshes" : "hbm_refreshes"].get<int>() / pcs;
+      EXPECT_LE(issued, due) << policy << " " << l["name"];
+      EXPECT_GE(issued, due - (per_bank ? 9 : 1)) << policy << " " << l["name"];  // postponed at the end
+      EXPECT_GT(due, 0);
+    }
+  }
+}
+
+// DRAM energy orders the refresh policies on a short run too: GEMM 512^3 takes 2.6 tREFI.
+// Both policies start with every row refreshed at cycle 0, so by any cycle per-bank has
+// refreshed no more rows than all-bank; per-bank's REFpb closes the idle bank whose row was read
+// to the end (no activation lost), where all-bank's PREA closes every open row; and all-bank's
+// REF counts as active standby for tRFC - tRP, as in DRAMPower.
+TEST_F(MemoryPhysics, ShortRunsOrderTheRefreshEnergyToo) {
+  const fs::path w = src("configs/workloads/gemm-512.csv");
+  auto energy = [&](const char* policy) {
+    return report_total(w, std::string("--set hbm.controller.refresh=") + policy)["energy"];
+  };
+  const auto none = energy("none"), per_bank = energy("per_bank"), all_bank = energy("all_bank");
+  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
+    return e[part].contains(action) ? e[part][action]["value"].get<double>() : 0.0;
+  };
+  EXPECT_LT(none["E_gross"]["value"].get<double>(), per_bank["E_gross"]["value"].get<double>());
+  EXPECT_LT(per_bank["E_gross"]["value"].get<double>(), all_bank["E_gross"]["value"].get<double>());
+  EXPECT_LE(joules(per_bank, "E_marg_by_action", "hbm_cmd.act"), joules(all_bank, "E_marg_by_action", "hbm_cmd.act"));
+  // REFpb is priced at REF / 16 (the same energy per refreshed row): no more rows, no more energy.
+  EXPECT_GT(joules(per_bank, "E_marg_by_action", "hbm_cmd.refpb"), 0);
+  EXPECT_LE(joules(per_bank, "E_marg_by_action", "hbm_cmd.refpb"), joules(all_bank, "E_marg_by_action", "hbm_cmd.ref"));
+}
+
+// A channel stays in active standby while an all-bank refresh runs, though its rows are closed:
+// on one channel with the HBM bound its rows are open nearly all the time, so the active
+// channel-cycles cover nearly the whole run; without the REF spans they would miss 9 % of it.
+TEST_F(MemoryPhysics, AllBankRefreshCountsAsActiveStandby) {
+  const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
+  const fs::path out = dir_ / "active";
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " --out " + out.string() + " --set hbm.controller.refresh=all_bank --set hbm.organization.channels=1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  double active = 0, refs = 0;
+  std::istringstream csv(slurp(out / "trace" / "actions.csv"));
+  std::string line;
+  std::getline(csv, line);  // layer,window_start,window_end,action,unit,count
+  while (std::getline(csv, line)) {
+    const size_t c = line.rfind(','), a = line.find("hbm_bg.active"), f = line.find("hbm_cmd.ref,");
+    if (a != std::string::npos) active += std::stod(line.substr(c + 1));
+    if (f != std::string::npos) refs += std::stod(line.substr(c + 1));
+  }
+  const double cycles = nlohmann::json::parse(slurp(out / "summary.json"))["total"]["cycles"].get<double>();
+  EXPECT_GE(refs, 10);
+  EXPECT_GT(active, 0.98 * cycles);
+  EXPECT_LE(active, cycles);
 }
 
 }  // namespace
