@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 namespace cstsim::hbm {
 namespace {
@@ -151,12 +152,11 @@ void ChannelController::rebuild(Pc& pc) {
 
 // Per-bank refresh: once a REFpb is owed, pick the bank of the current round it goes to. Only
 // idle banks (nothing in the window) qualify, best first:
-//  1. an open row whose every column has been read or written since it opened, the most
-//     recently used first: a stream has just finished it and moves on through the other banks,
-//     so it needs a new row there anyway (the refresh's PRE costs no activation) and comes back
-//     last (tRFCpb passes while it works elsewhere);
-//  2. a closed bank (nothing to lose), in rotating order;
-//  3. an open row still being read, the least recently used first (the likeliest abandoned).
+//  1. a bank with no row in use: closed, or its row read or written to every column since it
+//     opened; the most recently used first (never used: in rotating order). A stream has just
+//     finished it and moves on through the other banks, so it needs a new row there anyway (the
+//     refresh's PRE costs no activation) and comes back last (tRFCpb passes meanwhile);
+//  2. an open row still being read, the least recently used first (the likeliest abandoned).
 // Refreshing the bank a slow stream is in the middle of (idle only between its requests)
 // would cost it an activation and tRFCpb. With no idle bank the REFpb waits (the window
 // changes only at steps, so this is re-run whenever it could succeed) until more than
@@ -166,10 +166,9 @@ void ChannelController::select_refresh_bank(Pc& pc) {
   if (!r.per_bank() || r.owed() == 0 || r.target() >= 0) return;
   const int n = pc.banks.size();
   auto rank = [&](int b) {  // smaller is better
-    const BankState& bank = pc.banks[b];
-    if (bank.is_open() && pc.hits_served[size_t(b)] >= hit_cap_) return std::pair<int, Cycle>{0, -pc.last_use[size_t(b)]};
-    if (!bank.is_open()) return std::pair<int, Cycle>{1, Cycle((b - pc.refresh_rotation + n) % n)};
-    return std::pair<int, Cycle>{2, pc.last_use[size_t(b)]};
+    const Cycle used = pc.last_use[size_t(b)], turn = (b - pc.refresh_rotation + n) % n;
+    if (!pc.banks[b].is_open() || pc.hits_served[size_t(b)] >= hit_cap_) return std::tuple<int, Cycle, Cycle>{0, -used, turn};
+    return std::tuple<int, Cycle, Cycle>{1, used, turn};
   };
   int best = -1;
   for (int b = 0; b < n; ++b) {
@@ -233,7 +232,7 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
     pc.cands[i].ready = std::max(pc.local_ready[i], bus[index(pc.cands[i].cmd)]);
   const Decision d = scheduler_->decide(pc.cands, now);
   pc.wake = std::min(d.wake, refresh_wake);
-  if (d.pick < 0) return spec_.page_timeout > 0 ? close_idle(p, now, pc.wake) : none;
+  if (d.pick < 0) return spec_.page_timeout > 0 || spec_.close_exhausted ? close_idle(p, now, pc.wake) : none;
   const Candidate& c = pc.cands[size_t(d.pick)];
   if (c.ready > now)
     throw std::logic_error(fmt::format("HBM scheduler {} picked a command that is not ready", scheduler_->name()));
@@ -252,7 +251,10 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
     a.bank_group = b / spec_.org.banks_per_group;
     a.bank = b % spec_.org.banks_per_group;
     a.row = bank.open_row();
-    const Cycle due = std::max(pc.last_use[size_t(b)] + spec_.page_timeout, engine_.earliest(Cmd::PRE, local(a)));
+    const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
+    if (!exhausted && spec_.page_timeout == 0) continue;
+    const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
+    const Cycle due = std::max(idle_until, engine_.earliest(Cmd::PRE, local(a)));
     if (due <= now) return Choice{p, -1, Cmd::PRE, a, 0, true};
     wake = std::min(wake, due);
   }

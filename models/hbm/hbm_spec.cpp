@@ -48,6 +48,8 @@ const schema::Table& hbm_schema() {
           choice_key("controller.refresh", "", "all_bank", {"all_bank", "per_bank", "none"}, "refresh policy"),
           integer_key("controller.page_timeout", "ck", "0", 0, 1 << 20,
                       "close a row idle this long with nothing queued for its bank; 0: open page"),
+          choice_key("controller.page_policy", "", "open", {"open", "close_exhausted"},
+                     "open, or close_exhausted: precharge a row read to its last column once nothing waits for it"),
           number_key("timing.<name>", "ck | ns | us | ps", "required",
                      "each of the standard's timings (--describe with --arch lists them)"),
       });
@@ -293,6 +295,11 @@ HbmSpec build(const Fields& fields) {
     if (*v > max) fail(*f, fmt::format("must be at most {}, got {}", max, f->text));
     s.page_timeout = *v;
   }
+  if (const Field* f = find("controller.page_policy")) {
+    if (f->text != "open" && f->text != "close_exhausted")
+      fail(*f, "must be open or close_exhausted, got " + text::quoted(f->text));
+    s.close_exhausted = f->text == "close_exhausted";
+  }
   if (const Field* f = find("controller.refresh")) {
     bool known = false;
     for (RefreshPolicy p : {RefreshPolicy::AllBank, RefreshPolicy::PerBank, RefreshPolicy::None})
@@ -385,6 +392,7 @@ std::string canonical_text(const HbmSpec& s) {
       "controller.refresh={}\n{}",
       s.scheduler, s.queue_depth, s.address_mapping, refresh_policy_name(s.refresh),
       s.page_timeout > 0 ? fmt::format("controller.page_timeout={}\n", s.page_timeout) : std::string());
+  if (s.close_exhausted) out += "controller.page_policy=close_exhausted\n";
   return out;
 }
 

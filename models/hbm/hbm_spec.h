@@ -48,6 +48,10 @@ struct HbmSpec {
   // Page policy: 0 keeps a row open until another row of its bank is needed (open page); n > 0
   // precharges a bank whose row has had no access for n CK and no burst waits for it.
   int64_t page_timeout = 0;
+  // close_exhausted: also precharge, as soon as nothing waits for its bank, a row every column
+  // of which has been read or written since it opened (a stream has finished it; its next visit
+  // to the bank is another row, whose ACT then need not wait for tRP).
+  bool close_exhausted = false;
   std::string address_mapping = "ro-ba-co-bg-ch-pc";
   RefreshPolicy refresh = RefreshPolicy::AllBank;
 

@@ -230,13 +230,14 @@ namespace {
 
 // Back-pressure from the HBM controllers into the mesh: a port that holds only 4 flits (two
 // 256 B writes) makes requests wait in the routers, the run slows and the wait is charged to
-// the NoC; 64 flits (the preset) never fill on GEMM 1024^3. A buffer that cannot take one
-// packet per VC would deadlock the mesh and is refused.
+// the NoC; 64 flits (the preset) never fill on GEMM 1024^3. Under IS it streams 9 MiB through
+// the mesh (WS: 2 MiB): 87,084 cycles with 64 flits, 92,729 with 4. A buffer that cannot take
+// one packet per VC would deadlock the mesh and is refused.
 TEST_F(MemoryPhysics, FullControllerQueuesBackPressureTheMesh) {
   const fs::path w = src("configs/workloads/gemm-1024.yaml");
-  const auto roomy = run(w, "--set hbm.controller_queue_flits=64");
-  const auto unbounded = run(w, "--set hbm.controller_queue_flits=0");
-  const auto tight = run(w, "--set hbm.controller_queue_flits=4");
+  const auto roomy = run(w, "--set dataflow=is --set hbm.controller_queue_flits=64");
+  const auto unbounded = run(w, "--set dataflow=is --set hbm.controller_queue_flits=0");
+  const auto tight = run(w, "--set dataflow=is --set hbm.controller_queue_flits=4");
   EXPECT_EQ(roomy["cycles"], unbounded["cycles"]);
   EXPECT_GT(tight["cycles"].get<int64_t>(), roomy["cycles"].get<int64_t>());
   EXPECT_GT(tight["stalls"]["noc_bandwidth"].get<int64_t>(), roomy["stalls"]["noc_bandwidth"].get<int64_t>());
@@ -402,13 +403,14 @@ TEST_F(MemoryPhysics, ShortRunsOrderTheRefreshEnergyToo) {
 }
 
 // A channel stays in active standby while an all-bank refresh runs, though its rows are closed:
-// on one channel with the HBM bound its rows are open nearly all the time, so the active
-// channel-cycles cover nearly the whole run; without the REF spans they would miss 9 % of it.
+// on one channel with the HBM bound and open page its rows are open nearly all the time, so the
+// active channel-cycles cover nearly the whole run; without the REF spans they would miss 9 %.
 TEST_F(MemoryPhysics, AllBankRefreshCountsAsActiveStandby) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
   const fs::path out = dir_ / "active";
   const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
-                          " --out " + out.string() + " --set hbm.controller.refresh=all_bank --set hbm.organization.channels=1");
+                          " --out " + out.string() + " --set hbm.controller.refresh=all_bank --set hbm.organization.channels=1" +
+                          " --set hbm.controller.page_policy=open");
   ASSERT_EQ(r.status, 0) << r.err;
   double active = 0, refs = 0;
   std::istringstream csv(slurp(out / "trace" / "actions.csv"));
@@ -423,6 +425,37 @@ TEST_F(MemoryPhysics, AllBankRefreshCountsAsActiveStandby) {
   EXPECT_GE(refs, 10);
   EXPECT_GT(active, 0.98 * cycles);
   EXPECT_LE(active, cycles);
+}
+
+}  // namespace
+
+namespace {
+
+// controller.page_policy close_exhausted (the npu-128-hbm3 preset's): a row is precharged once
+// every column has been read and nothing waits for it. On the GEMV's weight stream every row is
+// read to the end and never again, so channels spend less time with a row open (active standby:
+// 8 % less on 16 channels), for the same bursts and no more activations than open page; where the
+// HBM binds (one channel) the stream's next row in a bank no longer waits for tRP: the row-miss
+// stall falls from 83 to 15 cycles.
+TEST_F(MemoryPhysics, ClosingExhaustedRowsSavesActiveStandbyNotActivations) {
+  const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
+  auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
+  const auto open_page = energy("--set hbm.controller.page_policy=open"), closing = energy("");
+  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
+    return e[part][action]["value"].get<double>();
+  };
+  EXPECT_LT(joules(closing, "E_base_by_action", "hbm_bg.active"), joules(open_page, "E_base_by_action", "hbm_bg.active"));
+  EXPECT_LE(joules(closing, "E_marg_by_action", "hbm_cmd.act"), joules(open_page, "E_marg_by_action", "hbm_cmd.act"));
+  EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
+  const std::string one = " --set hbm.organization.channels=1";
+  const auto open_one = run(w, "--set hbm.controller.page_policy=open" + one), closing_one = run(w, one);
+  EXPECT_LE(closing_one["cycles"].get<int64_t>(), open_one["cycles"].get<int64_t>());
+  EXPECT_LT(closing_one["stalls"]["hbm_row_miss"].get<int64_t>(), open_one["stalls"]["hbm_row_miss"].get<int64_t>());
+  const Result bad = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            " --out " + (dir_ / "bad").string() + " --set hbm.controller.page_policy=closed");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("controller.page_policy"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
 }
 
 }  // namespace
