@@ -12,14 +12,16 @@
 //
 // Per cycle (step): a flit may leave once cycle >= flit.ready (buffer write
 // cycle + router_latency). Route computation happened at the head's buffer write.
-//   1. VC allocation: input VCs whose front flit is a ready head without an
-//      output VC, visited in round-robin order (a rotating start over all input
-//      VCs), each take the first free output VC of their vnet at their output
-//      port (round-robin per output port and vnet).
+//   1. VC allocation, one arbiter per (output port, vnet): the ready heads asking
+//      for its VCs are granted the free ones in rotating order over input VCs,
+//      from one past the last input VC it granted; each takes the next free
+//      output VC (round-robin per output port and vnet).
 //   2. Switch allocation, separable input-first: each input port picks one of its
 //      VCs that has a ready flit, an output VC and a credit (round-robin); each
 //      output port grants one requesting input port (round-robin). Pointers move
 //      past the winner only when it wins.
+//   With oldest_first (NocConfig::arbitration == Age) every one of these choices
+//   takes the flit of the oldest packet instead, ties in the rotating order.
 //   3. Switch traversal: winners leave (one flit per input and per output port).
 // VC reuse (NocConfig::vc_reuse): after_tail frees an output VC when the tail
 // leaves through the switch, so an input VC may hold the end of one packet and

@@ -9,8 +9,8 @@
 // switch allocator (each input port offers one VC per cycle, and loses when another
 // input wins its output), VC reuse (under atomic reuse a VC idles for the tail-credit round
 // trip between packets) and DOR's inability to balance load. With the default
-// config (2 vnets x 2 VCs x 4 flits, 4-flit packets) the model saturates at 0.69
-// (k = 4) and 0.74 (k = 8) of the bound; 4 VCs per vnet raise that to 0.72 / 0.80.
+// config (2 vnets x 2 VCs x 4 flits, 4-flit packets) the model saturates at 0.71
+// (k = 4) and 0.78 (k = 8) of the bound; 4 VCs per vnet raise that to 0.72 / 0.81.
 // The test therefore asks for accepted throughput in [0.65, 1.0] x 4/k at an
 // offered load far beyond saturation: below 0.65 the router lost efficiency (a
 // regression), above 1.0 flits crossed the bisection faster than the links allow
