@@ -1,5 +1,6 @@
 #include "models/noc/router.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -170,17 +171,19 @@ bool Router::try_allocate(int port, int vc, int64_t cycle) {
 // elsewhere (a request leaving the Local port each cycle puts West last at every ejection VC
 // that frees), starving an input port for hundreds of cycles.
 bool Router::allocate_vcs(int64_t cycle) {
-  const int keys = kPorts * p_.vnets;
   bool any = false;
-  std::fill(va_req_.begin(), va_req_.end(), 0);
+  uint64_t keys = 0;  // (output port, vnet) pairs asked for this cycle (kPorts x vnets <= 40)
   for (int ip = 0; ip < kPorts; ++ip)
     for (uint64_t m = va_pending_[size_t(ip)]; m; m &= m - 1) {
       const int vc = __builtin_ctzll(m);
       const InputVc& q = in_[size_t(index(ip, vc))];
       if (q.front_ready > cycle) continue;
-      va_req_[size_t((q.out_port * p_.vnets + vc / p_.vcs_per_vnet) * kPorts + ip)] |= uint64_t(1) << vc;
+      const int key = q.out_port * p_.vnets + vc / p_.vcs_per_vnet;
+      keys |= uint64_t(1) << key;
+      va_req_[size_t(key * kPorts + ip)] |= uint64_t(1) << vc;
     }
-  for (int key = 0; key < keys; ++key) {
+  for (; keys; keys &= keys - 1) {
+    const int key = __builtin_ctzll(keys);
     uint64_t* req = &va_req_[size_t(key * kPorts)];
     const int p0 = va_rr_[size_t(key)] / vcs_, v0 = va_rr_[size_t(key)] % vcs_;
     int last = -1;
@@ -207,6 +210,7 @@ bool Router::allocate_vcs(int64_t cycle) {
       req[port] &= ~(uint64_t(1) << vc);
       if (try_allocate(port, vc, cycle)) last = pick;
     }
+    std::fill(req, req + kPorts, 0);  // scratch: clean for the next cycle
     if (last < 0) continue;
     va_rr_[size_t(key)] = last + 1 == kPorts * vcs_ ? 0 : last + 1;
     any = true;
