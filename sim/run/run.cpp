@@ -30,6 +30,17 @@ namespace {
 
 std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
 
+// What the energy table's size-dependent rows scale with: the SRAM partitions (every
+// cluster has its own) split into scratchpad.banks banks, and the PEs.
+post::Geometry energy_geometry(const ArchSpec& a) {
+  post::Geometry g;
+  const double cluster_bytes = double(a.ifmap_sram_kib + a.filter_sram_kib + a.ofmap_sram_kib) * 1024.0;
+  g.sram_bytes = cluster_bytes * a.clusters;
+  g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
+  g.pes = double(a.rows) * double(a.cols) * a.clusters;
+  return g;
+}
+
 // The register-level mode tags tokens with fold*T + t in 32 bits and holds the
 // operands in memory; refuse, by name, a layer it cannot take.
 void check_reference_limits(const ArchSpec& a, const Workload& w) {
@@ -105,7 +116,7 @@ int run_simulation(const RunOptions& o) {
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
-    io::write_file(out.path() / "energy.yaml", post::to_yaml(post::load_energy_table(energy_path)));
+    io::write_file(out.path() / "energy.yaml", post::to_yaml(post::resolved(post::load_energy_table(energy_path), energy_geometry(arch))));
     post::PostOutputs report;
     if (o.trace) {
       report = post::post_process({out.path(), o.normalization, 0});

@@ -298,7 +298,7 @@ TEST_F(Cli, BadEnergyTableOrNormalization) {
            {"base: [horowitz-45nm.yaml]\n", ":1: base: expected a table file name"},
            {"base: nothing.yaml\n", ":1: base: no such file"},
            {"base: " + src("configs/energy/horowitz-45nm.yaml") + "\nactions:\n  hbm_bg: {pJ: 1, W: 1, source: s}\n",
-            ":3: actions.hbm_bg: needs exactly one of pJ (per unit) or W"}}) {
+            ":3: actions.hbm_bg: needs exactly one of pJ (per unit), W (per unit held a cycle) or pJ_by_bank_bytes"}}) {
     const fs::path t = file("t.yaml", text);
     expect_input_error("run --arch " + file("a.yaml", kGoodArch).string() + " --workload " +
                            file("w.csv", kGoodGemm).string() + " --energy " + t.string(),

@@ -459,3 +459,45 @@ TEST_F(MemoryPhysics, ClosingExhaustedRowsSavesActiveStandbyNotActivations) {
 }
 
 }  // namespace
+
+namespace {
+
+// SRAM energy follows the SRAM as built (configs/energy/npu-45nm-hbm3.yaml): an access costs
+// what a bank of its size costs (Horowitz's 8 KB / 32 KB / 1 MB reads, log-log), so 104 banks
+// of 64 KiB instead of 52 of 128 KiB make every SRAM byte cheaper by 2^(ln 5 / ln 32) = 1.38
+// for the same bytes; and SRAM leakage is per byte (CACTI 128 KiB at 40 nm, 0.219 mW), so
+// 4 MiB more scratchpad add 4 MiB x 1.671 nW/B over the run to E_base.
+TEST_F(MemoryPhysics, SramEnergyFollowsBankSizeAndCapacity) {
+  const fs::path w = src("configs/workloads/gemm-512.csv");
+  auto sram_read = [](const nlohmann::json& e) {
+    double j = 0;
+    for (const auto& [action, v] : e["E_marg_by_action"].items())
+      if (action.rfind("sram.read.", 0) == 0) j += v["value"].get<double>();
+    return j;
+  };
+  const auto preset = report_total(w)["energy"];
+  const auto small_banks = report_total(w, "--set scratchpad.banks=104")["energy"];
+  EXPECT_NEAR(sram_read(preset) / sram_read(small_banks), std::pow(2.0, std::log(5.0) / std::log(32.0)), 1e-9);
+
+  const fs::path out = dir_ / "bigger";
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " --out " + out.string() + " --set sram.ifmap_kib=8192 --set scratchpad.banks=84");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rep = nlohmann::json::parse(slurp(out / "report.json"));
+  const auto& bigger = rep["total"]["energy"];
+  auto static_part = [](const nlohmann::json& e) {  // E_base less the HBM's background
+    return e["E_base"]["value"].get<double>() - e["E_base_by_action"]["hbm_bg.standby"]["value"].get<double>() -
+           e["E_base_by_action"]["hbm_bg.active"]["value"].get<double>();
+  };
+  auto seconds = [](const fs::path& summary) {
+    return nlohmann::json::parse(slurp(summary))["total"]["time_s"].get<double>();
+  };
+  report_total(w);  // the preset once more: its summary.json for its time
+  const double t_preset = seconds(dir_ / "physics-report" / "summary.json"), t_bigger = seconds(out / "summary.json");
+  // Static = (array + SRAM) W x time; the array's 16384 x 7 uW is the same in both.
+  const double array_w = 16384 * 7.0e-6, w_per_byte = 1.671e-9;
+  EXPECT_NEAR(static_part(preset), (array_w + w_per_byte * 6.5 * 1024 * 1024) * t_preset, 1e-3 * static_part(preset));
+  EXPECT_NEAR(static_part(bigger), (array_w + w_per_byte * 10.5 * 1024 * 1024) * t_bigger, 1e-3 * static_part(bigger));
+}
+
+}  // namespace

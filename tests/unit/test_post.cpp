@@ -2,12 +2,14 @@
 // (Θ_CST) versus its volume (V_CST), energy, V_CST* and bad inputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.h"
+#include "traces/post/energy_table.h"
 #include "traces/post/integrate.h"
 #include "traces/post/post.h"
 #include "traces/reader.h"
@@ -238,6 +240,61 @@ TEST_F(Post, BadNormalizationAndEnergyTableAreInputErrors) {
   }
   o.normalization.clear();
   o.window = 6;  // not a multiple of the trace's 4-cycle window
+  EXPECT_THROW(post::post_process(o), InputError);
+}
+
+}  // namespace
+
+namespace {
+
+// Size-dependent rows: SRAM access energy by bank size (log-log through the sizes around it,
+// the end segment beyond), leakage per byte of SRAM and per PE, multiplied out for the
+// accelerator as built; each resolved row says at which size.
+TEST_F(Post, SizeDependentRowsResolveForTheGeometry) {
+  std::ofstream(dir_ / "t.yaml") << "name: t\nactions:\n"
+                                    "  sram.read: {pJ_by_bank_bytes: {8192: 1.25, 32768: 2.5, 1048576: 12.5}, per: byte, source: h}\n"
+                                    "static_power:\n  sram: {W_per_byte: 2.0e-9, source: c}\n  array: {W_per_PE: 1.0e-6, source: a}\n"
+                                    "  chip: {W: 0.25, source: x}\n";
+  const post::EnergyTable t = post::load_energy_table((dir_ / "t.yaml").string());
+  EXPECT_FALSE(t.resolved());
+  auto at = [&](double bank) {
+    post::Geometry g{6.5 * 1024 * 1024, bank, 16384};
+    return post::resolved(t, g);
+  };
+  const post::EnergyTable r = at(131072);
+  EXPECT_TRUE(r.resolved());
+  EXPECT_NEAR(r.find("sram.read.ifmap")->pj, 2.5 * std::pow(5.0, std::log(4.0) / std::log(32.0)), 1e-12);  // 4.759
+  EXPECT_NE(r.find("sram.read")->source.find("131072 B banks"), std::string::npos);
+  EXPECT_DOUBLE_EQ(at(32768).find("sram.read")->pj, 2.5);
+  EXPECT_NEAR(at(4096).find("sram.read")->pj, 1.25 / std::sqrt(2.0), 1e-12);  // below the table: the 8-32 KB slope (x2 per x4)
+  EXPECT_GT(at(262144).find("sram.read")->pj, r.find("sram.read")->pj);  // bigger banks cost more per access
+  for (const post::StaticPower& p : r.static_power) {
+    if (p.component == "sram") EXPECT_DOUBLE_EQ(p.watts, 2.0e-9 * 6.5 * 1024 * 1024);
+    if (p.component == "array") EXPECT_DOUBLE_EQ(p.watts, 1.0e-6 * 16384);
+    if (p.component == "chip") EXPECT_DOUBLE_EQ(p.watts, 0.25);
+  }
+  // The resolved table is a plain one: it round-trips through the run directory's file.
+  std::ofstream(dir_ / "r.yaml") << post::to_yaml(r);
+  EXPECT_TRUE(post::load_energy_table((dir_ / "r.yaml").string()).resolved());
+
+  auto error = [&](const std::string& row) {
+    std::ofstream(dir_ / "bad.yaml") << "name: b\nactions:\n  sram.read: " << row << "\n";
+    try {
+      post::load_energy_table((dir_ / "bad.yaml").string());
+    } catch (const InputError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("{pJ: 1, pJ_by_bank_bytes: {1: 1, 2: 2}, source: s}").find("exactly one of"), std::string::npos);
+  EXPECT_NE(error("{pJ_by_bank_bytes: {8192: 1}, source: s}").find("at least two"), std::string::npos);
+  EXPECT_NE(error("{pJ_by_bank_bytes: {8192: 1, 4096: 2}, source: s}").find("must increase"), std::string::npos);
+  // A table with unresolved rows is no run's table: post refuses it.
+  const fs::path run = run_dir("unresolved");
+  std::ofstream(run / "energy.yaml") << "name: t\nactions:\n  mac.int8: {pJ: 1, source: x}\n"
+                                        "static_power:\n  sram: {W_per_byte: 1.0e-9, source: c}\n";
+  post::PostOptions o;
+  o.run_dir = run;
   EXPECT_THROW(post::post_process(o), InputError);
 }
 

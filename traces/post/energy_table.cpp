@@ -1,7 +1,10 @@
 #include "traces/post/energy_table.h"
 
+#include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/input_error.h"
@@ -27,6 +30,49 @@ bool EnergyTable::is_nominal(const std::string& counter) {
   const std::string nominal = ".nominal";
   return counter.size() >= nominal.size() &&
          counter.compare(counter.size() - nominal.size(), nominal.size(), nominal) == 0;
+}
+
+bool EnergyTable::resolved() const {
+  for (const ActionEnergy& a : actions)
+    if (!a.pj_by_bank_bytes.empty()) return false;
+  for (const StaticPower& p : static_power)
+    if (p.watts_per_byte >= 0 || p.watts_per_pe >= 0) return false;
+  return true;
+}
+
+namespace {
+
+// Log-log through the two sizes around `bytes` (the end pair beyond either end).
+double by_size(const std::vector<std::pair<double, double>>& pts, double bytes) {
+  size_t i = 1;
+  while (i + 1 < pts.size() && pts[i].first < bytes) ++i;
+  const auto& [x0, y0] = pts[i - 1];
+  const auto& [x1, y1] = pts[i];
+  if (y0 == 0 || y1 == 0) return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);  // no log of 0: linear
+  return y0 * std::pow(y1 / y0, std::log(bytes / x0) / std::log(x1 / x0));
+}
+
+}  // namespace
+
+EnergyTable resolved(EnergyTable t, const Geometry& g) {
+  for (ActionEnergy& a : t.actions) {
+    if (a.pj_by_bank_bytes.empty()) continue;
+    if (g.sram_bank_bytes <= 0) throw std::logic_error("energy table: " + a.action + " needs the SRAM bank size");
+    a.pj = by_size(a.pj_by_bank_bytes, g.sram_bank_bytes);
+    a.source += fmt::format(" [resolved: {:.4g} pJ at {:.0f} B banks]", a.pj, g.sram_bank_bytes);
+    a.pj_by_bank_bytes.clear();
+  }
+  for (StaticPower& p : t.static_power) {
+    if (p.watts_per_byte >= 0) {
+      p.watts = p.watts_per_byte * g.sram_bytes;
+      p.source += fmt::format(" [resolved: {:.4g} W for {:.0f} B of SRAM]", p.watts, g.sram_bytes);
+    } else if (p.watts_per_pe >= 0) {
+      p.watts = p.watts_per_pe * g.pes;
+      p.source += fmt::format(" [resolved: {:.4g} W for {:.0f} PEs]", p.watts, g.pes);
+    }
+    p.watts_per_byte = p.watts_per_pe = -1;
+  }
+  return t;
 }
 
 const ActionEnergy* EnergyTable::find(const std::string& counter) const {
@@ -81,26 +127,45 @@ EnergyTable load_table(const std::string& path, int depth) {
     const std::string key = "actions." + it->first.as<std::string>();
     const YAML::Node row = it->second;
     if (!row.IsMap()) throw InputError(path, line_of(row), key, "expected {pJ, per, source}");
-    reject_unknown_keys(path, row, key + ".", {"pJ", "W", "per", "source"});
-    if (!row["pJ"] == !row["W"]) throw InputError(path, line_of(row), key, "needs exactly one of pJ (per unit) or W (per unit held a cycle)");
+    reject_unknown_keys(path, row, key + ".", {"pJ", "W", "pJ_by_bank_bytes", "per", "source"});
+    if (int(bool(row["pJ"])) + int(bool(row["W"])) + int(bool(row["pJ_by_bank_bytes"])) != 1)
+      throw InputError(path, line_of(row), key,
+                       "needs exactly one of pJ (per unit), W (per unit held a cycle) or pJ_by_bank_bytes");
     if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required: every row cites its source");
     ActionEnergy a{it->first.as<std::string>(), 0, -1, row["per"] ? row["per"].as<std::string>() : "",
                    row["source"].as<std::string>()};
-    if (row["pJ"]) a.pj = number(path, row["pJ"], key + ".pJ", true);
-    else a.watts = number(path, row["W"], key + ".W", true);
+    if (row["pJ"]) {
+      a.pj = number(path, row["pJ"], key + ".pJ", true);
+    } else if (row["W"]) {
+      a.watts = number(path, row["W"], key + ".W", true);
+    } else {
+      const YAML::Node m = row["pJ_by_bank_bytes"];
+      const std::string mk = key + ".pJ_by_bank_bytes";
+      if (!m.IsMap() || m.size() < 2) throw InputError(path, line_of(m), mk, "expected a map of at least two bank sizes (bytes) -> pJ");
+      for (auto p = m.begin(); p != m.end(); ++p) {
+        const double bytes = number(path, p->first, mk, true), pj = number(path, p->second, mk, true);
+        if (bytes <= 0) throw InputError(path, line_of(p->first), mk, "bank sizes must be positive");
+        if (!a.pj_by_bank_bytes.empty() && bytes <= a.pj_by_bank_bytes.back().first)
+          throw InputError(path, line_of(p->first), mk, "bank sizes must increase");
+        a.pj_by_bank_bytes.emplace_back(bytes, pj);
+      }
+    }
     put(t.actions, std::move(a), &ActionEnergy::action);
   }
   if (const YAML::Node sp = root["static_power"]) {
     if (!sp.IsMap()) throw InputError(path, line_of(sp), "static_power", "expected a map of component -> {W, source}");
     for (auto it = sp.begin(); it != sp.end(); ++it) {
       const std::string key = "static_power." + it->first.as<std::string>();
-      reject_unknown_keys(path, it->second, key + ".", {"W", "source"});
-      if (!it->second["W"]) throw InputError(path, line_of(it->second), key + ".W", "required");
-      if (!it->second["source"]) throw InputError(path, line_of(it->second), key + ".source", "required");
-      put(t.static_power,
-          StaticPower{it->first.as<std::string>(), number(path, it->second["W"], key + ".W", true),
-                      it->second["source"].as<std::string>()},
-          &StaticPower::component);
+      const YAML::Node row = it->second;
+      reject_unknown_keys(path, row, key + ".", {"W", "W_per_byte", "W_per_PE", "source"});
+      if (int(bool(row["W"])) + int(bool(row["W_per_byte"])) + int(bool(row["W_per_PE"])) != 1)
+        throw InputError(path, line_of(row), key, "needs exactly one of W, W_per_byte (of SRAM) or W_per_PE");
+      if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required");
+      StaticPower p{it->first.as<std::string>(), 0, row["source"].as<std::string>()};
+      if (row["W"]) p.watts = number(path, row["W"], key + ".W", true);
+      if (row["W_per_byte"]) p.watts_per_byte = number(path, row["W_per_byte"], key + ".W_per_byte", true);
+      if (row["W_per_PE"]) p.watts_per_pe = number(path, row["W_per_PE"], key + ".W_per_PE", true);
+      put(t.static_power, std::move(p), &StaticPower::component);
     }
   }
   return t;
@@ -118,8 +183,15 @@ std::string to_yaml(const EnergyTable& t) {
   out << YAML::Key << "actions" << YAML::Value << YAML::BeginMap;
   for (const ActionEnergy& a : t.actions) {
     out << YAML::Key << a.action << YAML::Value << YAML::Flow << YAML::BeginMap;
-    if (a.watts >= 0) out << YAML::Key << "W" << YAML::Value << a.watts;
-    else out << YAML::Key << "pJ" << YAML::Value << a.pj;
+    if (!a.pj_by_bank_bytes.empty()) {
+      out << YAML::Key << "pJ_by_bank_bytes" << YAML::Value << YAML::BeginMap;
+      for (const auto& [bytes, pj] : a.pj_by_bank_bytes) out << YAML::Key << bytes << YAML::Value << pj;
+      out << YAML::EndMap;
+    } else if (a.watts >= 0) {
+      out << YAML::Key << "W" << YAML::Value << a.watts;
+    } else {
+      out << YAML::Key << "pJ" << YAML::Value << a.pj;
+    }
     if (!a.per.empty()) out << YAML::Key << "per" << YAML::Value << a.per;
     out << YAML::Key << "source" << YAML::Value << a.source << YAML::EndMap;
   }
@@ -127,8 +199,13 @@ std::string to_yaml(const EnergyTable& t) {
   if (!t.static_power.empty()) {
     out << YAML::Key << "static_power" << YAML::Value << YAML::BeginMap;
     for (const StaticPower& p : t.static_power)
-      out << YAML::Key << p.component << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "W"
-          << YAML::Value << p.watts << YAML::Key << "source" << YAML::Value << p.source << YAML::EndMap;
+    {
+      out << YAML::Key << p.component << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (p.watts_per_byte >= 0) out << YAML::Key << "W_per_byte" << YAML::Value << p.watts_per_byte;
+      else if (p.watts_per_pe >= 0) out << YAML::Key << "W_per_PE" << YAML::Value << p.watts_per_pe;
+      else out << YAML::Key << "W" << YAML::Value << p.watts;
+      out << YAML::Key << "source" << YAML::Value << p.source << YAML::EndMap;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

@@ -2,6 +2,7 @@
 // An energy reference table (configs/energy/*.yaml): energy per action unit and
 // static power per component, each row with its source.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cstsim::post {
@@ -13,6 +14,10 @@ struct ActionEnergy {
   // power in W per unit instead of pJ, so the energy follows the run's clock. -1: a pJ row.
   double watts = -1;
   std::string per, source;
+  // pJ by SRAM bank size (`pJ_by_bank_bytes: {bytes: pJ, ...}`, at least two sizes, increasing):
+  // resolved() sets `pj` for the run's bank size, log-log between the two sizes around it
+  // (beyond the ends, the end segment's slope). Empty: a fixed row.
+  std::vector<std::pair<double, double>> pj_by_bank_bytes;
   double joules(double count, double cycle_seconds) const {
     return watts >= 0 ? count * watts * cycle_seconds : count * pj * 1e-12;
   }
@@ -22,6 +27,16 @@ struct StaticPower {
   std::string component;
   double watts = 0;
   std::string source;
+  // Leakage that scales with what is built: `W_per_byte` (of on-chip SRAM) or `W_per_PE`;
+  // resolved() multiplies it out. -1: a fixed row.
+  double watts_per_byte = -1, watts_per_pe = -1;
+};
+
+// What size-dependent rows depend on, from the accelerator as configured.
+struct Geometry {
+  double sram_bytes = 0;       // every cluster's scratchpad partitions
+  double sram_bank_bytes = 0;  // one bank: a cluster's partitions / scratchpad.banks
+  double pes = 0;              // every cluster's PEs
 };
 
 struct EnergyTable {
@@ -35,7 +50,12 @@ struct EnergyTable {
   // the workload's need, not work done, and are never charged.
   const ActionEnergy* find(const std::string& counter) const;
   static bool is_nominal(const std::string& counter);
+  bool resolved() const;  // no size-dependent row left
 };
+
+// The table with every size-dependent row turned into a fixed one for `g`, each resolved
+// row's source saying at which size (the run writes this table to its directory).
+EnergyTable resolved(EnergyTable table, const Geometry& g);
 
 // Throws InputError (file, line, key) on any problem. `base: <file>` (relative to this one)
 // reads another table first; this file's rows then replace or add to its rows.
