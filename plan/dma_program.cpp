@@ -62,6 +62,45 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
   for (size_t g = 0; g < F; ++g)
     if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
+  // Row-major: the pass's A, B, C after the tiled blocks' place (the blocks above then go
+  // unused), each row padded; `block` turns a transfer into the strided rows it covers.
+  const bool rm = buffers.row_major && !raw;
+  const int64_t pitch_a = padded(p.K * elem), pitch_b = padded(p.N * elem), pitch_c = pitch_b;
+  uint64_t base_a = 0, base_b = 0, base_c = 0;
+  if (rm) {
+    next_addr = buffers.hbm_base;
+    base_a = place(p.M * pitch_a);
+    base_b = place(p.K * pitch_b);
+    base_c = place(p.M * pitch_c);
+  }
+  // Matrix `which` (A, B, C), rows [row0, row0 + rows), columns [col0, col0 + cols).
+  auto block = [&](DmaTransfer& t, char which, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+    if (!rm) return;
+    const uint64_t base = which == 'A' ? base_a : which == 'B' ? base_b : base_c;
+    const int64_t pitch = which == 'A' ? pitch_a : which == 'B' ? pitch_b : pitch_c;
+    t.hbm_addr = base + uint64_t(row0 * pitch + col0 * elem);
+    t.rows = rows;
+    t.row_bytes = padded(cols * elem);
+    t.pitch = pitch;
+    t.bytes = rows * t.row_bytes;
+  };
+  // Each operand's block of fold f, by the roles table (plan/dataflow.h): A is M x K, B K x N, C M x N.
+  const bool is = !roles(p.dataflow).tile_is_filter;
+  auto slice_block = [&](DmaTransfer& t, const Fold& f) {
+    if (os) block(t, 'A', f.row0, f.rows_used, 0, p.T);        // A rows m (Sr), all K
+    else if (is) block(t, 'B', f.row0, f.rows_used, 0, p.T);   // B rows k (Sr), all N
+    else block(t, 'A', 0, p.T, f.row0, f.rows_used);           // WS: all M rows of A, columns k (Sr)
+  };
+  auto tile_block = [&](DmaTransfer& t, const Fold& f) {
+    if (os) block(t, 'B', 0, p.T, f.col0, f.cols_used);         // B: all K rows, columns n (Sc)
+    else if (is) block(t, 'A', f.col0, f.cols_used, f.row0, f.rows_used);  // A rows m (Sc), columns k (Sr)
+    else block(t, 'B', f.row0, f.rows_used, f.col0, f.cols_used);          // WS: B rows k, columns n
+  };
+  auto output_block = [&](DmaTransfer& t, const Fold& f) {
+    if (os) block(t, 'C', f.row0, f.rows_used, f.col0, f.cols_used);
+    else if (is) block(t, 'C', f.col0, f.cols_used, 0, p.T);    // C rows m (Sc), all N
+    else block(t, 'C', 0, p.T, f.col0, f.cols_used);            // WS: all M rows, columns n (Sc)
+  };
   std::vector<int> slice_of_row(size_t(p.row_folds), -1);
   std::vector<int> last_of_col_fold;  // OS: per column fold, its last fold
   std::vector<int> writes;            // per write: the fold after which it goes
@@ -88,6 +127,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       d.stream_read[g] = latest;
     } else if (new_slice) {
       DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem), int(g)};
+      slice_block(t, f);
       if (!d.stream_resident && g >= 2) {  // two slots alternate
         t.after_fold = int(g) - 2;
         t.after = FoldPoint::LastInput;
@@ -98,6 +138,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     if (!raw) d.stream_read[g] = slice_of_row[size_t(row_fold)];
     if (!os || first_of_col(f)) {
       DmaTransfer t{Operand::Stationary, false, tile_addr[g], padded(tile_bytes(f)), int(g)};
+      tile_block(t, f);
       // A FIFO of fifo_tiles slots: this tile reuses the slot of the one fifo_tiles before it.
       if (!os && int(g) >= d.fifo_tiles) t.after_fold = int(g) - d.fifo_tiles;
       if (os && col_fold_index >= d.fifo_tiles) t.after_fold = last_of_col_fold[size_t(col_fold_index - d.fifo_tiles)];
@@ -111,8 +152,10 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     if (os || last_of_col) {
       const int first = os ? int(g) : col_first;
       d.writeback_after[g] = int(d.writes.size());
-      d.writes.push_back({Operand::Output, true, out_addr[size_t(first)], padded(output_bytes(f)), int(g), -1,
-                          FoldPoint::LoadDone, first});
+      DmaTransfer t{Operand::Output, true, out_addr[size_t(first)], padded(output_bytes(f)), int(g), -1,
+                    FoldPoint::LoadDone, first};
+      output_block(t, f);
+      d.writes.push_back(t);
       writes.push_back(int(g));
     }
     // Two output slots alternate unless all outputs stay: the block this fold starts
@@ -137,6 +180,7 @@ nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
                       {"hbm_read_bytes", bytes_of(d.reads, Operand::Stream)}}},
           {"output", {{"partition", "ofmap"}, {"resident", d.output_resident}, {"slot_bytes", d.output_slot},
                       {"hbm_write_bytes", d.write_bytes()}}},
+          {"layout", d.row_major && d.raw_channels == 0 ? "row_major" : "tiled"},
           {"passes", d.passes},
           {"reads", d.reads.size()},
           {"writes", d.writes.size()},

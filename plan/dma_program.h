@@ -31,10 +31,12 @@ enum class FoldPoint {
   LastInput,  // its last input has entered the array (+1): stream slices, OS tiles
 };
 
+// A DMA descriptor: `rows` rows of `row_bytes`, `pitch` bytes apart in HBM from `hbm_addr`
+// (rows == 1: one contiguous run of `bytes`, a tiled block); bytes = rows x row_bytes.
 struct DmaTransfer {
   Operand operand = Operand::Stationary;
   bool write = false;     // scratchpad -> HBM
-  uint64_t hbm_addr = 0;  // contiguous in HBM (the compiler lays blocks out tiled)
+  uint64_t hbm_addr = 0;  // where its first row starts
   int64_t bytes = 0;
   int fold = 0;           // reads: the first fold that needs it; writes: the fold after which it goes
   // Reads: the slot it fills is free once fold `after_fold` has reached `after`
@@ -42,7 +44,22 @@ struct DmaTransfer {
   int after_fold = -1;
   FoldPoint after = FoldPoint::LoadDone;
   int first_fold = 0;
+  int64_t rows = 1, row_bytes = 0, pitch = 0;  // strided (hbm.layout: row_major); rows == 1: contiguous
+
+  // HBM address of the transfer's byte `offset`, and the bytes left in its row from there.
+  uint64_t addr_at(int64_t offset) const {
+    return rows == 1 ? hbm_addr + uint64_t(offset) : hbm_addr + uint64_t(offset / row_bytes * pitch + offset % row_bytes);
+  }
+  int64_t left_in_row(int64_t offset) const { return rows == 1 ? bytes - offset : row_bytes - offset % row_bytes; }
 };
+
+// How HBM holds the operands (hbm.layout). Tiled: the compiler stores every DMA block
+// contiguously (one descriptor row). RowMajor: A[M x K], B[K x N] and C[M x N] lie row by row,
+// each row padded to kBlockAlign, so a block is `rows` strided rows of its width padded to
+// kBlockAlign (its bytes in the scratchpad too).
+inline int64_t block_bytes(int64_t rows, int64_t row_len, bool row_major) {
+  return row_major ? rows * padded_block(row_len) : padded_block(rows * row_len);
+}
 
 // The mapper's choices for one pass (sim/mapper/dma_plan.h makes them and checks
 // that they fit): where each operand lives in the scratchpad, how many slots it
@@ -56,6 +73,7 @@ struct DmaBuffers {
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
   int64_t element_bytes = 1;  // operands and requantized outputs, in HBM
   uint64_t hbm_base = 0;      // the first block's address
+  bool row_major = false;     // hbm.layout: row_major (block_bytes); convolutions' raw ifmap blocks stay tiled
   // Convolutions (WS): when raw_channels > 0, the stream operand is the raw ifmap rows this
   // pass needs, halo included, read once and resident; the lowering to the array's im2col
   // stream happens on chip, between the scratchpad and the array. In HBM the ifmap is laid out

@@ -127,8 +127,9 @@ void DmaSystem::issue(Queue& q) {
     r.path.transfer = tid;
     r.transfer = tid;
     r.cluster = t.cluster;
-    r.addr = t.what.hbm_addr + uint64_t(t.what.bytes - t.bytes_left);
-    r.bytes = piece_bytes(r.addr, std::min(t.bytes_left, budget));
+    const int64_t offset = t.what.bytes - t.bytes_left;  // a piece never leaves its descriptor row
+    r.addr = t.what.addr_at(offset);
+    r.bytes = piece_bytes(r.addr, std::min({t.bytes_left, budget, t.what.left_in_row(offset)}));
     r.write = t.what.write;
     r.controller = controller_of(r.addr);
     r.path.issued = at;

@@ -44,6 +44,9 @@ const schema::Table& arch_schema() {
           integer_key("hbm.controller_queue_flits", "flits", "0 (unbounded)", 0, int64_t(1) << 20,
                       "memory: hierarchy: request and write-data flits an HBM controller's mesh port holds until the "
                       "HBM is done with them; full, the mesh holds the rest (back-pressure)"),
+          choice_key("hbm.layout", "", "tiled", {"tiled", "row_major"},
+                     "memory: hierarchy: tensors in HBM as contiguous DMA blocks (tiled) or row-major matrices, "
+                     "rows padded to 64 B, read by strided descriptors (row_major)"),
           path_key("noc.spec", "required with hierarchy",
                    "a mesh NoC file (configs/noc/*.yaml) with edge_nodes; its keys are noc.<key>"),
           integer_key("noc.cluster_x", "router", "mesh centre", 0, 1 << 10,

@@ -195,14 +195,18 @@ ArchSpec build(const ArchFields& fields) {
       s.hbm.requests_per_cycle = int(int_of(*f, "hbm.requests_per_cycle"));
     if (const ArchField* f = find("hbm.controller_queue_flits"))
       s.hbm.controller_queue_flits = int_of(*f, "hbm.controller_queue_flits");
+    if (const ArchField* f = find("hbm.layout")) {
+      if (f->text != "tiled" && f->text != "row_major") fail(*f, "must be tiled or row_major, got " + text::quoted(f->text));
+      s.hbm.layout = f->text;
+    }
     if (s.memory != "hierarchy")  // the memory: hbm path has no DMA queues or mesh ports
-      for (const char* key : {"hbm.requests_per_cycle", "hbm.controller_queue_flits"})
+      for (const char* key : {"hbm.requests_per_cycle", "hbm.controller_queue_flits", "hbm.layout"})
         if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hierarchy");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   } else {
     for (const char* key :
          {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "hbm.requests_per_cycle",
-          "hbm.controller_queue_flits"})
+          "hbm.controller_queue_flits", "hbm.layout"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hbm or hierarchy");
   }
   if (s.memory == "hierarchy") {
@@ -356,7 +360,8 @@ std::string canonical_text(const ArchSpec& s) {
                                  : std::string()) +
                                 (s.hbm.controller_queue_flits != 0
                                      ? fmt::format("hbm.controller_queue_flits={}\n", s.hbm.controller_queue_flits)
-                                     : std::string()))
+                                     : std::string()) +
+                                (s.hbm.layout != "tiled" ? "hbm.layout=" + s.hbm.layout + "\n" : std::string()))
               : std::string()) +
          (s.memory == "hierarchy"
               ? fmt::format("noc.spec={}\nnoc.cluster_x={}\nnoc.cluster_y={}\nscratchpad.banks={}\n"

@@ -45,6 +45,7 @@ struct ArchSpec {
     int max_outstanding = 64;          // hbm.max_outstanding: DMA reads in flight
     int64_t request_bytes = 64;        // hbm.request_bytes: size of one DMA read
     int requests_per_cycle = 1;        // hbm.requests_per_cycle: DMA issue rate per queue (hierarchy)
+    std::string layout = "tiled";      // hbm.layout: tiled | row_major (plan/dma_program.h block_bytes)
     int64_t controller_queue_flits = 0;  // hbm.controller_queue_flits: controller port buffer (hierarchy)
   } hbm;
   struct Noc {

@@ -44,6 +44,8 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   DmaBuffers d;
   d.element_bytes = elem;
   d.hbm_base = hbm_base;
+  d.row_major = a.hbm.layout == "row_major";
+  const bool rm = d.row_major;
   d.fifo_tiles = a.hbm.fifo_tiles;
   d.stationary_partition = ws ? "filter" : "ifmap";
   d.stream_partition = ws ? "ifmap" : "filter";
@@ -59,19 +61,21 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
                      fmt::format("layer {}: {} needs {} bytes, the partition has {} (M={} N={} K={}, {}x{} array)",
                                  layer, what, need, have, p.M, p.N, p.K, p.R, p.C));
   };
-  auto padded = padded_block;
-  // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS).
+  // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS); under IS
+  // the tile is A's C rows (m) of R elements (k) when A lies row-major.
   const int64_t tile_rows = os ? p.T : p.R;
-  d.stationary_slot = padded(tile_rows * p.C * elem);
+  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, p.R * elem, rm) : block_bytes(tile_rows, p.C * elem, rm);
   if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
               fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
                           tile_rows, p.C),
               d.fifo_tiles * d.stationary_slot, d.stationary_partition_bytes);
   int64_t all_slices = 0;  // every slice of the layer, padded
-  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += padded(p.T * std::min<int64_t>(p.R, p.Sr - r0) * elem);
+  // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B).
+  auto slice_bytes = [&](int64_t r) { return ws && !os ? block_bytes(p.T, r * elem, rm) : block_bytes(r, p.T * elem, rm); };
+  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += slice_bytes(std::min<int64_t>(p.R, p.Sr - r0));
   d.stream_resident = all_slices <= d.stream_partition_bytes;
-  d.stream_slot = d.stream_resident ? all_slices : padded(p.T * int64_t(p.R) * elem);
+  d.stream_slot = d.stream_resident ? all_slices : slice_bytes(p.R);
   if (!d.stream_resident && 2 * d.stream_slot > d.stream_partition_bytes)
     too_small(stream_key, fmt::format("two stream slices of T={} rows x {}", p.T, p.R), 2 * d.stream_slot,
               d.stream_partition_bytes);
