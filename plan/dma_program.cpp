@@ -78,9 +78,11 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     if (!rm) return;
     const uint64_t base = which == 'A' ? base_a : which == 'B' ? base_b : base_c;
     const int64_t pitch = which == 'A' ? pitch_a : which == 'B' ? pitch_b : pitch_c;
-    t.hbm_addr = base + uint64_t(row0 * pitch + col0 * elem);
+    const int64_t a = int64_t(kBlockAlign);
+    const int64_t from = col0 * elem / a * a, to = padded(std::min((col0 + cols) * elem, pitch));
+    t.hbm_addr = base + uint64_t(row0 * pitch + from);
     t.rows = rows;
-    t.row_bytes = padded(cols * elem);
+    t.row_bytes = to - from;
     t.pitch = pitch;
     t.bytes = rows * t.row_bytes;
   };

@@ -55,10 +55,13 @@ struct DmaTransfer {
 
 // How HBM holds the operands (hbm.layout). Tiled: the compiler stores every DMA block
 // contiguously (one descriptor row). RowMajor: A[M x K], B[K x N] and C[M x N] lie row by row,
-// each row padded to kBlockAlign, so a block is `rows` strided rows of its width padded to
-// kBlockAlign (its bytes in the scratchpad too).
-inline int64_t block_bytes(int64_t rows, int64_t row_len, bool row_major) {
-  return row_major ? rows * padded_block(row_len) : padded_block(rows * row_len);
+// each row padded to kBlockAlign, so a block is `rows` strided rows, each the kBlockAlign-aligned
+// run that covers its columns (a block whose columns do not start on that boundary also moves
+// its neighbours' bytes, as a DMA of whole bursts does). The most a block can take: with
+// `aligned_start` false, one more kBlockAlign per row.
+inline int64_t block_bytes(int64_t rows, int64_t row_len, bool row_major, bool aligned_start = true) {
+  return row_major ? rows * (padded_block(row_len) + (aligned_start ? 0 : int64_t(kBlockAlign)))
+                   : padded_block(rows * row_len);
 }
 
 // The mapper's choices for one pass (sim/mapper/dma_plan.h makes them and checks

@@ -64,7 +64,10 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS); under IS
   // the tile is A's C rows (m) of R elements (k) when A lies row-major.
   const int64_t tile_rows = os ? p.T : p.R;
-  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, p.R * elem, rm) : block_bytes(tile_rows, p.C * elem, rm);
+  // Row-major tile rows start at a column fold (step C) or, under IS, a row fold (step R).
+  const bool c_aligned = p.C * elem % int64_t(kBlockAlign) == 0, r_aligned = p.R * elem % int64_t(kBlockAlign) == 0;
+  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, p.R * elem, rm, r_aligned)
+                                       : block_bytes(tile_rows, p.C * elem, rm, c_aligned);
   if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
               fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
@@ -72,7 +75,9 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
               d.fifo_tiles * d.stationary_slot, d.stationary_partition_bytes);
   int64_t all_slices = 0;  // every slice of the layer, padded
   // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B).
-  auto slice_bytes = [&](int64_t r) { return ws && !os ? block_bytes(p.T, r * elem, rm) : block_bytes(r, p.T * elem, rm); };
+  auto slice_bytes = [&](int64_t r) {
+    return ws && !os ? block_bytes(p.T, r * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm);
+  };
   for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += slice_bytes(std::min<int64_t>(p.R, p.Sr - r0));
   d.stream_resident = all_slices <= d.stream_partition_bytes;
   d.stream_slot = d.stream_resident ? all_slices : slice_bytes(p.R);

@@ -957,12 +957,13 @@ TEST_F(Cli, LongClustersVerifyOnRandomHierarchies) {
     const std::string arch = fmt::format(
         "array: {{rows: {}, cols: {}}}\ndataflow: {}\nclusters: {}\nmemory: hierarchy\n"
         "sram: {{ifmap_kib: {}, filter_kib: {}, ofmap_kib: {}}}\n"
-        "hbm: {{spec: {}, fifo_tiles: {}, max_outstanding: {}, request_bytes: {}}}\n"
+        "hbm: {{spec: {}, fifo_tiles: {}, max_outstanding: {}, request_bytes: {}, layout: {}}}\n"
         "noc: {{spec: {}, cluster_x: {}, cluster_y: {}}}\n"
         "scratchpad: {{banks: 16, word_bytes: {}, ports_per_bank: {}, write_latency: {}, read_latency: {}}}\n",
         pick(3, 12), pick(3, 12), std::array{"ws", "is", "os"}[size_t(i % 3)], pick(2, 4), 4 * k, 2 * k, 2 * k,
         src(i % 3 ? "configs/memory/hbm2-2000.yaml" : "configs/memory/hbm3-6400.yaml"), pick(1, 4), pick(1, 16),
-        32 * pick(1, 4), src(i % 2 ? "configs/noc/mesh-4x4.yaml" : "configs/noc/npu-mesh-4x4.yaml"), pick(0, 3),
+        32 * pick(1, 4), (i / 3) % 2 ? "row_major" : "tiled",  // strided descriptors in half the cases
+        src(i % 2 ? "configs/noc/mesh-4x4.yaml" : "configs/noc/npu-mesh-4x4.yaml"), pick(0, 3),
         pick(0, 2), 16 * pick(1, 2), pick(2, 3), pick(0, 2), pick(0, 2));
     std::string layers = "layers:\n";
     for (int j = 0, n = pick(1, 3); j < n; ++j)
