@@ -49,14 +49,16 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   auto output_bytes = [&](const Fold& f) { return (os ? int64_t(f.rows_used) : p.T) * f.cols_used * elem; };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
-  const bool raw = buffers.raw_channels > 0;  // raw ifmap blocks serve every row fold
+  const bool os_raw = buffers.raw_row_bytes > 0;               // OS: each row fold's raw input rows
+  const bool raw = buffers.raw_channels > 0 && !os_raw;  // WS: raw ifmap blocks serve every row fold
   const int64_t C = buffers.raw_channels, bc = buffers.raw_block_channels;
   const int64_t blocks = raw ? (C + bc - 1) / bc : 0;
   auto raw_bytes = [&](int64_t b) { return buffers.raw_channel_bytes * std::min(bc, C - b * bc); };
   std::vector<uint64_t> raw_addr(static_cast<size_t>(blocks), 0);
   for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(raw_bytes(b));
   std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
-  for (size_t g = 0; g < F && !raw; ++g)
+  const uint64_t os_raw_base = os_raw ? place(buffers.raw_rows * buffers.raw_row_bytes) : 0;
+  for (size_t g = 0; g < F && !raw && !os_raw; ++g)
     if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
   for (size_t g = 0; g < F; ++g)
     if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
@@ -64,7 +66,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
   // Row-major: the pass's A, B, C after the tiled blocks' place (the blocks above then go
   // unused), each row padded; `block` turns a transfer into the strided rows it covers.
-  const bool rm = buffers.row_major && !raw;
+  const bool rm = buffers.row_major && !raw && !os_raw;
   const int64_t pitch_a = padded(p.K * elem), pitch_b = padded(p.N * elem), pitch_c = pitch_b;
   uint64_t base_a = 0, base_b = 0, base_c = 0;
   if (rm) {
@@ -130,6 +132,11 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     } else if (new_slice) {
       DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem), int(g)};
       slice_block(t, f);
+      if (os_raw) {  // the raw rows its output pixels see instead of their im2col rows
+        const auto [from, to] = buffers.raw_run_of(buffers.raw_m0 + f.row0, buffers.raw_m0 + f.row0 + f.rows_used);
+        t.hbm_addr = os_raw_base + uint64_t(from);
+        t.bytes = to - from;
+      }
       if (!d.stream_resident && g >= 2) {  // two slots alternate
         t.after_fold = int(g) - 2;
         t.after = FoldPoint::LastInput;

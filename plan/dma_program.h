@@ -3,8 +3,10 @@
 // HBM and the scratchpad, in which order, where they live in HBM, and which buffer
 // slot each one waits for. sim/mapper/dma_plan.h makes it (its header says how);
 // the memory models execute it as given; `cstsim plan` prints it.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -85,6 +87,25 @@ struct DmaBuffers {
   int64_t raw_channels = 0, raw_block_channels = 0;
   int64_t raw_channel_bytes = 0;  // one channel of the pass's input rows
   int64_t raw_stream_bytes() const { return raw_channels * raw_channel_bytes; }
+  // OS convolutions: the folds' rows are output pixels, so when raw_row_bytes > 0 each row fold
+  // reads the raw input rows its pixels see, every channel: the pass's input rows lie in HBM as
+  // one NHWC block from input row raw_first_row (one input row = raw_row_bytes), and a row fold's
+  // read is the kBlockAlign-aligned run that covers its rows (raw_rows_of).
+  int64_t raw_row_bytes = 0, raw_out_w = 0, raw_stride = 1, raw_filter_h = 1, raw_ifmap_h = 0;
+  int64_t raw_m0 = 0;         // the pass's first output pixel (fold rows count from it)
+  int64_t raw_first_row = 0;  // the pass's first input row
+  int64_t raw_rows = 0;       // input rows of the pass
+  // Input rows [first, last) that output pixels [m0, m1) of the layer read.
+  std::pair<int64_t, int64_t> raw_rows_of(int64_t m0, int64_t m1) const {
+    const int64_t y0 = m0 / raw_out_w, y1 = (m1 - 1) / raw_out_w;
+    return {y0 * raw_stride, std::min(raw_ifmap_h, y1 * raw_stride + raw_filter_h)};
+  }
+  // The aligned byte run [from, to) of the pass's raw block that output pixels [m0, m1) read.
+  std::pair<int64_t, int64_t> raw_run_of(int64_t m0, int64_t m1) const {
+    const auto [first, last] = raw_rows_of(m0, m1);
+    const int64_t a = int64_t(kBlockAlign);
+    return {(first - raw_first_row) * raw_row_bytes / a * a, padded_block((last - raw_first_row) * raw_row_bytes)};
+  }
 };
 
 // The buffers, and the transfers laid out for them fold by fold.

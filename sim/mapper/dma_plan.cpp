@@ -14,7 +14,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k) {
+ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k, int64_t raw_ifmap_bytes) {
   ClusterShare s;
   s.M = M;
   s.N = N;
@@ -32,7 +32,8 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
   const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, M, N, K);
   ArchSpec roomy = a;  // footprint only: partitions large enough never to refuse
   roomy.ifmap_sram_kib = roomy.filter_sram_kib = roomy.ofmap_sram_kib = int64_t(1) << 40;
-  const uint64_t region = align_up(make_dma_plan(roomy, whole, "").hbm_footprint, 4096);
+  const uint64_t region =
+      align_up(make_dma_plan(roomy, whole, "").hbm_footprint + uint64_t(padded_block(raw_ifmap_bytes)), 4096);
   s.hbm_base = uint64_t(k) * region;
   return s;
 }

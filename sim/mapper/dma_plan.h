@@ -28,7 +28,10 @@
 namespace cstsim {
 
 // Cluster k's share of a layer (ClusterShare, plan/dma_program.h says how it is cut).
-ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster);
+// `raw_ifmap_bytes`: a convolution's raw input, which its raw lowerings read from the
+// cluster's region besides the GEMM's blocks (the region holds both).
+ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster,
+                           int64_t raw_ifmap_bytes = 0);
 
 // The buffers of one pass. Throws InputError naming the layer and the sizes when a
 // slot does not fit its partition (the array streams a whole fold, so the stream

@@ -17,6 +17,37 @@ int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t el
   return rows * c.ifmap_w * elem;
 }
 
+// OS convolutions: a row fold's rows are output pixels, and its stream slice their im2col rows.
+// Read instead the raw input rows those pixels see (all channels, NHWC), per row fold, and
+// lower on chip; neighbouring row folds share rows of halo, which the plan's re-read factor
+// shows. Two slots alternate unless every row fold's rows fit; too big: im2col slices.
+void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
+  const int64_t elem = (a.operand_bits + 7) / 8;
+  DmaBuffers raw = d;
+  raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
+  raw.raw_out_w = (c.ifmap_w - c.filter_w) / c.stride + 1;
+  raw.raw_stride = c.stride;
+  raw.raw_filter_h = c.filter_h;
+  raw.raw_ifmap_h = c.ifmap_h;
+  raw.raw_m0 = m0;
+  const auto [first, last] = raw.raw_rows_of(m0, m1);
+  raw.raw_first_row = first;
+  raw.raw_rows = last - first;
+  int64_t all = 0, largest = 0;
+  for (int64_t f0 = m0; f0 < m1; f0 += a.rows) {
+    const auto [from, to] = raw.raw_run_of(f0, std::min(m1, f0 + a.rows));
+    all += to - from;
+    largest = std::max(largest, to - from);
+  }
+  raw.stream_resident = all <= d.stream_partition_bytes;
+  raw.stream_slot = raw.stream_resident ? all : largest;
+  if (!raw.stream_resident && 2 * largest > d.stream_partition_bytes) return;
+  raw.raw_channels = c.channels;
+  raw.raw_block_channels = c.channels;
+  raw.raw_channel_bytes = raw.raw_rows * c.ifmap_w * elem;
+  d = raw;
+}
+
 // WS convolutions stream the ifmap: read it raw (with its halo), in blocks of as many
 // channels as the array has rows, and lower it on chip, when the raw rows fit the stream
 // partition; otherwise the pass keeps its im2col slices.
@@ -24,6 +55,7 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, int64_t m0, int64_t m1, Dm
   // Only where the streamed operand is the ifmap and the folds' rows are reduction rows (WS):
   // a fold's rows k pick the channels it needs. Under OS the rows are output pixels.
   const DataflowRoles& r = roles(a.dataflow);
+  if (l.conv && r.stationary_outputs) return use_raw_rows_per_fold(a, *l.conv, m0, m1, d);
   if (!l.conv || !r.tile_is_filter || r.Sr != Dim::K) return;
   const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
@@ -47,7 +79,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   const bool hierarchy = a.memory == "hierarchy";
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
-    c.share = cluster_share(a, l.M, l.N, l.K, k);
+    c.share = cluster_share(a, l.M, l.N, l.K, k, lp.raw_ifmap_bytes);
     const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, c.share.M),
                                           std::max<int64_t>(1, c.share.N), std::max<int64_t>(1, c.share.K));
     int64_t first_row = 0;  // of the pass, along the stream dimension
