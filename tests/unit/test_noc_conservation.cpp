@@ -210,10 +210,13 @@ TEST(NocConservation, VariedConfigurations) {
     Load load;
     load.cycles = 1500;
     load.packets_per_node_cycle = 0.05;
-    SCOPED_TRACE(::testing::Message() << v.cols << "x" << v.rows << " router " << v.router << " link " << v.link
-                                      << " credit " << v.credit << " depth " << v.depth << " vnets " << v.vnets
-                                      << " vcs " << v.vcs << " " << v.routing);
-    run_random(c, load, seed++);
+    for (Arbitration a : {Arbitration::RoundRobin, Arbitration::Age}) {  // both arbiters, same laws
+      c.arbitration = a;
+      SCOPED_TRACE(::testing::Message() << v.cols << "x" << v.rows << " router " << v.router << " link " << v.link
+                                        << " credit " << v.credit << " depth " << v.depth << " vnets " << v.vnets
+                                        << " vcs " << v.vcs << " " << v.routing << " " << arbitration_name(a));
+      run_random(c, load, seed++);
+    }
   }
 }
 
