@@ -94,6 +94,8 @@ TEST(NocConfig, PresetEqualsBuiltInDefaults) {
   EXPECT_EQ(c.buffer_depth, d.buffer_depth);
   EXPECT_EQ(c.vnets, d.vnets);
   EXPECT_EQ(c.vcs_per_vnet, d.vcs_per_vnet);
+  EXPECT_EQ(c.vc_reuse, d.vc_reuse);
+  EXPECT_EQ(c.arbitration, d.arbitration);
   EXPECT_DOUBLE_EQ(c.clock_hz, d.clock_hz);
   ASSERT_EQ(c.edge_nodes.size(), 4u);  // four HBM controller ports on the west and east edges
   EXPECT_EQ(c.edge_nodes[0].side, Side::West);
@@ -124,6 +126,7 @@ TEST(NocConfig, ErrorsNameFileLineAndKey) {
   };
   const std::vector<Case> cases = {
       {6, "flit_width: 16", "flit_width", "unknown key", 6},
+      {6, "arbitration: oldest", "arbitration", "round_robin, age", 6},
       {3, "  cols: four", "mesh.cols", "integer", 3},
       {3, "  columns: 4", "mesh.columns", "unknown key", 3},
       {7, "router_latency: 0", "router_latency", "1..64", 7},
