@@ -536,6 +536,13 @@ TEST_F(MemoryPhysics, RowMajorLayoutReadsBlocksByStridedDescriptors) {
   EXPECT_GT(row_major["cycles"].get<int64_t>(), tiled["cycles"].get<int64_t>());
   EXPECT_EQ(largest_cause(tiled), "noc_bandwidth");
   EXPECT_EQ(largest_cause(row_major), "hbm_bandwidth");
+  // cstsim plan prints the layout it simulates, and the same bytes.
+  const Result p = cstsim("plan --json --set hbm.layout=row_major --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                          " --workload " + w.string());
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto plan = nlohmann::json::parse(p.out)[0];
+  EXPECT_EQ(plan["dma_program"]["layout"], "row_major");
+  EXPECT_EQ(plan["hbm_bytes_read"], row_major["memory"]["hbm_bytes_read"]);
 
   const fs::path odd = file("odd.yaml", "layers:\n  - {name: odd, M: 300, N: 200, K: 150}\n");
   for (const char* df : {"ws", "os", "is"}) {
