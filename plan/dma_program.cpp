@@ -58,22 +58,22 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(raw_bytes(b));
   std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
   const uint64_t os_raw_base = os_raw ? place(buffers.raw_rows * buffers.raw_row_bytes) : 0;
-  for (size_t g = 0; g < F && !raw && !os_raw; ++g)
-    if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
-  for (size_t g = 0; g < F; ++g)
-    if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
-  for (size_t g = 0; g < F; ++g)
-    if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
-  // Row-major: the pass's A, B, C after the tiled blocks' place (the blocks above then go
-  // unused), each row padded; `block` turns a transfer into the strided rows it covers.
+  // Tiled, every block where it is placed; row-major, the pass's A, B, C, each row padded
+  // (`block` turns a transfer into the strided rows it covers).
   const bool rm = buffers.row_major && !raw && !os_raw;
   const int64_t pitch_a = padded(p.K * elem), pitch_b = padded(p.N * elem), pitch_c = pitch_b;
   uint64_t base_a = 0, base_b = 0, base_c = 0;
   if (rm) {
-    next_addr = buffers.hbm_base;
     base_a = place(p.M * pitch_a);
     base_b = place(p.K * pitch_b);
     base_c = place(p.M * pitch_c);
+  } else {
+    for (size_t g = 0; g < F && !raw && !os_raw; ++g)
+      if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
+    for (size_t g = 0; g < F; ++g)
+      if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
+    for (size_t g = 0; g < F; ++g)
+      if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
   }
   // Matrix `which` (A, B, C), rows [row0, row0 + rows), columns [col0, col0 + cols).
   auto block = [&](DmaTransfer& t, char which, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {

@@ -1,5 +1,7 @@
 #include "models/noc/noc_config.h"
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -188,20 +190,16 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   }
   if (key == "name") c.name = s;
   if (key == "routing") c.routing = s;
-  if (key == "vc_reuse") {
-    if (s == "atomic") c.vc_reuse = VcReuse::Atomic;
-    else if (s == "after_tail") c.vc_reuse = VcReuse::AfterTail;
-    else
+  // A choice: its position in `names`, which lists the enum's values in order.
+  auto choice = [&](const std::vector<std::string>& names) {
+    const auto it = std::find(names.begin(), names.end(), s);
+    if (it == names.end())
       throw InputError(file, line_of(v), key,
-                       fmt::format("must be one of {}; got {}", fmt::join(vc_reuse_names(), ", "), text::quoted(s)));
-  }
-  if (key == "arbitration") {
-    if (s == "age") c.arbitration = Arbitration::Age;
-    else if (s == "round_robin") c.arbitration = Arbitration::RoundRobin;
-    else
-      throw InputError(file, line_of(v), key,
-                       fmt::format("must be one of {}; got {}", fmt::join(arbitration_names(), ", "), text::quoted(s)));
-  }
+                       fmt::format("must be one of {}; got {}", fmt::join(names, ", "), text::quoted(s)));
+    return int(it - names.begin());
+  };
+  if (key == "vc_reuse") c.vc_reuse = VcReuse(choice(vc_reuse_names()));
+  if (key == "arbitration") c.arbitration = Arbitration(choice(arbitration_names()));
   if (key == "clock_hz") {
     auto hz = text::parse_double(s);
     if (!hz) throw InputError(file, line_of(v), key, "must be a number of Hz, got " + text::quoted(s));

@@ -18,7 +18,7 @@ namespace cstsim::noc {
 // credits allow (D >= credit round trip), whatever the packet length. Atomic: only
 // when the tail's credit is back (the downstream VC is empty), so a VC carries one
 // packet per round trip and short packets cannot fill a link.
-enum class VcReuse { AfterTail, Atomic };
+enum class VcReuse { AfterTail, Atomic };  // in the order of vc_reuse_names()
 const char* vc_reuse_name(VcReuse r);
 const std::vector<std::string>& vc_reuse_names();
 
@@ -29,7 +29,7 @@ const std::vector<std::string>& vc_reuse_names();
 // Age: the flit of the oldest packet (offered to the network first), ties rotating, which
 // serves sources in the order they injected, so each gets its share of a hotspot wherever it
 // sits (Abts & Weisser, SC 2007; BookSim2's `priority = age`).
-enum class Arbitration { RoundRobin, Age };
+enum class Arbitration { RoundRobin, Age };  // in the order of arbitration_names()
 const char* arbitration_name(Arbitration a);
 const std::vector<std::string>& arbitration_names();
 

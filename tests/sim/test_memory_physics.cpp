@@ -35,6 +35,10 @@ class MemoryPhysics : public Cli {
     EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
     return nlohmann::json::parse(slurp(out / "report.json"))["total"];
   }
+  // Joules of `action` in report.json energy's `part` (E_marg_by_action, E_base_by_action); 0 if absent.
+  static double joules(const nlohmann::json& energy, const char* part, const char* action) {
+    return energy[part].contains(action) ? energy[part][action]["value"].get<double>() : 0.0;
+  }
   static std::string largest_cause(const nlohmann::json& total) {
     std::string best;
     int64_t most = -1;
@@ -154,13 +158,13 @@ namespace {
 TEST_F(MemoryPhysics, EnergyFollowsRefreshAndRowLocality) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
   auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
-  auto joules = [](const nlohmann::json& e, const char* field) { return e[field]["value"].get<double>(); };
+  auto gross = [](const nlohmann::json& e) { return e["E_gross"]["value"].get<double>(); };
   const std::string one = " --set hbm.organization.channels=1";
   const auto none = energy("--set hbm.controller.refresh=none" + one);
   const auto per_bank = energy("--set hbm.controller.refresh=per_bank" + one);
   const auto all_bank = energy("--set hbm.controller.refresh=all_bank" + one);
-  EXPECT_LT(joules(none, "E_gross"), joules(per_bank, "E_gross"));
-  EXPECT_LT(joules(per_bank, "E_gross"), joules(all_bank, "E_gross"));
+  EXPECT_LT(gross(none), gross(per_bank));
+  EXPECT_LT(gross(per_bank), gross(all_bank));
   EXPECT_FALSE(none["E_marg_by_action"].contains("hbm_cmd.refpb"));
   EXPECT_GT(per_bank["E_marg_by_action"]["hbm_cmd.refpb"]["value"].get<double>(), 0);
   EXPECT_GT(all_bank["E_marg_by_action"]["hbm_cmd.ref"]["value"].get<double>(), 0);
@@ -173,7 +177,7 @@ TEST_F(MemoryPhysics, EnergyFollowsRefreshAndRowLocality) {
   const double act_local = local["E_marg_by_action"]["hbm_cmd.act"]["value"].get<double>();
   const double act_scattered = scattered["E_marg_by_action"]["hbm_cmd.act"]["value"].get<double>();
   EXPECT_GT(act_scattered, 10 * act_local);
-  EXPECT_GT(joules(scattered, "E_gross"), joules(local, "E_gross"));
+  EXPECT_GT(gross(scattered), gross(local));
   // The bursts are the same either way: 1 MiB of weights in 32 B reads.
   EXPECT_EQ(local["E_marg_by_action"]["hbm_cmd.rd"], scattered["E_marg_by_action"]["hbm_cmd.rd"]);
 }
@@ -334,9 +338,6 @@ TEST_F(MemoryPhysics, PageTimeoutTradesActiveStandbyForActivations) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
   auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
   const auto open_page = energy(""), closing = energy("--set hbm.controller.page_timeout=64");
-  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
-    return e[part][action]["value"].get<double>();
-  };
   EXPECT_LT(joules(closing, "E_base_by_action", "hbm_bg.active"), joules(open_page, "E_base_by_action", "hbm_bg.active"));
   EXPECT_GT(joules(closing, "E_marg_by_action", "hbm_cmd.act"), joules(open_page, "E_marg_by_action", "hbm_cmd.act"));
   EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
@@ -407,9 +408,6 @@ TEST_F(MemoryPhysics, ShortRunsOrderTheRefreshEnergyToo) {
     return report_total(w, std::string("--set hbm.controller.refresh=") + policy)["energy"];
   };
   const auto none = energy("none"), per_bank = energy("per_bank"), all_bank = energy("all_bank");
-  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
-    return e[part].contains(action) ? e[part][action]["value"].get<double>() : 0.0;
-  };
   EXPECT_LT(none["E_gross"]["value"].get<double>(), per_bank["E_gross"]["value"].get<double>());
   EXPECT_LT(per_bank["E_gross"]["value"].get<double>(), all_bank["E_gross"]["value"].get<double>());
   EXPECT_LE(joules(per_bank, "E_marg_by_action", "hbm_cmd.act"), joules(all_bank, "E_marg_by_action", "hbm_cmd.act"));
@@ -457,9 +455,6 @@ TEST_F(MemoryPhysics, ClosingExhaustedRowsSavesActiveStandbyNotActivations) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
   auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
   const auto open_page = energy("--set hbm.controller.page_policy=open"), closing = energy("");
-  auto joules = [](const nlohmann::json& e, const char* part, const char* action) {
-    return e[part][action]["value"].get<double>();
-  };
   EXPECT_LT(joules(closing, "E_base_by_action", "hbm_bg.active"), joules(open_page, "E_base_by_action", "hbm_bg.active"));
   EXPECT_LE(joules(closing, "E_marg_by_action", "hbm_cmd.act"), joules(open_page, "E_marg_by_action", "hbm_cmd.act"));
   EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
