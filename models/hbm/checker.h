@@ -16,6 +16,7 @@
 
 #include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
+#include "models/hbm/refresh/i_refresh.h"
 #include "models/hbm/timing_engine.h"
 
 namespace cstsim::hbm {
@@ -41,7 +42,7 @@ class ProtocolChecker {
   // Refresh obligation: by any cycle c each bank must have been refreshed at least
   // floor(c / tREFI) - floor(start / tREFI) - max_postponed times, a REF counting for every
   // bank of its pseudo-channel and a REFpb for its bank (`start`: the cycle the stack joined
-  // the run, RefreshManager::start_at). Checked whenever floor(c / tREFI) grows and at finish().
+  // the run, IRefreshPolicy::start_at). Checked whenever floor(c / tREFI) grows and at finish().
   void expect_refresh(Cycle tREFI, int max_postponed, Cycle start = 0);
   void finish(Cycle end_cycle);
 
@@ -76,12 +77,12 @@ class ProtocolChecker {
 // (device.add_observer(&watch)): timing rules, bank state and, with refresh on, the refresh
 // obligation from `start`, the cycle the pass's stack joined the run. All-bank may owe one
 // REF (the pending one); per-bank two: a bank's REFpb of round r is due up to tREFI / B
-// before (r + 1) tREFI (RefreshManager) and may be postponed by half a round.
+// before (r + 1) tREFI (refresh/impl/per_bank.cpp) and may be postponed by half a round.
 class ProtocolWatch : public HbmObserver {
  public:
   ProtocolWatch(const HbmSpec& spec, Cycle start) : check_(spec) {
-    if (spec.refresh != RefreshPolicy::None)
-      check_.expect_refresh(spec.t("tREFI"), spec.refresh == RefreshPolicy::PerBank ? 2 : 1, start);
+    if (const int owed = refresh_policy(spec.refresh).max_owed(); owed > 0)
+      check_.expect_refresh(spec.t("tREFI"), owed, start);
   }
   void on_command(const CommandEvent& e) override {
     check_.record(e.cmd, e.addr, e.cycle);

@@ -54,12 +54,14 @@ ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
 
 ChannelController::Pc::Pc(const HbmSpec& s)
     : banks(s.org.bank_groups, s.org.banks_per_group),
-      refresh(s.refresh, s.t("tREFI"), s.org.banks_per_pc()),
+      refresh(make_refresh_policy(s.refresh)),
       hits_served(size_t(s.org.banks_per_pc()), 0),
       queued(size_t(s.org.banks_per_pc()), 0),
       last_use(size_t(s.org.banks_per_pc()), -1),
       ref_starts(size_t(kHistory), -1),
-      refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1) {}
+      refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1) {
+  refresh->configure(s);
+}
 
 ChannelController::ChannelController(const HbmSpec& spec, int channel)
     : spec_(spec),
@@ -78,7 +80,7 @@ ChannelController::ChannelController(const HbmSpec& spec, int channel)
 }
 
 void ChannelController::start_at(Cycle s) {
-  for (Pc& p : pcs_) p.refresh.start_at(s);
+  for (Pc& p : pcs_) p.refresh->start_at(s);
 }
 
 void ChannelController::enqueue(const Burst& b) {
@@ -116,7 +118,7 @@ void ChannelController::rebuild(Pc& pc) {
   const size_t banks = size_t(pc.banks.size());
   std::fill(hits_scratch_.begin(), hits_scratch_.end(), 0);
   std::fill(oldest_.begin(), oldest_.end(), -1);
-  const int refreshing = pc.refresh.target();  // per-bank refresh: withheld from the scheduler
+  const int refreshing = pc.refresh->withheld_bank();  // a bank being refreshed: not the scheduler's
   for (size_t i = 0; i < pc.window.size(); ++i) {
     const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
     const size_t bank = size_t(pc.banks.flat(b.addr));
@@ -150,79 +152,31 @@ void ChannelController::rebuild(Pc& pc) {
   pc.dirty = false;
 }
 
-// Per-bank refresh: once a REFpb is owed, pick the bank of the current round it goes to. Only
-// idle banks (nothing in the window) qualify, best first:
-//  1. a bank with no row in use: closed, or its row read or written to every column since it
-//     opened; the most recently used first (never used: in rotating order). A stream has just
-//     finished it and moves on through the other banks, so it needs a new row there anyway (the
-//     refresh's PRE costs no activation) and comes back last (tRFCpb passes meanwhile);
-//  2. an open row still being read, the least recently used first (the likeliest abandoned).
-// Refreshing the bank a slow stream is in the middle of (idle only between its requests)
-// would cost it an activation and tRFCpb. With no idle bank the REFpb waits (the window
-// changes only at steps, so this is re-run whenever it could succeed) until more than
-// max_postponed() are owed; then the least loaded bank of the round is taken anyway.
-void ChannelController::select_refresh_bank(Pc& pc) {
-  RefreshManager& r = pc.refresh;
-  if (!r.per_bank() || r.owed() == 0 || r.target() >= 0) return;
-  const int n = pc.banks.size();
-  auto rank = [&](int b) {  // smaller is better
-    const Cycle used = pc.last_use[size_t(b)], turn = (b - pc.refresh_rotation + n) % n;
-    if (!pc.banks[b].is_open() || pc.hits_served[size_t(b)] >= hit_cap_) return std::tuple<int, Cycle, Cycle>{0, -used, turn};
-    return std::tuple<int, Cycle, Cycle>{1, used, turn};
-  };
-  int best = -1;
-  for (int b = 0; b < n; ++b) {
-    if (!r.in_round(b) || pc.queued[size_t(b)] > 0) continue;
-    if (best < 0 || rank(b) < rank(best)) best = b;
-  }
-  if (best < 0 && r.forced())
-    for (int b = 0; b < n; ++b) {
-      if (!r.in_round(b)) continue;
-      if (best < 0 || pc.queued[size_t(b)] < pc.queued[size_t(best)] ||
-          (pc.queued[size_t(b)] == pc.queued[size_t(best)] && pc.last_use[size_t(b)] > pc.last_use[size_t(best)]))
-        best = b;
-    }
-  if (best < 0) return;
-  r.set_target(best);
-  pc.refresh_rotation = (best + 1) % n;
-  pc.dirty = true;
-}
-
 ChannelController::Choice ChannelController::choose(int p, Cycle now) {
   Pc& pc = pcs_[size_t(p)];
   Choice none;
   Cycle refresh_wake = kNever;
-  if (pc.refresh.per_bank()) {
-    select_refresh_bank(pc);
-    const int t = pc.refresh.target();
-    if (t >= 0) {
-      Address a;
-      a.channel = channel_;
-      a.pc = p;
-      a.bank_group = t / spec_.org.banks_per_group;
-      a.bank = t % spec_.org.banks_per_group;
-      const BankState& bank = pc.banks[t];
-      const Cmd cmd = bank.is_open() ? Cmd::PRE : Cmd::REFPB;
-      if (bank.is_open()) a.row = bank.open_row();
-      const Cycle ready = engine_.earliest(cmd, local(a));
-      if (ready <= now) {
-        pc.wake = kNever;
-        return Choice{p, -1, cmd, a, 0};
-      }
-      refresh_wake = ready;  // meanwhile the other banks keep working
-    }
-  } else if (pc.refresh.pending()) {
+  const int withheld = pc.refresh->withheld_bank();
+  if (const std::optional<RefreshStep> step = pc.refresh->next_step(view(pc))) {
+    if (pc.refresh->withheld_bank() != withheld) pc.dirty = true;  // the scheduler loses that bank
     Address a;
     a.channel = channel_;
     a.pc = p;
-    const Cmd cmd = pc.refresh.next_command(pc.banks.open_count());
-    const Cycle ready = engine_.earliest(cmd, local(a));
-    if (ready > now) {
+    if (step->bank >= 0) {
+      a.bank_group = step->bank / spec_.org.banks_per_group;
+      a.bank = step->bank % spec_.org.banks_per_group;
+      if (step->cmd == Cmd::PRE) a.row = pc.banks[step->bank].open_row();
+    }
+    const Cycle ready = engine_.earliest(step->cmd, local(a));
+    if (ready <= now) {
+      pc.wake = kNever;
+      return Choice{p, -1, step->cmd, a, 0};
+    }
+    if (pc.refresh->holds_pc()) {
       pc.wake = ready;
       return none;
     }
-    pc.wake = kNever;
-    return Choice{p, -1, cmd, a, 0};
+    refresh_wake = ready;  // meanwhile the other banks keep working
   }
   if (pc.dirty) rebuild(pc);
   // The channel level (the shared command buses) depends only on the command.
@@ -244,7 +198,7 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
   Pc& pc = pcs_[size_t(p)];
   for (int b = 0; b < pc.banks.size(); ++b) {
     const BankState& bank = pc.banks[b];
-    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.refresh.target()) continue;
+    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.refresh->withheld_bank()) continue;
     Address a;
     a.channel = channel_;
     a.pc = p;
@@ -281,7 +235,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       ++stats_.refreshes;
       stats_.refresh_busy += tRFC_;
       stats_.refresh_bank_busy += tRFC_ * pc.banks.size();
-      pc.refresh.on_ref_issued();
+      pc.refresh->issued(c.cmd, -1);
       remember(pc.ref_starts.data(), kHistory, now);
       last_refresh_end_ = std::max(last_refresh_end_, now + tRFC_);
       break;
@@ -289,7 +243,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       const int bank = pc.banks.flat(c.addr);
       ++stats_.bank_refreshes;
       stats_.refresh_bank_busy += tRFCpb_;
-      pc.refresh.on_refpb_issued(bank);
+      pc.refresh->issued(c.cmd, bank);
       remember(pc.refpb_starts.data() + size_t(bank) * kHistory, kHistory, now);
       last_refresh_end_ = std::max(last_refresh_end_, now + tRFCpb_);
       break;
@@ -338,7 +292,7 @@ void ChannelController::step(Cycle now) {
   last_ = now;
   for (Pc& pc : pcs_) {
     admit(pc, now);
-    pc.refresh.tick(now);
+    pc.refresh->tick(now);
   }
   for (;;) {
     Choice best;
@@ -371,7 +325,7 @@ Cycle ChannelController::next_wake() const {
   Cycle w = kNever;
   for (const Pc& pc : pcs_) {
     w = std::min(w, pc.wake);
-    w = std::min(w, pc.refresh.next_due());
+    w = std::min(w, pc.refresh->next_due());
     if (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty())
       w = std::min(w, std::max(pc.waiting.front().arrival, last_ + 1));
   }

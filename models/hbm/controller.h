@@ -3,7 +3,7 @@
 // buses). Plain C++, no kernel; the SystemC module and the benches drive it.
 //
 // Each pseudo-channel has an arrival FIFO and a scheduler window of queue_depth bursts, its
-// banks' row-buffer state, a refresh manager and counters. step(now) runs one cycle:
+// banks' row-buffer state, a refresh policy (refresh/i_refresh.h) and counters. step(now) runs one cycle:
 //   1. admit arrived bursts into the windows,
 //   2. mark due refreshes,
 //   3. issue commands while any is ready: per PC the refresh command if one is ready (all-bank:
@@ -21,7 +21,7 @@
 #include "models/hbm/bank.h"
 #include "models/hbm/hbm_observer.h"
 #include "models/hbm/hbm_spec.h"
-#include "models/hbm/refresh_manager.h"
+#include "models/hbm/refresh/i_refresh.h"
 #include "models/hbm/scheduler/i_scheduler.h"
 #include "models/hbm/timing_engine.h"
 
@@ -83,7 +83,7 @@ class ChannelController {
 
   // A burst for this channel; b.arrival must be later than the last cycle stepped.
   void enqueue(const Burst& b);
-  void start_at(Cycle s);  // before any burst: the refresh schedule's phase (RefreshManager::start_at)
+  void start_at(Cycle s);  // before any burst: the refresh schedule's phase (IRefreshPolicy::start_at)
   void step(Cycle now);     // now > the last cycle stepped
   Cycle next_wake() const;  // > last cycle stepped; kNever when nothing will ever happen
   bool has_work() const;    // bursts waiting or queued
@@ -105,7 +105,7 @@ class ChannelController {
     std::deque<Burst> waiting;  // arrived or future, in arrival order
     std::vector<Burst> window;  // the scheduler's view, oldest first
     PcBanks banks;
-    RefreshManager refresh;
+    std::unique_ptr<IRefreshPolicy> refresh;
     std::vector<int> hits_served;  // per bank: row hits since its ACT
     std::vector<int> queued;       // per bank: bursts in the window
     std::vector<Cycle> last_use;   // per bank: cycle of its last RD/WR, -1 never
@@ -117,7 +117,6 @@ class ChannelController {
     bool dirty = true;
     std::vector<Candidate> cands;
     std::vector<Cycle> local_ready;
-    int refresh_rotation = 0;  // per-bank refresh: where the search for a closed bank starts
     Pc(const HbmSpec& s);
   };
   struct Choice {
@@ -132,7 +131,7 @@ class ChannelController {
   static constexpr int kHistory = 4;
   void admit(Pc& pc, Cycle now);
   void rebuild(Pc& pc);
-  void select_refresh_bank(Pc& pc);
+  PcView view(const Pc& pc) const { return {pc.banks, pc.queued, pc.last_use, pc.hits_served, hit_cap_}; }
   Choice choose(int pc_index, Cycle now);
   // Page timeout: a PRE for a bank of `p` idle that long, or none; `wake` gets the next expiry.
   Choice close_idle(int p, Cycle now, Cycle& wake);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/hbm/address_map.h"
+#include "models/hbm/refresh/i_refresh.h"
 #include "models/hbm/scheduler/i_scheduler.h"
 #include "core/clock.h"
 #include "core/input_error.h"
@@ -45,7 +46,7 @@ const schema::Table& hbm_schema() {
           integer_key("controller.queue_depth", "bursts", "32", 1, 4096, "scheduler window per pseudo-channel"),
           text_key("controller.address_mapping", "required",
                    "address bits to fields, low to high (models/hbm/README.md)"),
-          choice_key("controller.refresh", "", "all_bank", {"all_bank", "per_bank", "none"}, "refresh policy"),
+          choice_key("controller.refresh", "", "all_bank", refresh_policy_names(), "refresh policy"),
           integer_key("controller.page_timeout", "ck", "0", 0, 1 << 20,
                       "close a row idle this long with nothing queued for its bank; 0: open page"),
           choice_key("controller.page_policy", "", "open", {"open", "close_exhausted"},
@@ -301,24 +302,14 @@ HbmSpec build(const Fields& fields) {
     s.close_exhausted = f->text == "close_exhausted";
   }
   if (const Field* f = find("controller.refresh")) {
-    bool known = false;
-    for (RefreshPolicy p : {RefreshPolicy::AllBank, RefreshPolicy::PerBank, RefreshPolicy::None})
-      if (f->text == refresh_policy_name(p)) {
-        s.refresh = p;
-        known = true;
-      }
-    if (!known) fail(*f, "must be all_bank, per_bank or none, got " + text::quoted(f->text));
+    try {
+      make_refresh_policy(f->text);
+    } catch (const std::invalid_argument& e) {
+      fail(*f, e.what());
+    }
+    s.refresh = f->text;
   }
-  if (s.refresh == RefreshPolicy::AllBank && s.timing.at("tREFI") <= s.timing.at("tRFC"))
-    fail(require("timing.tREFI"), fmt::format("must be longer than tRFC ({} cycles)", s.timing.at("tRFC")));
-  if (s.refresh == RefreshPolicy::PerBank) {
-    if (s.timing.at("tREFI") <= s.timing.at("tRFCpb"))
-      fail(require("timing.tREFI"), fmt::format("must be longer than tRFCpb ({} cycles)", s.timing.at("tRFCpb")));
-    if (s.timing.at("tREFI") < o.banks_per_pc())
-      fail(require("timing.tREFI"),
-           fmt::format("per_bank refresh needs at least one cycle per bank ({} banks per pseudo-channel)",
-                       o.banks_per_pc()));
-  }
+  if (const std::string wrong = refresh_policy(s.refresh).check(s); !wrong.empty()) fail(require("timing.tREFI"), wrong);
   const Field& am = require("controller.address_mapping");
   try {
     AddressMap map(o, am.text);
@@ -331,15 +322,6 @@ HbmSpec build(const Fields& fields) {
 }
 
 }  // namespace
-
-const char* refresh_policy_name(RefreshPolicy p) {
-  switch (p) {
-    case RefreshPolicy::AllBank: return "all_bank";
-    case RefreshPolicy::PerBank: return "per_bank";
-    case RefreshPolicy::None: return "none";
-  }
-  return "?";
-}
 
 std::string preset_dir() { return std::string(CSTSIM_CONFIG_DIR) + "/memory"; }
 
@@ -390,7 +372,7 @@ std::string canonical_text(const HbmSpec& s) {
   out += fmt::format(
       "controller.scheduler={}\ncontroller.queue_depth={}\ncontroller.address_mapping={}\n"
       "controller.refresh={}\n{}",
-      s.scheduler, s.queue_depth, s.address_mapping, refresh_policy_name(s.refresh),
+      s.scheduler, s.queue_depth, s.address_mapping, s.refresh,
       s.page_timeout > 0 ? fmt::format("controller.page_timeout={}\n", s.page_timeout) : std::string());
   if (s.close_exhausted) out += "controller.page_policy=close_exhausted\n";
   return out;

@@ -29,12 +29,6 @@ struct Organization {
   }
 };
 
-// all_bank: one REF (REFab) per pseudo-channel every tREFI blocks the whole PC for tRFC.
-// per_bank: one REFpb every tREFI / banks_per_pc on average, rotating so that every bank is
-// refreshed once per tREFI; it blocks only its bank for tRFCpb (refresh_manager.h).
-enum class RefreshPolicy { AllBank, PerBank, None };
-const char* refresh_policy_name(RefreshPolicy p);  // "all_bank", "per_bank", "none"
-
 struct HbmSpec {
   std::string name;      // "hbm2-2000"
   std::string standard;  // "HBM2" | "HBM3": picks the rule table
@@ -53,7 +47,10 @@ struct HbmSpec {
   // to the bank is another row, whose ACT then need not wait for tRP).
   bool close_exhausted = false;
   std::string address_mapping = "ro-ba-co-bg-ch-pc";
-  RefreshPolicy refresh = RefreshPolicy::AllBank;
+  // A registered refresh policy (refresh/i_refresh.h): all_bank (one REF per pseudo-channel
+  // every tREFI blocks the PC for tRFC), per_bank (one REFpb every tREFI / banks, each bank
+  // once per tREFI, blocking only its bank for tRFCpb) or none.
+  std::string refresh = "all_bank";
 
   // A timing in cycles; throws std::out_of_range for a name the standard does not have (a bug).
   Cycle t(const std::string& name) const;

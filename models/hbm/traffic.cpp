@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "models/hbm/refresh/i_refresh.h"
+
 namespace cstsim::hbm {
 
 const char* pattern_name(Pattern p) {
@@ -123,12 +125,7 @@ TrafficFigures figures(const HbmSpec& spec, const TrafficResult& r) {
 }
 
 double expected_refresh_share(const HbmSpec& spec) {
-  switch (spec.refresh) {
-    case RefreshPolicy::AllBank: return double(spec.t("tRFC")) / double(spec.t("tREFI"));
-    case RefreshPolicy::PerBank: return double(spec.t("tRFCpb")) / double(spec.t("tREFI"));
-    case RefreshPolicy::None: return 0.0;
-  }
-  return 0.0;
+  return refresh_policy(spec.refresh).expected_share(spec);
 }
 
 }  // namespace cstsim::hbm

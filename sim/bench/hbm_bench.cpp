@@ -76,7 +76,7 @@ nlohmann::ordered_json to_json(const HbmSpec& spec, const TrafficOptions& o, con
                  {"scheduler", spec.scheduler},
                  {"queue_depth", spec.queue_depth},
                  {"address_mapping", spec.address_mapping},
-                 {"refresh", refresh_policy_name(spec.refresh)}};
+                 {"refresh", spec.refresh}};
   j["traffic"] = {{"pattern", pattern_name(o.pattern)},
                   {"scope", scope},
                   {"engine", engine},

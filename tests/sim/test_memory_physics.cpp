@@ -365,7 +365,7 @@ TEST_F(MemoryPhysics, DmaIssueRateDoesNotHelpWhenThePortBinds) {
 namespace {
 
 // Refresh runs on the run's clock. Each pass gets a fresh stack; it joins the schedule where
-// the run is (RefreshManager::start_at), so a layer pays for the refreshes due while it runs:
+// the run is (IRefreshPolicy::start_at), so a layer pays for the refreshes due while it runs:
 // all-bank REF k at k tREFI (3,900 cycles at 1 GHz), per-bank REFpb k at tREFI + k tREFI / 16.
 // Before, every fresh stack counted from cycle 0 and caught up at its start: the third of three
 // GEMM 512^3 layers issued 127 REFpbs per pseudo-channel for 43 due.

@@ -95,7 +95,7 @@ TEST(HbmModule, matches_the_kernel_free_device_cycle_for_cycle) {
 
 TEST(HbmModule, matches_the_kernel_free_device_with_per_bank_refresh) {
   const HbmSpec spec = load_hbm_spec(kHbm3, {{"organization.channels", "2"}, {"organization.rows", "256"}});
-  ASSERT_EQ(spec.refresh, RefreshPolicy::PerBank);
+  ASSERT_EQ(spec.refresh, "per_bank");
   TrafficOptions o;
   o.pattern = Pattern::Random;
   o.total_bytes = 256 << 10;

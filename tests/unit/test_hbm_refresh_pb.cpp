@@ -36,7 +36,7 @@ std::map<int, std::vector<CommandEvent>> refpbs_by_pc(const HbmSpec& s, const st
 }
 
 // REFpb number k (0, 1, ...) of a pseudo-channel is due at tREFI + floor(k tREFI / B): every
-// bank starts refreshed at cycle 0 (RefreshManager).
+// bank starts refreshed at cycle 0 (refresh/impl/per_bank.cpp).
 Cycle due_of(const HbmSpec& s, int64_t k) { return s.t("tREFI") + k * s.t("tREFI") / s.org.banks_per_pc(); }
 
 // The rounds of every pseudo-channel that ran until `end`:

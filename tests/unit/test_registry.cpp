@@ -7,6 +7,8 @@
 
 #include "core/registry.h"
 #include "models/array/array_dataflow.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/hbm/refresh/i_refresh.h"
 #include "models/hbm/scheduler/i_scheduler.h"
 #include "models/memory/tile_source.h"
 #include "models/noc/routing.h"
@@ -63,6 +65,57 @@ TEST(Registry, UnknownNamesListTheKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "unknown routing 'west-first' (known: xy, yx)");
   }
+}
+
+// The refresh policies are implementations registered by name; the HBM file's schema offers
+// exactly them, and each carries its own spec rules and schedule.
+TEST(Registry, EveryRefreshPolicyIsRegisteredWithItsOwnRules) {
+  EXPECT_EQ(hbm::refresh_policy_names(), (std::vector<std::string>{"all_bank", "none", "per_bank"}));
+  EXPECT_EQ(hbm::hbm_schema().find("controller.refresh")->choices, hbm::refresh_policy_names());
+  try {
+    hbm::make_refresh_policy("sometimes");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown refresh policy 'sometimes' (known: all_bank, none, per_bank)");
+  }
+  const hbm::HbmSpec s = hbm::load_hbm_spec(hbm::preset_dir() + "/hbm3-6400.yaml");
+  const hbm::Cycle tREFI = s.t("tREFI");
+  const int banks = s.org.banks_per_pc();
+  // Steady-state cost: tRFC / tREFI (all-bank), tRFCpb / tREFI (per-bank), 0.
+  EXPECT_DOUBLE_EQ(hbm::refresh_policy("all_bank").expected_share(s), double(s.t("tRFC")) / double(tREFI));
+  EXPECT_DOUBLE_EQ(hbm::refresh_policy("per_bank").expected_share(s), double(s.t("tRFCpb")) / double(tREFI));
+  EXPECT_EQ(hbm::refresh_policy("none").expected_share(s), 0.0);
+  EXPECT_EQ(hbm::refresh_policy("all_bank").max_owed(), 1);
+  EXPECT_EQ(hbm::refresh_policy("per_bank").max_owed(), 2);
+  EXPECT_EQ(hbm::refresh_policy("none").max_owed(), 0);
+  // Schedules: all-bank first due at tREFI; per-bank at tREFI, then every tREFI / banks.
+  auto all = hbm::make_refresh_policy("all_bank");
+  all->configure(s);
+  EXPECT_EQ(all->next_due(), tREFI);
+  all->start_at(tREFI + 1);  // a pass joining the run after the first REF was due owes the second
+  EXPECT_EQ(all->next_due(), 2 * tREFI);
+  auto pb = hbm::make_refresh_policy("per_bank");
+  pb->configure(s);
+  EXPECT_EQ(pb->next_due(), tREFI);
+  pb->tick(tREFI);
+  EXPECT_EQ(pb->next_due(), tREFI + tREFI / banks);
+  // Owed, it picks an idle bank of the round and withholds it; a REFpb frees it again.
+  const hbm::PcBanks closed(s.org.bank_groups, s.org.banks_per_group);
+  const std::vector<int> queued(size_t(banks), 0), hits(size_t(banks), 0);
+  const std::vector<hbm::Cycle> unused(size_t(banks), -1);
+  const hbm::PcView view{closed, queued, unused, hits, int(s.org.columns)};
+  const std::optional<hbm::RefreshStep> step = pb->next_step(view);
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->cmd, hbm::Cmd::REFPB);
+  EXPECT_EQ(step->bank, 0);
+  EXPECT_EQ(pb->withheld_bank(), 0);
+  EXPECT_FALSE(pb->holds_pc());
+  pb->issued(hbm::Cmd::REFPB, 0);
+  EXPECT_EQ(pb->withheld_bank(), -1);
+  EXPECT_FALSE(pb->next_step(view));
+  auto none = hbm::make_refresh_policy("none");
+  none->configure(s);
+  EXPECT_EQ(none->next_due(), hbm::kNever);
 }
 
 // Every value `memory:` accepts has exactly one registered backend.
