@@ -49,18 +49,20 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   auto output_bytes = [&](const Fold& f) { return (os ? int64_t(f.rows_used) : p.T) * f.cols_used * elem; };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
-  const bool os_raw = buffers.raw_row_bytes > 0;               // OS: each row fold's raw input rows
-  const bool raw = buffers.raw_channels > 0 && !os_raw;  // WS: raw ifmap blocks serve every row fold
+  using RawRows = DmaBuffers::RawRows;
+  const bool os_raw = buffers.raw_rows_for == RawRows::StreamPerRowFold;    // OS: each row fold's raw input rows
+  const bool is_raw = buffers.raw_rows_for == RawRows::TilesPerColumnFold;  // IS: each column fold's
+  const bool raw = buffers.raw_channels > 0 && buffers.raw_rows_for == RawRows::None;  // WS: blocks serve every row fold
   const int64_t C = buffers.raw_channels, bc = buffers.raw_block_channels;
   const int64_t blocks = raw ? (C + bc - 1) / bc : 0;
   auto raw_bytes = [&](int64_t b) { return buffers.raw_channel_bytes * std::min(bc, C - b * bc); };
   std::vector<uint64_t> raw_addr(static_cast<size_t>(blocks), 0);
   for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(raw_bytes(b));
   std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
-  const uint64_t os_raw_base = os_raw ? place(buffers.raw_rows * buffers.raw_row_bytes) : 0;
+  const uint64_t raw_rows_base = os_raw || is_raw ? place(buffers.raw_rows * buffers.raw_row_bytes) : 0;
   // Tiled, every block where it is placed; row-major, the pass's A, B, C, each row padded
   // (`block` turns a transfer into the strided rows it covers).
-  const bool rm = buffers.row_major && !raw && !os_raw;
+  const bool rm = buffers.row_major && !raw && !os_raw && !is_raw;
   const int64_t pitch_a = padded(p.K * elem), pitch_b = padded(p.N * elem), pitch_c = pitch_b;
   uint64_t base_a = 0, base_b = 0, base_c = 0;
   if (rm) {
@@ -71,7 +73,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     for (size_t g = 0; g < F && !raw && !os_raw; ++g)
       if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
     for (size_t g = 0; g < F; ++g)
-      if (!os || first_of_col(p.folds[g])) tile_addr[g] = place(tile_bytes(p.folds[g]));
+      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
       if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
   }
@@ -134,7 +136,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       slice_block(t, f);
       if (os_raw) {  // the raw rows its output pixels see instead of their im2col rows
         const auto [from, to] = buffers.raw_run_of(buffers.raw_m0 + f.row0, buffers.raw_m0 + f.row0 + f.rows_used);
-        t.hbm_addr = os_raw_base + uint64_t(from);
+        t.hbm_addr = raw_rows_base + uint64_t(from);
         t.bytes = to - from;
       }
       if (!d.stream_resident && g >= 2) {  // two slots alternate
@@ -145,12 +147,20 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       d.reads.push_back(t);
     }
     if (!raw) d.stream_read[g] = slice_of_row[size_t(row_fold)];
-    if (!os || first_of_col(f)) {
+    // One stationary read per fold, or per column fold: OS's block of B, IS's raw input rows.
+    const bool per_column_fold = os || is_raw;
+    if (!per_column_fold || first_of_col(f)) {
       DmaTransfer t{Operand::Stationary, false, tile_addr[g], padded(tile_bytes(f)), int(g)};
       tile_block(t, f);
+      if (is_raw) {  // the raw rows its column fold's pixels see instead of the im2col tiles
+        const auto [from, to] = buffers.raw_run_of(buffers.raw_m0 + f.col0, buffers.raw_m0 + f.col0 + f.cols_used);
+        t.hbm_addr = raw_rows_base + uint64_t(from);
+        t.bytes = to - from;
+      }
       // A FIFO of fifo_tiles slots: this tile reuses the slot of the one fifo_tiles before it.
-      if (!os && int(g) >= d.fifo_tiles) t.after_fold = int(g) - d.fifo_tiles;
-      if (os && col_fold_index >= d.fifo_tiles) t.after_fold = last_of_col_fold[size_t(col_fold_index - d.fifo_tiles)];
+      if (!per_column_fold && int(g) >= d.fifo_tiles) t.after_fold = int(g) - d.fifo_tiles;
+      if (per_column_fold && col_fold_index >= d.fifo_tiles)
+        t.after_fold = last_of_col_fold[size_t(col_fold_index - d.fifo_tiles)];
       t.after = d.tile_frees;
       tile = int(d.reads.size());
       d.reads.push_back(t);
@@ -182,11 +192,17 @@ nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
     for (const DmaTransfer& t : ts) b += t.operand == o ? t.bytes : 0;
     return b;
   };
-  return {{"stationary", {{"partition", d.stationary_partition}, {"slot_bytes", d.stationary_slot},
-                          {"fifo_tiles", d.fifo_tiles}, {"hbm_read_bytes", bytes_of(d.reads, Operand::Stationary)}}},
-          {"stream", {{"partition", d.stream_partition}, {"resident", d.stream_resident}, {"slot_bytes", d.stream_slot},
-                      {"lowering", d.raw_channels > 0 ? "raw ifmap from HBM, im2col on chip" : "im2col rows from HBM"},
-                      {"hbm_read_bytes", bytes_of(d.reads, Operand::Stream)}}},
+  nlohmann::ordered_json stationary = {{"partition", d.stationary_partition}, {"slot_bytes", d.stationary_slot},
+                                       {"fifo_tiles", d.fifo_tiles}};
+  nlohmann::ordered_json stream = {{"partition", d.stream_partition}, {"resident", d.stream_resident},
+                                   {"slot_bytes", d.stream_slot}};
+  // How the ifmap reaches the array, in the section of the operand that carries it.
+  (d.stationary_partition == "ifmap" ? stationary : stream)["lowering"] =
+      d.raw_channels > 0 ? "raw ifmap from HBM, im2col on chip" : "im2col rows from HBM";
+  stationary["hbm_read_bytes"] = bytes_of(d.reads, Operand::Stationary);
+  stream["hbm_read_bytes"] = bytes_of(d.reads, Operand::Stream);
+  return {{"stationary", stationary},
+          {"stream", stream},
           {"output", {{"partition", "ofmap"}, {"resident", d.output_resident}, {"slot_bytes", d.output_slot},
                       {"hbm_write_bytes", d.write_bytes()}}},
           {"layout", d.row_major && d.raw_channels == 0 ? "row_major" : "tiled"},

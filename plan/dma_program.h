@@ -87,10 +87,14 @@ struct DmaBuffers {
   int64_t raw_channels = 0, raw_block_channels = 0;
   int64_t raw_channel_bytes = 0;  // one channel of the pass's input rows
   int64_t raw_stream_bytes() const { return raw_channels * raw_channel_bytes; }
-  // OS convolutions: the folds' rows are output pixels, so when raw_row_bytes > 0 each row fold
-  // reads the raw input rows its pixels see, every channel: the pass's input rows lie in HBM as
-  // one NHWC block from input row raw_first_row (one input row = raw_row_bytes), and a row fold's
-  // read is the kBlockAlign-aligned run that covers its rows (raw_rows_of).
+  // OS and IS convolutions: the folds run over output pixels (OS: a row fold's rows, its stream
+  // slice; IS: a column fold's columns, its row folds' tiles), so each such fold reads instead
+  // the raw input rows its pixels see, every channel: the pass's input rows lie in HBM as one
+  // NHWC block from input row raw_first_row (one input row = raw_row_bytes), and a fold's read is
+  // the kBlockAlign-aligned run that covers its rows (raw_run_of). Under IS one run per column
+  // fold serves all of its row folds' tiles, lowered on chip, and takes a slot of the tile FIFO.
+  enum class RawRows : uint8_t { None, StreamPerRowFold, TilesPerColumnFold };
+  RawRows raw_rows_for = RawRows::None;
   int64_t raw_row_bytes = 0, raw_out_w = 0, raw_stride = 1, raw_filter_h = 1, raw_ifmap_h = 0;
   int64_t raw_m0 = 0;         // the pass's first output pixel (fold rows count from it)
   int64_t raw_first_row = 0;  // the pass's first input row

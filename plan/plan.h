@@ -39,7 +39,7 @@ struct LayerPlan {
   // Convolutions: the raw ifmap's bytes, and what the stream reads of HBM moved over every
   // cluster and pass; their ratio is the ifmap's re-read factor (halos of passes, clusters,
   // im2col expansion where the raw rows did not fit).
-  int64_t raw_ifmap_bytes = 0, stream_read_bytes = 0;
+  int64_t raw_ifmap_bytes = 0, ifmap_read_bytes = 0;
 };
 
 struct Plan {

@@ -178,8 +178,8 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     t.spad_bytes_written += h.spad_bytes_written;
     t.spad_bytes_read += h.spad_bytes_read;
     t.spad_conflict_cycles += h.spad_conflict_cycles;
-    t.raw_stream_passes += h.raw_stream_passes;
-    t.im2col_stream_passes += h.im2col_stream_passes;
+    t.raw_ifmap_passes += h.raw_ifmap_passes;
+    t.im2col_ifmap_passes += h.im2col_ifmap_passes;
     for (size_t k = 0; k < 3; ++k)
       t.spad_peak[k] = shared_memory ? t.spad_peak[k] + h.spad_peak[k] : std::max(t.spad_peak[k], h.spad_peak[k]);
   }

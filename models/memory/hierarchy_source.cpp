@@ -348,7 +348,7 @@ HierarchyLayerStats HierarchySource::stats() const {
   s.dma_bytes_sent = dma().stats(cluster_).bytes_sent;
   s.dma_requests = dma().stats(cluster_).requests;
   s.dma_pieces = dma().stats(cluster_).pieces;
-  (dma_.raw_channels > 0 ? s.raw_stream_passes : s.im2col_stream_passes) = 1;
+  (dma_.raw_channels > 0 ? s.raw_ifmap_passes : s.im2col_ifmap_passes) = 1;
   for (spad::Partition p : spad::kAllPartitions) {
     const spad::PartitionStats& ps = spad_->stats(p);
     s.spad_bytes_written += ps.dma_bytes_written;

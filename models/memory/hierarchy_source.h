@@ -35,9 +35,9 @@ struct HierarchyLayerStats {
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)
-  // Passes whose stream was the raw ifmap, lowered to im2col on chip (DmaBuffers::raw_channels),
-  // and passes that read im2col rows from HBM.
-  int raw_stream_passes = 0, im2col_stream_passes = 0;
+  // Passes that read the raw ifmap, lowered to im2col on chip (DmaBuffers::raw_channels), and
+  // passes that read im2col rows from HBM.
+  int raw_ifmap_passes = 0, im2col_ifmap_passes = 0;
 };
 
 // This cluster's scratchpad residency over time, per partition (ifmap, filter, ofmap): (cycle, bytes).

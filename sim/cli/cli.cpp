@@ -98,7 +98,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     j["hbm_bytes_written"] = l.hbm_write_bytes;
     if (l.raw_ifmap_bytes > 0) {
       j["raw_ifmap_bytes"] = l.raw_ifmap_bytes;
-      j["ifmap_reread"] = double(l.stream_read_bytes) / double(l.raw_ifmap_bytes);
+      j["ifmap_reread"] = double(l.ifmap_read_bytes) / double(l.raw_ifmap_bytes);
     }
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);

@@ -17,13 +17,15 @@ int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t el
   return rows * c.ifmap_w * elem;
 }
 
-// OS convolutions: a row fold's rows are output pixels, and its stream slice their im2col rows.
-// Read instead the raw input rows those pixels see (all channels, NHWC), per row fold, and
-// lower on chip; neighbouring row folds share rows of halo, which the plan's re-read factor
-// shows. Two slots alternate unless every row fold's rows fit; too big: im2col slices.
-void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
+// The raw input rows output pixels [m0, m1) of a convolution see, every channel (NHWC), as the
+// pass's block in HBM from its first input row; and, for groups of `group` pixels from m0 (the
+// folds' pixels), the total and the largest aligned run a group reads.
+struct RawRuns {
+  int64_t all = 0, largest = 0;
+};
+RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, int64_t group,
+                          DmaBuffers& raw) {
   const int64_t elem = (a.operand_bits + 7) / 8;
-  DmaBuffers raw = d;
   raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
   raw.raw_out_w = (c.ifmap_w - c.filter_w) / c.stride + 1;
   raw.raw_stride = c.stride;
@@ -33,30 +35,62 @@ void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, in
   const auto [first, last] = raw.raw_rows_of(m0, m1);
   raw.raw_first_row = first;
   raw.raw_rows = last - first;
-  int64_t all = 0, largest = 0;
-  for (int64_t f0 = m0; f0 < m1; f0 += a.rows) {
-    const auto [from, to] = raw.raw_run_of(f0, std::min(m1, f0 + a.rows));
-    all += to - from;
-    largest = std::max(largest, to - from);
-  }
-  raw.stream_resident = all <= d.stream_partition_bytes;
-  raw.stream_slot = raw.stream_resident ? all : largest;
-  if (!raw.stream_resident && 2 * largest > d.stream_partition_bytes) return;
   raw.raw_channels = c.channels;
   raw.raw_block_channels = c.channels;
   raw.raw_channel_bytes = raw.raw_rows * c.ifmap_w * elem;
+  RawRuns runs;
+  for (int64_t f0 = m0; f0 < m1; f0 += group) {
+    const auto [from, to] = raw.raw_run_of(f0, std::min(m1, f0 + group));
+    runs.all += to - from;
+    runs.largest = std::max(runs.largest, to - from);
+  }
+  return runs;
+}
+
+// OS convolutions: a row fold's rows are output pixels [m0, m1) (all of them: OS splits the
+// filters between clusters and never runs in passes), and its stream slice their im2col rows.
+// Read instead the raw input rows those pixels see, per row fold, and lower on chip;
+// neighbouring row folds share rows of halo, which the plan's re-read factor shows. Two slots
+// alternate unless every row fold's rows fit; too big: im2col slices.
+void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
+  DmaBuffers raw = d;
+  const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.rows, raw);
+  raw.stream_resident = runs.all <= d.stream_partition_bytes;
+  raw.stream_slot = raw.stream_resident ? runs.all : runs.largest;
+  if (!raw.stream_resident && 2 * runs.largest > d.stream_partition_bytes) return;
+  raw.raw_rows_for = DmaBuffers::RawRows::StreamPerRowFold;
+  d = raw;
+}
+
+// IS convolutions: a column fold's columns are output pixels (the cluster's [m0, m1)), and its
+// row folds' stationary tiles their im2col rows, R reduction elements at a time. Read instead,
+// once per column fold, the raw input rows its pixels see and lower each of its tiles from
+// them on chip: the tile FIFO's fifo_tiles slots hold those runs. Too big: im2col tiles.
+void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
+  DmaBuffers raw = d;
+  const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.cols, raw);
+  if (int64_t(d.fifo_tiles) * runs.largest > d.stationary_partition_bytes) return;
+  raw.stationary_slot = runs.largest;
+  raw.raw_rows_for = DmaBuffers::RawRows::TilesPerColumnFold;
   d = raw;
 }
 
 // WS convolutions stream the ifmap: read it raw (with its halo), in blocks of as many
 // channels as the array has rows, and lower it on chip, when the raw rows fit the stream
 // partition; otherwise the pass keeps its im2col slices.
-void use_raw_ifmap(const ArchSpec& a, const Layer& l, int64_t m0, int64_t m1, DmaBuffers& d) {
-  // Only where the streamed operand is the ifmap and the folds' rows are reduction rows (WS):
-  // a fold's rows k pick the channels it needs. Under OS the rows are output pixels.
+// `share`: the cluster's part of the layer; [m0, m1): the pass's rows of the stream dimension.
+void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share, int64_t m0, int64_t m1,
+                   DmaBuffers& d) {
+  if (!l.conv) return;
   const DataflowRoles& r = roles(a.dataflow);
-  if (l.conv && r.stationary_outputs) return use_raw_rows_per_fold(a, *l.conv, m0, m1, d);
-  if (!l.conv || !r.tile_is_filter || r.Sr != Dim::K) return;
+  // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
+  const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
+  if (r.stationary_outputs) return use_raw_rows_per_fold(a, *l.conv, pixels0, pixels0 + share.M, d);
+  if (!r.tile_is_filter && r.Sc == Dim::M)
+    return use_raw_rows_per_column_fold(a, *l.conv, pixels0, pixels0 + share.M, d);
+  // WS: the streamed operand is the ifmap and the folds' rows are reduction rows: a fold's
+  // rows k pick the channels it needs.
+  if (!r.tile_is_filter || r.Sr != Dim::K) return;
   const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
   int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
@@ -91,11 +125,12 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         const FoldPlan folds = with_stream(whole, rows);
         p.has_dma = true;
         p.dma = choose_dma_buffers(a, folds, l.name, c.share.hbm_base);
-        use_raw_ifmap(a, l, first_row, first_row + rows, p.dma);
+        use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
         const LayerDmaPlan program = lay_out_dma_program(folds, p.dma);
         lp.hbm_read_bytes += program.read_bytes();
+        const Operand ifmap = roles(a.dataflow).tile_is_filter ? Operand::Stream : Operand::Stationary;
         for (const DmaTransfer& t : program.reads)
-          if (t.operand == Operand::Stream) lp.stream_read_bytes += t.bytes;
+          if (t.operand == ifmap) lp.ifmap_read_bytes += t.bytes;
         lp.hbm_write_bytes += program.write_bytes();
       }
       c.passes.push_back(p);

@@ -157,8 +157,8 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                    {"filter_w", c.filter_w}, {"channels", c.channels}, {"filters", c.filters},
                    {"stride", c.stride},
                    {"lowering", !L.has_hierarchy ? "im2col"
-                                : L.hierarchy.im2col_stream_passes == 0 ? "im2col on chip from the raw ifmap"
-                                : L.hierarchy.raw_stream_passes == 0   ? "im2col rows from HBM"
+                                : L.hierarchy.im2col_ifmap_passes == 0 ? "im2col on chip from the raw ifmap"
+                                : L.hierarchy.raw_ifmap_passes == 0   ? "im2col rows from HBM"
                                                                        : "mixed: raw ifmap where it fits, else im2col rows"}};
     }
     if (L.verify.ran) {

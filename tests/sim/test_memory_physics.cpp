@@ -221,7 +221,8 @@ TEST_F(MemoryPhysics, ConvolutionsReadTheRawIfmapOnce) {
   // OS folds run over output pixels: each row fold reads the raw input rows its 128 pixels see
   // (every channel), so neighbouring row folds re-read their halo rows; the plan prints that
   // factor and the run follows it (Conv2_1a: 2.18, 474,112 B against 1,716,480 B of im2col
-  // rows). IS keeps the im2col rows (its tile is A, its folds' columns are output pixels).
+  // rows). IS folds' columns are output pixels: each column fold reads the raw rows its 128
+  // pixels see, once for all of its row folds' tiles, which are lowered on chip.
   const fs::path os_out = dir_ / "conv-os";
   const Result o = cstsim("run -q --no-trace --set dataflow=os --arch " + src("configs/arch/npu-128-hbm3.yaml") +
                           " --workload " + w.string() + " --out " + os_out.string());
@@ -241,7 +242,21 @@ TEST_F(MemoryPhysics, ConvolutionsReadTheRawIfmapOnce) {
   const Result i = cstsim("run -q --no-trace --set dataflow=is --arch " + src("configs/arch/npu-128-hbm3.yaml") +
                           " --workload " + w.string() + " --out " + is_out.string());
   ASSERT_EQ(i.status, 0) << i.err;
-  EXPECT_EQ(nlohmann::json::parse(slurp(is_out / "summary.json"))["layers"][1]["conv"]["lowering"], "im2col rows from HBM");
+  const auto is = nlohmann::json::parse(slurp(is_out / "summary.json"))["layers"][1];
+  EXPECT_EQ(is["conv"]["lowering"], "im2col on chip from the raw ifmap");
+  const Result ip = cstsim("plan --json --set dataflow=is --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                           " --workload " + w.string());
+  ASSERT_EQ(ip.status, 0) << ip.err;
+  const auto is_plan = nlohmann::json::parse(ip.out)[1];
+  EXPECT_EQ(is_plan["dma_program"]["stationary"]["lowering"], "raw ifmap from HBM, im2col on chip");
+  const double is_reread = is_plan["ifmap_reread"].get<double>();
+  EXPECT_GT(is_reread, 1.5);  // the same pixel groups as OS's row folds, so the same halo rows
+  EXPECT_LT(is_reread, 3.0);
+  EXPECT_DOUBLE_EQ(is_plan["dma_program"]["stationary"]["hbm_read_bytes"].get<double>(), 56.0 * 56 * 64 * is_reread);
+  // The run moves exactly what the plan prints: the raw runs plus the weights, once.
+  EXPECT_EQ(is["memory"]["hbm_bytes_read"].get<int64_t>(), is_plan["hbm_bytes_read"].get<int64_t>());
+  EXPECT_EQ(is_plan["dma_program"]["stream"]["hbm_read_bytes"].get<int64_t>(), 576 * 64);
+  EXPECT_LT(is["memory"]["hbm_bytes_read"].get<int64_t>(), 2916 * 576 / 3);
 }
 
 }  // namespace
