@@ -64,8 +64,12 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     else
       out.noc_flit_hops.emplace_back(at, 1);
   }
-  // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time).
+  // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time). The
+  // pass's stack ends with its last event and its open rows with it (the next pass starts from
+  // a fresh stack, rows closed): they count as open, in R(t) and as active standby, until then.
   void finish() {
+    const int64_t end = dma->to_acc(dma->now());
+    for (auto& rows : out.hbm_open_rows) step_to(rows, std::max(end, rows.empty() ? end : rows.back().first), 0);
     for (size_t ch = 0; ch < pc_edges.size(); ++ch) {
       std::sort(pc_edges[ch].begin(), pc_edges[ch].end());
       int busy = 0;

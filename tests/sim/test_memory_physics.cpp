@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/sim/cli_fixture.h"
+#include "traces/reader.h"
 
 namespace {
 
@@ -587,6 +589,58 @@ TEST_F(MemoryPhysics, RawIfmapLoweringsPassTheRegisterLevelCheck) {
     EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << sets;
     for (const auto& l : s["layers"]) EXPECT_EQ(l["conv"]["lowering"], "im2col on chip from the raw ifmap") << sets << " " << l["name"];
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A pass's HBM stack ends with the pass: its rows count as open, in R(t) (hbm.chNN.row_buffers)
+// and as active standby (hbm_bg.active), until its last event, and no longer. So, with refresh
+// off (an all-bank REF also books active cycles), the channel-cycles R(t) shows a row open equal
+// the active-standby counter exactly, over a run of two layers (two stacks, one after the other).
+// Before, the rows open at a pass's last command stayed in R(t) into the next layer and were never
+// counted as active standby: 258,876 active channel-cycles against 299,695 open in R(t) here.
+TEST_F(MemoryPhysics, OpenRowsInRtAreTheActiveStandbyTheEnergyCounts) {
+  const fs::path w = file("two.yaml", "layers:\n  - {name: a, M: 512, N: 512, K: 512}\n"
+                                      "  - {name: b, M: 384, N: 640, K: 512}\n");
+  const fs::path out = dir_ / "rows";
+  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " --set hbm.controller.refresh=none --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  cstsim::trace::TraceReader reader(out / "trace");
+  std::map<uint32_t, std::pair<uint64_t, int64_t>> rows;  // row_buffers resource: (since, value)
+  for (const cstsim::trace::Resource& res : reader.resources())
+    if (res.name.size() > 12 && res.name.compare(res.name.size() - 12, 12, ".row_buffers") == 0) rows[res.id] = {0, 0};
+  ASSERT_EQ(rows.size(), 16u);  // one per channel
+  int64_t open_channel_cycles = 0;
+  // By the second layer's first cycle the first layer's stack has ended, rows and all.
+  const uint64_t second_layer = uint64_t(reader.layers().at(1).start_cycle);
+  bool checked_boundary = false;
+  cstsim::trace::Record rec;
+  while (reader.next(rec)) {
+    if (rec.cycle > second_layer && !checked_boundary) {  // every change at its first cycle applied
+      for (const auto& [id, state] : rows) EXPECT_EQ(state.second, 0) << "resource " << id;
+      checked_boundary = true;
+    }
+    auto it = rows.find(rec.resource);
+    if (it == rows.end()) continue;
+    auto& [since, value] = it->second;
+    if (value > 0) open_channel_cycles += int64_t(rec.cycle - since);
+    since = rec.cycle;
+    value = rec.value;
+  }
+  EXPECT_TRUE(checked_boundary);
+  // Rows open at the run's last event close at its end, outside the trace (changes at the end
+  // cycle are not recorded): they count up to it.
+  const int64_t end = reader.layers().back().end_cycle + 1;
+  for (const auto& [id, state] : rows)
+    if (state.second > 0) open_channel_cycles += end - int64_t(state.first);
+  int64_t active = 0;
+  for (const cstsim::trace::ActionRow& a : reader.actions())
+    if (a.action == "hbm_bg.active") active += a.count;
+  EXPECT_GT(active, 0);
+  EXPECT_EQ(active, open_channel_cycles);
 }
 
 }  // namespace
