@@ -11,7 +11,7 @@ namespace {
 // One channel of the raw ifmap rows a pass over output pixels [m0, m1) of a convolution
 // reads: the input rows those output rows see (stride apart, filter_h tall), every column.
 int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t elem) {
-  const int64_t out_w = (c.ifmap_w - c.filter_w) / c.stride + 1;
+  const int64_t out_w = c.out_w();
   const int64_t y0 = m0 / out_w, y1 = (m1 - 1) / out_w;
   const int64_t rows = std::min(c.ifmap_h, y1 * c.stride + c.filter_h) - y0 * c.stride;
   return rows * c.ifmap_w * elem;
@@ -27,7 +27,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
                           DmaBuffers& raw) {
   const int64_t elem = (a.operand_bits + 7) / 8;
   raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
-  raw.raw_out_w = (c.ifmap_w - c.filter_w) / c.stride + 1;
+  raw.raw_out_w = c.out_w();
   raw.raw_stride = c.stride;
   raw.raw_filter_h = c.filter_h;
   raw.raw_ifmap_h = c.ifmap_h;
@@ -47,14 +47,22 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
   return runs;
 }
 
+// The im2col rows of output pixels [m0, m1): what a fold-by-fold raw read must beat. Whole input
+// rows per fold re-read halo rows and, with a stride, the rows the filter skips, so a 1x1 layer
+// (its im2col rows are the ifmap) or a strided one can move more raw bytes than im2col bytes.
+int64_t im2col_bytes(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1) {
+  return (m1 - m0) * c.filter_h * c.filter_w * c.channels * ((a.operand_bits + 7) / 8);
+}
+
 // OS convolutions: a row fold's rows are output pixels [m0, m1) (all of them: OS splits the
 // filters between clusters and never runs in passes), and its stream slice their im2col rows.
 // Read instead the raw input rows those pixels see, per row fold, and lower on chip;
 // neighbouring row folds share rows of halo, which the plan's re-read factor shows. Two slots
-// alternate unless every row fold's rows fit; too big: im2col slices.
+// alternate unless every row fold's rows fit; too big, or no fewer bytes: im2col slices.
 void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
   DmaBuffers raw = d;
   const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.rows, raw);
+  if (runs.all >= im2col_bytes(a, c, m0, m1)) return;
   raw.stream_resident = runs.all <= d.stream_partition_bytes;
   raw.stream_slot = raw.stream_resident ? runs.all : runs.largest;
   if (!raw.stream_resident && 2 * runs.largest > d.stream_partition_bytes) return;
@@ -65,10 +73,12 @@ void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, in
 // IS convolutions: a column fold's columns are output pixels (the cluster's [m0, m1)), and its
 // row folds' stationary tiles their im2col rows, R reduction elements at a time. Read instead,
 // once per column fold, the raw input rows its pixels see and lower each of its tiles from
-// them on chip: the tile FIFO's fifo_tiles slots hold those runs. Too big: im2col tiles.
+// them on chip: the tile FIFO's fifo_tiles slots hold those runs. Too big, or no fewer bytes:
+// im2col tiles.
 void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
   DmaBuffers raw = d;
   const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.cols, raw);
+  if (runs.all >= im2col_bytes(a, c, m0, m1)) return;
   if (int64_t(d.fifo_tiles) * runs.largest > d.stationary_partition_bytes) return;
   raw.stationary_slot = runs.largest;
   raw.raw_rows_for = DmaBuffers::RawRows::TilesPerColumnFold;

@@ -114,13 +114,9 @@ Workload load_workload(const std::string& path) {
 }
 
 Layer lower_conv(const std::string& name, const ConvShape& c) {
-  // SCALE-Sim (topology_utils.py): ofmap = ceil((ifmap - filter + stride) / stride), no padding.
-  auto out_dim = [&](int64_t in, int64_t filter) {
-    return (in - filter + c.stride + c.stride - 1) / c.stride;
-  };
   Layer layer;
   layer.name = name;
-  layer.M = out_dim(c.ifmap_h, c.filter_h) * out_dim(c.ifmap_w, c.filter_w);
+  layer.M = c.out_h() * c.out_w();
   layer.N = c.filters;
   layer.K = c.filter_h * c.filter_w * c.channels;
   layer.conv = c;

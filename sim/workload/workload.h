@@ -10,6 +10,13 @@ namespace cstsim {
 
 struct ConvShape {  // as written in a SCALE-Sim conv topology row
   int64_t ifmap_h, ifmap_w, filter_h, filter_w, channels, filters, stride;
+  // Output rows and columns as SCALE-Sim counts them (topology_utils.py): ceil((in - filter +
+  // stride) / stride), no padding; with a stride > 1 the last window may run past the ifmap.
+  int64_t out_h() const { return out_dim(ifmap_h, filter_h); }
+  int64_t out_w() const { return out_dim(ifmap_w, filter_w); }
+
+ private:
+  int64_t out_dim(int64_t in, int64_t filter) const { return (in - filter + stride + stride - 1) / stride; }
 };
 
 struct Layer {

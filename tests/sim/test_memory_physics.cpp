@@ -572,22 +572,30 @@ TEST_F(MemoryPhysics, RowMajorLayoutReadsBlocksByStridedDescriptors) {
 
 namespace {
 
-// Raw-ifmap lowerings under the register-level check: WS (channel blocks read once) and OS (each
-// row fold's input rows), odd shapes (stride 2, 1x1 with 200 channels, 300 filters over three
-// clusters); every output and every event cycle matches, and the raw lowering ran.
+// Raw-ifmap lowerings under the register-level check: WS (channel blocks read once), OS (each
+// row fold's input rows) and IS (each column fold's input rows, its tiles lowered from them), odd
+// shapes (stride 2, 1x1 with 200 channels, 300 filters over two and three clusters); every output
+// and every event cycle matches, and the raw lowering ran.
 TEST_F(MemoryPhysics, RawIfmapLoweringsPassTheRegisterLevelCheck) {
   const fs::path w = file("convs.csv",
                           "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,Num Filter,Strides,\n"
                           "C1,20,20,3,3,8,16,1,\nC2,15,17,5,3,6,10,2,\nC3,9,9,1,1,200,7,2,\nC4,12,12,3,3,16,300,1,\n");
   for (const char* sets : {"--set dataflow=ws", "--set dataflow=os", "--set dataflow=os --set clusters=3",
-                           "--set dataflow=ws --set clusters=2"}) {
+                           "--set dataflow=ws --set clusters=2", "--set dataflow=is",
+                           "--set dataflow=is --set clusters=2"}) {
     const fs::path out = dir_ / "raw-verify";
     const Result r = cstsim("run -q --verify --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                             w.string() + " --out " + out.string() + " " + sets);
     ASSERT_EQ(r.status, 0) << sets << ": " << r.err;
     const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
     EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << sets;
-    for (const auto& l : s["layers"]) EXPECT_EQ(l["conv"]["lowering"], "im2col on chip from the raw ifmap") << sets << " " << l["name"];
+    // Under OS and IS the folds read whole input rows: for C3 (1x1, stride 2) those are more
+    // bytes than its im2col rows, so it keeps them (RawRowsFollowTheOutputSize... below).
+    const bool per_fold = std::string(sets).find("dataflow=ws") == std::string::npos;
+    for (const auto& l : s["layers"])
+      EXPECT_EQ(l["conv"]["lowering"], per_fold && l["name"] == "C3" ? "im2col rows from HBM"
+                                                                      : "im2col on chip from the raw ifmap")
+          << sets << " " << l["name"];
   }
 }
 
@@ -641,6 +649,42 @@ TEST_F(MemoryPhysics, OpenRowsInRtAreTheActiveStandbyTheEnergyCounts) {
     if (a.action == "hbm_bg.active") active += a.count;
   EXPECT_GT(active, 0);
   EXPECT_EQ(active, open_channel_cycles);
+}
+
+}  // namespace
+
+namespace {
+
+// The raw rows a fold reads follow SCALE-Sim's output size, ceil((W - F + S) / S): Conv3_1a
+// (56x56x64, 3x3, stride 2) has 28 output columns, not floor((56 - 3) / 2) + 1 = 27, and with 27
+// the last column folds asked for input rows past the ifmap (an empty DMA transfer stopped the
+// run). A fold reads raw rows only when they are fewer bytes than its im2col rows: a 1x1 layer's
+// im2col rows are the ifmap itself, so whole input rows per fold would only add halo.
+TEST_F(MemoryPhysics, RawRowsFollowTheOutputSizeAndAreTakenOnlyWhenSmaller) {
+  const fs::path w = file("strided.csv",
+                          "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,Num Filter,Strides,\n"
+                          "Conv3_1a,56,56,3,3,64,128,2,\nProj,14,14,1,1,256,256,1,\n");
+  for (const char* df : {"is", "os"}) {
+    const fs::path out = dir_ / (std::string("strided-") + df);
+    const std::string sets = std::string(" --set dataflow=") + df;
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            w.string() + sets + " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << df << ": " << r.err;
+    const auto layers = nlohmann::json::parse(slurp(out / "summary.json"))["layers"];
+    const Result p = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            sets);
+    ASSERT_EQ(p.status, 0) << p.err;
+    const auto plan = nlohmann::json::parse(p.out);
+    EXPECT_EQ(layers[0]["M"].get<int64_t>(), 28 * 28) << df;
+    EXPECT_EQ(layers[0]["conv"]["lowering"], "im2col on chip from the raw ifmap") << df;
+    EXPECT_EQ(layers[1]["conv"]["lowering"], "im2col rows from HBM") << df;
+    for (int l = 0; l < 2; ++l)
+      EXPECT_EQ(layers[size_t(l)]["memory"]["hbm_bytes_read"], plan[size_t(l)]["hbm_bytes_read"]) << df << " layer " << l;
+    // Conv3_1a: 28 x 28 x 576 B of im2col rows against at most the ifmap twice over (halo rows).
+    EXPECT_LT(layers[0]["memory"]["hbm_bytes_read"].get<int64_t>(), 2 * 56 * 56 * 64 + 576 * 128) << df;
+    // Proj: its im2col rows, 196 x 256 B, and the weights.
+    EXPECT_EQ(layers[1]["memory"]["hbm_bytes_read"].get<int64_t>(), 196 * 256 + 256 * 256) << df;
+  }
 }
 
 }  // namespace
