@@ -32,7 +32,10 @@ std::string type_text(const Key& k) {
   switch (k.type) {
     case Type::Text: return "text";
     case Type::Path: return "path";
-    case Type::Number: return "number";
+    case Type::Number:
+      if (!k.has_floor) return "number";
+      return k.floor == 0 ? (k.floor_inclusive ? "number >= 0" : "number > 0")
+                          : fmt::format("number {} {}", k.floor_inclusive ? ">=" : ">", k.floor);
     case Type::Choice: return fmt::format("{}", fmt::join(k.choices, " | "));
     case Type::Integer:
       if (k.max == INT_MAX || k.max == 0) return k.min == 1 ? "positive integer" : fmt::format("integer >= {}", k.min);
@@ -55,7 +58,9 @@ std::string Table::describe(const std::string& section, const std::string& prefi
   std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "key", wk, "type", wt, "default", wd, "meaning");
   for (const Key* k : shown) {
     const std::string type = type_text(*k) + (k->unit.empty() ? "" : " (" + k->unit + ")");
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", prefix + k->name, wk, type, wt, k->fallback, wd, k->doc);
+    const std::string modes =
+        k->applies_with.empty() ? "" : fmt::format(" [memory: {}]", fmt::join(k->applies_with, " | "));
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}{}\n", prefix + k->name, wk, type, wt, k->fallback, wd, k->doc, modes);
   }
   return out;
 }
@@ -76,6 +81,36 @@ IntResult check_integer(const Key& k, const std::string& text) {
   }
   r.value = *v;
   return r;
+}
+
+NumberResult check_number(const Key& k, const std::string& text) {
+  if (k.type != Type::Number) throw std::logic_error("check_number: " + k.name + " is not a number key");
+  NumberResult r;
+  const auto v = text::parse_double(text);
+  const std::string of_unit = k.unit.empty() ? "" : " of " + k.unit;
+  const bool below = v && k.has_floor && (k.floor_inclusive ? *v < k.floor : *v <= k.floor);
+  if (!v || below) {
+    if (!k.has_floor)
+      r.problem = "must be a number" + of_unit;
+    else if (k.floor == 0)
+      r.problem = (k.floor_inclusive ? "must be a non-negative number" : "must be a positive number") + of_unit;
+    else
+      r.problem = fmt::format("must be a number{} {} {}", of_unit, k.floor_inclusive ? "of at least" : "above", k.floor);
+    r.problem += ", got " + text::quoted(text);
+    return r;
+  }
+  if (k.rule) r.problem = k.rule(*v);
+  r.value = *v;
+  return r;
+}
+
+std::string applicability(const Key& k, const std::string& mode) {
+  if (k.applies_with.empty() || std::find(k.applies_with.begin(), k.applies_with.end(), mode) != k.applies_with.end())
+    return "";
+  std::string modes = k.applies_with.front();
+  for (size_t i = 1; i < k.applies_with.size(); ++i)
+    modes += (i + 1 == k.applies_with.size() ? " or " : ", ") + k.applies_with[i];
+  return "applies only with memory: " + modes;
 }
 
 }  // namespace cstsim::schema

@@ -1,9 +1,12 @@
 #pragma once
 // A schema table: every key of one kind of input file, with its type, unit, default
 // (or "required"), range and a one-line doc. The reader takes its key list, the
-// integer ranges and their error messages from it, and `cstsim run --describe`
-// prints it, so what is accepted and what is documented are one table.
+// integer ranges, number floors and rules, choice lists, the memory modes a key
+// applies to and their error messages from it, and `cstsim run --describe` prints
+// it, so what is accepted and what is documented are one table. Left in code: the
+// HBM file's unit-bearing times (ck | ns | ps) and its power-of-two organization.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,14 @@ struct Key {
   std::string doc;       // one line
   int64_t min = 0, max = 0;          // Integer: the accepted range
   std::vector<std::string> choices;  // Choice: the accepted values
+  // Number: a lower bound (above it, or at least it) and a rule of its own on the value ("" when
+  // fine, else the message), e.g. the clock bounds of core/clock.h.
+  bool has_floor = false, floor_inclusive = true;
+  double floor = 0;
+  std::function<std::string(double)> rule;
+  // The memory modes the key applies to (empty: all); set under another mode it is an input
+  // error "applies only with memory: a or b" (applicability()).
+  std::vector<std::string> applies_with;
 };
 
 // Rows, one per type.
@@ -41,6 +52,24 @@ inline Key integer_key(std::string name, std::string unit, std::string fallback,
                        std::string doc) {
   Key k = number_key(std::move(name), std::move(unit), std::move(fallback), std::move(doc));
   k.type = Type::Integer, k.min = min, k.max = max;
+  return k;
+}
+// Number keys with a floor: at_least(number_key(...), 0) for >= 0, above(..., 0) for > 0.
+inline Key at_least(Key k, double floor) {
+  k.has_floor = true, k.floor_inclusive = true, k.floor = floor;
+  return k;
+}
+inline Key above(Key k, double floor) {
+  k.has_floor = true, k.floor_inclusive = false, k.floor = floor;
+  return k;
+}
+inline Key with_rule(Key k, std::function<std::string(double)> rule) {
+  k.rule = std::move(rule);
+  return k;
+}
+// The key applies only under these memory modes.
+inline Key only_with(Key k, std::vector<std::string> modes) {
+  k.applies_with = std::move(modes);
   return k;
 }
 inline Key choice_key(std::string name, std::string unit, std::string fallback, std::vector<std::string> choices,
@@ -75,6 +104,17 @@ struct IntResult {
   std::string problem;  // empty when the text is an integer in range
 };
 IntResult check_integer(const Key& key, const std::string& text);
+
+// Number keys: the value, or the message ("must be a positive number of GB/s, got ...", or the
+// key's rule's) from its row.
+struct NumberResult {
+  double value = 0;
+  std::string problem;
+};
+NumberResult check_number(const Key& key, const std::string& text);
+
+// "" when `key` applies under memory mode `mode`, else "applies only with memory: a or b".
+std::string applicability(const Key& key, const std::string& mode);
 
 // "positive integer", "integer 1..256", "ws | os | is", ... for docs and errors.
 std::string type_text(const Key& key);

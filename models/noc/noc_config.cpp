@@ -23,7 +23,7 @@ const schema::Table& noc_schema() {
       {
           text_key("name", "file stem", "label used in reports"),
           choice_key("routing", "", "xy", routing_names(), "routing function (dimension order; deadlock-free on a mesh)"),
-          number_key("clock_hz", "Hz", "1.0e9", "NoC clock, whole Hz in 1e6..1e11"),
+          with_rule(number_key("clock_hz", "Hz", "1.0e9", "NoC clock, whole Hz in 1e6..1e11"), clock_hz_problem),
           text_key("source", "none", "free-text citation for the numbers"),
           integer_key("mesh.cols", "routers", "4", 1, 64, "routers along x (west to east)"),
           integer_key("mesh.rows", "routers", "4", 1, 64, "routers along y (south to north)"),
@@ -201,10 +201,9 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   if (key == "vc_reuse") c.vc_reuse = VcReuse(choice(vc_reuse_names()));
   if (key == "arbitration") c.arbitration = Arbitration(choice(arbitration_names()));
   if (key == "clock_hz") {
-    auto hz = text::parse_double(s);
-    if (!hz) throw InputError(file, line_of(v), key, "must be a number of Hz, got " + text::quoted(s));
-    if (const std::string why = clock_hz_problem(*hz); !why.empty()) throw InputError(file, line_of(v), key, why);
-    c.clock_hz = *hz;
+    const schema::NumberResult hz = schema::check_number(*noc_schema().find("clock_hz"), s);
+    if (!hz.problem.empty()) throw InputError(file, line_of(v), key, hz.problem);
+    c.clock_hz = hz.value;
   }
   // "source": provenance text, kept in the file only
 }

@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "core/clock.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -9,6 +10,8 @@ namespace cstsim {
 const schema::Table& arch_schema() {
   using namespace schema;
   constexpr int64_t kMaxKib = int64_t(1) << 40;  // 1 PiB: only guards against typos and overflow
+  // The memory modes a key applies to (only_with); set under another one it is an input error.
+  const std::vector<std::string> channel{"channel"}, hbm{"hbm", "hierarchy"}, hierarchy{"hierarchy"};
   static const Table table(
       "arch file (configs/arch/*.yaml)",
       {
@@ -18,7 +21,7 @@ const schema::Table& arch_schema() {
           integer_key("array.rows", "PE", "required", 1, INT_MAX, "array height R"),
           integer_key("array.cols", "PE", "required", 1, INT_MAX, "array width C"),
           choice_key("dataflow", "", "required", dataflow_names(), "which operand stays in the PEs (plan/dataflow.h)"),
-          number_key("clock_hz", "Hz", "1.0e9", "array clock, whole Hz in 1e6..1e11"),
+          with_rule(number_key("clock_hz", "Hz", "1.0e9", "array clock, whole Hz in 1e6..1e11"), clock_hz_problem),
           choice_key("precision.operand_bits", "bit", "8", {"4", "8", "16"},
                      "operand width (int8 is simulated bit-exactly)"),
           choice_key("precision.accumulator_bits", "bit", "32", {"16", "32"}, "accumulator width (32: wrapping int32)"),
@@ -31,34 +34,34 @@ const schema::Table& arch_schema() {
                    "energy table for report.json (configs/energy/*.yaml), relative to the arch file; --energy overrides it"),
           choice_key("memory", "", "ideal", {"ideal", "channel", "hbm", "hierarchy"},
                      "what feeds the array: nothing to wait for, a DRAM channel, an HBM stack, or HBM > NoC > DMA > scratchpad"),
-          number_key("channel.bandwidth_gbps", "GB/s", "required with channel", "channel bandwidth (1e9 B/s), > 0"),
-          number_key("channel.latency_ns", "ns", "0", "access latency added to every tile's arrival, >= 0"),
-          integer_key("channel.fifo_tiles", "tiles", "4", 1, 1024, "tiles fetched ahead (TPU v1: 4)"),
-          path_key("hbm.spec", "required with hbm | hierarchy",
-                   "an HBM file (configs/memory/*.yaml), relative to the arch file; its keys are hbm.<key>"),
-          integer_key("hbm.fifo_tiles", "tiles", "4", 1, 1024, "stationary tiles (OS: blocks of B) fetched ahead"),
-          integer_key("hbm.max_outstanding", "requests", "64", 1, int64_t(1) << 16, "DMA reads in flight"),
-          integer_key("hbm.request_bytes", "bytes", "64", 1, int64_t(1) << 20, "bytes per DMA read"),
-          integer_key("hbm.requests_per_cycle", "requests", "1", 1, 64,
-                      "memory: hierarchy: requests each DMA queue (read, write) issues per cycle"),
-          integer_key("hbm.controller_queue_flits", "flits", "0 (unbounded)", 0, int64_t(1) << 20,
+          only_with(above(number_key("channel.bandwidth_gbps", "GB/s", "required with channel", "channel bandwidth (1e9 B/s)"), 0), channel),
+          only_with(at_least(number_key("channel.latency_ns", "ns", "0", "access latency added to every tile's arrival"), 0), channel),
+          only_with(integer_key("channel.fifo_tiles", "tiles", "4", 1, 1024, "tiles fetched ahead (TPU v1: 4)"), channel),
+          only_with(path_key("hbm.spec", "required with hbm | hierarchy",
+                   "an HBM file (configs/memory/*.yaml), relative to the arch file; its keys are hbm.<key>"), hbm),
+          only_with(integer_key("hbm.fifo_tiles", "tiles", "4", 1, 1024, "stationary tiles (OS: blocks of B) fetched ahead"), hbm),
+          only_with(integer_key("hbm.max_outstanding", "requests", "64", 1, int64_t(1) << 16, "DMA reads in flight"), hbm),
+          only_with(integer_key("hbm.request_bytes", "bytes", "64", 1, int64_t(1) << 20, "bytes per DMA read"), hbm),
+          only_with(integer_key("hbm.requests_per_cycle", "requests", "1", 1, 64,
+                      "memory: hierarchy: requests each DMA queue (read, write) issues per cycle"), hierarchy),
+          only_with(integer_key("hbm.controller_queue_flits", "flits", "0 (unbounded)", 0, int64_t(1) << 20,
                       "memory: hierarchy: request and write-data flits an HBM controller's mesh port holds until the "
-                      "HBM is done with them; full, the mesh holds the rest (back-pressure)"),
-          choice_key("hbm.layout", "", "tiled", {"tiled", "row_major"},
+                      "HBM is done with them; full, the mesh holds the rest (back-pressure)"), hierarchy),
+          only_with(choice_key("hbm.layout", "", "tiled", {"tiled", "row_major"},
                      "memory: hierarchy: tensors in HBM as contiguous DMA blocks (tiled) or row-major matrices, "
-                     "rows padded to 64 B, read by strided descriptors (row_major)"),
-          path_key("noc.spec", "required with hierarchy",
-                   "a mesh NoC file (configs/noc/*.yaml) with edge_nodes; its keys are noc.<key>"),
-          integer_key("noc.cluster_x", "router", "mesh centre", 0, 1 << 10,
-                      "column of cluster 0's router; further clusters take the next routers row by row"),
-          integer_key("noc.cluster_y", "router", "mesh centre", 0, 1 << 10, "row of cluster 0's router"),
-          integer_key("scratchpad.banks", "banks", "32", 1, 1 << 16, "banks; the sram.*_kib partitions get whole banks"),
-          integer_key("scratchpad.word_bytes", "bytes", "64", 1, 1 << 12, "bank width: one port moves one word per cycle"),
-          integer_key("scratchpad.ports_per_bank", "ports", "1", 1, 16,
-                      "ports per bank; the array has priority, the DMA takes what is left"),
-          integer_key("scratchpad.read_latency", "cycles", "1", 0, 1 << 10, "from a read's last port slot to its data"),
-          integer_key("scratchpad.write_latency", "cycles", "1", 0, 1 << 10,
-                      "from a write's last port slot until it is readable"),
+                     "rows padded to 64 B, read by strided descriptors (row_major)"), hierarchy),
+          only_with(path_key("noc.spec", "required with hierarchy",
+                   "a mesh NoC file (configs/noc/*.yaml) with edge_nodes; its keys are noc.<key>"), hierarchy),
+          only_with(integer_key("noc.cluster_x", "router", "mesh centre", 0, 1 << 10,
+                      "column of cluster 0's router; further clusters take the next routers row by row"), hierarchy),
+          only_with(integer_key("noc.cluster_y", "router", "mesh centre", 0, 1 << 10, "row of cluster 0's router"), hierarchy),
+          only_with(integer_key("scratchpad.banks", "banks", "32", 1, 1 << 16, "banks; the sram.*_kib partitions get whole banks"), hierarchy),
+          only_with(integer_key("scratchpad.word_bytes", "bytes", "64", 1, 1 << 12, "bank width: one port moves one word per cycle"), hierarchy),
+          only_with(integer_key("scratchpad.ports_per_bank", "ports", "1", 1, 16,
+                      "ports per bank; the array has priority, the DMA takes what is left"), hierarchy),
+          only_with(integer_key("scratchpad.read_latency", "cycles", "1", 0, 1 << 10, "from a read's last port slot to its data"), hierarchy),
+          only_with(integer_key("scratchpad.write_latency", "cycles", "1", 0, 1 << 10,
+                      "from a write's last port slot until it is readable"), hierarchy),
           text_key("source", "none", "free-text citation for the numbers; ignored by the model"),
       });
   return table;

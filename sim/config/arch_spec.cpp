@@ -105,6 +105,15 @@ int64_t int_of(const ArchField& f, const std::string& key) {
   return r.value;
 }
 
+// A number key, checked against its row's floor and rule.
+double number_of(const ArchField& f, const std::string& key) {
+  const schema::Key* k = arch_schema().find(key);
+  if (!k) throw std::logic_error("arch schema has no key " + key);
+  const schema::NumberResult r = schema::check_number(*k, f.text);
+  if (!r.problem.empty()) fail(f, r.problem);
+  return r.value;
+}
+
 // A choice key: one of the values the schema lists.
 const std::string& choice_of(const ArchField& f, const std::string& key) {
   const schema::Key* k = arch_schema().find(key);
@@ -142,12 +151,7 @@ ArchSpec build(const ArchFields& fields) {
   s.rows = int(int_of(require("array.rows"), "array.rows"));
   s.cols = int(int_of(require("array.cols"), "array.cols"));
   s.dataflow = parse_dataflow(require("dataflow"));
-  if (const ArchField* f = find("clock_hz")) {
-    auto hz = text::parse_double(f->text);
-    if (!hz) fail(*f, "must be a number of Hz, got " + text::quoted(f->text));
-    if (const std::string why = clock_hz_problem(*hz); !why.empty()) fail(*f, why);
-    s.clock_hz = *hz;
-  }
+  if (const ArchField* f = find("clock_hz")) s.clock_hz = number_of(*f, "clock_hz");
   // Only int8 x int8 -> wrapping int32 is simulated bit-exactly; the others are
   // accepted so presets can state the real widths.
   if (const ArchField* f = find("precision.operand_bits")) s.operand_bits = std::stoi(choice_of(*f, "precision.operand_bits"));
@@ -160,22 +164,16 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("memory")) {
     s.memory = choice_of(*f, "memory");
   }
-  const ArchField* bw = find("channel.bandwidth_gbps");
+  // Keys of another memory mode's parts (the schema's only_with rows), in the table's order.
+  for (const schema::Key& k : arch_schema().keys())
+    if (const ArchField* f = find(k.name.c_str()))
+      if (const std::string why = schema::applicability(k, s.memory); !why.empty()) fail(*f, why);
   if (s.memory == "channel") {
     const ArchField& m = *find("memory");
-    const ArchField& b = require("channel.bandwidth_gbps");
-    auto gbps = text::parse_double(b.text);
-    if (!gbps || *gbps <= 0) fail(b, "must be a positive number of GB/s, got " + text::quoted(b.text));
-    s.channel.bandwidth_bytes_per_s = *gbps * 1e9;
-    if (const ArchField* f = find("channel.latency_ns")) {
-      auto ns = text::parse_double(f->text);
-      if (!ns || *ns < 0) fail(*f, "must be a non-negative number of ns, got " + text::quoted(f->text));
-      s.channel.latency_s = *ns * 1e-9;
-    }
+    s.channel.bandwidth_bytes_per_s = number_of(require("channel.bandwidth_gbps"), "channel.bandwidth_gbps") * 1e9;
+    if (const ArchField* f = find("channel.latency_ns")) s.channel.latency_s = number_of(*f, "channel.latency_ns") * 1e-9;
     if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(int_of(*f, "channel.fifo_tiles"));
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
-  } else if (bw) {
-    fail(*bw, "applies only with memory: channel");
   }
   auto file_path = [&](const ArchField& p) {
     std::filesystem::path path = p.text;
@@ -195,19 +193,8 @@ ArchSpec build(const ArchFields& fields) {
       s.hbm.requests_per_cycle = int(int_of(*f, "hbm.requests_per_cycle"));
     if (const ArchField* f = find("hbm.controller_queue_flits"))
       s.hbm.controller_queue_flits = int_of(*f, "hbm.controller_queue_flits");
-    if (const ArchField* f = find("hbm.layout")) {
-      if (f->text != "tiled" && f->text != "row_major") fail(*f, "must be tiled or row_major, got " + text::quoted(f->text));
-      s.hbm.layout = f->text;
-    }
-    if (s.memory != "hierarchy")  // the memory: hbm path has no DMA queues or mesh ports
-      for (const char* key : {"hbm.requests_per_cycle", "hbm.controller_queue_flits", "hbm.layout"})
-        if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hierarchy");
+    if (const ArchField* f = find("hbm.layout")) s.hbm.layout = choice_of(*f, "hbm.layout");
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
-  } else {
-    for (const char* key :
-         {"hbm.spec", "hbm.fifo_tiles", "hbm.max_outstanding", "hbm.request_bytes", "hbm.requests_per_cycle",
-          "hbm.controller_queue_flits", "hbm.layout"})
-      if (const ArchField* f = find(key)) fail(*f, "applies only with memory: hbm or hierarchy");
   }
   if (s.memory == "hierarchy") {
     s.noc.spec = file_path(require("noc.spec"));
@@ -220,10 +207,6 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(int_of(*f, "scratchpad.ports_per_bank"));
     if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(int_of(*f, "scratchpad.read_latency"));
     if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(int_of(*f, "scratchpad.write_latency"));
-  } else {
-    for (const std::string& key : arch_keys())
-      if (key.rfind("noc.", 0) == 0 || key.rfind("scratchpad.", 0) == 0)
-        if (const ArchField* f = find(key.c_str())) fail(*f, "applies only with memory: hierarchy");
   }
   if (const ArchField* f = find("clusters")) {
     s.clusters = int(int_of(*f, "clusters"));

@@ -565,7 +565,7 @@ TEST_F(MemoryPhysics, RowMajorLayoutReadsBlocksByStridedDescriptors) {
   }
   expect_input_error("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
                          " --set hbm.layout=columns",
-                     "hbm.layout: must be tiled or row_major");
+                     "hbm.layout: must be one of tiled, row_major; got");
 }
 
 }  // namespace

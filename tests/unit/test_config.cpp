@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "sim/config/arch_schema.h"
 #include "sim/config/arch_spec.h"
 #include "core/input_error.h"
+#include "core/schema.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -599,6 +601,54 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const std::string& key : arch_keys()) EXPECT_TRUE(contains(readme, "`" + key + "`")) << key;
+}
+
+// The number keys' floors and rules and the memory modes each key applies to are rows of the
+// schema too: a value just below a floor, a clock off its rule, and a key set under a memory mode
+// its row does not list are each one error naming that key, with the row's message.
+TEST(ArchSchema, NumberFloorsAndMemoryModesAreTheReadersRules) {
+  testing_util::TempDir dir;
+  const std::string mem = std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm2-2000.yaml";
+  const std::string noc = std::string(CSTSIM_SOURCE_DIR) + "/configs/noc/npu-mesh-4x4.yaml";
+  auto arch_with = [&](const std::string& memory) {
+    std::string text = "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: " + memory + "\n";
+    if (memory == "channel") text += "channel: {bandwidth_gbps: 10}\n";
+    if (memory == "hbm" || memory == "hierarchy") text += "hbm: {spec: " + mem + "}\n";
+    if (memory == "hierarchy") text += "noc: {spec: " + noc + "}\nsram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n";
+    return dir.write(memory + ".yaml", text);
+  };
+  int floors = 0, restricted = 0;
+  for (const schema::Key& k : arch_schema().keys()) {
+    SCOPED_TRACE(k.name);
+    const std::string home = arch_with(k.applies_with.empty() ? "hierarchy" : k.applies_with.front());
+    if (k.type == schema::Type::Number && k.has_floor) {
+      const double below = k.floor_inclusive ? k.floor - 0.5 : k.floor;
+      const InputError e = error_of([&] { load_arch(home, {{k.name, fmt::format("{}", below)}}); });
+      EXPECT_EQ(e.key(), k.name);
+      EXPECT_TRUE(contains(e.what(), k.floor_inclusive ? "must be a non-negative number" : "must be a positive number"))
+          << e.what();
+      ++floors;
+    }
+    if (k.applies_with.empty()) continue;
+    const std::string value = k.type == schema::Type::Choice ? k.choices.front()
+                              : k.type == schema::Type::Path ? mem
+                                                             : std::to_string(std::max<int64_t>(k.min, 1));
+    for (const std::string mode : {"ideal", "channel", "hbm", "hierarchy"}) {
+      if (std::find(k.applies_with.begin(), k.applies_with.end(), mode) != k.applies_with.end()) continue;
+      const InputError e = error_of([&] { load_arch(arch_with(mode), {{k.name, value}}); });
+      EXPECT_EQ(e.key(), k.name) << mode;
+      EXPECT_TRUE(contains(e.what(), schema::applicability(k, mode))) << e.what();
+    }
+    ++restricted;
+  }
+  EXPECT_EQ(floors, 2);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0
+  EXPECT_EQ(restricted, 18);  // channel.*, hbm.*, noc.*, scratchpad.*
+  EXPECT_EQ(schema::applicability(*arch_schema().find("hbm.spec"), "ideal"), "applies only with memory: hbm or hierarchy");
+  // The clock's rule: whole Hz from 1 MHz to 100 GHz.
+  const InputError slow = error_of([&] { load_arch(arch_with("ideal"), {{"clock_hz", "5"}}); });
+  EXPECT_TRUE(contains(slow.what(), "below 1 MHz")) << slow.what();
+  const InputError junk = error_of([&] { load_arch(arch_with("ideal"), {{"clock_hz", "fast"}}); });
+  EXPECT_TRUE(contains(junk.what(), "clock_hz: must be a number of Hz, got 'fast'")) << junk.what();
 }
 
 }  // namespace
