@@ -36,9 +36,10 @@ struct LayerPlan {
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
-  // Convolutions: the raw ifmap's bytes, and what the stream reads of HBM moved over every
-  // cluster and pass; their ratio is the ifmap's re-read factor (halos of passes, clusters,
-  // im2col expansion where the raw rows did not fit).
+  // Convolutions: the raw ifmap's bytes, and what the reads of the ifmap operand (the stream
+  // under WS and OS, the stationary tiles under IS) moved from HBM over every cluster and pass;
+  // their ratio is the ifmap's re-read factor (halos of folds, passes and clusters, im2col
+  // expansion where the raw rows did not fit or were not fewer bytes).
   int64_t raw_ifmap_bytes = 0, ifmap_read_bytes = 0;
 };
 

@@ -61,6 +61,7 @@ ChannelController::Pc::Pc(const HbmSpec& s)
       ref_starts(size_t(kHistory), -1),
       refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1) {
   refresh->configure(s);
+  sync_refresh();
 }
 
 ChannelController::ChannelController(const HbmSpec& spec, int channel)
@@ -80,7 +81,10 @@ ChannelController::ChannelController(const HbmSpec& spec, int channel)
 }
 
 void ChannelController::start_at(Cycle s) {
-  for (Pc& p : pcs_) p.refresh->start_at(s);
+  for (Pc& p : pcs_) {
+    p.refresh->start_at(s);
+    p.sync_refresh();
+  }
 }
 
 void ChannelController::enqueue(const Burst& b) {
@@ -118,7 +122,7 @@ void ChannelController::rebuild(Pc& pc) {
   const size_t banks = size_t(pc.banks.size());
   std::fill(hits_scratch_.begin(), hits_scratch_.end(), 0);
   std::fill(oldest_.begin(), oldest_.end(), -1);
-  const int refreshing = pc.refresh->withheld_bank();  // a bank being refreshed: not the scheduler's
+  const int refreshing = pc.withheld;  // a bank being refreshed: not the scheduler's
   for (size_t i = 0; i < pc.window.size(); ++i) {
     const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
     const size_t bank = size_t(pc.banks.flat(b.addr));
@@ -156,9 +160,12 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
   Pc& pc = pcs_[size_t(p)];
   Choice none;
   Cycle refresh_wake = kNever;
-  const int withheld = pc.refresh->withheld_bank();
-  if (const std::optional<RefreshStep> step = pc.refresh->next_step(view(pc))) {
-    if (pc.refresh->withheld_bank() != withheld) pc.dirty = true;  // the scheduler loses that bank
+  const std::optional<RefreshStep> step = pc.refresh_owed ? pc.refresh->next_step(view(pc)) : std::nullopt;
+  if (step) {
+    if (pc.refresh->withheld_bank() != pc.withheld) {  // the scheduler loses that bank
+      pc.sync_refresh();
+      pc.dirty = true;
+    }
     Address a;
     a.channel = channel_;
     a.pc = p;
@@ -198,7 +205,7 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
   Pc& pc = pcs_[size_t(p)];
   for (int b = 0; b < pc.banks.size(); ++b) {
     const BankState& bank = pc.banks[b];
-    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.refresh->withheld_bank()) continue;
+    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.withheld) continue;
     Address a;
     a.channel = channel_;
     a.pc = p;
@@ -236,6 +243,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       stats_.refresh_busy += tRFC_;
       stats_.refresh_bank_busy += tRFC_ * pc.banks.size();
       pc.refresh->issued(c.cmd, -1);
+      pc.sync_refresh();
       remember(pc.ref_starts.data(), kHistory, now);
       last_refresh_end_ = std::max(last_refresh_end_, now + tRFC_);
       break;
@@ -244,6 +252,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       ++stats_.bank_refreshes;
       stats_.refresh_bank_busy += tRFCpb_;
       pc.refresh->issued(c.cmd, bank);
+      pc.sync_refresh();
       remember(pc.refpb_starts.data() + size_t(bank) * kHistory, kHistory, now);
       last_refresh_end_ = std::max(last_refresh_end_, now + tRFCpb_);
       break;
@@ -292,7 +301,10 @@ void ChannelController::step(Cycle now) {
   last_ = now;
   for (Pc& pc : pcs_) {
     admit(pc, now);
-    pc.refresh->tick(now);
+    if (now >= pc.refresh_due) {  // tick() changes nothing before its next due cycle
+      pc.refresh->tick(now);
+      pc.sync_refresh();
+    }
   }
   for (;;) {
     Choice best;
@@ -325,7 +337,7 @@ Cycle ChannelController::next_wake() const {
   Cycle w = kNever;
   for (const Pc& pc : pcs_) {
     w = std::min(w, pc.wake);
-    w = std::min(w, pc.refresh->next_due());
+    w = std::min(w, pc.refresh_due);
     if (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty())
       w = std::min(w, std::max(pc.waiting.front().arrival, last_ + 1));
   }

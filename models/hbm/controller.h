@@ -106,6 +106,15 @@ class ChannelController {
     std::vector<Burst> window;  // the scheduler's view, oldest first
     PcBanks banks;
     std::unique_ptr<IRefreshPolicy> refresh;
+    // What the hot paths read of the policy, taken after each call that can change it.
+    Cycle refresh_due = kNever;
+    bool refresh_owed = false;
+    int withheld = -1;  // the bank being refreshed, kept from the scheduler
+    void sync_refresh() {
+      refresh_due = refresh->next_due();
+      refresh_owed = refresh->owes();
+      withheld = refresh->withheld_bank();
+    }
     std::vector<int> hits_served;  // per bank: row hits since its ACT
     std::vector<int> queued;       // per bank: bursts in the window
     std::vector<Cycle> last_use;   // per bank: cycle of its last RD/WR, -1 never

@@ -9,6 +9,8 @@
 //    rules allow, before any request of the PC; holds_pc() says whether the PC serves nothing
 //    else meanwhile (all-bank), withheld_bank() which bank the scheduler must leave alone;
 //  - issued(cmd, bank) after the controller issued a REF or REFpb.
+// Only tick, next_step and issued change what next_due, owes and withheld_bank return, so the
+// controller keeps those three at hand between calls (it asks for a step only while one is owed).
 // Both shipped refreshing policies start with every row refreshed at cycle 0 and keep the
 // run's clock (start_at), so a run split into passes refreshes as one run would.
 //
@@ -58,6 +60,7 @@ class IRefreshPolicy {
   virtual void start_at(Cycle s) = 0;  // the pass joins the run at s: it owes what falls due from s on
   virtual void tick(Cycle now) = 0;
   virtual Cycle next_due() const = 0;  // kNever when tick() would change nothing
+  virtual bool owes() const = 0;       // a refresh is due and not yet issued: next_step may name one
   virtual std::optional<RefreshStep> next_step(const PcView& pc) = 0;
   virtual bool holds_pc() const = 0;
   virtual int withheld_bank() const = 0;  // -1: none

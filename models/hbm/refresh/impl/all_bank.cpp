@@ -31,6 +31,7 @@ class AllBankRefresh final : public IRefreshPolicy {
     if (!pending_ && now >= due_) pending_ = true;
   }
   Cycle next_due() const override { return pending_ ? kNever : due_; }
+  bool owes() const override { return pending_; }
   std::optional<RefreshStep> next_step(const PcView& pc) override {
     if (!pending_) return std::nullopt;
     return RefreshStep{pc.banks.open_count() > 0 ? Cmd::PREA : Cmd::REF, -1};

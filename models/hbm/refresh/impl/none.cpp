@@ -15,6 +15,7 @@ class NoRefresh final : public IRefreshPolicy {
   void start_at(Cycle) override {}
   void tick(Cycle) override {}
   Cycle next_due() const override { return kNever; }
+  bool owes() const override { return false; }
   std::optional<RefreshStep> next_step(const PcView&) override { return std::nullopt; }
   bool holds_pc() const override { return false; }
   int withheld_bank() const override { return -1; }

@@ -63,6 +63,7 @@ class PerBankRefresh final : public IRefreshPolicy {
     }
   }
   Cycle next_due() const override { return due_; }
+  bool owes() const override { return owed_ > 0 || target_ >= 0; }
   std::optional<RefreshStep> next_step(const PcView& pc) override {
     if (owed_ > 0 && target_ < 0) choose_bank(pc);
     if (target_ < 0) return std::nullopt;
