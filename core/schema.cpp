@@ -38,6 +38,7 @@ std::string type_text(const Key& k) {
                           : fmt::format("number {} {}", k.floor_inclusive ? ">=" : ">", k.floor);
     case Type::Choice: return fmt::format("{}", fmt::join(k.choices, " | "));
     case Type::Integer:
+      if (k.power_of_two) return fmt::format("power of two {}..{}", k.min, k.max);
       if (k.max == INT_MAX || k.max == 0) return k.min == 1 ? "positive integer" : fmt::format("integer >= {}", k.min);
       return fmt::format("integer {}..{}", k.min, k.max);
   }
@@ -77,6 +78,10 @@ IntResult check_integer(const Key& k, const std::string& text) {
   }
   if (k.max > 0 && *v > k.max) {
     r.problem = fmt::format("must be at most {}, got {}", k.max, text::quoted(text));
+    return r;
+  }
+  if (k.power_of_two && (*v & (*v - 1))) {
+    r.problem = fmt::format("must be a power of two, got {}", *v);
     return r;
   }
   r.value = *v;

@@ -1,10 +1,11 @@
 #pragma once
 // A schema table: every key of one kind of input file, with its type, unit, default
 // (or "required"), range and a one-line doc. The reader takes its key list, the
-// integer ranges, number floors and rules, choice lists, the memory modes a key
-// applies to and their error messages from it, and `cstsim run --describe` prints
-// it, so what is accepted and what is documented are one table. Left in code: the
-// HBM file's unit-bearing times (ck | ns | ps) and its power-of-two organization.
+// integer ranges (and powers of two), number floors and rules, choice lists, the
+// memory modes a key applies to and their error messages from it, and `cstsim run
+// --describe` prints it, so what is accepted and what is documented are one table.
+// Left in code: the HBM file's times with units (ck | ns | ps) and its cross-key
+// timing rules (tREFI against tRFC, in the refresh policy).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,6 +22,7 @@ struct Key {
   std::string fallback;  // the default as written, or "required"
   std::string doc;       // one line
   int64_t min = 0, max = 0;          // Integer: the accepted range
+  bool power_of_two = false;         // Integer: and a power of two
   std::vector<std::string> choices;  // Choice: the accepted values
   // Number: a lower bound (above it, or at least it) and a rule of its own on the value ("" when
   // fine, else the message), e.g. the clock bounds of core/clock.h.
@@ -52,6 +54,11 @@ inline Key integer_key(std::string name, std::string unit, std::string fallback,
                        std::string doc) {
   Key k = number_key(std::move(name), std::move(unit), std::move(fallback), std::move(doc));
   k.type = Type::Integer, k.min = min, k.max = max;
+  return k;
+}
+// Integer keys whose value must be a power of two.
+inline Key pow2(Key k) {
+  k.power_of_two = true;
   return k;
 }
 // Number keys with a floor: at_least(number_key(...), 0) for >= 0, above(..., 0) for > 0.

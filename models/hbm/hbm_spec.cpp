@@ -34,14 +34,14 @@ const schema::Table& hbm_schema() {
           text_key("source", "none", "free-text citation for the numbers"),
           path_key("preset", "none", "a shipped preset (configs/memory/<name>.yaml) read first; this file's keys override it"),
           number_key("clock.tCK", "ns | us | ps", "required", "the stack's clock period, 10 ps..1 us in whole ps"),
-          integer_key("organization.channels", "channels", "required", 1, 1024, "channels per stack, a power of two"),
-          integer_key("organization.pseudo_channels", "PCs", "required", 1, 64, "pseudo-channels per channel, a power of two"),
-          integer_key("organization.bank_groups", "groups", "required", 1, 64, "bank groups per PC, a power of two"),
-          integer_key("organization.banks_per_group", "banks", "required", 1, 64, "banks per group, a power of two"),
-          integer_key("organization.rows", "rows", "required", 1, int64_t(1) << 24, "rows per bank, a power of two"),
-          integer_key("organization.columns", "bursts", "required", 1, int64_t(1) << 16,
-                      "bursts per row, a power of two"),
-          integer_key("organization.burst_bytes", "bytes", "required", 1, 4096, "bytes per burst, a power of two"),
+          // organization.*: powers of two (the address map cuts an address into bit fields).
+          pow2(integer_key("organization.channels", "channels", "required", 1, 1024, "channels per stack")),
+          pow2(integer_key("organization.pseudo_channels", "PCs", "required", 1, 64, "pseudo-channels per channel")),
+          pow2(integer_key("organization.bank_groups", "groups", "required", 1, 64, "bank groups per PC")),
+          pow2(integer_key("organization.banks_per_group", "banks", "required", 1, 64, "banks per group")),
+          pow2(integer_key("organization.rows", "rows", "required", 1, int64_t(1) << 24, "rows per bank")),
+          pow2(integer_key("organization.columns", "bursts", "required", 1, int64_t(1) << 16, "bursts per row")),
+          pow2(integer_key("organization.burst_bytes", "bytes", "required", 1, 4096, "bytes per burst")),
           choice_key("controller.scheduler", "", "frfcfs", scheduler_names(), "which queued request goes next"),
           integer_key("controller.queue_depth", "bursts", "32", 1, 4096, "scheduler window per pseudo-channel"),
           text_key("controller.address_mapping", "required",
@@ -180,13 +180,13 @@ int64_t positive_int(const Field& f, int64_t max = INT_MAX) {
   return *v;
 }
 
-// organization.*: a power of two up to the schema's bound.
+// organization.*: a power of two in the schema's range (its row says so).
 int64_t power_of_two(const Field& f) {
   const schema::Key* k = hbm_schema().find(f.key);
   if (!k) throw std::logic_error("HBM schema has no key " + f.key);
-  const int64_t v = positive_int(f, k->max);
-  if (v & (v - 1)) fail(f, fmt::format("must be a power of two (the address map splits bits), got {}", v));
-  return v;
+  const schema::IntResult r = schema::check_integer(*k, f.text);
+  if (!r.problem.empty()) fail(f, r.problem);
+  return r.value;
 }
 
 // "12ns", "3.9us", "625ps", "14ck"  ->  (value, unit)

@@ -661,7 +661,7 @@ namespace {
 // is enforced at both ends, and every key the readers take is a row.
 TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
   const std::string hbm3 = std::string(CSTSIM_SOURCE_DIR) + "/configs/memory/hbm3-6400.yaml";
-  int hbm_checked = 0;
+  int hbm_checked = 0, powers = 0;
   for (const schema::Key& k : hbm::hbm_schema().keys()) {
     if (k.type != schema::Type::Integer) continue;
     SCOPED_TRACE(k.name);
@@ -671,9 +671,15 @@ TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
         << low.what();
     const InputError high = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, std::to_string(k.max * 2)}}); });
     EXPECT_TRUE(contains(high.what(), "must be at most " + std::to_string(k.max))) << high.what();
+    if (k.power_of_two) {  // the organization's fields: 3 is in range and not a power of two
+      const InputError odd = error_of([&] { hbm::load_hbm_spec(hbm3, {{k.name, "3"}}); });
+      EXPECT_TRUE(contains(odd.what(), k.name + ": must be a power of two, got 3")) << odd.what();
+      ++powers;
+    }
     ++hbm_checked;
   }
   EXPECT_EQ(hbm_checked, 9);
+  EXPECT_EQ(powers, 7);
   int noc_checked = 0;
   for (const schema::Key& k : noc::noc_schema().keys()) {
     if (k.type != schema::Type::Integer) continue;
