@@ -99,10 +99,13 @@ struct DmaBuffers {
   int64_t raw_m0 = 0;         // the pass's first output pixel (fold rows count from it)
   int64_t raw_first_row = 0;  // the pass's first input row
   int64_t raw_rows = 0;       // input rows of the pass
-  // Input rows [first, last) that output pixels [m0, m1) of the layer read.
+  // Input rows [first, last) that output pixels [m0, m1) of the layer read. SCALE-Sim's output
+  // size counts windows that run past the ifmap (its implicit zero padding), so with a stride
+  // the last output rows may see no input row at all: then first == last.
   std::pair<int64_t, int64_t> raw_rows_of(int64_t m0, int64_t m1) const {
     const int64_t y0 = m0 / raw_out_w, y1 = (m1 - 1) / raw_out_w;
-    return {y0 * raw_stride, std::min(raw_ifmap_h, y1 * raw_stride + raw_filter_h)};
+    const int64_t first = std::min(raw_ifmap_h, y0 * raw_stride);
+    return {first, std::max(first, std::min(raw_ifmap_h, y1 * raw_stride + raw_filter_h))};
   }
   // The aligned byte run [from, to) of the pass's raw block that output pixels [m0, m1) read.
   std::pair<int64_t, int64_t> raw_run_of(int64_t m0, int64_t m1) const {

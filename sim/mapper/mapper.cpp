@@ -14,7 +14,7 @@ int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t el
   const int64_t out_w = c.out_w();
   const int64_t y0 = m0 / out_w, y1 = (m1 - 1) / out_w;
   const int64_t rows = std::min(c.ifmap_h, y1 * c.stride + c.filter_h) - y0 * c.stride;
-  return rows * c.ifmap_w * elem;
+  return std::max<int64_t>(0, rows) * c.ifmap_w * elem;  // none: the pass's pixels see only padding
 }
 
 // The raw input rows output pixels [m0, m1) of a convolution see, every channel (NHWC), as the
@@ -22,6 +22,7 @@ int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t el
 // folds' pixels), the total and the largest aligned run a group reads.
 struct RawRuns {
   int64_t all = 0, largest = 0;
+  bool some_empty = false;  // a group's pixels see only padding: nothing to read, keep im2col
 };
 RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, int64_t group,
                           DmaBuffers& raw) {
@@ -43,6 +44,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
     const auto [from, to] = raw.raw_run_of(f0, std::min(m1, f0 + group));
     runs.all += to - from;
     runs.largest = std::max(runs.largest, to - from);
+    runs.some_empty = runs.some_empty || to <= from;
   }
   return runs;
 }
@@ -62,7 +64,7 @@ int64_t im2col_bytes(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t 
 void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
   DmaBuffers raw = d;
   const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.rows, raw);
-  if (runs.all >= im2col_bytes(a, c, m0, m1)) return;
+  if (runs.some_empty || runs.all >= im2col_bytes(a, c, m0, m1)) return;
   raw.stream_resident = runs.all <= d.stream_partition_bytes;
   raw.stream_slot = raw.stream_resident ? runs.all : runs.largest;
   if (!raw.stream_resident && 2 * runs.largest > d.stream_partition_bytes) return;
@@ -78,7 +80,7 @@ void use_raw_rows_per_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, in
 void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, DmaBuffers& d) {
   DmaBuffers raw = d;
   const RawRuns runs = describe_raw_rows(a, c, m0, m1, a.cols, raw);
-  if (runs.all >= im2col_bytes(a, c, m0, m1)) return;
+  if (runs.some_empty || runs.all >= im2col_bytes(a, c, m0, m1)) return;
   if (int64_t(d.fifo_tiles) * runs.largest > d.stationary_partition_bytes) return;
   raw.stationary_slot = runs.largest;
   raw.raw_rows_for = DmaBuffers::RawRows::TilesPerColumnFold;
@@ -103,6 +105,7 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   if (!r.tile_is_filter || r.Sr != Dim::K) return;
   const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
+  if (per_channel == 0) return;  // nothing to read raw: the pass's windows lie in the padding
   int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
   for (int64_t c0 = 0; c0 < C; c0 += bc) padded += padded_block(per_channel * std::min(bc, C - c0));
   if (padded > d.stream_partition_bytes) return;

@@ -659,7 +659,8 @@ namespace {
 // (56x56x64, 3x3, stride 2) has 28 output columns, not floor((56 - 3) / 2) + 1 = 27, and with 27
 // the last column folds asked for input rows past the ifmap (an empty DMA transfer stopped the
 // run). A fold reads raw rows only when they are fewer bytes than its im2col rows: a 1x1 layer's
-// im2col rows are the ifmap itself, so whole input rows per fold would only add halo.
+// im2col rows are the ifmap itself, so whole input rows per fold would only add halo; and only
+// when every fold sees some input row.
 TEST_F(MemoryPhysics, RawRowsFollowTheOutputSizeAndAreTakenOnlyWhenSmaller) {
   const fs::path w = file("strided.csv",
                           "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,Num Filter,Strides,\n"
@@ -685,6 +686,23 @@ TEST_F(MemoryPhysics, RawRowsFollowTheOutputSizeAndAreTakenOnlyWhenSmaller) {
     // Proj: its im2col rows, 196 x 256 B, and the weights.
     EXPECT_EQ(layers[1]["memory"]["hbm_bytes_read"].get<int64_t>(), 196 * 256 + 256 * 256) << df;
   }
+  // 5x20, 1x1, stride 3: 3 x 8 output pixels, the last output row's windows lie past the ifmap
+  // (row 6 of 5). With 2 clusters of 16 columns, cluster 1's 8 pixels see no input row at all,
+  // so there is nothing to read raw (an empty transfer stopped the run): im2col rows, verified.
+  const fs::path small = file("small.yaml", "array: {rows: 16, cols: 16}\ndataflow: is\nmemory: hierarchy\nclusters: 2\n"
+                                            "sram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 128}\n"
+                                            "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + ", fifo_tiles: 2}\n"
+                                            "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                                            "scratchpad: {banks: 16, word_bytes: 32}\n");
+  const fs::path pad = file("pad.csv", "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,Num Filter,Strides,\n"
+                                       "Pad,5,20,1,1,1,4,3,\n");
+  const Result r = cstsim("run -q --no-trace --verify --arch " + small.string() + " --workload " + pad.string() +
+                          " --out " + (dir_ / "pad").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir_ / "pad" / "summary.json"));
+  EXPECT_TRUE(s["verify"]["passed"].get<bool>());
+  EXPECT_EQ(s["layers"][0]["M"].get<int64_t>(), 3 * 8);
+  EXPECT_EQ(s["layers"][0]["conv"]["lowering"], "im2col rows from HBM");
 }
 
 }  // namespace
