@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "models/noc/mesh.h"
+#include "models/noc/topology.h"
 
 namespace cstsim {
 
@@ -103,7 +103,7 @@ NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config)
     : sc_module(name), config_(std::move(config)) {}
 
 void NocModule::declare_links(trace::TraceSink& sink) {
-  const noc::Mesh mesh(config_.cols, config_.rows, config_.edge_nodes);
+  const noc::Mesh mesh = noc::build_topology(config_);
   // The mesh carries every HBM byte, both ways, between the controllers and the scratchpads.
   links_busy_ = sink.declare({0, "noc.links_busy", ResourceClass::Network, "link", int64_t(mesh.links().size()), "noc",
                               "", "noc>sram", "actions:hbm.read.+hbm.write."});

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/noc/topology.h"
+
 namespace cstsim::noc {
 
 namespace {
@@ -50,7 +52,7 @@ struct Network::Ni {
 
 Network::Network(const NocConfig& config)
     : config_(checked(config)),
-      mesh_(config.cols, config.rows, config.edge_nodes),
+      mesh_(build_topology(config)),
       routing_(make_routing(config.routing)) {
   const RouterParams rp{config_.vnets, config_.vcs_per_vnet, config_.buffer_depth, config_.router_latency,
                         config_.vc_reuse == VcReuse::Atomic, config_.arbitration == Arbitration::Age};

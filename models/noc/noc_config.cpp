@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/noc/routing.h"
+#include "models/noc/topology.h"
 #include "core/clock.h"
 #include "core/input_error.h"
 #include "core/schema.h"
@@ -22,6 +23,7 @@ const schema::Table& noc_schema() {
       "NoC file (configs/noc/*.yaml)",
       {
           text_key("name", "file stem", "label used in reports"),
+          choice_key("topology", "", "mesh", topology_names(), "the router graph (models/noc/topology.h)"),
           choice_key("routing", "", "xy", routing_names(), "routing function (dimension order; deadlock-free on a mesh)"),
           with_rule(number_key("clock_hz", "Hz", "1.0e9", "NoC clock, whole Hz in 1e6..1e11"), clock_hz_problem),
           text_key("source", "none", "free-text citation for the numbers"),
@@ -94,7 +96,7 @@ const std::vector<std::string>& scalar_keys() {
 }
 
 std::string known_top_keys() {
-  return "name, mesh, routing, flit_bytes, router_latency, link_latency, credit_latency, buffer_depth, vnets, "
+  return "name, topology, mesh, routing, flit_bytes, router_latency, link_latency, credit_latency, buffer_depth, vnets, "
          "vcs_per_vnet, vc_reuse, arbitration, clock_hz, edge_nodes, sources, source";
 }
 
@@ -118,6 +120,11 @@ void check(const NocConfig& c, const std::string& file, const Lines& lines) {
   const Checker k{file, lines};
   for (const IntKey& i : kIntKeys) k.range(i.key, c.*i.field);
   if (const std::string why = clock_hz_problem(c.clock_hz); !why.empty()) k.fail("clock_hz", why);
+  try {
+    make_topology(c.topology);
+  } catch (const std::invalid_argument& e) {
+    k.fail("topology", e.what());
+  }
   bool known = false;
   for (const std::string& r : routing_names()) known = known || r == c.routing;
   if (!known)
@@ -190,6 +197,14 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   }
   if (key == "name") c.name = s;
   if (key == "routing") c.routing = s;
+  if (key == "topology") {
+    try {
+      make_topology(s);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line_of(v), key, e.what());
+    }
+    c.topology = s;
+  }
   // A choice: its position in `names`, which lists the enum's values in order.
   auto choice = [&](const std::vector<std::string>& names) {
     const auto it = std::find(names.begin(), names.end(), s);
@@ -293,7 +308,8 @@ NocConfig load_noc_config(const std::string& path) {
 std::string canonical_text(const NocConfig& c) {
   std::string edges;
   for (const EdgeNodeSpec& e : c.edge_nodes) edges += fmt::format("{}:{};", side_name(e.side), e.index);
-  return fmt::format(
+  // The default topology is left out, so files written before the key hash as they did.
+  return (c.topology == "mesh" ? std::string() : "topology=" + c.topology + "\n") + fmt::format(
       "mesh.cols={}\nmesh.rows={}\nedge_nodes={}\nrouting={}\nflit_bytes={}\nrouter_latency={}\nlink_latency={}\n"
       "credit_latency={}\nbuffer_depth={}\nvnets={}\nvcs_per_vnet={}\nvc_reuse={}\narbitration={}\nclock_hz={}\n",
       c.cols, c.rows, edges, c.routing, c.flit_bytes, c.router_latency, c.link_latency, c.credit_latency,

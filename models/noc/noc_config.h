@@ -36,6 +36,7 @@ const std::vector<std::string>& arbitration_names();
 struct NocConfig {
   std::string name = "mesh-4x4";
   std::string source;                    // file it was loaded from ("" when built in code)
+  std::string topology = "mesh";         // a name known to make_topology() (topology.h)
   int cols = 4;                          // routers along x (West -> East)
   int rows = 4;                          // routers along y (South -> North)
   std::vector<EdgeNodeSpec> edge_nodes;  // extra endpoints on free edge ports (memory controllers)

@@ -11,7 +11,9 @@
 #include "models/hbm/refresh/i_refresh.h"
 #include "models/hbm/scheduler/i_scheduler.h"
 #include "models/memory/tile_source.h"
+#include "models/noc/noc_config.h"
 #include "models/noc/routing.h"
+#include "models/noc/topology.h"
 #include "sim/config/arch_schema.h"
 #include "plan/dataflow.h"
 
@@ -116,6 +118,27 @@ TEST(Registry, EveryRefreshPolicyIsRegisteredWithItsOwnRules) {
   auto none = hbm::make_refresh_policy("none");
   none->configure(s);
   EXPECT_EQ(none->next_due(), hbm::kNever);
+}
+
+// NoC topologies are registered implementations too; the NoC file's schema offers exactly them,
+// the network is built by the one the config names, and an unknown one is refused.
+TEST(Registry, NocTopologiesBuildTheRouterGraph) {
+  EXPECT_EQ(noc::topology_names(), (std::vector<std::string>{"mesh"}));
+  EXPECT_EQ(noc::noc_schema().find("topology")->choices, noc::topology_names());
+  noc::NocConfig c;
+  c.cols = 3;
+  c.rows = 2;
+  const noc::Mesh m = noc::build_topology(c);
+  EXPECT_EQ(m.routers(), 6);
+  EXPECT_EQ(m.links().size(), 2u * (2 * 2 + 3 * 1));  // both ways: 2 x-links per row, 3 y-links
+  c.topology = "torus";
+  try {
+    noc::validate(c);
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_TRUE(std::string(e.what()).find("topology: unknown topology 'torus' (known: mesh)") != std::string::npos)
+        << e.what();
+  }
 }
 
 // Every value `memory:` accepts has exactly one registered backend.
