@@ -180,6 +180,16 @@ int64_t positive_int(const Field& f, int64_t max = INT_MAX) {
   return *v;
 }
 
+// A registered implementation's name (scheduler, refresh policy): one of its row's choices,
+// which are the registry's names.
+const std::string& registered_name(const Field& f, const char* what) {
+  const schema::Key* k = hbm_schema().find(f.key);
+  if (!k) throw std::logic_error("HBM schema has no key " + f.key);
+  for (const std::string& c : k->choices)
+    if (c == f.text) return c;
+  fail(f, fmt::format("unknown {} '{}' (known: {})", what, f.text, fmt::join(k->choices, ", ")));
+}
+
 // organization.*: a power of two in the schema's range (its row says so).
 int64_t power_of_two(const Field& f) {
   const schema::Key* k = hbm_schema().find(f.key);
@@ -280,14 +290,7 @@ HbmSpec build(const Fields& fields) {
     if (s.timing.at(at_least_one) < 1)
       fail(*find(std::string("timing.") + at_least_one), "must be at least 1 clock cycle");
 
-  if (const Field* f = find("controller.scheduler")) {
-    try {
-      make_scheduler(f->text);
-    } catch (const std::invalid_argument& e) {
-      fail(*f, e.what());
-    }
-    s.scheduler = f->text;
-  }
+  if (const Field* f = find("controller.scheduler")) s.scheduler = registered_name(*f, "scheduler");
   if (const Field* f = find("controller.queue_depth")) s.queue_depth = int(positive_int(*f, hbm_schema().find("controller.queue_depth")->max));
   if (const Field* f = find("controller.page_timeout")) {
     const auto v = text::parse_int(f->text);
@@ -301,14 +304,7 @@ HbmSpec build(const Fields& fields) {
       fail(*f, "must be open or close_exhausted, got " + text::quoted(f->text));
     s.close_exhausted = f->text == "close_exhausted";
   }
-  if (const Field* f = find("controller.refresh")) {
-    try {
-      make_refresh_policy(f->text);
-    } catch (const std::invalid_argument& e) {
-      fail(*f, e.what());
-    }
-    s.refresh = f->text;
-  }
+  if (const Field* f = find("controller.refresh")) s.refresh = registered_name(*f, "refresh policy");
   if (const std::string wrong = refresh_policy(s.refresh).check(s); !wrong.empty()) fail(require("timing.tREFI"), wrong);
   const Field& am = require("controller.address_mapping");
   try {

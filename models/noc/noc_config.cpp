@@ -197,14 +197,7 @@ void set_scalar(const std::string& file, const std::string& key, const YAML::Nod
   }
   if (key == "name") c.name = s;
   if (key == "routing") c.routing = s;
-  if (key == "topology") {
-    try {
-      make_topology(s);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(file, line_of(v), key, e.what());
-    }
-    c.topology = s;
-  }
+  if (key == "topology") c.topology = s;  // checked with the rest (check)
   // A choice: its position in `names`, which lists the enum's values in order.
   auto choice = [&](const std::vector<std::string>& names) {
     const auto it = std::find(names.begin(), names.end(), s);

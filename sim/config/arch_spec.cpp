@@ -96,31 +96,33 @@ ArchFields read_arch_yaml(const std::string& path) {
   throw InputError(f.file, f.line, f.key, message);
 }
 
-// An integer key, checked against the range the schema gives it (arch_schema.cpp).
-int64_t int_of(const ArchField& f, const std::string& key) {
+// The schema's row of `key` (arch_schema.cpp); a key the code asks for is always a row.
+const schema::Key& arch_key(const std::string& key) {
   const schema::Key* k = arch_schema().find(key);
   if (!k) throw std::logic_error("arch schema has no key " + key);
-  const schema::IntResult r = schema::check_integer(*k, f.text);
+  return *k;
+}
+
+// An integer key, checked against the range the schema gives it.
+int64_t int_of(const ArchField& f, const std::string& key) {
+  const schema::IntResult r = schema::check_integer(arch_key(key), f.text);
   if (!r.problem.empty()) fail(f, r.problem);
   return r.value;
 }
 
 // A number key, checked against its row's floor and rule.
 double number_of(const ArchField& f, const std::string& key) {
-  const schema::Key* k = arch_schema().find(key);
-  if (!k) throw std::logic_error("arch schema has no key " + key);
-  const schema::NumberResult r = schema::check_number(*k, f.text);
+  const schema::NumberResult r = schema::check_number(arch_key(key), f.text);
   if (!r.problem.empty()) fail(f, r.problem);
   return r.value;
 }
 
 // A choice key: one of the values the schema lists.
 const std::string& choice_of(const ArchField& f, const std::string& key) {
-  const schema::Key* k = arch_schema().find(key);
-  if (!k) throw std::logic_error("arch schema has no key " + key);
-  for (const std::string& c : k->choices)
+  const schema::Key& k = arch_key(key);
+  for (const std::string& c : k.choices)
     if (f.text == c) return c;
-  fail(f, fmt::format("must be one of {}; got {}", fmt::join(k->choices, ", "), text::quoted(f.text)));
+  fail(f, fmt::format("must be one of {}; got {}", fmt::join(k.choices, ", "), text::quoted(f.text)));
 }
 
 Dataflow parse_dataflow(const ArchField& f) { return *dataflow_named(choice_of(f, "dataflow")); }
