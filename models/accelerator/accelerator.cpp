@@ -7,8 +7,8 @@
 namespace cstsim {
 
 ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
-                             const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc,
-                             HbmStackModule* hbm, trace::TraceSink* sink)
+                             const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryDriver* memory,
+                             NocModule* noc, HbmStackModule* hbm, trace::TraceSink* sink)
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
   if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
@@ -31,6 +31,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   p.fault = options.fault;
   p.cluster = index;
   p.cluster_set = cluster_set;
+  p.memory_driver = memory;
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
   p.memory_observer = spec.memory == MemoryMode::Ideal ? nullptr : this;
@@ -96,13 +97,16 @@ std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precisi
 Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan,
                          AcceleratorOptions options, trace::TraceSink* sink)
     : sc_module(name), spec_(std::move(spec)), plan_(plan) {
-  if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr);
+  if (spec_.memory == MemoryMode::Hierarchy) memory_ = std::make_unique<MemorySystemModule>("memory");
+  if (spec_.clusters > 1)
+    cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr, memory_.get());
   if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
     hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm, resident_tensors(plan_, spec_.array.precision));
   if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc);
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
-                                                        cluster_set_.get(), noc_.get(), hbm_.get(), sink));
+                                                        cluster_set_.get(), memory_.get(), noc_.get(), hbm_.get(),
+                                                        sink));
 }
 
 Accelerator::~Accelerator() = default;
@@ -138,6 +142,7 @@ const char* kind_of(const sc_core::sc_object* o) {
   if (dynamic_cast<const ScratchpadModule*>(o)) return "scratchpad";
   if (dynamic_cast<const DmaModule*>(o)) return "dma";
   if (dynamic_cast<const TileFifoModule*>(o)) return "tile_fifo";
+  if (dynamic_cast<const MemorySystemModule*>(o)) return "memory_system";
   if (dynamic_cast<const NocModule*>(o)) return "noc";
   if (dynamic_cast<const HbmStackModule*>(o)) return "hbm";
   if (dynamic_cast<const HbmControllerModule*>(o)) return "hbm_controller";

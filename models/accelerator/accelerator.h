@@ -7,6 +7,7 @@
 //       array             ArrayModule: the systolic array and its process
 //       scratchpad, dma   memory: hierarchy
 //       fifo, dma         memory: channel (fifo alone) | hbm
+//     memory              memory: hierarchy: the process that steps the DMA, NoC and HBM
 //     noc                 memory: hierarchy: the mesh
 //     hbm                 memory: hbm | hierarchy: the stack
 //       ch<NN>            its channel controllers
@@ -22,6 +23,7 @@
 
 #include "models/accelerator/accelerator_spec.h"
 #include "models/accelerator/memory_modules.h"
+#include "models/accelerator/memory_system.h"
 #include "models/array/array_module.h"
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_observer.h"
@@ -42,8 +44,8 @@ class NocModule;
 class ClusterModule : public sc_core::sc_module, public MemoryObserver {
  public:
   ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
-                const AcceleratorOptions& options, ClusterSet* cluster_set, NocModule* noc, HbmStackModule* hbm,
-                trace::TraceSink* sink);
+                const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryDriver* memory, NocModule* noc,
+                HbmStackModule* hbm, trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
 
   void pass_simulated(int layer, int64_t start, const HierarchySource& source) override;
@@ -79,10 +81,12 @@ class Accelerator : public sc_core::sc_module {
   std::vector<ArrayLayerResult> layer_results() const;
   // This module and every module below it, depth first.
   std::vector<ModuleInfo> modules() const;
+  const MemorySystemModule* memory() const { return memory_.get(); }  // memory: hierarchy
 
  private:
   const AcceleratorSpec spec_;
   const Plan& plan_;
+  std::unique_ptr<MemorySystemModule> memory_;
   std::unique_ptr<ClusterSet> cluster_set_;
   std::unique_ptr<HbmStackModule> hbm_;
   std::unique_ptr<NocModule> noc_;

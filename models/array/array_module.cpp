@@ -202,9 +202,11 @@ std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& f
   const AcceleratorSpec& a = params_.spec;
   if (a.memory != MemoryMode::Hierarchy) return make_tile_source(a, folds, start);
   const LayerDmaPlan program = dma_program(folds, pass);
-  if (!params_.cluster_set) return make_tile_source(a, folds, start, &program, record);
-  return std::make_unique<HierarchySource>(a, folds, program, start, record,
-                                           params_.cluster_set->group(step, start, reference), params_.cluster, reference);
+  std::shared_ptr<MemoryGroup> group =
+      params_.cluster_set ? params_.cluster_set->group(step, start, reference)
+                          : std::make_shared<MemoryGroup>(a, 1, record, start, params_.memory_driver);
+  return std::make_unique<HierarchySource>(a, folds, program, start, record, std::move(group), params_.cluster,
+                                           reference && params_.cluster_set);
 }
 
 ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start) {

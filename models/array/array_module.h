@@ -33,6 +33,8 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   // share of every layer (the plan's ClusterLayerPlan) with a barrier after each layer.
   int cluster = 0;
   ClusterSet* cluster_set = nullptr;
+  // memory: hierarchy: the process that steps the memory systems (MemoryGroup), also for one cluster.
+  MemoryDriver* memory_driver = nullptr;
   std::string trace_name = "array";  // names the array's trace resources
   // Told when each step's memory traffic is final, to announce its R(t) (memory other than ideal).
   MemoryObserver* memory_observer = nullptr;

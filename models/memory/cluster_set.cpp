@@ -4,13 +4,13 @@
 
 namespace cstsim {
 
-ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline)
-    : spec_(spec), clusters_(clusters), record_(record_timeline) {}
+ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver)
+    : spec_(spec), clusters_(clusters), record_(record_timeline), driver_(driver) {}
 
 std::shared_ptr<MemoryGroup> ClusterSet::group(int step, int64_t start, bool reference) {
   auto& groups = reference ? reference_groups_ : groups_;
   if (groups.size() <= size_t(step)) groups.resize(size_t(step) + 1);
-  if (!groups[size_t(step)]) groups[size_t(step)] = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, start);
+  if (!groups[size_t(step)]) groups[size_t(step)] = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, start, driver_);
   return groups[size_t(step)];
 }
 

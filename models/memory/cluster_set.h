@@ -15,7 +15,8 @@ namespace cstsim {
 
 class ClusterSet {
  public:
-  ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline);
+  // `driver`: the process that steps every group it makes.
+  ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver);
   int clusters() const { return clusters_; }
   // The memory system of step (layer, pass) `step`; `reference`: a second one the
   // register grids (--verify) drive in lockstep, independent of the closed form's.
@@ -37,6 +38,7 @@ class ClusterSet {
   AcceleratorSpec spec_;
   int clusters_;
   bool record_;
+  MemoryDriver* driver_;
   std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;
   std::vector<Barrier> computed_, finished_;
 };

@@ -82,8 +82,9 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   }
 };
 
-MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline, int64_t start)
-    : waiting_(size_t(clusters)), done_(size_t(clusters), false) {
+MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline, int64_t start,
+                         MemoryDriver* driver)
+    : driver_(driver), waiting_(size_t(clusters)), woken_(size_t(clusters), false), done_(size_t(clusters), false) {
   std::vector<spad::Scratchpad*> raw;
   for (int k = 0; k < clusters; ++k) {
     spads_.push_back(std::make_unique<spad::Scratchpad>(a.scratchpad));
@@ -107,36 +108,49 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
   }
 }
 
-MemoryGroup::~MemoryGroup() = default;
+MemoryGroup::~MemoryGroup() {
+  if (driver_) driver_->forget(*this);
+}
 
 void MemoryGroup::wait_for(int cluster, const std::function<bool()>& satisfied) {
-  if (clusters() == 1) {
+  if (!driver_) {  // the caller steps it: only when no other cluster can add traffic
+    for (int k = 0; k < clusters(); ++k)
+      if (k != cluster && !done_[size_t(k)]) throw std::logic_error("memory: several clusters need a driving process");
     while (!satisfied())
       if (!dma_->step()) throw std::logic_error("memory: waiting for data with nothing in flight");
     return;
   }
+  const size_t k = size_t(cluster);
   while (!satisfied()) {
-    waiting_[size_t(cluster)] = satisfied;
-    bool everyone_waits = true;
-    for (int k = 0; k < clusters(); ++k) everyone_waits = everyone_waits && (done_[size_t(k)] || waiting_[size_t(k)]);
-    if (everyone_waits) drive(cluster);
-    if (!satisfied()) sc_core::wait(*wake_[size_t(cluster)]);
+    waiting_[k] = satisfied;
+    woken_[k] = false;
+    if (everyone_waits()) driver_->every_cluster_waits(*this, cluster);
+    sc_core::wait(*wake_[k]);
   }
-  waiting_[size_t(cluster)] = nullptr;
+  waiting_[k] = nullptr;
+  woken_[k] = false;
 }
 
-// Steps the shared system until some waiting cluster can go on, and wakes it.
-void MemoryGroup::drive(int cluster) {
-  for (;;) {
-    bool woke = false;
-    for (int k = 0; k < clusters(); ++k) {
-      if (!waiting_[size_t(k)] || !waiting_[size_t(k)]()) continue;
-      woke = true;
-      if (k != cluster) wake_[size_t(k)]->notify(sc_core::SC_ZERO_TIME);
-    }
-    if (woke) return;
-    if (!dma_->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
-  }
+bool MemoryGroup::everyone_waits() const {
+  for (size_t k = 0; k < done_.size(); ++k)
+    if (!done_[k] && !waiting_[k]) return false;
+  return true;
+}
+
+bool MemoryGroup::must_step(int first) {
+  if (!everyone_waits()) return false;  // a running cluster asks again when it waits
+  if (std::none_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); })) return false;
+  bool any = false;
+  auto look = [&](size_t k) {
+    if (!waiting_[k] || !waiting_[k]()) return;
+    any = true;
+    if (woken_[k]) return;
+    woken_[k] = true;
+    wake_[k]->notify(sc_core::SC_ZERO_TIME);
+  };
+  if (first >= 0 && size_t(first) < waiting_.size()) look(size_t(first));
+  for (size_t k = 0; k < waiting_.size(); ++k) look(k);
+  return !any;
 }
 
 void MemoryGroup::finish_checks() {
@@ -147,15 +161,13 @@ void MemoryGroup::done(int cluster) {
   done_[size_t(cluster)] = true;
   waiting_[size_t(cluster)] = nullptr;
   if (std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) finish_checks();
-  if (clusters() == 1) return;
-  // The others may all be waiting on the traffic this cluster no longer holds up.
-  bool everyone_waits = true;
-  int any = -1;
-  for (int k = 0; k < clusters(); ++k) {
-    everyone_waits = everyone_waits && (done_[size_t(k)] || waiting_[size_t(k)]);
-    if (waiting_[size_t(k)]) any = k;
-  }
-  if (everyone_waits && any >= 0) wake_[size_t(any)]->notify(sc_core::SC_ZERO_TIME);
+  if (!driver_) return;
+  // The others may all be waiting on the traffic this cluster no longer holds up: the
+  // last of them in cluster order looks again as if it had just started to wait.
+  int last = -1;
+  for (int k = 0; k < clusters(); ++k)
+    if (waiting_[size_t(k)]) last = k;
+  if (last >= 0 && everyone_waits()) driver_->every_cluster_waits(*this, last);
 }
 
 void MemoryGroup::advance_to(int64_t cycle) {
@@ -198,3 +210,4 @@ const SharedTimeline& MemoryGroup::timeline() const {
 }
 
 }  // namespace cstsim
+

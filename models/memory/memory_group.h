@@ -8,9 +8,11 @@
 // behind it, so it is driven conservatively: it steps only when every cluster of
 // the layer is waiting for data (or done), and stops as soon as one of them can
 // go on. A cluster that goes on enqueues new transfers no earlier than the cycle
-// its data arrived, which is never behind the system's clock. With one cluster
-// no SystemC call is made (tests drive it without a kernel). ClusterSet
-// (cluster_set.h) holds the groups of a run and the barriers between layers.
+// its data arrived, which is never behind the system's clock. In a run the
+// stepping is the memory system's own process (MemoryDriver, implemented by
+// models/accelerator/memory_system.h); without a driver a single cluster steps it
+// from its own call, with no SystemC call (tests drive it without a kernel).
+// ClusterSet (cluster_set.h) holds the groups of a run and the barriers between steps.
 #include <array>
 #include <functional>
 #include <memory>
@@ -68,19 +70,43 @@ void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) 
     steps.emplace_back(cycle, value);
 }
 
+class MemoryGroup;
+
+// The process that steps the shared memory systems of a run. When every cluster of
+// `group` waits (or is done), `last` being the one whose wait made it so, the group
+// asks and its clusters sleep; the driver then steps it while must_step().
+class MemoryDriver {
+ public:
+  virtual ~MemoryDriver() = default;
+  virtual void every_cluster_waits(MemoryGroup& group, int last) = 0;
+  virtual void forget(const MemoryGroup& group) = 0;  // it is gone: drop what it asked
+};
+
 class MemoryGroup {
  public:
   // `start`: the accelerator cycle the pass begins (refresh keeps the run's phase).
-  MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline, int64_t start);
+  // `driver`: the process that steps it. Without one the waiting cluster steps it,
+  // which needs every other cluster done (std::logic_error otherwise).
+  MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline, int64_t start,
+              MemoryDriver* driver = nullptr);
   ~MemoryGroup();
 
   int clusters() const { return int(spads_.size()); }
   DmaSystem& dma() { return *dma_; }
   const DmaSystem& dma() const { return *dma_; }
   spad::Scratchpad& spad(int cluster) { return *spads_[size_t(cluster)]; }
-  // Returns once `satisfied()` holds, driving the shared system when every
+  // Returns once `satisfied()` holds; the shared system is driven when every
   // cluster is waiting. Throws std::logic_error when nothing can make it true.
   void wait_for(int cluster, const std::function<bool()>& satisfied);
+  // For the driver, after every_cluster_waits: true when the system must step, that is
+  // every cluster still waits or is done and none of the waiting can go on. Else it
+  // wakes those that can and are not yet woken, `first` (if among them) before the
+  // others in cluster order (the order they had when the last to wait stepped the
+  // system from its own thread), and returns false; so also when a cluster is running
+  // (it asks again when it waits) or none waits.
+  bool must_step(int first);
+  // One event of the shared system; false when nothing is in flight.
+  bool step() { return dma_->step(); }
   // The cluster will add no more traffic to this layer.
   void done(int cluster);
   // Lockstep use (register grids stepping together): simulate every event up to
@@ -94,7 +120,7 @@ class MemoryGroup {
 
  private:
   struct Observer;
-  void drive(int cluster);
+  bool everyone_waits() const;
   void finish_checks();  // once every cluster is done: the checker's last word
 
   std::vector<std::unique_ptr<spad::Scratchpad>> spads_;
@@ -102,7 +128,9 @@ class MemoryGroup {
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<hbm::ProtocolWatch> checker_;  // spec.check_hbm_protocol
   SharedTimeline timeline_;
+  MemoryDriver* driver_;
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
+  std::vector<bool> woken_;                     // per cluster: waiting, and told to look again
   std::vector<bool> done_;
   std::vector<std::unique_ptr<sc_core::sc_event>> wake_;
 };

@@ -834,12 +834,13 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
     EXPECT_EQ(kind[c + ".scratchpad"], "scratchpad");
     EXPECT_EQ(kind[c + ".dma"], "dma");
   }
+  EXPECT_EQ(kind["accelerator.memory"], "memory_system");  // the thread that steps DMA, NoC and HBM
   EXPECT_EQ(kind["accelerator.noc"], "noc");
   EXPECT_EQ(kind["accelerator.hbm"], "hbm");
   int controllers = 0;
   for (const auto& [name, k] : kind) controllers += k == "hbm_controller";
   EXPECT_EQ(controllers, 8);  // HBM2-2000: one controller per channel
-  EXPECT_EQ(kind.size(), 1u + 2 * 4 + 1 + 1 + 8);
+  EXPECT_EQ(kind.size(), 1u + 2 * 4 + 1 + 1 + 1 + 8);
   EXPECT_NE(r.err.find("  cluster1 (cluster)\n    scratchpad (scratchpad)"), std::string::npos) << r.err;
   // Ideal memory: the arrays alone.
   const fs::path ideal = file("i.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");

@@ -1,0 +1,45 @@
+#include "models/accelerator/memory_system.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cstsim {
+
+MemorySystemModule::MemorySystemModule(sc_core::sc_module_name name) : sc_module(name) {
+  SC_HAS_PROCESS(MemorySystemModule);
+  SC_THREAD(serve);
+}
+
+// Several clusters may ask in one delta cycle: one request per group, the latest asker
+// kept (it is the one whose wait completed the set).
+void MemorySystemModule::every_cluster_waits(MemoryGroup& group, int last) {
+  for (Request& r : requests_)
+    if (r.group == &group) {
+      r.last = last;
+      return;
+    }
+  requests_.push_back({&group, last});
+  work_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void MemorySystemModule::forget(const MemoryGroup& group) {
+  requests_.erase(std::remove_if(requests_.begin(), requests_.end(), [&](const Request& r) { return r.group == &group; }),
+                  requests_.end());
+}
+
+// A request is a hint: by the time the thread runs, clusters woken before it may have
+// gone on, so must_step() looks again.
+void MemorySystemModule::serve() {
+  for (;;) {
+    while (requests_.empty()) wait(work_);
+    const Request r = requests_.front();
+    requests_.pop_front();
+    ++stats_.wakeups;
+    while (r.group->must_step(r.last)) {
+      if (!r.group->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
+      ++stats_.steps;
+    }
+  }
+}
+
+}  // namespace cstsim
