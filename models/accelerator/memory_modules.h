@@ -5,8 +5,8 @@
 // R(t) it owns. The timing itself runs in their plain-C++ engines (Scratchpad,
 // DmaSystem with its Network and HbmDevice), which MemoryGroup builds per step from
 // these params: the DMA, NoC and HBM events of a step are merged in one exact event
-// queue over their three clocks (models/dma/dma_system.h) and driven by the arrays'
-// processes (memory_group.h), so these modules have no process of their own yet.
+// queue over their three clocks (models/dma/dma_system.h), stepped by one thread,
+// accelerator.memory (memory_system.h says why one and not one per module).
 #include <memory>
 #include <string>
 #include <vector>

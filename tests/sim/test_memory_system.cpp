@@ -1,0 +1,80 @@
+// memory: hierarchy in a run: the DMA, NoC and HBM queue of each step is stepped by the
+// memory's own SystemC thread (accelerator.memory), not by the arrays' threads.
+// One sc_start per process: ctest runs each TEST in its own process.
+#include <gtest/gtest.h>
+
+#include <systemc>
+
+#include "models/accelerator/accelerator.h"
+#include "models/array/fold_timing.h"
+#include "models/memory/hierarchy_source.h"
+#include "sim/config/accelerator_spec.h"
+#include "sim/config/arch_spec.h"
+#include "sim/mapper/mapper.h"
+
+using namespace cstsim;
+
+namespace {
+
+std::string config(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/configs/" + rel; }
+
+ArchSpec hierarchy(int clusters) {
+  ArchSpec a;
+  a.source = "arch.yaml";
+  a.rows = a.cols = 16;
+  a.clusters = clusters;
+  a.memory = "hierarchy";
+  a.hbm.spec = config("memory/hbm3-6400.yaml");
+  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
+  a.ifmap_sram_kib = 64;
+  a.filter_sram_kib = 32;
+  a.ofmap_sram_kib = 32;
+  a.scratchpad.banks = 16;
+  a.scratchpad.word_bytes = 64;
+  resolve_sub_files(a);
+  return a;
+}
+
+Plan plan_of(const ArchSpec& a) {
+  Workload w;
+  w.layers.push_back({"l", 100, 80, 70, std::nullopt, 0});
+  return make_plan(a, w);
+}
+
+// The thread steps the queue to the timing the same pass gets when the waiting cluster
+// steps the queue from its own call (no kernel, no driver): same end, same stalls.
+TEST(MemorySystem, ItsThreadStepsTheQueueToTheInlineTiming) {
+  const ArchSpec a = hierarchy(1);
+  const Plan plan = plan_of(a);
+  Accelerator acc("accelerator", accelerator_spec(a), plan, {});
+  sc_core::sc_start();
+  ASSERT_TRUE(acc.finished());
+  ASSERT_NE(acc.memory(), nullptr);
+  EXPECT_GT(acc.memory()->stats().wakeups, 0);
+  EXPECT_GT(acc.memory()->stats().steps, acc.memory()->stats().wakeups);
+
+  const PassPlan& pass = plan.layers[0].clusters[0].passes[0];
+  const FoldPlan folds = fold_plan(plan, pass);
+  HierarchySource inline_source(accelerator_spec(a), folds, dma_program(folds, pass), 0, false);
+  const LayerTiming inline_timing = compute_layer_timing(folds, a.fold_pipeline, 0, &inline_source);
+  const ArrayLayerResult& run = acc.layer_results()[0];
+  ASSERT_GT(inline_timing.stall_cycles, 0);
+  EXPECT_EQ(run.end_cycle, std::max(inline_timing.end, inline_timing.memory_end));
+  EXPECT_EQ(run.stalls, inline_timing.stall_causes);
+  EXPECT_EQ(run.hierarchy.shared.hbm_bytes_read, inline_source.stats().shared.hbm_bytes_read);
+}
+
+// Several clusters: their arrays only wait; the thread steps the shared queue.
+TEST(MemorySystem, ItsThreadServesSeveralClusters) {
+  const ArchSpec a = hierarchy(3);
+  const Plan plan = plan_of(a);
+  Accelerator acc("accelerator", accelerator_spec(a), plan, {});
+  sc_core::sc_start();
+  ASSERT_TRUE(acc.finished());
+  EXPECT_GT(acc.memory()->stats().steps, 0);
+  int64_t macs = 0;
+  for (const ArrayLayerResult& r : acc.layer_results()) macs += r.stats.macs;
+  EXPECT_EQ(macs, 100 * 80 * 70);
+}
+
+}  // namespace
