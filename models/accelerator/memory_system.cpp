@@ -7,7 +7,9 @@ namespace cstsim {
 
 MemorySystemModule::MemorySystemModule(sc_core::sc_module_name name) : sc_module(name) {
   SC_HAS_PROCESS(MemorySystemModule);
-  SC_THREAD(serve);
+  SC_METHOD(serve);  // a method, not a thread: it never waits inside, and costs no stack switch
+  sensitive << work_;
+  dont_initialize();
 }
 
 // Several clusters may ask in one delta cycle: one request per group, the latest asker
@@ -30,8 +32,7 @@ void MemorySystemModule::forget(const MemoryGroup& group) {
 // A request is a hint: by the time the thread runs, clusters woken before it may have
 // gone on, so must_step() looks again.
 void MemorySystemModule::serve() {
-  for (;;) {
-    while (requests_.empty()) wait(work_);
+  while (!requests_.empty()) {
     const Request r = requests_.front();
     requests_.pop_front();
     ++stats_.wakeups;

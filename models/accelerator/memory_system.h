@@ -7,7 +7,7 @@
 // register grid's channel), the way a TLM-2.0 loosely-timed initiator runs ahead of
 // the kernel: they ask the memory when their data is there, not to be told at the
 // cycle it lands. So the memory runs ahead of SystemC time too, and its queue is
-// stepped by one thread that sleeps until every cluster of a step waits on it
+// stepped by one process (an SC_METHOD) that runs when every cluster of a step waits on it
 // (conservative: no cluster can still add traffic behind its clock), then steps the
 // queue until one of them can go on and wakes it. The NoC and HBM are not separate
 // processes: each of their events would be a kernel event at a time the kernel has
@@ -27,7 +27,7 @@ class MemorySystemModule : public sc_core::sc_module, public MemoryDriver {
   void every_cluster_waits(MemoryGroup& group, int last) override;
   void forget(const MemoryGroup& group) override;
 
-  // Statistics with their units: how often the thread ran and what it did.
+  // Statistics with their units: how often the process ran and what it did.
   struct Stats {
     int64_t wakeups = 0;  // requests served (count)
     int64_t steps = 0;    // queue events it processed (count)
@@ -35,7 +35,7 @@ class MemorySystemModule : public sc_core::sc_module, public MemoryDriver {
   const Stats& stats() const { return stats_; }
 
  private:
-  void serve();  // SC_THREAD
+  void serve();  // SC_METHOD, on work_
 
   struct Request {
     MemoryGroup* group;

@@ -6,13 +6,20 @@ namespace cstsim::hbm {
 
 HbmModule::HbmModule(sc_core::sc_module_name name, HbmSpec spec, IdleRefresh idle_refresh)
     : sc_core::sc_module(name),
+      socket("socket"),
       device_(std::move(spec)),
       period_(sc_core::sc_time(device_.spec().tck_ns, sc_core::SC_NS)),
-      idle_refresh_(idle_refresh) {
+      idle_refresh_(idle_refresh),
+      arrivals_(this, &HbmModule::arrive) {
+  socket.register_nb_transport_fw(this, &HbmModule::nb_transport_fw);
+  socket.register_b_transport(this, &HbmModule::b_transport);
   if (period_.value() == 0 || period_ != sc_core::sc_time(device_.spec().tck_ns * 1000.0, sc_core::SC_PS))
     throw std::invalid_argument("HBM tCK is not a whole number of SystemC time units");
   SC_METHOD(process);  // runs once at time 0 (Timed: schedules the first refresh), then on wake_
   sensitive << wake_;
+  SC_METHOD(send_response);  // the next BEGIN_RESP once the initiator ended the last
+  sensitive << response_freed_;
+  dont_initialize();
 }
 
 Cycle HbmModule::submit(HbmRequest request) {
@@ -28,8 +35,12 @@ void HbmModule::process() {
   ++activations_;
   const Cycle now = Cycle(sc_core::sc_time_stamp().value() / period_.value());
   device_.run_until(now);
-  for (const HbmCompletion& c : device_.take_completions())
-    if (callback_) callback_(c);
+  for (const HbmCompletion& c : device_.take_completions()) {
+    if (c.id >= kSocketTag)
+      respond(c);
+    else if (callback_)
+      callback_(c);
+  }
   schedule();
 }
 
@@ -37,6 +48,93 @@ void HbmModule::schedule() {
   const Cycle e = device_.next_event(idle_refresh_ == IdleRefresh::Timed);
   if (e >= kNever) return;  // Lazy and idle: refresh catches up at the next request or sync()
   wake_.notify(time_of(e) - sc_core::sc_time_stamp());
+}
+
+bool HbmModule::accept(tlm::tlm_generic_payload& trans) const {
+  const uint64_t capacity = device_.spec().org.capacity_bytes();
+  if (!trans.is_read() && !trans.is_write())
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+  else if (trans.get_data_length() == 0 || trans.get_address() >= capacity ||
+           trans.get_data_length() > capacity - trans.get_address())
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  else if (trans.get_byte_enable_ptr())
+    trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+  else if (trans.get_streaming_width() < trans.get_data_length())
+    trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+  else
+    return true;
+  return false;
+}
+
+uint64_t HbmModule::submit_payload(tlm::tlm_generic_payload& trans) {
+  HbmRequest r;
+  r.addr = trans.get_address();
+  r.bytes = trans.get_data_length();
+  r.is_write = trans.is_write();
+  r.id = next_tag_++;
+  submit(r);
+  return r.id;
+}
+
+tlm::tlm_sync_enum HbmModule::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                              sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    arrivals_.notify(trans, phase, delay);
+    phase = tlm::END_REQ;
+    delay = sc_core::SC_ZERO_TIME;
+    return tlm::TLM_UPDATED;
+  }
+  if (phase == tlm::END_RESP) {
+    response_open_ = false;
+    response_freed_.notify(sc_core::SC_ZERO_TIME);  // not from inside the initiator's call
+    return tlm::TLM_COMPLETED;
+  }
+  throw std::logic_error("HBM socket: unexpected phase from the initiator");
+}
+
+// At the request's own time: an error answers at once, else it enters the controller.
+void HbmModule::arrive(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
+  if (!accept(trans)) {
+    responses_.push_back(&trans);
+    send_response();
+    return;
+  }
+  in_flight_[submit_payload(trans)] = {&trans, nullptr};
+}
+
+void HbmModule::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  if (delay != sc_core::SC_ZERO_TIME) wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  if (!accept(trans)) return;
+  sc_core::sc_event done;
+  in_flight_[submit_payload(trans)] = {&trans, &done};
+  wait(done);
+}
+
+void HbmModule::respond(const HbmCompletion& c) {
+  const auto it = in_flight_.find(c.id);
+  if (it == in_flight_.end()) throw std::logic_error("HBM socket: a completion for no request");
+  const Pending p = it->second;
+  in_flight_.erase(it);
+  p.trans->set_response_status(tlm::TLM_OK_RESPONSE);
+  if (p.blocking) {
+    p.blocking->notify();
+    return;
+  }
+  responses_.push_back(p.trans);
+  send_response();
+}
+
+void HbmModule::send_response() {
+  while (!response_open_ && !responses_.empty()) {
+    tlm::tlm_generic_payload* trans = responses_.front();
+    responses_.pop_front();
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum s = socket->nb_transport_bw(*trans, phase, delay);
+    // TLM_ACCEPTED: END_RESP comes later on the forward path.
+    response_open_ = s == tlm::TLM_ACCEPTED || (s == tlm::TLM_UPDATED && phase != tlm::END_RESP);
+  }
 }
 
 void HbmModule::sync() { device_.run_until(Cycle(sc_core::sc_time_stamp().value() / period_.value())); }
