@@ -83,7 +83,7 @@ void TraceSink::push(int64_t cycle, ResourceId id, int64_t value, bool delta) {
     throw std::logic_error(fmt::format("{}: change at cycle {} announced after cycle {} was final",
                                        resources_.at(id).name, cycle, now_));
   pending_.push_back({cycle, value, id, delta});
-  peak_pending_ = std::max(peak_pending_, pending_.size());
+  peak_pending_ = std::max(peak_pending_, pending_.size() - head_);
 }
 
 void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
@@ -118,18 +118,26 @@ void TraceSink::advance(int64_t now) {
   if (sorted_ < pending_.size()) {
     const auto tail = pending_.begin() + long(sorted_);
     if (!std::is_sorted(tail, pending_.end(), by_cycle)) std::stable_sort(tail, pending_.end(), by_cycle);
-    if (sorted_ > 0 && by_cycle(*tail, *(tail - 1))) std::inplace_merge(pending_.begin(), tail, pending_.end(), by_cycle);
+    if (sorted_ > head_ && by_cycle(*tail, *(tail - 1)))
+      std::inplace_merge(pending_.begin() + long(head_), tail, pending_.end(), by_cycle);
     sorted_ = pending_.size();
   }
-  size_t i = 0;
+  size_t i = head_;
   while (i < pending_.size() && pending_[i].cycle < now) {
     const int64_t cycle = pending_[i].cycle;
     same_cycle_.clear();
     for (; i < pending_.size() && pending_[i].cycle == cycle; ++i) same_cycle_.push_back(pending_[i]);
     apply_cycle(cycle, same_cycle_);
   }
-  pending_.erase(pending_.begin(), pending_.begin() + long(i));
-  sorted_ -= i;
+  head_ = i;
+  if (head_ == pending_.size()) {
+    pending_.clear();
+    head_ = sorted_ = 0;
+  } else if (2 * head_ > pending_.size()) {
+    pending_.erase(pending_.begin(), pending_.begin() + long(head_));
+    sorted_ -= head_;
+    head_ = 0;
+  }
   now_ = std::max(now_, now);
   // Windows before the one holding `now` are complete: write them out so memory
   // stays bounded by the open window, not the run.
@@ -223,12 +231,12 @@ void TraceSink::finish(int64_t end_cycle) {
   if (finished_) return;
   advance(end_cycle);
   // Changes announced for end_cycle itself lie outside the trace; later ones are a bug.
-  for (const Change& c : pending_)
-    if (c.cycle > end_cycle)
-      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})", resources_[c.id].name,
-                                         c.cycle, end_cycle));
+  for (auto c = pending_.begin() + long(head_); c != pending_.end(); ++c)
+    if (c->cycle > end_cycle)
+      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})", resources_[c->id].name,
+                                         c->cycle, end_cycle));
   pending_.clear();
-  sorted_ = 0;
+  head_ = sorted_ = 0;
   flush_windows(end_cycle + opt_.window, end_cycle);  // accrue to the end, write every window
   flush_buffer();
   rethrow_write_error();

@@ -114,9 +114,11 @@ class TraceSink {
   std::vector<Binding> always_;                 // count_every_cycle
   int64_t always_since_ = 0;
   std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
-  // Announced changes: [0, sorted_) is sorted by cycle (stable), the rest not yet.
+  // Announced changes: [0, head_) applied already, [head_, sorted_) sorted by cycle
+  // (stable), the rest not yet. The applied prefix is dropped once it is half the vector:
+  // the memory announces far ahead, and erasing per call moved the whole future each time.
   std::vector<Change> pending_;
-  size_t sorted_ = 0;
+  size_t head_ = 0, sorted_ = 0;
   std::vector<Change> same_cycle_;
   std::vector<Record> buffer_;
   std::vector<LayerSpan> layers_;

@@ -29,14 +29,15 @@ void MemorySystemModule::forget(const MemoryGroup& group) {
                   requests_.end());
 }
 
-// A request is a hint: by the time the thread runs, clusters woken before it may have
-// gone on, so must_step() looks again.
+// A request is a hint: by the time the process runs, clusters woken before it may have
+// gone on, so the group is asked again whether it is stalled.
 void MemorySystemModule::serve() {
   while (!requests_.empty()) {
     const Request r = requests_.front();
     requests_.pop_front();
     ++stats_.wakeups;
-    while (r.group->must_step(r.last)) {
+    if (!r.group->stalled()) continue;
+    while (!r.group->wake_satisfied(r.last)) {
       if (!r.group->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
       ++stats_.steps;
     }

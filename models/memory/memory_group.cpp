@@ -137,9 +137,12 @@ bool MemoryGroup::everyone_waits() const {
   return true;
 }
 
-bool MemoryGroup::must_step(int first) {
-  if (!everyone_waits()) return false;  // a running cluster asks again when it waits
-  if (std::none_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); })) return false;
+bool MemoryGroup::stalled() const {
+  // A running cluster asks again when it waits.
+  return everyone_waits() && std::any_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); });
+}
+
+bool MemoryGroup::wake_satisfied(int first) {
   bool any = false;
   auto look = [&](size_t k) {
     if (!waiting_[k] || !waiting_[k]()) return;
@@ -149,8 +152,9 @@ bool MemoryGroup::must_step(int first) {
     wake_[k]->notify(sc_core::SC_ZERO_TIME);
   };
   if (first >= 0 && size_t(first) < waiting_.size()) look(size_t(first));
-  for (size_t k = 0; k < waiting_.size(); ++k) look(k);
-  return !any;
+  for (size_t k = 0; k < waiting_.size(); ++k)
+    if (int(k) != first) look(k);
+  return any;
 }
 
 void MemoryGroup::finish_checks() {

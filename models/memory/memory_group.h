@@ -74,7 +74,7 @@ class MemoryGroup;
 
 // The process that steps the shared memory systems of a run. When every cluster of
 // `group` waits (or is done), `last` being the one whose wait made it so, the group
-// asks and its clusters sleep; the driver then steps it while must_step().
+// asks and its clusters sleep; the driver then steps it (stalled, wake_satisfied).
 class MemoryDriver {
  public:
   virtual ~MemoryDriver() = default;
@@ -98,13 +98,14 @@ class MemoryGroup {
   // Returns once `satisfied()` holds; the shared system is driven when every
   // cluster is waiting. Throws std::logic_error when nothing can make it true.
   void wait_for(int cluster, const std::function<bool()>& satisfied);
-  // For the driver, after every_cluster_waits: true when the system must step, that is
-  // every cluster still waits or is done and none of the waiting can go on. Else it
-  // wakes those that can and are not yet woken, `first` (if among them) before the
-  // others in cluster order (the order they had when the last to wait stepped the
-  // system from its own thread), and returns false; so also when a cluster is running
-  // (it asks again when it waits) or none waits.
-  bool must_step(int first);
+  // For the driver, after every_cluster_waits. stalled(): every cluster still waits or
+  // is done, and some wait (clusters woken before the driver ran may have gone on).
+  // wake_satisfied(first): wakes the waiting clusters that can go on and are not yet
+  // woken, `first` (if among them) before the others in cluster order (the order they
+  // had when the last to wait stepped the system from its own thread); true when some
+  // waiting cluster can go on. The driver steps a stalled group until it is.
+  bool stalled() const;
+  bool wake_satisfied(int first);
   // One event of the shared system; false when nothing is in flight.
   bool step() { return dma_->step(); }
   // The cluster will add no more traffic to this layer.
