@@ -29,6 +29,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   p.mode = options.mode;
   p.seed = options.seed;
   p.fault = options.fault;
+  if (index == 0) p.position = options.position;
   p.cluster = index;
   p.cluster_set = cluster_set;
   p.memory_driver = memory;

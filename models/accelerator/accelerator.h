@@ -36,6 +36,7 @@ struct AcceleratorOptions {
   ArrayMode mode = ArrayMode::Timing;
   uint64_t seed = 1;        // operand values for the reference mode
   ArrayParams::Fault fault;  // reference mode: the checker's self-test
+  RunPosition* position = nullptr;  // optional: where cluster 0 is, for a progress display
 };
 
 class HbmStackModule;

@@ -31,6 +31,7 @@ void ArrayModule::wait_until(int64_t cycle) {
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
   if (sink_) sink_->advance(cycle);
+  if (params_.position) params_.position->cycle.store(cycle, std::memory_order_relaxed);
 }
 
 void ArrayModule::run() {
@@ -42,6 +43,7 @@ void ArrayModule::run() {
   for (size_t i = 0; i < plan_.layers.size(); ++i) {
     const LayerPlan& L = plan_.layers[i];
     const ClusterLayerPlan& mine = L.clusters[size_t(params_.cluster)];
+    if (params_.position) params_.position->at(int(i), start);
     std::vector<ArrayLayerResult> parts;
     for (size_t p = 0; p < mine.passes.size(); ++p, ++step) {
       const PassPlan& pass = mine.passes[p];

@@ -19,6 +19,7 @@
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
 #include "models/accelerator/accelerator_spec.h"
+#include "core/progress.h"
 #include "plan/plan.h"
 
 namespace cstsim {
@@ -35,6 +36,7 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   ClusterSet* cluster_set = nullptr;
   // memory: hierarchy: the process that steps the memory systems (MemoryGroup), also for one cluster.
   MemoryDriver* memory_driver = nullptr;
+  RunPosition* position = nullptr;  // optional: this array publishes its layer and cycle there
   std::string trace_name = "array";  // names the array's trace resources
   // Told when each step's memory traffic is final, to announce its R(t) (memory other than ideal).
   MemoryObserver* memory_observer = nullptr;

@@ -267,8 +267,11 @@ int run_command(const std::vector<std::string>& args) {
       ("describe", po::value(&describe)->implicit_value("")->value_name("SECTION"),
        "print every arch key (type, unit, default, meaning), or those of one SECTION (array, hbm, noc, "
        "scratchpad, ...); with --arch also the keys and values of its HBM and NoC files; then exit")
+      ("progress-every", po::value(&o.progress_every)->value_name("SECONDS"),
+       "progress on stderr (layer, cycle, share of the MACs done, ETA): a bar on a terminal, else a line "
+       "every SECONDS (default 10; 0: none)")
       ("verbose,v", po::bool_switch(&verbose), "debug logging and the module tree")
-      ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table");
+      ("quiet,q", po::bool_switch(&quiet), "warnings and errors only; no table, no progress");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -289,6 +292,8 @@ int run_command(const std::vector<std::string>& args) {
   setup_logging(verbose, quiet);
   o.overrides = parse_overrides(sets);
   o.print_table = !quiet;
+  if (!(o.progress_every >= 0)) throw InputError("--progress-every", 0, "", "must be a number of seconds >= 0");
+  if (quiet) o.progress_every = 0;
   o.trace = vm.count("no-trace") == 0;
   o.check_hbm = vm.count("no-hbm-check") == 0;
   if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");

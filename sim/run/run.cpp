@@ -1,5 +1,7 @@
 #include "sim/run/run.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -14,6 +16,7 @@
 #include "core/out_file.h"
 #include "core/staged_dir.h"
 #include "sim/config/config_hash.h"
+#include "sim/run/progress.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
 #include "traces/post/energy_table.h"
@@ -98,6 +101,10 @@ int run_simulation(const RunOptions& o) {
     if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
       sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
           out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
+    std::vector<RunProgress::Layer> layers;
+    for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.dims.M * l.dims.N * l.dims.K});
+    auto progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
+    options.position = &progress->position();
     Accelerator accelerator("accelerator", spec, plan, options, sink.get());
     const std::vector<ModuleInfo> modules = accelerator.modules();
     spdlog::debug("modules:\n{}", module_tree(modules));
@@ -105,6 +112,7 @@ int run_simulation(const RunOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    progress.reset();  // the bar goes before anything else is printed
     if (sink) sink->rethrow_write_error();
     if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
     if (sink) sink->finish(accelerator.end_cycle());

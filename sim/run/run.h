@@ -23,6 +23,9 @@ struct RunOptions {
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test
   int fault_row = 0, fault_col = 0, fault_cluster = 0;
+  // Seconds between progress lines on stderr when it is not a terminal (a terminal gets a
+  // bar); 0: none.
+  double progress_every = 10;
 };
 
 // Returns the process exit status: 0 ok, 1 verification failed.

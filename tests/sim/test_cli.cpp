@@ -817,6 +817,25 @@ TEST_F(Cli, DescribePrintsTheSchema) {
   expect_input_error("run --describe nope", "--describe: nope: no such section");
 }
 
+// A run that is not on a terminal prints a progress line per --progress-every seconds
+// (the thread reads where cluster 0 is); -q and 0 print none; a negative interval is refused.
+TEST_F(Cli, RunsShowProgressOffATerminal) {
+  const std::string args = " --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                           src("configs/workloads/resnet18.csv") + " --out ";
+  const Result r = cstsim("run --progress-every 0.02" + args + (dir_ / "p").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto at = r.err.find("progress: layer ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/21 ", at), std::string::npos) << r.err;  // ResNet-18's 21 layers
+  EXPECT_NE(r.err.find(" %, ", at), std::string::npos) << r.err;
+  EXPECT_EQ(cstsim("run -q --progress-every 0.02" + args + (dir_ / "q").string()).err.find("progress:"), std::string::npos);
+  EXPECT_EQ(cstsim("run --progress-every 0" + args + (dir_ / "z").string()).err.find("progress:"), std::string::npos);
+  const Result bad = cstsim("run --progress-every -1" + args + (dir_ / "b").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--progress-every"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "b"));
+}
+
 // The run is a SystemC module hierarchy: summary.json lists it and -v prints it as a tree.
 TEST_F(Cli, HierarchyRunListsItsModules) {
   const fs::path arch = small_hierarchy("h.yaml", "clusters: 2\n");
