@@ -1,7 +1,6 @@
 #include "models/accelerator/memory_system.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace cstsim {
 
@@ -21,7 +20,7 @@ void MemorySystemModule::every_cluster_waits(MemoryGroup& group, int last) {
       return;
     }
   requests_.push_back({&group, last});
-  work_.notify(sc_core::SC_ZERO_TIME);
+  work_.notify();  // immediate: the process runs once the threads runnable now have run
 }
 
 void MemorySystemModule::forget(const MemoryGroup& group) {
@@ -36,11 +35,7 @@ void MemorySystemModule::serve() {
     const Request r = requests_.front();
     requests_.pop_front();
     ++stats_.wakeups;
-    if (!r.group->stalled()) continue;
-    while (!r.group->wake_satisfied(r.last)) {
-      if (!r.group->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
-      ++stats_.steps;
-    }
+    if (r.group->stalled()) stats_.steps += r.group->drive(r.last);
   }
 }
 

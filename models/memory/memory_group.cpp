@@ -142,19 +142,27 @@ bool MemoryGroup::stalled() const {
   return everyone_waits() && std::any_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); });
 }
 
-bool MemoryGroup::wake_satisfied(int first) {
-  bool any = false;
-  auto look = [&](size_t k) {
-    if (!waiting_[k] || !waiting_[k]()) return;
-    any = true;
-    if (woken_[k]) return;
-    woken_[k] = true;
-    wake_[k]->notify(sc_core::SC_ZERO_TIME);
-  };
-  if (first >= 0 && size_t(first) < waiting_.size()) look(size_t(first));
+int64_t MemoryGroup::drive(int first) {
+  // No cluster changes what it waits for while the system steps: the waiting ones, in
+  // the order they are woken, are listed once and only their conditions looked at per event.
+  std::vector<size_t> order;
+  if (first >= 0 && size_t(first) < waiting_.size() && waiting_[size_t(first)]) order.push_back(size_t(first));
   for (size_t k = 0; k < waiting_.size(); ++k)
-    if (int(k) != first) look(k);
-  return any;
+    if (int(k) != first && waiting_[k]) order.push_back(k);
+  auto some_can_go = [&] {
+    for (size_t k : order)
+      if (waiting_[k]()) return true;
+    return false;
+  };
+  int64_t events = 0;
+  for (; !some_can_go(); ++events)
+    if (!dma_->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
+  for (size_t k : order)
+    if (!woken_[k] && waiting_[k]()) {
+      woken_[k] = true;
+      wake_[k]->notify();  // immediate: it runs in this evaluation phase, after the driver
+    }
+  return events;
 }
 
 void MemoryGroup::finish_checks() {
@@ -214,4 +222,3 @@ const SharedTimeline& MemoryGroup::timeline() const {
 }
 
 }  // namespace cstsim
-

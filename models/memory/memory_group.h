@@ -74,7 +74,7 @@ class MemoryGroup;
 
 // The process that steps the shared memory systems of a run. When every cluster of
 // `group` waits (or is done), `last` being the one whose wait made it so, the group
-// asks and its clusters sleep; the driver then steps it (stalled, wake_satisfied).
+// asks and its clusters sleep; the driver then steps it (stalled, drive).
 class MemoryDriver {
  public:
   virtual ~MemoryDriver() = default;
@@ -100,14 +100,13 @@ class MemoryGroup {
   void wait_for(int cluster, const std::function<bool()>& satisfied);
   // For the driver, after every_cluster_waits. stalled(): every cluster still waits or
   // is done, and some wait (clusters woken before the driver ran may have gone on).
-  // wake_satisfied(first): wakes the waiting clusters that can go on and are not yet
-  // woken, `first` (if among them) before the others in cluster order (the order they
-  // had when the last to wait stepped the system from its own thread); true when some
-  // waiting cluster can go on. The driver steps a stalled group until it is.
+  // drive(first), on a stalled group: steps the system until some waiting cluster can go
+  // on and wakes those not yet woken, `first` (if among them) before the others in
+  // cluster order (the order they had when the last to wait stepped the system from its
+  // own thread); returns the events it stepped. Throws std::logic_error when nothing is
+  // in flight.
   bool stalled() const;
-  bool wake_satisfied(int first);
-  // One event of the shared system; false when nothing is in flight.
-  bool step() { return dma_->step(); }
+  int64_t drive(int first);
   // The cluster will add no more traffic to this layer.
   void done(int cluster);
   // Lockstep use (register grids stepping together): simulate every event up to

@@ -113,6 +113,8 @@ int run_simulation(const RunOptions& o) {
     sc_core::sc_start();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress.reset();  // the bar goes before anything else is printed
+    if (const MemorySystemModule* m = accelerator.memory())
+      spdlog::debug("memory process: {} wake-ups, {} queue events", m->stats().wakeups, m->stats().steps);
     if (sink) sink->rethrow_write_error();
     if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
     if (sink) sink->finish(accelerator.end_cycle());
