@@ -1,5 +1,5 @@
 // memory: hierarchy in a run: the DMA, NoC and HBM queue of each step is stepped by the
-// memory's own SystemC thread (accelerator.memory), not by the arrays' threads.
+// memory's own SystemC process (accelerator.memory), not by the arrays' threads.
 // One sc_start per process: ctest runs each TEST in its own process.
 #include <gtest/gtest.h>
 
@@ -41,9 +41,9 @@ Plan plan_of(const ArchSpec& a) {
   return make_plan(a, w);
 }
 
-// The thread steps the queue to the timing the same pass gets when the waiting cluster
+// The process steps the queue to the timing the same pass gets when the waiting cluster
 // steps the queue from its own call (no kernel, no driver): same end, same stalls.
-TEST(MemorySystem, ItsThreadStepsTheQueueToTheInlineTiming) {
+TEST(MemorySystem, ItsProcessStepsTheQueueToTheInlineTiming) {
   const ArchSpec a = hierarchy(1);
   const Plan plan = plan_of(a);
   Accelerator acc("accelerator", accelerator_spec(a), plan, {});
@@ -64,8 +64,8 @@ TEST(MemorySystem, ItsThreadStepsTheQueueToTheInlineTiming) {
   EXPECT_EQ(run.hierarchy.shared.hbm_bytes_read, inline_source.stats().shared.hbm_bytes_read);
 }
 
-// Several clusters: their arrays only wait; the thread steps the shared queue.
-TEST(MemorySystem, ItsThreadServesSeveralClusters) {
+// Several clusters: their arrays only wait; the process steps the shared queue.
+TEST(MemorySystem, ItsProcessServesSeveralClusters) {
   const ArchSpec a = hierarchy(3);
   const Plan plan = plan_of(a);
   Accelerator acc("accelerator", accelerator_spec(a), plan, {});
