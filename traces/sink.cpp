@@ -31,7 +31,7 @@ TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
   const FileHeader h{};
   rt_->write(&h, sizeof h);  // patched by finish()
   buffer_.reserve(opt_.buffer_records);
-  pending_.reserve(4096);
+  arrived_.reserve(4096);
   actions_out_ = std::make_unique<io::OutFile>(opt_.dir / "actions.csv");
   actions_out_->put("layer,window_start,window_end,action,unit,count\n");
 }
@@ -54,7 +54,7 @@ void TraceSink::rethrow_write_error() const {
 }
 
 ResourceId TraceSink::declare(Resource r) {
-  if (records_ > 0 || !pending_.empty()) throw std::logic_error("declare resources before reporting changes");
+  if (records_ > 0 || pending_ > 0) throw std::logic_error("declare resources before reporting changes");
   for (const Resource& o : resources_)
     if (o.name == r.name) throw std::logic_error("resource declared twice: " + r.name);
   if (r.capacity <= 0) throw std::logic_error("resource capacity must be positive: " + r.name);
@@ -82,8 +82,8 @@ void TraceSink::push(int64_t cycle, ResourceId id, int64_t value, bool delta) {
   if (cycle < now_)
     throw std::logic_error(fmt::format("{}: change at cycle {} announced after cycle {} was final",
                                        resources_.at(id).name, cycle, now_));
-  pending_.push_back({cycle, value, id, delta});
-  peak_pending_ = std::max(peak_pending_, pending_.size() - head_);
+  arrived_.push_back({cycle, value, id, delta});
+  peak_pending_ = std::max(peak_pending_, ++pending_);
 }
 
 void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
@@ -111,33 +111,50 @@ int TraceSink::layer_at(int64_t cycle) const {
   return std::prev(it)->index;
 }
 
-void TraceSink::advance(int64_t now) {
-  // Sort what arrived since the last call and merge it into the sorted part; both
-  // steps are stable, so changes of one cycle keep their announcement order.
+void TraceSink::sort_arrivals() {
+  if (arrived_.empty()) return;
   auto by_cycle = [](const Change& a, const Change& b) { return a.cycle < b.cycle; };
-  if (sorted_ < pending_.size()) {
-    const auto tail = pending_.begin() + long(sorted_);
-    if (!std::is_sorted(tail, pending_.end(), by_cycle)) std::stable_sort(tail, pending_.end(), by_cycle);
-    if (sorted_ > head_ && by_cycle(*tail, *(tail - 1)))
-      std::inplace_merge(pending_.begin() + long(head_), tail, pending_.end(), by_cycle);
-    sorted_ = pending_.size();
+  if (!std::is_sorted(arrived_.begin(), arrived_.end(), by_cycle)) std::stable_sort(arrived_.begin(), arrived_.end(), by_cycle);
+  if (!runs_.empty() && runs_.back().left() > 0 && runs_.back().changes.back().cycle <= arrived_.front().cycle) {
+    Run& last = runs_.back();
+    last.changes.insert(last.changes.end(), arrived_.begin(), arrived_.end());
+  } else {
+    runs_.push_back({std::move(arrived_), 0});
   }
-  size_t i = head_;
-  while (i < pending_.size() && pending_[i].cycle < now) {
-    const int64_t cycle = pending_[i].cycle;
+  arrived_.clear();
+  while (runs_.size() >= 2 && runs_[runs_.size() - 2].left() <= 2 * runs_.back().left()) {
+    Run& older = runs_[runs_.size() - 2];
+    const Run& newer = runs_.back();
+    std::vector<Change> merged;
+    merged.reserve(older.left() + newer.left());
+    // std::merge takes the first range's element on equal cycles: the older announcement.
+    std::merge(older.changes.begin() + long(older.head), older.changes.end(), newer.changes.begin() + long(newer.head),
+               newer.changes.end(), std::back_inserter(merged), by_cycle);
+    older = {std::move(merged), 0};
+    runs_.pop_back();
+  }
+}
+
+void TraceSink::advance(int64_t now) {
+  sort_arrivals();
+  for (;;) {
+    int64_t cycle = INT64_MAX;
+    for (const Run& r : runs_)
+      if (r.left() > 0) cycle = std::min(cycle, r.changes[r.head].cycle);
+    if (cycle >= now) break;
     same_cycle_.clear();
-    for (; i < pending_.size() && pending_[i].cycle == cycle; ++i) same_cycle_.push_back(pending_[i]);
+    for (Run& r : runs_)
+      for (; r.head < r.changes.size() && r.changes[r.head].cycle == cycle; ++r.head) same_cycle_.push_back(r.changes[r.head]);
+    pending_ -= same_cycle_.size();
     apply_cycle(cycle, same_cycle_);
   }
-  head_ = i;
-  if (head_ == pending_.size()) {
-    pending_.clear();
-    head_ = sorted_ = 0;
-  } else if (2 * head_ > pending_.size()) {
-    pending_.erase(pending_.begin(), pending_.begin() + long(head_));
-    sorted_ -= head_;
-    head_ = 0;
-  }
+  // Applied runs go; a run mostly applied drops its applied part.
+  runs_.erase(std::remove_if(runs_.begin(), runs_.end(), [](const Run& r) { return r.left() == 0; }), runs_.end());
+  for (Run& r : runs_)
+    if (2 * r.head > r.changes.size()) {
+      r.changes.erase(r.changes.begin(), r.changes.begin() + long(r.head));
+      r.head = 0;
+    }
   now_ = std::max(now_, now);
   // Windows before the one holding `now` are complete: write them out so memory
   // stays bounded by the open window, not the run.
@@ -231,12 +248,13 @@ void TraceSink::finish(int64_t end_cycle) {
   if (finished_) return;
   advance(end_cycle);
   // Changes announced for end_cycle itself lie outside the trace; later ones are a bug.
-  for (auto c = pending_.begin() + long(head_); c != pending_.end(); ++c)
-    if (c->cycle > end_cycle)
-      throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})", resources_[c->id].name,
-                                         c->cycle, end_cycle));
-  pending_.clear();
-  head_ = sorted_ = 0;
+  for (const Run& r : runs_)
+    for (auto c = r.changes.begin() + long(r.head); c != r.changes.end(); ++c)
+      if (c->cycle > end_cycle)
+        throw std::logic_error(fmt::format("{}: change at cycle {} after the end of the run ({})",
+                                           resources_[c->id].name, c->cycle, end_cycle));
+  runs_.clear();
+  pending_ = 0;
   flush_windows(end_cycle + opt_.window, end_cycle);  // accrue to the end, write every window
   flush_buffer();
   rethrow_write_error();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,72 @@ TEST_F(Post, SinkWritesOnlyChangesInOrder) {
   EXPECT_EQ(got[1].cycle, 3u);
   EXPECT_EQ(got[2].cycle, 6u);
   EXPECT_EQ(got[2].value, 0);
+}
+
+// Changes announced far ahead and near, out of order, across many advances: the sink
+// applies them as one stable sort by cycle of everything announced would (announcement
+// order within a cycle: a set and an add of one cycle do not commute).
+TEST_F(Post, SinkAppliesChangesInCycleThenAnnouncementOrder) {
+  const fs::path run = run_dir("order");
+  struct Announced {
+    int64_t cycle;
+    uint32_t id;
+    int64_t value;
+    bool delta;
+  };
+  std::vector<Announced> all;
+  std::mt19937_64 rng(3);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int64_t end = 0;
+  {
+    TraceSink sink({run / "trace", 1e9, 16, 64, {}});
+    std::vector<ResourceId> ids;
+    for (int k = 0; k < 3; ++k)
+      ids.push_back(sink.declare({0, "r" + std::to_string(k), ResourceClass::Memory, "byte", int64_t(1) << 40, "m", ""}));
+    sink.begin_layer(0, "L", 0);
+    for (int64_t now = 0; now < 4000; now += pick(1, 40)) {
+      // Mostly near changes, now and then a burst far ahead (a memory pass announced at once).
+      const int n = pick(0, 9) == 0 ? int(pick(50, 400)) : int(pick(0, 6));
+      const int64_t reach = n > 50 ? 3000 : 60;
+      for (int i = 0; i < n; ++i) {
+        const Announced c{now + pick(0, reach), uint32_t(pick(0, 2)), pick(0, 1000), pick(0, 1) == 1};
+        all.push_back(c);
+        end = std::max(end, c.cycle + 1);
+        if (c.delta)
+          sink.add(c.cycle, ids[c.id], c.value);
+        else
+          sink.set(c.cycle, ids[c.id], c.value);
+      }
+      sink.advance(now);
+    }
+    sink.finish(end);
+  }
+  // The reference: one stable sort, then each cycle's changes resource by resource.
+  std::stable_sort(all.begin(), all.end(), [](const Announced& a, const Announced& b) { return a.cycle < b.cycle; });
+  std::vector<Record> expected;
+  int64_t value[3] = {0, 0, 0};
+  for (size_t i = 0; i < all.size();) {
+    const int64_t cycle = all[i].cycle;
+    int64_t next[3] = {value[0], value[1], value[2]};
+    for (; i < all.size() && all[i].cycle == cycle; ++i)
+      next[all[i].id] = all[i].delta ? next[all[i].id] + all[i].value : all[i].value;
+    for (uint32_t k = 0; k < 3; ++k)
+      if (next[k] != value[k]) {
+        expected.push_back({uint64_t(cycle), k, 0, next[k]});
+        value[k] = next[k];
+      }
+  }
+  TraceReader reader(run / "trace");
+  std::vector<Record> got;
+  Record r;
+  while (reader.next(r)) got.push_back(r);
+  ASSERT_GT(all.size(), 2000u);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].cycle, expected[i].cycle) << i;
+    EXPECT_EQ(got[i].resource, expected[i].resource) << i;
+    ASSERT_EQ(got[i].value, expected[i].value) << i;
+  }
 }
 
 TEST_F(Post, SinkRefusesOverCapacityAndLateChanges) {
