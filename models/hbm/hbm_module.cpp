@@ -23,6 +23,11 @@ HbmModule::HbmModule(sc_core::sc_module_name name, HbmSpec spec, IdleRefresh idl
 }
 
 Cycle HbmModule::submit(HbmRequest request) {
+  if (request.id >= kSocketTag) throw std::invalid_argument("HBM request id from 2^63 up: reserved for the socket");
+  return enter(request);
+}
+
+Cycle HbmModule::enter(HbmRequest request) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   request.cycle = arrival_cycle(now);
   device_.submit(request);
@@ -72,7 +77,7 @@ uint64_t HbmModule::submit_payload(tlm::tlm_generic_payload& trans) {
   r.bytes = trans.get_data_length();
   r.is_write = trans.is_write();
   r.id = next_tag_++;
-  submit(r);
+  enter(r);
   return r.id;
 }
 

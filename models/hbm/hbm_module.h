@@ -57,7 +57,8 @@ class HbmModule : public sc_core::sc_module {
   void set_completion_callback(CompletionCallback callback) { callback_ = std::move(callback); }
 
   // Accepts a request at the current simulation time (request.cycle is overwritten) and
-  // returns the HBM cycle it enters the controller. Errors as HbmDevice::submit.
+  // returns the HBM cycle it enters the controller. Errors as HbmDevice::submit; ids from
+  // 2^63 up are the socket's (std::invalid_argument).
   Cycle submit(HbmRequest request);
 
   sc_core::sc_time period() const { return period_; }
@@ -82,6 +83,7 @@ class HbmModule : public sc_core::sc_module {
   bool accept(tlm::tlm_generic_payload& trans) const;  // false: an error response is set
   void arrive(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);  // the PEQ's callback
   uint64_t submit_payload(tlm::tlm_generic_payload& trans);
+  Cycle enter(HbmRequest request);  // submit() without the id check
   void respond(const HbmCompletion& c);
   void send_response();
 
