@@ -35,7 +35,10 @@ class Integrator {
     level_peak_.assign(out_.layers.size() + 1, std::vector<int64_t>(levels_.size(), 0));
     touched_.assign(out_.layers.size() + 1, false);
     layers_in_order_ = std::is_sorted(out_.layers.begin(), out_.layers.end(),
-                                      [](const ScopeTotals& a, const ScopeTotals& b) { return a.start < b.start; });
+                                      [](const ScopeTotals& a, const ScopeTotals& b) { return a.start < b.start; }) &&
+                       std::is_sorted(out_.layers.begin(), out_.layers.end(),
+                                      [](const ScopeTotals& a, const ScopeTotals& b) { return a.end < b.end; });
+    since_.assign(values_.size(), 0);
   }
 
   Integrals run() {
@@ -49,11 +52,12 @@ class Integrator {
         throw std::runtime_error(fmt::format("rt.bin: records out of order at cycle {}", c));
       if (c >= int64_t(r_.header().end_cycle)) throw std::runtime_error("rt.bin: record past end_cycle");
       advance_to(c);
-      values_[rec.resource] = rec.value;
+      set(rec.resource, rec.value, c);
       last_cycle = c;
       last_id = rec.resource;
     }
     advance_to(int64_t(r_.header().end_cycle));
+    for (size_t i = 0; i < values_.size(); ++i) close_segment(i, int64_t(r_.header().end_cycle));
     for (size_t k = 0; k < touched_.size(); ++k) {
       if (!touched_[k]) continue;
       ScopeTotals& s = k == 0 ? out_.total : out_.layers[k - 1];
@@ -71,56 +75,79 @@ class Integrator {
     return s;
   }
 
-  // The values in `values_` held over [now_, t): add them to every scope they overlap.
-  // Layers in start order (the usual case) are looked at from the first that is still
-  // open, up to the first that starts after t.
-  void advance_to(int64_t t) {
-    if (t <= now_) return;
-    accumulate(0, now_, t);
+  // Layers overlapping [a, b), in order: with layers in start and end order, from the
+  // first that ends after a to the last that starts before b; else all of them.
+  template <class F>
+  void for_layers(int64_t a, int64_t b, F&& f) {
+    size_t k = 0;
     if (layers_in_order_)
-      while (first_open_ < out_.layers.size() && out_.layers[first_open_].end <= now_) ++first_open_;
-    for (size_t k = layers_in_order_ ? first_open_ : 0; k < out_.layers.size(); ++k) {
+      k = size_t(std::partition_point(out_.layers.begin(), out_.layers.end(),
+                                      [a](const ScopeTotals& l) { return l.end <= a; }) -
+                  out_.layers.begin());
+    for (; k < out_.layers.size(); ++k) {
       const ScopeTotals& l = out_.layers[k];
-      if (layers_in_order_ && l.start >= t) break;
-      const int64_t a = std::max(now_, l.start), b = std::min(t, l.end);
-      if (a < b) accumulate(k + 1, a, b);
+      if (layers_in_order_ && l.start >= b) break;
+      const int64_t from = std::max(a, l.start), to = std::min(b, l.end);
+      if (from < to) f(k + 1, to - from);
     }
-    now_ = t;
   }
 
-  // scope 0: the run; k > 0: layer k - 1.
-  void accumulate(size_t scope, int64_t a, int64_t b) {
-    ScopeTotals& s = scope == 0 ? out_.total : out_.layers[scope - 1];
-    const int64_t len = b - a;
-    int64_t devices = 0, pes = 0, links = 0, memory = 0;
-    std::fill(level_sum_.begin(), level_sum_.end(), 0);
-    for (size_t i = 0; i < values_.size(); ++i) {
-      const int64_t v = values_[i];
-      ResourceTotals& t = s.resources[i];
+  // Resource i changes to v at cycle c. Its integral, busy cycles and peak are booked per
+  // held value (close_segment); the class sums the peaks are taken of change with it.
+  void set(size_t i, int64_t v, int64_t c) {
+    close_segment(i, c);
+    const int64_t d = v - values_[i];
+    switch (kind_[i]) {
+      case Kind::Device: devices_ += d; break;
+      case Kind::Pe: pes_ += d; break;
+      case Kind::Link: links_ += d; break;
+      case Kind::Memory:
+        memory_ += d;
+        level_sum_[size_t(level_of_[i])] += d;
+        break;
+      case Kind::Other: break;
+    }
+    values_[i] = v;
+    since_[i] = c;
+  }
+
+  // The value resource i held over [since, c), in every scope it overlaps. The integral is
+  // an exact integer in long double (64-bit mantissa), so one product per held value equals
+  // the sum over the intervals in it.
+  void close_segment(size_t i, int64_t c) {
+    const int64_t from = since_[i], v = values_[i];
+    if (c <= from) return;
+    auto book = [&](ResourceTotals& t, int64_t len) {
       t.peak = std::max(t.peak, v);
       if (v != 0) {
         t.integral += static_cast<long double>(v) * len;
         t.busy_cycles += len;
       }
-      switch (kind_[i]) {
-        case Kind::Device: devices += v; break;
-        case Kind::Pe: pes += v; break;
-        case Kind::Memory:
-          memory += v;
-          level_sum_[size_t(level_of_[i])] += v;
-          break;
-        case Kind::Link: links += v; break;
-        case Kind::Other: break;
-      }
-    }
-    s.peak_devices = std::max(s.peak_devices, devices);
-    s.peak_pes = std::max(s.peak_pes, pes);
-    s.peak_links = std::max(s.peak_links, links);
-    s.peak_memory = std::max(s.peak_memory, memory);
+    };
+    book(out_.total.resources[i], c - from);
+    for_layers(from, c, [&](size_t scope, int64_t len) { book(out_.layers[scope - 1].resources[i], len); });
+    since_[i] = c;
+  }
+
+  // The class sums held over [now_, t): their peaks in every scope they overlap.
+  void advance_to(int64_t t) {
+    if (t <= now_) return;
+    accumulate(0, t - now_);
+    for_layers(now_, t, [&](size_t scope, int64_t len) { accumulate(scope, len); });
+    now_ = t;
+  }
+
+  // scope 0: the run; k > 0: layer k - 1.
+  void accumulate(size_t scope, int64_t len) {
+    ScopeTotals& s = scope == 0 ? out_.total : out_.layers[scope - 1];
+    s.peak_devices = std::max(s.peak_devices, devices_);
+    s.peak_pes = std::max(s.peak_pes, pes_);
+    s.peak_links = std::max(s.peak_links, links_);
+    s.peak_memory = std::max(s.peak_memory, memory_);
     std::vector<int64_t>& peaks = level_peak_[scope];
     for (size_t l = 0; l < levels_.size(); ++l) peaks[l] = std::max(peaks[l], level_sum_[l]);
     touched_[scope] = true;
-    if (devices == 1) s.serial_cycles += len;
+    if (devices_ == 1) s.serial_cycles += len;
   }
 
   trace::TraceReader& r_;
@@ -136,7 +163,8 @@ class Integrator {
   std::vector<std::vector<int64_t>> level_peak_;
   std::vector<bool> touched_;
   bool layers_in_order_ = true;
-  size_t first_open_ = 0;  // layers before it ended by now_
+  std::vector<int64_t> since_;  // per resource: the cycle its value started
+  int64_t devices_ = 0, pes_ = 0, links_ = 0, memory_ = 0;  // the class sums, now
   int64_t now_ = 0;
   Integrals out_;
 };
