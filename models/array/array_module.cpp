@@ -31,7 +31,7 @@ void ArrayModule::wait_until(int64_t cycle) {
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
   if (sink_) sink_->advance(cycle);
-  if (params_.position) params_.position->cycle.store(cycle, std::memory_order_relaxed);
+  if (params_.position) params_.position->advance(cycle);
 }
 
 void ArrayModule::run() {
@@ -65,6 +65,7 @@ void ArrayModule::run() {
         if (group && params_.memory_observer) params_.memory_observer->step_without_share(int(i), start, *group);
         parts.push_back(idle);
       } else {
+        if (params_.position) params_.position->in_pass(int(p), int(mine.passes.size()), 0);
         parts.push_back(run_pass(int(i), step, p == 0, pass, start));
       }
       int64_t end = parts.back().end_cycle;
@@ -216,7 +217,8 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   FoldPlan plan = fold_plan(plan_, pass);
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
   std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, sink_ != nullptr, false);
-  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get());
+  if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
+  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), params_.position);
   if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
   const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
 

@@ -104,7 +104,8 @@ int64_t fold_output_rows(const FoldPlan& p, int g) {
   return t.output_rows;
 }
 
-LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, TileSource* tiles) {
+LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64_t start, TileSource* tiles,
+                                 RunPosition* position) {
   if (tiles && pipeline != FoldPipeline::Overlapped)
     throw std::invalid_argument("memory other than ideal needs the overlapped pipeline");
   const ArrayDataflow& df = array_dataflow(p.dataflow);
@@ -144,6 +145,7 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
     if (tiles) {
       t.data_ready = tiles->ready(int(g), load_starts);
       begin = std::max(begin, t.data_ready);
+      if (position) position->reached(int(g) + 1, begin);
     }
     t.start = begin;
     const int64_t S = df.stream_start(p, int(g), begin, prev_S);

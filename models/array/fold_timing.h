@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.h"
 #include "models/array/array_events.h"
 #include "plan/fold_plan.h"
 
@@ -54,8 +55,9 @@ int64_t scalesim_fold_length(const FoldPlan& plan);
 // With a tile source (memory other than ideal; overlapped pipeline), fold g's start
 // (WS/IS: its weight load; OS: its stream) also waits for its data, asked for in fold
 // order with the starts of the folds before it.
+// `position` (optional) hears of each fold whose data is in, for a progress display.
 LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
-                                 TileSource* tiles = nullptr);
+                                 TileSource* tiles = nullptr, RunPosition* position = nullptr);
 
 void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
 void append_fold_events(const FoldTiming& timing, int fold, std::vector<ArrayEvent>& out);

@@ -1,5 +1,6 @@
 #include "sim/run/progress.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -25,12 +26,18 @@ RunProgress::~RunProgress() {
   if (drawn_) std::fputs("\r\033[K", stderr);  // the bar goes; the summary follows on a clean line
 }
 
-std::string RunProgress::line(int layer, int64_t cycle, double elapsed_s) const {
-  const size_t l = std::min(size_t(std::max(layer, 0)), layers_.size() - 1);
-  const double done = total_macs_ > 0 ? double(macs_before_[l]) / double(total_macs_) : 0.0;
+std::string RunProgress::line(const Where& at, double elapsed_s) const {
+  const size_t l = std::min(size_t(std::max(at.layer, 0)), layers_.size() - 1);
+  const int passes = std::max(at.passes, 1);
+  const double in_pass = at.folds > 0 ? std::clamp(double(at.fold) / at.folds, 0.0, 1.0) : 0.0;
+  const double in_layer = (std::clamp(at.pass, 0, passes - 1) + in_pass) / passes;
+  const double done =
+      total_macs_ > 0 ? (double(macs_before_[l]) + in_layer * double(layers_[l].macs)) / double(total_macs_) : 0.0;
   const std::string eta = done > 0 ? fmt::format("ETA {:.0f} s", elapsed_s * (1 - done) / done) : "ETA -";
-  const std::string where = fmt::format("layer {}/{} {}, cycle {}, {:.0f} %, {:.1f} s, {}", l + 1, layers_.size(),
-                                        layers_[l].name, cycle, 100 * done, elapsed_s, eta);
+  const std::string pass = passes > 1 ? fmt::format(", pass {}/{}", at.pass + 1, passes) : "";
+  const std::string fold = at.folds > 0 ? fmt::format(", fold {}/{}", at.fold, at.folds) : "";
+  const std::string where = fmt::format("layer {}/{} {}{}{}, cycle {}, {:.0f} %, {:.1f} s, {}", l + 1, layers_.size(),
+                                        layers_[l].name, pass, fold, at.cycle, 100 * done, elapsed_s, eta);
   if (!terminal_) return "progress: " + where;
   const int width = 24, filled = int(done * width + 0.5);
   return fmt::format("[{}{}] {}", std::string(size_t(filled), '#'), std::string(size_t(width - filled), '.'), where);
@@ -45,8 +52,10 @@ void RunProgress::loop() {
     const auto due = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(next));
     if (stop_cv_.wait_until(lock, due, [this] { return stop_; })) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string text = line(position_.layer.load(std::memory_order_relaxed),
-                                  position_.cycle.load(std::memory_order_relaxed), elapsed);
+    const auto get = [](const auto& a) { return a.load(std::memory_order_relaxed); };
+    const std::string text = line({get(position_.layer), get(position_.pass), get(position_.passes),
+                                   get(position_.fold), get(position_.folds), get(position_.cycle)},
+                                  elapsed);
     if (terminal_)
       std::fprintf(stderr, "\r\033[K%s", text.c_str());
     else

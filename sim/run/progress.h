@@ -1,9 +1,10 @@
 #pragma once
 // Progress of one long run on stderr, from a thread of its own that reads the model's
 // RunPosition: on a terminal a bar redrawn twice a second (from 1 s on), else one line
-// every `every_s` seconds. The fraction done is the multiply-accumulates of the layers
-// before the current one over the workload's, so the ETA assumes the rest runs at the
-// same MACs per second.
+// every `every_s` seconds. The fraction done counts multiply-accumulates: the layers
+// before the current one, and of the current one the share of its passes and of the
+// current pass's folds whose data is in (the memory simulation is most of a pass's
+// wall time). The ETA assumes the rest runs at the same MACs per second.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -28,8 +29,13 @@ class RunProgress {
   RunProgress(const RunProgress&) = delete;
   RunProgress& operator=(const RunProgress&) = delete;
   RunPosition& position() { return position_; }
-  // The line shown after `elapsed_s` seconds at `position` (tests).
-  std::string line(int layer, int64_t cycle, double elapsed_s) const;
+  // Where the run is, as read from a RunPosition.
+  struct Where {
+    int layer = 0, pass = 0, passes = 1, fold = 0, folds = 0;  // folds 0: not known yet
+    int64_t cycle = 0;
+  };
+  // The line shown after `elapsed_s` seconds (tests).
+  std::string line(const Where& at, double elapsed_s) const;
 
  private:
   void loop();
