@@ -1,6 +1,9 @@
 #include "models/hbm/hbm_module.h"
 
+#include <memory>
 #include <stdexcept>
+
+#include <tlm_utils/simple_initiator_socket.h>
 
 namespace cstsim::hbm {
 
@@ -160,7 +163,84 @@ struct TrafficSource : sc_core::sc_module {
   TrafficRecorder& rec_;
 };
 
+// The same closed loop through the TLM-2.0 socket: each request a payload sent with
+// BEGIN_REQ, each BEGIN_RESP a completion (arrival and data-ready cycle from the times).
+struct TlmTrafficSource : sc_core::sc_module {
+  SC_HAS_PROCESS(TlmTrafficSource);
+  TlmTrafficSource(sc_core::sc_module_name name, HbmModule& hbm, TrafficRecorder& rec)
+      : sc_core::sc_module(name), socket("socket"), hbm_(hbm), rec_(rec) {
+    socket.register_nb_transport_bw(this, &TlmTrafficSource::bw);
+    socket.bind(hbm.socket);
+    for (const HbmRequest& r : rec_.initial()) to_send_.push_back(r);
+    SC_METHOD(send);  // at time 0, then whenever a response made a next request
+    sensitive << more_;
+  }
+  struct Sent {
+    HbmRequest request;
+    Cycle arrival;
+  };
+  void send() {
+    for (const HbmRequest& r : to_send_) {
+      if (free_.empty()) {
+        payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+        free_.push_back(payloads_.back().get());
+      }
+      tlm::tlm_generic_payload* p = free_.back();
+      free_.pop_back();
+      p->set_command(r.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      p->set_address(r.addr);
+      p->set_data_length(uint32_t(r.bytes));
+      p->set_streaming_width(uint32_t(r.bytes));
+      p->set_data_ptr(data_);
+      p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sent_[p] = {r, hbm_.arrival_cycle(sc_core::sc_time_stamp())};
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      if (socket->nb_transport_fw(*p, phase, delay) != tlm::TLM_UPDATED || phase != tlm::END_REQ)
+        throw std::logic_error("HBM socket traffic: request not accepted at once");
+    }
+    to_send_.clear();
+  }
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+    if (phase != tlm::BEGIN_RESP || p.get_response_status() != tlm::TLM_OK_RESPONSE)
+      throw std::logic_error("HBM socket traffic: unexpected response");
+    const auto it = sent_.find(&p);
+    HbmCompletion c;
+    c.id = it->second.request.id;
+    c.addr = it->second.request.addr;
+    c.bytes = it->second.request.bytes;
+    c.is_write = it->second.request.is_write;
+    c.arrival = it->second.arrival;
+    c.done = Cycle((sc_core::sc_time_stamp() + delay).value() / hbm_.period().value());
+    sent_.erase(it);
+    free_.push_back(&p);  // TLM_COMPLETED: ours again (reused from a later delta)
+    if (auto next = rec_.on_completion(c)) {
+      to_send_.push_back(*next);
+      more_.notify(sc_core::SC_ZERO_TIME);  // sent at this time, from our own process
+    }
+    return tlm::TLM_COMPLETED;
+  }
+  tlm_utils::simple_initiator_socket<TlmTrafficSource> socket;
+  HbmModule& hbm_;
+  TrafficRecorder& rec_;
+  std::vector<HbmRequest> to_send_;
+  std::map<const tlm::tlm_generic_payload*, Sent> sent_;
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;  // as many as were ever in flight
+  std::vector<tlm::tlm_generic_payload*> free_;
+  unsigned char data_[1] = {};  // the model moves no data; a valid pointer all the same
+  sc_core::sc_event more_;
+};
+
 }  // namespace
+
+TrafficResult run_traffic_tlm(const HbmSpec& spec, const TrafficOptions& options) {
+  HbmModule hbm("hbm", spec);
+  TrafficRecorder rec(hbm.device(), options, 1);
+  TlmTrafficSource source("traffic", hbm, rec);
+  sc_core::sc_start();
+  hbm.device().run_until(rec.end_cycle());
+  return rec.finish(hbm.device());
+}
 
 TrafficResult run_traffic_systemc(const HbmSpec& spec, const TrafficOptions& options) {
   HbmModule hbm("hbm", spec);

@@ -110,5 +110,7 @@ class HbmModule : public sc_core::sc_module {
 // Runs `options` closed-loop on a fresh HbmModule with a small source module and sc_start():
 // the same traffic as run_traffic(device, options, 1). Elaborates, so once per process.
 TrafficResult run_traffic_systemc(const HbmSpec& spec, const TrafficOptions& options);
+// The same through `socket`: one payload per request, approximately timed. Same result.
+TrafficResult run_traffic_tlm(const HbmSpec& spec, const TrafficOptions& options);
 
 }  // namespace cstsim::hbm

@@ -168,7 +168,7 @@ int run(const std::vector<std::string>& args) {
       "set", po::value(&sets)->value_name("KEY=VALUE")->composing(),
       "override a memory key, e.g. --set timing.tRFC=350ns --set controller.queue_depth=64 (repeatable)")(
       "seed", po::value(&o.seed)->value_name("N"), "random pattern and write mix seed (default 1)")(
-      "engine", po::value(&engine)->value_name("E"), "systemc (default): the HbmModule; direct: no kernel")(
+      "engine", po::value(&engine)->value_name("E"), "systemc (default): the HbmModule; tlm: the same through its TLM-2.0 socket; direct: no kernel")(
       "json", po::bool_switch(&json), "print one JSON object instead of the table");
   po::variables_map vm;
   try {
@@ -191,8 +191,8 @@ int run(const std::vector<std::string>& args) {
   else
     throw FlagError(fmt::format("--pattern: must be seq, random or strided, got '{}'", pattern));
   if (scope != "stack" && scope != "pc") throw FlagError(fmt::format("--scope: must be stack or pc, got '{}'", scope));
-  if (engine != "systemc" && engine != "direct")
-    throw FlagError(fmt::format("--engine: must be systemc or direct, got '{}'", engine));
+  if (engine != "systemc" && engine != "tlm" && engine != "direct")
+    throw FlagError(fmt::format("--engine: must be systemc, tlm or direct, got '{}'", engine));
   if (!(o.write_fraction >= 0 && o.write_fraction <= 1))
     throw FlagError(fmt::format("--writes: must be between 0 and 1, got {}", o.write_fraction));
   if (vm.count("outstanding") && (o.outstanding < 1 || o.outstanding > 1 << 20))
@@ -222,6 +222,8 @@ int run(const std::vector<std::string>& args) {
   TrafficResult r;
   if (engine == "systemc") {
     r = run_traffic_systemc(spec, o);
+  } else if (engine == "tlm") {
+    r = run_traffic_tlm(spec, o);
   } else {
     HbmDevice dev(spec);
     r = run_traffic(dev, o);

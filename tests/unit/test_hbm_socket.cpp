@@ -188,3 +188,31 @@ TEST(HbmSocket, BlockingTransportReturnsAtTheDataReadyTimeAndRefusesBadPayloads)
 }
 
 }  // namespace
+
+namespace {
+
+// Closed-loop random traffic through the socket, one payload per request: the same
+// cycles, latencies and command counts as the kernel-free device.
+TEST(HbmSocket, ClosedLoopTrafficThroughTheSocketMatchesTheDevice) {
+  const HbmSpec spec = load_hbm_spec(CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml",
+                                     {{"organization.channels", "2"}, {"organization.rows", "256"}});
+  TrafficOptions o;
+  o.pattern = Pattern::Random;
+  o.total_bytes = 128 << 10;
+  o.request_bytes = 64;
+  o.write_fraction = 0.3;
+  o.outstanding = 24;
+  const TrafficResult tlm = run_traffic_tlm(spec, o);
+  HbmDevice dev(spec);
+  const TrafficResult direct = run_traffic(dev, o, 1);
+  EXPECT_EQ(tlm.requests, 2048u);
+  EXPECT_EQ(tlm.end_cycle, direct.end_cycle);
+  EXPECT_EQ(tlm.latencies, direct.latencies);
+  EXPECT_EQ(tlm.stats.activates, direct.stats.activates);
+  EXPECT_EQ(tlm.stats.reads, direct.stats.reads);
+  EXPECT_EQ(tlm.stats.writes, direct.stats.writes);
+  EXPECT_EQ(tlm.stats.bank_refreshes, direct.stats.bank_refreshes);
+  EXPECT_EQ(tlm.stats.data_bus_busy, direct.stats.data_bus_busy);
+}
+
+}  // namespace
