@@ -9,30 +9,16 @@
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
 #include "sim/config/accelerator_spec.h"
-#include "sim/config/arch_spec.h"
 #include "sim/mapper/mapper.h"
+#include "tests/hierarchy_spec.h"
 
 using namespace cstsim;
 
 namespace {
 
-std::string config(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/configs/" + rel; }
-
 ArchSpec hierarchy(int clusters) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 16;
-  a.clusters = clusters;
-  a.memory = "hierarchy";
-  a.hbm.spec = config("memory/hbm3-6400.yaml");
-  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
-  a.ifmap_sram_kib = 64;
-  a.filter_sram_kib = 32;
-  a.ofmap_sram_kib = 32;
-  a.scratchpad.banks = 16;
-  a.scratchpad.word_bytes = 64;
-  resolve_sub_files(a);
-  return a;
+  return testing_util::small_hierarchy("memory/hbm3-6400.yaml", testing_util::config_path("noc/npu-mesh-4x4.yaml"),
+                                       clusters);
 }
 
 Plan plan_of(const ArchSpec& a) {

@@ -17,6 +17,7 @@
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/run/hierarchy_check.h"
+#include "tests/hierarchy_spec.h"
 #include "tests/test_util.h"
 
 namespace cstsim {
@@ -25,7 +26,7 @@ namespace {
 using testing_util::contains;
 using testing_util::error_of;
 
-std::string config(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/configs/" + rel; }
+constexpr auto config = testing_util::config_path;
 
 struct Case {
   ArchSpec arch;
@@ -75,21 +76,7 @@ Case random_case(std::mt19937_64& rng, int i) {
 }
 
 // A 16x16 WS array on a 64/32/32 KiB scratchpad in 16 banks of 64 B.
-ArchSpec small_hierarchy(const std::string& hbm, const std::string& noc) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 16;
-  a.memory = "hierarchy";
-  a.hbm.spec = config(hbm);
-  a.noc.spec = noc;
-  a.ifmap_sram_kib = 64;
-  a.filter_sram_kib = 32;
-  a.ofmap_sram_kib = 32;
-  a.scratchpad.banks = 16;
-  a.scratchpad.word_bytes = 64;
-  resolve_sub_files(a);
-  return a;
-}
+using testing_util::small_hierarchy;
 
 // 3 GHz is 333.33 ps. With the period rounded to 333 ps (as before), HBM edge 8 at
 // 5 ns would be seen at array edge 16; exactly, 5 ns is array edge 15.
