@@ -85,16 +85,16 @@ void DmaModule::declare_spad_actions(trace::TraceSink& sink) {
 
 void DmaModule::announce(trace::TraceSink& sink, const HierarchySource& source) const {
   const LayerDmaPlan& plan = source.dma_plan();
-  // HBM bytes in the cycle the HBM moved them (per request); scratchpad bytes per transfer.
+  // HBM and scratchpad bytes in the cycle each moved them (per request).
   for (size_t k = 0; k < plan.reads.size(); ++k) {
     const TransferState& tr = source.read_state(int(k));
     const trace::ActionId read = plan.reads[k].operand == Operand::Stationary ? read_tile_ : read_stream_;
     for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, read, bytes);
-    sink.count(tr.done, spad_write_, tr.what.bytes);
+    for (const auto& [cycle, bytes] : tr.at_spad) sink.count(cycle, spad_write_, bytes);
   }
   for (size_t k = 0; k < plan.writes.size(); ++k) {
     const TransferState& tr = source.write_state(int(k));
-    sink.count(tr.first_issue, spad_read_, tr.what.bytes);
+    for (const auto& [cycle, bytes] : tr.at_spad) sink.count(cycle, spad_read_, bytes);
     for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, write_, bytes);
   }
 }

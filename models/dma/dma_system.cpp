@@ -35,6 +35,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
       stats_(spads_.size()) {
   if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
+  for (spad::Scratchpad* sp : spads_) landing_.emplace_back(*sp);
   tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
   tRCD_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_period_;
   tCL_ = timing_or(hbm_spec, "tCL", "tRL") * hbm_period_;
@@ -92,14 +93,15 @@ int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
 int64_t DmaSystem::next_issue_time(const Queue& q) const {
   if (q.transfers.empty() || q.outstanding >= max_outstanding_) return kNone;
   const TransferState& t = transfers_[size_t(q.transfers.front())];
-  // Never in the past: a slot freed by a response at now_ is used from the next edge on.
-  return std::max({q.next_cycle, t.earliest, to_acc(now_)}) * acc_period_;
+  // Never in the past: a slot freed by an ack at now_ is used from the next edge on, one
+  // freed by a landing write in cycle c from c + 1.
+  return std::max({q.next_cycle, t.earliest, to_acc(now_), q.free_from}) * acc_period_;
 }
 
 void DmaSystem::issue(Queue& q) {
   const int tid = q.transfers.front();
   TransferState& t = transfers_[size_t(tid)];
-  const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_)});
+  const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_), q.free_from});
   const int64_t at = cycle * acc_period_;
   if (t.first_issue < 0) t.first_issue = cycle;
   // Which term bound (RequestPath::issue_bound); all pieces of the request share it.
@@ -158,6 +160,7 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
     // The data leaves the scratchpad through its ports first.
     spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
     const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
+    t.at_spad.emplace_back(spad.last_transfer().last_cycle, r.bytes);
     p.bytes = r.bytes;
     injections_.push({ready * acc_period_, p});
   } else {
@@ -188,19 +191,37 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
   }
   r.path.returned = at;  // back at the cluster
   r.path.to_cluster_zero_load = zero_load;
-  TransferState& t = transfers_[size_t(r.transfer)];
-  Queue& q = queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))];
-  if (q.outstanding-- == max_outstanding_) {
-    q.freed_by = r.id;
-    q.freed_at = at;
-  }
   if (r.write) {
+    r.path.freed = at;
+    free_slot(r, at);
     finish_request(int(d.packet.id), at);
     return;
   }
   stats_[size_t(r.cluster)].bytes_delivered += r.bytes;
-  t.landed.emplace_back(at, r.bytes);
-  finish_request(int(d.packet.id), at);
+  landing_[size_t(r.cluster)].land(r.id, transfers_[size_t(r.transfer)].partition, r.bytes, to_acc(at));
+}
+
+void DmaSystem::free_slot(const Request& r, int64_t at) {
+  Queue& q = queues_[size_t(2 * r.cluster + (r.write ? 1 : 0))];
+  if (q.outstanding-- == max_outstanding_) {
+    q.freed_by = r.id;
+    q.freed_at = at;
+    q.free_from = std::max(q.free_from, to_acc(at));
+  }
+}
+
+void DmaSystem::land(size_t cluster, int64_t cycle) {
+  LandingBuffer& buffer = landing_[cluster];
+  written_.clear();
+  buffer.write(buffer.next_partition(), cycle, written_);
+  const int64_t latency = spads_[cluster]->params().write_latency;
+  for (const LandingBuffer::Written& w : written_) {
+    Request& r = requests_[size_t(w.request)];
+    r.path.freed = (w.last_cycle + 1) * acc_period_;
+    free_slot(r, r.path.freed);
+    transfers_[size_t(r.transfer)].at_spad.emplace_back(w.last_cycle, r.bytes);
+    finish_request(w.request, (w.last_cycle + 1 + latency) * acc_period_);
+  }
 }
 
 void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
@@ -233,7 +254,8 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
 }
 
 // The earliest pending event and who has it; on a tie the order below decides
-// (issues, injections, the mesh, the stack), which results do not depend on.
+// (issues, injections, the mesh, the stack, the landing buffers), which results do not
+// depend on, except that a cycle's scratchpad writes come after its arrivals.
 DmaSystem::NextEvent DmaSystem::next() const {
   NextEvent e;
   for (size_t i = 0; i < queues_.size(); ++i)
@@ -243,6 +265,10 @@ DmaSystem::NextEvent DmaSystem::next() const {
     e = {*n * noc_period_, NextEvent::Noc, 0, *n};
   if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
     e = {h * hbm_period_, NextEvent::Hbm, 0, h};
+  // Last on a tie: a cycle's writes go after everything that lands in it.
+  for (size_t k = 0; k < landing_.size(); ++k)
+    if (const int64_t c = landing_[k].next_cycle(); c != LandingBuffer::kNever && c * acc_period_ < e.at)
+      e = {c * acc_period_, NextEvent::Land, k, c};
   return e;
 }
 
@@ -271,8 +297,16 @@ bool DmaSystem::step() {
       hbm_->run_until(e.cycle);
       for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
       break;
+    case NextEvent::Land:
+      land(e.queue, e.cycle);
+      break;
   }
   return true;
+}
+
+void DmaSystem::advance_to(int64_t cycle) {
+  const int64_t until = cycle * acc_period_;
+  for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Land); e = next()) step();
 }
 
 void DmaSystem::run_until_done(int id) {

@@ -6,18 +6,17 @@
 //
 // The DMA has two in-order queues (read: HBM -> scratchpad, write: scratchpad ->
 // HBM), like an AXI master's two channels. Each issues at most requests_per_cycle requests per
-// accelerator cycle and keeps at most dma.max_outstanding in flight (its landing
-// buffer); a request is at most hbm.request_bytes and never spans two HBM
-// channels, so it goes to exactly one controller. A transfer starts issuing when
-// the one before it in its queue has issued its last request and its own
+// accelerator cycle and keeps at most dma.max_outstanding in flight; a request is at most
+// hbm.request_bytes and goes out as one piece per HBM channel it covers. A transfer starts
+// issuing when the one before it in its queue has issued its last request and its own
 // `earliest` cycle (its scratchpad slot is free) has come.
 //   read:  request packet (1 flit, vnet 0) cluster -> controller; HBM read;
-//          data packet (vnet 1) controller -> cluster, into the DMA's landing
-//          buffer, which frees the request's slot. The caller moves landed data
-//          into the scratchpad (HierarchySource does it in issue order, once the
-//          array's port use up to then is known).
+//          data packet (vnet 1) controller -> cluster, into the DMA's landing buffer
+//          (landing_buffer.h), which writes it into the scratchpad through the ports the
+//          array leaves free, a cycle at a time; the request's slot frees when its last
+//          word is in.
 //   write: data read from the scratchpad; data packet (vnet 0) -> controller;
-//          HBM write; ack (1 flit, vnet 1) -> cluster.
+//          HBM write; ack (1 flit, vnet 1) -> cluster, which frees the slot.
 // Clock crossings: an arrival is seen on the receiver's first edge at or after it
 // (HBM: the first strictly after, as models/hbm/README.md defines).
 #include <cstdint>
@@ -27,6 +26,7 @@
 #include <vector>
 
 #include "models/dma/clock_base.h"
+#include "models/dma/landing_buffer.h"
 #include "models/hbm/hbm_device.h"
 #include "models/noc/network.h"
 #include "models/scratchpad/scratchpad.h"
@@ -41,7 +41,8 @@ struct RequestPath {
   int64_t at_memory = 0;    // reached its HBM controller
   int64_t memory_done = 0;  // HBM data done (read data out / write data in)
   int64_t returned = 0;     // data/ack tail back at the cluster
-  int64_t done = 0;         // = returned (reads land in the DMA buffer, writes are acknowledged)
+  int64_t freed = 0;        // its outstanding slot freed: reads, last word into the scratchpad; writes, = returned
+  int64_t done = 0;         // reads: the data usable in the scratchpad (+ write latency); writes: = returned
   // Parts of [at_memory, memory_done): waiting for a refresh of its bank, opening its row
   // (tRP + tRCD when a burst missed the open row), its column access latency; the rest is the
   // controller queue and the data bus.
@@ -68,11 +69,13 @@ struct TransferState {
   spad::Partition partition = spad::Partition::Ifmap;
   int64_t earliest = 0;     // accelerator cycle its slot is free
   int64_t first_issue = -1; // accelerator cycle of its first request
-  int64_t done = -1;        // accelerator cycle it is complete (-1: not yet)
+  int64_t done = -1;        // accelerator cycle it is complete (reads: usable in the scratchpad; -1: not yet)
   int64_t requests_left = 0;
   int64_t bytes_left = 0;   // not yet issued
   RequestPath critical;     // the request that completed last
-  std::vector<std::pair<int64_t, int64_t>> landed;  // reads: (time, bytes) per request, in issue order
+  // (accelerator cycle the scratchpad moved it, bytes) per request: reads, the cycle of the last
+  // word written; writes, the cycle of the last word read out.
+  std::vector<std::pair<int64_t, int64_t>> at_spad;
   std::vector<std::pair<int64_t, int64_t>> at_hbm;  // (accelerator cycle the HBM moved it, bytes) per request
 };
 
@@ -121,6 +124,10 @@ class DmaSystem {
 
   hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
   int64_t now() const { return now_; }
+  // Steps every event up to accelerator cycle `cycle`'s edge except the scratchpad writes of
+  // `cycle` itself, which wait for the array's use of that cycle (lockstep grids declare a
+  // fold in the cycle it starts).
+  void advance_to(int64_t cycle);
   int64_t acc_period() const { return acc_period_; }
   int64_t to_acc(int64_t t) const { return (t + acc_period_ - 1) / acc_period_; }  // first edge at or after
 
@@ -137,9 +144,9 @@ class DmaSystem {
  private:
   struct NextEvent {
     int64_t at = INT64_MAX;
-    enum Who { Issue, Inject, Noc, Hbm } who = Issue;
-    size_t queue = 0;   // Issue: which queue
-    int64_t cycle = 0;  // Noc / Hbm: the event's cycle in that clock
+    enum Who { Issue, Inject, Noc, Hbm, Land } who = Issue;
+    size_t queue = 0;   // Issue: which queue; Land: which cluster
+    int64_t cycle = 0;  // Noc / Hbm / Land: the event's cycle in that clock
   };
   NextEvent next() const;
   struct Request {
@@ -160,6 +167,7 @@ class DmaSystem {
     int outstanding = 0;
     int freed_by = -1;          // the request whose return last freed a slot of a full queue
     int64_t freed_at = 0;       // when (ticks)
+    int64_t free_from = 0;      // the first cycle the slot freed by a landing write may be used
     int last_request = -1;      // the last request issued
   };
   struct Injection {  // a packet waiting for its NoC cycle (write data read from the scratchpad)
@@ -174,6 +182,8 @@ class DmaSystem {
   void on_delivery(const noc::Delivery& d);
   void on_hbm_completion(const hbm::HbmCompletion& c);
   void finish_request(int id, int64_t done_at);
+  void free_slot(const Request& r, int64_t at);  // r's outstanding slot, from tick `at`
+  void land(size_t cluster, int64_t cycle);       // the landing buffer's writes in `cycle`
   int64_t piece_bytes(uint64_t addr, int64_t left) const;  // <= request_bytes, one channel
   noc::NodeId controller_of(uint64_t addr) const;
   int64_t noc_cycle_at(int64_t t) const { return (t + noc_period_ - 1) / noc_period_; }
@@ -187,6 +197,8 @@ class DmaSystem {
   std::unique_ptr<hbm::HbmDevice> hbm_;
   std::unique_ptr<noc::Network> noc_;
   std::vector<spad::Scratchpad*> spads_;
+  std::vector<LandingBuffer> landing_;  // per cluster
+  std::vector<LandingBuffer::Written> written_;  // scratch for land()
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
   std::vector<TransferState> transfers_;

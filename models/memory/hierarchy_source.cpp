@@ -118,20 +118,10 @@ void HierarchySource::wait_done(int id) {
 }
 
 int64_t HierarchySource::in_scratchpad(int read) {
-  // Landed data drains into the scratchpad in the order the DMA issued it.
-  for (; reads_landed_ <= read; ++reads_landed_) {
-    const int id = read_id_[size_t(reads_landed_)];
-    wait_done(id);
-    std::vector<std::pair<int64_t, int64_t>> landed = dma().transfer(id).landed;
-    std::sort(landed.begin(), landed.end());
-    const spad::Partition p = dma().transfer(id).partition;
-    int64_t done = 0;
-    for (const auto& [at, bytes] : landed) {
-      done = std::max(done, spad_->dma_write(p, dma().to_acc(at), bytes));
-    }
-    read_in_spad_[size_t(reads_landed_)] = done;
-  }
-  return read_in_spad_[size_t(read)];
+  // The DMA's landing buffer writes the data as the array's port use allows (DmaSystem).
+  const int id = read_id_[size_t(read)];
+  wait_done(id);
+  return read_in_spad_[size_t(read)] = dma().transfer(id).done;
 }
 
 int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
@@ -144,12 +134,6 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
   return answer(g);  // in_scratchpad waits for the reads
 }
 
-bool HierarchySource::landed_through(int read) const {
-  for (int k = reads_landed_; k <= read; ++k)
-    if (!dma().done(read_id_[size_t(k)])) return false;
-  return true;
-}
-
 int64_t HierarchySource::poll(int g, const std::vector<int64_t>& load_starts, int64_t now) {
   if (!lockstep_) return ready(g, load_starts);
   if (critical_[size_t(g)].kind >= 0) return fetches_[size_t(g)].ready;
@@ -158,8 +142,10 @@ int64_t HierarchySource::poll(int g, const std::vector<int64_t>& load_starts, in
   group_->advance_to(now);
   const int tile = dma_.stationary_read[size_t(g)], slice = dma_.stream_read[size_t(g)];
   const int w = dma_.output_wait[size_t(g)];
-  if (!landed_through(std::max(tile, slice)) || (w >= 0 && !dma().done(write_id_[size_t(w)]))) return now + 1;
-  return answer(g);  // final: the data is all there (maybe landing in the scratchpad later)
+  if (!dma().done(read_id_[size_t(tile)]) || !dma().done(read_id_[size_t(slice)]) ||
+      (w >= 0 && !dma().done(write_id_[size_t(w)])))
+    return now + 1;
+  return answer(g);  // final: the data is all in the scratchpad (usable after its write latency)
 }
 
 void HierarchySource::fold_started(int g, const std::vector<int64_t>& load_starts) {
@@ -238,7 +224,7 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
     head = &dma().request_path(head->waited_on);
   if (head->issue_bound == Bound::Slot) {
     const RequestPath& freer = dma().request_path(head->waited_on);
-    const int64_t freed = std::min(acc(freer.returned), to);
+    const int64_t freed = std::min(acc(freer.freed), to);
     if (freed > at) {
       explain_request(freer, freed, at, freed, causes);
       at = freed;
@@ -260,7 +246,7 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
   charge("hbm_latency", acc(p.memory_done));                  // column access: tCL / tCWL
   charge("noc_bandwidth", acc(p.memory_done + to_cluster_contention));
   charge("noc_latency", acc(p.returned));
-  charge("spad_ports", last);  // reads: landed data into the ports the array leaves
+  charge("spad_ports", last);  // reads: in the landing buffer, into the ports the array leaves
   if (at < to) causes["dependency"] += to - at;
 }
 
@@ -324,7 +310,6 @@ void HierarchySource::start_drain(const std::vector<int64_t>& load_starts) {
   const int F = int(plan_.folds.size());
   learn_folds(F, load_starts);
   enqueue_known(F);
-  if (reads_landed_ < int(dma_.reads.size())) in_scratchpad(int(dma_.reads.size()) - 1);
 }
 
 bool HierarchySource::drain_done(int64_t now) {

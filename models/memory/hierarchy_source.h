@@ -2,8 +2,8 @@
 // memory: hierarchy. Every operand of a layer moves through the whole memory
 // system: the plan's DMA program (plan/dma_program.h) is executed by the
 // DMA over the mesh NoC against the bank-level HBM (models/dma/dma_system.h),
-// and landed data is written into the banked scratchpad (models/scratchpad)
-// around the array's own port use. Fold g may start loading when its stationary
+// whose landing buffer writes the data into the banked scratchpad
+// (models/scratchpad) around the array's own port use. Fold g may start loading when its stationary
 // tile and its stream slice are in the scratchpad and, if accumulator blocks
 // alternate, when the block it will use has been written back.
 //
@@ -86,8 +86,7 @@ class HierarchySource : public TileSource {
   };
   void learn_folds(int upto, const std::vector<int64_t>& load_starts);  // folds [known, upto)
   void enqueue_known(int g);     // every transfer whose slot is known when fold g asks
-  int64_t in_scratchpad(int read);  // lands read `read` (and those before it) in the scratchpad
-  bool landed_through(int read) const;  // reads up to `read` have all their data at the cluster
+  int64_t in_scratchpad(int read);  // waits until read `read` is all in the scratchpad; its ready cycle
   int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
   void finish_drain();
   void wait_done(int id);
@@ -111,7 +110,7 @@ class HierarchySource : public TileSource {
   std::vector<FoldHistory> folds_;   // learned so far
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
   std::vector<int64_t> read_in_spad_;    // cycle each read is all in the scratchpad, -1 until landed
-  int reads_enqueued_ = 0, writes_enqueued_ = 0, reads_landed_ = 0;
+  int reads_enqueued_ = 0, writes_enqueued_ = 0;
   struct Critical {
     int kind = -1;  // 0 stationary read, 1 stream read, 2 output write-back
     int index = -1;

@@ -182,10 +182,7 @@ void MemoryGroup::done(int cluster) {
   if (last >= 0 && everyone_waits()) driver_->every_cluster_waits(*this, last);
 }
 
-void MemoryGroup::advance_to(int64_t cycle) {
-  const int64_t until = cycle * dma_->acc_period();
-  while (dma_->next_event_time() <= until) dma_->step();
-}
+void MemoryGroup::advance_to(int64_t cycle) { dma_->advance_to(cycle); }
 
 SharedStats MemoryGroup::stats() const {
   SharedStats s;

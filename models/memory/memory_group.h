@@ -110,9 +110,10 @@ class MemoryGroup {
   // The cluster will add no more traffic to this layer.
   void done(int cluster);
   // Lockstep use (register grids stepping together): simulate every event up to
-  // and including accelerator cycle `cycle`'s edge. Safe when every cluster has
-  // enqueued what it issues before that cycle; an issue at `cycle` itself cannot
-  // change anything that completes by then.
+  // and including accelerator cycle `cycle`'s edge, but the scratchpad writes of
+  // `cycle` (DmaSystem::advance_to). Safe when every cluster has enqueued what it
+  // issues before that cycle; an issue at `cycle` itself cannot change anything that
+  // completes by then.
   void advance_to(int64_t cycle);
   // Final once every cluster is done (pseudo-channel busy is assembled on first use).
   const SharedTimeline& timeline() const;

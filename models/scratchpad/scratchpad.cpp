@@ -1,5 +1,6 @@
 #include "models/scratchpad/scratchpad.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -121,6 +122,48 @@ int64_t Scratchpad::transfer(Partition p, int64_t arrival, int64_t bytes, bool w
 
 int64_t Scratchpad::dma_write(Partition p, int64_t arrival, int64_t bytes) { return transfer(p, arrival, bytes, true); }
 int64_t Scratchpad::dma_read(Partition p, int64_t arrival, int64_t bytes) { return transfer(p, arrival, bytes, false); }
+
+int64_t Scratchpad::write_in_cycle(Partition p, int64_t cycle, int64_t words) {
+  check_cycle("DMA write", p, cycle);
+  PartitionState& s = part(p);
+  const int64_t take = std::min(words, s.layout.ports - s.used.at(cycle));
+  if (take <= 0) return 0;
+  s.used.add(cycle, cycle + 1, take);
+  s.dma.add(cycle, cycle + 1, take);
+  return take;
+}
+
+int64_t Scratchpad::next_free_cycle(Partition p, int64_t from) const {
+  check_cycle("query", p, from);
+  const int64_t ports = part(p).layout.ports;
+  int64_t found = kForever;
+  part(p).used.walk(from, [&](int64_t b, int64_t, int64_t value) {
+    if (value < ports) found = b;
+    return found == kForever;
+  });
+  return found;
+}
+
+int64_t Scratchpad::array_busy_cycles(Partition p, int64_t begin, int64_t end) const {
+  if (end <= begin) return 0;
+  check_cycle("query", p, begin);
+  int64_t busy = 0;
+  part(p).array.walk(begin, [&](int64_t b, int64_t e, int64_t value) {
+    if (b >= end) return false;
+    if (value > 0) busy += std::min(e, end) - b;
+    return e < end;
+  });
+  return busy;
+}
+
+void Scratchpad::count_landed(Partition p, int64_t bytes, int64_t conflict_cycles) {
+  PartitionStats& st = part(p).stats;
+  if (bytes > 0) {
+    st.dma_bytes_written += bytes;
+    st.dma_transfers += 1;
+  }
+  st.conflict_cycles += conflict_cycles;
+}
 
 void Scratchpad::forget_before(int64_t cycle) {
   if (cycle <= horizon_) return;

@@ -4,6 +4,7 @@
 // every level; stall causes add up; misfits are one-line input errors.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include <fmt/format.h>
@@ -294,6 +295,64 @@ TEST(Hierarchy, LoneClusterOfAGroupMatchesASingleCluster) {
   EXPECT_EQ(shared.stall_causes, own.stall_causes);
   for (size_t g = 0; g < plan.folds.size(); ++g) EXPECT_EQ(shared.folds[g].start, own.folds[g].start) << g;
   EXPECT_EQ(second.stats().shared.hbm_bytes_read, single.stats().shared.hbm_bytes_read);
+}
+
+}  // namespace
+}  // namespace cstsim
+
+namespace cstsim {
+namespace {
+
+// The landing buffer's entries are the outstanding slots: a read's slot frees when its last
+// word is in the scratchpad, not when it reaches the cluster. With ports too few for the
+// HBM's rate, the data the HBM has read but the scratchpad not yet taken is bounded by the
+// slots (max_outstanding x request bytes) at every cycle, so the HBM slows to the ports'
+// rate; the run slows and the split puts the wait on the scratchpad ports.
+TEST(Hierarchy, SlowScratchpadPortsHoldLandingSlotsAndThrottleTheHbm) {
+  struct Run {
+    LayerTiming timing;
+    int64_t max_backlog = 0;  // HBM bytes read, minus bytes written into the scratchpad, at a cycle
+    int64_t conflicts = 0;
+  };
+  // A GEMV's weights: the array reads each 256 B tile from the filter partition one 16 B word
+  // per cycle as it loads it. On one single-ported bank the DMA gets only the cycles between
+  // loads; with two ports per bank it keeps pace.
+  auto run = [](int ports_per_bank) {
+    ArchSpec a = small_hierarchy("memory/hbm2-2000.yaml", config("noc/npu-mesh-4x4.yaml"));
+    a.scratchpad.word_bytes = 16;
+    a.scratchpad.ports_per_bank = ports_per_bank;
+    a.filter_sram_kib = 8;  // 64 + 8 + 56 KiB in 16 banks of 8 KiB: the filter partition has 1
+    a.ofmap_sram_kib = 56;
+    a.hbm.max_outstanding = 8;
+    a.hbm.request_bytes = 64;
+    a.hbm.fifo_tiles = 4;
+    const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 1, 2048, 16);
+    HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, false);
+    Run r;
+    r.timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
+    std::map<int64_t, int64_t> delta;  // per cycle: + bytes the HBM moved, - bytes into the scratchpad
+    for (size_t k = 0; k < src.dma_plan().reads.size(); ++k) {
+      for (const auto& [cycle, bytes] : src.read_state(int(k)).at_hbm) delta[cycle] += bytes;
+      for (const auto& [cycle, bytes] : src.read_state(int(k)).at_spad) delta[cycle + 1] -= bytes;
+    }
+    int64_t backlog = 0;
+    for (const auto& [cycle, d] : delta) r.max_backlog = std::max(r.max_backlog, backlog += d);
+    EXPECT_EQ(backlog, 0);  // every byte read is written
+    r.conflicts = src.stats().spad_conflict_cycles;
+    return r;
+  };
+  const Run narrow = run(1), wide = run(2);
+  const int64_t slots = 8 * 64;
+  EXPECT_LE(narrow.max_backlog, slots);
+  EXPECT_LE(wide.max_backlog, slots);
+  EXPECT_GT(narrow.timing.stall_cycles, wide.timing.stall_cycles);
+  EXPECT_GT(narrow.conflicts, 0);
+  auto spad = [](const LayerTiming& t) { return t.stall_causes.count("spad_ports") ? t.stall_causes.at("spad_ports") : 0; };
+  EXPECT_GT(spad(narrow.timing), spad(wide.timing));
+  std::string largest;
+  for (const auto& [cause, n] : narrow.timing.stall_causes)
+    if (largest.empty() || n > narrow.timing.stall_causes.at(largest)) largest = cause;
+  EXPECT_EQ(largest, "spad_ports");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+#include "models/dma/landing_buffer.h"
+
+#include <algorithm>
+
+namespace cstsim {
+
+void LandingBuffer::land(int request, spad::Partition p, int64_t bytes, int64_t cycle) {
+  PartitionQueue& q = queues_[size_t(p)];
+  const int64_t words = (bytes + spad_->params().word_bytes - 1) / spad_->params().word_bytes;
+  q.entries.push_back({request, bytes, words});
+  bytes_held_ += bytes;
+  if (q.entries.size() == 1) {  // was empty: it waits from its arrival
+    q.waiting_from = cycle;
+    q.next = spad_->next_free_cycle(p, cycle);
+  }
+}
+
+int64_t LandingBuffer::next_cycle() const {
+  int64_t at = kNever;
+  for (const PartitionQueue& q : queues_) at = std::min(at, q.next);
+  return at;
+}
+
+spad::Partition LandingBuffer::next_partition() const {
+  size_t best = 0;
+  for (size_t p = 1; p < queues_.size(); ++p)
+    if (queues_[p].next < queues_[best].next) best = p;
+  return spad::Partition(best);
+}
+
+void LandingBuffer::write(spad::Partition p, int64_t cycle, std::vector<Written>& done) {
+  PartitionQueue& q = queues_[size_t(p)];
+  // Cycles skipped since the data began to wait were full: those the array held count.
+  int64_t conflicts = spad_->array_busy_cycles(p, q.waiting_from, cycle);
+  while (!q.entries.empty()) {
+    Entry& e = q.entries.front();
+    e.words_left -= spad_->write_in_cycle(p, cycle, e.words_left);
+    if (e.words_left > 0) break;  // no slot left in this cycle
+    spad_->count_landed(p, e.bytes, 0);
+    bytes_held_ -= e.bytes;
+    done.push_back({e.request, cycle});
+    q.entries.pop_front();
+  }
+  if (q.entries.empty()) {
+    q.next = kNever;
+  } else {
+    if (spad_->array_slots(p, cycle) > 0) ++conflicts;
+    q.waiting_from = cycle + 1;
+    q.next = spad_->next_free_cycle(p, cycle + 1);
+  }
+  spad_->count_landed(p, 0, conflicts);
+}
+
+}  // namespace cstsim
