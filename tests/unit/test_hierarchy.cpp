@@ -314,19 +314,21 @@ TEST(Hierarchy, SlowScratchpadPortsHoldLandingSlotsAndThrottleTheHbm) {
     int64_t max_backlog = 0;  // HBM bytes read, minus bytes written into the scratchpad, at a cycle
     int64_t conflicts = 0;
   };
-  // A GEMV's weights: the array reads each 256 B tile from the filter partition one 16 B word
-  // per cycle as it loads it. On one single-ported bank the DMA gets only the cycles between
-  // loads; with two ports per bank it keeps pace.
+  // The stream operand (A, 256 x 64) does not fit its partition (one 8 KiB bank), so each
+  // column fold re-reads its 4 KiB slices while the array streams the previous ones, a 16 B row
+  // (two 8 B words) per cycle: the DMA must write 16 B per cycle beside it. With 3 ports on
+  // the bank it gets one word (8 B) per cycle, with 6 ports four.
   auto run = [](int ports_per_bank) {
     ArchSpec a = small_hierarchy("memory/hbm2-2000.yaml", config("noc/npu-mesh-4x4.yaml"));
-    a.scratchpad.word_bytes = 16;
+    a.scratchpad.word_bytes = 8;
     a.scratchpad.ports_per_bank = ports_per_bank;
-    a.filter_sram_kib = 8;  // 64 + 8 + 56 KiB in 16 banks of 8 KiB: the filter partition has 1
-    a.ofmap_sram_kib = 56;
-    a.hbm.max_outstanding = 8;
+    a.ifmap_sram_kib = 8;  // 8 + 16 + 104 KiB in 16 banks of 8 KiB: 1, 2 and 13 banks
+    a.filter_sram_kib = 16;
+    a.ofmap_sram_kib = 104;
+    a.hbm.max_outstanding = 32;
     a.hbm.request_bytes = 64;
-    a.hbm.fifo_tiles = 4;
-    const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 1, 2048, 16);
+    const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 256, 64, 64);
+    check_hierarchy(a, make_dma_plan(a, plan, "l"));  // a configuration the front accepts
     HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, false);
     Run r;
     r.timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
@@ -341,9 +343,10 @@ TEST(Hierarchy, SlowScratchpadPortsHoldLandingSlotsAndThrottleTheHbm) {
     r.conflicts = src.stats().spad_conflict_cycles;
     return r;
   };
-  const Run narrow = run(1), wide = run(2);
-  const int64_t slots = 8 * 64;
+  const Run narrow = run(3), wide = run(6);
+  const int64_t slots = 32 * 64;
   EXPECT_LE(narrow.max_backlog, slots);
+  EXPECT_GT(narrow.max_backlog, slots / 2);  // the ports, not the HBM, hold it back
   EXPECT_LE(wide.max_backlog, slots);
   EXPECT_GT(narrow.timing.stall_cycles, wide.timing.stall_cycles);
   EXPECT_GT(narrow.conflicts, 0);
