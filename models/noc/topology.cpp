@@ -24,4 +24,10 @@ std::unique_ptr<ITopology> make_topology(const std::string& name) {
 
 const ITopology& topology(const std::string& name) { return Registry<ITopology>::instance().shared(name, "topology"); }
 
+int64_t input_buffer_bytes(const NocConfig& config) {
+  const Mesh mesh = build_topology(config);
+  const int64_t inputs = int64_t(mesh.links().size() + mesh.endpoints().size());
+  return inputs * config.vcs() * config.buffer_depth * config.flit_bytes;
+}
+
 }  // namespace cstsim::noc

@@ -33,4 +33,8 @@ std::vector<std::string> topology_names();
 // The graph `config` describes, by its topology.
 inline Mesh build_topology(const NocConfig& config) { return topology(config.topology).build(config); }
 
+// Bytes of flit buffers at the routers' inputs: vcs() x buffer_depth flits behind every
+// router-to-router link and every endpoint's injection port (what leaks, for the energy table).
+int64_t input_buffer_bytes(const NocConfig& config);
+
 }  // namespace cstsim::noc

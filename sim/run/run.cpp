@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include "models/accelerator/accelerator.h"
+#include "models/noc/topology.h"
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
@@ -34,13 +35,15 @@ namespace {
 std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
 
 // What the energy table's size-dependent rows scale with: the SRAM partitions (every
-// cluster has its own) split into scratchpad.banks banks, and the PEs.
+// cluster has its own) split into scratchpad.banks banks, the PEs, and the mesh's router
+// input buffers (memory: hierarchy only).
 post::Geometry energy_geometry(const ArchSpec& a) {
   post::Geometry g;
   const double cluster_bytes = double(a.ifmap_sram_kib + a.filter_sram_kib + a.ofmap_sram_kib) * 1024.0;
   g.sram_bytes = cluster_bytes * a.clusters;
   g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
   g.pes = double(a.rows) * double(a.cols) * a.clusters;
+  if (a.memory == "hierarchy") g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
   return g;
 }
 

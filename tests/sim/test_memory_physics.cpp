@@ -522,10 +522,22 @@ TEST_F(MemoryPhysics, SramEnergyFollowsBankSizeAndCapacity) {
   };
   report_total(w);  // the preset once more: its summary.json for its time
   const double t_preset = seconds(dir_ / "physics-report" / "summary.json"), t_bigger = seconds(out / "summary.json");
-  // Static = (array + SRAM) W x time; the array's 16384 x 7 uW is the same in both.
-  const double array_w = 16384 * 7.0e-6, w_per_byte = 1.671e-9;
-  EXPECT_NEAR(static_part(preset), (array_w + w_per_byte * 6.5 * 1024 * 1024) * t_preset, 1e-3 * static_part(preset));
-  EXPECT_NEAR(static_part(bigger), (array_w + w_per_byte * 10.5 * 1024 * 1024) * t_bigger, 1e-3 * static_part(bigger));
+  // Static = (array + SRAM + NoC buffers) W x time; the array's 16384 x 7 uW and the mesh's
+  // 147,456 B of router input buffers (72 inputs x 4 VCs x 4 flits x 128 B) x 0.75 uW are the
+  // same in both.
+  const double array_w = 16384 * 7.0e-6, w_per_byte = 1.671e-9, noc_w = 147456 * 7.5e-7;
+  EXPECT_NEAR(static_part(preset), (array_w + noc_w + w_per_byte * 6.5 * 1024 * 1024) * t_preset, 1e-3 * static_part(preset));
+  EXPECT_NEAR(static_part(bigger), (array_w + noc_w + w_per_byte * 10.5 * 1024 * 1024) * t_bigger, 1e-3 * static_part(bigger));
+
+  // Deeper router buffers leak more: twice the flits, twice the NoC's share.
+  const fs::path deep = dir_ / "deep";
+  const Result d = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " --out " + deep.string() + " --set noc.buffer_depth=8");
+  ASSERT_EQ(d.status, 0) << d.err;
+  const auto deep_report = nlohmann::json::parse(slurp(deep / "report.json"));
+  const auto& deeper = deep_report["total"]["energy"];
+  const double t_deep = seconds(deep / "summary.json");
+  EXPECT_NEAR(static_part(deeper), (array_w + 2 * noc_w + w_per_byte * 6.5 * 1024 * 1024) * t_deep, 1e-3 * static_part(deeper));
 }
 
 }  // namespace

@@ -321,11 +321,11 @@ TEST_F(Post, SizeDependentRowsResolveForTheGeometry) {
   std::ofstream(dir_ / "t.yaml") << "name: t\nactions:\n"
                                     "  sram.read: {pJ_by_bank_bytes: {8192: 1.25, 32768: 2.5, 1048576: 12.5}, per: byte, source: h}\n"
                                     "static_power:\n  sram: {W_per_byte: 2.0e-9, source: c}\n  array: {W_per_PE: 1.0e-6, source: a}\n"
-                                    "  chip: {W: 0.25, source: x}\n";
+                                    "  noc: {W_per_buffer_byte: 5.0e-7, source: n}\n  chip: {W: 0.25, source: x}\n";
   const post::EnergyTable t = post::load_energy_table((dir_ / "t.yaml").string());
   EXPECT_FALSE(t.resolved());
   auto at = [&](double bank) {
-    post::Geometry g{6.5 * 1024 * 1024, bank, 16384};
+    post::Geometry g{6.5 * 1024 * 1024, bank, 16384, 147456};
     return post::resolved(t, g);
   };
   const post::EnergyTable r = at(131072);
@@ -338,8 +338,10 @@ TEST_F(Post, SizeDependentRowsResolveForTheGeometry) {
   for (const post::StaticPower& p : r.static_power) {
     if (p.component == "sram") EXPECT_DOUBLE_EQ(p.watts, 2.0e-9 * 6.5 * 1024 * 1024);
     if (p.component == "array") EXPECT_DOUBLE_EQ(p.watts, 1.0e-6 * 16384);
+    if (p.component == "noc") EXPECT_DOUBLE_EQ(p.watts, 5.0e-7 * 147456);
     if (p.component == "chip") EXPECT_DOUBLE_EQ(p.watts, 0.25);
   }
+  EXPECT_EQ(r.static_power.size(), 4u);
   // The resolved table is a plain one: it round-trips through the run directory's file.
   std::ofstream(dir_ / "r.yaml") << post::to_yaml(r);
   EXPECT_TRUE(post::load_energy_table((dir_ / "r.yaml").string()).resolved());
@@ -356,6 +358,14 @@ TEST_F(Post, SizeDependentRowsResolveForTheGeometry) {
   EXPECT_NE(error("{pJ: 1, pJ_by_bank_bytes: {1: 1, 2: 2}, source: s}").find("exactly one of"), std::string::npos);
   EXPECT_NE(error("{pJ_by_bank_bytes: {8192: 1}, source: s}").find("at least two"), std::string::npos);
   EXPECT_NE(error("{pJ_by_bank_bytes: {8192: 1, 4096: 2}, source: s}").find("must increase"), std::string::npos);
+  std::ofstream(dir_ / "bad.yaml") << "name: b\nactions:\n  mac.int8: {pJ: 1, source: x}\nstatic_power:\n  noc: {W: 1, W_per_buffer_byte: 1.0e-7, source: s}\n";
+  try {
+    post::load_energy_table((dir_ / "bad.yaml").string());
+    ADD_FAILURE() << "two power figures in one row accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "static_power.noc");
+    EXPECT_NE(std::string(e.what()).find("W_per_buffer_byte"), std::string::npos) << e.what();
+  }
   // A table with unresolved rows is no run's table: post refuses it.
   const fs::path run = run_dir("unresolved");
   std::ofstream(run / "energy.yaml") << "name: t\nactions:\n  mac.int8: {pJ: 1, source: x}\n"

@@ -36,7 +36,7 @@ bool EnergyTable::resolved() const {
   for (const ActionEnergy& a : actions)
     if (!a.pj_by_bank_bytes.empty()) return false;
   for (const StaticPower& p : static_power)
-    if (p.watts_per_byte >= 0 || p.watts_per_pe >= 0) return false;
+    if (p.watts_per_byte >= 0 || p.watts_per_pe >= 0 || p.watts_per_buffer_byte >= 0) return false;
   return true;
 }
 
@@ -69,8 +69,11 @@ EnergyTable resolved(EnergyTable t, const Geometry& g) {
     } else if (p.watts_per_pe >= 0) {
       p.watts = p.watts_per_pe * g.pes;
       p.source += fmt::format(" [resolved: {:.4g} W for {:.0f} PEs]", p.watts, g.pes);
+    } else if (p.watts_per_buffer_byte >= 0) {
+      p.watts = p.watts_per_buffer_byte * g.noc_buffer_bytes;
+      p.source += fmt::format(" [resolved: {:.4g} W for {:.0f} B of router buffers]", p.watts, g.noc_buffer_bytes);
     }
-    p.watts_per_byte = p.watts_per_pe = -1;
+    p.watts_per_byte = p.watts_per_pe = p.watts_per_buffer_byte = -1;
   }
   return t;
 }
@@ -157,14 +160,19 @@ EnergyTable load_table(const std::string& path, int depth) {
     for (auto it = sp.begin(); it != sp.end(); ++it) {
       const std::string key = "static_power." + it->first.as<std::string>();
       const YAML::Node row = it->second;
-      reject_unknown_keys(path, row, key + ".", {"W", "W_per_byte", "W_per_PE", "source"});
-      if (int(bool(row["W"])) + int(bool(row["W_per_byte"])) + int(bool(row["W_per_PE"])) != 1)
-        throw InputError(path, line_of(row), key, "needs exactly one of W, W_per_byte (of SRAM) or W_per_PE");
+      reject_unknown_keys(path, row, key + ".", {"W", "W_per_byte", "W_per_PE", "W_per_buffer_byte", "source"});
+      if (int(bool(row["W"])) + int(bool(row["W_per_byte"])) + int(bool(row["W_per_PE"])) +
+              int(bool(row["W_per_buffer_byte"])) !=
+          1)
+        throw InputError(path, line_of(row), key,
+                         "needs exactly one of W, W_per_byte (of SRAM), W_per_PE or W_per_buffer_byte (of NoC buffers)");
       if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required");
       StaticPower p{it->first.as<std::string>(), 0, row["source"].as<std::string>()};
       if (row["W"]) p.watts = number(path, row["W"], key + ".W", true);
       if (row["W_per_byte"]) p.watts_per_byte = number(path, row["W_per_byte"], key + ".W_per_byte", true);
       if (row["W_per_PE"]) p.watts_per_pe = number(path, row["W_per_PE"], key + ".W_per_PE", true);
+      if (row["W_per_buffer_byte"])
+        p.watts_per_buffer_byte = number(path, row["W_per_buffer_byte"], key + ".W_per_buffer_byte", true);
       put(t.static_power, std::move(p), &StaticPower::component);
     }
   }
@@ -203,6 +211,7 @@ std::string to_yaml(const EnergyTable& t) {
       out << YAML::Key << p.component << YAML::Value << YAML::Flow << YAML::BeginMap;
       if (p.watts_per_byte >= 0) out << YAML::Key << "W_per_byte" << YAML::Value << p.watts_per_byte;
       else if (p.watts_per_pe >= 0) out << YAML::Key << "W_per_PE" << YAML::Value << p.watts_per_pe;
+      else if (p.watts_per_buffer_byte >= 0) out << YAML::Key << "W_per_buffer_byte" << YAML::Value << p.watts_per_buffer_byte;
       else out << YAML::Key << "W" << YAML::Value << p.watts;
       out << YAML::Key << "source" << YAML::Value << p.source << YAML::EndMap;
     }

@@ -27,9 +27,9 @@ struct StaticPower {
   std::string component;
   double watts = 0;
   std::string source;
-  // Leakage that scales with what is built: `W_per_byte` (of on-chip SRAM) or `W_per_PE`;
-  // resolved() multiplies it out. -1: a fixed row.
-  double watts_per_byte = -1, watts_per_pe = -1;
+  // Leakage that scales with what is built: `W_per_byte` (of on-chip SRAM), `W_per_PE` or
+  // `W_per_buffer_byte` (of NoC router input buffers); resolved() multiplies it out. -1: a fixed row.
+  double watts_per_byte = -1, watts_per_pe = -1, watts_per_buffer_byte = -1;
 };
 
 // What size-dependent rows depend on, from the accelerator as configured.
@@ -37,6 +37,7 @@ struct Geometry {
   double sram_bytes = 0;       // every cluster's scratchpad partitions
   double sram_bank_bytes = 0;  // one bank: a cluster's partitions / scratchpad.banks
   double pes = 0;              // every cluster's PEs
+  double noc_buffer_bytes = 0; // the mesh routers' input buffers (0 without a NoC)
 };
 
 struct EnergyTable {
