@@ -36,6 +36,8 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
   if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
   for (spad::Scratchpad* sp : spads_) landing_.emplace_back(*sp);
+  record_actions_ = params.record_actions;
+  history_before_.assign(spads_.size(), 0);
   tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
   tRCD_ = timing_or(hbm_spec, "tRCD", "tRCD_RD") * hbm_period_;
   tCL_ = timing_or(hbm_spec, "tCL", "tRL") * hbm_period_;
@@ -123,7 +125,7 @@ void DmaSystem::issue(Queue& q) {
   ++stats_[size_t(t.cluster)].requests;
   for (int64_t budget = request_bytes_; budget > 0 && t.bytes_left > 0 && q.outstanding < max_outstanding_;) {
     Request r;
-    r.id = int(requests_.size());
+    r.id = next_request_id();
     r.path.issue_bound = bound;
     r.path.waited_on = waited_on;
     r.path.transfer = tid;
@@ -147,7 +149,7 @@ void DmaSystem::issue(Queue& q) {
   q.issued_in_cycle = q.quota_cycle == cycle ? q.issued_in_cycle + 1 : 1;
   q.quota_cycle = cycle;
   q.next_cycle = q.issued_in_cycle >= requests_per_cycle_ ? cycle + 1 : cycle;
-  q.last_request = int(requests_.size()) - 1;
+  q.last_request = next_request_id() - 1;
 }
 
 void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
@@ -155,12 +157,12 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
   p.src = nodes_[size_t(r.cluster)];
   p.dst = r.controller;
   p.vnet = noc::kRequestVnet;
-  p.id = uint64_t(requests_.size() - 1);
+  p.id = uint64_t(r.id);
   if (r.write) {
     // The data leaves the scratchpad through its ports first.
     spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
     const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
-    t.at_spad.emplace_back(spad.last_transfer().last_cycle, r.bytes);
+    if (record_actions_) t.at_spad.emplace_back(spad.last_transfer().last_cycle, r.bytes);
     p.bytes = r.bytes;
     injections_.push({ready * acc_period_, p});
   } else {
@@ -172,7 +174,7 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
 }
 
 void DmaSystem::on_delivery(const noc::Delivery& d) {
-  Request& r = requests_[size_t(d.packet.id)];
+  Request& r = request(int(d.packet.id));
   const int64_t at = d.cycle * noc_period_;
   const noc::NocConfig& nc = noc_->config();
   const int64_t zero_load =
@@ -216,23 +218,23 @@ void DmaSystem::land(size_t cluster, int64_t cycle) {
   buffer.write(buffer.next_partition(), cycle, written_);
   const int64_t latency = spads_[cluster]->params().write_latency;
   for (const LandingBuffer::Written& w : written_) {
-    Request& r = requests_[size_t(w.request)];
+    Request& r = request(w.request);
     r.path.freed = (w.last_cycle + 1) * acc_period_;
     free_slot(r, r.path.freed);
-    transfers_[size_t(r.transfer)].at_spad.emplace_back(w.last_cycle, r.bytes);
+    if (record_actions_) transfers_[size_t(r.transfer)].at_spad.emplace_back(w.last_cycle, r.bytes);
     finish_request(w.request, (w.last_cycle + 1 + latency) * acc_period_);
   }
 }
 
 void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
-  Request& r = requests_[size_t(c.id)];
+  Request& r = request(int(c.id));
   r.path.memory_done = c.done * hbm_period_;
   const int64_t latency = std::max<int64_t>(r.path.memory_done - r.path.at_memory, 0);
   r.path.refresh_ticks = std::min<int64_t>(int64_t(c.refresh_wait) * hbm_period_, latency);
   r.path.row_miss_ticks = std::min<int64_t>(c.row_misses ? tRP_ + tRCD_ : 0, latency - r.path.refresh_ticks);
   r.path.cas_ticks = std::min<int64_t>(r.write ? tCWL_ : tCL_, latency - r.path.refresh_ticks - r.path.row_miss_ticks);
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
-  transfers_[size_t(r.transfer)].at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
+  if (record_actions_) transfers_[size_t(r.transfer)].at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
   if (bounded_controllers_)  // the controller's buffer frees the request (and its write data)
     noc_->release_ejection(r.controller, noc::kRequestVnet, noc_->config().flits_for(r.write ? r.bytes : 0),
                            noc_cycle_at(r.path.memory_done));
@@ -246,8 +248,9 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
 }
 
 void DmaSystem::finish_request(int id, int64_t done_at) {
-  Request& r = requests_[size_t(id)];
+  Request& r = request(id);
   r.path.done = done_at;
+  r.done = true;
   TransferState& t = transfers_[size_t(r.transfer)];
   if (t.critical.done <= done_at) t.critical = r.path;
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
@@ -286,7 +289,7 @@ bool DmaSystem::step() {
       Injection in = injections_.top();
       injections_.pop();
       in.packet.cycle = noc_cycle_at(in.at);
-      if (in.packet.vnet == noc::kRequestVnet) requests_[size_t(in.packet.id)].path.injected = in.packet.cycle * noc_period_;
+      if (in.packet.vnet == noc::kRequestVnet) request(int(in.packet.id)).path.injected = in.packet.cycle * noc_period_;
       noc_->inject(in.packet);
       break;
     }
@@ -302,6 +305,24 @@ bool DmaSystem::step() {
       break;
   }
   return true;
+}
+
+const RequestPath& DmaSystem::request_path(int id) const {
+  if (id < first_kept_ || id >= next_request_id())
+    throw std::logic_error(fmt::format("DMA: request {} asked for, only {}..{} are kept", id, first_kept_,
+                                       next_request_id() - 1));
+  return requests_[size_t(id - first_kept_)].path;
+}
+
+void DmaSystem::forget_history(int cluster, int64_t before) {
+  history_before_[size_t(cluster)] = std::max(history_before_[size_t(cluster)], before * acc_period_);
+  // Requests leave in id order, each once it is done and freed its slot before its cluster's mark.
+  while (!requests_.empty()) {
+    const Request& r = requests_.front();
+    if (!r.done || r.path.freed >= history_before_[size_t(r.cluster)]) break;
+    requests_.pop_front();
+    ++first_kept_;
+  }
 }
 
 void DmaSystem::advance_to(int64_t cycle) {

@@ -97,6 +97,7 @@ struct DmaParams {
   // with them (hbm.controller_queue_flits); beyond it the mesh holds them: back-pressure. 0: unbounded.
   int64_t controller_queue_flits = 0;
   int64_t start_cycle = 0;  // accelerator cycle the pass starts: the stack's refresh phase
+  bool record_actions = true;  // TransferState::at_hbm / at_spad, for the trace's actions
 };
 
 class DmaSystem {
@@ -118,8 +119,19 @@ class DmaSystem {
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
-  // The way of request `id` (RequestPath::slot_from names one).
-  const RequestPath& request_path(int id) const { return requests_[size_t(id)].path; }
+  // The way of request `id` (RequestPath::waited_on names one); std::logic_error once forgotten.
+  const RequestPath& request_path(int id) const;
+  // nullptr once forgotten (forget_history): it freed its slot before the mark.
+  const RequestPath* kept_request(int id) const {
+    return id >= first_kept_ && id < next_request_id() ? &requests_[size_t(id - first_kept_)].path : nullptr;
+  }
+  // Nobody will ask for the way of a request of `cluster` that freed its slot before
+  // accelerator cycle `before` (the stall ledger has explained the folds that could): the
+  // DMA drops such requests, oldest first, so its memory follows what is in flight.
+  void forget_history(int cluster, int64_t before);
+  size_t requests_kept() const { return requests_.size(); }
+  // The first cycle cluster k's landing buffer will still ask its scratchpad about.
+  int64_t landing_looks_back_to(int cluster) const { return landing_[size_t(cluster)].oldest_wait(); }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
 
   hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
@@ -157,8 +169,11 @@ class DmaSystem {
     int64_t bytes = 0;
     bool write = false;
     noc::NodeId controller = 0;
+    bool done = false;
     RequestPath path;
   };
+  Request& request(int id) { return requests_[size_t(id - first_kept_)]; }
+  int next_request_id() const { return first_kept_ + int(requests_.size()); }
   struct Queue {
     std::deque<int> transfers;  // not fully issued, in order
     int64_t next_cycle = 0;     // the earliest cycle the next request may go (issue rate)
@@ -202,7 +217,10 @@ class DmaSystem {
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
   std::vector<TransferState> transfers_;
-  std::vector<Request> requests_;
+  std::deque<Request> requests_;  // ids first_kept_.. (forget_history drops the oldest)
+  int first_kept_ = 0;
+  bool record_actions_ = true;
+  std::vector<int64_t> history_before_;  // per cluster, ticks
   std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
   std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
   int64_t now_ = 0;

@@ -21,6 +21,13 @@ int64_t LandingBuffer::next_cycle() const {
   return at;
 }
 
+int64_t LandingBuffer::oldest_wait() const {
+  int64_t at = kNever;
+  for (const PartitionQueue& q : queues_)
+    if (!q.entries.empty()) at = std::min(at, q.waiting_from);
+  return at;
+}
+
 spad::Partition LandingBuffer::next_partition() const {
   size_t best = 0;
   for (size_t p = 1; p < queues_.size(); ++p)

@@ -38,6 +38,8 @@ class LandingBuffer {
   // earlier than); appends the entries that are now all in.
   void write(spad::Partition p, int64_t cycle, std::vector<Written>& done);
   int64_t bytes_held() const { return bytes_held_; }
+  // The first cycle a partition with data waiting still looks back to (kNever when empty).
+  int64_t oldest_wait() const;
 
  private:
   struct Entry {

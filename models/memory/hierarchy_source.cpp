@@ -107,6 +107,21 @@ void HierarchySource::enqueue_known(int g) {
   }
 }
 
+void HierarchySource::forget_history(int g) {
+  // The stall ledger explains a fold right after it is timed, from the cycle the array could
+  // have gone, which lies after fold g - 2 loaded less a fold's stream, load and skew: a
+  // request that freed its slot before that will never be asked about again, nor will the
+  // scratchpad's cycles before it (but those the memory has not simulated yet or the landing
+  // buffer's waiting data looks back to).
+  if (g < 2) return;
+  const int64_t mark = folds_[size_t(g - 2)].load - plan_.T - plan_.R - plan_.C;
+  if (mark <= layer_start_) return;
+  dma().forget_history(cluster_, mark);
+  // The memory may lag the array (data fetched ahead): the scratchpad keeps what it has yet to simulate.
+  const int64_t memory_now = dma().now() / dma().acc_period();
+  spad_->forget_before(std::min({mark, memory_now, dma().landing_looks_back_to(cluster_)}));
+}
+
 int64_t HierarchySource::fold_point(int fold, FoldPoint point) const {
   const FoldHistory& h = folds_[size_t(fold)];
   return point == FoldPoint::LoadDone ? h.load + plan_.folds[size_t(fold)].rows_used : h.last_input + 1;
@@ -128,6 +143,7 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
   if (g < int(folds_.size())) throw std::logic_error("hierarchy source: fold asked for after it started");
   if (critical_[size_t(g)].kind >= 0) return fetches_[size_t(g)].ready;  // asked again, same history
   learn_folds(g, load_starts);
+  forget_history(g);
   enqueue_known(g);
   const int w = dma_.output_wait[size_t(g)];
   if (w >= 0) wait_done(write_id_[size_t(w)]);
@@ -219,14 +235,16 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
   };
   // A run of requests each issued the cycle after the one before is the issue rate's; it
   // began with the first of them, whose own bound explains the time before the run.
+  // A request the DMA has forgotten freed its slot before any cycle still explained.
   const RequestPath* head = &p;
-  while (head->issue_bound == Bound::Rate && acc(dma().request_path(head->waited_on).issued) > at)
-    head = &dma().request_path(head->waited_on);
+  for (const RequestPath* before; head->issue_bound == Bound::Rate &&
+                                  (before = dma().kept_request(head->waited_on)) && acc(before->issued) > at;)
+    head = before;
   if (head->issue_bound == Bound::Slot) {
-    const RequestPath& freer = dma().request_path(head->waited_on);
-    const int64_t freed = std::min(acc(freer.freed), to);
+    const RequestPath* freer = dma().kept_request(head->waited_on);
+    const int64_t freed = freer ? std::min(acc(freer->freed), to) : at;
     if (freed > at) {
-      explain_request(freer, freed, at, freed, causes);
+      explain_request(*freer, freed, at, freed, causes);
       at = freed;
     }
   } else if (head->issue_bound == Bound::Earliest) {

@@ -86,6 +86,7 @@ class HierarchySource : public TileSource {
   };
   void learn_folds(int upto, const std::vector<int64_t>& load_starts);  // folds [known, upto)
   void enqueue_known(int g);     // every transfer whose slot is known when fold g asks
+  void forget_history(int g);    // what no later question needs, once fold g asks
   int64_t in_scratchpad(int read);  // waits until read `read` is all in the scratchpad; its ready cycle
   int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
   void finish_drain();

@@ -92,9 +92,10 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
     wake_.push_back(std::make_unique<sc_core::sc_event>());
   }
   const std::vector<std::pair<int, int>> routers(a.cluster_routers.begin(), a.cluster_routers.begin() + clusters);
-  dma_ = std::make_unique<DmaSystem>(DmaParams{a.hbm_dma.max_outstanding, a.hbm_dma.request_bytes, a.clock_hz,
-                                                               a.hbm_dma.requests_per_cycle, a.hbm_dma.controller_queue_flits, start},
-                                     a.hbm, a.noc, std::move(raw), routers);
+  DmaParams dp{a.hbm_dma.max_outstanding, a.hbm_dma.request_bytes, a.clock_hz, a.hbm_dma.requests_per_cycle,
+               a.hbm_dma.controller_queue_flits, start};
+  dp.record_actions = record_timeline;
+  dma_ = std::make_unique<DmaSystem>(dp, a.hbm, a.noc, std::move(raw), routers);
   if (a.check_hbm_protocol) {
     checker_ = std::make_unique<hbm::ProtocolWatch>(a.hbm, dma_->hbm_start());
     dma_->hbm().add_observer(checker_.get());

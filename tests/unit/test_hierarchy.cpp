@@ -329,7 +329,7 @@ TEST(Hierarchy, SlowScratchpadPortsHoldLandingSlotsAndThrottleTheHbm) {
     a.hbm.request_bytes = 64;
     const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 256, 64, 64);
     check_hierarchy(a, make_dma_plan(a, plan, "l"));  // a configuration the front accepts
-    HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, false);
+    HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, true);
     Run r;
     r.timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
     std::map<int64_t, int64_t> delta;  // per cycle: + bytes the HBM moved, - bytes into the scratchpad
