@@ -130,6 +130,8 @@ class DmaSystem {
   // DMA drops such requests, oldest first, so its memory follows what is in flight.
   void forget_history(int cluster, int64_t before);
   size_t requests_kept() const { return requests_.size(); }
+  // Cluster k's mark (accelerator cycles): the requests forgotten freed their slots before it.
+  int64_t forgotten_before(int cluster) const { return history_before_[size_t(cluster)] / acc_period_; }
   // The first cycle cluster k's landing buffer will still ask its scratchpad about.
   int64_t landing_looks_back_to(int cluster) const { return landing_[size_t(cluster)].oldest_wait(); }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }

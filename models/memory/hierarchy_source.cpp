@@ -235,13 +235,21 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
   };
   // A run of requests each issued the cycle after the one before is the issue rate's; it
   // began with the first of them, whose own bound explains the time before the run.
-  // A request the DMA has forgotten freed its slot before any cycle still explained.
+  // A request the DMA has forgotten freed its slot before the mark, which no interval still
+  // explained reaches back to (checked: a stall split may not depend on what was dropped).
+  auto kept = [&](int id) {
+    const RequestPath* r = dma().kept_request(id);
+    if (!r && at < dma().forgotten_before(cluster_))
+      throw std::logic_error(fmt::format("stall accounting: request {} was forgotten before cycle {}, explained from {}",
+                                         id, dma().forgotten_before(cluster_), at));
+    return r;
+  };
   const RequestPath* head = &p;
-  for (const RequestPath* before; head->issue_bound == Bound::Rate &&
-                                  (before = dma().kept_request(head->waited_on)) && acc(before->issued) > at;)
+  for (const RequestPath* before; head->issue_bound == Bound::Rate && (before = kept(head->waited_on)) &&
+                                  acc(before->issued) > at;)
     head = before;
   if (head->issue_bound == Bound::Slot) {
-    const RequestPath* freer = dma().kept_request(head->waited_on);
+    const RequestPath* freer = kept(head->waited_on);
     const int64_t freed = freer ? std::min(acc(freer->freed), to) : at;
     if (freed > at) {
       explain_request(*freer, freed, at, freed, causes);

@@ -95,6 +95,7 @@ class MemoryGroup {
   DmaSystem& dma() { return *dma_; }
   const DmaSystem& dma() const { return *dma_; }
   spad::Scratchpad& spad(int cluster) { return *spads_[size_t(cluster)]; }
+  const spad::Scratchpad& spad(int cluster) const { return *spads_[size_t(cluster)]; }
   // Returns once `satisfied()` holds; the shared system is driven when every
   // cluster is waiting. Throws std::logic_error when nothing can make it true.
   void wait_for(int cluster, const std::function<bool()>& satisfied);

@@ -360,3 +360,27 @@ TEST(Hierarchy, SlowScratchpadPortsHoldLandingSlotsAndThrottleTheHbm) {
 
 }  // namespace
 }  // namespace cstsim
+
+namespace cstsim {
+namespace {
+
+// What the memory model holds follows what is in flight, not what has moved: a layer that
+// moves 4 MiB in 65,792 per-channel pieces ends with a few folds' worth of requests and scratchpad
+// slot records kept, and its stall split is the one it had when everything was kept.
+TEST(Hierarchy, MemoryFollowsWhatIsInFlight) {
+  ArchSpec a = small_hierarchy("memory/hbm3-6400.yaml", config("noc/npu-mesh-4x4.yaml"));
+  a.hbm.request_bytes = 256;
+  const FoldPlan plan = make_fold_plan(Dataflow::WS, 16, 16, 1, 2048, 2048);  // a GEMV's 4 MiB of weights
+  HierarchySource src(accelerator_spec(a), plan, make_dma_plan(a, plan, "l"), 0, false);
+  const LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &src);
+  const HierarchyLayerStats s = src.stats();
+  ASSERT_GE(s.dma_pieces, 4 * 1024 * 1024 / 64);  // the weights alone, a piece per 64 B channel stripe
+  EXPECT_LT(src.group().dma().requests_kept(), size_t(4 * a.hbm.max_outstanding));
+  EXPECT_LT(src.group().spad(0).record_size(), size_t(200));
+  int64_t sum = 0;
+  for (const auto& [cause, n] : t.stall_causes) sum += n;
+  EXPECT_EQ(sum, t.stall_cycles);
+}
+
+}  // namespace
+}  // namespace cstsim
