@@ -35,7 +35,10 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
       stats_(spads_.size()) {
   if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
-  for (spad::Scratchpad* sp : spads_) landing_.emplace_back(*sp);
+  for (spad::Scratchpad* sp : spads_) {  // 2k: cluster k's landing buffer, 2k + 1: its egress queue
+    port_queues_.emplace_back(*sp, SpadPortQueue::Direction::Write);
+    port_queues_.emplace_back(*sp, SpadPortQueue::Direction::Read);
+  }
   record_actions_ = params.record_actions;
   history_before_.assign(spads_.size(), 0);
   tRP_ = timing_or(hbm_spec, "tRP", "tRPpb") * hbm_period_;
@@ -158,13 +161,8 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
   p.dst = r.controller;
   p.vnet = noc::kRequestVnet;
   p.id = uint64_t(r.id);
-  if (r.write) {
-    // The data leaves the scratchpad through its ports first.
-    spad::Scratchpad& spad = *spads_[size_t(t.cluster)];
-    const int64_t ready = spad.dma_read(t.partition, cycle, r.bytes);
-    if (record_actions_) t.at_spad.emplace_back(spad.last_transfer().last_cycle, r.bytes);
-    p.bytes = r.bytes;
-    injections_.push({ready * acc_period_, p});
+  if (r.write) {  // the data leaves the scratchpad through its ports first (egress queue)
+    port_queues_[size_t(2 * r.cluster + 1)].add(r.id, t.partition, r.bytes, cycle);
   } else {
     p.bytes = 0;  // a 1-flit request
     p.cycle = noc_cycle_at(at);
@@ -200,7 +198,7 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
     return;
   }
   stats_[size_t(r.cluster)].bytes_delivered += r.bytes;
-  landing_[size_t(r.cluster)].land(r.id, transfers_[size_t(r.transfer)].partition, r.bytes, to_acc(at));
+  port_queues_[size_t(2 * r.cluster)].add(r.id, transfers_[size_t(r.transfer)].partition, r.bytes, to_acc(at));
 }
 
 void DmaSystem::free_slot(const Request& r, int64_t at) {
@@ -212,17 +210,28 @@ void DmaSystem::free_slot(const Request& r, int64_t at) {
   }
 }
 
-void DmaSystem::land(size_t cluster, int64_t cycle) {
-  LandingBuffer& buffer = landing_[cluster];
-  written_.clear();
-  buffer.write(buffer.next_partition(), cycle, written_);
-  const int64_t latency = spads_[cluster]->params().write_latency;
-  for (const LandingBuffer::Written& w : written_) {
-    Request& r = request(w.request);
-    r.path.freed = (w.last_cycle + 1) * acc_period_;
-    free_slot(r, r.path.freed);
-    if (record_actions_) transfers_[size_t(r.transfer)].at_spad.emplace_back(w.last_cycle, r.bytes);
-    finish_request(w.request, (w.last_cycle + 1 + latency) * acc_period_);
+void DmaSystem::move_through_ports(size_t index, int64_t cycle) {
+  SpadPortQueue& queue = port_queues_[index];
+  moved_.clear();
+  queue.move(queue.next_partition(), cycle, moved_);
+  const spad::ScratchpadParams& sp = spads_[index / 2]->params();
+  const bool landing = index % 2 == 0;
+  for (const SpadPortQueue::Moved& m : moved_) {
+    Request& r = request(m.request);
+    if (record_actions_) transfers_[size_t(r.transfer)].at_spad.emplace_back(m.last_cycle, r.bytes);
+    if (landing) {  // in the scratchpad: the slot frees, the data is usable after the write latency
+      r.path.freed = (m.last_cycle + 1) * acc_period_;
+      free_slot(r, r.path.freed);
+      finish_request(m.request, (m.last_cycle + 1 + sp.write_latency) * acc_period_);
+      continue;
+    }
+    noc::Packet p;  // write data out of the scratchpad: its packet leaves after the read latency
+    p.src = nodes_[size_t(r.cluster)];
+    p.dst = r.controller;
+    p.vnet = noc::kRequestVnet;
+    p.id = uint64_t(r.id);
+    p.bytes = r.bytes;
+    injections_.push({(m.last_cycle + 1 + sp.read_latency) * acc_period_, p});
   }
 }
 
@@ -269,9 +278,9 @@ DmaSystem::NextEvent DmaSystem::next() const {
   if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
     e = {h * hbm_period_, NextEvent::Hbm, 0, h};
   // Last on a tie: a cycle's writes go after everything that lands in it.
-  for (size_t k = 0; k < landing_.size(); ++k)
-    if (const int64_t c = landing_[k].next_cycle(); c != LandingBuffer::kNever && c * acc_period_ < e.at)
-      e = {c * acc_period_, NextEvent::Land, k, c};
+  for (size_t k = 0; k < port_queues_.size(); ++k)
+    if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
+      e = {c * acc_period_, NextEvent::Ports, k, c};
   return e;
 }
 
@@ -300,8 +309,8 @@ bool DmaSystem::step() {
       hbm_->run_until(e.cycle);
       for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
       break;
-    case NextEvent::Land:
-      land(e.queue, e.cycle);
+    case NextEvent::Ports:
+      move_through_ports(e.queue, e.cycle);
       break;
   }
   return true;
@@ -327,7 +336,7 @@ void DmaSystem::forget_history(int cluster, int64_t before) {
 
 void DmaSystem::advance_to(int64_t cycle) {
   const int64_t until = cycle * acc_period_;
-  for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Land); e = next()) step();
+  for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Ports); e = next()) step();
 }
 
 void DmaSystem::run_until_done(int id) {

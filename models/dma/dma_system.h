@@ -12,13 +12,15 @@
 // `earliest` cycle (its scratchpad slot is free) has come.
 //   read:  request packet (1 flit, vnet 0) cluster -> controller; HBM read;
 //          data packet (vnet 1) controller -> cluster, into the DMA's landing buffer
-//          (landing_buffer.h), which writes it into the scratchpad through the ports the
+//          (spad_port_queue.h), which writes it into the scratchpad through the ports the
 //          array leaves free, a cycle at a time; the request's slot frees when its last
 //          word is in.
-//   write: data read from the scratchpad; data packet (vnet 0) -> controller;
-//          HBM write; ack (1 flit, vnet 1) -> cluster, which frees the slot.
+//   write: data read out of the scratchpad the same way (the egress queue); data packet
+//          (vnet 0) -> controller; HBM write; ack (1 flit, vnet 1) -> cluster, which frees
+//          the slot.
 // Clock crossings: an arrival is seen on the receiver's first edge at or after it
 // (HBM: the first strictly after, as models/hbm/README.md defines).
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -26,7 +28,7 @@
 #include <vector>
 
 #include "models/dma/clock_base.h"
-#include "models/dma/landing_buffer.h"
+#include "models/dma/spad_port_queue.h"
 #include "models/hbm/hbm_device.h"
 #include "models/noc/network.h"
 #include "models/scratchpad/scratchpad.h"
@@ -132,8 +134,10 @@ class DmaSystem {
   size_t requests_kept() const { return requests_.size(); }
   // Cluster k's mark (accelerator cycles): the requests forgotten freed their slots before it.
   int64_t forgotten_before(int cluster) const { return history_before_[size_t(cluster)] / acc_period_; }
-  // The first cycle cluster k's landing buffer will still ask its scratchpad about.
-  int64_t landing_looks_back_to(int cluster) const { return landing_[size_t(cluster)].oldest_wait(); }
+  // The first cycle cluster k's port queues will still ask its scratchpad about.
+  int64_t ports_look_back_to(int cluster) const {
+    return std::min(port_queues_[size_t(2 * cluster)].oldest_wait(), port_queues_[size_t(2 * cluster + 1)].oldest_wait());
+  }
   bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
 
   hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
@@ -158,9 +162,9 @@ class DmaSystem {
  private:
   struct NextEvent {
     int64_t at = INT64_MAX;
-    enum Who { Issue, Inject, Noc, Hbm, Land } who = Issue;
-    size_t queue = 0;   // Issue: which queue; Land: which cluster
-    int64_t cycle = 0;  // Noc / Hbm / Land: the event's cycle in that clock
+    enum Who { Issue, Inject, Noc, Hbm, Ports } who = Issue;
+    size_t queue = 0;   // Issue: which queue; Ports: which port queue
+    int64_t cycle = 0;  // Noc / Hbm / Ports: the event's cycle in that clock
   };
   NextEvent next() const;
   struct Request {
@@ -200,7 +204,7 @@ class DmaSystem {
   void on_hbm_completion(const hbm::HbmCompletion& c);
   void finish_request(int id, int64_t done_at);
   void free_slot(const Request& r, int64_t at);  // r's outstanding slot, from tick `at`
-  void land(size_t cluster, int64_t cycle);       // the landing buffer's writes in `cycle`
+  void move_through_ports(size_t index, int64_t cycle);  // port queue `index`'s words in `cycle`
   int64_t piece_bytes(uint64_t addr, int64_t left) const;  // <= request_bytes, one channel
   noc::NodeId controller_of(uint64_t addr) const;
   int64_t noc_cycle_at(int64_t t) const { return (t + noc_period_ - 1) / noc_period_; }
@@ -214,8 +218,8 @@ class DmaSystem {
   std::unique_ptr<hbm::HbmDevice> hbm_;
   std::unique_ptr<noc::Network> noc_;
   std::vector<spad::Scratchpad*> spads_;
-  std::vector<LandingBuffer> landing_;  // per cluster
-  std::vector<LandingBuffer::Written> written_;  // scratch for land()
+  std::vector<SpadPortQueue> port_queues_;  // 2k: cluster k's landing buffer, 2k + 1: its egress queue
+  std::vector<SpadPortQueue::Moved> moved_;  // scratch for move_through_ports()
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
   std::vector<TransferState> transfers_;

@@ -119,7 +119,7 @@ void HierarchySource::forget_history(int g) {
   dma().forget_history(cluster_, mark);
   // The memory may lag the array (data fetched ahead): the scratchpad keeps what it has yet to simulate.
   const int64_t memory_now = dma().now() / dma().acc_period();
-  spad_->forget_before(std::min({mark, memory_now, dma().landing_looks_back_to(cluster_)}));
+  spad_->forget_before(std::min({mark, memory_now, dma().ports_look_back_to(cluster_)}));
 }
 
 int64_t HierarchySource::fold_point(int fold, FoldPoint point) const {

@@ -123,8 +123,8 @@ int64_t Scratchpad::transfer(Partition p, int64_t arrival, int64_t bytes, bool w
 int64_t Scratchpad::dma_write(Partition p, int64_t arrival, int64_t bytes) { return transfer(p, arrival, bytes, true); }
 int64_t Scratchpad::dma_read(Partition p, int64_t arrival, int64_t bytes) { return transfer(p, arrival, bytes, false); }
 
-int64_t Scratchpad::write_in_cycle(Partition p, int64_t cycle, int64_t words) {
-  check_cycle("DMA write", p, cycle);
+int64_t Scratchpad::take_in_cycle(Partition p, int64_t cycle, int64_t words) {
+  check_cycle("DMA access", p, cycle);
   PartitionState& s = part(p);
   const int64_t take = std::min(words, s.layout.ports - s.used.at(cycle));
   if (take <= 0) return 0;
@@ -156,10 +156,10 @@ int64_t Scratchpad::array_busy_cycles(Partition p, int64_t begin, int64_t end) c
   return busy;
 }
 
-void Scratchpad::count_landed(Partition p, int64_t bytes, int64_t conflict_cycles) {
+void Scratchpad::count_dma(Partition p, bool write, int64_t bytes, int64_t conflict_cycles) {
   PartitionStats& st = part(p).stats;
   if (bytes > 0) {
-    st.dma_bytes_written += bytes;
+    (write ? st.dma_bytes_written : st.dma_bytes_read) += bytes;
     st.dma_transfers += 1;
   }
   st.conflict_cycles += conflict_cycles;

@@ -30,8 +30,8 @@ struct PartitionStats {
   int64_t dma_bytes_read = 0;
   int64_t dma_transfers = 0;
   int64_t array_word_accesses = 0;  // word-port slots the array used (words × cycles)
-  // Cycles the array cost the DMA: per dma_write/dma_read, DmaTransfer::conflict_cycles; on the
-  // landing path, the cycles landed data waited while the array held slots of the partition.
+  // Cycles the array cost the DMA: per dma_write/dma_read, DmaTransfer::conflict_cycles; through
+  // the port queues, the cycles DMA data waited while the array held slots of the partition.
   int64_t conflict_cycles = 0;
 };
 
@@ -75,16 +75,16 @@ class Scratchpad {
   int64_t dma_read(Partition p, int64_t arrival, int64_t bytes);
   const DmaTransfer& last_transfer() const { return last_; }
 
-  // The landing path (models/dma/landing_buffer.h) writes a cycle at a time, once the
-  // cycle's array use is declared. write_in_cycle takes up to `words` of the slots free in
+  // The DMA's port queues (models/dma/spad_port_queue.h) move words a cycle at a time, once
+  // the cycle's array use is declared. take_in_cycle takes up to `words` of the slots free in
   // `cycle` and returns how many it took; next_free_cycle is the first cycle at or after
   // `from` with a free slot, as declared so far; array_busy_cycles counts the cycles of
-  // [begin, end) in which the array holds a slot; count_landed books a landed block's bytes
-  // and the cycles the array kept landed data waiting (PartitionStats).
-  int64_t write_in_cycle(Partition p, int64_t cycle, int64_t words);
+  // [begin, end) in which the array holds a slot; count_dma books a block's bytes (written or
+  // read) and the cycles the array kept DMA data waiting (PartitionStats).
+  int64_t take_in_cycle(Partition p, int64_t cycle, int64_t words);
   int64_t next_free_cycle(Partition p, int64_t from) const;
   int64_t array_busy_cycles(Partition p, int64_t begin, int64_t end) const;
-  void count_landed(Partition p, int64_t bytes, int64_t conflict_cycles);
+  void count_dma(Partition p, bool write, int64_t bytes, int64_t conflict_cycles);
 
   // Nobody will ask about cycles before `cycle` again: drop their records.
   // Later calls that reach back before it throw std::logic_error.

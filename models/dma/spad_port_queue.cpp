@@ -1,10 +1,10 @@
-#include "models/dma/landing_buffer.h"
+#include "models/dma/spad_port_queue.h"
 
 #include <algorithm>
 
 namespace cstsim {
 
-void LandingBuffer::land(int request, spad::Partition p, int64_t bytes, int64_t cycle) {
+void SpadPortQueue::add(int request, spad::Partition p, int64_t bytes, int64_t cycle) {
   PartitionQueue& q = queues_[size_t(p)];
   const int64_t words = (bytes + spad_->params().word_bytes - 1) / spad_->params().word_bytes;
   q.entries.push_back({request, bytes, words});
@@ -15,35 +15,36 @@ void LandingBuffer::land(int request, spad::Partition p, int64_t bytes, int64_t 
   }
 }
 
-int64_t LandingBuffer::next_cycle() const {
+int64_t SpadPortQueue::next_cycle() const {
   int64_t at = kNever;
   for (const PartitionQueue& q : queues_) at = std::min(at, q.next);
   return at;
 }
 
-int64_t LandingBuffer::oldest_wait() const {
+int64_t SpadPortQueue::oldest_wait() const {
   int64_t at = kNever;
   for (const PartitionQueue& q : queues_)
     if (!q.entries.empty()) at = std::min(at, q.waiting_from);
   return at;
 }
 
-spad::Partition LandingBuffer::next_partition() const {
+spad::Partition SpadPortQueue::next_partition() const {
   size_t best = 0;
   for (size_t p = 1; p < queues_.size(); ++p)
     if (queues_[p].next < queues_[best].next) best = p;
   return spad::Partition(best);
 }
 
-void LandingBuffer::write(spad::Partition p, int64_t cycle, std::vector<Written>& done) {
+void SpadPortQueue::move(spad::Partition p, int64_t cycle, std::vector<Moved>& done) {
   PartitionQueue& q = queues_[size_t(p)];
+  const bool write = direction_ == Direction::Write;
   // Cycles skipped since the data began to wait were full: those the array held count.
   int64_t conflicts = spad_->array_busy_cycles(p, q.waiting_from, cycle);
   while (!q.entries.empty()) {
     Entry& e = q.entries.front();
-    e.words_left -= spad_->write_in_cycle(p, cycle, e.words_left);
+    e.words_left -= spad_->take_in_cycle(p, cycle, e.words_left);
     if (e.words_left > 0) break;  // no slot left in this cycle
-    spad_->count_landed(p, e.bytes, 0);
+    spad_->count_dma(p, write, e.bytes, 0);
     bytes_held_ -= e.bytes;
     done.push_back({e.request, cycle});
     q.entries.pop_front();
@@ -55,7 +56,7 @@ void LandingBuffer::write(spad::Partition p, int64_t cycle, std::vector<Written>
     q.waiting_from = cycle + 1;
     q.next = spad_->next_free_cycle(p, cycle + 1);
   }
-  spad_->count_landed(p, 0, conflicts);
+  spad_->count_dma(p, write, 0, conflicts);
 }
 
 }  // namespace cstsim
