@@ -129,42 +129,79 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
     return lt;
   }
 
-  // Overlapped pipeline: each fold starts as early as the array lets it (the
-  // dataflow's rule) and, with memory, once its data is in.
+  LayerTimer timer(p, start, tiles, position);
+  while (!timer.done()) timer.next();
+  return timer.finish();
+}
+
+// Overlapped pipeline: each fold starts as early as the array lets it (the dataflow's rule)
+// and, with memory, once its data is in.
+struct LayerTimer::State {
+  const FoldPlan& p;
+  const ArrayDataflow& df;
+  TileSource* tiles;
+  RunPosition* position;
+  LayerTiming lt;
   LayerTiming ideal;  // the same plan with ideal memory: what the stalls are measured against
-  if (tiles) ideal = compute_layer_timing(p, pipeline, start, nullptr);
   StallLedger ledger;
-  int64_t end = start;
+  int64_t end;
   std::vector<int64_t> load_starts;  // what a tile source may know when asked for fold g
-  for (size_t g = 0; g < p.folds.size(); ++g) {
-    FoldTiming& t = lt.folds[g];
-    const int64_t array_begin = df.earliest_start(p, int(g), start, lt.folds);
-    int64_t begin = array_begin;
-    const int64_t prev_S = g >= 1 ? lt.folds[g - 1].first_input : 0;
-    const int64_t S_array = df.stream_start(p, int(g), begin, prev_S);  // with ideal memory
-    if (tiles) {
-      t.data_ready = tiles->ready(int(g), load_starts);
-      begin = std::max(begin, t.data_ready);
-      if (position) position->reached(int(g) + 1, begin);
-    }
-    t.start = begin;
-    const int64_t S = df.stream_start(p, int(g), begin, prev_S);
-    t.stall = S - S_array;
-    load_starts.push_back(t.start);
-    fill_stream_events(p, p.folds[g], S, t);
-    t.end = last_output(t);
-    end = std::max(end, t.end);
-    if (tiles) ledger.fold(int(g), t, ideal.folds[g], array_begin, S_array, *tiles);
+  size_t next = 0;
+  State(const FoldPlan& plan, int64_t start, TileSource* t, RunPosition* pos)
+      : p(plan), df(array_dataflow(plan.dataflow)), tiles(t), position(pos), end(start) {
+    lt.start = start;
+    lt.folds.resize(p.folds.size());
+    if (tiles) ideal = compute_layer_timing(p, FoldPipeline::Overlapped, start, nullptr);
   }
-  if (tiles) lt.memory_end = tiles->drain(load_starts);
-  lt.end = end;
-  lt.reported_cycles = std::max(end, lt.memory_end) - start + 1;
-  lt.ideal_cycles = tiles ? ideal.reported_cycles : lt.reported_cycles;
-  if (tiles) {
-    lt.stall_causes = ledger.finish(lt, ideal, *tiles);
+};
+
+LayerTimer::LayerTimer(const FoldPlan& plan, int64_t start, TileSource* tiles, RunPosition* position)
+    : s_(std::make_unique<State>(plan, start, tiles, position)) {}
+
+LayerTimer::~LayerTimer() = default;
+
+bool LayerTimer::done() const { return s_->next == s_->p.folds.size(); }
+
+const std::vector<int64_t>& LayerTimer::load_starts() const { return s_->load_starts; }
+
+const FoldTiming& LayerTimer::next() {
+  State& st = *s_;
+  const FoldPlan& p = st.p;
+  const size_t g = st.next++;
+  FoldTiming& t = st.lt.folds[g];
+  const int64_t array_begin = st.df.earliest_start(p, int(g), st.lt.start, st.lt.folds);
+  int64_t begin = array_begin;
+  const int64_t prev_S = g >= 1 ? st.lt.folds[g - 1].first_input : 0;
+  const int64_t S_array = st.df.stream_start(p, int(g), begin, prev_S);  // with ideal memory
+  if (st.tiles) {
+    t.data_ready = st.tiles->ready(int(g), st.load_starts);
+    begin = std::max(begin, t.data_ready);
+    if (st.position) st.position->reached(int(g) + 1, begin);
+  }
+  t.start = begin;
+  const int64_t S = st.df.stream_start(p, int(g), begin, prev_S);
+  t.stall = S - S_array;
+  st.load_starts.push_back(t.start);
+  fill_stream_events(p, p.folds[g], S, t);
+  t.end = last_output(t);
+  st.end = std::max(st.end, t.end);
+  if (st.tiles) st.ledger.fold(int(g), t, st.ideal.folds[g], array_begin, S_array, *st.tiles);
+  return t;
+}
+
+LayerTiming LayerTimer::finish() {
+  State& st = *s_;
+  if (!done()) throw std::logic_error("layer timer: finished before its last fold");
+  LayerTiming& lt = st.lt;
+  if (st.tiles) lt.memory_end = st.tiles->drain(st.load_starts);
+  lt.end = st.end;
+  lt.reported_cycles = std::max(st.end, lt.memory_end) - lt.start + 1;
+  lt.ideal_cycles = st.tiles ? st.ideal.reported_cycles : lt.reported_cycles;
+  if (st.tiles) {
+    lt.stall_causes = st.ledger.finish(lt, st.ideal, *st.tiles);
     lt.stall_cycles = lt.reported_cycles - lt.ideal_cycles;
   }
-  return lt;
+  return std::move(lt);
 }
 
 void append_fold_events(const FoldTiming& t, int fold, std::vector<ArrayEvent>& out) {

@@ -4,6 +4,7 @@
 // The rules (and why they are what the registers do) are in models/array/README.md.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,24 @@ int64_t scalesim_fold_length(const FoldPlan& plan);
 // `position` (optional) hears of each fold whose data is in, for a progress display.
 LayerTiming compute_layer_timing(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
                                  TileSource* tiles = nullptr, RunPosition* position = nullptr);
+
+// compute_layer_timing for the overlapped pipeline, a fold at a time, so a caller can let
+// time pass between folds (the array's process sleeps to each fold's start while the memory
+// catches up with it). next() times the next fold; finish(), after the last, drains the
+// memory and splits the stalls. The same rules and the same answers as compute_layer_timing.
+class LayerTimer {
+ public:
+  LayerTimer(const FoldPlan& plan, int64_t start, TileSource* tiles = nullptr, RunPosition* position = nullptr);
+  ~LayerTimer();
+  bool done() const;
+  const FoldTiming& next();
+  const std::vector<int64_t>& load_starts() const;  // of the folds timed so far
+  LayerTiming finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 void append_events(const LayerTiming& timing, std::vector<ArrayEvent>& out);
 void append_fold_events(const FoldTiming& timing, int fold, std::vector<ArrayEvent>& out);
