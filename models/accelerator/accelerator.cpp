@@ -53,22 +53,28 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
 }
 
 // The shared HBM and NoC are reported once, by cluster 0, for every step.
-void ClusterModule::announce_shared(int layer, int64_t start, const MemoryGroup& group) const {
+void ClusterModule::announce_shared(int layer, int64_t start, MemoryGroup& group, int64_t before) {
   if (index_ != 0) return;
-  hbm_->announce(*sink_, group.timeline());
-  hbm_->announce_tensors(*sink_, layer, start);
-  noc_->announce(*sink_, group.timeline());
+  const SharedTimeline piece = group.take_timeline(before);
+  hbm_->announce(*sink_, piece, before);
+  if (tensors_from_ != start) hbm_->announce_tensors(*sink_, layer, start);
+  tensors_from_ = start;
+  noc_->announce(*sink_, piece);
 }
 
-void ClusterModule::pass_simulated(int layer, int64_t start, const HierarchySource& source) {
+void ClusterModule::memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) {
   if (!sink_) return;
-  announce_shared(layer, start, source.group());
-  scratchpad_->announce(*sink_, source.residency());
-  dma_->announce(*sink_, source);
+  announce_shared(layer, start, source.group(), before);
+  scratchpad_->announce(*sink_, source.take_residency(before));
+  dma_->announce(*sink_, source, before);
 }
 
-void ClusterModule::step_without_share(int layer, int64_t start, const MemoryGroup& group) {
-  if (sink_) announce_shared(layer, start, group);
+void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& source) {
+  memory_until(layer, start, source, MemoryGroup::kTimelineEnd);
+}
+
+void ClusterModule::step_without_share(int layer, int64_t start, MemoryGroup& group) {
+  if (sink_) announce_shared(layer, start, group, MemoryGroup::kTimelineEnd);
 }
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,

@@ -49,13 +49,14 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
                 HbmStackModule* hbm, trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
 
-  void pass_simulated(int layer, int64_t start, const HierarchySource& source) override;
-  void step_without_share(int layer, int64_t start, const MemoryGroup& group) override;
+  void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) override;
+  void pass_simulated(int layer, int64_t start, HierarchySource& source) override;
+  void step_without_share(int layer, int64_t start, MemoryGroup& group) override;
   void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                      const LayerTiming& timing) override;
 
  private:
-  void announce_shared(int layer, int64_t start, const MemoryGroup& group) const;
+  void announce_shared(int layer, int64_t start, MemoryGroup& group, int64_t before);
 
   const int index_;
   trace::TraceSink* sink_;
@@ -65,6 +66,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   std::unique_ptr<DmaModule> dma_;
   std::unique_ptr<TileFifoModule> fifo_;
   std::unique_ptr<ArrayModule> array_;
+  int64_t tensors_from_ = -1;  // the pass start hbm.tensors was last announced for
 };
 
 class Accelerator : public sc_core::sc_module {

@@ -65,7 +65,7 @@ void ScratchpadModule::declare(trace::TraceSink& sink, const std::string& prefix
 
 void ScratchpadModule::announce(trace::TraceSink& sink, const ResidencyTimeline& residency) const {
   for (int p = 0; p < 3; ++p)
-    for (const auto& [cycle, v] : residency[size_t(p)]) sink.set(cycle, partition_[p], v);
+    for (const auto& [cycle, v] : residency[size_t(p)].steps) sink.set(cycle, partition_[p], v);
 }
 
 DmaModule::DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow)
@@ -83,20 +83,16 @@ void DmaModule::declare_spad_actions(trace::TraceSink& sink) {
   spad_read_ = sink.declare_action("sram.read.dma", "byte");
 }
 
-void DmaModule::announce(trace::TraceSink& sink, const HierarchySource& source) const {
-  const LayerDmaPlan& plan = source.dma_plan();
-  // HBM and scratchpad bytes in the cycle each moved them (per request).
-  for (size_t k = 0; k < plan.reads.size(); ++k) {
-    const TransferState& tr = source.read_state(int(k));
-    const trace::ActionId read = plan.reads[k].operand == Operand::Stationary ? read_tile_ : read_stream_;
-    for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, read, bytes);
-    for (const auto& [cycle, bytes] : tr.at_spad) sink.count(cycle, spad_write_, bytes);
-  }
-  for (size_t k = 0; k < plan.writes.size(); ++k) {
-    const TransferState& tr = source.write_state(int(k));
-    for (const auto& [cycle, bytes] : tr.at_spad) sink.count(cycle, spad_read_, bytes);
-    for (const auto& [cycle, bytes] : tr.at_hbm) sink.count(cycle, write_, bytes);
-  }
+void DmaModule::announce(trace::TraceSink& sink, HierarchySource& source, int64_t before) const {
+  using Kind = HierarchySource::ActionKind;
+  source.take_actions(before, [&](Kind kind, int64_t cycle, int64_t bytes) {
+    const trace::ActionId id = kind == Kind::HbmReadTile     ? read_tile_
+                               : kind == Kind::HbmReadStream ? read_stream_
+                               : kind == Kind::SpadWrite     ? spad_write_
+                               : kind == Kind::SpadRead      ? spad_read_
+                                                             : write_;
+    sink.count(cycle, id, bytes);
+  });
 }
 
 NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config)
@@ -112,7 +108,7 @@ void NocModule::declare_links(trace::TraceSink& sink) {
 void NocModule::declare_hops(trace::TraceSink& sink) { hop_ = sink.declare_action("noc.hop", "byte"); }
 
 void NocModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
-  for (const auto& [cycle, v] : t.noc_busy_links) sink.set(cycle, links_busy_, v);
+  for (const auto& [cycle, v] : t.noc_busy_links.steps) sink.set(cycle, links_busy_, v);
   for (const auto& [cycle, n] : t.noc_flit_hops) sink.count(cycle, hop_, n * config_.flit_bytes);
 }
 
@@ -137,8 +133,8 @@ void HbmControllerModule::declare(trace::TraceSink& sink) {
 }
 
 void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
-  for (const auto& [cycle, v] : t.hbm_busy_pcs[size_t(channel_)]) sink.set(cycle, busy_, v);
-  for (const auto& [cycle, v] : t.hbm_open_rows[size_t(channel_)]) sink.set(cycle, rows_, v * row_bytes_);
+  for (const auto& [cycle, v] : t.hbm_busy_pcs[size_t(channel_)].steps) sink.set(cycle, busy_, v);
+  for (const auto& [cycle, v] : t.hbm_open_rows[size_t(channel_)].steps) sink.set(cycle, rows_, v * row_bytes_);
   for (const auto& [cycle, bytes] : t.hbm_bytes[size_t(channel_)]) sink.count(cycle, bytes_, bytes);
 }
 
@@ -170,19 +166,41 @@ void HbmStackModule::announce_tensors(trace::TraceSink& sink, int layer, int64_t
   if (size_t(layer) < resident_.size()) sink.set(start, tensors_, resident_[size_t(layer)]);
 }
 
-void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t) const {
+void HbmStackModule::announce(trace::TraceSink& sink, const SharedTimeline& t, int64_t before) {
   for (const auto& c : controllers_) c->announce(sink, t);
   for (size_t k = 0; k < t.hbm_commands.size(); ++k)
     for (const auto& [cycle, n] : t.hbm_commands[k]) sink.count(cycle, command_[k], n);
   // A channel is in active standby while it has a row open or an all-bank refresh runs.
+  const bool last_piece = before == MemoryGroup::kTimelineEnd;
+  open_since_.resize(t.hbm_open_rows.size(), -1);
+  refresh_left_.resize(t.hbm_open_rows.size());
   for (size_t ch = 0; ch < t.hbm_open_rows.size(); ++ch) {
-    const auto& rows = t.hbm_open_rows[ch];  // (cycle, open rows) steps from 0
-    std::vector<std::pair<int64_t, int64_t>> spans = t.hbm_refreshing[ch];
-    for (size_t i = 0; i + 1 < rows.size(); ++i)
-      if (rows[i].second > 0) spans.emplace_back(rows[i].first, rows[i + 1].first);
+    std::vector<std::pair<int64_t, int64_t>> spans = std::move(refresh_left_[ch]);
+    refresh_left_[ch].clear();
+    spans.insert(spans.end(), t.hbm_refreshing[ch].begin(), t.hbm_refreshing[ch].end());
+    int64_t& open = open_since_[ch];
+    for (const auto& [cycle, rows] : t.hbm_open_rows[ch].steps) {  // (cycle, open rows) steps
+      if (rows > 0 && open < 0) open = cycle;
+      if (rows == 0 && open >= 0) {
+        spans.emplace_back(open, cycle);
+        open = -1;
+      }
+    }
+    if (!last_piece) {  // what goes on past this piece: up to it now, the rest with the next
+      if (open >= 0 && open < before) {
+        spans.emplace_back(open, before);
+        open = before;
+      }
+      for (auto& [b, e] : spans)
+        if (e > before) {
+          refresh_left_[ch].emplace_back(std::max(b, before), e);
+          e = std::max(b, before);
+        }
+    }
     std::sort(spans.begin(), spans.end());
     int64_t from = 0, to = 0;  // the union, one span at a time
     for (const auto& [b, e] : spans) {
+      if (e <= b) continue;
       if (b > to) {
         if (to > from) sink.count_span(from, to, active_, 1);
         from = b;

@@ -58,8 +58,8 @@ class DmaModule : public sc_core::sc_module {
   const HbmDmaParams& params() const { return params_; }
   void declare_hbm_actions(trace::TraceSink& sink);   // bytes it reads from and writes to HBM
   void declare_spad_actions(trace::TraceSink& sink);  // bytes it writes into and reads out of the scratchpad
-  // Every transfer of the pass, in the cycle it happened.
-  void announce(trace::TraceSink& sink, const HierarchySource& source) const;
+  // The pass's transfers' bytes before cycle `before` not yet announced, in the cycle they moved.
+  void announce(trace::TraceSink& sink, HierarchySource& source, int64_t before) const;
 
  private:
   const HbmDmaParams params_;
@@ -103,7 +103,10 @@ class HbmStackModule : public sc_core::sc_module {
   HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident = {});
   const hbm::HbmSpec& spec() const { return spec_; }
   void declare(trace::TraceSink& sink);
-  void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
+  // A piece of a pass's timeline, everything before `before` (MemoryGroup::kTimelineEnd: the
+  // pass's last piece); a channel's active standby that goes on past it is announced up to it
+  // and carried into the next piece.
+  void announce(trace::TraceSink& sink, const SharedTimeline& timeline, int64_t before);
   // hbm.tensors (V_M[hbm]): what layer `layer` holds in HBM, from its start.
   void announce_tensors(trace::TraceSink& sink, int layer, int64_t start) const;
   const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
@@ -118,6 +121,8 @@ class HbmStackModule : public sc_core::sc_module {
   trace::ActionId active_ = 0;
   std::vector<int64_t> resident_;
   trace::ResourceId tensors_ = 0;
+  std::vector<int64_t> open_since_;  // per channel: since when a row is open (-1: none), across pieces
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> refresh_left_;  // per channel: refresh past the last piece
   std::vector<std::unique_ptr<HbmControllerModule>> controllers_;
 };
 

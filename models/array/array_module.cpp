@@ -218,16 +218,33 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
   std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, sink_ != nullptr, false);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
-  const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), params_.position);
-  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
-  const auto* hierarchy = dynamic_cast<const HierarchySource*>(channel.get());
-
+  auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
+  // One cluster with a trace: the memory's part of the trace is announced fold by fold, as far
+  // as the memory has simulated, so the trace holds what is in flight rather than the pass.
+  // With several clusters the shared memory is final only once all have computed the pass.
+  const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && !params_.cluster_set &&
+                          params_.mode != ArrayMode::Reference;
   if (sink_) {
     if (first_pass) sink_->begin_layer(index, layer.name, start);
     sink_->count(start, trace_ids_.nominal_macs, layer.M * layer.N * layer.K);
     sink_->add(start, trace_ids_.busy, 1);
-    sink_->add(timing.end + 1, trace_ids_.busy, -1);
   }
+  LayerTiming timing;
+  if (as_it_goes) {
+    LayerTimer timer(plan, start, channel.get(), params_.position);
+    for (int g = 0; !timer.done(); ++g) {
+      const FoldTiming& f = timer.next();
+      hierarchy->simulate_through(g, timer.load_starts(), f.start);
+      params_.memory_observer->memory_until(index, start, *hierarchy, f.start + 1);
+      wait_until(f.start);
+      announce_fold_as_it_starts(index, plan, g, f);
+    }
+    timing = timer.finish();
+  } else {
+    timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), params_.position);
+    if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
+  }
+  if (sink_) sink_->add(timing.end + 1, trace_ids_.busy, -1);
   if (params_.memory_observer && hierarchy)
     params_.memory_observer->pass_simulated(index, start, *hierarchy);
   else if (params_.memory_observer && channel)
@@ -263,24 +280,26 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     // Sleep from fold to fold: nothing observable changes between computed events.
     // A fold's events and occupancy are announced when it starts, so memory stays
     // bounded by the folds in flight, not by the run's length.
-    std::vector<ArrayEvent> fold_events;
-    for (size_t g = 0; g < timing.folds.size(); ++g) {
-      const FoldTiming& f = timing.folds[g];
-      wait_until(f.start);
-      if (sink_) announce_fold(*sink_, trace_ids_, plan, a.fold_pipeline, plan.folds[g], f);
-      if (listener_) {
-        fold_events.clear();
-        append_fold_events(f, int(g), fold_events);
-        std::sort(fold_events.begin(), fold_events.end());
-        publish(index, fold_events);
+    if (!as_it_goes)
+      for (size_t g = 0; g < timing.folds.size(); ++g) {
+        wait_until(timing.folds[g].start);
+        announce_fold_as_it_starts(index, plan, int(g), timing.folds[g]);
       }
-    }
     wait_until(timing.end);
   }
   plan.folds.clear();
   plan.folds.shrink_to_fit();
   r.plan = std::move(plan);
   return r;
+}
+
+void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, int g, const FoldTiming& f) {
+  if (sink_) announce_fold(*sink_, trace_ids_, plan, params_.spec.fold_pipeline, plan.folds[size_t(g)], f);
+  if (!listener_) return;
+  fold_events_.clear();
+  append_fold_events(f, g, fold_events_);
+  std::sort(fold_events_.begin(), fold_events_.end());
+  publish(index, fold_events_);
 }
 
 void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const PassPlan& pass, int64_t start,

@@ -131,6 +131,9 @@ class ArrayModule : public sc_core::sc_module {
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
+  // Fold g has started: its trace (occupancy, actions) and its events to the listener.
+  void announce_fold_as_it_starts(int index, const FoldPlan& plan, int g, const FoldTiming& f);
+  std::vector<ArrayEvent> fold_events_;  // scratch for it
 
   const ArrayParams params_;
   const Plan& plan_;

@@ -334,6 +334,13 @@ void DmaSystem::forget_history(int cluster, int64_t before) {
   }
 }
 
+void DmaSystem::catch_up(int64_t cycle) {
+  if (next_event_time() <= cycle * acc_period_)
+    throw std::logic_error(fmt::format("DMA: caught up to cycle {} with events before it pending", cycle));
+  hbm_->run_until(cycle * acc_period_ / hbm_period_);
+  if (!hbm_->take_completions().empty()) throw std::logic_error("DMA: an idle HBM channel completed a request");
+}
+
 void DmaSystem::advance_to(int64_t cycle) {
   const int64_t until = cycle * acc_period_;
   for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Ports); e = next()) step();

@@ -142,6 +142,11 @@ class DmaSystem {
 
   hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
   int64_t now() const { return now_; }
+  // Once every event up to accelerator cycle `cycle`'s edge is simulated: lets the HBM's idle
+  // channels catch up to it too (the refreshes and closing precharges they would issue on
+  // their own are otherwise stepped only when later work reaches them), so every command up
+  // to that edge has been observed.
+  void catch_up(int64_t cycle);
   // Steps every event up to accelerator cycle `cycle`'s edge except the scratchpad writes of
   // `cycle` itself, which wait for the array's use of that cycle (lockstep grids declare a
   // fold in the cycle it starts).

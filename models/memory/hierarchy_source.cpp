@@ -19,7 +19,7 @@ struct HierarchySource::Observer : spad::ScratchpadObserver {
   ResidencyTimeline& out;
   explicit Observer(ResidencyTimeline& t) : out(t) {}
   void on_residency(spad::Partition p, int64_t cycle, int64_t bytes) override {
-    step_to(out[size_t(p)], cycle, bytes);
+    out[size_t(p)].step(cycle, bytes);
   }
 };
 
@@ -44,6 +44,18 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
   read_id_.assign(dma_.reads.size(), -1);
   write_id_.assign(dma_.writes.size(), -1);
   read_in_spad_.assign(dma_.reads.size(), -1);
+  last_user_.assign(dma_.reads.size(), -1);
+  release_.assign(dma_.reads.size(), -1);
+  for (size_t g = 0; g < plan_.folds.size(); ++g) {
+    last_user_[size_t(dma_.stream_read[g])] = std::max(last_user_[size_t(dma_.stream_read[g])], int(g));
+    last_user_[size_t(dma_.stationary_read[g])] = std::max(last_user_[size_t(dma_.stationary_read[g])], int(g));
+  }
+  read_changes_.assign(dma_.reads.size(), 0);
+  write_changes_.assign(dma_.writes.size(), 0);
+  read_hbm_taken_.assign(dma_.reads.size(), 0);
+  read_spad_taken_.assign(dma_.reads.size(), 0);
+  write_hbm_taken_.assign(dma_.writes.size(), 0);
+  write_spad_taken_.assign(dma_.writes.size(), 0);
   critical_.resize(plan_.folds.size());
   fetches_.resize(plan_.folds.size());
 }
@@ -61,6 +73,9 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     h.last_input = fold_last_input(plan_, j, h.S);
     h.end = fold_last_output(plan_, j, h.S);
     folds_.push_back(h);
+    const int s = dma_.stream_read[size_t(j)], tile = dma_.stationary_read[size_t(j)];
+    release_[size_t(s)] = std::max(release_[size_t(s)], fold_point(j, FoldPoint::LastInput));
+    release_[size_t(tile)] = std::max(release_[size_t(tile)], fold_point(j, dma_.tile_frees));
     // The array's own port use, declared before any DMA traffic that could meet it.
     const int tile_words = int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_));  // a row of the tile
     if (os) {
@@ -276,7 +291,7 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
   if (at < to) causes["dependency"] += to - at;
 }
 
-void HierarchySource::record_residency() {
+void HierarchySource::record_residency(int64_t before) {
   struct Change {
     int64_t cycle;
     int64_t bytes;  // < 0 release
@@ -284,28 +299,46 @@ void HierarchySource::record_residency() {
   };
   std::vector<Change> ch;
   const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
-  // A read's block stays until the last fold that uses it is done with it.
-  std::vector<int64_t> release(dma_.reads.size(), -1);
-  for (size_t g = 0; g < plan_.folds.size(); ++g) {
-    const int s = dma_.stream_read[g], tile = dma_.stationary_read[g];
-    release[size_t(s)] = std::max(release[size_t(s)], fold_point(int(g), FoldPoint::LastInput));
-    release[size_t(tile)] = std::max(release[size_t(tile)], fold_point(int(g), dma_.tile_frees));
+  // A read's block is resident from its first request until the last fold that uses it is done
+  // with it; a change is made once known (the fold learned, the request issued) and before `before`.
+  const int learned = int(folds_.size());
+  for (int k = reads_settled_; k < reads_enqueued_; ++k) {
+    const TransferState& t = dma().transfer(read_id_[size_t(k)]);
+    const spad::Partition p = dma_.reads[size_t(k)].operand == Operand::Stream ? stream : stationary;
+    uint8_t& made = read_changes_[size_t(k)];
+    if (made == 0 && t.first_issue >= 0 && t.first_issue < before) {
+      ch.push_back({t.first_issue, t.what.bytes, p});
+      made = 1;
+    }
+    if (made == 1 && last_user_[size_t(k)] < learned) {
+      const int64_t release = release_[size_t(k)];
+      if (release < before) {
+        ch.push_back({release, -t.what.bytes, p});
+        made = 2;
+      }
+    }
   }
-  for (size_t k = 0; k < dma_.reads.size(); ++k) {
-    const TransferState& t = dma().transfer(read_id_[k]);
-    const spad::Partition p = dma_.reads[k].operand == Operand::Stream ? stream : stationary;
-    ch.push_back({t.first_issue, t.what.bytes, p});
-    ch.push_back({release[k], -t.what.bytes, p});
-  }
-  for (size_t w = 0; w < dma_.writes.size(); ++w) {
+  while (reads_settled_ < reads_enqueued_ && read_changes_[size_t(reads_settled_)] == 2) ++reads_settled_;
+  for (int w = writes_settled_; w < int(dma_.writes.size()); ++w) {
     // Accumulators live from the first output row of the first fold that writes them
     // (a fold's output rows end at its end) until written back.
-    const int first = dma_.writes[w].first_fold, last = dma_.writes[w].fold;
+    const int first = dma_.writes[size_t(w)].first_fold, last = dma_.writes[size_t(w)].fold;
+    if (first >= learned) break;  // nor any later one
     const int64_t rows = fold_output_rows(plan_, first);
     const int64_t bytes = rows * plan_.folds[size_t(last)].cols_used * acc_;
-    ch.push_back({folds_[size_t(first)].end - rows + 1, bytes, spad::Partition::Ofmap});
-    ch.push_back({dma().transfer(write_id_[w]).done, -bytes, spad::Partition::Ofmap});
+    const int64_t from = folds_[size_t(first)].end - rows + 1;
+    uint8_t& made = write_changes_[size_t(w)];
+    if (made == 0 && from < before) {
+      ch.push_back({from, bytes, spad::Partition::Ofmap});
+      made = 1;
+    }
+    const int64_t done = w < writes_enqueued_ ? dma().transfer(write_id_[size_t(w)]).done : -1;
+    if (made == 1 && done >= 0 && done < before) {
+      ch.push_back({done, -bytes, spad::Partition::Ofmap});
+      made = 2;
+    }
   }
+  while (writes_settled_ < writes_enqueued_ && write_changes_[size_t(writes_settled_)] == 2) ++writes_settled_;
   // Releases first within a cycle: a slot is reused the cycle it frees.
   std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.bytes < b.bytes;
@@ -316,6 +349,50 @@ void HierarchySource::record_residency() {
     else
       spad_->release(c.p, c.cycle, -c.bytes);
   }
+}
+
+ResidencyTimeline HierarchySource::take_residency(int64_t before) {
+  record_residency(before);
+  ResidencyTimeline out;
+  for (size_t p = 0; p < out.size(); ++p) take_before(residency_[p].steps, before, out[p].steps);
+  return out;
+}
+
+void HierarchySource::take_actions(int64_t before,
+                                   const std::function<void(ActionKind, int64_t, int64_t)>& out) {
+  // Each request's bytes in the cycle the HBM moved them and in the cycle the ports did; a
+  // transfer's lists are in time order, so each is read from where the last call stopped.
+  auto drain = [&](const std::vector<std::pair<int64_t, int64_t>>& list, size_t& taken, ActionKind kind) {
+    for (; taken < list.size() && list[taken].first < before; ++taken) out(kind, list[taken].first, list[taken].second);
+    return taken == list.size();
+  };
+  bool settled = true;
+  for (int k = reads_announced_; k < reads_enqueued_; ++k) {
+    const TransferState& t = dma().transfer(read_id_[size_t(k)]);
+    const ActionKind hbm = dma_.reads[size_t(k)].operand == Operand::Stationary ? ActionKind::HbmReadTile
+                                                                                : ActionKind::HbmReadStream;
+    const bool all = drain(t.at_hbm, read_hbm_taken_[size_t(k)], hbm) &
+                     drain(t.at_spad, read_spad_taken_[size_t(k)], ActionKind::SpadWrite);
+    settled = settled && all && t.done >= 0;
+    if (settled) reads_announced_ = k + 1;
+  }
+  settled = true;
+  for (int w = writes_announced_; w < writes_enqueued_; ++w) {
+    const TransferState& t = dma().transfer(write_id_[size_t(w)]);
+    const bool all = drain(t.at_spad, write_spad_taken_[size_t(w)], ActionKind::SpadRead) &
+                     drain(t.at_hbm, write_hbm_taken_[size_t(w)], ActionKind::HbmWrite);
+    settled = settled && all && t.done >= 0;
+    if (settled) writes_announced_ = w + 1;
+  }
+}
+
+void HierarchySource::simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through) {
+  learn_folds(g + 1, load_starts);
+  enqueue_known(g + 1);
+  const DmaSystem& d = dma();
+  const int64_t until = through * d.acc_period();
+  group_->wait_for(cluster_, [&d, until] { return d.next_event_time() > until; });
+  dma().catch_up(through);
 }
 
 int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {
@@ -349,7 +426,7 @@ bool HierarchySource::drain_done(int64_t now) {
 void HierarchySource::finish_drain() {
   group_->done(cluster_);
   for (int id : write_id_) memory_end_ = std::max(memory_end_, dma().transfer(id).done - 1);
-  record_residency();
+  record_residency(MemoryGroup::kTimelineEnd);
 }
 
 HierarchyLayerStats HierarchySource::stats() const {

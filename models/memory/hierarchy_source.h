@@ -13,6 +13,7 @@
 // closed form and the register grid drive identical memory traffic.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,7 +42,7 @@ struct HierarchyLayerStats {
 };
 
 // This cluster's scratchpad residency over time, per partition (ifmap, filter, ofmap): (cycle, bytes).
-using ResidencyTimeline = std::array<std::vector<std::pair<int64_t, int64_t>>, 3>;
+using ResidencyTimeline = std::array<StepSeries<int64_t>, 3>;
 
 // The run checks every layer's program before simulating (sim/run/hierarchy_check.h),
 // so HierarchySource assumes a program that fits.
@@ -72,8 +73,17 @@ class HierarchySource : public TileSource {
 
   // After drain(); the shared fields are final once every cluster has drained.
   HierarchyLayerStats stats() const;
-  const ResidencyTimeline& residency() const { return residency_; }
+  // What the trace announces, taken away up to cycle `before` (MemoryGroup::kTimelineEnd: all of
+  // it, after drain()): the scratchpad's residency, and the bytes the HBM and the scratchpad
+  // ports moved per request, by what they were (ActionKind), in the cycle they moved them.
+  ResidencyTimeline take_residency(int64_t before);
+  enum class ActionKind { HbmReadTile, HbmReadStream, SpadWrite, SpadRead, HbmWrite };
+  void take_actions(int64_t before, const std::function<void(ActionKind, int64_t cycle, int64_t bytes)>& out);
+  // A run that announces as it goes (ArrayModule): fold g is timed; the memory simulates every
+  // event up to cycle `through`'s edge (which fold g + 1 cannot use: it starts later).
+  void simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through);
   const MemoryGroup& group() const { return *group_; }
+  MemoryGroup& group() { return *group_; }
   const LayerDmaPlan& dma_plan() const { return dma_; }
   // After drain(): the DMA's record of read / write k of the plan.
   const TransferState& read_state(int k) const { return dma().transfer(read_id_[size_t(k)]); }
@@ -95,7 +105,7 @@ class HierarchySource : public TileSource {
   // Adds [from, to) to `causes` along one request's way, up to `last` (the cycle its data was usable).
   void explain_request(const RequestPath& p, int64_t last, int64_t from, int64_t to,
                        std::map<std::string, int64_t>& causes) const;
-  void record_residency();
+  void record_residency(int64_t before);  // the changes before `before` not yet made
   DmaSystem& dma() { return group_->dma(); }
   const DmaSystem& dma() const { return group_->dma(); }
 
@@ -119,6 +129,12 @@ class HierarchySource : public TileSource {
   std::vector<Critical> critical_;  // per fold
   std::vector<Fetch> fetches_;      // stationary tiles, for the FIFO view
   ResidencyTimeline residency_;
+  std::vector<int> last_user_;                 // per read: the last fold that uses it
+  std::vector<int64_t> release_;               // per read: when the folds learned so far are done with it
+  std::vector<uint8_t> read_changes_, write_changes_;  // per read / write: 1 occupied, 2 also released
+  int reads_settled_ = 0, writes_settled_ = 0;  // those before are occupied and released
+  std::vector<size_t> read_hbm_taken_, read_spad_taken_, write_hbm_taken_, write_spad_taken_;
+  int reads_announced_ = 0, writes_announced_ = 0;
   bool lockstep_ = false;
   int64_t memory_end_ = -1;
   int64_t conflicts_ = 0;

@@ -19,8 +19,11 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   SharedTimeline& out;
   const DmaSystem* dma = nullptr;
   std::vector<std::vector<std::pair<int64_t, int>>> pc_edges;  // per channel: (cycle, +1/-1) per burst
+  std::vector<int> pcs_busy;                                   // per channel, after the edges applied
   int64_t burst_bytes = 0;
-  Observer(SharedTimeline& t, int channels, int64_t burst) : out(t), pc_edges(size_t(channels)), burst_bytes(burst) {
+  bool finished = false;
+  Observer(SharedTimeline& t, int channels, int64_t burst)
+      : out(t), pc_edges(size_t(channels)), pcs_busy(size_t(channels), 0), burst_bytes(burst) {
     out.hbm_busy_pcs.resize(size_t(channels));
     out.hbm_bytes.resize(size_t(channels));
     out.hbm_open_rows.resize(size_t(channels));
@@ -31,10 +34,10 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
   int64_t acc_of_noc(int64_t c) const { return dma->to_acc(c * dma->noc_period()); }
 
   // Refresh the HBM catches up on before the layer's first request leaves every row
-  // closed: step_to records no change, so nothing lands before the layer starts.
+  // closed: a step series records no change, so nothing lands before the layer starts.
   void on_command(const hbm::CommandEvent& e) override {
     const size_t ch = size_t(e.addr.channel);
-    step_to(out.hbm_open_rows[ch], acc_of_hbm(e.cycle), e.channel_open_rows);
+    out.hbm_open_rows[ch].step(acc_of_hbm(e.cycle), e.channel_open_rows);
     auto& commands = out.hbm_commands[size_t(hbm::index(e.cmd))];
     const int64_t at = acc_of_hbm(e.cycle);
     if (e.cmd == hbm::Cmd::REF) {
@@ -56,7 +59,7 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_end), -1);
     }
   }
-  void links_busy(int64_t cycle, int busy) override { step_to(out.noc_busy_links, acc_of_noc(cycle), busy); }
+  void links_busy(int64_t cycle, int busy) override { out.noc_busy_links.step(acc_of_noc(cycle), busy); }
   void link_flit(int64_t cycle, noc::LinkId) override {
     const int64_t at = acc_of_noc(cycle);
     if (!out.noc_flit_hops.empty() && out.noc_flit_hops.back().first == at)
@@ -64,21 +67,28 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
     else
       out.noc_flit_hops.emplace_back(at, 1);
   }
-  // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time). The
-  // pass's stack ends with its last event and its open rows with it (the next pass starts from
-  // a fresh stack, rows closed): they count as open, in R(t) and as active standby, until then.
-  void finish() {
-    const int64_t end = dma->to_acc(dma->now());
-    for (auto& rows : out.hbm_open_rows) step_to(rows, std::max(end, rows.empty() ? end : rows.back().first), 0);
+  // Busy pseudo-channels from the bursts' data intervals (a PC moves one burst at a time), for
+  // the edges before `before`: a burst not yet issued starts at or after the memory's clock.
+  void apply_edges(int64_t before) {
     for (size_t ch = 0; ch < pc_edges.size(); ++ch) {
-      std::sort(pc_edges[ch].begin(), pc_edges[ch].end());
-      int busy = 0;
-      for (const auto& [cycle, d] : pc_edges[ch]) {
-        busy += d;
-        step_to(out.hbm_busy_pcs[ch], cycle, busy);
+      auto& edges = pc_edges[ch];
+      std::sort(edges.begin(), edges.end());
+      size_t k = 0;
+      for (; k < edges.size() && edges[k].first < before; ++k) {
+        pcs_busy[ch] += edges[k].second;
+        out.hbm_busy_pcs[ch].step(edges[k].first, pcs_busy[ch]);
       }
-      pc_edges[ch].clear();
+      edges.erase(edges.begin(), edges.begin() + std::ptrdiff_t(k));
     }
+  }
+  // The pass's stack ends with its last event and its open rows with it (the next pass starts
+  // from a fresh stack, rows closed): they count as open, in R(t) and as active standby, until then.
+  void finish() {
+    if (finished) return;
+    finished = true;
+    const int64_t end = dma->to_acc(dma->now());
+    for (auto& rows : out.hbm_open_rows) rows.step(std::max(end, rows.steps.empty() ? end : rows.steps.back().first), 0);
+    apply_edges(MemoryGroup::kTimelineEnd);
   }
 };
 
@@ -214,9 +224,33 @@ SharedStats& SharedStats::operator+=(const SharedStats& o) {
   return *this;
 }
 
-const SharedTimeline& MemoryGroup::timeline() const {
-  if (observer_) observer_->finish();
-  return timeline_;
+void SharedTimeline::take_before(int64_t before, SharedTimeline& out) {
+  auto each = [before](auto& from, auto& to) {
+    to.resize(from.size());
+    for (size_t i = 0; i < from.size(); ++i) cstsim::take_before(from[i], before, to[i]);
+  };
+  auto steps = [before](auto& from, auto& to) {
+    to.resize(from.size());
+    for (size_t i = 0; i < from.size(); ++i) cstsim::take_before(from[i].steps, before, to[i].steps);
+  };
+  steps(hbm_busy_pcs, out.hbm_busy_pcs);
+  steps(hbm_open_rows, out.hbm_open_rows);
+  each(hbm_refreshing, out.hbm_refreshing);
+  cstsim::take_before(noc_busy_links.steps, before, out.noc_busy_links.steps);
+  cstsim::take_before(noc_flit_hops, before, out.noc_flit_hops);
+  each(hbm_bytes, out.hbm_bytes);
+  for (size_t k = 0; k < hbm_commands.size(); ++k) cstsim::take_before(hbm_commands[k], before, out.hbm_commands[k]);
+}
+
+SharedTimeline MemoryGroup::take_timeline(int64_t before) {
+  SharedTimeline out;
+  if (!observer_) return out;
+  if (before == kTimelineEnd)
+    observer_->finish();
+  else
+    observer_->apply_edges(before);
+  timeline_.take_before(before, out);
+  return out;
 }
 
 }  // namespace cstsim

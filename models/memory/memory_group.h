@@ -13,7 +13,9 @@
 // models/accelerator/memory_system.h); without a driver a single cluster steps it
 // from its own call, with no SystemC call (tests drive it without a kernel).
 // ClusterSet (cluster_set.h) holds the groups of a run and the barriers between steps.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -34,20 +36,48 @@ class ProtocolWatch;
 
 namespace cstsim {
 
+// A step series, the form R(t) is announced in: (cycle, value) when the value changes, from
+// 0, replacing the last entry if it is for the same cycle. `now` is the value it holds, which
+// stays when announced entries are taken away (take_before).
+template <typename V>
+struct StepSeries {
+  std::vector<std::pair<int64_t, V>> steps;
+  V now{};
+  void step(int64_t cycle, V value) {
+    if (!steps.empty() && steps.back().first == cycle)
+      steps.back().second = value;
+    else if (value != now)
+      steps.emplace_back(cycle, value);
+    else
+      return;
+    now = value;
+  }
+};
+
+// Moves the entries of `from` before cycle `before` (their .first) to the end of `to`, in order.
+template <typename E>
+void take_before(std::vector<E>& from, int64_t before, std::vector<E>& to) {
+  auto keep = std::stable_partition(from.begin(), from.end(), [before](const E& e) { return e.first < before; });
+  to.insert(to.end(), from.begin(), keep);
+  from.erase(from.begin(), keep);
+}
+
 // HBM and NoC occupancy over time, accelerator cycles, for the trace.
 struct SharedTimeline {
   // Per HBM channel: (cycle, its pseudo-channels moving data) and (cycle, its open rows).
-  std::vector<std::vector<std::pair<int64_t, int>>> hbm_busy_pcs;
-  std::vector<std::vector<std::pair<int64_t, int>>> hbm_open_rows;
+  std::vector<StepSeries<int>> hbm_busy_pcs;
+  std::vector<StepSeries<int>> hbm_open_rows;
   // Per HBM channel: [begin, end) of each all-bank refresh's active part, tRFC - tRP from the REF
   // (DRAMPower books it as active cycles: its REF energy is the current above IDD3N).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> hbm_refreshing;
-  std::vector<std::pair<int64_t, int>> noc_busy_links;     // (cycle, links carrying a flit)
+  StepSeries<int> noc_busy_links;                          // (cycle, links carrying a flit)
   std::vector<std::pair<int64_t, int64_t>> noc_flit_hops;  // (cycle, flit-hops in that cycle)
   // Per HBM channel: (cycle, bytes its data buses started moving), for the bytes per edge.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> hbm_bytes;
   // Per HBM command (hbm::Cmd index): (cycle, commands issued in it), for command energy.
   std::array<std::vector<std::pair<int64_t, int64_t>>, hbm::kNumCmds> hbm_commands;
+  // Moves every entry before `before` into `out` (sized like this one).
+  void take_before(int64_t before, SharedTimeline& out);
 };
 
 struct SharedStats {  // after every cluster is done
@@ -59,16 +89,6 @@ struct SharedStats {  // after every cluster is done
   double hbm_row_hit_rate() const { return hbm_bursts ? double(hbm_row_hits) / double(hbm_bursts) : 0.0; }
   SharedStats& operator+=(const SharedStats& o);  // one memory system after another (passes)
 };
-
-// Appends (cycle, value) when the value changes (from 0 before the first entry),
-// replacing the last entry if it is for the same cycle: the step form R(t) is announced in.
-template <typename V>
-void step_to(std::vector<std::pair<int64_t, V>>& steps, int64_t cycle, V value) {
-  if (!steps.empty() && steps.back().first == cycle)
-    steps.back().second = value;
-  else if (steps.empty() ? value != 0 : steps.back().second != value)
-    steps.emplace_back(cycle, value);
-}
 
 class MemoryGroup;
 
@@ -116,8 +136,11 @@ class MemoryGroup {
   // issues before that cycle; an issue at `cycle` itself cannot change anything that
   // completes by then.
   void advance_to(int64_t cycle);
-  // Final once every cluster is done (pseudo-channel busy is assembled on first use).
-  const SharedTimeline& timeline() const;
+  // The HBM and NoC timeline before cycle `before`, taken away: a run announces it piece by
+  // piece as the memory has simulated that far (every event up to before - 1's edge), or all of
+  // it (kTimelineEnd) once every cluster is done, which also closes the rows still open.
+  static constexpr int64_t kTimelineEnd = INT64_MAX;
+  SharedTimeline take_timeline(int64_t before);
   SharedStats stats() const;
 
  private:

@@ -17,10 +17,12 @@ class MemoryObserver {
  public:
   virtual ~MemoryObserver() = default;
   // One pass of layer `layer`, starting at cycle `start`, of this cluster ran against the
-  // step's memory system.
-  virtual void pass_simulated(int layer, int64_t start, const HierarchySource& source) = 0;
+  // step's memory system: what it did before cycle `before` (final: the memory has simulated
+  // that far), or the rest of it (MemoryGroup::kTimelineEnd, after the pass's drain).
+  virtual void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) = 0;
+  virtual void pass_simulated(int layer, int64_t start, HierarchySource& source) = 0;
   // This cluster had no share of the step; the shared system ran without it.
-  virtual void step_without_share(int layer, int64_t start, const MemoryGroup& group) = 0;
+  virtual void step_without_share(int layer, int64_t start, MemoryGroup& group) = 0;
   // memory: channel | hbm: the tiles of one pass came through the FIFO (`folds` are its folds,
   // `timing` their closed-form schedule).
   virtual void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
