@@ -121,6 +121,11 @@ class DmaSystem {
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
+  // Its per-request action lists were announced: drop them (the trace keeps what is in flight).
+  void forget_actions(int id) {
+    std::vector<std::pair<int64_t, int64_t>>().swap(transfers_[size_t(id)].at_hbm);
+    std::vector<std::pair<int64_t, int64_t>>().swap(transfers_[size_t(id)].at_spad);
+  }
   // The way of request `id` (RequestPath::waited_on names one); std::logic_error once forgotten.
   const RequestPath& request_path(int id) const;
   // nullptr once forgotten (forget_history): it freed its slot before the mark.

@@ -374,7 +374,11 @@ void HierarchySource::take_actions(int64_t before,
     const bool all = drain(t.at_hbm, read_hbm_taken_[size_t(k)], hbm) &
                      drain(t.at_spad, read_spad_taken_[size_t(k)], ActionKind::SpadWrite);
     settled = settled && all && t.done >= 0;
-    if (settled) reads_announced_ = k + 1;
+    if (settled) {
+      reads_announced_ = k + 1;
+      dma().forget_actions(read_id_[size_t(k)]);
+      read_hbm_taken_[size_t(k)] = read_spad_taken_[size_t(k)] = 0;
+    }
   }
   settled = true;
   for (int w = writes_announced_; w < writes_enqueued_; ++w) {
@@ -382,7 +386,11 @@ void HierarchySource::take_actions(int64_t before,
     const bool all = drain(t.at_spad, write_spad_taken_[size_t(w)], ActionKind::SpadRead) &
                      drain(t.at_hbm, write_hbm_taken_[size_t(w)], ActionKind::HbmWrite);
     settled = settled && all && t.done >= 0;
-    if (settled) writes_announced_ = w + 1;
+    if (settled) {
+      writes_announced_ = w + 1;
+      dma().forget_actions(write_id_[size_t(w)]);
+      write_hbm_taken_[size_t(w)] = write_spad_taken_[size_t(w)] = 0;
+    }
   }
 }
 
