@@ -52,13 +52,13 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   }
 }
 
-// The shared HBM and NoC are reported once, by cluster 0, for every step.
+// The shared HBM and NoC: a piece by whichever cluster gets there first (each takes what it
+// announces), the rest of a step by cluster 0 once every cluster is done with it.
 void ClusterModule::announce_shared(int layer, int64_t start, MemoryGroup& group, int64_t before) {
-  if (index_ != 0) return;
+  if (before == MemoryGroup::kTimelineEnd && index_ != 0) return;
   const SharedTimeline piece = group.take_timeline(before);
   hbm_->announce(*sink_, piece, before);
-  if (tensors_from_ != start) hbm_->announce_tensors(*sink_, layer, start);
-  tensors_from_ = start;
+  hbm_->announce_tensors(*sink_, layer, start);
   noc_->announce(*sink_, piece);
 }
 

@@ -66,7 +66,6 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   std::unique_ptr<DmaModule> dma_;
   std::unique_ptr<TileFifoModule> fifo_;
   std::unique_ptr<ArrayModule> array_;
-  int64_t tensors_from_ = -1;  // the pass start hbm.tensors was last announced for
 };
 
 class Accelerator : public sc_core::sc_module {

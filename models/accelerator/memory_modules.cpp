@@ -162,7 +162,9 @@ void HbmStackModule::declare(trace::TraceSink& sink) {
   sink.count_every_cycle(sink.declare_action("hbm_bg.standby", "channel_cycle"), spec_.org.channels);
 }
 
-void HbmStackModule::announce_tensors(trace::TraceSink& sink, int layer, int64_t start) const {
+void HbmStackModule::announce_tensors(trace::TraceSink& sink, int layer, int64_t start) {
+  if (start == tensors_from_) return;
+  tensors_from_ = start;
   if (size_t(layer) < resident_.size()) sink.set(start, tensors_, resident_[size_t(layer)]);
 }
 

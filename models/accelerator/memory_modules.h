@@ -107,8 +107,8 @@ class HbmStackModule : public sc_core::sc_module {
   // pass's last piece); a channel's active standby that goes on past it is announced up to it
   // and carried into the next piece.
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline, int64_t before);
-  // hbm.tensors (V_M[hbm]): what layer `layer` holds in HBM, from its start.
-  void announce_tensors(trace::TraceSink& sink, int layer, int64_t start) const;
+  // hbm.tensors (V_M[hbm]): what layer `layer` holds in HBM, from its start (once per start).
+  void announce_tensors(trace::TraceSink& sink, int layer, int64_t start);
   const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
 
  private:
@@ -121,6 +121,7 @@ class HbmStackModule : public sc_core::sc_module {
   trace::ActionId active_ = 0;
   std::vector<int64_t> resident_;
   trace::ResourceId tensors_ = 0;
+  int64_t tensors_from_ = -1;       // the pass start hbm.tensors was last announced for
   std::vector<int64_t> open_since_;  // per channel: since when a row is open (-1: none), across pieces
   std::vector<std::vector<std::pair<int64_t, int64_t>>> refresh_left_;  // per channel: refresh past the last piece
   std::vector<std::unique_ptr<HbmControllerModule>> controllers_;

@@ -28,9 +28,13 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
 }
 
 void ArrayModule::wait_until(int64_t cycle) {
+  ClusterSet* set = params_.cluster_set;
+  if (set) set->trace_mark(params_.cluster, cycle);  // it announces nothing before it wakes
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
-  if (sink_) sink_->advance(cycle);
+  // With clusters the trace is final only up to the slowest one's mark: one still waiting for
+  // its data has not yet announced what its own memory did meanwhile.
+  if (sink_) sink_->advance(set ? set->trace_time() : cycle);
   if (params_.position) params_.position->advance(cycle);
 }
 
@@ -219,11 +223,10 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, sink_ != nullptr, false);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
   auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
-  // One cluster with a trace: the memory's part of the trace is announced fold by fold, as far
-  // as the memory has simulated, so the trace holds what is in flight rather than the pass.
-  // With several clusters the shared memory is final only once all have computed the pass.
-  const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && !params_.cluster_set &&
-                          params_.mode != ArrayMode::Reference;
+  // With a trace the memory's part of it is announced fold by fold, as far as the memory has
+  // simulated, so the trace holds what is in flight rather than the pass (each cluster its own
+  // part and whichever gets there first the shared one; wait_until keeps the trace's clock).
+  const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && params_.mode != ArrayMode::Reference;
   if (sink_) {
     if (first_pass) sink_->begin_layer(index, layer.name, start);
     sink_->count(start, trace_ids_.nominal_macs, layer.M * layer.N * layer.K);
@@ -240,6 +243,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
       announce_fold_as_it_starts(index, plan, g, f);
     }
     timing = timer.finish();
+    if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
   } else {
     timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), params_.position);
     if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final

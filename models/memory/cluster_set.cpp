@@ -5,7 +5,7 @@
 namespace cstsim {
 
 ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver)
-    : spec_(spec), clusters_(clusters), record_(record_timeline), driver_(driver) {}
+    : spec_(spec), clusters_(clusters), record_(record_timeline), driver_(driver), marks_(size_t(clusters), 0) {}
 
 std::shared_ptr<MemoryGroup> ClusterSet::group(int step, int64_t start, bool reference) {
   auto& groups = reference ? reference_groups_ : groups_;

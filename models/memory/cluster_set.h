@@ -3,6 +3,7 @@
 // (layer, pass) step, made by the first cluster to reach it, and the zero-time
 // barriers between steps (they run one after another). SystemC: the barriers wait
 // on sc_events, so only the array modules include this.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -26,6 +27,10 @@ class ClusterSet {
   void all_computed(int layer);
   // Barrier at the layer's end: returns the latest end cycle over the clusters.
   int64_t all_finished(int layer, int64_t end_cycle);
+  // The trace's clock: cluster k will announce nothing before `cycle` (it has announced what
+  // its memory did before it and sleeps to it); the trace may be final up to the smallest mark.
+  void trace_mark(int cluster, int64_t cycle) { marks_[size_t(cluster)] = cycle; }
+  int64_t trace_time() const { return *std::min_element(marks_.begin(), marks_.end()); }
 
  private:
   struct Barrier {
@@ -41,6 +46,7 @@ class ClusterSet {
   MemoryDriver* driver_;
   std::vector<std::shared_ptr<MemoryGroup>> groups_, reference_groups_;
   std::vector<Barrier> computed_, finished_;
+  std::vector<int64_t> marks_;
 };
 
 }  // namespace cstsim
