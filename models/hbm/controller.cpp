@@ -206,14 +206,14 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
   for (int b = 0; b < pc.banks.size(); ++b) {
     const BankState& bank = pc.banks[b];
     if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.withheld) continue;
+    const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
+    if (!exhausted && spec_.page_timeout == 0) continue;
     Address a;
     a.channel = channel_;
     a.pc = p;
     a.bank_group = b / spec_.org.banks_per_group;
     a.bank = b % spec_.org.banks_per_group;
     a.row = bank.open_row();
-    const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
-    if (!exhausted && spec_.page_timeout == 0) continue;
     const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
     const Cycle due = std::max(idle_until, engine_.earliest(Cmd::PRE, local(a)));
     if (due <= now) return Choice{p, -1, Cmd::PRE, a, 0, true};

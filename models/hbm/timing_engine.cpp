@@ -13,27 +13,19 @@ TimingEngine::TimingEngine(const Organization& org, std::vector<ResolvedRule> ru
   for (int s = 0; s < kNumScopes; ++s) next_[s].assign(size_t(instances_[s]) * kNumCmds, 0);
   rule_next_.resize(rules_.size());
   windows_.resize(rules_.size());
+  before_cmds_.resize(rules_.size());
   for (size_t r = 0; r < rules_.size(); ++r) {
     const int n = instances_[int(rules_[r].scope)];
     rule_next_[r].assign(size_t(n), 0);
     if (rules_[r].window > 0) windows_[r].assign(size_t(n), Window{std::vector<Cycle>(size_t(rules_[r].window)), 0, 0});
-    for (Cmd c : kAllCmds)
+    for (Cmd c : kAllCmds) {
       if (rules_[r].after & bit(c)) by_after_[index(c)].push_back(r);
+      if (rules_[r].before & bit(c)) before_cmds_[r].push_back(index(c));
+    }
   }
 }
 
 TimingEngine::TimingEngine(const HbmSpec& spec) : TimingEngine(spec.org, resolve_rules(spec.rules(), spec.timing)) {}
-
-int TimingEngine::instance(Scope scope, const Address& a) const {
-  const int pc = a.channel * org_.pseudo_channels + a.pc;
-  switch (scope) {
-    case Scope::Channel: return a.channel;
-    case Scope::PseudoChannel: return pc;
-    case Scope::BankGroup: return pc * org_.bank_groups + a.bank_group;
-    case Scope::Bank: return (pc * org_.bank_groups + a.bank_group) * org_.banks_per_group + a.bank;
-  }
-  return 0;
-}
 
 Cycle TimingEngine::earliest(Cmd cmd, const Address& addr) const {
   Cycle e = 0;
@@ -43,9 +35,11 @@ Cycle TimingEngine::earliest(Cmd cmd, const Address& addr) const {
 }
 
 void TimingEngine::record(Cmd cmd, const Address& addr, Cycle cycle) {
+  int instances[kNumScopes];  // addr's instance at every scope, once
+  for (int s = 0; s < kNumScopes; ++s) instances[s] = instance(Scope(s), addr);
   for (size_t r : by_after_[index(cmd)]) {
     const ResolvedRule& rule = rules_[r];
-    const int inst = instance(rule.scope, addr);
+    const int inst = instances[int(rule.scope)];
     Cycle allowed;
     if (rule.window > 0) {
       Window& w = windows_[r][size_t(inst)];
@@ -60,8 +54,7 @@ void TimingEngine::record(Cmd cmd, const Address& addr, Cycle cycle) {
     Cycle& mine = rule_next_[r][size_t(inst)];
     mine = std::max(mine, allowed);
     Cycle* row = &next_[int(rule.scope)][size_t(inst) * kNumCmds];
-    for (Cmd b : kAllCmds)
-      if (rule.before & bit(b)) row[index(b)] = std::max(row[index(b)], allowed);
+    for (int b : before_cmds_[r]) row[b] = std::max(row[b], allowed);
   }
 }
 

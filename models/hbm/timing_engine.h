@@ -32,7 +32,16 @@ class TimingEngine {
   const std::vector<ResolvedRule>& rules() const { return rules_; }
   const Organization& org() const { return org_; }
   // Instance number of addr at a scope (banks, bank groups, PCs, channels numbered stack-wide).
-  int instance(Scope scope, const Address& addr) const;
+  int instance(Scope scope, const Address& a) const {
+    const int pc = a.channel * org_.pseudo_channels + a.pc;
+    switch (scope) {
+      case Scope::Channel: return a.channel;
+      case Scope::PseudoChannel: return pc;
+      case Scope::BankGroup: return pc * org_.bank_groups + a.bank_group;
+      case Scope::Bank: return (pc * org_.bank_groups + a.bank_group) * org_.banks_per_group + a.bank;
+    }
+    return 0;
+  }
 
  private:
   struct Window {              // one window rule x one instance: the last `window` issue cycles
@@ -50,6 +59,7 @@ class TimingEngine {
   std::vector<std::vector<Window>> windows_;  // per rule; empty for plain rules
   // Rules that mention each command as `after`, in table order.
   std::vector<size_t> by_after_[kNumCmds];
+  std::vector<std::vector<int>> before_cmds_;  // per rule: the command indices of its `before` mask
 };
 
 }  // namespace cstsim::hbm
