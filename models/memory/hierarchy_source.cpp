@@ -126,8 +126,8 @@ void HierarchySource::forget_history(int g) {
   // The stall ledger explains a fold right after it is timed, from the cycle the array could
   // have gone, which lies after fold g - 2 loaded less a fold's stream, load and skew: a
   // request that freed its slot before that will never be asked about again, nor will the
-  // scratchpad's cycles before it (but those the memory has not simulated yet or the landing
-  // buffer's waiting data looks back to).
+  // scratchpad's cycles before it (but those the memory has not simulated yet or the DMA's port
+  // queues still look back to).
   if (g < 2) return;
   const int64_t mark = folds_[size_t(g - 2)].load - plan_.T - plan_.R - plan_.C;
   if (mark <= layer_start_) return;
@@ -248,8 +248,6 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
       at = end;
     }
   };
-  // A run of requests each issued the cycle after the one before is the issue rate's; it
-  // began with the first of them, whose own bound explains the time before the run.
   // A request the DMA has forgotten freed its slot before the mark, which no interval still
   // explained reaches back to (checked: a stall split may not depend on what was dropped).
   auto kept = [&](int id) {
@@ -259,6 +257,8 @@ void HierarchySource::explain_request(const RequestPath& p, int64_t last, int64_
                                          id, dma().forgotten_before(cluster_), at));
     return r;
   };
+  // A run of requests each issued the cycle after the one before is the issue rate's; it
+  // began with the first of them, whose own bound explains the time before the run.
   const RequestPath* head = &p;
   for (const RequestPath* before; head->issue_bound == Bound::Rate && (before = kept(head->waited_on)) &&
                                   acc(before->issued) > at;)
