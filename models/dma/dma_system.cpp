@@ -266,8 +266,8 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
 }
 
 // The earliest pending event and who has it; on a tie the order below decides
-// (issues, injections, the mesh, the stack, the landing buffers), which results do not
-// depend on, except that a cycle's scratchpad writes come after its arrivals.
+// (issues, injections, the mesh, the stack, the scratchpad port queues), which results do
+// not depend on, except that a cycle's port moves come after its arrivals.
 DmaSystem::NextEvent DmaSystem::next() const {
   NextEvent e;
   for (size_t i = 0; i < queues_.size(); ++i)
@@ -277,7 +277,7 @@ DmaSystem::NextEvent DmaSystem::next() const {
     e = {*n * noc_period_, NextEvent::Noc, 0, *n};
   if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
     e = {h * hbm_period_, NextEvent::Hbm, 0, h};
-  // Last on a tie: a cycle's writes go after everything that lands in it.
+  // Last on a tie: a cycle's port moves go after everything that arrives in it.
   for (size_t k = 0; k < port_queues_.size(); ++k)
     if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
       e = {c * acc_period_, NextEvent::Ports, k, c};
