@@ -27,9 +27,11 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
   SC_THREAD(run);
 }
 
-void ArrayModule::wait_until(int64_t cycle) {
+void ArrayModule::wait_until(int64_t cycle) { wait_until(cycle, cycle); }
+
+void ArrayModule::wait_until(int64_t cycle, int64_t mark) {
   ClusterSet* set = params_.cluster_set;
-  if (set) set->trace_mark(params_.cluster, cycle);  // it announces nothing before it wakes
+  if (set) set->trace_mark(params_.cluster, mark);  // it has announced what lies before it
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
   // With clusters the trace is final only up to the slowest one's mark: one still waiting for
@@ -237,9 +239,9 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     LayerTimer timer(plan, start, channel.get(), params_.position);
     for (int g = 0; !timer.done(); ++g) {
       const FoldTiming& f = timer.next();
-      hierarchy->simulate_through(g, timer.load_starts(), f.start);
-      params_.memory_observer->memory_until(index, start, *hierarchy, f.start + 1);
-      wait_until(f.start);
+      const int64_t final_before = hierarchy->simulate_through(g, timer.load_starts(), f.start);
+      params_.memory_observer->memory_until(index, start, *hierarchy, final_before);
+      wait_until(f.start, std::min(f.start, final_before - 1));
       announce_fold_as_it_starts(index, plan, g, f);
     }
     timing = timer.finish();

@@ -122,6 +122,8 @@ class ArrayModule : public sc_core::sc_module {
  private:
   void run();
   void wait_until(int64_t cycle);
+  // The same, telling the trace it has announced everything before `mark` (<= cycle).
+  void wait_until(int64_t cycle, int64_t mark);
   ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).

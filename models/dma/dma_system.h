@@ -152,6 +152,9 @@ class DmaSystem {
   // their own are otherwise stepped only when later work reaches them), so every command up
   // to that edge has been observed.
   void catch_up(int64_t cycle);
+  // The first accelerator cycle from which HBM commands may still be unobserved (an idle
+  // channel's refreshes and precharges are stepped when later work reaches them).
+  int64_t hbm_observed_before() const { return to_acc((hbm_->processed() + 1) * hbm_period_); }
   // Steps every event up to accelerator cycle `cycle`'s edge except the scratchpad writes of
   // `cycle` itself, which wait for the array's use of that cycle (lockstep grids declare a
   // fold in the cycle it starts).

@@ -394,13 +394,14 @@ void HierarchySource::take_actions(int64_t before,
   }
 }
 
-void HierarchySource::simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through) {
+int64_t HierarchySource::simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through) {
   learn_folds(g + 1, load_starts);
   enqueue_known(g + 1);
   const DmaSystem& d = dma();
   const int64_t until = through * d.acc_period();
   group_->wait_for(cluster_, [&d, until] { return d.next_event_time() > until; });
-  dma().catch_up(through);
+  if (group_->others_wait(cluster_)) dma().catch_up(through);
+  return std::min(through + 1, dma().hbm_observed_before());
 }
 
 int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {

@@ -80,8 +80,10 @@ class HierarchySource : public TileSource {
   enum class ActionKind { HbmReadTile, HbmReadStream, SpadWrite, SpadRead, HbmWrite };
   void take_actions(int64_t before, const std::function<void(ActionKind, int64_t cycle, int64_t bytes)>& out);
   // A run that announces as it goes (ArrayModule): fold g is timed; the memory simulates every
-  // event up to cycle `through`'s edge (which fold g + 1 cannot use: it starts later).
-  void simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through);
+  // event up to cycle `through`'s edge (which fold g + 1 cannot use: it starts later). Returns
+  // the cycle before which what the memory did is final: through + 1, or less when another
+  // cluster could still enqueue and the HBM's idle channels may not be run ahead.
+  int64_t simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through);
   const MemoryGroup& group() const { return *group_; }
   MemoryGroup& group() { return *group_; }
   const LayerDmaPlan& dma_plan() const { return dma_; }

@@ -148,6 +148,12 @@ bool MemoryGroup::everyone_waits() const {
   return true;
 }
 
+bool MemoryGroup::others_wait(int cluster) const {
+  for (size_t k = 0; k < done_.size(); ++k)
+    if (int(k) != cluster && !done_[k] && (!waiting_[k] || woken_[k])) return false;
+  return true;
+}
+
 bool MemoryGroup::stalled() const {
   // A running cluster asks again when it waits.
   return everyone_waits() && std::any_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); });

@@ -127,6 +127,9 @@ class MemoryGroup {
   // own thread); returns the events it stepped. Throws std::logic_error when nothing is
   // in flight.
   bool stalled() const;
+  // Every cluster but `cluster` waits (not yet woken) or is done: none can enqueue before it is
+  // woken, so the memory may be run ahead of what the waiting needs (DmaSystem::catch_up).
+  bool others_wait(int cluster) const;
   int64_t drive(int first);
   // The cluster will add no more traffic to this layer.
   void done(int cluster);
