@@ -8,17 +8,16 @@ void SpadPortQueue::add(int request, spad::Partition p, int64_t bytes, int64_t c
   PartitionQueue& q = queues_[size_t(p)];
   const int64_t words = (bytes + spad_->params().word_bytes - 1) / spad_->params().word_bytes;
   q.entries.push_back({request, bytes, words});
-  bytes_held_ += bytes;
   if (q.entries.size() == 1) {  // was empty: it waits from its arrival
     q.waiting_from = cycle;
     q.next = spad_->next_free_cycle(p, cycle);
+    next_ = std::min(next_, q.next);
   }
 }
 
-int64_t SpadPortQueue::next_cycle() const {
-  int64_t at = kNever;
-  for (const PartitionQueue& q : queues_) at = std::min(at, q.next);
-  return at;
+void SpadPortQueue::update_next() {
+  next_ = kNever;
+  for (const PartitionQueue& q : queues_) next_ = std::min(next_, q.next);
 }
 
 int64_t SpadPortQueue::oldest_wait() const {
@@ -45,7 +44,6 @@ void SpadPortQueue::move(spad::Partition p, int64_t cycle, std::vector<Moved>& d
     e.words_left -= spad_->take_in_cycle(p, cycle, e.words_left);
     if (e.words_left > 0) break;  // no slot left in this cycle
     spad_->count_dma(p, write, e.bytes, 0);
-    bytes_held_ -= e.bytes;
     done.push_back({e.request, cycle});
     q.entries.pop_front();
   }
@@ -57,6 +55,7 @@ void SpadPortQueue::move(spad::Partition p, int64_t cycle, std::vector<Moved>& d
     q.next = spad_->next_free_cycle(p, cycle + 1);
   }
   spad_->count_dma(p, write, 0, conflicts);
+  update_next();
 }
 
 }  // namespace cstsim

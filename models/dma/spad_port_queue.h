@@ -35,12 +35,12 @@ class SpadPortQueue {
   // Request `request`'s `bytes` are ready to go through p's ports from accelerator cycle `cycle`.
   void add(int request, spad::Partition p, int64_t bytes, int64_t cycle);
   // The earliest cycle some partition has data and a free slot (kNever when empty), and which.
-  int64_t next_cycle() const;
+  // Kept up to date by add and move: the memory system asks for it at every event.
+  int64_t next_cycle() const { return next_; }
   spad::Partition next_partition() const;
   // Moves p's waiting data in `cycle` (next_cycle()'s, or a cycle it can no longer be
   // earlier than); appends the entries that are now all through.
   void move(spad::Partition p, int64_t cycle, std::vector<Moved>& done);
-  int64_t bytes_held() const { return bytes_held_; }
   // The first cycle a partition with data waiting still looks back to (kNever when empty).
   int64_t oldest_wait() const;
 
@@ -57,7 +57,8 @@ class SpadPortQueue {
   spad::Scratchpad* spad_;
   Direction direction_;
   std::array<PartitionQueue, spad::kPartitions> queues_;
-  int64_t bytes_held_ = 0;
+  int64_t next_ = kNever;  // the smallest of the partitions' next
+  void update_next();
 };
 
 }  // namespace cstsim

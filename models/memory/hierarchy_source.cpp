@@ -366,32 +366,27 @@ void HierarchySource::take_actions(int64_t before,
     for (; taken < list.size() && list[taken].first < before; ++taken) out(kind, list[taken].first, list[taken].second);
     return taken == list.size();
   };
-  bool settled = true;
-  for (int k = reads_announced_; k < reads_enqueued_; ++k) {
-    const TransferState& t = dma().transfer(read_id_[size_t(k)]);
-    const ActionKind hbm = dma_.reads[size_t(k)].operand == Operand::Stationary ? ActionKind::HbmReadTile
-                                                                                : ActionKind::HbmReadStream;
-    const bool all = drain(t.at_hbm, read_hbm_taken_[size_t(k)], hbm) &
-                     drain(t.at_spad, read_spad_taken_[size_t(k)], ActionKind::SpadWrite);
-    settled = settled && all && t.done >= 0;
-    if (settled) {
-      reads_announced_ = k + 1;
-      dma().forget_actions(read_id_[size_t(k)]);
-      read_hbm_taken_[size_t(k)] = read_spad_taken_[size_t(k)] = 0;
+  // One direction's transfers from the first not yet settled (done and all announced); a
+  // settled one drops its lists.
+  auto direction = [&](const std::vector<int>& ids, int enqueued, int& announced, std::vector<size_t>& hbm_taken,
+                       std::vector<size_t>& spad_taken, const auto& hbm_kind, ActionKind spad_kind) {
+    bool settled = true;
+    for (int k = announced; k < enqueued; ++k) {
+      const TransferState& t = dma().transfer(ids[size_t(k)]);
+      const bool all = drain(t.at_hbm, hbm_taken[size_t(k)], hbm_kind(k)) &
+                       drain(t.at_spad, spad_taken[size_t(k)], spad_kind);
+      settled = settled && all && t.done >= 0;
+      if (settled) {
+        announced = k + 1;
+        dma().forget_actions(ids[size_t(k)]);
+      }
     }
-  }
-  settled = true;
-  for (int w = writes_announced_; w < writes_enqueued_; ++w) {
-    const TransferState& t = dma().transfer(write_id_[size_t(w)]);
-    const bool all = drain(t.at_spad, write_spad_taken_[size_t(w)], ActionKind::SpadRead) &
-                     drain(t.at_hbm, write_hbm_taken_[size_t(w)], ActionKind::HbmWrite);
-    settled = settled && all && t.done >= 0;
-    if (settled) {
-      writes_announced_ = w + 1;
-      dma().forget_actions(write_id_[size_t(w)]);
-      write_hbm_taken_[size_t(w)] = write_spad_taken_[size_t(w)] = 0;
-    }
-  }
+  };
+  direction(read_id_, reads_enqueued_, reads_announced_, read_hbm_taken_, read_spad_taken_, [&](int k) {
+    return dma_.reads[size_t(k)].operand == Operand::Stationary ? ActionKind::HbmReadTile : ActionKind::HbmReadStream;
+  }, ActionKind::SpadWrite);
+  direction(write_id_, writes_enqueued_, writes_announced_, write_hbm_taken_, write_spad_taken_,
+            [](int) { return ActionKind::HbmWrite; }, ActionKind::SpadRead);
 }
 
 int64_t HierarchySource::simulate_through(int g, const std::vector<int64_t>& load_starts, int64_t through) {

@@ -507,21 +507,25 @@ TEST_F(MemoryPhysics, SramEnergyFollowsBankSizeAndCapacity) {
   const auto small_banks = report_total(w, "--set scratchpad.banks=104")["energy"];
   EXPECT_NEAR(sram_read(preset) / sram_read(small_banks), std::pow(2.0, std::log(5.0) / std::log(32.0)), 1e-9);
 
-  const fs::path out = dir_ / "bigger";
-  const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
-                          " --out " + out.string() + " --set sram.ifmap_kib=8192 --set scratchpad.banks=84");
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto rep = nlohmann::json::parse(slurp(out / "report.json"));
-  const auto& bigger = rep["total"]["energy"];
+  auto seconds = [](const fs::path& summary) {
+    return nlohmann::json::parse(slurp(summary))["total"]["time_s"].get<double>();
+  };
+  // The preset with `sets`: its total energy and its time.
+  auto preset_with = [&](const std::string& name, const std::string& sets) {
+    const fs::path out = dir_ / name;
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                            " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return std::make_pair(nlohmann::json::parse(slurp(out / "report.json"))["total"]["energy"],
+                          seconds(out / "summary.json"));
+  };
+  const auto [bigger, t_bigger] = preset_with("bigger", "--set sram.ifmap_kib=8192 --set scratchpad.banks=84");
   auto static_part = [](const nlohmann::json& e) {  // E_base less the HBM's background
     return e["E_base"]["value"].get<double>() - e["E_base_by_action"]["hbm_bg.standby"]["value"].get<double>() -
            e["E_base_by_action"]["hbm_bg.active"]["value"].get<double>();
   };
-  auto seconds = [](const fs::path& summary) {
-    return nlohmann::json::parse(slurp(summary))["total"]["time_s"].get<double>();
-  };
   report_total(w);  // the preset once more: its summary.json for its time
-  const double t_preset = seconds(dir_ / "physics-report" / "summary.json"), t_bigger = seconds(out / "summary.json");
+  const double t_preset = seconds(dir_ / "physics-report" / "summary.json");
   // Static = (array + SRAM + NoC buffers) W x time; the array's 16384 x 7 uW and the mesh's
   // 147,456 B of router input buffers (72 inputs x 4 VCs x 4 flits x 128 B) x 0.75 uW are the
   // same in both.
@@ -530,13 +534,7 @@ TEST_F(MemoryPhysics, SramEnergyFollowsBankSizeAndCapacity) {
   EXPECT_NEAR(static_part(bigger), (array_w + noc_w + w_per_byte * 10.5 * 1024 * 1024) * t_bigger, 1e-3 * static_part(bigger));
 
   // Deeper router buffers leak more: twice the flits, twice the NoC's share.
-  const fs::path deep = dir_ / "deep";
-  const Result d = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
-                          " --out " + deep.string() + " --set noc.buffer_depth=8");
-  ASSERT_EQ(d.status, 0) << d.err;
-  const auto deep_report = nlohmann::json::parse(slurp(deep / "report.json"));
-  const auto& deeper = deep_report["total"]["energy"];
-  const double t_deep = seconds(deep / "summary.json");
+  const auto [deeper, t_deep] = preset_with("deep", "--set noc.buffer_depth=8");
   EXPECT_NEAR(static_part(deeper), (array_w + 2 * noc_w + w_per_byte * 6.5 * 1024 * 1024) * t_deep, 1e-3 * static_part(deeper));
 }
 

@@ -65,50 +65,56 @@ TEST(MemorySystem, ItsProcessServesSeveralClusters) {
   EXPECT_EQ(macs, 100 * 80 * 70);
 }
 
+// A traced GEMV 1 x 2048 x 2048 (4 MiB of weights) on `clusters` clusters: the most trace
+// changes that waited in the sink at once, and the run's layers.
+struct TracedGemv {
+  Plan plan;
+  size_t peak_pending = 0;
+  std::vector<ArrayLayerResult> layers;
+};
+TracedGemv run_traced_gemv(const ArchSpec& a) {
+  Workload w;
+  w.layers.push_back({"gemv", 1, 2048, 2048, std::nullopt, 0});
+  TracedGemv out;
+  out.plan = make_plan(a, w);
+  testing_util::TempDir dir;
+  trace::TraceSink sink({dir.path / "trace", a.clock_hz, 1024, 1 << 13, {}});
+  Accelerator acc("accelerator", accelerator_spec(a), out.plan, {}, &sink);
+  sc_core::sc_start();
+  EXPECT_TRUE(acc.finished());
+  sink.finish(acc.end_cycle());
+  out.peak_pending = sink.peak_pending();
+  out.layers = acc.layer_results();
+  return out;
+}
+
 // With one cluster and a trace, the memory's part of the trace is announced fold by fold as
 // the memory simulates, so the sink holds what is in flight: a GEMV moving 4 MiB of weights,
 // which had 371,224 changes waiting in the sink when the pass was announced whole, has fewer
 // than 5,000; and the run's timing is the one the same pass has when computed alone.
 TEST(MemorySystem, TheTraceHoldsWhatIsInFlight) {
-  ArchSpec a = hierarchy(1);
-  Workload w;
-  w.layers.push_back({"gemv", 1, 2048, 2048, std::nullopt, 0});
-  const Plan plan = make_plan(a, w);
-  testing_util::TempDir dir;
-  trace::TraceSink sink({dir.path / "trace", a.clock_hz, 1024, 1 << 13, {}});
-  Accelerator acc("accelerator", accelerator_spec(a), plan, {}, &sink);
-  sc_core::sc_start();
-  ASSERT_TRUE(acc.finished());
-  sink.finish(acc.end_cycle());
-  EXPECT_LT(sink.peak_pending(), size_t(5000));
+  const ArchSpec a = hierarchy(1);
+  const TracedGemv run = run_traced_gemv(a);
+  EXPECT_LT(run.peak_pending, size_t(5000));
 
-  const PassPlan& pass = plan.layers[0].clusters[0].passes[0];
-  const FoldPlan folds = fold_plan(plan, pass);
+  const PassPlan& pass = run.plan.layers[0].clusters[0].passes[0];
+  const FoldPlan folds = fold_plan(run.plan, pass);
   HierarchySource inline_source(accelerator_spec(a), folds, dma_program(folds, pass), 0, false);
   const LayerTiming inline_timing = compute_layer_timing(folds, a.fold_pipeline, 0, &inline_source);
-  const ArrayLayerResult& run = acc.layer_results()[0];
+  ASSERT_EQ(run.layers.size(), 1u);
   EXPECT_GT(inline_source.stats().dma_pieces, 65000);  // the whole of B, in 64 B channel stripes
-  EXPECT_EQ(run.end_cycle, std::max(inline_timing.end, inline_timing.memory_end));
-  EXPECT_EQ(run.stalls, inline_timing.stall_causes);
+  EXPECT_EQ(run.layers[0].end_cycle, std::max(inline_timing.end, inline_timing.memory_end));
+  EXPECT_EQ(run.layers[0].stalls, inline_timing.stall_causes);
 }
 
 // Several clusters announce as they go too, each its own part and the shared one by whichever
 // gets there first; the trace's clock is the slowest cluster's mark. The same GEMV on 3 clusters
 // had 525,982 changes waiting when a pass was announced whole; now about 22,000.
 TEST(MemorySystem, SeveralClustersTraceWhatIsInFlight) {
-  const ArchSpec a = hierarchy(3);
-  Workload w;
-  w.layers.push_back({"gemv", 1, 2048, 2048, std::nullopt, 0});
-  const Plan plan = make_plan(a, w);
-  testing_util::TempDir dir;
-  trace::TraceSink sink({dir.path / "trace", a.clock_hz, 1024, 1 << 13, {}});
-  Accelerator acc("accelerator", accelerator_spec(a), plan, {}, &sink);
-  sc_core::sc_start();
-  ASSERT_TRUE(acc.finished());
-  sink.finish(acc.end_cycle());
-  EXPECT_LT(sink.peak_pending(), size_t(40000));
+  const TracedGemv run = run_traced_gemv(hierarchy(3));
+  EXPECT_LT(run.peak_pending, size_t(40000));
   int64_t macs = 0;
-  for (const ArrayLayerResult& r : acc.layer_results()) macs += r.stats.macs;
+  for (const ArrayLayerResult& r : run.layers) macs += r.stats.macs;
   EXPECT_EQ(macs, int64_t(2048) * 2048);
 }
 
