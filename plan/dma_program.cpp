@@ -32,11 +32,27 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   d.tile_frees = os ? FoldPoint::LastInput : FoldPoint::LoadDone;
   const int64_t elem = buffers.element_bytes;
   auto padded = padded_block;
-  uint64_t next_addr = buffers.hbm_base;
-  auto place = [&](int64_t bytes) {
-    const uint64_t at = next_addr;
-    next_addr += uint64_t(padded_block(bytes));
-    return at;
+  const bool is = !roles(p.dataflow).tile_is_filter;
+  // The matrix each operand's blocks belong to, by the roles table (plan/dataflow.h).
+  const Matrix stream_matrix = is ? Matrix::B : Matrix::A, tile_matrix = is ? Matrix::A : Matrix::B;
+  const bool rm = buffers.lays_row_major();
+  const std::array<int64_t, kMatrices> own_pitch = {padded(p.K * elem), padded(p.N * elem), padded(p.N * elem)};
+  // A pass the mapper did not place (a layer alone: tests, `cstsim plan` of one pass) lies from
+  // address 0: tiled, its blocks one after another; row-major, A, B and C one after another.
+  std::array<MatrixPlace, kMatrices> at = buffers.hbm;
+  const bool alone = !buffers.hbm_placed;
+  if (alone && rm) {
+    at[size_t(Matrix::B)].base = uint64_t(p.M * own_pitch[0]);
+    at[size_t(Matrix::C)].base = at[size_t(Matrix::B)].base + uint64_t(p.K * own_pitch[1]);
+  }
+  std::array<uint64_t, kMatrices> next_addr{};  // tiled: where each matrix's next block goes
+  for (int x = 0; x < kMatrices; ++x) next_addr[size_t(x)] = at[size_t(x)].base;
+  auto place = [&](Matrix x, int64_t bytes) {
+    uint64_t& next = next_addr[alone ? 0 : size_t(x)];
+    const uint64_t where = next;
+    next += uint64_t(padded_block(bytes));
+    d.placed[size_t(x)] += padded_block(bytes);
+    return where;
   };
   const size_t F = p.folds.size();
   d.stationary_read.assign(F, -1);
@@ -57,55 +73,50 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   const int64_t blocks = raw ? (C + bc - 1) / bc : 0;
   auto raw_bytes = [&](int64_t b) { return buffers.raw_channel_bytes * std::min(bc, C - b * bc); };
   std::vector<uint64_t> raw_addr(static_cast<size_t>(blocks), 0);
-  for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(raw_bytes(b));
+  for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(Matrix::A, raw_bytes(b));
   std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
-  const uint64_t raw_rows_base = os_raw || is_raw ? place(buffers.raw_rows * buffers.raw_row_bytes) : 0;
-  // Tiled, every block where it is placed; row-major, the pass's A, B, C, each row padded
-  // (`block` turns a transfer into the strided rows it covers).
-  const bool rm = buffers.row_major && !raw && !os_raw && !is_raw;
-  const int64_t pitch_a = padded(p.K * elem), pitch_b = padded(p.N * elem), pitch_c = pitch_b;
-  uint64_t base_a = 0, base_b = 0, base_c = 0;
-  if (rm) {
-    base_a = place(p.M * pitch_a);
-    base_b = place(p.K * pitch_b);
-    base_c = place(p.M * pitch_c);
-  } else {
+  // The pass's raw rows, one NHWC block (a kBlockAlign boundary starts it, so its runs move whole bursts).
+  const uint64_t raw_rows_base = os_raw || is_raw ? place(Matrix::A, buffers.raw_rows * buffers.raw_row_bytes) : 0;
+  // Tiled, every block where it is placed; row-major, blocks of the matrices' rows, each row
+  // padded (`block` turns a transfer into the strided rows it covers).
+  if (!rm) {
     for (size_t g = 0; g < F && !raw && !os_raw; ++g)
-      if (p.folds[g].col0 == 0) slice_addr[size_t(p.folds[g].row0 / p.R)] = place(p.T * p.folds[g].rows_used * elem);
+      if (p.folds[g].col0 == 0)
+        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_matrix, p.T * p.folds[g].rows_used * elem);
     for (size_t g = 0; g < F; ++g)
-      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_bytes(p.folds[g]));
+      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_matrix, tile_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
-      if (os || first_of_col(p.folds[g])) out_addr[g] = place(output_bytes(p.folds[g]));
+      if (os || first_of_col(p.folds[g])) out_addr[g] = place(Matrix::C, output_bytes(p.folds[g]));
   }
-  // Matrix `which` (A, B, C), rows [row0, row0 + rows), columns [col0, col0 + cols).
-  auto block = [&](DmaTransfer& t, char which, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+  // Matrix x, rows [row0, row0 + rows), columns [col0, col0 + cols) of the pass's share.
+  auto block = [&](DmaTransfer& t, Matrix x, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
     if (!rm) return;
-    const uint64_t base = which == 'A' ? base_a : which == 'B' ? base_b : base_c;
-    const int64_t pitch = which == 'A' ? pitch_a : which == 'B' ? pitch_b : pitch_c;
+    const MatrixPlace& m = at[size_t(x)];
+    const int64_t pitch = m.pitch > 0 ? m.pitch : own_pitch[size_t(x)];
     const int64_t a = int64_t(kBlockAlign);
-    const int64_t from = col0 * elem / a * a, to = padded(std::min((col0 + cols) * elem, pitch));
-    t.hbm_addr = base + uint64_t(row0 * pitch + from);
+    const int64_t c0 = m.col0 + col0;
+    const int64_t from = c0 * elem / a * a, to = padded(std::min((c0 + cols) * elem, pitch));
+    t.hbm_addr = m.base + uint64_t((m.row0 + row0) * pitch + from);
     t.rows = rows;
     t.row_bytes = to - from;
     t.pitch = pitch;
     t.bytes = rows * t.row_bytes;
   };
   // Each operand's block of fold f, by the roles table (plan/dataflow.h): A is M x K, B K x N, C M x N.
-  const bool is = !roles(p.dataflow).tile_is_filter;
   auto slice_block = [&](DmaTransfer& t, const Fold& f) {
-    if (os) block(t, 'A', f.row0, f.rows_used, 0, p.T);        // A rows m (Sr), all K
-    else if (is) block(t, 'B', f.row0, f.rows_used, 0, p.T);   // B rows k (Sr), all N
-    else block(t, 'A', 0, p.T, f.row0, f.rows_used);           // WS: all M rows of A, columns k (Sr)
+    if (os) block(t, Matrix::A, f.row0, f.rows_used, 0, p.T);        // A rows m (Sr), all K
+    else if (is) block(t, Matrix::B, f.row0, f.rows_used, 0, p.T);   // B rows k (Sr), all N
+    else block(t, Matrix::A, 0, p.T, f.row0, f.rows_used);           // WS: all M rows of A, columns k (Sr)
   };
   auto tile_block = [&](DmaTransfer& t, const Fold& f) {
-    if (os) block(t, 'B', 0, p.T, f.col0, f.cols_used);         // B: all K rows, columns n (Sc)
-    else if (is) block(t, 'A', f.col0, f.cols_used, f.row0, f.rows_used);  // A rows m (Sc), columns k (Sr)
-    else block(t, 'B', f.row0, f.rows_used, f.col0, f.cols_used);          // WS: B rows k, columns n
+    if (os) block(t, Matrix::B, 0, p.T, f.col0, f.cols_used);         // B: all K rows, columns n (Sc)
+    else if (is) block(t, Matrix::A, f.col0, f.cols_used, f.row0, f.rows_used);  // A rows m (Sc), columns k (Sr)
+    else block(t, Matrix::B, f.row0, f.rows_used, f.col0, f.cols_used);          // WS: B rows k, columns n
   };
   auto output_block = [&](DmaTransfer& t, const Fold& f) {
-    if (os) block(t, 'C', f.row0, f.rows_used, f.col0, f.cols_used);
-    else if (is) block(t, 'C', f.col0, f.cols_used, 0, p.T);    // C rows m (Sc), all N
-    else block(t, 'C', 0, p.T, f.col0, f.cols_used);            // WS: all M rows, columns n (Sc)
+    if (os) block(t, Matrix::C, f.row0, f.rows_used, f.col0, f.cols_used);
+    else if (is) block(t, Matrix::C, f.col0, f.cols_used, 0, p.T);    // C rows m (Sc), all N
+    else block(t, Matrix::C, 0, p.T, f.col0, f.cols_used);            // WS: all M rows, columns n (Sc)
   };
   std::vector<int> slice_of_row(size_t(p.row_folds), -1);
   std::vector<int> last_of_col_fold;  // OS: per column fold, its last fold
@@ -182,7 +193,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     const int block = os ? int(g) : col_fold_index;
     if (!d.output_resident && block >= 2 && (os || first_of_col(f))) d.output_wait[g] = block - 2;
   }
-  d.hbm_footprint = next_addr;
+  for (const auto* list : {&d.reads, &d.writes})
+    for (const DmaTransfer& t : *list)
+      if (t.bytes > 0) d.hbm_end = std::max(d.hbm_end, t.addr_at(t.bytes - 1) + 1);
   return d;
 }
 
@@ -209,7 +222,7 @@ nlohmann::ordered_json to_json(const LayerDmaPlan& d) {
           {"passes", d.passes},
           {"reads", d.reads.size()},
           {"writes", d.writes.size()},
-          {"hbm_footprint_bytes", d.hbm_footprint}};
+          {"hbm_end", d.hbm_end}};
 }
 
 }  // namespace cstsim

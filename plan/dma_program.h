@@ -4,6 +4,7 @@
 // slot each one waits for. sim/mapper/dma_plan.h makes it (its header says how);
 // the memory models execute it as given; `cstsim plan` prints it.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -66,9 +67,22 @@ inline int64_t block_bytes(int64_t rows, int64_t row_len, bool row_major, bool a
                    : padded_block(rows * row_len);
 }
 
+// The three matrices of a layer's GEMM, as tensors in HBM: A (M x K, the ifmap side), B (K x N,
+// the weights), C (M x N, the outputs).
+enum class Matrix { A, B, C };
+inline constexpr int kMatrices = 3;
+
+// Where one pass's share of a matrix lies in HBM. Tiled: its blocks lie one after another from
+// `base`. Row-major: `base` is the whole tensor's first byte and `pitch` its padded row; the
+// pass's share starts at row `row0`, column `col0` of it (pitch 0: the share is the tensor).
+struct MatrixPlace {
+  uint64_t base = 0;
+  int64_t pitch = 0, row0 = 0, col0 = 0;
+};
+
 // The mapper's choices for one pass (sim/mapper/dma_plan.h makes them and checks
 // that they fit): where each operand lives in the scratchpad, how many slots it
-// gets, and where the pass's blocks start in HBM.
+// gets, and where the pass's share of each matrix lies in HBM.
 struct DmaBuffers {
   int fifo_tiles = 0;
   bool stream_resident = false, output_resident = false;
@@ -77,7 +91,8 @@ struct DmaBuffers {
   int64_t stationary_slot = 0, stream_slot = 0, output_slot = 0;  // bytes per slot
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
   int64_t element_bytes = 1;  // operands and requantized outputs, in HBM
-  uint64_t hbm_base = 0;      // the first block's address
+  std::array<MatrixPlace, kMatrices> hbm{};  // A, B, C (Matrix), when hbm_placed
+  bool hbm_placed = false;  // false: the pass lies alone from address 0 (lay_out_dma_program)
   bool row_major = false;     // hbm.layout: row_major (block_bytes); convolutions' raw ifmap blocks stay tiled
   // Convolutions (WS): when raw_channels > 0, the stream operand is the raw ifmap rows this
   // pass needs, halo included, read once and resident; the lowering to the array's im2col
@@ -107,6 +122,8 @@ struct DmaBuffers {
     const int64_t first = std::min(raw_ifmap_h, y0 * raw_stride);
     return {first, std::max(first, std::min(raw_ifmap_h, y1 * raw_stride + raw_filter_h))};
   }
+  // Whether the pass's blocks lie row-major (hbm.layout: row_major and no raw lowering), else tiled.
+  bool lays_row_major() const { return row_major && raw_channels == 0 && raw_rows_for == RawRows::None; }
   // The aligned byte run [from, to) of the pass's raw block that output pixels [m0, m1) read.
   std::pair<int64_t, int64_t> raw_run_of(int64_t m0, int64_t m1) const {
     const auto [first, last] = raw_rows_of(m0, m1);
@@ -124,7 +141,9 @@ struct LayerDmaPlan : DmaBuffers {
   std::vector<int> stream_read;      // per fold: index into reads (shared while resident)
   std::vector<int> writeback_after;  // per fold: index into writes issued when it ends, or -1
   std::vector<int> output_wait;      // per fold: index into writes that must be done first, or -1
-  uint64_t hbm_footprint = 0;        // end of the layer's last block in HBM (bytes from address 0)
+  // Tiled: the bytes laid out from each matrix's base (MatrixPlace), per Matrix.
+  std::array<int64_t, kMatrices> placed{};
+  uint64_t hbm_end = 0;              // one past the pass's highest byte in HBM
   int passes = 1;                    // stream passes of the layer (stream_passes), for printing
 
   int64_t read_bytes() const;
@@ -134,18 +153,17 @@ struct LayerDmaPlan : DmaBuffers {
 // How a layer is split across `clusters` identical arrays: each takes a
 // contiguous run of column folds (the Sc dimension of roles(): WS and OS output
 // columns N, IS output rows M), that is its own stationary tiles and its own
-// outputs, and streams the whole other operand (every cluster reads all of it).
-// Cluster k gets column folds [floor(k F / n), floor((k+1) F / n)) of F; a share
-// can be empty.
+// outputs, and streams the whole other operand (every cluster reads all of it, at the
+// same HBM addresses). Cluster k gets column folds [floor(k F / n), floor((k+1) F / n))
+// of F; a share can be empty.
 struct ClusterShare {
   int64_t M = 0, N = 0, K = 0;
   Dim split = Dim::N;     // the dimension cut between clusters
   int64_t offset = 0;     // where this share starts along it
-  uint64_t hbm_base = 0;  // where its blocks start in HBM (one region per cluster)
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };
 
-// Lays the pass's blocks out in HBM (stream operand, tile operand, outputs; each
+// Lays the pass's blocks out in HBM (each matrix's from its MatrixPlace; each block
 // from a kBlockAlign boundary, moved whole) and orders the transfers: per fold its
 // stream slice (once while resident) and its tile (OS: once per column fold), and
 // the write-back of its outputs after the last fold that adds to them (WS, IS: a

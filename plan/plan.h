@@ -5,6 +5,7 @@
 // buffers it runs with. The run checks it, the models execute it and `cstsim plan`
 // prints it. Fold lists and transfer lists are expanded from it when a pass runs
 // (make_fold_plan, lay_out_dma_program), so a plan stays small at any layer size.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,9 +29,20 @@ struct ClusterLayerPlan {
   std::vector<PassPlan> passes;  // every cluster makes the same number of passes
 };
 
+// A matrix of a layer as a tensor of the run in HBM (memory: hierarchy): its first byte and
+// the bytes its layouts take (every pass's and cluster's blocks, tiled or row-major).
+struct TensorPlace {
+  uint64_t addr = 0;
+  int64_t bytes = 0;
+};
+
 struct LayerPlan {
   std::string name;
   GemmDims dims;
+  // memory: hierarchy: where A, B and C (Matrix) lie. A layer whose input is the previous
+  // layer's output reads it where that layer wrote it: input_from names that layer (-1: none).
+  std::array<TensorPlace, kMatrices> tensors{};
+  int input_from = -1;
   std::vector<int64_t> pass_rows;  // stream vectors (T) per pass
   std::vector<ClusterLayerPlan> clusters;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every

@@ -100,6 +100,13 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
       j["raw_ifmap_bytes"] = l.raw_ifmap_bytes;
       j["ifmap_reread"] = double(l.ifmap_read_bytes) / double(l.raw_ifmap_bytes);
     }
+    nlohmann::ordered_json tensors;
+    for (int x = 0; x < kMatrices; ++x) {
+      const TensorPlace& t = l.tensors[size_t(x)];
+      tensors[std::string(1, "ABC"[x])] = {{"hbm_addr", t.addr}, {"bytes", t.bytes}};
+    }
+    if (l.input_from >= 0) tensors["A"]["output_of"] = plan.layers[size_t(l.input_from)].name;
+    j["hbm_tensors"] = tensors;
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
     program.passes = int(l.pass_rows.size());

@@ -8,13 +8,7 @@
 
 namespace cstsim {
 
-namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-}  // namespace
-
-ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k, int64_t raw_ifmap_bytes) {
+ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, int k) {
   ClusterShare s;
   s.M = M;
   s.N = N;
@@ -28,23 +22,15 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
   dims[s.split] = std::max<int64_t>(0, std::min(Sc, last * a.cols) - s.offset);
   s.M = dims.M;
   s.N = dims.N;
-  // Every cluster's region is as large as the whole layer's blocks, padding included.
-  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, M, N, K);
-  ArchSpec roomy = a;  // footprint only: partitions large enough never to refuse
-  roomy.ifmap_sram_kib = roomy.filter_sram_kib = roomy.ofmap_sram_kib = int64_t(1) << 40;
-  const uint64_t region =
-      align_up(make_dma_plan(roomy, whole, "").hbm_footprint + uint64_t(padded_block(raw_ifmap_bytes)), 4096);
-  s.hbm_base = uint64_t(k) * region;
   return s;
 }
 
-DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
+DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, bool split_stream) {
   const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8;
   const DataflowRoles& r = roles(p.dataflow);
   const bool ws = r.tile_is_filter, os = r.stationary_outputs;
   DmaBuffers d;
   d.element_bytes = elem;
-  d.hbm_base = hbm_base;
   d.row_major = a.hbm.layout == "row_major";
   const bool rm = d.row_major;
   d.fifo_tiles = a.hbm.fifo_tiles;
@@ -76,8 +62,11 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
               d.fifo_tiles * d.stationary_slot, d.stationary_partition_bytes);
   int64_t all_slices = 0;  // every slice of the layer, padded
   // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B).
+  // Under IS a pass of a split stream starts at an arbitrary column of B: its row-major slices
+  // may take one more kBlockAlign per row.
+  const bool is_split = !ws && !os && split_stream;
   auto slice_bytes = [&](int64_t r) {
-    return ws && !os ? block_bytes(p.T, r * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm);
+    return ws && !os ? block_bytes(p.T, r * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm, !is_split);
   };
   for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += slice_bytes(std::min<int64_t>(p.R, p.Sr - r0));
   d.stream_resident = all_slices <= d.stream_partition_bytes;
@@ -95,14 +84,14 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   return d;
 }
 
-LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer, uint64_t hbm_base) {
-  return lay_out_dma_program(p, choose_dma_buffers(a, p, layer, hbm_base));
+LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
+  return lay_out_dma_program(p, choose_dma_buffers(a, p, layer));
 }
 
 std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
   auto fits = [&](int64_t rows) {
     try {
-      choose_dma_buffers(a, with_stream(p, rows), layer);
+      choose_dma_buffers(a, with_stream(p, rows), layer, rows < p.T);
       return true;
     } catch (const InputError&) {
       return false;
@@ -117,7 +106,7 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
     (fits(mid) ? lo : hi) = mid;
   }
   if (lo == 0)  // throws: names what does not fit even for one row
-    choose_dma_buffers(a, with_stream(p, 1), layer);
+    choose_dma_buffers(a, with_stream(p, 1), layer, true);
   const int64_t n = (p.T + lo - 1) / lo;
   std::vector<int64_t> rows;
   for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));

@@ -28,20 +28,17 @@
 namespace cstsim {
 
 // Cluster k's share of a layer (ClusterShare, plan/dma_program.h says how it is cut).
-// `raw_ifmap_bytes`: a convolution's raw input, which its raw lowerings read from the
-// cluster's region besides the GEMM's blocks (the region holds both).
-ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster,
-                           int64_t raw_ifmap_bytes = 0);
+ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster);
 
-// The buffers of one pass. Throws InputError naming the layer and the sizes when a
-// slot does not fit its partition (the array streams a whole fold, so the stream
-// slice cannot be cut).
+// The buffers of one pass (its HBM places unset: the mapper places the run's tensors). Throws
+// InputError naming the layer and the sizes when a slot does not fit its partition (the array
+// streams a whole fold, so the stream slice cannot be cut). `split_stream`: the pass is one of
+// several along the stream, so its share of a matrix need not start on a kBlockAlign boundary.
 DmaBuffers choose_dma_buffers(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
-                              uint64_t hbm_base = 0);
+                              bool split_stream = false);
 
-// The buffers laid out (lay_out_dma_program): the pass's whole program.
-LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer,
-                           uint64_t hbm_base = 0);
+// The buffers laid out (lay_out_dma_program), the pass alone from address 0.
+LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std::string& layer);
 
 // The array streams a whole fold, so a layer whose stream slices or accumulator
 // blocks cannot be double-buffered runs as several passes, each over a run of

@@ -1,6 +1,8 @@
 #include "sim/mapper/mapper.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 
 #include "sim/mapper/dma_plan.h"
 
@@ -116,6 +118,13 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   d.stream_slot = padded;
 }
 
+// The folds of a cluster's share over one pass of `rows` stream rows.
+FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows) {
+  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M),
+                                        std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K));
+  return with_stream(whole, rows);
+}
+
 LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   LayerPlan lp;
   lp.name = l.name;
@@ -126,25 +135,17 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   const bool hierarchy = a.memory == "hierarchy";
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
-    c.share = cluster_share(a, l.M, l.N, l.K, k, lp.raw_ifmap_bytes);
-    const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, c.share.M),
-                                          std::max<int64_t>(1, c.share.N), std::max<int64_t>(1, c.share.K));
+    c.share = cluster_share(a, l.M, l.N, l.K, k);
     int64_t first_row = 0;  // of the pass, along the stream dimension
     for (int64_t rows : lp.pass_rows) {
       PassPlan p;
       p.dims = {c.share.M, c.share.N, c.share.K};
       p.dims[stream] = c.share.empty() ? 0 : rows;
       if (hierarchy && !p.idle()) {
-        const FoldPlan folds = with_stream(whole, rows);
+        const FoldPlan folds = fold_plan_of(a, c.share, rows);
         p.has_dma = true;
-        p.dma = choose_dma_buffers(a, folds, l.name, c.share.hbm_base);
+        p.dma = choose_dma_buffers(a, folds, l.name, lp.pass_rows.size() > 1);
         use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
-        const LayerDmaPlan program = lay_out_dma_program(folds, p.dma);
-        lp.hbm_read_bytes += program.read_bytes();
-        const Operand ifmap = roles(a.dataflow).tile_is_filter ? Operand::Stream : Operand::Stationary;
-        for (const DmaTransfer& t : program.reads)
-          if (t.operand == ifmap) lp.ifmap_read_bytes += t.bytes;
-        lp.hbm_write_bytes += program.write_bytes();
       }
       c.passes.push_back(p);
       first_row += rows;
@@ -154,6 +155,117 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   return lp;
 }
 
+// Whether layer l reads what `previous` wrote (the workload lists layers, not their inputs): a
+// GEMM whose A has as many elements as the previous C; a convolution whose channels are the
+// previous layer's outputs and whose ifmap is its output map with at most a filter's border of
+// zero padding (SCALE-Sim's topologies give ifmaps padded).
+bool reads_output_of(const Layer& l, const Layer& previous) {
+  if (!l.conv) return l.M * l.K == previous.M * previous.N;
+  const ConvShape& c = *l.conv;
+  if (c.channels != previous.N) return false;
+  if (!previous.conv) return c.ifmap_h * c.ifmap_w == previous.M;
+  const int64_t h = previous.conv->out_h(), w = previous.conv->out_w();
+  return c.ifmap_h >= h && c.ifmap_w >= w && c.ifmap_h - h < c.filter_h && c.ifmap_w - w < c.filter_w;
+}
+
+// Places the layer's A, B and C in HBM from `next` (a kTensorAlign boundary, advanced past them),
+// A where the previous layer wrote its C when that is its input, and gives every pass its share's
+// place in them; then counts the bytes the passes' programs move.
+//
+// Tiled, a matrix's pieces lie one after another: one per cluster if the clusters split a
+// dimension of it (B and C under WS and OS, A and C under IS), else one the clusters share (they
+// all stream it); and one per pass if the passes split a dimension of it, else one every pass
+// re-reads (WS's weights B keep their address, A's and C's rows move on). Row-major, a pass's
+// share is the sub-matrix at its rows and columns of the whole tensor.
+constexpr uint64_t kTensorAlign = 4096;
+
+bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, const LayerPlan* previous_plan,
+                   LayerPlan& lp, uint64_t& next) {
+  const DataflowRoles& r = roles(a.dataflow);
+  const int64_t elem = (a.operand_bits + 7) / 8;
+  auto has = [](Matrix x, Dim d) {
+    return x == Matrix::A ? d != Dim::N : x == Matrix::B ? d != Dim::M : d != Dim::K;
+  };
+  std::array<int64_t, kMatrices> tiled{}, extent{};
+  std::array<std::map<std::pair<int, int>, int64_t>, kMatrices> piece;  // (cluster, pass) -> offset
+  std::map<std::pair<int, int>, std::array<int64_t, kMatrices>> offset_of;
+  bool row_major = false;
+  for (int k = 0; k < int(lp.clusters.size()); ++k)
+    for (int p = 0; p < int(lp.clusters[size_t(k)].passes.size()); ++p) {
+      const PassPlan& pass = lp.clusters[size_t(k)].passes[size_t(p)];
+      if (!pass.has_dma) continue;
+      if (pass.dma.lays_row_major()) {
+        row_major = true;
+        continue;
+      }
+      const LayerDmaPlan alone =
+          lay_out_dma_program(fold_plan_of(a, lp.clusters[size_t(k)].share, lp.pass_rows[size_t(p)]), pass.dma);
+      std::array<int64_t, kMatrices>& at = offset_of[{k, p}];
+      for (int x = 0; x < kMatrices; ++x) {
+        const auto key = std::make_pair(has(Matrix(x), r.Sc) ? k : 0, has(Matrix(x), r.T) ? p : 0);
+        auto [it, fresh] = piece[size_t(x)].emplace(key, tiled[size_t(x)]);
+        if (fresh) tiled[size_t(x)] += alone.placed[size_t(x)];
+        at[size_t(x)] = it->second;
+      }
+    }
+  const std::array<int64_t, kMatrices> pitch = {padded_block(l.K * elem), padded_block(l.N * elem), padded_block(l.N * elem)};
+  const std::array<int64_t, kMatrices> rows = {l.M, l.K, l.M};
+  for (int x = 0; x < kMatrices; ++x) extent[size_t(x)] = std::max(tiled[size_t(x)], row_major ? rows[size_t(x)] * pitch[size_t(x)] : 0);
+  auto align = [](uint64_t v) { return (v + kTensorAlign - 1) / kTensorAlign * kTensorAlign; };
+  const bool chained = previous && previous_plan && reads_output_of(l, *previous);
+  if (chained) {
+    lp.tensors[0].addr = previous_plan->tensors[size_t(Matrix::C)].addr;
+    next = std::max(next, align(lp.tensors[0].addr + uint64_t(extent[0])));
+  } else {
+    lp.tensors[0].addr = next;
+    next = align(next + uint64_t(extent[0]));
+  }
+  for (int x = 1; x < kMatrices; ++x) {
+    lp.tensors[size_t(x)].addr = next;
+    next = align(next + uint64_t(extent[size_t(x)]));
+  }
+  for (int x = 0; x < kMatrices; ++x) lp.tensors[size_t(x)].bytes = extent[size_t(x)];
+
+  for (int k = 0; k < int(lp.clusters.size()); ++k) {
+    ClusterLayerPlan& c = lp.clusters[size_t(k)];
+    int64_t first_row = 0;
+    for (int p = 0; p < int(c.passes.size()); ++p) {
+      PassPlan& pass = c.passes[size_t(p)];
+      const int64_t pass_rows = lp.pass_rows[size_t(p)];
+      if (pass.has_dma) {
+        DmaBuffers& d = pass.dma;
+        d.hbm_placed = true;
+        // The share's first element in the layer's GEMM: the cluster's offset along the split
+        // dimension, the pass's along the stream.
+        GemmDims origin{0, 0, 0};
+        origin[c.share.split] += c.share.offset;
+        origin[r.T] += first_row;
+        const std::array<std::pair<int64_t, int64_t>, kMatrices> corner = {
+            std::make_pair(origin.M, origin.K), std::make_pair(origin.K, origin.N), std::make_pair(origin.M, origin.N)};
+        for (int x = 0; x < kMatrices; ++x) {
+          MatrixPlace& m = d.hbm[size_t(x)];
+          m.base = lp.tensors[size_t(x)].addr;
+          if (d.lays_row_major()) {
+            m.pitch = pitch[size_t(x)];
+            m.row0 = corner[size_t(x)].first;
+            m.col0 = corner[size_t(x)].second;
+          } else {
+            m.base += uint64_t(offset_of.at({k, p})[size_t(x)]);
+          }
+        }
+        const LayerDmaPlan program = lay_out_dma_program(fold_plan_of(a, c.share, pass_rows), d);
+        lp.hbm_read_bytes += program.read_bytes();
+        const Operand ifmap = r.tile_is_filter ? Operand::Stream : Operand::Stationary;
+        for (const DmaTransfer& t : program.reads)
+          if (t.operand == ifmap) lp.ifmap_read_bytes += t.bytes;
+        lp.hbm_write_bytes += program.write_bytes();
+      }
+      first_row += pass_rows;
+    }
+  }
+  return chained;
+}
+
 }  // namespace
 
 Plan make_plan(const ArchSpec& a, const Workload& w) {
@@ -161,7 +273,15 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.dataflow = a.dataflow;
   plan.rows = a.rows;
   plan.cols = a.cols;
-  for (const Layer& l : w.layers) plan.layers.push_back(plan_layer(a, l));
+  uint64_t next = 0;  // the run's tensors in HBM, layer by layer
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    plan.layers.push_back(plan_layer(a, w.layers[i]));
+    if (a.memory != "hierarchy") continue;
+    const bool first = i == 0;
+    if (place_tensors(a, w.layers[i], first ? nullptr : &w.layers[i - 1], first ? nullptr : &plan.layers[i - 1],
+                      plan.layers[i], next))
+      plan.layers[i].input_from = int(i) - 1;
+  }
   return plan;
 }
 

@@ -30,9 +30,9 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
                                    "leaving none for the DMA",
                                    spad::partition_name(p), spad->layout(p).ports, words));
   const hbm::HbmSpec& hbm_spec = a.hbm_spec;
-  if (dma.hbm_footprint > hbm_spec.org.capacity_bytes())
+  if (dma.hbm_end > hbm_spec.org.capacity_bytes())
     throw InputError(a.hbm.spec, 0, "organization",
-                     fmt::format("a layer's blocks need {} bytes of HBM, the stack holds {}", dma.hbm_footprint,
+                     fmt::format("a pass's blocks reach byte {} of HBM, the stack holds {}", dma.hbm_end,
                                  hbm_spec.org.capacity_bytes()));
   const noc::NocConfig& noc = a.noc_config;
   const int x = a.noc.cluster_x < 0 ? noc.cols / 2 : a.noc.cluster_x, y = a.noc.cluster_y < 0 ? noc.rows / 2 : a.noc.cluster_y;
@@ -47,6 +47,19 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   if (noc.edge_nodes.empty())
     throw InputError(noc.source, 0, "edge_nodes",
                      "memory: hierarchy attaches the HBM channel controllers to edge nodes; give at least one");
+}
+
+void check_hbm_capacity(const ArchSpec& a, const Plan& plan) {
+  const uint64_t capacity = a.hbm_spec.org.capacity_bytes();
+  for (const LayerPlan& l : plan.layers)
+    for (int x = 0; x < kMatrices; ++x) {
+      const TensorPlace& t = l.tensors[size_t(x)];
+      if (t.addr + uint64_t(t.bytes) > capacity)
+        throw InputError(a.hbm.spec, 0, "organization",
+                         fmt::format("the workload's tensors need {} bytes of HBM (layer {}'s {} ends there), the "
+                                     "stack holds {}",
+                                     t.addr + uint64_t(t.bytes), l.name, "ABC"[x], capacity));
+    }
 }
 
 }  // namespace cstsim

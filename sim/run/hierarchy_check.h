@@ -4,10 +4,13 @@
 // capacity, NoC placement. make_dma_plan() checks the partition sizes, load_arch the
 // clocks' common time base; the run checks both for every layer before simulating.
 #include "plan/dma_program.h"
+#include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 
 namespace cstsim {
 
 void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
+// The run's tensors (LayerPlan::tensors) fit the HBM stack.
+void check_hbm_capacity(const ArchSpec& arch, const Plan& plan);
 
 }  // namespace cstsim

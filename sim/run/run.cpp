@@ -73,6 +73,7 @@ int run_simulation(const RunOptions& o) {
   // The one plan the models execute; every layer must map, and its DMA programs fit,
   // before anything runs (each share's first pass is its longest).
   const Plan plan = make_plan(arch, workload);
+  if (arch.memory == "hierarchy") check_hbm_capacity(arch, plan);
   if (arch.memory == "hierarchy")
     for (const LayerPlan& l : plan.layers)
       for (const ClusterLayerPlan& c : l.clusters)

@@ -429,6 +429,30 @@ TEST_F(Cli, HbmWeightPath) {
 
 namespace {
 
+// The run's tensors lie side by side in HBM, so together they must fit the stack: two GEMVs of
+// 16 MiB of weights each on a stack cut to 32 MiB (64 rows per bank) stop before anything runs,
+// naming the layer whose tensor ends past the stack.
+TEST_F(Cli, TensorsThatDoNotFitTheHbmStopTheRun) {
+  const fs::path w = file("two.yaml", "layers:\n  - {name: a, M: 1, N: 4096, K: 4096}\n  - {name: b, M: 1, N: 4096, K: 4096}\n");
+  const std::string run = "run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " --out " + (dir_ / "o").string();
+  const Result r = cstsim(run + " --set hbm.organization.rows=64");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("organization: the workload's tensors need 33562624 bytes of HBM (layer b's B ends there), "
+                       "the stack holds 33554432"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string());
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto layers = nlohmann::json::parse(plan.out);
+  // a: A at 0 (4 KiB), B at 4,096 (16 MiB), C at 16,781,312; b reads a's 4,096 outputs where a
+  // wrote them, and its B follows a's C.
+  EXPECT_EQ(layers[1]["hbm_tensors"]["A"]["hbm_addr"], layers[0]["hbm_tensors"]["C"]["hbm_addr"]);
+  EXPECT_EQ(layers[1]["hbm_tensors"]["A"]["output_of"], "a");
+  EXPECT_EQ(layers[1]["hbm_tensors"]["B"]["hbm_addr"].get<uint64_t>(), 16785408u);
+}
+
 // memory: hierarchy end to end through the CLI: both modes agree with the whole
 // memory system in the loop, bytes are conserved at every level, stalls add up,
 // and HBM, NoC and scratchpad occupancy are in the trace and the report.
@@ -528,7 +552,7 @@ TEST_F(Cli, ClustersSplitLayersByColumnFolds) {
       const cstsim::ClusterShare share = cstsim::cluster_share(a, L["M"], L["N"], L["K"], k);
       if (share.empty()) continue;
       const auto plan = cstsim::make_fold_plan(a.dataflow, 16, 16, share.M, share.N, share.K);
-      const cstsim::LayerDmaPlan d = cstsim::make_dma_plan(a, plan, "x", share.hbm_base);
+      const cstsim::LayerDmaPlan d = cstsim::make_dma_plan(a, plan, "x");
       planned_read += d.read_bytes();
       planned_write += d.write_bytes();
     }

@@ -466,8 +466,9 @@ namespace {
 // every column has been read and nothing waits for it. On the GEMV's weight stream every row is
 // read to the end and never again, so channels spend less time with a row open (active standby:
 // 8 % less on 16 channels), for the same bursts and no more activations than open page; where the
-// HBM binds (one channel) the stream's next row in a bank no longer waits for tRP: the row-miss
-// stall falls from 83 to 15 cycles.
+// HBM binds (one channel) the stream's next row in a bank no longer waits for tRP: 21,424 cycles
+// instead of 21,433 (with B on a 4 KiB boundary no row miss is left on the critical path of
+// either; from byte 1,024 the row-miss stall fell from 83 to 15 cycles).
 TEST_F(MemoryPhysics, ClosingExhaustedRowsSavesActiveStandbyNotActivations) {
   const fs::path w = file("gemv.yaml", "layers:\n  - {name: gemv, M: 1, N: 1024, K: 1024}\n");
   auto energy = [&](const std::string& sets) { return report_total(w, sets)["energy"]; };
@@ -477,8 +478,8 @@ TEST_F(MemoryPhysics, ClosingExhaustedRowsSavesActiveStandbyNotActivations) {
   EXPECT_EQ(closing["E_marg_by_action"]["hbm_cmd.rd"], open_page["E_marg_by_action"]["hbm_cmd.rd"]);
   const std::string one = " --set hbm.organization.channels=1";
   const auto open_one = run(w, "--set hbm.controller.page_policy=open" + one), closing_one = run(w, one);
-  EXPECT_LE(closing_one["cycles"].get<int64_t>(), open_one["cycles"].get<int64_t>());
-  EXPECT_LT(closing_one["stalls"]["hbm_row_miss"].get<int64_t>(), open_one["stalls"]["hbm_row_miss"].get<int64_t>());
+  EXPECT_LT(closing_one["cycles"].get<int64_t>(), open_one["cycles"].get<int64_t>());
+  EXPECT_LE(closing_one["stalls"]["hbm_row_miss"].get<int64_t>(), open_one["stalls"]["hbm_row_miss"].get<int64_t>());
   const Result bad = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
                             " --out " + (dir_ / "bad").string() + " --set hbm.controller.page_policy=closed");
   EXPECT_EQ(bad.status, 2);

@@ -109,10 +109,13 @@ TEST(MemorySystem, TheTraceHoldsWhatIsInFlight) {
 
 // Several clusters announce as they go too, each its own part and the shared one by whichever
 // gets there first; the trace's clock is the slowest cluster's mark. The same GEMV on 3 clusters
-// had 525,982 changes waiting when a pass was announced whole; now about 22,000.
+// had 525,982 changes waiting when a pass was announced whole; now about 45,000 (22,000 when each
+// cluster's share of B lay in a region of its own: side by side in one tensor their streams meet
+// in the same banks, the run takes 181,196 cycles instead of 158,780, and the clusters drift
+// further apart).
 TEST(MemorySystem, SeveralClustersTraceWhatIsInFlight) {
   const TracedGemv run = run_traced_gemv(hierarchy(3));
-  EXPECT_LT(run.peak_pending, size_t(40000));
+  EXPECT_LT(run.peak_pending, size_t(60000));
   int64_t macs = 0;
   for (const ArrayLayerResult& r : run.layers) macs += r.stats.macs;
   EXPECT_EQ(macs, int64_t(2048) * 2048);
