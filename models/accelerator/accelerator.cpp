@@ -53,12 +53,11 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
 }
 
 // The shared HBM and NoC: a piece by whichever cluster gets there first (each takes what it
-// announces), the rest of a step by cluster 0 once every cluster is done with it.
+// announces), the last one at the run's end.
 void ClusterModule::announce_shared(int layer, int64_t start, MemoryGroup& group, int64_t before) {
-  if (before == MemoryGroup::kTimelineEnd && index_ != 0) return;
   const SharedTimeline piece = group.take_timeline(before);
   hbm_->announce(*sink_, piece, before);
-  hbm_->announce_tensors(*sink_, layer, start);
+  if (start >= 0) hbm_->announce_tensors(*sink_, layer, start);
   noc_->announce(*sink_, piece);
 }
 
@@ -69,12 +68,15 @@ void ClusterModule::memory_until(int layer, int64_t start, HierarchySource& sour
   dma_->announce(*sink_, source, before);
 }
 
-void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& source) {
-  memory_until(layer, start, source, MemoryGroup::kTimelineEnd);
+void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) {
+  if (!sink_) return;
+  announce_shared(layer, start, source.group(), shared_before);
+  scratchpad_->announce(*sink_, source.take_residency(MemoryGroup::kTimelineEnd));
+  dma_->announce(*sink_, source, MemoryGroup::kTimelineEnd);
 }
 
-void ClusterModule::step_without_share(int layer, int64_t start, MemoryGroup& group) {
-  if (sink_) announce_shared(layer, start, group, MemoryGroup::kTimelineEnd);
+void ClusterModule::run_finished(int layer, MemoryGroup& group) {
+  if (sink_) announce_shared(layer, -1, group, MemoryGroup::kTimelineEnd);
 }
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,

@@ -61,14 +61,11 @@ void ArrayModule::run() {
         idle.start_cycle = start;
         idle.end_cycle = start - 1;
         if (sink_ && p == 0) sink_->begin_layer(int(i), L.name, start);
-        std::shared_ptr<MemoryGroup> group;
         if (set && a.memory == MemoryMode::Hierarchy) {
-          group = set->group(step, start);
-          group->done(params_.cluster);
-          if (params_.mode == ArrayMode::Reference) set->group(step, start, true)->done(params_.cluster);
+          memory_group(false)->done(params_.cluster);
+          if (params_.mode == ArrayMode::Reference) memory_group(true)->done(params_.cluster);
         }
         if (set) set->all_computed(step);
-        if (group && params_.memory_observer) params_.memory_observer->step_without_share(int(i), start, *group);
         parts.push_back(idle);
       } else {
         if (params_.position) params_.position->in_pass(int(p), int(mine.passes.size()), 0);
@@ -76,6 +73,8 @@ void ArrayModule::run() {
       }
       int64_t end = parts.back().end_cycle;
       if (set) end = set->all_finished(step, end);
+      if (!set && own_group_) own_group_->begin_step();
+      if (!set && own_reference_group_) own_reference_group_->begin_step();
       start = end + 1;  // passes and layers run back to back, in order
     }
     if (parts.size() == 1) {
@@ -88,6 +87,14 @@ void ArrayModule::run() {
       results_.back().passes = int(mine.passes.size());
       results_.back().idle = parts.front().idle;
     }
+  }
+  // The run's memory ends with its last cycle: its last word on the trace, by cluster 0 (every
+  // cluster has passed the last barrier, so every step's traffic is in).
+  if (a.memory == MemoryMode::Hierarchy && params_.cluster == 0) {
+    std::shared_ptr<MemoryGroup> group = memory_group(false);
+    group->finish(start - 1);
+    if (params_.memory_observer) params_.memory_observer->run_finished(int(plan_.layers.size()) - 1, *group);
+    if (params_.mode == ArrayMode::Reference) memory_group(true)->finish(start - 1);
   }
   wait_until(start);
   end_cycle_ = start;
@@ -206,15 +213,19 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
   for (const ArrayEvent& e : events) listener_->on_event(layer, e);
 }
 
-std::unique_ptr<TileSource> ArrayModule::make_source(int step, const FoldPlan& folds, const PassPlan& pass,
-                                                     int64_t start, bool record, bool reference) {
+std::shared_ptr<MemoryGroup> ArrayModule::memory_group(bool reference) {
+  if (params_.cluster_set) return params_.cluster_set->group(reference);
+  std::shared_ptr<MemoryGroup>& g = reference ? own_reference_group_ : own_group_;
+  if (!g) g = std::make_shared<MemoryGroup>(params_.spec, 1, sink_ != nullptr && !reference, 0, params_.memory_driver, true);
+  return g;
+}
+
+std::unique_ptr<TileSource> ArrayModule::make_source(const FoldPlan& folds, const PassPlan& pass, int64_t start,
+                                                     bool record, bool reference) {
   const AcceleratorSpec& a = params_.spec;
   if (a.memory != MemoryMode::Hierarchy) return make_tile_source(a, folds, start);
   const LayerDmaPlan program = dma_program(folds, pass);
-  std::shared_ptr<MemoryGroup> group =
-      params_.cluster_set ? params_.cluster_set->group(step, start, reference)
-                          : std::make_shared<MemoryGroup>(a, 1, record, start, params_.memory_driver);
-  return std::make_unique<HierarchySource>(a, folds, program, start, record, std::move(group), params_.cluster,
+  return std::make_unique<HierarchySource>(a, folds, program, start, record, memory_group(reference), params_.cluster,
                                            reference && params_.cluster_set);
 }
 
@@ -222,7 +233,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   const AcceleratorSpec& a = params_.spec;
   FoldPlan plan = fold_plan(plan_, pass);
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
-  std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, sink_ != nullptr, false);
+  std::unique_ptr<TileSource> channel = make_source(plan, pass, start, sink_ != nullptr, false);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
   auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
   // With a trace the memory's part of it is announced fold by fold, as far as the memory has
@@ -251,8 +262,11 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the shared memory is final
   }
   if (sink_) sink_->add(timing.end + 1, trace_ids_.busy, -1);
+  // The step's traffic is all in and nothing goes on before this pass's end: the memory's
+  // record is final up to it (the run's memory goes on into the next step).
   if (params_.memory_observer && hierarchy)
-    params_.memory_observer->pass_simulated(index, start, *hierarchy);
+    params_.memory_observer->pass_simulated(index, start, *hierarchy,
+                                            hierarchy->group().settle(std::max(timing.end, timing.memory_end)));
   else if (params_.memory_observer && channel)
     params_.memory_observer->tiles_fetched(plan, channel->fetches(), timing);
   ArrayLayerResult r;
@@ -281,7 +295,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     if (sink_)
       for (size_t g = 0; g < timing.folds.size(); ++g)
         announce_psum_reads(*sink_, trace_ids_, plan, plan.folds[g], timing.folds[g]);
-    run_reference(index, step, plan, pass, start, expected, r);
+    run_reference(index, plan, pass, start, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.
     // A fold's events and occupancy are announced when it starts, so memory stays
@@ -308,14 +322,14 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
   publish(index, fold_events_);
 }
 
-void ArrayModule::run_reference(int index, int step, const FoldPlan& plan, const PassPlan& pass, int64_t start,
+void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share
   // a memory system of their own, stepping together (lockstep).
-  std::unique_ptr<TileSource> channel = make_source(step, plan, pass, start, false, true);
+  std::unique_ptr<TileSource> channel = make_source(plan, pass, start, false, true);
   HierarchySource* lockstep = params_.cluster_set ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;

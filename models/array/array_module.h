@@ -127,9 +127,12 @@ class ArrayModule : public sc_core::sc_module {
   ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).
-  std::unique_ptr<TileSource> make_source(int step, const FoldPlan& folds, const PassPlan& pass, int64_t start,
-                                          bool record, bool reference);
-  void run_reference(int index, int step, const FoldPlan& folds, const PassPlan& pass, int64_t start,
+  std::unique_ptr<TileSource> make_source(const FoldPlan& folds, const PassPlan& pass, int64_t start, bool record,
+                                          bool reference);
+  // memory: hierarchy: the run's memory system (the cluster set's, or this array's own with
+  // one cluster); `reference`: the register grids' own one.
+  std::shared_ptr<MemoryGroup> memory_group(bool reference);
+  void run_reference(int index, const FoldPlan& folds, const PassPlan& pass, int64_t start,
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
@@ -146,6 +149,7 @@ class ArrayModule : public sc_core::sc_module {
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;
   bool finished_ = false;
+  std::shared_ptr<MemoryGroup> own_group_, own_reference_group_;  // one cluster, no cluster set
 };
 
 }  // namespace cstsim

@@ -75,7 +75,7 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
   s.earliest = earliest;
   s.bytes_left = t.bytes;
   transfers_.push_back(s);
-  const int id = int(transfers_.size()) - 1;
+  const int id = first_transfer_ + int(transfers_.size()) - 1;
   q.transfers.push_back(id);
   return id;
 }
@@ -97,7 +97,7 @@ int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
 
 int64_t DmaSystem::next_issue_time(const Queue& q) const {
   if (q.transfers.empty() || q.outstanding >= max_outstanding_) return kNone;
-  const TransferState& t = transfers_[size_t(q.transfers.front())];
+  const TransferState& t = transfer(q.transfers.front());
   // Never in the past: a slot freed by an ack at now_ is used from the next edge on, one
   // freed by a landing write in cycle c from c + 1.
   return std::max({q.next_cycle, t.earliest, to_acc(now_), q.free_from}) * acc_period_;
@@ -105,7 +105,7 @@ int64_t DmaSystem::next_issue_time(const Queue& q) const {
 
 void DmaSystem::issue(Queue& q) {
   const int tid = q.transfers.front();
-  TransferState& t = transfers_[size_t(tid)];
+  TransferState& t = state(tid);
   const int64_t cycle = std::max({q.next_cycle, t.earliest, to_acc(now_), q.free_from});
   const int64_t at = cycle * acc_period_;
   if (t.first_issue < 0) t.first_issue = cycle;
@@ -198,7 +198,7 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
     return;
   }
   stats_[size_t(r.cluster)].bytes_delivered += r.bytes;
-  port_queues_[size_t(2 * r.cluster)].add(r.id, transfers_[size_t(r.transfer)].partition, r.bytes, to_acc(at));
+  port_queues_[size_t(2 * r.cluster)].add(r.id, state(r.transfer).partition, r.bytes, to_acc(at));
 }
 
 void DmaSystem::free_slot(const Request& r, int64_t at) {
@@ -218,7 +218,7 @@ void DmaSystem::move_through_ports(size_t index, int64_t cycle) {
   const bool landing = index % 2 == 0;
   for (const SpadPortQueue::Moved& m : moved_) {
     Request& r = request(m.request);
-    if (record_actions_) transfers_[size_t(r.transfer)].at_spad.emplace_back(m.last_cycle, r.bytes);
+    if (record_actions_) state(r.transfer).at_spad.emplace_back(m.last_cycle, r.bytes);
     if (landing) {  // in the scratchpad: the slot frees, the data is usable after the write latency
       r.path.freed = (m.last_cycle + 1) * acc_period_;
       free_slot(r, r.path.freed);
@@ -243,7 +243,7 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   r.path.row_miss_ticks = std::min<int64_t>(c.row_misses ? tRP_ + tRCD_ : 0, latency - r.path.refresh_ticks);
   r.path.cas_ticks = std::min<int64_t>(r.write ? tCWL_ : tCL_, latency - r.path.refresh_ticks - r.path.row_miss_ticks);
   if (r.write) stats_[size_t(r.cluster)].bytes_sent += r.bytes;
-  if (record_actions_) transfers_[size_t(r.transfer)].at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
+  if (record_actions_) state(r.transfer).at_hbm.emplace_back(to_acc(r.path.memory_done), r.bytes);
   if (bounded_controllers_)  // the controller's buffer frees the request (and its write data)
     noc_->release_ejection(r.controller, noc::kRequestVnet, noc_->config().flits_for(r.write ? r.bytes : 0),
                            noc_cycle_at(r.path.memory_done));
@@ -260,7 +260,7 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
   Request& r = request(id);
   r.path.done = done_at;
   r.done = true;
-  TransferState& t = transfers_[size_t(r.transfer)];
+  TransferState& t = state(r.transfer);
   if (t.critical.done <= done_at) t.critical = r.path;
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
 }
@@ -344,6 +344,13 @@ void DmaSystem::catch_up(int64_t cycle) {
 void DmaSystem::advance_to(int64_t cycle) {
   const int64_t until = cycle * acc_period_;
   for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Ports); e = next()) step();
+}
+
+void DmaSystem::forget_transfers() {
+  for (const TransferState& t : transfers_)
+    if (t.done < 0) throw std::logic_error("DMA: forgetting a transfer not yet done");
+  first_transfer_ += int(transfers_.size());
+  transfers_.clear();
 }
 
 void DmaSystem::run_until_done(int id) {

@@ -120,11 +120,14 @@ class DmaSystem {
   int64_t next_event_time() const;
   void run_until_done(int id);
   void run_until_idle();
-  const TransferState& transfer(int id) const { return transfers_[size_t(id)]; }
+  const TransferState& transfer(int id) const { return transfers_[size_t(id - first_transfer_)]; }
+  // Every transfer so far is done and nobody will ask about it again (a step of the run is
+  // over): the DMA drops them; ids go on from where they were.
+  void forget_transfers();
   // Its per-request action lists were announced: drop them (the trace keeps what is in flight).
   void forget_actions(int id) {
-    std::vector<std::pair<int64_t, int64_t>>().swap(transfers_[size_t(id)].at_hbm);
-    std::vector<std::pair<int64_t, int64_t>>().swap(transfers_[size_t(id)].at_spad);
+    std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_hbm);
+    std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_spad);
   }
   // The way of request `id` (RequestPath::waited_on names one); std::logic_error once forgotten.
   const RequestPath& request_path(int id) const;
@@ -143,7 +146,7 @@ class DmaSystem {
   int64_t ports_look_back_to(int cluster) const {
     return std::min(port_queues_[size_t(2 * cluster)].oldest_wait(), port_queues_[size_t(2 * cluster + 1)].oldest_wait());
   }
-  bool done(int id) const { return transfers_[size_t(id)].done >= 0; }
+  bool done(int id) const { return transfer(id).done >= 0; }
 
   hbm::Cycle hbm_start() const { return hbm_start_; }  // HBM cycle the pass joined the run
   int64_t now() const { return now_; }
@@ -235,7 +238,9 @@ class DmaSystem {
   std::vector<SpadPortQueue::Moved> moved_;  // scratch for move_through_ports()
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
-  std::vector<TransferState> transfers_;
+  TransferState& state(int id) { return transfers_[size_t(id - first_transfer_)]; }
+  std::deque<TransferState> transfers_;  // ids first_transfer_.. (forget_transfers drops them)
+  int first_transfer_ = 0;
   std::deque<Request> requests_;  // ids first_kept_.. (forget_history drops the oldest)
   int first_kept_ = 0;
   bool record_actions_ = true;

@@ -7,32 +7,34 @@ namespace cstsim {
 ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver)
     : spec_(spec), clusters_(clusters), record_(record_timeline), driver_(driver), marks_(size_t(clusters), 0) {}
 
-std::shared_ptr<MemoryGroup> ClusterSet::group(int step, int64_t start, bool reference) {
-  auto& groups = reference ? reference_groups_ : groups_;
-  if (groups.size() <= size_t(step)) groups.resize(size_t(step) + 1);
-  if (!groups[size_t(step)]) groups[size_t(step)] = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, start, driver_);
-  return groups[size_t(step)];
+std::shared_ptr<MemoryGroup> ClusterSet::group(bool reference) {
+  std::shared_ptr<MemoryGroup>& g = reference ? reference_group_ : group_;
+  if (!g) g = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, 0, driver_, true);
+  return g;
 }
 
-int64_t ClusterSet::meet(std::vector<Barrier>& barriers, int layer, int64_t value) {
-  if (barriers.size() <= size_t(layer)) barriers.resize(size_t(layer) + 1);
-  Barrier& b = barriers[size_t(layer)];
+template <typename Last>
+int64_t ClusterSet::meet(std::vector<Barrier>& barriers, int step, int64_t value, Last last) {
+  if (barriers.size() <= size_t(step)) barriers.resize(size_t(step) + 1);
+  Barrier& b = barriers[size_t(step)];
   b.value = std::max(b.value, value);
-  if (++b.arrived == clusters_)
+  if (++b.arrived == clusters_) {
+    last();
     b.event->notify(sc_core::SC_ZERO_TIME);
+  }
   if (b.arrived <= clusters_) sc_core::wait(*b.event);
   return b.value;
 }
 
-void ClusterSet::all_computed(int layer) {
-  meet(computed_, layer, 0);
-  if (groups_.size() > size_t(layer)) groups_[size_t(layer)].reset();  // each cluster's source keeps it alive while it needs it
+void ClusterSet::all_computed(int step) {
+  meet(computed_, step, 0, [] {});
 }
 
-int64_t ClusterSet::all_finished(int layer, int64_t end_cycle) {
-  const int64_t end = meet(finished_, layer, end_cycle);
-  if (reference_groups_.size() > size_t(layer)) reference_groups_[size_t(layer)].reset();
-  return end;
+int64_t ClusterSet::all_finished(int step, int64_t end_cycle) {
+  return meet(finished_, step, end_cycle, [this] {
+    if (group_) group_->begin_step();
+    if (reference_group_) reference_group_->begin_step();
+  });
 }
 
 }  // namespace cstsim

@@ -37,6 +37,9 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
       lockstep_(lockstep) {
   if (!group_) group_ = std::make_shared<MemoryGroup>(a, 1, record_timeline, layer_start);
   spad_ = &group_->spad(cluster_);
+  dma_base_ = group_->dma().stats(cluster_);
+  for (spad::Partition p : spad::kAllPartitions) spad_base_[size_t(p)] = spad_->stats(p);
+  spad_->restart_peaks();
   if (record_timeline) {
     observer_ = std::make_unique<Observer>(residency_);
     spad_->add_observer(observer_.get());
@@ -60,7 +63,9 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
   fetches_.resize(plan_.folds.size());
 }
 
-HierarchySource::~HierarchySource() = default;
+HierarchySource::~HierarchySource() {
+  if (observer_) spad_->remove_observer(observer_.get());
+}
 
 void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_starts) {
   const spad::Partition stream = spad::partition_named(dma_.stream_partition), stationary = spad::partition_named(dma_.stationary_partition);
@@ -436,13 +441,14 @@ void HierarchySource::finish_drain() {
 HierarchyLayerStats HierarchySource::stats() const {
   HierarchyLayerStats s;
   s.shared = group_->stats();
-  s.dma_bytes_delivered = dma().stats(cluster_).bytes_delivered;
-  s.dma_bytes_sent = dma().stats(cluster_).bytes_sent;
-  s.dma_requests = dma().stats(cluster_).requests;
-  s.dma_pieces = dma().stats(cluster_).pieces;
+  const DmaStats& d = dma().stats(cluster_);
+  s.dma_bytes_delivered = d.bytes_delivered - dma_base_.bytes_delivered;
+  s.dma_bytes_sent = d.bytes_sent - dma_base_.bytes_sent;
+  s.dma_requests = d.requests - dma_base_.requests;
+  s.dma_pieces = d.pieces - dma_base_.pieces;
   (dma_.raw_channels > 0 ? s.raw_ifmap_passes : s.im2col_ifmap_passes) = 1;
   for (spad::Partition p : spad::kAllPartitions) {
-    const spad::PartitionStats& ps = spad_->stats(p);
+    const spad::PartitionStats ps = spad_->stats(p) - spad_base_[size_t(p)];
     s.spad_bytes_written += ps.dma_bytes_written;
     s.spad_bytes_read += ps.dma_bytes_read;
     s.spad_conflict_cycles += ps.conflict_cycles;

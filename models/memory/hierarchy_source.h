@@ -140,6 +140,9 @@ class HierarchySource : public TileSource {
   bool lockstep_ = false;
   int64_t memory_end_ = -1;
   int64_t conflicts_ = 0;
+  // This cluster's DMA and scratchpad figures when the pass began (a run's memory goes on).
+  DmaStats dma_base_;
+  std::array<spad::PartitionStats, spad::kPartitions> spad_base_{};
   bool drained_ = false;
 };
 

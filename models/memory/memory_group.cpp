@@ -81,20 +81,21 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
       edges.erase(edges.begin(), edges.begin() + std::ptrdiff_t(k));
     }
   }
-  // The pass's stack ends with its last event and its open rows with it (the next pass starts
-  // from a fresh stack, rows closed): they count as open, in R(t) and as active standby, until then.
-  void finish() {
+  // The stack's record ends with its last event, or the run's end (`run_end`, from a run's
+  // memory system), and its open rows with it: they count as open, in R(t) and as active
+  // standby, until then.
+  void finish(int64_t run_end) {
     if (finished) return;
     finished = true;
-    const int64_t end = dma->to_acc(dma->now());
+    const int64_t end = std::max(dma->to_acc(dma->now()), run_end);
     for (auto& rows : out.hbm_open_rows) rows.step(std::max(end, rows.steps.empty() ? end : rows.steps.back().first), 0);
     apply_edges(MemoryGroup::kTimelineEnd);
   }
 };
 
 MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline, int64_t start,
-                         MemoryDriver* driver)
-    : driver_(driver), waiting_(size_t(clusters)), woken_(size_t(clusters), false), done_(size_t(clusters), false) {
+                         MemoryDriver* driver, bool whole_run)
+    : driver_(driver), whole_run_(whole_run), waiting_(size_t(clusters)), woken_(size_t(clusters), false), done_(size_t(clusters), false) {
   std::vector<spad::Scratchpad*> raw;
   for (int k = 0; k < clusters; ++k) {
     spads_.push_back(std::make_unique<spad::Scratchpad>(a.scratchpad));
@@ -189,7 +190,7 @@ void MemoryGroup::finish_checks() {
 void MemoryGroup::done(int cluster) {
   done_[size_t(cluster)] = true;
   waiting_[size_t(cluster)] = nullptr;
-  if (std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) finish_checks();
+  if (!whole_run_ && std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) finish_checks();
   if (!driver_) return;
   // The others may all be waiting on the traffic this cluster no longer holds up: the
   // last of them in cluster order looks again as if it had just started to wait.
@@ -199,9 +200,35 @@ void MemoryGroup::done(int cluster) {
   if (last >= 0 && everyone_waits()) driver_->every_cluster_waits(*this, last);
 }
 
+int64_t MemoryGroup::settle(int64_t cycle) {
+  if (!std::all_of(done_.begin(), done_.end(), [](bool d) { return d; }))
+    throw std::logic_error("memory: settled while a cluster may still add traffic");
+  // What is left in flight (a precharge, a refresh under way) is stepped first.
+  while (dma_->next_event_time() <= cycle * dma_->acc_period()) dma_->step();
+  dma_->catch_up(cycle);
+  return std::min(cycle + 1, dma_->hbm_observed_before());
+}
+
+void MemoryGroup::begin_step() {
+  if (!whole_run_) throw std::logic_error("memory: a pass's own memory system has one step");
+  std::fill(done_.begin(), done_.end(), false);
+  std::fill(woken_.begin(), woken_.end(), false);
+  step_base_ = stats_so_far();
+  dma_->forget_transfers();
+}
+
+void MemoryGroup::finish(int64_t end) {
+  std::fill(done_.begin(), done_.end(), true);
+  settle(end);
+  run_end_ = end;
+  finish_checks();
+}
+
 void MemoryGroup::advance_to(int64_t cycle) { dma_->advance_to(cycle); }
 
-SharedStats MemoryGroup::stats() const {
+SharedStats MemoryGroup::stats() const { return stats_so_far() - step_base_; }
+
+SharedStats MemoryGroup::stats_so_far() const {
   SharedStats s;
   const hbm::ChannelStats hs = dma_->hbm().total_stats();
   const int64_t burst = dma_->hbm().spec().org.burst_bytes;
@@ -230,6 +257,20 @@ SharedStats& SharedStats::operator+=(const SharedStats& o) {
   return *this;
 }
 
+SharedStats SharedStats::operator-(const SharedStats& o) const {
+  SharedStats d = *this;
+  d.hbm_bytes_read -= o.hbm_bytes_read;
+  d.hbm_bytes_written -= o.hbm_bytes_written;
+  d.hbm_activates -= o.hbm_activates;
+  d.hbm_refreshes -= o.hbm_refreshes;
+  d.hbm_bank_refreshes -= o.hbm_bank_refreshes;
+  d.hbm_bursts -= o.hbm_bursts;
+  d.hbm_row_hits -= o.hbm_row_hits;
+  d.noc_flit_hops -= o.noc_flit_hops;
+  d.noc_packets -= o.noc_packets;
+  return d;
+}
+
 void SharedTimeline::take_before(int64_t before, SharedTimeline& out) {
   auto each = [before](auto& from, auto& to) {
     to.resize(from.size());
@@ -252,7 +293,7 @@ SharedTimeline MemoryGroup::take_timeline(int64_t before) {
   SharedTimeline out;
   if (!observer_) return out;
   if (before == kTimelineEnd)
-    observer_->finish();
+    observer_->finish(run_end_);
   else
     observer_->apply_edges(before);
   timeline_.take_before(before, out);

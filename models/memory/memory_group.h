@@ -12,7 +12,7 @@
 // stepping is the memory system's own process (MemoryDriver, implemented by
 // models/accelerator/memory_system.h); without a driver a single cluster steps it
 // from its own call, with no SystemC call (tests drive it without a kernel).
-// ClusterSet (cluster_set.h) holds the groups of a run and the barriers between steps.
+// ClusterSet (cluster_set.h) holds the run's group and the barriers between steps.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -87,7 +87,8 @@ struct SharedStats {  // after every cluster is done
   int64_t hbm_bursts = 0, hbm_row_hits = 0;
   int64_t noc_flit_hops = 0, noc_packets = 0;
   double hbm_row_hit_rate() const { return hbm_bursts ? double(hbm_row_hits) / double(hbm_bursts) : 0.0; }
-  SharedStats& operator+=(const SharedStats& o);  // one memory system after another (passes)
+  SharedStats& operator+=(const SharedStats& o);  // one step after another (passes)
+  SharedStats operator-(const SharedStats& o) const;  // what happened since o
 };
 
 class MemoryGroup;
@@ -102,13 +103,18 @@ class MemoryDriver {
   virtual void forget(const MemoryGroup& group) = 0;  // it is gone: drop what it asked
 };
 
+// A run's memory system lives for the whole run (whole_run): its rows, refresh state, queues and
+// scratchpads carry over from step to step, a step (layer, pass) being the traffic between two
+// barriers of the clusters (begin_step); its figures are per step, and the checker's last word and
+// the trace's last piece come at the run's end (finish). A pass alone (tests, a lone source) has
+// a memory system of its own that ends with the pass.
 class MemoryGroup {
  public:
-  // `start`: the accelerator cycle the pass begins (refresh keeps the run's phase).
+  // `start`: the accelerator cycle it begins (refresh keeps the run's phase).
   // `driver`: the process that steps it. Without one the waiting cluster steps it,
   // which needs every other cluster done (std::logic_error otherwise).
   MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline, int64_t start,
-              MemoryDriver* driver = nullptr);
+              MemoryDriver* driver = nullptr, bool whole_run = false);
   ~MemoryGroup();
 
   int clusters() const { return int(spads_.size()); }
@@ -131,8 +137,18 @@ class MemoryGroup {
   // woken, so the memory may be run ahead of what the waiting needs (DmaSystem::catch_up).
   bool others_wait(int cluster) const;
   int64_t drive(int first);
-  // The cluster will add no more traffic to this layer.
+  // The cluster will add no more traffic in this step.
   void done(int cluster);
+  // Every cluster is done with a step and none goes on before `cycle`: runs the HBM's idle channels
+  // up to it (their refreshes and closing precharges), so the memory's record is final before
+  // cycle + 1 (what the trace may announce); returns that bound.
+  int64_t settle(int64_t cycle);
+  // whole_run: the clusters meet between steps; the next step begins (none done, figures from 0).
+  void begin_step();
+  // whole_run: the run ends at `end` (the last cycle): the idle channels run up to it, the
+  // checker has its last word, and the trace's last piece (take_timeline(kTimelineEnd)) closes
+  // the rows still open there.
+  void finish(int64_t end);
   // Lockstep use (register grids stepping together): simulate every event up to
   // and including accelerator cycle `cycle`'s edge, but the scratchpad writes of
   // `cycle` (DmaSystem::advance_to). Safe when every cluster has enqueued what it
@@ -144,12 +160,13 @@ class MemoryGroup {
   // it (kTimelineEnd) once every cluster is done, which also closes the rows still open.
   static constexpr int64_t kTimelineEnd = INT64_MAX;
   SharedTimeline take_timeline(int64_t before);
-  SharedStats stats() const;
+  SharedStats stats() const;  // of the current step
 
  private:
   struct Observer;
   bool everyone_waits() const;
-  void finish_checks();  // once every cluster is done: the checker's last word
+  void finish_checks();  // the checker's last word
+  SharedStats stats_so_far() const;  // since the memory system began
 
   std::vector<std::unique_ptr<spad::Scratchpad>> spads_;
   std::unique_ptr<DmaSystem> dma_;
@@ -157,6 +174,9 @@ class MemoryGroup {
   std::unique_ptr<hbm::ProtocolWatch> checker_;  // spec.check_hbm_protocol
   SharedTimeline timeline_;
   MemoryDriver* driver_;
+  bool whole_run_;
+  SharedStats step_base_;  // stats_so_far() when the step began
+  int64_t run_end_ = -1;   // finish(): rows still open close there
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
   std::vector<bool> woken_;                     // per cluster: waiting, and told to look again
   std::vector<bool> done_;

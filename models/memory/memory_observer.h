@@ -17,12 +17,14 @@ class MemoryObserver {
  public:
   virtual ~MemoryObserver() = default;
   // One pass of layer `layer`, starting at cycle `start`, of this cluster ran against the
-  // step's memory system: what it did before cycle `before` (final: the memory has simulated
-  // that far), or the rest of it (MemoryGroup::kTimelineEnd, after the pass's drain).
+  // run's memory system: what it did before cycle `before` (final: the memory has simulated
+  // that far).
   virtual void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) = 0;
-  virtual void pass_simulated(int layer, int64_t start, HierarchySource& source) = 0;
-  // This cluster had no share of the step; the shared system ran without it.
-  virtual void step_without_share(int layer, int64_t start, MemoryGroup& group) = 0;
+  // After the pass's drain: the rest of this cluster's own part, and the shared part before
+  // `shared_before` (MemoryGroup::settle).
+  virtual void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) = 0;
+  // The run is over (layer: its last): the shared memory's last piece (MemoryGroup::finish).
+  virtual void run_finished(int layer, MemoryGroup& group) = 0;
   // memory: channel | hbm: the tiles of one pass came through the FIFO (`folds` are its folds,
   // `timing` their closed-form schedule).
   virtual void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,

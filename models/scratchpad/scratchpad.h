@@ -17,6 +17,7 @@
 // DMA transfer that could reach it (an array access that no longer fits because
 // DMA already holds the slots throws std::logic_error).
 #include <array>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct PartitionStats {
   // Cycles the array cost the DMA: per dma_write/dma_read, DmaTransfer::conflict_cycles; through
   // the port queues, the cycles DMA data waited while the array held slots of the partition.
   int64_t conflict_cycles = 0;
+  PartitionStats operator-(const PartitionStats& o) const {  // what happened since o
+    return {dma_bytes_written - o.dma_bytes_written, dma_bytes_read - o.dma_bytes_read,
+            dma_transfers - o.dma_transfers, array_word_accesses - o.array_word_accesses,
+            conflict_cycles - o.conflict_cycles};
+  }
 };
 
 // The last DMA transfer's schedule, accelerator cycles.
@@ -102,7 +108,14 @@ class Scratchpad {
   void release(Partition p, int64_t cycle, int64_t bytes);
   int64_t residency(Partition p) const { return part(p).resident; }
   int64_t peak_residency(Partition p) const { return part(p).peak; }
+  // The peak from now on starts at what is resident (a run's scratchpad, a pass at a time).
+  void restart_peaks() {
+    for (PartitionState& s : parts_) s.peak = s.resident;
+  }
   void add_observer(ScratchpadObserver* observer) { observers_.push_back(observer); }
+  void remove_observer(ScratchpadObserver* observer) {
+    observers_.erase(std::remove(observers_.begin(), observers_.end(), observer), observers_.end());
+  }
 
   const PartitionStats& stats(Partition p) const { return part(p).stats; }
 

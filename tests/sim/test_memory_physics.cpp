@@ -381,11 +381,12 @@ TEST_F(MemoryPhysics, DmaIssueRateDoesNotHelpWhenThePortBinds) {
 
 namespace {
 
-// Refresh runs on the run's clock. Each pass gets a fresh stack; it joins the schedule where
-// the run is (IRefreshPolicy::start_at), so a layer pays for the refreshes due while it runs:
-// all-bank REF k at k tREFI (3,900 cycles at 1 GHz), per-bank REFpb k at tREFI + k tREFI / 16.
-// Before, every fresh stack counted from cycle 0 and caught up at its start: the third of three
-// GEMM 512^3 layers issued 127 REFpbs per pseudo-channel for 43 due.
+// Refresh runs on the run's clock: the run has one stack, so a layer pays for the refreshes due
+// while it runs, all-bank REF k at k tREFI (3,900 cycles at 1 GHz), per-bank REFpb k at tREFI +
+// k tREFI / 16, and the run for every one due before its end but those the standard lets it
+// still owe. (When each pass had a fresh stack, it joined the schedule where the run was; before
+// that, every fresh stack counted from cycle 0 and caught up at its start: the third of three
+// GEMM 512^3 layers issued 127 REFpbs per pseudo-channel for 43 due.)
 TEST_F(MemoryPhysics, EachLayerPaysTheRefreshesDueWhileItRuns) {
   const fs::path w = file("three.yaml",
                           "layers:\n  - {name: a, M: 512, N: 512, K: 512}\n  - {name: b, M: 512, N: 512, K: 512}\n"
@@ -411,6 +412,12 @@ TEST_F(MemoryPhysics, EachLayerPaysTheRefreshesDueWhileItRuns) {
       EXPECT_GE(issued, due - (per_bank ? 9 : 1)) << policy << " " << l["name"];  // postponed at the end
       EXPECT_GT(due, 0);
     }
+    int run_due = 0, run_issued = 0;
+    const double end = s["layers"].back()["end_cycle"].get<double>();
+    for (int k = 0; (per_bank ? 3900 + k * 3900.0 / 16 : (k + 1) * 3900.0) <= end; ++k) ++run_due;
+    for (const auto& l : s["layers"]) run_issued += l["memory"][per_bank ? "hbm_bank_refreshes" : "hbm_refreshes"].get<int>() / pcs;
+    EXPECT_LE(run_issued, run_due) << policy;
+    EXPECT_GE(run_issued, run_due - (per_bank ? 9 : 1)) << policy;
   }
 }
 
@@ -614,12 +621,39 @@ TEST_F(MemoryPhysics, RawIfmapLoweringsPassTheRegisterLevelCheck) {
 
 namespace {
 
-// A pass's HBM stack ends with the pass: its rows count as open, in R(t) (hbm.chNN.row_buffers)
-// and as active standby (hbm_bg.active), until its last event, and no longer. So, with refresh
-// off (an all-bank REF also books active cycles), the channel-cycles R(t) shows a row open equal
-// the active-standby counter exactly, over a run of two layers (two stacks, one after the other).
-// Before, the rows open at a pass's last command stayed in R(t) into the next layer and were never
-// counted as active standby: 258,876 active channel-cycles against 299,695 open in R(t) here.
+// One stack for the run: GEMV b reads GEMV a's 2,048 outputs where a wrote them, and with open
+// pages two of those rows are still open when it does: b activates 4,149 rows, against 4,151 for
+// b alone on a stack whose rows all start closed (its B is as many rows either way). The layer's
+// figures are its own: a's are those of a run of a alone.
+TEST_F(MemoryPhysics, ALayerFindsTheRowsThePreviousOneLeftOpen) {
+  const fs::path both = file("ab.yaml", "layers:\n  - {name: a, M: 1, N: 2048, K: 2048}\n"
+                                        "  - {name: b, M: 1, N: 2048, K: 2048}\n");
+  const fs::path alone = file("b.yaml", "layers:\n  - {name: b, M: 1, N: 2048, K: 2048}\n");
+  const std::string sets = "--set hbm.controller.page_policy=open --set hbm.controller.refresh=none";
+  auto layers = [&](const fs::path& w) {
+    const fs::path out = dir_ / "rows-left";
+    const Result r = cstsim("run -q --no-trace --force --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                            " --workload " + w.string() + " --out " + out.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"))["layers"];
+  };
+  const auto run = layers(both), b = layers(alone);
+  ASSERT_EQ(run.size(), 2u);
+  EXPECT_EQ(run[1]["memory"]["hbm_activates"].get<int64_t>(), 4149);
+  EXPECT_EQ(b[0]["memory"]["hbm_activates"].get<int64_t>(), 4151);
+  EXPECT_EQ(run[0]["memory"]["hbm_activates"], b[0]["memory"]["hbm_activates"]);
+  EXPECT_EQ(run[0]["cycles"], b[0]["cycles"]);
+  EXPECT_EQ(run[1]["memory"]["hbm_bytes_read"], b[0]["memory"]["hbm_bytes_read"]);
+}
+
+// A run has one HBM stack: rows open when a layer ends stay open into the next (the preset's
+// close_exhausted policy closes a row once read to its end and unwanted, so some do) and count,
+// in R(t) (hbm.chNN.row_buffers) and as active standby (hbm_bg.active), until they close or the
+// run ends. So, with refresh off (an all-bank REF also books active cycles), the channel-cycles
+// R(t) shows a row open equal the active-standby counter exactly, over a run of two layers.
+// (When each pass had a stack of its own, its rows closed at its last event; before that, they
+// stayed in R(t) into the next layer and were never counted as active standby: 258,876 active
+// channel-cycles against 299,695 open in R(t) here.)
 TEST_F(MemoryPhysics, OpenRowsInRtAreTheActiveStandbyTheEnergyCounts) {
   const fs::path w = file("two.yaml", "layers:\n  - {name: a, M: 512, N: 512, K: 512}\n"
                                       "  - {name: b, M: 384, N: 640, K: 512}\n");
@@ -633,13 +667,15 @@ TEST_F(MemoryPhysics, OpenRowsInRtAreTheActiveStandbyTheEnergyCounts) {
     if (res.name.size() > 12 && res.name.compare(res.name.size() - 12, 12, ".row_buffers") == 0) rows[res.id] = {0, 0};
   ASSERT_EQ(rows.size(), 16u);  // one per channel
   int64_t open_channel_cycles = 0;
-  // By the second layer's first cycle the first layer's stack has ended, rows and all.
+  // At the second layer's first cycle the first layer's open rows are still open.
   const uint64_t second_layer = uint64_t(reader.layers().at(1).start_cycle);
   bool checked_boundary = false;
   cstsim::trace::Record rec;
   while (reader.next(rec)) {
     if (rec.cycle > second_layer && !checked_boundary) {  // every change at its first cycle applied
-      for (const auto& [id, state] : rows) EXPECT_EQ(state.second, 0) << "resource " << id;
+      int64_t open = 0;
+      for (const auto& [id, state] : rows) open += state.second;
+      EXPECT_GT(open, 0);
       checked_boundary = true;
     }
     auto it = rows.find(rec.resource);
