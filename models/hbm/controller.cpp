@@ -110,7 +110,7 @@ void ChannelController::admit(Pc& pc, Cycle now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();
     ++pc.queued[size_t(pc.banks.flat(pc.window.back().addr))];
-    pc.dirty = true;
+    pc.dirty = pc.closes_stale = true;
   }
   stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
 }
@@ -203,20 +203,34 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
 
 ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle& wake) {
   Pc& pc = pcs_[size_t(p)];
-  for (int b = 0; b < pc.banks.size(); ++b) {
-    const BankState& bank = pc.banks[b];
-    if (!bank.is_open() || pc.queued[size_t(b)] > 0 || b == pc.withheld) continue;
-    const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
-    if (!exhausted && spec_.page_timeout == 0) continue;
+  auto address = [&](int b) {
     Address a;
     a.channel = channel_;
     a.pc = p;
     a.bank_group = b / spec_.org.banks_per_group;
     a.bank = b % spec_.org.banks_per_group;
-    a.row = bank.open_row();
-    const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
-    const Cycle due = std::max(idle_until, engine_.earliest(Cmd::PRE, local(a)));
-    if (due <= now) return Choice{p, -1, Cmd::PRE, a, 0, true};
+    a.row = pc.banks[b].open_row();
+    return a;
+  };
+  if (pc.closes_stale) {
+    pc.closable.clear();
+    for (int b = 0; b < pc.banks.size(); ++b) {
+      if (!pc.banks[b].is_open() || pc.queued[size_t(b)] > 0 || b == pc.withheld) continue;
+      const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
+      if (!exhausted && spec_.page_timeout == 0) continue;
+      const Address a = local(address(b));
+      const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
+      pc.closable.push_back({b, std::max({idle_until, engine_.earliest_at(Scope::Bank, Cmd::PRE, a),
+                                          engine_.earliest_at(Scope::BankGroup, Cmd::PRE, a),
+                                          engine_.earliest_at(Scope::PseudoChannel, Cmd::PRE, a)})});
+    }
+    pc.closes_stale = false;
+  }
+  // The row command bus is the channel's: the same bound for every bank.
+  const Cycle bus = engine_.earliest_at(Scope::Channel, Cmd::PRE, Address{});
+  for (const Pc::Closable& c : pc.closable) {
+    const Cycle due = std::max(c.due, bus);
+    if (due <= now) return Choice{p, -1, Cmd::PRE, address(c.bank), 0, true};
     wake = std::min(wake, due);
   }
   return Choice{};
@@ -224,7 +238,7 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
 
 void ChannelController::issue(const Choice& c, Cycle now) {
   Pc& pc = pcs_[size_t(c.pc)];
-  pc.dirty = true;
+  pc.dirty = pc.closes_stale = true;
   engine_.record(c.cmd, local(c.addr), now);
   pc.banks.apply(c.cmd, c.addr);
   CommandEvent ev;

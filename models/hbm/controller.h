@@ -114,6 +114,7 @@ class ChannelController {
       refresh_due = refresh->next_due();
       refresh_owed = refresh->owes();
       withheld = refresh->withheld_bank();
+      closes_stale = true;
     }
     std::vector<int> hits_served;  // per bank: row hits since its ACT
     std::vector<int> queued;       // per bank: bursts in the window
@@ -126,6 +127,15 @@ class ChannelController {
     bool dirty = true;
     std::vector<Candidate> cands;
     std::vector<Cycle> local_ready;
+    // close_idle's banks (open, nothing queued, not being refreshed, closable), in bank order,
+    // with the cycle each may close by its own timing below the channel level; rebuilt after
+    // anything in this PC changed, as the candidates are.
+    struct Closable {
+      int bank;
+      Cycle due;
+    };
+    bool closes_stale = true;
+    std::vector<Closable> closable;
     Pc(const HbmSpec& s);
   };
   struct Choice {
