@@ -54,11 +54,21 @@ class TimingEngine {
   int instances_[kNumScopes] = {};
   // next_[scope][instance * kNumCmds + cmd]: max over all rules of that scope.
   std::vector<Cycle> next_[kNumScopes];
-  // Per rule (for binding_rule and the window rules): its own next-allowed cycle per instance.
-  std::vector<std::vector<Cycle>> rule_next_;
-  std::vector<std::vector<Window>> windows_;  // per rule; empty for plain rules
-  // Rules that mention each command as `after`, in table order.
-  std::vector<size_t> by_after_[kNumCmds];
+  // last_[scope][instance * kNumCmds + cmd]: the latest cycle cmd was issued there (-1 never).
+  // A plain rule's own next-allowed cycle (binding_rule) is its gap past the latest of its
+  // `after` commands, so record() keeps only this and the merged bounds below.
+  std::vector<Cycle> last_[kNumScopes];
+  // Per `after` command, the plain rules merged: per scope and `before` command, the largest gap.
+  struct Bound {
+    int scope;
+    int before;  // command index
+    Cycle gap;
+  };
+  std::vector<Bound> bounds_[kNumCmds];
+  // Window rules (tFAW) keep their history and their own next-allowed cycle per instance.
+  std::vector<std::vector<Cycle>> rule_next_;  // per rule; empty for plain rules
+  std::vector<std::vector<Window>> windows_;   // per rule; empty for plain rules
+  std::vector<size_t> windowed_after_[kNumCmds];  // window rules that mention each command as `after`
   std::vector<std::vector<int>> before_cmds_;  // per rule: the command indices of its `before` mask
 };
 
