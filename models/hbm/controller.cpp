@@ -59,7 +59,10 @@ ChannelController::Pc::Pc(const HbmSpec& s)
       queued(size_t(s.org.banks_per_pc()), 0),
       last_use(size_t(s.org.banks_per_pc()), -1),
       ref_starts(size_t(kHistory), -1),
-      refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1) {
+      refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1),
+      hits(size_t(s.org.banks_per_pc()), 0),
+      oldest(size_t(s.org.banks_per_pc()) * 3, -1),
+      bank_stale(size_t(s.org.banks_per_pc()), 0) {
   refresh->configure(s);
   sync_refresh();
 }
@@ -69,8 +72,6 @@ ChannelController::ChannelController(const HbmSpec& spec, int channel)
       channel_(channel),
       engine_(one_channel(spec.org), resolve_rules(spec.rules(), spec.timing)),
       scheduler_(make_scheduler(spec.scheduler)),
-      hits_scratch_(size_t(spec.org.banks_per_pc())),
-      oldest_(size_t(spec.org.banks_per_pc()) * 3),
       tCL_(spec.t("tCL")),
       tCWL_(spec.t("tCWL")),
       tBL_(spec.t("tBL")),
@@ -109,43 +110,64 @@ void ChannelController::admit(Pc& pc, Cycle now) {
   while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();
-    ++pc.queued[size_t(pc.banks.flat(pc.window.back().addr))];
+    const Burst& b = pc.window.back();
+    const int bank = pc.banks.flat(b.addr);
+    ++pc.queued[size_t(bank)];
+    if (!pc.all_stale && !pc.bank_stale[size_t(bank)]) {  // the youngest: oldest of its kind only if alone
+      const Cmd cmd = pc.banks[bank].next_command(b.addr.row, b.is_write);
+      if (is_column(cmd)) ++pc.hits[size_t(bank)];
+      int& oldest = pc.oldest[size_t(bank) * 3 + (cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2)];
+      if (oldest < 0) oldest = int(pc.window.size()) - 1;
+    }
     pc.dirty = pc.closes_stale = true;
   }
   stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
+}
+
+void ChannelController::rescan_bank(Pc& pc, int bank) {
+  int* oldest = &pc.oldest[size_t(bank) * 3];
+  oldest[0] = oldest[1] = oldest[2] = -1;
+  int hits = 0;
+  const BankState& state = pc.banks[bank];
+  for (size_t i = 0; i < pc.window.size(); ++i) {
+    const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
+    if (pc.banks.flat(b.addr) != bank) continue;
+    const Cmd cmd = state.next_command(b.addr.row, b.is_write);
+    if (is_column(cmd)) ++hits;
+    const size_t kind = cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2;
+    if (oldest[kind] < 0) oldest[kind] = int(i);
+  }
+  pc.hits[size_t(bank)] = hits;
 }
 
 void ChannelController::rebuild(Pc& pc) {
   // Per bank, the oldest burst for each distinct next command: RD hit, WR hit, or the ACT/PRE
   // every other burst of that bank needs. Younger bursts with the same (bank, command) have the
   // same readiness and would only lose on age, so the scheduler sees these representatives.
-  const size_t banks = size_t(pc.banks.size());
-  std::fill(hits_scratch_.begin(), hits_scratch_.end(), 0);
-  std::fill(oldest_.begin(), oldest_.end(), -1);
+  const int banks = pc.banks.size();
+  for (int bank = 0; bank < banks; ++bank)
+    if (pc.all_stale || pc.bank_stale[size_t(bank)]) {
+      rescan_bank(pc, bank);
+      pc.bank_stale[size_t(bank)] = 0;
+    }
+  pc.all_stale = false;
   const int refreshing = pc.withheld;  // a bank being refreshed: not the scheduler's
-  for (size_t i = 0; i < pc.window.size(); ++i) {
-    const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
-    const size_t bank = size_t(pc.banks.flat(b.addr));
-    if (int(bank) == refreshing) continue;
-    const Cmd cmd = pc.banks.at(b.addr).next_command(b.addr.row, b.is_write);
-    if (is_column(cmd)) ++hits_scratch_[bank];
-    const size_t kind = cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2;
-    if (oldest_[bank * 3 + kind] < 0) oldest_[bank * 3 + kind] = int(i);
-  }
   pc.cands.clear();
   pc.local_ready.clear();
-  for (size_t bank = 0; bank < banks; ++bank)
+  for (int bank = 0; bank < banks; ++bank) {
+    if (bank == refreshing || pc.queued[size_t(bank)] == 0) continue;
+    const BankState& state = pc.banks[bank];
     for (size_t kind = 0; kind < 3; ++kind) {
-      const int i = oldest_[bank * 3 + kind];
+      const int i = pc.oldest[size_t(bank) * 3 + kind];
       if (i < 0) continue;
       const Burst& b = pc.window[size_t(i)];
       Candidate c;
       c.request = i;
-      c.cmd = pc.banks.at(b.addr).next_command(b.addr.row, b.is_write);
+      c.cmd = kind == 0 ? Cmd::RD : kind == 1 ? Cmd::WR : state.is_open() ? Cmd::PRE : Cmd::ACT;
       c.seq = b.seq;
-      c.row_hit = is_column(c.cmd);
+      c.row_hit = kind < 2;
       // Open-page guard, capped so a stream of hits cannot starve a conflicting request forever.
-      c.closes_pending_hits = c.cmd == Cmd::PRE && hits_scratch_[bank] > 0 && pc.hits_served[bank] < hit_cap_;
+      c.closes_pending_hits = c.cmd == Cmd::PRE && pc.hits[size_t(bank)] > 0 && pc.hits_served[size_t(bank)] < hit_cap_;
       // Below the channel level readiness depends only on the bank and the command.
       const Address a = local(b.addr);
       pc.local_ready.push_back(
@@ -153,6 +175,7 @@ void ChannelController::rebuild(Pc& pc) {
                     engine_.earliest_at(Scope::PseudoChannel, c.cmd, a)}));
       pc.cands.push_back(c);
     }
+  }
   pc.dirty = false;
 }
 
@@ -241,6 +264,10 @@ void ChannelController::issue(const Choice& c, Cycle now) {
   pc.dirty = pc.closes_stale = true;
   engine_.record(c.cmd, local(c.addr), now);
   pc.banks.apply(c.cmd, c.addr);
+  if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF)
+    pc.all_stale = true;  // every bank closed
+  else if (!is_column(c.cmd))
+    pc.bank_stale[size_t(pc.banks.flat(c.addr))] = 1;  // its row changed (RD / WR leave it as it was)
   CommandEvent ev;
   ev.cycle = now;
   ev.cmd = c.cmd;
@@ -300,6 +327,23 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       issued_.push_back({b.transfer, now, ev.data_end, b.needed_act});
       --pc.queued[size_t(pc.banks.flat(b.addr))];
       pc.window.erase(pc.window.begin() + c.request);
+      const int gone = c.request;
+      int* oldest = pc.oldest.data();  // the bursts behind it moved up one (branch-free: vectorizes)
+      for (size_t k = 0, n = pc.oldest.size(); k < n; ++k) oldest[k] -= int(oldest[k] > gone);
+      // It was its bank's oldest of its kind (the scheduler sees only those): the next one of
+      // that kind is behind it. Its bank's row is as it was, so no other entry moves.
+      const int bank = pc.banks.flat(c.addr);
+      if (!pc.all_stale && !pc.bank_stale[size_t(bank)]) {
+        --pc.hits[size_t(bank)];
+        const size_t kind = c.cmd == Cmd::RD ? 0 : 1;
+        int next = -1;
+        for (size_t i = size_t(gone); i < pc.window.size() && next < 0; ++i) {
+          const Burst& w = pc.window[i];
+          if (pc.banks.flat(w.addr) == bank && w.is_write == (kind == 1) && w.addr.row == pc.banks[bank].open_row())
+            next = int(i);
+        }
+        pc.oldest[size_t(bank) * 3 + kind] = next;
+      }
       admit(pc, now);
     }
   }

@@ -127,6 +127,14 @@ class ChannelController {
     bool dirty = true;
     std::vector<Candidate> cands;
     std::vector<Cycle> local_ready;
+    // What rebuild() reads of the window, kept between rebuilds and redone only for the banks
+    // whose row state or bursts changed (all of them after PREA / REF): per bank, its bursts
+    // that hit the open row, and per bank x {RD hit, WR hit, other} its oldest burst's window
+    // index (-1 none).
+    std::vector<int> hits;
+    std::vector<int> oldest;
+    std::vector<uint8_t> bank_stale;
+    bool all_stale = true;
     // close_idle's banks (open, nothing queued, not being refreshed, closable), in bank order,
     // with the cycle each may close by its own timing below the channel level; rebuilt after
     // anything in this PC changed, as the candidates are.
@@ -150,6 +158,7 @@ class ChannelController {
   static constexpr int kHistory = 4;
   void admit(Pc& pc, Cycle now);
   void rebuild(Pc& pc);
+  void rescan_bank(Pc& pc, int bank);  // its entries of Pc::hits and Pc::oldest, from the window
   PcView view(const Pc& pc) const { return {pc.banks, pc.queued, pc.last_use, pc.hits_served, hit_cap_}; }
   Choice choose(int pc_index, Cycle now);
   // Page timeout: a PRE for a bank of `p` idle that long, or none; `wake` gets the next expiry.
@@ -161,8 +170,6 @@ class ChannelController {
   TimingEngine engine_;
   std::unique_ptr<IScheduler> scheduler_;
   std::vector<Pc> pcs_;
-  std::vector<int> hits_scratch_;  // per bank: queued hits on the open row
-  std::vector<int> oldest_;        // per bank x {RD hit, WR hit, other}: window index, -1 none
   Cycle tCL_, tCWL_, tBL_, tRFC_, tRFCpb_;
   int hit_cap_;
   Cycle last_ = -1;
