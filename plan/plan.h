@@ -21,6 +21,9 @@ struct PassPlan {
   GemmDims dims;       // what it computes; a zero dimension: the cluster has no share
   bool has_dma = false;  // memory: hierarchy
   DmaBuffers dma;
+  // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous
+  // pass loads while it runs (sim/mapper/prefetch.h); empty: none.
+  std::vector<int> prefetch;
   bool idle() const { return dims.M == 0 || dims.N == 0 || dims.K == 0; }
 };
 

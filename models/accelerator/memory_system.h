@@ -1,7 +1,7 @@
 #pragma once
-// memory: hierarchy: the process that runs the run's memory systems (DMA engines,
-// mesh NoC, HBM controllers: one exact event queue over their three clocks per
-// (layer, pass) step, models/dma/dma_system.h).
+// memory: hierarchy: the process that runs the run's memory system (DMA engines,
+// mesh NoC, HBM controllers: one exact event queue over their three clocks for the
+// whole run, models/dma/dma_system.h).
 //
 // The arrays compute a pass's timing ahead of SystemC time (closed form, or the
 // register grid's channel), the way a TLM-2.0 loosely-timed initiator runs ahead of

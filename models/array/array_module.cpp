@@ -46,6 +46,9 @@ void ArrayModule::run() {
   ClusterSet* set = params_.cluster_set;
   const AcceleratorSpec& a = params_.spec;
   int step = 0;  // (layer, pass) in order: the clusters' shared memory and barriers are per step
+  std::vector<const PassPlan*> order;  // this cluster's passes in run order
+  for (const LayerPlan& L : plan_.layers)
+    for (const PassPlan& p : L.clusters[size_t(params_.cluster)].passes) order.push_back(&p);
   for (size_t i = 0; i < plan_.layers.size(); ++i) {
     const LayerPlan& L = plan_.layers[i];
     const ClusterLayerPlan& mine = L.clusters[size_t(params_.cluster)];
@@ -69,7 +72,8 @@ void ArrayModule::run() {
         parts.push_back(idle);
       } else {
         if (params_.position) params_.position->in_pass(int(p), int(mine.passes.size()), 0);
-        parts.push_back(run_pass(int(i), step, p == 0, pass, start));
+        const PassPlan* next = size_t(step + 1) < order.size() ? order[size_t(step + 1)] : nullptr;
+        parts.push_back(run_pass(int(i), step, p == 0, pass, next, start));
       }
       int64_t end = parts.back().end_cycle;
       if (set) end = set->all_finished(step, end);
@@ -229,11 +233,26 @@ std::unique_ptr<TileSource> ArrayModule::make_source(const FoldPlan& folds, cons
                                            reference && params_.cluster_set);
 }
 
-ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start) {
+void ArrayModule::link_prefetch(TileSource* source, const PassPlan& pass, const PassPlan* next, std::vector<int>& handed) {
+  auto* hierarchy = dynamic_cast<HierarchySource*>(source);
+  if (!hierarchy) return;
+  if (next && !next->prefetch.empty()) {
+    const LayerDmaPlan program = dma_program(fold_plan(plan_, *next), *next);
+    std::vector<DmaTransfer> reads;
+    for (int k : next->prefetch) reads.push_back(program.reads[size_t(k)]);
+    hierarchy->add_prefetch(reads);
+  }
+  if (!pass.prefetch.empty()) hierarchy->adopt_prefetched(pass.prefetch, handed);
+  handed.clear();
+}
+
+ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, const PassPlan* next,
+                                       int64_t start) {
   const AcceleratorSpec& a = params_.spec;
   FoldPlan plan = fold_plan(plan_, pass);
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
   std::unique_ptr<TileSource> channel = make_source(plan, pass, start, sink_ != nullptr, false);
+  link_prefetch(channel.get(), pass, next, handed_);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
   auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
   // With a trace the memory's part of it is announced fold by fold, as far as the memory has
@@ -276,6 +295,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   r.ideal_cycles = timing.ideal_cycles;
   r.pass_stalls = {{timing.reported_cycles, timing.ideal_cycles, timing.stall_causes}};
   if (hierarchy) {
+    handed_ = hierarchy->prefetched();
     r.has_hierarchy = true;
     r.hierarchy = hierarchy->stats();
     r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
@@ -295,7 +315,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
     if (sink_)
       for (size_t g = 0; g < timing.folds.size(); ++g)
         announce_psum_reads(*sink_, trace_ids_, plan, plan.folds[g], timing.folds[g]);
-    run_reference(index, plan, pass, start, expected, r);
+    run_reference(index, plan, pass, next, start, expected, r);
   } else {
     // Sleep from fold to fold: nothing observable changes between computed events.
     // A fold's events and occupancy are announced when it starts, so memory stays
@@ -322,7 +342,7 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
   publish(index, fold_events_);
 }
 
-void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, int64_t start,
+void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
@@ -330,6 +350,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   // arrive at the closed form's schedule by itself. With clusters the grids share
   // a memory system of their own, stepping together (lockstep).
   std::unique_ptr<TileSource> channel = make_source(plan, pass, start, false, true);
+  link_prefetch(channel.get(), pass, next, reference_handed_);
   HierarchySource* lockstep = params_.cluster_set ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
@@ -374,6 +395,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
       grid_end = std::max(grid_end, channel->drain(load_starts));
     }
   }
+  if (auto* h = dynamic_cast<HierarchySource*>(channel.get())) reference_handed_ = h->prefetched();
   const std::vector<std::string> problems = reference_problems(*grid, expected, grid_end, r.end_cycle, r.stats, data);
   r.verify.passed = problems.empty();
   if (!problems.empty()) r.verify.detail = problems.front();

@@ -124,7 +124,12 @@ class ArrayModule : public sc_core::sc_module {
   void wait_until(int64_t cycle);
   // The same, telling the trace it has announced everything before `mark` (<= cycle).
   void wait_until(int64_t cycle, int64_t mark);
-  ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, int64_t start);
+  // `next`: the cluster's next pass (its prefetch, overlap: prefetch), nullptr at the end.
+  ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, const PassPlan* next,
+                            int64_t start);
+  // overlap: prefetch: `source` takes over the reads the previous pass loaded for it (`handed`)
+  // and queues the first reads of `next`; `handed` is then for the next pass to fill.
+  void link_prefetch(TileSource* source, const PassPlan& pass, const PassPlan* next, std::vector<int>& handed);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).
   std::unique_ptr<TileSource> make_source(const FoldPlan& folds, const PassPlan& pass, int64_t start, bool record,
@@ -132,7 +137,7 @@ class ArrayModule : public sc_core::sc_module {
   // memory: hierarchy: the run's memory system (the cluster set's, or this array's own with
   // one cluster); `reference`: the register grids' own one.
   std::shared_ptr<MemoryGroup> memory_group(bool reference);
-  void run_reference(int index, const FoldPlan& folds, const PassPlan& pass, int64_t start,
+  void run_reference(int index, const FoldPlan& folds, const PassPlan& pass, const PassPlan* next, int64_t start,
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
   void publish(int layer, const std::vector<ArrayEvent>& events);
@@ -150,6 +155,7 @@ class ArrayModule : public sc_core::sc_module {
   std::vector<ArrayLayerResult> results_;
   bool finished_ = false;
   std::shared_ptr<MemoryGroup> own_group_, own_reference_group_;  // one cluster, no cluster set
+  std::vector<int> handed_, reference_handed_;  // overlap: prefetch: DMA ids of the next pass's first reads
 };
 
 }  // namespace cstsim

@@ -60,7 +60,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
 
 DmaSystem::~DmaSystem() = default;
 
-int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest) {
+int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step) {
   Queue& q = queues_[size_t(2 * cluster + (t.write ? 1 : 0))];
   // Enqueued late is fine behind a transfer still issuing (it could not have gone
   // earlier); with nothing ahead of it, it would have, so that is a caller bug.
@@ -71,6 +71,7 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
   TransferState s;
   s.what = t;
   s.cluster = cluster;
+  s.step = step;
   s.partition = p;
   s.earliest = earliest;
   s.bytes_left = t.bytes;
@@ -346,11 +347,12 @@ void DmaSystem::advance_to(int64_t cycle) {
   for (NextEvent e = next(); e.at < until || (e.at == until && e.who != NextEvent::Ports); e = next()) step();
 }
 
-void DmaSystem::forget_transfers() {
-  for (const TransferState& t : transfers_)
-    if (t.done < 0) throw std::logic_error("DMA: forgetting a transfer not yet done");
-  first_transfer_ += int(transfers_.size());
-  transfers_.clear();
+void DmaSystem::forget_transfers(int step) {
+  while (!transfers_.empty() && transfers_.front().step < step) {
+    if (transfers_.front().done < 0) throw std::logic_error("DMA: forgetting a transfer not yet done");
+    transfers_.pop_front();
+    ++first_transfer_;
+  }
 }
 
 void DmaSystem::run_until_done(int id) {

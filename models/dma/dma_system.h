@@ -68,6 +68,7 @@ struct RequestPath {
 struct TransferState {
   DmaTransfer what;
   int cluster = 0;
+  int step = 0;  // the run's step (MemoryGroup::step) whose pass uses it
   spad::Partition partition = spad::Partition::Ifmap;
   int64_t earliest = 0;     // accelerator cycle its slot is free
   int64_t first_issue = -1; // accelerator cycle of its first request
@@ -113,7 +114,7 @@ class DmaSystem {
 
   // Appends to the read or write queue (by t.write); returns the transfer id.
   // `earliest` must not lie before what has been simulated (std::logic_error).
-  int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest);
+  int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step = 0);
   // Processes the earliest pending event of the whole system; false when nothing is pending.
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
@@ -121,9 +122,9 @@ class DmaSystem {
   void run_until_done(int id);
   void run_until_idle();
   const TransferState& transfer(int id) const { return transfers_[size_t(id - first_transfer_)]; }
-  // Every transfer so far is done and nobody will ask about it again (a step of the run is
-  // over): the DMA drops them; ids go on from where they were.
-  void forget_transfers();
+  // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
+  // nobody will ask about them again), oldest first; ids go on from where they were.
+  void forget_transfers(int step);
   // Its per-request action lists were announced: drop them (the trace keeps what is in flight).
   void forget_actions(int id) {
     std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_hbm);

@@ -44,6 +44,7 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
     observer_ = std::make_unique<Observer>(residency_);
     spad_->add_observer(observer_.get());
   }
+  own_reads_ = int(dma_.reads.size());
   read_id_.assign(dma_.reads.size(), -1);
   write_id_.assign(dma_.writes.size(), -1);
   read_in_spad_.assign(dma_.reads.size(), -1);
@@ -61,6 +62,37 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
   write_spad_taken_.assign(dma_.writes.size(), 0);
   critical_.resize(plan_.folds.size());
   fetches_.resize(plan_.folds.size());
+}
+
+void HierarchySource::add_prefetch(const std::vector<DmaTransfer>& next_reads) {
+  if (reads_enqueued_ > 0 || !folds_.empty() || own_reads_ != int(dma_.reads.size()))
+    throw std::logic_error("hierarchy source: prefetch added after the first question, or twice");
+  for (const DmaTransfer& t : next_reads) {
+    if (t.after_fold >= 0) throw std::logic_error("hierarchy source: a prefetched read waits for a fold");
+    dma_.reads.push_back(t);
+  }
+  const size_t n = dma_.reads.size();
+  read_id_.resize(n, -1);
+  read_in_spad_.resize(n, -1);
+  last_user_.resize(n, -1);
+  release_.resize(n, -1);
+  read_changes_.resize(n, 0);
+  read_hbm_taken_.resize(n, 0);
+  read_spad_taken_.resize(n, 0);
+}
+
+std::vector<int> HierarchySource::prefetched() const {
+  return std::vector<int>(read_id_.begin() + own_reads_, read_id_.end());
+}
+
+void HierarchySource::adopt_prefetched(const std::vector<int>& reads, const std::vector<int>& ids) {
+  if (reads_enqueued_ > 0 || !folds_.empty() || reads.size() != ids.size())
+    throw std::logic_error("hierarchy source: prefetched reads adopted late or mismatched");
+  for (size_t k = 0; k < reads.size(); ++k) {
+    if (reads[k] < 0 || reads[k] >= own_reads_) throw std::logic_error("hierarchy source: no such read to adopt");
+    read_id_[size_t(reads[k])] = ids[k];
+    read_changes_[size_t(reads[k])] = 1;  // the previous pass made it resident and announced its actions
+  }
 }
 
 HierarchySource::~HierarchySource() {
@@ -107,6 +139,10 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
 
 void HierarchySource::enqueue_known(int g) {
   while (reads_enqueued_ < int(dma_.reads.size())) {
+    if (read_id_[size_t(reads_enqueued_)] >= 0) {  // loaded by the previous pass (adopt_prefetched)
+      ++reads_enqueued_;
+      continue;
+    }
     const DmaTransfer& t = dma_.reads[size_t(reads_enqueued_)];
     int64_t earliest = layer_start_;
     if (t.after_fold >= 0) {  // its slot frees at a point of an earlier fold, known once that fold started
@@ -115,14 +151,16 @@ void HierarchySource::enqueue_known(int g) {
     }
     const spad::Partition p =
         spad::partition_named(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
-    read_id_[size_t(reads_enqueued_)] = dma().enqueue(cluster_, t, p, std::max(earliest, layer_start_));
+    const bool next_pass = reads_enqueued_ >= own_reads_;  // a prefetch: its pass is the next step's
+    read_id_[size_t(reads_enqueued_)] =
+        dma().enqueue(cluster_, t, p, std::max(earliest, layer_start_), group_->step() + (next_pass ? 1 : 0));
     ++reads_enqueued_;
   }
   while (writes_enqueued_ < int(dma_.writes.size())) {
     const DmaTransfer& t = dma_.writes[size_t(writes_enqueued_)];
     if (t.fold >= g) break;
     write_id_[size_t(writes_enqueued_)] =
-        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1);
+        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1, group_->step());
     ++writes_enqueued_;
   }
 }
@@ -224,15 +262,22 @@ void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<st
 }
 
 void HierarchySource::explain_drain(int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
-  int last = -1;  // the write-back that completed last: it defines memory_end
-  for (int id : write_id_)
-    if (last < 0 || dma().transfer(id).done > dma().transfer(last).done) last = id;
+  int last = -1;  // the write-back (or prefetch) that completed last: it defines memory_end
+  bool read = false;
+  auto consider = [&](int id, bool is_read) {
+    if (last < 0 || dma().transfer(id).done > dma().transfer(last).done) {
+      last = id;
+      read = is_read;
+    }
+  };
+  for (int id : write_id_) consider(id, false);
+  for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k) consider(read_id_[k], true);
   if (last < 0) {
     causes["dependency"] += to - from;
     return;
   }
   const RequestPath& p = dma().transfer(last).critical;
-  explain_request(p, dma().to_acc(p.returned), from, to, causes);
+  explain_request(p, read ? dma().transfer(last).done : dma().to_acc(p.returned), from, to, causes);
 }
 
 // Charges [from, to) along the way of request p, which ends at `last` (its data usable), the
@@ -315,7 +360,7 @@ void HierarchySource::record_residency(int64_t before) {
       ch.push_back({t.first_issue, t.what.bytes, p});
       made = 1;
     }
-    if (made == 1 && last_user_[size_t(k)] < learned) {
+    if (made == 1 && k < own_reads_ && last_user_[size_t(k)] < learned) {  // a prefetch: the next pass releases it
       const int64_t release = release_[size_t(k)];
       if (release < before) {
         ch.push_back({release, -t.what.bytes, p});
@@ -404,14 +449,17 @@ int64_t HierarchySource::simulate_through(int g, const std::vector<int64_t>& loa
   return std::min(through + 1, dma().hbm_observed_before());
 }
 
+bool HierarchySource::drained_all() const {
+  for (int id : write_id_)
+    if (!dma().done(id)) return false;
+  for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k)
+    if (!dma().done(read_id_[k])) return false;
+  return true;
+}
+
 int64_t HierarchySource::drain(const std::vector<int64_t>& load_starts) {
   start_drain(load_starts);
-  const DmaSystem& d = dma();
-  group_->wait_for(cluster_, [&] {
-    for (int id : write_id_)
-      if (!d.done(id)) return false;
-    return true;
-  });
+  group_->wait_for(cluster_, [&] { return drained_all(); });
   finish_drain();
   return memory_end_;
 }
@@ -426,8 +474,7 @@ void HierarchySource::start_drain(const std::vector<int64_t>& load_starts) {
 
 bool HierarchySource::drain_done(int64_t now) {
   group_->advance_to(now);
-  for (int id : write_id_)
-    if (!dma().done(id)) return false;
+  if (!drained_all()) return false;
   finish_drain();
   return true;
 }
@@ -435,6 +482,8 @@ bool HierarchySource::drain_done(int64_t now) {
 void HierarchySource::finish_drain() {
   group_->done(cluster_);
   for (int id : write_id_) memory_end_ = std::max(memory_end_, dma().transfer(id).done - 1);
+  for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k)
+    memory_end_ = std::max(memory_end_, dma().transfer(read_id_[k]).done - 1);
   record_residency(MemoryGroup::kTimelineEnd);
 }
 

@@ -70,6 +70,14 @@ class HierarchySource : public TileSource {
   void start_drain(const std::vector<int64_t>& load_starts);
   bool drain_done(int64_t now);
   int64_t memory_end() const { return memory_end_; }
+  // overlap: prefetch (sim/mapper/prefetch.h). Before the first question: the next pass's first
+  // reads, queued behind this pass's own; the pass's drain waits for them too, and they count in
+  // its figures and its trace (they move in its window).
+  void add_prefetch(const std::vector<DmaTransfer>& next_reads);
+  std::vector<int> prefetched() const;  // their DMA ids, for the next pass's adopt_prefetched
+  // Before the first question: reads `reads` (indices into this pass's program) were loaded by
+  // the previous pass, as DMA transfers `ids`.
+  void adopt_prefetched(const std::vector<int>& reads, const std::vector<int>& ids);
 
   // After drain(); the shared fields are final once every cluster has drained.
   HierarchyLayerStats stats() const;
@@ -102,6 +110,7 @@ class HierarchySource : public TileSource {
   int64_t in_scratchpad(int read);  // waits until read `read` is all in the scratchpad; its ready cycle
   int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
   void finish_drain();
+  bool drained_all() const;  // every write-back and prefetch done
   void wait_done(int id);
   int64_t fold_point(int fold, FoldPoint point) const;  // the cycle a slot frees (fold learned)
   // Adds [from, to) to `causes` along one request's way, up to `last` (the cycle its data was usable).
@@ -122,6 +131,7 @@ class HierarchySource : public TileSource {
   std::unique_ptr<Observer> observer_;
   std::vector<FoldHistory> folds_;   // learned so far
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
+  int own_reads_ = 0;  // dma_.reads beyond these are the next pass's prefetch
   std::vector<int64_t> read_in_spad_;    // cycle each read is all in the scratchpad, -1 until landed
   int reads_enqueued_ = 0, writes_enqueued_ = 0;
   struct Critical {

@@ -214,7 +214,7 @@ void MemoryGroup::begin_step() {
   std::fill(done_.begin(), done_.end(), false);
   std::fill(woken_.begin(), woken_.end(), false);
   step_base_ = stats_so_far();
-  dma_->forget_transfers();
+  dma_->forget_transfers(++step_);
 }
 
 void MemoryGroup::finish(int64_t end) {

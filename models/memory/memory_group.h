@@ -145,6 +145,7 @@ class MemoryGroup {
   int64_t settle(int64_t cycle);
   // whole_run: the clusters meet between steps; the next step begins (none done, figures from 0).
   void begin_step();
+  int step() const { return step_; }  // the current step, from 0
   // whole_run: the run ends at `end` (the last cycle): the idle channels run up to it, the
   // checker has its last word, and the trace's last piece (take_timeline(kTimelineEnd)) closes
   // the rows still open there.
@@ -176,6 +177,7 @@ class MemoryGroup {
   MemoryDriver* driver_;
   bool whole_run_;
   SharedStats step_base_;  // stats_so_far() when the step began
+  int step_ = 0;
   int64_t run_end_ = -1;   // finish(): rows still open close there
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
   std::vector<bool> woken_;                     // per cluster: waiting, and told to look again

@@ -109,6 +109,11 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     j["hbm_tensors"] = tensors;
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
+    if (a.overlap == "prefetch") {  // the widest share's first pass: what its previous pass loads for it
+      int stream = 0;
+      for (int k : widest.prefetch) stream += program.reads[size_t(k)].operand == Operand::Stream;
+      j["prefetch"] = {{"reads", widest.prefetch.size()}, {"stream_reads", stream}};
+    }
     program.passes = int(l.pass_rows.size());
     j["dma_program"] = to_json(program);
   }

@@ -199,6 +199,7 @@ ArchSpec build(const ArchFields& fields) {
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
   }
   if (s.memory == "hierarchy") {
+    if (const ArchField* f = find("overlap")) s.overlap = choice_of(*f, "overlap");
     s.noc.spec = file_path(require("noc.spec"));
     if (const ArchField* f = find("noc.cluster_x")) s.noc.cluster_x = int(int_of(*f, "noc.cluster_x"));
     if (const ArchField* f = find("noc.cluster_y")) s.noc.cluster_y = int(int_of(*f, "noc.cluster_y"));
@@ -354,7 +355,8 @@ std::string canonical_text(const ArchSpec& s) {
                             "scratchpad.write_latency={}\n",
                             s.noc.spec, s.noc.cluster_x, s.noc.cluster_y, s.scratchpad.banks,
                             s.scratchpad.word_bytes, s.scratchpad.ports_per_bank, s.scratchpad.read_latency,
-                            s.scratchpad.write_latency)
+                            s.scratchpad.write_latency) +
+                    (s.overlap != "none" ? "overlap=" + s.overlap + "\n" : std::string())
               : std::string());
 }
 

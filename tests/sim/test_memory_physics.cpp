@@ -621,6 +621,48 @@ TEST_F(MemoryPhysics, RawIfmapLoweringsPassTheRegisterLevelCheck) {
 
 namespace {
 
+// overlap: prefetch loads the next layer's first weight tiles and stream slices while a layer
+// still computes and writes back (sim/mapper/prefetch.h). On ResNet-18 the run takes 3.1 % fewer
+// cycles (294,811 -> 285,584 when measured), moves the same bytes, and a layer's window now ends
+// when the next layer's prefetched reads are in too, so the saving shows in the layer after.
+// A layer that reads the previous one's output does not prefetch that input (it waits for the
+// write-back): on a chain of GEMMs only the weights come early. overlap is an input of its own.
+TEST_F(MemoryPhysics, PrefetchLoadsTheNextLayersFirstTilesWhileOneComputes) {
+  auto layers = [&](const std::string& workload, const std::string& overlap) {
+    const fs::path out = dir_ / ("prefetch-" + overlap);
+    const Result r = cstsim("run -q --no-trace --force --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            workload + " --out " + out.string() + " --set overlap=" + overlap);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"));
+  };
+  const auto none = layers(src("configs/workloads/resnet18.csv"), "none");
+  const auto early = layers(src("configs/workloads/resnet18.csv"), "prefetch");
+  EXPECT_LT(early["total"]["cycles"].get<int64_t>(), 0.98 * none["total"]["cycles"].get<double>());
+  int64_t read_none = 0, read_early = 0, faster = 0;
+  for (size_t i = 0; i < none["layers"].size(); ++i) {
+    read_none += none["layers"][i]["memory"]["hbm_bytes_read"].get<int64_t>();
+    read_early += early["layers"][i]["memory"]["hbm_bytes_read"].get<int64_t>();
+    faster += early["layers"][i]["cycles"].get<int64_t>() < none["layers"][i]["cycles"].get<int64_t>();
+  }
+  EXPECT_EQ(read_early, read_none);
+  EXPECT_GE(faster, 15);  // of 21
+  // fc2 reads fc1's output: with prefetch its weights come early, its input does not.
+  const fs::path chain = file("chain.yaml", "layers:\n  - {name: fc1, M: 64, N: 512, K: 512}\n"
+                                            "  - {name: fc2, M: 64, N: 512, K: 512}\n");
+  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                             chain.string() + " --set overlap=prefetch");
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto p = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(p[0]["prefetch"]["reads"], 0);
+  EXPECT_EQ(p[1]["prefetch"]["reads"], 4);  // the FIFO's four tiles
+  EXPECT_EQ(p[1]["prefetch"]["stream_reads"], 0);
+  const Result bad = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + chain.string() +
+                            " --out " + (dir_ / "bad").string() + " --set overlap=pipeline");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("overlap"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
+}
+
 // One stack for the run: GEMV b reads GEMV a's 2,048 outputs where a wrote them, and with open
 // pages two of those rows are still open when it does: b activates 4,149 rows, against 4,151 for
 // b alone on a stack whose rows all start closed (its B is as many rows either way). The layer's
