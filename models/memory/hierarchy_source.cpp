@@ -178,6 +178,11 @@ void HierarchySource::forget_history(int g) {
   // The memory may lag the array (data fetched ahead): the scratchpad keeps what it has yet to simulate.
   const int64_t memory_now = dma().now() / dma().acc_period();
   spad_->forget_before(std::min({mark, memory_now, dma().ports_look_back_to(cluster_)}));
+  // Without a trace nobody takes the residency as it goes: make the changes known so far, so
+  // they are not all held until the drain. Every change before both the last learned fold's
+  // load (a release not yet known is a later fold's point) and the memory's clock (an occupancy
+  // not yet known is a later issue) is known.
+  if (!observer_) record_residency(std::min(folds_.back().load, memory_now));
 }
 
 int64_t HierarchySource::fold_point(int fold, FoldPoint point) const {
