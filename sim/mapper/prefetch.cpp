@@ -1,5 +1,6 @@
 #include "sim/mapper/prefetch.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,22 +22,40 @@ int64_t partition_bytes(const DmaBuffers& d, const std::string& name) {
   return name == d.stationary_partition ? d.stationary_partition_bytes : d.stream_partition_bytes;
 }
 
+// Bytes the memory could move besides the running pass's own while it computes: its folds
+// stream back to back in the overlapped pipeline, max(T, R) cycles each plus the array's fill
+// and drain (R + C), at the path's peak (the HBM's, or the cluster's ejection port: a flit per
+// NoC cycle), less the pass's own reads and write-backs. An estimate, not a promise: the memory
+// may be slower than its peak.
+int64_t spare_bytes(const Plan& plan, const PassPlan& running, double bytes_per_cycle) {
+  const FoldPlan f = fold_plan(plan, running);
+  const double cycles = double(f.fold_count()) * double(std::max<int64_t>(f.T, f.R)) + double(f.R + f.C);
+  const LayerDmaPlan own = dma_program(f, running);
+  return std::max<int64_t>(0, int64_t(cycles * bytes_per_cycle) - own.read_bytes() - own.write_bytes());
+}
+
 // The reads of `next`'s program that may load while `running` runs.
 std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const PassPlan& next,
-                              bool reads_previous_output) {
+                              bool reads_previous_output, double bytes_per_cycle) {
   const LayerDmaPlan program = dma_program(fold_plan(plan, next), next);
   const bool is = !roles(plan.dataflow).tile_is_filter;
   std::map<std::string, int64_t> used = held_by(running.dma);
+  const int64_t budget = spare_bytes(plan, running, bytes_per_cycle);
+  int64_t moved = 0;
   std::vector<int> reads;
   for (size_t k = 0; k < program.reads.size(); ++k) {
     const DmaTransfer& t = program.reads[k];
     if (t.after_fold >= 0) break;  // its slot waits for a fold of the next pass
+    // Beyond what the next pass's first fold waits for, only what the memory can bring while
+    // the running pass computes (the pass ends when its prefetch is in).
+    if (t.fold > 0 && moved + t.bytes > budget) break;
     const bool stationary = t.operand == Operand::Stationary;
     const bool of_a = stationary == is;  // IS: the tiles are A; WS, OS: the stream is A
     if (of_a && reads_previous_output) continue;
     const std::string& p = stationary ? next.dma.stationary_partition : next.dma.stream_partition;
     if (used[p] + t.bytes > partition_bytes(running.dma, p)) continue;
     used[p] += t.bytes;
+    moved += t.bytes;
     reads.push_back(int(k));
   }
   return reads;
@@ -46,6 +65,10 @@ std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const P
 
 void plan_prefetch(const ArchSpec& a, Plan& plan) {
   if (a.memory != "hierarchy" || a.overlap != "prefetch") return;
+  const hbm::HbmSpec& h = a.hbm_spec;
+  const double hbm = h.peak_gbps_per_pc() * 1e9 * h.org.pcs() / a.clock_hz;
+  const double port = double(a.noc_config.flit_bytes) * a.noc_config.clock_hz / a.clock_hz;
+  const double bytes_per_cycle = std::min(hbm, port);
   for (int k = 0; k < a.clusters; ++k) {
     const PassPlan* running = nullptr;  // the cluster's previous pass, in run order
     int running_layer = -1;
@@ -56,7 +79,7 @@ void plan_prefetch(const ArchSpec& a, Plan& plan) {
         PassPlan& next = passes[p];
         if (running && running->has_dma && next.has_dma) {
           const bool reads_previous_output = p == 0 && l.input_from >= 0 && l.input_from == running_layer;
-          next.prefetch = prefetchable(plan, *running, next, reads_previous_output);
+          next.prefetch = prefetchable(plan, *running, next, reads_previous_output, bytes_per_cycle);
         }
         running = &next;
         running_layer = int(i);
