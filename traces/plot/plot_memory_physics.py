@@ -4,6 +4,7 @@
     plot_memory_physics.py channels SWEEP_DIR --out PREFIX   # decode-GEMV cycles vs HBM channels
     plot_memory_physics.py noc SWEEP_DIR --out PREFIX        # GEMM 1024^3 vs VCs, flit width, VC reuse
     plot_memory_physics.py refresh SWEEP_DIR --out PREFIX    # cycles and energy vs refresh policy
+    plot_memory_physics.py prefetch SWEEP_DIR --out PREFIX   # cycles and stalls, overlap none vs prefetch
 
 Each reads SWEEP_DIR/results.csv (cstsim sweep ... --out SWEEP_DIR) and writes PREFIX.png and
 PREFIX.pdf. Bounds drawn on the channel plot come from the run itself: ideal_cycles (the same plan
@@ -121,9 +122,39 @@ def plot_refresh(res, prefix, width):
     return paperstyle.save(fig, prefix)
 
 
+def plot_prefetch(res, prefix, width):
+    rows = res.select([])
+    workloads = sorted({r["workload"] for r in rows}, key=lambda w: [r["workload"] for r in rows].index(w))
+
+    def point(w, overlap):
+        r = [x for x in rows if x["workload"] == w and x["overlap"] == overlap]
+        if not r:
+            sys.exit("error: results.csv: no point for workload %s, overlap %s" % (w, overlap))
+        return r[0]
+
+    fig, (ax, bx) = paperstyle.figure(width, 2.3, ncols=2)
+    rel = [num(point(w, "prefetch"), "cycles") / num(point(w, "none"), "cycles") for w in workloads]
+    ax.bar(range(len(workloads)), rel, 0.6, color="#0072B2")
+    for i, v in enumerate(rel):
+        ax.annotate("%+.1f %%" % ((v - 1) * 100), (i, v), ha="center", va="bottom", fontsize=6)
+    ax.set_ylabel("cycles, prefetch / none")
+    ax.set_ylim(min(rel) - 0.02, 1.015)
+    w = 0.38
+    for k, overlap in enumerate(("none", "prefetch")):
+        stall = [num(point(x, overlap), "cycles") - num(point(x, overlap), "ideal_cycles") for x in workloads]
+        bx.bar([i + (k - 0.5) * w for i in range(len(workloads))], stall, w, label=overlap)
+    bx.set_ylabel("stall cycles")
+    bx.legend()
+    for a in (ax, bx):
+        a.set_xticks(range(len(workloads)))
+        a.set_xticklabels(workloads, rotation=30, ha="right")
+        a.grid(True, axis="y")
+    return paperstyle.save(fig, prefix)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("study", choices=["channels", "noc", "refresh"])
+    ap.add_argument("study", choices=["channels", "noc", "refresh", "prefetch"])
     ap.add_argument("sweep", help="sweep directory or its results.csv")
     ap.add_argument("--out", required=True, help="output prefix (writes PREFIX.png and PREFIX.pdf)")
     paperstyle.add_width_arg(ap, "double")
@@ -132,7 +163,8 @@ def main():
     res = sc.Results(a.sweep)
     if not res.select([]):
         sys.exit("error: %s: no finished points" % a.sweep)
-    paths = {"channels": plot_channels, "noc": plot_noc, "refresh": plot_refresh}[a.study](res, a.out, a.width)
+    paths = {"channels": plot_channels, "noc": plot_noc, "refresh": plot_refresh,
+             "prefetch": plot_prefetch}[a.study](res, a.out, a.width)
     print("\n".join(paths))
 
 
