@@ -101,6 +101,8 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                         {"request_bytes", a.hbm.request_bytes}};
   }
   if (a.memory == "hierarchy") {
+    j["arch"]["hbm"]["layout"] = a.hbm.layout;
+    j["arch"]["overlap"] = a.overlap;
     j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", a.noc.cluster_x}, {"cluster_y", a.noc.cluster_y}};
     j["arch"]["scratchpad"] = {{"banks", a.scratchpad.banks},
                                {"word_bytes", a.scratchpad.word_bytes},
