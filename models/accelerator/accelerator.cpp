@@ -75,8 +75,8 @@ void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& so
   dma_->announce(*sink_, source, MemoryGroup::kTimelineEnd);
 }
 
-void ClusterModule::run_finished(int layer, MemoryGroup& group) {
-  if (sink_) announce_shared(layer, -1, group, MemoryGroup::kTimelineEnd);
+void ClusterModule::run_finished(MemoryGroup& group) {
+  if (sink_) announce_shared(0, -1, group, MemoryGroup::kTimelineEnd);  // no layer starts: hbm.tensors stays
 }
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,

@@ -97,7 +97,7 @@ void ArrayModule::run() {
   if (a.memory == MemoryMode::Hierarchy && params_.cluster == 0) {
     std::shared_ptr<MemoryGroup> group = memory_group(false);
     group->finish(start - 1);
-    if (params_.memory_observer) params_.memory_observer->run_finished(int(plan_.layers.size()) - 1, *group);
+    if (params_.memory_observer) params_.memory_observer->run_finished(*group);
     if (params_.mode == ArrayMode::Reference) memory_group(true)->finish(start - 1);
   }
   wait_until(start);

@@ -357,18 +357,23 @@ void HierarchySource::record_residency(int64_t before) {
   // A read's block is resident from its first request until the last fold that uses it is done
   // with it; a change is made once known (the fold learned, the request issued) and before `before`.
   const int learned = int(folds_.size());
+  // A read resident until late (a stream slice every column fold uses) keeps reads_settled_
+  // behind it, so the reads after it are looked at again each call: done ones cost a test.
   for (int k = reads_settled_; k < reads_enqueued_; ++k) {
-    const TransferState& t = dma().transfer(read_id_[size_t(k)]);
-    const spad::Partition p = dma_.reads[size_t(k)].operand == Operand::Stream ? stream : stationary;
     uint8_t& made = read_changes_[size_t(k)];
-    if (made == 0 && t.first_issue >= 0 && t.first_issue < before) {
-      ch.push_back({t.first_issue, t.what.bytes, p});
+    if (made == 2) continue;
+    const DmaTransfer& what = dma_.reads[size_t(k)];
+    const spad::Partition p = what.operand == Operand::Stream ? stream : stationary;
+    if (made == 0) {
+      const int64_t issued = dma().transfer(read_id_[size_t(k)]).first_issue;
+      if (issued < 0 || issued >= before) continue;
+      ch.push_back({issued, what.bytes, p});
       made = 1;
     }
-    if (made == 1 && k < own_reads_ && last_user_[size_t(k)] < learned) {  // a prefetch: the next pass releases it
+    if (k < own_reads_ && last_user_[size_t(k)] < learned) {  // a prefetch: the next pass releases it
       const int64_t release = release_[size_t(k)];
       if (release < before) {
-        ch.push_back({release, -t.what.bytes, p});
+        ch.push_back({release, -what.bytes, p});
         made = 2;
       }
     }
