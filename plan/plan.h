@@ -24,6 +24,11 @@ struct PassPlan {
   // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous
   // pass loads while it runs (sim/mapper/prefetch.h); empty: none.
   std::vector<int> prefetch;
+  // overlap: pipeline (sim/mapper/pipeline.h): its outputs are the next layer's input and stay
+  // in this scratchpad partition instead of going to HBM (empty: to HBM) ...
+  std::string outputs_on_chip_to;
+  // ... and these reads of its DMA program (of A, the previous layer's outputs) are already on chip.
+  std::vector<int> on_chip_reads;
   bool idle() const { return dims.M == 0 || dims.N == 0 || dims.K == 0; }
 };
 
@@ -46,6 +51,9 @@ struct LayerPlan {
   // layer's output reads it where that layer wrote it: input_from names that layer (-1: none).
   std::array<TensorPlace, kMatrices> tensors{};
   int input_from = -1;
+  // overlap: pipeline: why the previous layer's output does not stay on chip as this layer's
+  // input (sim/mapper/pipeline.h), when it reads that output; empty: it does, or no pipeline.
+  std::string input_not_on_chip;
   std::vector<int64_t> pass_rows;  // stream vectors (T) per pass
   std::vector<ClusterLayerPlan> clusters;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every

@@ -195,6 +195,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     t.dma_bytes_sent += h.dma_bytes_sent;
     t.dma_requests += h.dma_requests;
     t.dma_pieces += h.dma_pieces;
+    t.dma_bytes_on_chip += h.dma_bytes_on_chip;
     t.spad_bytes_written += h.spad_bytes_written;
     t.spad_bytes_read += h.spad_bytes_read;
     t.spad_conflict_cycles += h.spad_conflict_cycles;
@@ -233,7 +234,7 @@ std::unique_ptr<TileSource> ArrayModule::make_source(const FoldPlan& folds, cons
                                            reference && params_.cluster_set);
 }
 
-void ArrayModule::link_prefetch(TileSource* source, const PassPlan& pass, const PassPlan* next, std::vector<int>& handed) {
+void ArrayModule::link_passes(TileSource* source, const PassPlan& pass, const PassPlan* next, Handover& handed) {
   auto* hierarchy = dynamic_cast<HierarchySource*>(source);
   if (!hierarchy) return;
   if (next && !next->prefetch.empty()) {
@@ -242,8 +243,15 @@ void ArrayModule::link_prefetch(TileSource* source, const PassPlan& pass, const 
     for (int k : next->prefetch) reads.push_back(program.reads[size_t(k)]);
     hierarchy->add_prefetch(reads);
   }
-  if (!pass.prefetch.empty()) hierarchy->adopt_prefetched(pass.prefetch, handed);
-  handed.clear();
+  if (!pass.prefetch.empty()) hierarchy->adopt_prefetched(pass.prefetch, handed.prefetched);
+  hierarchy->adopt_on_chip(pass.on_chip_reads, handed.outputs);
+  if (!pass.outputs_on_chip_to.empty()) hierarchy->keep_outputs_on_chip(spad::partition_named(pass.outputs_on_chip_to));
+  handed = {};
+}
+
+ArrayModule::Handover ArrayModule::handover_of(const TileSource* source) {
+  const auto* h = dynamic_cast<const HierarchySource*>(source);
+  return h ? Handover{h->prefetched(), h->on_chip_outputs()} : Handover{};
 }
 
 ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, const PassPlan* next,
@@ -252,7 +260,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   FoldPlan plan = fold_plan(plan_, pass);
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
   std::unique_ptr<TileSource> channel = make_source(plan, pass, start, sink_ != nullptr, false);
-  link_prefetch(channel.get(), pass, next, handed_);
+  link_passes(channel.get(), pass, next, handed_);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
   auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
   // With a trace the memory's part of it is announced fold by fold, as far as the memory has
@@ -295,7 +303,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   r.ideal_cycles = timing.ideal_cycles;
   r.pass_stalls = {{timing.reported_cycles, timing.ideal_cycles, timing.stall_causes}};
   if (hierarchy) {
-    handed_ = hierarchy->prefetched();
+    handed_ = handover_of(hierarchy);
     r.has_hierarchy = true;
     r.hierarchy = hierarchy->stats();
     r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
@@ -350,7 +358,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   // arrive at the closed form's schedule by itself. With clusters the grids share
   // a memory system of their own, stepping together (lockstep).
   std::unique_ptr<TileSource> channel = make_source(plan, pass, start, false, true);
-  link_prefetch(channel.get(), pass, next, reference_handed_);
+  link_passes(channel.get(), pass, next, reference_handed_);
   HierarchySource* lockstep = params_.cluster_set ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
@@ -395,7 +403,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
       grid_end = std::max(grid_end, channel->drain(load_starts));
     }
   }
-  if (auto* h = dynamic_cast<HierarchySource*>(channel.get())) reference_handed_ = h->prefetched();
+  if (channel) reference_handed_ = handover_of(channel.get());
   const std::vector<std::string> problems = reference_problems(*grid, expected, grid_end, r.end_cycle, r.stats, data);
   r.verify.passed = problems.empty();
   if (!problems.empty()) r.verify.detail = problems.front();

@@ -127,9 +127,16 @@ class ArrayModule : public sc_core::sc_module {
   // `next`: the cluster's next pass (its prefetch, overlap: prefetch), nullptr at the end.
   ArrayLayerResult run_pass(int index, int step, bool first_pass, const PassPlan& pass, const PassPlan* next,
                             int64_t start);
-  // overlap: prefetch: `source` takes over the reads the previous pass loaded for it (`handed`)
-  // and queues the first reads of `next`; `handed` is then for the next pass to fill.
-  void link_prefetch(TileSource* source, const PassPlan& pass, const PassPlan* next, std::vector<int>& handed);
+  // What a pass hands the next one (DMA ids): overlap: prefetch, the next pass's first reads it
+  // loaded; overlap: pipeline, its write-backs kept on chip as the next layer's input.
+  struct Handover {
+    std::vector<int> prefetched, outputs;
+  };
+  // `source` takes over what the previous pass handed it, queues the first reads of `next`
+  // (prefetch) and keeps its outputs on chip when the plan says so; `handed` is then for the
+  // next pass to fill.
+  void link_passes(TileSource* source, const PassPlan& pass, const PassPlan* next, Handover& handed);
+  static Handover handover_of(const TileSource* source);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).
   std::unique_ptr<TileSource> make_source(const FoldPlan& folds, const PassPlan& pass, int64_t start, bool record,
@@ -155,7 +162,7 @@ class ArrayModule : public sc_core::sc_module {
   std::vector<ArrayLayerResult> results_;
   bool finished_ = false;
   std::shared_ptr<MemoryGroup> own_group_, own_reference_group_;  // one cluster, no cluster set
-  std::vector<int> handed_, reference_handed_;  // overlap: prefetch: DMA ids of the next pass's first reads
+  Handover handed_, reference_handed_;  // overlap: prefetch | pipeline
 };
 
 }  // namespace cstsim

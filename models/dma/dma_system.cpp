@@ -60,7 +60,8 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
 
 DmaSystem::~DmaSystem() = default;
 
-int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step) {
+int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step,
+                       std::optional<spad::Partition> on_chip_to) {
   Queue& q = queues_[size_t(2 * cluster + (t.write ? 1 : 0))];
   // Enqueued late is fine behind a transfer still issuing (it could not have gone
   // earlier); with nothing ahead of it, it would have, so that is a caller bug.
@@ -68,7 +69,9 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
     throw std::logic_error(fmt::format("DMA: transfer enqueued for cycle {}, already simulated to tick {}", earliest,
                                        now_));
   if (t.bytes <= 0) throw std::logic_error("DMA: empty transfer");
+  if (on_chip_to && !t.write) throw std::logic_error("DMA: only a write can stay on chip");
   TransferState s;
+  if (on_chip_to) s.on_chip_to = int(*on_chip_to);
   s.what = t;
   s.cluster = cluster;
   s.step = step;
@@ -137,9 +140,11 @@ void DmaSystem::issue(Queue& q) {
     r.cluster = t.cluster;
     const int64_t offset = t.what.bytes - t.bytes_left;  // a piece never leaves its descriptor row
     r.addr = t.what.addr_at(offset);
-    r.bytes = piece_bytes(r.addr, std::min({t.bytes_left, budget, t.what.left_in_row(offset)}));
+    const int64_t most = std::min({t.bytes_left, budget, t.what.left_in_row(offset)});
+    const bool on_chip = t.on_chip_to >= 0;  // no HBM channel, no controller
+    r.bytes = on_chip ? most : piece_bytes(r.addr, most);
     r.write = t.what.write;
-    r.controller = controller_of(r.addr);
+    r.controller = on_chip ? -1 : controller_of(r.addr);
     r.path.issued = at;
     budget -= r.bytes;
     t.bytes_left -= r.bytes;
@@ -219,20 +224,30 @@ void DmaSystem::move_through_ports(size_t index, int64_t cycle) {
   const bool landing = index % 2 == 0;
   for (const SpadPortQueue::Moved& m : moved_) {
     Request& r = request(m.request);
-    if (record_actions_) state(r.transfer).at_spad.emplace_back(m.last_cycle, r.bytes);
+    TransferState& t = state(r.transfer);
+    const bool on_chip = t.on_chip_to >= 0;
+    if (record_actions_) (landing && on_chip ? t.at_spad_in : t.at_spad).emplace_back(m.last_cycle, r.bytes);
     if (landing) {  // in the scratchpad: the slot frees, the data is usable after the write latency
+      if (on_chip) stats_[size_t(r.cluster)].bytes_on_chip += r.bytes;
       r.path.freed = (m.last_cycle + 1) * acc_period_;
       free_slot(r, r.path.freed);
       finish_request(m.request, (m.last_cycle + 1 + sp.write_latency) * acc_period_);
       continue;
     }
+    const int64_t out = m.last_cycle + 1 + sp.read_latency;  // the data has left the scratchpad
     noc::Packet p;  // write data out of the scratchpad: its packet leaves after the read latency
+    p.id = uint64_t(r.id);
+    if (on_chip) {  // to the landing buffer when it is out (an injection with no node): no NoC, no HBM
+      r.path.injected = r.path.at_memory = r.path.memory_done = r.path.returned = out * acc_period_;
+      p.dst = -1;
+      injections_.push({out * acc_period_, p});
+      continue;
+    }
     p.src = nodes_[size_t(r.cluster)];
     p.dst = r.controller;
     p.vnet = noc::kRequestVnet;
-    p.id = uint64_t(r.id);
     p.bytes = r.bytes;
-    injections_.push({(m.last_cycle + 1 + sp.read_latency) * acc_period_, p});
+    injections_.push({out * acc_period_, p});
   }
 }
 
@@ -298,6 +313,12 @@ bool DmaSystem::step() {
     case NextEvent::Inject: {
       Injection in = injections_.top();
       injections_.pop();
+      if (in.packet.dst < 0) {  // an on-chip write's data, out of the scratchpad: into the landing buffer
+        const Request& r = request(int(in.packet.id));
+        port_queues_[size_t(2 * r.cluster)].add(r.id, spad::Partition(state(r.transfer).on_chip_to), r.bytes,
+                                                to_acc(in.at));
+        break;
+      }
       in.packet.cycle = noc_cycle_at(in.at);
       if (in.packet.vnet == noc::kRequestVnet) request(int(in.packet.id)).path.injected = in.packet.cycle * noc_period_;
       noc_->inject(in.packet);

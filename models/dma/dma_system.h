@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -70,6 +71,10 @@ struct TransferState {
   int cluster = 0;
   int step = 0;  // the run's step (MemoryGroup::step) whose pass uses it
   spad::Partition partition = spad::Partition::Ifmap;
+  // overlap: pipeline: a write whose data stays in the scratchpad (the next layer's input): read
+  // out of `partition` through the egress queue, then written into this partition through the
+  // landing buffer, neither NoC nor HBM; -1: an ordinary transfer.
+  int on_chip_to = -1;
   int64_t earliest = 0;     // accelerator cycle its slot is free
   int64_t first_issue = -1; // accelerator cycle of its first request
   int64_t done = -1;        // accelerator cycle it is complete (reads: usable in the scratchpad; -1: not yet)
@@ -80,6 +85,8 @@ struct TransferState {
   // word written; writes, the cycle of the last word read out.
   std::vector<std::pair<int64_t, int64_t>> at_spad;
   std::vector<std::pair<int64_t, int64_t>> at_hbm;  // (accelerator cycle the HBM moved it, bytes) per request
+  // On-chip writes: (accelerator cycle of the last word written into `on_chip_to`, bytes) per request.
+  std::vector<std::pair<int64_t, int64_t>> at_spad_in;
 };
 
 struct DmaStats {
@@ -87,6 +94,7 @@ struct DmaStats {
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
   int64_t requests = 0;         // DMA requests issued (at most one per queue and cycle)
   int64_t pieces = 0;           // their per-channel pieces, each a packet to one controller
+  int64_t bytes_on_chip = 0;    // scratchpad -> scratchpad (overlap: pipeline), payload
 };
 
 // The DMA engine's own parameters (hbm.max_outstanding, hbm.request_bytes) and the
@@ -113,8 +121,10 @@ class DmaSystem {
   DmaSystem& operator=(const DmaSystem&) = delete;
 
   // Appends to the read or write queue (by t.write); returns the transfer id.
-  // `earliest` must not lie before what has been simulated (std::logic_error).
-  int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step = 0);
+  // `earliest` must not lie before what has been simulated (std::logic_error). `on_chip_to`
+  // (writes only): the partition the data goes to instead of HBM (TransferState::on_chip_to).
+  int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step = 0,
+              std::optional<spad::Partition> on_chip_to = std::nullopt);
   // Processes the earliest pending event of the whole system; false when nothing is pending.
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
@@ -129,6 +139,7 @@ class DmaSystem {
   void forget_actions(int id) {
     std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_hbm);
     std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_spad);
+    std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_spad_in);
   }
   // The way of request `id` (RequestPath::waited_on names one); std::logic_error once forgotten.
   const RequestPath& request_path(int id) const;

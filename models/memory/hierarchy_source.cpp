@@ -95,6 +95,27 @@ void HierarchySource::adopt_prefetched(const std::vector<int>& reads, const std:
   }
 }
 
+void HierarchySource::keep_outputs_on_chip(spad::Partition to) {
+  if (writes_enqueued_ > 0 || !folds_.empty()) throw std::logic_error("hierarchy source: outputs kept on chip too late");
+  outputs_to_ = to;
+  on_chip_booked_.assign(dma_.writes.size(), 0);
+}
+
+std::vector<int> HierarchySource::on_chip_outputs() const { return outputs_to_ ? write_id_ : std::vector<int>{}; }
+
+void HierarchySource::adopt_on_chip(const std::vector<int>& reads, const std::vector<int>& ids) {
+  if (reads.empty()) return;
+  if (ids.empty()) throw std::logic_error("hierarchy source: on-chip input without the previous outputs");
+  // Every read is there once the last of the previous layer's write-backs is: the layer starts after it.
+  const int last = *std::max_element(ids.begin(), ids.end(), [this](int a, int b) {
+    return dma().transfer(a).done < dma().transfer(b).done;
+  });
+  for (int k : reads)
+    if (dma_.reads[size_t(k)].after_fold >= 0)
+      throw std::logic_error("hierarchy source: an on-chip input read waits for a fold");
+  adopt_prefetched(reads, std::vector<int>(reads.size(), last));
+}
+
 HierarchySource::~HierarchySource() {
   if (observer_) spad_->remove_observer(observer_.get());
 }
@@ -159,8 +180,11 @@ void HierarchySource::enqueue_known(int g) {
   while (writes_enqueued_ < int(dma_.writes.size())) {
     const DmaTransfer& t = dma_.writes[size_t(writes_enqueued_)];
     if (t.fold >= g) break;
+    // An on-chip write-back is the next layer's input: it belongs to the next step's window too
+    // (the next pass adopts it), so the DMA keeps it until that step is over.
     write_id_[size_t(writes_enqueued_)] =
-        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1, group_->step());
+        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1,
+                      group_->step() + (outputs_to_ ? 1 : 0), outputs_to_);
     ++writes_enqueued_;
   }
 }
@@ -281,8 +305,9 @@ void HierarchySource::explain_drain(int64_t from, int64_t to, std::map<std::stri
     causes["dependency"] += to - from;
     return;
   }
+  // A write's way ends when its slot frees: its ack (= returned), or on chip its last word written.
   const RequestPath& p = dma().transfer(last).critical;
-  explain_request(p, read ? dma().transfer(last).done : dma().to_acc(p.returned), from, to, causes);
+  explain_request(p, read ? dma().transfer(last).done : dma().to_acc(p.freed), from, to, causes);
 }
 
 // Charges [from, to) along the way of request p, which ends at `last` (its data usable), the
@@ -392,13 +417,22 @@ void HierarchySource::record_residency(int64_t before) {
       ch.push_back({from, bytes, spad::Partition::Ofmap});
       made = 1;
     }
-    const int64_t done = w < writes_enqueued_ ? dma().transfer(write_id_[size_t(w)]).done : -1;
-    if (made == 1 && done >= 0 && done < before) {
-      ch.push_back({done, -bytes, spad::Partition::Ofmap});
+    const TransferState* t = w < writes_enqueued_ ? &dma().transfer(write_id_[size_t(w)]) : nullptr;
+    if (made == 1 && t && t->done >= 0 && t->done < before) {
+      ch.push_back({t->done, -bytes, spad::Partition::Ofmap});
       made = 2;
     }
+    // On chip, the outputs (requantized) take their room in the next layer's partition from the
+    // write-back's issue, as a read's block does; the next layer releases it.
+    if (outputs_to_ && !on_chip_booked_[size_t(w)] && t && t->first_issue >= 0 && t->first_issue < before) {
+      ch.push_back({t->first_issue, dma_.writes[size_t(w)].bytes, *outputs_to_});
+      on_chip_booked_[size_t(w)] = 1;
+    }
   }
-  while (writes_settled_ < writes_enqueued_ && write_changes_[size_t(writes_settled_)] == 2) ++writes_settled_;
+  auto settled = [&](int w) {
+    return write_changes_[size_t(w)] == 2 && (!outputs_to_ || on_chip_booked_[size_t(w)]);
+  };
+  while (writes_settled_ < writes_enqueued_ && settled(writes_settled_)) ++writes_settled_;
   // Releases first within a cycle: a slot is reused the cycle it frees.
   std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.bytes < b.bytes;
@@ -428,12 +462,17 @@ void HierarchySource::take_actions(int64_t before,
   };
   // One direction's transfers from the first not yet settled (done and all announced); a
   // settled one drops its lists.
+  // On-chip write-backs (overlap: pipeline) have no HBM part; their scratchpad writes, into the
+  // next layer's partition, are in at_spad_in, read after their reads at the same index.
   auto direction = [&](const std::vector<int>& ids, int enqueued, int& announced, std::vector<size_t>& hbm_taken,
                        std::vector<size_t>& spad_taken, const auto& hbm_kind, ActionKind spad_kind) {
     bool settled = true;
     for (int k = announced; k < enqueued; ++k) {
       const TransferState& t = dma().transfer(ids[size_t(k)]);
-      const bool all = drain(t.at_hbm, hbm_taken[size_t(k)], hbm_kind(k)) &
+      const bool on_chip = t.on_chip_to >= 0;
+      size_t& taken_in = hbm_taken[size_t(k)];  // an on-chip write's HBM list is empty: its counter serves at_spad_in
+      const bool all = (on_chip ? drain(t.at_spad_in, taken_in, ActionKind::SpadWrite)
+                                : drain(t.at_hbm, taken_in, hbm_kind(k))) &
                        drain(t.at_spad, spad_taken[size_t(k)], spad_kind);
       settled = settled && all && t.done >= 0;
       if (settled) {
@@ -505,6 +544,7 @@ HierarchyLayerStats HierarchySource::stats() const {
   s.dma_bytes_sent = d.bytes_sent - dma_base_.bytes_sent;
   s.dma_requests = d.requests - dma_base_.requests;
   s.dma_pieces = d.pieces - dma_base_.pieces;
+  s.dma_bytes_on_chip = d.bytes_on_chip - dma_base_.bytes_on_chip;
   (dma_.raw_channels > 0 ? s.raw_ifmap_passes : s.im2col_ifmap_passes) = 1;
   for (spad::Partition p : spad::kAllPartitions) {
     const spad::PartitionStats ps = spad_->stats(p) - spad_base_[size_t(p)];

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct HierarchyLayerStats {
   SharedStats shared;
   int64_t dma_bytes_delivered = 0, dma_bytes_sent = 0;
   int64_t dma_requests = 0, dma_pieces = 0;  // requests issued, and their per-channel pieces
+  int64_t dma_bytes_on_chip = 0;  // outputs moved within the scratchpad to the next layer (overlap: pipeline)
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)
@@ -78,6 +80,16 @@ class HierarchySource : public TileSource {
   // Before the first question: reads `reads` (indices into this pass's program) were loaded by
   // the previous pass, as DMA transfers `ids`.
   void adopt_prefetched(const std::vector<int>& reads, const std::vector<int>& ids);
+
+  // overlap: pipeline (sim/mapper/pipeline.h). Before the first question: this pass's outputs are
+  // the next layer's input and stay on chip: each write-back is read out of the ofmap partition
+  // and written into partition `to` (neither NoC nor HBM), which it occupies from its issue on;
+  // the next layer releases it.
+  void keep_outputs_on_chip(spad::Partition to);
+  std::vector<int> on_chip_outputs() const;  // their DMA ids, for the next pass's adopt_on_chip
+  // Before the first question: reads `reads` (indices into this pass's program) are the previous
+  // layer's outputs, in the scratchpad since its on-chip write-backs `ids` (of the same bytes in all).
+  void adopt_on_chip(const std::vector<int>& reads, const std::vector<int>& ids);
 
   // After drain(); the shared fields are final once every cluster has drained.
   HierarchyLayerStats stats() const;
@@ -132,6 +144,8 @@ class HierarchySource : public TileSource {
   std::vector<FoldHistory> folds_;   // learned so far
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
   int own_reads_ = 0;  // dma_.reads beyond these are the next pass's prefetch
+  std::optional<spad::Partition> outputs_to_;  // overlap: pipeline: where the write-backs go on chip
+  std::vector<uint8_t> on_chip_booked_;        // per write: its room in outputs_to_ occupied
   std::vector<int64_t> read_in_spad_;    // cycle each read is all in the scratchpad, -1 until landed
   int reads_enqueued_ = 0, writes_enqueued_ = 0;
   struct Critical {

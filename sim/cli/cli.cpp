@@ -109,10 +109,17 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     j["hbm_tensors"] = tensors;
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
-    if (a.overlap == "prefetch") {  // the widest share's first pass: what its previous pass loads for it
+    if (a.overlap != "none") {  // the widest share's first pass: what its previous pass loads for it
       int stream = 0;
       for (int k : widest.prefetch) stream += program.reads[size_t(k)].operand == Operand::Stream;
       j["prefetch"] = {{"reads", widest.prefetch.size()}, {"stream_reads", stream}};
+    }
+    if (a.overlap == "pipeline") {  // which tensors stay on chip between layers
+      const PassPlan& last = l.clusters.front().passes.back();
+      j["on_chip"] = {{"input", !l.clusters.front().passes.front().on_chip_reads.empty()},
+                      {"output", !last.outputs_on_chip_to.empty()}};
+      if (!last.outputs_on_chip_to.empty()) j["on_chip"]["output_partition"] = last.outputs_on_chip_to;
+      if (!l.input_not_on_chip.empty()) j["on_chip"]["input_not_on_chip"] = l.input_not_on_chip;
     }
     program.passes = int(l.pass_rows.size());
     j["dma_program"] = to_json(program);

@@ -47,10 +47,12 @@ const schema::Table& arch_schema() {
           only_with(integer_key("hbm.controller_queue_flits", "flits", "0 (unbounded)", 0, int64_t(1) << 20,
                       "memory: hierarchy: request and write-data flits an HBM controller's mesh port holds until the "
                       "HBM is done with them; full, the mesh holds the rest (back-pressure)"), hierarchy),
-          only_with(choice_key("overlap", "", "none", {"none", "prefetch"},
+          only_with(choice_key("overlap", "", "none", {"none", "prefetch", "pipeline"},
                      "memory: hierarchy: none: a layer's reads start with it; prefetch: the next pass's first "
                      "stationary tiles and stream slices load while the current one computes, where the "
-                     "scratchpad has room (sim/mapper/prefetch.h)"), hierarchy),
+                     "scratchpad has room (sim/mapper/prefetch.h); pipeline: prefetch, and a layer's outputs "
+                     "stay in the scratchpad as the next layer's input where they fit (one cluster; "
+                     "sim/mapper/pipeline.h)"), hierarchy),
           only_with(choice_key("hbm.layout", "", "tiled", {"tiled", "row_major"},
                      "memory: hierarchy: tensors in HBM as contiguous DMA blocks (tiled) or row-major matrices, "
                      "rows padded to 64 B, read by strided descriptors (row_major)"), hierarchy),

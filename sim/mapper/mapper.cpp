@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/mapper/dma_plan.h"
+#include "sim/mapper/pipeline.h"
 #include "sim/mapper/prefetch.h"
 
 namespace cstsim {
@@ -283,6 +284,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
                       plan.layers[i], next))
       plan.layers[i].input_from = int(i) - 1;
   }
+  plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);
   return plan;
 }

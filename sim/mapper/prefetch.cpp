@@ -9,15 +9,6 @@ namespace cstsim {
 
 namespace {
 
-// What a pass's own buffers hold of each read partition at most: its tile FIFO, its stream
-// slots (one resident block, or two alternating slices).
-std::map<std::string, int64_t> held_by(const DmaBuffers& d) {
-  std::map<std::string, int64_t> held;
-  held[d.stationary_partition] += int64_t(d.fifo_tiles) * d.stationary_slot;
-  held[d.stream_partition] += d.stream_resident ? d.stream_slot : 2 * d.stream_slot;
-  return held;
-}
-
 int64_t partition_bytes(const DmaBuffers& d, const std::string& name) {
   return name == d.stationary_partition ? d.stationary_partition_bytes : d.stream_partition_bytes;
 }
@@ -34,12 +25,23 @@ int64_t spare_bytes(const Plan& plan, const PassPlan& running, double bytes_per_
   return std::max<int64_t>(0, int64_t(cycles * bytes_per_cycle) - own.read_bytes() - own.write_bytes());
 }
 
+// What the running pass holds of each read partition: its own buffers (held_by_pass) and, with
+// overlap: pipeline, its outputs kept for the next layer.
+std::map<std::string, int64_t> held_by(const Plan& plan, const PassPlan& running) {
+  std::map<std::string, int64_t> held;
+  for (const std::string& p : {running.dma.stationary_partition, running.dma.stream_partition})
+    held[p] = held_by_pass(running.dma, p);
+  if (!running.outputs_on_chip_to.empty())
+    held[running.outputs_on_chip_to] += dma_program(fold_plan(plan, running), running).write_bytes();
+  return held;
+}
+
 // The reads of `next`'s program that may load while `running` runs.
 std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const PassPlan& next,
                               bool reads_previous_output, double bytes_per_cycle) {
   const LayerDmaPlan program = dma_program(fold_plan(plan, next), next);
   const bool is = !roles(plan.dataflow).tile_is_filter;
-  std::map<std::string, int64_t> used = held_by(running.dma);
+  std::map<std::string, int64_t> used = held_by(plan, running);
   const int64_t budget = spare_bytes(plan, running, bytes_per_cycle);
   int64_t moved = 0;
   std::vector<int> reads;
@@ -63,8 +65,15 @@ std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const P
 
 }  // namespace
 
+int64_t held_by_pass(const DmaBuffers& d, const std::string& partition) {
+  int64_t held = 0;
+  if (partition == d.stationary_partition) held += int64_t(d.fifo_tiles) * d.stationary_slot;
+  if (partition == d.stream_partition) held += d.stream_resident ? d.stream_slot : 2 * d.stream_slot;
+  return held;
+}
+
 void plan_prefetch(const ArchSpec& a, Plan& plan) {
-  if (a.memory != "hierarchy" || a.overlap != "prefetch") return;
+  if (a.memory != "hierarchy" || (a.overlap != "prefetch" && a.overlap != "pipeline")) return;
   const hbm::HbmSpec& h = a.hbm_spec;
   const double hbm = h.peak_gbps_per_pc() * 1e9 * h.org.pcs() / a.clock_hz;
   const double port = double(a.noc_config.flit_bytes) * a.noc_config.clock_hz / a.clock_hz;

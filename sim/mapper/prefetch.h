@@ -14,11 +14,17 @@
 // only when these reads are in the scratchpad too (so every step's traffic is its own, and the
 // next pass finds its first tiles there); the last rule keeps that wait short. Sets
 // PassPlan::prefetch.
+#include <string>
+
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 
 namespace cstsim {
 
 void plan_prefetch(const ArchSpec& arch, Plan& plan);
+
+// What a pass's own buffers hold of scratchpad partition `partition` at most: its tile FIFO,
+// its stream slots (one resident block, or two alternating slices).
+int64_t held_by_pass(const DmaBuffers& d, const std::string& partition);
 
 }  // namespace cstsim

@@ -53,6 +53,7 @@ nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memo
           {"dma_bytes_sent", h.dma_bytes_sent},
           {"dma_requests", h.dma_requests},  // at most one per queue and cycle, up to hbm.request_bytes
           {"dma_pieces", h.dma_pieces},      // their per-channel pieces (one NoC packet each)
+          {"dma_bytes_on_chip", h.dma_bytes_on_chip},  // outputs kept for the next layer (overlap: pipeline)
           {"spad_bytes_written", h.spad_bytes_written},
           {"spad_bytes_read", h.spad_bytes_read},
           {"spad_conflict_cycles", h.spad_conflict_cycles},

@@ -626,7 +626,7 @@ namespace {
 // cycles (294,811 -> 286,134 when measured), moves the same bytes, and a layer's window now ends
 // when the next layer's prefetched reads are in too, so the saving shows in the layer after.
 // A layer that reads the previous one's output does not prefetch that input (it waits for the
-// write-back): on a chain of GEMMs only the weights come early. overlap is an input of its own.
+// write-back): on a chain of GEMMs only the weights come early.
 TEST_F(MemoryPhysics, PrefetchLoadsTheNextLayersFirstTilesWhileOneComputes) {
   auto layers = [&](const std::string& workload, const std::string& overlap, const char* trace) {
     const fs::path out = dir_ / ("prefetch-" + overlap);
@@ -667,10 +667,65 @@ TEST_F(MemoryPhysics, PrefetchLoadsTheNextLayersFirstTilesWhileOneComputes) {
                                    short_chain.string() + " --set overlap=prefetch");
   ASSERT_EQ(short_plan.status, 0) << short_plan.err;
   EXPECT_EQ(nlohmann::json::parse(short_plan.out)[1]["prefetch"]["reads"], 1);
+}
+
+// overlap: pipeline keeps fc1's outputs in the scratchpad as fc2's input: fc1 writes nothing to
+// HBM and fc2 reads only its weights, 2 x 512 KiB less HBM traffic than prefetch, which it
+// otherwise equals; the outputs go out of the ofmap partition and into the ifmap partition
+// through the scratchpad ports (counted both ways) and sit there beside fc1's own input, and
+// fc2 starts with its input on chip, so it waits less. Where they do not fit beside fc1's own
+// input (a 768 KiB ifmap partition holds fc1's 512 KiB, not both), nothing stays on chip and the
+// run is prefetch's, cycle for cycle. Several clusters each hold a share of the outputs: refused.
+TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
+  const fs::path chain = file("chain.yaml", "layers:\n  - {name: fc1, M: 1024, N: 512, K: 512}\n"
+                                            "  - {name: fc2, M: 1024, N: 512, K: 512}\n");
+  auto run = [&](const std::string& overlap, const std::string& extra, const char* trace) {
+    const fs::path out = dir_ / ("pipe-" + overlap);
+    const Result r = cstsim("run -q " + std::string(trace) + " --force --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                            " --workload " + chain.string() + " --out " + out.string() + " --set overlap=" + overlap +
+                            extra);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"))["layers"];
+  };
+  const auto early = run("prefetch", "", "--no-trace");
+  const auto kept = run("pipeline", "", "");  // with the trace: residency and actions across the boundary
+  EXPECT_TRUE(fs::exists(dir_ / "pipe-pipeline" / "report.json"));
+  const int64_t outputs = 1024 * 512;  // fc1's C, int8
+  const auto& m1 = kept[0]["memory"];
+  const auto& m2 = kept[1]["memory"];
+  EXPECT_EQ(m1["hbm_bytes_written"].get<int64_t>(), 0);
+  EXPECT_EQ(m1["dma_bytes_on_chip"].get<int64_t>(), outputs);
+  EXPECT_EQ(early[0]["memory"]["hbm_bytes_written"].get<int64_t>(), outputs);
+  EXPECT_EQ(m1["hbm_bytes_read"], early[0]["memory"]["hbm_bytes_read"]);  // fc1's input and fc2's prefetched tiles
+  EXPECT_EQ(m2["hbm_bytes_read"].get<int64_t>(), early[1]["memory"]["hbm_bytes_read"].get<int64_t>() - outputs);
+  EXPECT_EQ(m2["hbm_bytes_written"], early[1]["memory"]["hbm_bytes_written"]);
+  // Out of the ofmap partition and into the ifmap partition, through the ports.
+  EXPECT_EQ(m1["spad_bytes_read"].get<int64_t>(), m1["dma_bytes_sent"].get<int64_t>() + outputs);
+  EXPECT_EQ(m1["spad_bytes_written"].get<int64_t>(), m1["dma_bytes_delivered"].get<int64_t>() + outputs);
+  EXPECT_GT(m1["spad_peak_bytes"]["ifmap"].get<int64_t>(), early[0]["memory"]["spad_peak_bytes"]["ifmap"].get<int64_t>());
+  EXPECT_LT(kept[1]["stall_cycles"].get<int64_t>(), early[1]["stall_cycles"].get<int64_t>());
+  EXPECT_LT(kept[1]["end_cycle"].get<int64_t>(), early[1]["end_cycle"].get<int64_t>());
+  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                             chain.string() + " --set overlap=pipeline");
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto p = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(p[0]["on_chip"]["output"], true);
+  EXPECT_EQ(p[0]["on_chip"]["output_partition"], "ifmap");
+  EXPECT_EQ(p[1]["on_chip"]["input"], true);
+  EXPECT_EQ(p[0]["hbm_bytes_written"], 0);
+  EXPECT_EQ(p[1]["hbm_bytes_read"], 512 * 512);  // its weights alone (some move in fc1's window: prefetch)
+  // No room beside fc1's own input: nothing stays, and the run is prefetch's.
+  const auto tight_early = run("prefetch", " --set sram.ifmap_kib=768", "--no-trace");
+  const auto tight = run("pipeline", " --set sram.ifmap_kib=768", "--no-trace");
+  EXPECT_EQ(tight[0]["memory"]["dma_bytes_on_chip"].get<int64_t>(), 0);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(tight[i]["end_cycle"], tight_early[i]["end_cycle"]);
+    EXPECT_EQ(tight[i]["memory"]["hbm_bytes_read"], tight_early[i]["memory"]["hbm_bytes_read"]);
+  }
   const Result bad = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + chain.string() +
-                            " --out " + (dir_ / "bad").string() + " --set overlap=pipeline");
+                            " --out " + (dir_ / "bad").string() + " --set overlap=pipeline --set clusters=2");
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("overlap"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("overlap: pipeline needs clusters: 1"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
 }
 

@@ -55,7 +55,14 @@ TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
   EXPECT_NE(error(a, L).find("invariant 'bytes' violated in layer 1 (fc): read: HBM 640, DMA 600"), std::string::npos);
   L = consistent();
   L.hierarchy.spad_bytes_read = 32;
-  EXPECT_NE(error(a, L).find("written: HBM 64, DMA 64, scratchpad 32"), std::string::npos);
+  EXPECT_NE(error(a, L).find("written: HBM 64, DMA 64, scratchpad 32, on chip 0"), std::string::npos);
+  // Outputs kept on chip (overlap: pipeline) leave one partition and enter another: both counts.
+  L = consistent();
+  L.hierarchy.dma_bytes_on_chip = 16;
+  EXPECT_NE(error(a, L).find("read: HBM 640, DMA 640, scratchpad 640, on chip 16"), std::string::npos);
+  L.hierarchy.spad_bytes_written += 16;
+  L.hierarchy.spad_bytes_read += 16;
+  EXPECT_EQ(error(a, L), "");
   L = consistent();
   L.stats.macs = 100 * 16 + 1;  // one MAC more than 16 PEs do in 100 cycles
   EXPECT_NE(error(a, L).find("invariant 'compute'"), std::string::npos);
