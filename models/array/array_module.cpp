@@ -245,7 +245,8 @@ void ArrayModule::link_passes(TileSource* source, const PassPlan& pass, const Pa
   }
   if (!pass.prefetch.empty()) hierarchy->adopt_prefetched(pass.prefetch, handed.prefetched);
   hierarchy->adopt_on_chip(pass.on_chip_reads, handed.outputs);
-  if (!pass.outputs_on_chip_to.empty()) hierarchy->keep_outputs_on_chip(spad::partition_named(pass.outputs_on_chip_to));
+  if (!pass.outputs_on_chip_to.empty())
+    hierarchy->keep_outputs_on_chip(spad::partition_named(pass.outputs_on_chip_to), pass.outputs_on_chip_room);
   handed = {};
 }
 

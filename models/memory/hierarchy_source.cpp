@@ -95,10 +95,11 @@ void HierarchySource::adopt_prefetched(const std::vector<int>& reads, const std:
   }
 }
 
-void HierarchySource::keep_outputs_on_chip(spad::Partition to) {
+void HierarchySource::keep_outputs_on_chip(spad::Partition to, int64_t room) {
   if (writes_enqueued_ > 0 || !folds_.empty()) throw std::logic_error("hierarchy source: outputs kept on chip too late");
+  if (dma_.writes.empty() || room <= 0) throw std::logic_error("hierarchy source: no outputs to keep on chip");
   outputs_to_ = to;
-  on_chip_booked_.assign(dma_.writes.size(), 0);
+  on_chip_room_ = room;
 }
 
 std::vector<int> HierarchySource::on_chip_outputs() const { return outputs_to_ ? write_id_ : std::vector<int>{}; }
@@ -422,16 +423,14 @@ void HierarchySource::record_residency(int64_t before) {
       ch.push_back({t->done, -bytes, spad::Partition::Ofmap});
       made = 2;
     }
-    // On chip, the outputs (requantized) take their room in the next layer's partition from the
-    // write-back's issue, as a read's block does; the next layer releases it.
-    if (outputs_to_ && !on_chip_booked_[size_t(w)] && t && t->first_issue >= 0 && t->first_issue < before) {
-      ch.push_back({t->first_issue, dma_.writes[size_t(w)].bytes, *outputs_to_});
-      on_chip_booked_[size_t(w)] = 1;
+    // On chip, the next layer's input takes its room in its partition from the first write-back's
+    // issue (as a read's block does from its issue); the next layer releases it read by read.
+    if (w == 0 && outputs_to_ && !on_chip_booked_ && t && t->first_issue >= 0 && t->first_issue < before) {
+      ch.push_back({t->first_issue, on_chip_room_, *outputs_to_});
+      on_chip_booked_ = true;
     }
   }
-  auto settled = [&](int w) {
-    return write_changes_[size_t(w)] == 2 && (!outputs_to_ || on_chip_booked_[size_t(w)]);
-  };
+  auto settled = [&](int w) { return write_changes_[size_t(w)] == 2 && (w > 0 || !outputs_to_ || on_chip_booked_); };
   while (writes_settled_ < writes_enqueued_ && settled(writes_settled_)) ++writes_settled_;
   // Releases first within a cycle: a slot is reused the cycle it frees.
   std::stable_sort(ch.begin(), ch.end(), [](const Change& a, const Change& b) {

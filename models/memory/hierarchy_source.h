@@ -83,12 +83,12 @@ class HierarchySource : public TileSource {
 
   // overlap: pipeline (sim/mapper/pipeline.h). Before the first question: this pass's outputs are
   // the next layer's input and stay on chip: each write-back is read out of the ofmap partition
-  // and written into partition `to` (neither NoC nor HBM), which it occupies from its issue on;
-  // the next layer releases it.
-  void keep_outputs_on_chip(spad::Partition to);
+  // and written into partition `to` (neither NoC nor HBM), where the next layer's input takes
+  // `room` bytes from the first write-back's issue on; the next layer releases it.
+  void keep_outputs_on_chip(spad::Partition to, int64_t room);
   std::vector<int> on_chip_outputs() const;  // their DMA ids, for the next pass's adopt_on_chip
   // Before the first question: reads `reads` (indices into this pass's program) are the previous
-  // layer's outputs, in the scratchpad since its on-chip write-backs `ids` (of the same bytes in all).
+  // layer's outputs, in the scratchpad since its on-chip write-backs `ids`.
   void adopt_on_chip(const std::vector<int>& reads, const std::vector<int>& ids);
 
   // After drain(); the shared fields are final once every cluster has drained.
@@ -145,7 +145,8 @@ class HierarchySource : public TileSource {
   std::vector<int> read_id_, write_id_;  // DmaSystem ids per plan entry, -1 until enqueued
   int own_reads_ = 0;  // dma_.reads beyond these are the next pass's prefetch
   std::optional<spad::Partition> outputs_to_;  // overlap: pipeline: where the write-backs go on chip
-  std::vector<uint8_t> on_chip_booked_;        // per write: its room in outputs_to_ occupied
+  int64_t on_chip_room_ = 0;                   // the next layer's input there, bytes
+  bool on_chip_booked_ = false;                // that room occupied
   std::vector<int64_t> read_in_spad_;    // cycle each read is all in the scratchpad, -1 until landed
   int reads_enqueued_ = 0, writes_enqueued_ = 0;
   struct Critical {

@@ -51,18 +51,14 @@ void plan_pipeline(const ArchSpec& a, Plan& plan) {
       continue;
     }
     const int64_t output_bytes = dma_program(fold_plan(plan, running), running).write_bytes();
-    if (output_bytes != input_bytes) {
-      why_not = fmt::format("the outputs are stored in other blocks ({} B) than the input is read ({} B)",
-                            output_bytes, input_bytes);
-      continue;
-    }
     const std::string& partition = next.dma.stream_partition;
-    if (const int64_t held = held_by_pass(running.dma, partition); held + output_bytes > running.dma.stream_partition_bytes) {
-      why_not = fmt::format("no room: {} B of outputs beside the previous layer's {} B in the {} partition of {} B",
-                            output_bytes, held, partition, running.dma.stream_partition_bytes);
+    if (const int64_t held = held_by_pass(running.dma, partition); held + input_bytes > running.dma.stream_partition_bytes) {
+      why_not = fmt::format("no room: its {} B input beside the previous layer's {} B in the {} partition of {} B",
+                            input_bytes, held, partition, running.dma.stream_partition_bytes);
       continue;
     }
     running.outputs_on_chip_to = partition;
+    running.outputs_on_chip_room = input_bytes;
     next.on_chip_reads = reads;
     previous.hbm_write_bytes -= output_bytes;
     layer.hbm_read_bytes -= input_bytes;

@@ -5,14 +5,16 @@
 //     one pass on one cluster (with several, each holds only its share of the outputs);
 //   - its input is the stream operand (WS, OS: A; under IS A goes through the tile FIFO) and
 //     is all resident from its start (every read of it free from the start);
-//   - the outputs as stored are the input as read, byte for byte (the same blocks: a square
-//     array, or rows and columns cut alike), so what one layer leaves the next one holds;
-//   - they fit the stream partition beside the previous layer's own tile FIFO and stream slots.
+//   - that input, as the next layer reads it (its blocks; a convolution's ifmap with its zero
+//     border), fits the stream partition beside the previous layer's own tile FIFO and stream
+//     slots.
 // Then the previous pass's write-backs move its outputs, requantized, out of the ofmap
 // partition and into the next layer's stream partition through the scratchpad ports (neither
-// NoC nor HBM: PassPlan::outputs_on_chip_to), and the next pass finds its input there
-// (PassPlan::on_chip_reads). Both layers' HBM bytes drop by them. Runs before plan_prefetch,
-// which then leaves room for them.
+// NoC nor HBM: PassPlan::outputs_on_chip_to), laid out there as the next layer reads them; the
+// input's whole room is taken from the first write-back's issue (the zero border and block
+// padding are not moved), and the next pass finds its input there (PassPlan::on_chip_reads) and
+// releases it as its folds are done with it. Both layers' HBM bytes drop by what no longer
+// moves. Runs before plan_prefetch, which then leaves room for it.
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 

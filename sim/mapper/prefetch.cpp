@@ -27,12 +27,11 @@ int64_t spare_bytes(const Plan& plan, const PassPlan& running, double bytes_per_
 
 // What the running pass holds of each read partition: its own buffers (held_by_pass) and, with
 // overlap: pipeline, its outputs kept for the next layer.
-std::map<std::string, int64_t> held_by(const Plan& plan, const PassPlan& running) {
+std::map<std::string, int64_t> held_by(const PassPlan& running) {
   std::map<std::string, int64_t> held;
   for (const std::string& p : {running.dma.stationary_partition, running.dma.stream_partition})
     held[p] = held_by_pass(running.dma, p);
-  if (!running.outputs_on_chip_to.empty())
-    held[running.outputs_on_chip_to] += dma_program(fold_plan(plan, running), running).write_bytes();
+  if (!running.outputs_on_chip_to.empty()) held[running.outputs_on_chip_to] += running.outputs_on_chip_room;
   return held;
 }
 
@@ -41,7 +40,7 @@ std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const P
                               bool reads_previous_output, double bytes_per_cycle) {
   const LayerDmaPlan program = dma_program(fold_plan(plan, next), next);
   const bool is = !roles(plan.dataflow).tile_is_filter;
-  std::map<std::string, int64_t> used = held_by(plan, running);
+  std::map<std::string, int64_t> used = held_by(running);
   const int64_t budget = spare_bytes(plan, running, bytes_per_cycle);
   int64_t moved = 0;
   std::vector<int> reads;

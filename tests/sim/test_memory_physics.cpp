@@ -675,7 +675,8 @@ TEST_F(MemoryPhysics, PrefetchLoadsTheNextLayersFirstTilesWhileOneComputes) {
 // through the scratchpad ports (counted both ways) and sit there beside fc1's own input, and
 // fc2 starts with its input on chip, so it waits less. Where they do not fit beside fc1's own
 // input (a 768 KiB ifmap partition holds fc1's 512 KiB, not both), nothing stays on chip and the
-// run is prefetch's, cycle for cycle. Several clusters each hold a share of the outputs: refused.
+// run is prefetch's, cycle for cycle. A convolution keeps the previous output map inside its zero
+// border. Several clusters each hold a share of the outputs: refused.
 TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
   const fs::path chain = file("chain.yaml", "layers:\n  - {name: fc1, M: 1024, N: 512, K: 512}\n"
                                             "  - {name: fc2, M: 1024, N: 512, K: 512}\n");
@@ -722,6 +723,25 @@ TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
     EXPECT_EQ(tight[i]["end_cycle"], tight_early[i]["end_cycle"]);
     EXPECT_EQ(tight[i]["memory"]["hbm_bytes_read"], tight_early[i]["memory"]["hbm_bytes_read"]);
   }
+  // A convolution's input is the previous output map inside its zero border: the 16 x 16 x 64
+  // outputs move (16,384 B), the 18 x 18 x 64 input's room is taken (20,736 B), and c2 reads only
+  // its weights (3 x 3 x 64 x 64).
+  const fs::path convs = file("convs.csv", "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,"
+                                           "Num Filter,Strides,\nc1,18,18,3,3,64,64,1,\nc2,18,18,3,3,64,64,1,\n");
+  const Result conv_plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                                  convs.string() + " --set overlap=pipeline");
+  ASSERT_EQ(conv_plan.status, 0) << conv_plan.err;
+  const auto cp = nlohmann::json::parse(conv_plan.out);
+  EXPECT_EQ(cp[1]["on_chip"]["input"], true);
+  EXPECT_EQ(cp[1]["raw_ifmap_bytes"], 18 * 18 * 64);
+  EXPECT_EQ(cp[1]["hbm_bytes_read"], 3 * 3 * 64 * 64);
+  const fs::path conv_out = dir_ / "pipe-convs";
+  const Result conv_run = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                                 convs.string() + " --out " + conv_out.string() + " --set overlap=pipeline");
+  ASSERT_EQ(conv_run.status, 0) << conv_run.err;
+  const auto cl = nlohmann::json::parse(slurp(conv_out / "summary.json"))["layers"];
+  EXPECT_EQ(cl[0]["memory"]["dma_bytes_on_chip"], 16 * 16 * 64);
+  EXPECT_EQ(cl[0]["memory"]["hbm_bytes_written"], 0);
   const Result bad = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + chain.string() +
                             " --out " + (dir_ / "bad").string() + " --set overlap=pipeline --set clusters=2");
   EXPECT_EQ(bad.status, 2);
