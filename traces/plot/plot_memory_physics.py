@@ -4,7 +4,7 @@
     plot_memory_physics.py channels SWEEP_DIR --out PREFIX   # decode-GEMV cycles vs HBM channels
     plot_memory_physics.py noc SWEEP_DIR --out PREFIX        # GEMM 1024^3 vs VCs, flit width, VC reuse
     plot_memory_physics.py refresh SWEEP_DIR --out PREFIX    # cycles and energy vs refresh policy
-    plot_memory_physics.py prefetch SWEEP_DIR --out PREFIX   # cycles and stalls, overlap none vs prefetch
+    plot_memory_physics.py prefetch SWEEP_DIR --out PREFIX   # cycles and stalls, overlap none / prefetch / pipeline
 
 Each reads SWEEP_DIR/results.csv (cstsim sweep ... --out SWEEP_DIR) and writes PREFIX.png and
 PREFIX.pdf. Bounds drawn on the channel plot come from the run itself: ideal_cycles (the same plan
@@ -132,17 +132,26 @@ def plot_prefetch(res, prefix, width):
             sys.exit("error: results.csv: no point for workload %s, overlap %s" % (w, overlap))
         return r[0]
 
+    overlaps = [o for o in ("prefetch", "pipeline") if any(r["overlap"] == o for r in rows)]
+    color = {"none": "#0072B2", "prefetch": "#E69F00", "pipeline": "#009E73"}
     fig, (ax, bx) = paperstyle.figure(width, 2.3, ncols=2)
-    rel = [num(point(w, "prefetch"), "cycles") / num(point(w, "none"), "cycles") for w in workloads]
-    ax.bar(range(len(workloads)), rel, 0.6, color="#0072B2")
-    for i, v in enumerate(rel):
-        ax.annotate("%+.1f %%" % ((v - 1) * 100), (i, v), ha="center", va="bottom", fontsize=6)
-    ax.set_ylabel("cycles, prefetch / none")
-    ax.set_ylim(min(rel) - 0.02, 1.015)
-    w = 0.38
-    for k, overlap in enumerate(("none", "prefetch")):
+    w = 0.8 / len(overlaps)
+    lowest = 1.0
+    for k, overlap in enumerate(overlaps):
+        rel = [num(point(x, overlap), "cycles") / num(point(x, "none"), "cycles") for x in workloads]
+        at = [i + (k - (len(overlaps) - 1) / 2) * w for i in range(len(workloads))]
+        ax.bar(at, rel, w, label=overlap, color=color[overlap])
+        for x, v in zip(at, rel):
+            ax.annotate("%+.1f" % ((v - 1) * 100), (x, v), ha="center", va="bottom", fontsize=5)
+        lowest = min(lowest, min(rel))
+    ax.set_ylabel("cycles / overlap: none")
+    ax.set_ylim(lowest - 0.02, 1.015)
+    ax.legend()
+    w = 0.8 / (len(overlaps) + 1)
+    for k, overlap in enumerate(["none"] + overlaps):
         stall = [num(point(x, overlap), "cycles") - num(point(x, overlap), "ideal_cycles") for x in workloads]
-        bx.bar([i + (k - 0.5) * w for i in range(len(workloads))], stall, w, label=overlap)
+        bx.bar([i + (k - len(overlaps) / 2) * w for i in range(len(workloads))], stall, w, label=overlap,
+               color=color[overlap])
     bx.set_ylabel("stall cycles")
     bx.legend()
     for a in (ax, bx):
