@@ -5,6 +5,7 @@
     plot_memory_physics.py noc SWEEP_DIR --out PREFIX        # GEMM 1024^3 vs VCs, flit width, VC reuse
     plot_memory_physics.py refresh SWEEP_DIR --out PREFIX    # cycles and energy vs refresh policy
     plot_memory_physics.py prefetch SWEEP_DIR --out PREFIX   # cycles and stalls, overlap none / prefetch / pipeline
+    plot_memory_physics.py prefetch-layers SWEEP_DIR --out PREFIX  # ResNet-50's cycles saved, layer by layer
 
 Each reads SWEEP_DIR/results.csv (cstsim sweep ... --out SWEEP_DIR) and writes PREFIX.png and
 PREFIX.pdf. Bounds drawn on the channel plot come from the run itself: ideal_cycles (the same plan
@@ -12,6 +13,7 @@ with ideal memory) and HBM bytes / (channels x the stack's peak per channel).
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -161,9 +163,45 @@ def plot_prefetch(res, prefix, width):
     return paperstyle.save(fig, prefix)
 
 
+def plot_prefetch_layers(res, prefix, width, workload="resnet50"):
+    """Per layer of one workload: the cycles prefetch and pipeline save against none, from each
+    point's summary.json (a layer's window ends when its prefetched reads are in, so a saving
+    can show in the layer after, and a layer can lose a little)."""
+    rows = [r for r in res.select([]) if r["workload"] == workload]
+    base = os.path.dirname(os.path.abspath(res.path))
+
+    def layers(overlap):
+        r = [x for x in rows if x["overlap"] == overlap]
+        if not r:
+            sys.exit("error: results.csv: no point for workload %s, overlap %s" % (workload, overlap))
+        path = os.path.join(base, "points", r[0]["index"], "summary.json")
+        if not os.path.exists(path):
+            sys.exit("error: %s: missing (the sweep kept no point files?)" % path)
+        with open(path) as f:
+            return json.load(f)["layers"]
+
+    none = layers("none")
+    color = {"prefetch": "#E69F00", "pipeline": "#009E73"}
+    fig, ax = paperstyle.figure(width, 2.0)
+    overlaps = [o for o in ("prefetch", "pipeline") if any(r["overlap"] == o for r in rows)]
+    w = 0.8 / len(overlaps)
+    for k, overlap in enumerate(overlaps):
+        other = layers(overlap)
+        saved = [a["cycles"] - b["cycles"] for a, b in zip(none, other)]
+        ax.bar([i + (k - (len(overlaps) - 1) / 2) * w for i in range(len(none))], saved, w,
+               color=color[overlap], label="%s: %d cycles saved in all" % (overlap, sum(saved)))
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.set_xlabel("%s layer" % workload)
+    ax.set_ylabel("cycles saved against none")
+    ax.set_xlim(-1, len(none))
+    ax.legend()
+    ax.grid(True, axis="y")
+    return paperstyle.save(fig, prefix)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("study", choices=["channels", "noc", "refresh", "prefetch"])
+    ap.add_argument("study", choices=["channels", "noc", "refresh", "prefetch", "prefetch-layers"])
     ap.add_argument("sweep", help="sweep directory or its results.csv")
     ap.add_argument("--out", required=True, help="output prefix (writes PREFIX.png and PREFIX.pdf)")
     paperstyle.add_width_arg(ap, "double")
@@ -173,7 +211,7 @@ def main():
     if not res.select([]):
         sys.exit("error: %s: no finished points" % a.sweep)
     paths = {"channels": plot_channels, "noc": plot_noc, "refresh": plot_refresh,
-             "prefetch": plot_prefetch}[a.study](res, a.out, a.width)
+             "prefetch": plot_prefetch, "prefetch-layers": plot_prefetch_layers}[a.study](res, a.out, a.width)
     print("\n".join(paths))
 
 

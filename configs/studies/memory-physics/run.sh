@@ -10,3 +10,4 @@ for study in gemv-channels:channels gemm-noc:noc refresh-energy:refresh prefetch
   "$BIN" sweep "configs/studies/memory-physics/$spec.yaml" --out "$OUT/$spec" --jobs 2
   /usr/bin/python3 traces/plot/plot_memory_physics.py "$kind" "$OUT/$spec" --out "docs/figures/memory-physics-$spec"
 done
+/usr/bin/python3 traces/plot/plot_memory_physics.py prefetch-layers "$OUT/prefetch" --out docs/figures/memory-physics-prefetch-layers
