@@ -229,9 +229,8 @@ std::unique_ptr<TileSource> ArrayModule::make_source(const FoldPlan& folds, cons
                                                      bool record, bool reference) {
   const AcceleratorSpec& a = params_.spec;
   if (a.memory != MemoryMode::Hierarchy) return make_tile_source(a, folds, start);
-  const LayerDmaPlan program = dma_program(folds, pass);
-  return std::make_unique<HierarchySource>(a, folds, program, start, record, memory_group(reference), params_.cluster,
-                                           reference && params_.cluster_set);
+  return std::make_unique<HierarchySource>(a, folds, dma_program(folds, pass), start, record, memory_group(reference),
+                                           params_.cluster, reference && params_.cluster_set);
 }
 
 void ArrayModule::link_passes(TileSource* source, const PassPlan& pass, const PassPlan* next, Handover& handed) {

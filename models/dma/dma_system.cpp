@@ -78,7 +78,7 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
   s.partition = p;
   s.earliest = earliest;
   s.bytes_left = t.bytes;
-  transfers_.push_back(s);
+  transfers_.push_back(std::make_unique<TransferState>(std::move(s)));
   const int id = first_transfer_ + int(transfers_.size()) - 1;
   q.transfers.push_back(id);
   return id;
@@ -369,11 +369,28 @@ void DmaSystem::advance_to(int64_t cycle) {
 }
 
 void DmaSystem::forget_transfers(int step) {
-  while (!transfers_.empty() && transfers_.front().step < step) {
-    if (transfers_.front().done < 0) throw std::logic_error("DMA: forgetting a transfer not yet done");
+  while (!transfers_.empty() && (!transfers_.front() || transfers_.front()->step < step)) {
+    if (transfers_.front() && transfers_.front()->done < 0)
+      throw std::logic_error("DMA: forgetting a transfer not yet done");
     transfers_.pop_front();
     ++first_transfer_;
   }
+}
+
+void DmaSystem::forget_transfer(int id) {
+  if (kept_transfer(id)->done < 0) throw std::logic_error(fmt::format("DMA: forgetting transfer {} not yet done", id));
+  transfers_[size_t(id - first_transfer_)].reset();
+  while (!transfers_.empty() && !transfers_.front()) {
+    transfers_.pop_front();
+    ++first_transfer_;
+  }
+}
+
+TransferState* DmaSystem::kept_transfer(int id) const {
+  const int64_t k = int64_t(id) - first_transfer_;
+  if (k < 0 || k >= int64_t(transfers_.size()) || !transfers_[size_t(k)])
+    throw std::logic_error(fmt::format("DMA: transfer {} asked for after it was forgotten", id));
+  return transfers_[size_t(k)].get();
 }
 
 void DmaSystem::run_until_done(int id) {

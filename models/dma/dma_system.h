@@ -131,10 +131,14 @@ class DmaSystem {
   int64_t next_event_time() const;
   void run_until_done(int id);
   void run_until_idle();
-  const TransferState& transfer(int id) const { return transfers_[size_t(id - first_transfer_)]; }
+  const TransferState& transfer(int id) const { return *kept_transfer(id); }
   // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
   // nobody will ask about them again), oldest first; ids go on from where they were.
   void forget_transfers(int step);
+  // Transfer `id` is done and nobody will ask about it again (its pass has explained, announced
+  // and released it): its record goes now, so a pass's memory follows what is in flight.
+  void forget_transfer(int id);
+  bool records_actions() const { return record_actions_; }
   // Its per-request action lists were announced: drop them (the trace keeps what is in flight).
   void forget_actions(int id) {
     std::vector<std::pair<int64_t, int64_t>>().swap(state(id).at_hbm);
@@ -250,8 +254,10 @@ class DmaSystem {
   std::vector<SpadPortQueue::Moved> moved_;  // scratch for move_through_ports()
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
-  TransferState& state(int id) { return transfers_[size_t(id - first_transfer_)]; }
-  std::deque<TransferState> transfers_;  // ids first_transfer_.. (forget_transfers drops them)
+  TransferState& state(int id) { return *kept_transfer(id); }
+  TransferState* kept_transfer(int id) const;  // std::logic_error once forgotten
+  // Ids first_transfer_.. (forget_transfers drops the oldest; forget_transfer leaves a hole).
+  std::deque<std::unique_ptr<TransferState>> transfers_;
   int first_transfer_ = 0;
   std::deque<Request> requests_;  // ids first_kept_.. (forget_history drops the oldest)
   int first_kept_ = 0;

@@ -62,6 +62,7 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
   write_spad_taken_.assign(dma_.writes.size(), 0);
   critical_.resize(plan_.folds.size());
   fetches_.resize(plan_.folds.size());
+  folds_.reserve(plan_.folds.size());
 }
 
 void HierarchySource::add_prefetch(const std::vector<DmaTransfer>& next_reads) {
@@ -88,10 +89,12 @@ std::vector<int> HierarchySource::prefetched() const {
 void HierarchySource::adopt_prefetched(const std::vector<int>& reads, const std::vector<int>& ids) {
   if (reads_enqueued_ > 0 || !folds_.empty() || reads.size() != ids.size())
     throw std::logic_error("hierarchy source: prefetched reads adopted late or mismatched");
+  adopted_.resize(dma_.reads.size(), 0);
   for (size_t k = 0; k < reads.size(); ++k) {
     if (reads[k] < 0 || reads[k] >= own_reads_) throw std::logic_error("hierarchy source: no such read to adopt");
     read_id_[size_t(reads[k])] = ids[k];
     read_changes_[size_t(reads[k])] = 1;  // the previous pass made it resident and announced its actions
+    adopted_[size_t(reads[k])] = 1;
   }
 }
 
@@ -208,6 +211,35 @@ void HierarchySource::forget_history(int g) {
   // load (a release not yet known is a later fold's point) and the memory's clock (an occupancy
   // not yet known is a later issue) is known.
   if (!observer_) record_residency(std::min(folds_.back().load, memory_now));
+  forget_reads(g);
+}
+
+void HierarchySource::forget_reads(int g) {
+  // A read of this pass's own that is done, released (its residency made), announced (when its
+  // actions are recorded) and used by no fold after g - 2 (fold g - 1 may still be explained):
+  // no question, stall explanation, residency change or announcement will look at it again.
+  const bool announced_only = dma().records_actions();
+  auto needed = [&](int k) {
+    return read_changes_[size_t(k)] != 2 || last_user_[size_t(k)] >= g - 1 ||
+           (announced_only && k >= reads_announced_) || !dma().done(read_id_[size_t(k)]);
+  };
+  auto forget = [&](int k) {
+    if (adopted_.empty() || !adopted_[size_t(k)]) dma().forget_transfer(read_id_[size_t(k)]);
+  };
+  size_t kept = 0;
+  for (int k : reads_kept_) {
+    if (needed(k))
+      reads_kept_[kept++] = k;
+    else
+      forget(k);
+  }
+  reads_kept_.resize(kept);
+  for (const int end = std::min(reads_enqueued_, own_reads_); read_scan_ < end; ++read_scan_) {
+    if (needed(read_scan_))
+      reads_kept_.push_back(read_scan_);
+    else
+      forget(read_scan_);
+  }
 }
 
 int64_t HierarchySource::fold_point(int fold, FoldPoint point) const {

@@ -119,6 +119,7 @@ class HierarchySource : public TileSource {
   void learn_folds(int upto, const std::vector<int64_t>& load_starts);  // folds [known, upto)
   void enqueue_known(int g);     // every transfer whose slot is known when fold g asks
   void forget_history(int g);    // what no later question needs, once fold g asks
+  void forget_reads(int g);      // the DMA's records of the reads nothing will ask about again
   int64_t in_scratchpad(int read);  // waits until read `read` is all in the scratchpad; its ready cycle
   int64_t answer(int g);            // fold g's data is all there: its ready cycle, recorded
   void finish_drain();
@@ -162,6 +163,11 @@ class HierarchySource : public TileSource {
   int reads_settled_ = 0, writes_settled_ = 0;  // those before are occupied and released
   std::vector<size_t> read_hbm_taken_, read_spad_taken_, write_hbm_taken_, write_spad_taken_;
   int reads_announced_ = 0, writes_announced_ = 0;
+  // forget_reads: reads before read_scan_ were looked at; those still needed wait in reads_kept_.
+  // adopted_: loaded by the previous pass (its transfers, shared by several reads on chip).
+  int read_scan_ = 0;
+  std::vector<int> reads_kept_;
+  std::vector<uint8_t> adopted_;
   bool lockstep_ = false;
   int64_t memory_end_ = -1;
   int64_t conflicts_ = 0;
