@@ -25,8 +25,8 @@ struct PassPlan {
   // pass loads while it runs (sim/mapper/prefetch.h); empty: none.
   std::vector<int> prefetch;
   // overlap: pipeline (sim/mapper/pipeline.h): its outputs are the next layer's input and stay
-  // in this scratchpad partition instead of going to HBM (empty: to HBM), where that input takes
-  // this many bytes ...
+  // in this scratchpad partition (of every cluster) instead of going to HBM (empty: to HBM),
+  // where that input takes this many bytes ...
   std::string outputs_on_chip_to;
   int64_t outputs_on_chip_room = 0;
   // ... and these reads of its DMA program (of A, the previous layer's outputs) are already on chip.

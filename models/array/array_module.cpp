@@ -196,6 +196,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     t.dma_requests += h.dma_requests;
     t.dma_pieces += h.dma_pieces;
     t.dma_bytes_on_chip += h.dma_bytes_on_chip;
+    t.dma_bytes_on_chip_read += h.dma_bytes_on_chip_read;
     t.spad_bytes_written += h.spad_bytes_written;
     t.spad_bytes_read += h.spad_bytes_read;
     t.spad_conflict_cycles += h.spad_conflict_cycles;

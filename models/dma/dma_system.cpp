@@ -61,7 +61,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
 DmaSystem::~DmaSystem() = default;
 
 int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step,
-                       std::optional<spad::Partition> on_chip_to) {
+                       std::optional<spad::Partition> on_chip_to, bool to_all_clusters) {
   Queue& q = queues_[size_t(2 * cluster + (t.write ? 1 : 0))];
   // Enqueued late is fine behind a transfer still issuing (it could not have gone
   // earlier); with nothing ahead of it, it would have, so that is a caller bug.
@@ -72,6 +72,7 @@ int DmaSystem::enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int
   if (on_chip_to && !t.write) throw std::logic_error("DMA: only a write can stay on chip");
   TransferState s;
   if (on_chip_to) s.on_chip_to = int(*on_chip_to);
+  s.to_all_clusters = on_chip_to && to_all_clusters;
   s.what = t;
   s.cluster = cluster;
   s.step = step;
@@ -183,6 +184,12 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
   const noc::NocConfig& nc = noc_->config();
   const int64_t zero_load =
       (int64_t(d.hops) * (nc.router_latency + nc.link_latency) + d.flits - 1) * noc_period_;
+  if (r.controller < 0) {  // an on-chip write's data, at another cluster
+    const auto k = std::find(nodes_.begin(), nodes_.end(), d.packet.dst) - nodes_.begin();
+    if (at > r.path.returned) r.path.to_cluster_zero_load = zero_load;
+    land_on_chip(r, int(k), at);
+    return;
+  }
   if (d.packet.vnet == noc::kRequestVnet) {  // at the controller
     r.path.at_memory = at;
     r.path.to_memory_zero_load = zero_load;
@@ -228,27 +235,55 @@ void DmaSystem::move_through_ports(size_t index, int64_t cycle) {
     const bool on_chip = t.on_chip_to >= 0;
     if (record_actions_) (landing && on_chip ? t.at_spad_in : t.at_spad).emplace_back(m.last_cycle, r.bytes);
     if (landing) {  // in the scratchpad: the slot frees, the data is usable after the write latency
-      if (on_chip) stats_[size_t(r.cluster)].bytes_on_chip += r.bytes;
+      if (on_chip) {  // one of its scratchpads; the slot frees once its data is in all of them
+        stats_[index / 2].bytes_on_chip += r.bytes;
+        if (--r.landings_left > 0) continue;
+      }
       r.path.freed = (m.last_cycle + 1) * acc_period_;
       free_slot(r, r.path.freed);
       finish_request(m.request, (m.last_cycle + 1 + sp.write_latency) * acc_period_);
       continue;
     }
     const int64_t out = m.last_cycle + 1 + sp.read_latency;  // the data has left the scratchpad
-    noc::Packet p;  // write data out of the scratchpad: its packet leaves after the read latency
-    p.id = uint64_t(r.id);
-    if (on_chip) {  // to the landing buffer when it is out (an injection with no node): no NoC, no HBM
-      r.path.injected = r.path.at_memory = r.path.memory_done = r.path.returned = out * acc_period_;
-      p.dst = -1;
-      injections_.push({out * acc_period_, p});
+    if (on_chip) {
+      send_on_chip(r, t, out * acc_period_);
       continue;
     }
+    noc::Packet p;  // write data out of the scratchpad: its packet leaves after the read latency
+    p.id = uint64_t(r.id);
     p.src = nodes_[size_t(r.cluster)];
     p.dst = r.controller;
     p.vnet = noc::kRequestVnet;
     p.bytes = r.bytes;
     injections_.push({out * acc_period_, p});
   }
+}
+
+// An on-chip write's data is out of its scratchpad at tick `out`: into its own cluster's landing
+// buffer when it is out (an injection with no node: no NoC) and, to every cluster, as a packet
+// to each other cluster's router on the request vnet (its endpoint always takes it). No HBM.
+void DmaSystem::send_on_chip(Request& r, const TransferState& t, int64_t out) {
+  stats_[size_t(r.cluster)].bytes_on_chip_read += r.bytes;
+  r.path.injected = r.path.at_memory = r.path.memory_done = r.path.returned = out;
+  r.landings_left = t.to_all_clusters ? clusters() : 1;
+  noc::Packet p;
+  p.id = uint64_t(r.id);
+  p.dst = -1;
+  injections_.push({out, p});
+  if (!t.to_all_clusters) return;
+  for (int k = 0; k < clusters(); ++k) {
+    if (k == r.cluster) continue;
+    p.src = nodes_[size_t(r.cluster)];
+    p.dst = nodes_[size_t(k)];
+    p.vnet = noc::kRequestVnet;
+    p.bytes = r.bytes;
+    injections_.push({out, p});
+  }
+}
+
+void DmaSystem::land_on_chip(Request& r, int cluster, int64_t at) {
+  r.path.returned = std::max(r.path.returned, at);
+  port_queues_[size_t(2 * cluster)].add(r.id, spad::Partition(state(r.transfer).on_chip_to), r.bytes, to_acc(at));
 }
 
 void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
@@ -313,14 +348,13 @@ bool DmaSystem::step() {
     case NextEvent::Inject: {
       Injection in = injections_.top();
       injections_.pop();
-      if (in.packet.dst < 0) {  // an on-chip write's data, out of the scratchpad: into the landing buffer
-        const Request& r = request(int(in.packet.id));
-        port_queues_[size_t(2 * r.cluster)].add(r.id, spad::Partition(state(r.transfer).on_chip_to), r.bytes,
-                                                to_acc(in.at));
+      Request& r = request(int(in.packet.id));
+      if (in.packet.dst < 0) {  // an on-chip write's data, out of the scratchpad: its own cluster's landing buffer
+        land_on_chip(r, r.cluster, in.at);
         break;
       }
       in.packet.cycle = noc_cycle_at(in.at);
-      if (in.packet.vnet == noc::kRequestVnet) request(int(in.packet.id)).path.injected = in.packet.cycle * noc_period_;
+      if (in.packet.vnet == noc::kRequestVnet && r.controller >= 0) r.path.injected = in.packet.cycle * noc_period_;
       noc_->inject(in.packet);
       break;
     }

@@ -71,10 +71,12 @@ struct TransferState {
   int cluster = 0;
   int step = 0;  // the run's step (MemoryGroup::step) whose pass uses it
   spad::Partition partition = spad::Partition::Ifmap;
-  // overlap: pipeline: a write whose data stays in the scratchpad (the next layer's input): read
-  // out of `partition` through the egress queue, then written into this partition through the
-  // landing buffer, neither NoC nor HBM; -1: an ordinary transfer.
+  // overlap: pipeline: a write whose data stays on chip (the next layer's input): read out of
+  // `partition` through the egress queue, then written into this partition through the landing
+  // buffer of its own cluster (no NoC) or, to_all_clusters, of every cluster (the others' over
+  // the mesh, cluster to cluster); never HBM. -1: an ordinary transfer.
   int on_chip_to = -1;
+  bool to_all_clusters = false;
   int64_t earliest = 0;     // accelerator cycle its slot is free
   int64_t first_issue = -1; // accelerator cycle of its first request
   int64_t done = -1;        // accelerator cycle it is complete (reads: usable in the scratchpad; -1: not yet)
@@ -94,7 +96,8 @@ struct DmaStats {
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
   int64_t requests = 0;         // DMA requests issued (at most one per queue and cycle)
   int64_t pieces = 0;           // their per-channel pieces, each a packet to one controller
-  int64_t bytes_on_chip = 0;    // scratchpad -> scratchpad (overlap: pipeline), payload
+  int64_t bytes_on_chip = 0;       // written into this cluster's scratchpad by on-chip writes (overlap: pipeline)
+  int64_t bytes_on_chip_read = 0;  // read out of it for on-chip writes (once, however many clusters take them)
 };
 
 // The DMA engine's own parameters (hbm.max_outstanding, hbm.request_bytes) and the
@@ -122,9 +125,10 @@ class DmaSystem {
 
   // Appends to the read or write queue (by t.write); returns the transfer id.
   // `earliest` must not lie before what has been simulated (std::logic_error). `on_chip_to`
-  // (writes only): the partition the data goes to instead of HBM (TransferState::on_chip_to).
+  // (writes only): the partition the data goes to instead of HBM, in its own cluster or in every
+  // cluster (TransferState::on_chip_to, to_all_clusters).
   int enqueue(int cluster, const DmaTransfer& t, spad::Partition p, int64_t earliest, int step = 0,
-              std::optional<spad::Partition> on_chip_to = std::nullopt);
+              std::optional<spad::Partition> on_chip_to = std::nullopt, bool to_all_clusters = false);
   // Processes the earliest pending event of the whole system; false when nothing is pending.
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
@@ -206,7 +210,8 @@ class DmaSystem {
     uint64_t addr = 0;
     int64_t bytes = 0;
     bool write = false;
-    noc::NodeId controller = 0;
+    noc::NodeId controller = 0;  // -1: an on-chip write
+    int landings_left = 0;       // on-chip writes: scratchpads its data has still to go into
     bool done = false;
     RequestPath path;
   };
@@ -237,6 +242,8 @@ class DmaSystem {
   void finish_request(int id, int64_t done_at);
   void free_slot(const Request& r, int64_t at);  // r's outstanding slot, from tick `at`
   void move_through_ports(size_t index, int64_t cycle);  // port queue `index`'s words in `cycle`
+  void send_on_chip(Request& r, const TransferState& t, int64_t out);  // out of the scratchpad at tick `out`
+  void land_on_chip(Request& r, int cluster, int64_t at);  // its data reached `cluster` at tick `at`
   int64_t piece_bytes(uint64_t addr, int64_t left) const;  // <= request_bytes, one channel
   noc::NodeId controller_of(uint64_t addr) const;
   int64_t noc_cycle_at(int64_t t) const { return (t + noc_period_ - 1) / noc_period_; }

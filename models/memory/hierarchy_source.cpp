@@ -188,7 +188,7 @@ void HierarchySource::enqueue_known(int g) {
     // (the next pass adopts it), so the DMA keeps it until that step is over.
     write_id_[size_t(writes_enqueued_)] =
         dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1,
-                      group_->step() + (outputs_to_ ? 1 : 0), outputs_to_);
+                      group_->step() + (outputs_to_ ? 1 : 0), outputs_to_, dma().clusters() > 1);
     ++writes_enqueued_;
   }
 }
@@ -576,6 +576,7 @@ HierarchyLayerStats HierarchySource::stats() const {
   s.dma_requests = d.requests - dma_base_.requests;
   s.dma_pieces = d.pieces - dma_base_.pieces;
   s.dma_bytes_on_chip = d.bytes_on_chip - dma_base_.bytes_on_chip;
+  s.dma_bytes_on_chip_read = d.bytes_on_chip_read - dma_base_.bytes_on_chip_read;
   (dma_.raw_channels > 0 ? s.raw_ifmap_passes : s.im2col_ifmap_passes) = 1;
   for (spad::Partition p : spad::kAllPartitions) {
     const spad::PartitionStats ps = spad_->stats(p) - spad_base_[size_t(p)];

@@ -34,7 +34,9 @@ struct HierarchyLayerStats {
   SharedStats shared;
   int64_t dma_bytes_delivered = 0, dma_bytes_sent = 0;
   int64_t dma_requests = 0, dma_pieces = 0;  // requests issued, and their per-channel pieces
-  int64_t dma_bytes_on_chip = 0;  // outputs moved within the scratchpad to the next layer (overlap: pipeline)
+  // Outputs kept on chip for the next layer (overlap: pipeline): written into this cluster's
+  // scratchpad, and read out of it (once, whichever clusters take them).
+  int64_t dma_bytes_on_chip = 0, dma_bytes_on_chip_read = 0;
   int64_t spad_bytes_written = 0, spad_bytes_read = 0;  // by the DMA
   int64_t spad_conflict_cycles = 0;
   std::array<int64_t, 3> spad_peak{};  // resident bytes per partition (ifmap, filter, ofmap)
@@ -83,8 +85,9 @@ class HierarchySource : public TileSource {
 
   // overlap: pipeline (sim/mapper/pipeline.h). Before the first question: this pass's outputs are
   // the next layer's input and stay on chip: each write-back is read out of the ofmap partition
-  // and written into partition `to` (neither NoC nor HBM), where the next layer's input takes
-  // `room` bytes from the first write-back's issue on; the next layer releases it.
+  // and written into partition `to` of this cluster and, with several, of every other cluster
+  // (over the mesh; never HBM), where the next layer's input takes `room` bytes from the first
+  // write-back's issue on (each cluster books its own); the next layer releases it.
   void keep_outputs_on_chip(spad::Partition to, int64_t room);
   std::vector<int> on_chip_outputs() const;  // their DMA ids, for the next pass's adopt_on_chip
   // Before the first question: reads `reads` (indices into this pass's program) are the previous

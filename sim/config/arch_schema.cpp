@@ -51,8 +51,8 @@ const schema::Table& arch_schema() {
                      "memory: hierarchy: none: a layer's reads start with it; prefetch: the next pass's first "
                      "stationary tiles and stream slices load while the current one computes, where the "
                      "scratchpad has room (sim/mapper/prefetch.h); pipeline: prefetch, and a layer's outputs "
-                     "stay in the scratchpad as the next layer's input where they fit (one cluster; "
-                     "sim/mapper/pipeline.h)"), hierarchy),
+                     "stay in the scratchpad as the next layer's input where they fit (with several clusters, "
+                     "each sends its share to every cluster over the mesh; sim/mapper/pipeline.h)"), hierarchy),
           only_with(choice_key("hbm.layout", "", "tiled", {"tiled", "row_major"},
                      "memory: hierarchy: tensors in HBM as contiguous DMA blocks (tiled) or row-major matrices, "
                      "rows padded to 64 B, read by strided descriptors (row_major)"), hierarchy),

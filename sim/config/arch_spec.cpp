@@ -215,9 +215,6 @@ ArchSpec build(const ArchFields& fields) {
     s.clusters = int(int_of(*f, "clusters"));
     if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
       fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
-    if (s.clusters > 1 && s.overlap == "pipeline")
-      fail(*f, "overlap: pipeline needs clusters: 1 (each cluster holds only its share of a layer's outputs, and "
-               "the next layer's input is all of them); use overlap: prefetch");
   }
   return s;
 }

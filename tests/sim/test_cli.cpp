@@ -1079,22 +1079,24 @@ TEST_F(Cli, LongPrefetchVerifiesOnRandomHierarchies) {
 }
 
 // overlap: pipeline on random chains of GEMMs (each layer's A is the previous C: same M, K = the
-// previous N), square and non-square arrays, all dataflows, random scratchpads, a third traced:
+// previous N), square and non-square arrays, all dataflows, random scratchpads, a quarter on 2-3
+// clusters (each sends its share of the outputs to every cluster), a third traced:
 // the register grid lands on the closed form's cycles; every output kept on chip is one the HBM
 // neither writes nor reads back (as `cstsim plan` prints it); and some chains do keep their
 // outputs on chip (IS never: its input goes through the tile FIFO).
 TEST_F(Cli, LongPipelineVerifiesOnRandomChains) {
   std::mt19937_64 rng(1206);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int ran = 0, kept = 0, faster = 0;
+  int ran = 0, kept = 0, kept_by_several = 0, faster = 0;
   for (int i = 0; i < 40; ++i) {
     const int rows = pick(4, 16), cols = i % 4 ? rows : pick(4, 16), k = pick(1, 4);
+    const int clusters = i % 4 == 1 ? pick(2, 3) : 1;
     const std::string arch = fmt::format(
-        "array: {{rows: {}, cols: {}}}\ndataflow: {}\nmemory: hierarchy\n"
+        "array: {{rows: {}, cols: {}}}\ndataflow: {}\nclusters: {}\nmemory: hierarchy\n"
         "sram: {{ifmap_kib: {}, filter_kib: {}, ofmap_kib: {}}}\n"
         "hbm: {{spec: {}, fifo_tiles: {}, max_outstanding: {}, request_bytes: {}, layout: {}}}\nnoc: {{spec: {}}}\n"
         "scratchpad: {{banks: 16, word_bytes: 32, ports_per_bank: {}}}\n",
-        rows, cols, std::array{"ws", "os", "is"}[size_t(i % 3)], 8 * k, 4 * k, 4 * k,
+        rows, cols, std::array{"ws", "os", "is"}[size_t(i % 3)], clusters, 8 * k, 4 * k, 4 * k,
         src(i % 2 ? "configs/memory/hbm2-2000.yaml" : "configs/memory/hbm3-6400.yaml"), pick(1, 4), pick(1, 32),
         32 * pick(1, 8), i % 5 == 4 ? "row_major" : "tiled", src("configs/noc/npu-mesh-4x4.yaml"), pick(2, 3));
     std::string layers = "layers:\n";
@@ -1136,16 +1138,20 @@ TEST_F(Cli, LongPipelineVerifiesOnRandomChains) {
       }
     }
     // The outputs kept are written to HBM no more, and the next layers' inputs not read back
-    // (as those layers read them: their blocks may pad otherwise than the outputs' blocks).
-    EXPECT_EQ(written[1], written[0] - on_chip) << arch << layers;
+    // (as those layers read them: their blocks may pad otherwise than the outputs' blocks). With
+    // several clusters every output lands in each of them.
+    EXPECT_EQ(written[1] * clusters, written[0] * clusters - on_chip) << arch << layers;
     EXPECT_EQ(read[1] < read[0], on_chip > 0) << arch << layers;
     EXPECT_EQ(read[1] + written[1], planned) << arch << layers;  // a layer's prefetched reads move in the window before it
     if (i % 3 == 2) EXPECT_EQ(on_chip, 0) << arch << layers;  // IS
     kept += on_chip > 0;
+    kept_by_several += on_chip > 0 && clusters > 1;
     faster += on_chip > 0 && runs[1]["total"]["cycles"] < runs[0]["total"]["cycles"];
     ++ran;
   }
-  std::printf("%d chains ran, %d kept outputs on chip, %d of them faster\n", ran, kept, faster);
+  std::printf("%d chains ran, %d kept outputs on chip (%d on several clusters), %d of them faster\n", ran, kept,
+              kept_by_several, faster);
+  EXPECT_GE(kept_by_several, 2);
   EXPECT_GE(ran, 28);
   EXPECT_GE(kept, 14);
   EXPECT_GE(faster, kept * 3 / 4);

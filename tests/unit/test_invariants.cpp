@@ -58,9 +58,11 @@ TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
   EXPECT_NE(error(a, L).find("written: HBM 64, DMA 64, scratchpad 32, on chip 0"), std::string::npos);
   // Outputs kept on chip (overlap: pipeline) leave one partition and enter another: both counts.
   L = consistent();
-  L.hierarchy.dma_bytes_on_chip = 16;
-  EXPECT_NE(error(a, L).find("read: HBM 640, DMA 640, scratchpad 640, on chip 16"), std::string::npos);
-  L.hierarchy.spad_bytes_written += 16;
+  L.hierarchy.dma_bytes_on_chip = 32;  // two clusters took 16 B read once
+  L.hierarchy.dma_bytes_on_chip_read = 16;
+  EXPECT_NE(error(a, L).find("read: HBM 640, DMA 640, scratchpad 640, on chip 32"), std::string::npos);
+  L.hierarchy.spad_bytes_written += 32;
+  EXPECT_NE(error(a, L).find("written: HBM 64, DMA 64, scratchpad 64, on chip 16"), std::string::npos);
   L.hierarchy.spad_bytes_read += 16;
   EXPECT_EQ(error(a, L), "");
   L = consistent();
