@@ -102,7 +102,7 @@ int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
 
 int64_t DmaSystem::next_issue_time(const Queue& q) const {
   if (q.transfers.empty() || q.outstanding >= max_outstanding_) return kNone;
-  const TransferState& t = transfer(q.transfers.front());
+  const TransferState& t = state(q.transfers.front());
   // Never in the past: a slot freed by an ack at now_ is used from the next edge on, one
   // freed by a landing write in cycle c from c + 1.
   return std::max({q.next_cycle, t.earliest, to_acc(now_), q.free_from}) * acc_period_;
@@ -420,11 +420,8 @@ void DmaSystem::forget_transfer(int id) {
   }
 }
 
-TransferState* DmaSystem::kept_transfer(int id) const {
-  const int64_t k = int64_t(id) - first_transfer_;
-  if (k < 0 || k >= int64_t(transfers_.size()) || !transfers_[size_t(k)])
-    throw std::logic_error(fmt::format("DMA: transfer {} asked for after it was forgotten", id));
-  return transfers_[size_t(k)].get();
+void DmaSystem::forgotten(int id) {
+  throw std::logic_error(fmt::format("DMA: transfer {} asked for after it was forgotten", id));
 }
 
 void DmaSystem::run_until_done(int id) {

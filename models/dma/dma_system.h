@@ -261,8 +261,15 @@ class DmaSystem {
   std::vector<SpadPortQueue::Moved> moved_;  // scratch for move_through_ports()
   std::vector<noc::NodeId> nodes_;
   std::vector<noc::NodeId> edge_nodes_;
-  TransferState& state(int id) { return *kept_transfer(id); }
-  TransferState* kept_transfer(int id) const;  // std::logic_error once forgotten
+  // A transfer the DMA itself is working on (queued or in flight): never forgotten, no check.
+  TransferState& state(int id) { return *transfers_[size_t(id - first_transfer_)]; }
+  const TransferState& state(int id) const { return *transfers_[size_t(id - first_transfer_)]; }
+  TransferState* kept_transfer(int id) const {  // std::logic_error once forgotten
+    const int64_t k = int64_t(id) - first_transfer_;
+    if (k < 0 || k >= int64_t(transfers_.size()) || !transfers_[size_t(k)]) forgotten(id);
+    return transfers_[size_t(k)].get();
+  }
+  [[noreturn]] static void forgotten(int id);
   // Ids first_transfer_.. (forget_transfers drops the oldest; forget_transfer leaves a hole).
   std::deque<std::unique_ptr<TransferState>> transfers_;
   int first_transfer_ = 0;
