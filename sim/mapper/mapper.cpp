@@ -157,19 +157,6 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   return lp;
 }
 
-// Whether layer l reads what `previous` wrote (the workload lists layers, not their inputs): a
-// GEMM whose A has as many elements as the previous C; a convolution whose channels are the
-// previous layer's outputs and whose ifmap is its output map with at most a filter's border of
-// zero padding (SCALE-Sim's topologies give ifmaps padded).
-bool reads_output_of(const Layer& l, const Layer& previous) {
-  if (!l.conv) return l.M * l.K == previous.M * previous.N;
-  const ConvShape& c = *l.conv;
-  if (c.channels != previous.N) return false;
-  if (!previous.conv) return c.ifmap_h * c.ifmap_w == previous.M;
-  const int64_t h = previous.conv->out_h(), w = previous.conv->out_w();
-  return c.ifmap_h >= h && c.ifmap_w >= w && c.ifmap_h - h < c.filter_h && c.ifmap_w - w < c.filter_w;
-}
-
 // Places the layer's A, B and C in HBM from `next` (a kTensorAlign boundary, advanced past them),
 // A where the previous layer wrote its C when that is its input, and gives every pass its share's
 // place in them; then counts the bytes the passes' programs move.

@@ -16,6 +16,7 @@ namespace cstsim {
 namespace {
 
 const char* const kLayerKeys[] = {"name", "M", "N", "K"};
+const char* const kOptionalLayerKeys[] = {"input"};
 
 int64_t positive(const std::string& path, int line, const std::string& key, const YAML::Node& v) {
   std::string text = v.IsScalar() ? v.Scalar() : "";
@@ -41,7 +42,8 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
     const int key_line = line_of(it->first);
     bool known = false;
     for (const char* k : kLayerKeys) known = known || key == k;
-    if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K)");
+    for (const char* k : kOptionalLayerKeys) known = known || key == k;
+    if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K, input)");
     if (fields.count(key)) throw InputError(path, key_line, key, "duplicate key");
     fields.emplace(key, it->second);
     lines[key] = key_line;
@@ -58,6 +60,16 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
   layer.N = positive(path, lines["N"], "N", fields["N"]);
   layer.K = positive(path, lines["K"], "K", fields["K"]);
   layer.source_line = line;
+  if (fields.count("input")) {
+    const YAML::Node& v = fields["input"];
+    const std::string text = v.IsScalar() ? v.Scalar() : "";
+    if (text != "previous" && text != "none")
+      throw InputError(path, lines["input"], "input",
+                       "must be previous (the layer reads the previous layer's output) or none, got " +
+                           (v.IsScalar() ? text::quoted(text) : yaml_kind(v)));
+    layer.reads_previous = text == "previous";
+    layer.input_line = lines["input"];
+  }
   return layer;
 }
 
@@ -99,6 +111,16 @@ Workload read_workload_yaml(const std::string& path) {
       throw InputError(path, layer.source_line, "name",
                        fmt::format("duplicate layer name {} (first at line {})",
                                    text::quoted(layer.name), it->second));
+    if (layer.reads_previous.value_or(false)) {
+      if (w.layers.empty()) throw InputError(path, layer.input_line, "input", "the first layer has no previous layer");
+      const Layer& previous = w.layers.back();
+      if (!shape_reads_output_of(layer, previous))
+        throw InputError(path, layer.input_line, "input",
+                         fmt::format("layer {} cannot read the output of {}: its A has {} x {} elements, that "
+                                     "output {} x {}",
+                                     text::quoted(layer.name), text::quoted(previous.name), layer.M, layer.K,
+                                     previous.M, previous.N));
+    }
     w.layers.push_back(std::move(layer));
   }
   return w;
@@ -111,6 +133,19 @@ Workload load_workload(const std::string& path) {
   if (text::ends_with(lower, ".csv")) return read_scalesim_csv(path);
   if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) return read_workload_yaml(path);
   throw InputError(path, 0, "", "unknown workload format (expected .yaml, .yml or .csv)");
+}
+
+bool shape_reads_output_of(const Layer& l, const Layer& previous) {
+  if (!l.conv) return l.M * l.K == previous.M * previous.N;
+  const ConvShape& c = *l.conv;
+  if (c.channels != previous.N) return false;
+  if (!previous.conv) return c.ifmap_h * c.ifmap_w == previous.M;
+  const int64_t h = previous.conv->out_h(), w = previous.conv->out_w();
+  return c.ifmap_h >= h && c.ifmap_w >= w && c.ifmap_h - h < c.filter_h && c.ifmap_w - w < c.filter_w;
+}
+
+bool reads_output_of(const Layer& l, const Layer& previous) {
+  return l.reads_previous ? *l.reads_previous : shape_reads_output_of(l, previous);
 }
 
 Layer lower_conv(const std::string& name, const ConvShape& c) {

@@ -26,6 +26,10 @@ struct Layer {
   int64_t K = 0;  // reduction (Fh*Fw*C)
   std::optional<ConvShape> conv;  // set when lowered from a convolution
   int source_line = 0;            // line in the workload file
+  // YAML `input:` previous (true) | none (false): whether it reads the previous layer's output;
+  // unset: by shape (reads_output_of).
+  std::optional<bool> reads_previous;
+  int input_line = 0;
 };
 
 struct Workload {
@@ -41,5 +45,13 @@ Workload load_workload(const std::string& path);
 
 // SCALE-Sim's im2col lowering: Eh = ceil((H - Fh + S) / S), M = Eh*Ew, N = filters, K = Fh*Fw*C.
 Layer lower_conv(const std::string& name, const ConvShape& conv);
+
+// Whether layer l's shape lets it read what `previous` wrote: a GEMM whose A has as many elements
+// as the previous C; a convolution whose channels are the previous layer's outputs and whose ifmap
+// is its output map with less than a filter of zero border (SCALE-Sim's topologies give ifmaps
+// padded).
+bool shape_reads_output_of(const Layer& l, const Layer& previous);
+// Whether l reads what `previous` wrote: its `input:` when given, else by shape.
+bool reads_output_of(const Layer& l, const Layer& previous);
 
 }  // namespace cstsim

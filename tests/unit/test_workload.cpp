@@ -322,12 +322,33 @@ TEST(WorkloadYaml, Errors) {
       {"name: x\n", 0, "layers"},
       {"name: x\nlayer: []\n", 2, "layer"},
       {"layers:\n  - 5\n", 2, "layers"},
+      {"layers:\n  - {name: a, M: 1, N: 2, K: 3, input: maybe}\n", 2, "input"},
+      {"layers:\n  - {name: a, M: 1, N: 2, K: 3, input: previous}\n", 2, "input"},  // no previous layer
+      // b's A (4 x 2) is not a's output (1 x 2)
+      {"layers:\n  - {name: a, M: 1, N: 2, K: 3}\n  - {name: b, M: 4, N: 2, K: 2,\n     input: previous}\n", 4, "input"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
     std::string file = dir.write("w.yaml", c.text);
     EXPECT_TRUE(is_error(error_of([&] { load_workload(file); }), file, c.line, c.key));
   }
+}
+
+// A layer's input says whether it reads the previous layer's output where the shapes alone would
+// guess: `none` breaks a chain the shapes make (two attention heads of the same shape), `previous`
+// asks for one and must fit it; without it the shapes decide.
+TEST(WorkloadYaml, InputSaysWhetherALayerReadsThePreviousOutput) {
+  TempDir dir;
+  const Workload w = load_workload(dir.write("w.yaml",
+                                             "layers:\n  - {name: a, M: 8, N: 16, K: 4}\n"
+                                             "  - {name: b, M: 8, N: 4, K: 16}\n"
+                                             "  - {name: c, M: 8, N: 4, K: 4, input: none}\n"
+                                             "  - {name: d, M: 8, N: 4, K: 4, input: previous}\n"));
+  EXPECT_TRUE(reads_output_of(w.layers[1], w.layers[0]));   // by shape
+  EXPECT_TRUE(shape_reads_output_of(w.layers[2], w.layers[1]));
+  EXPECT_FALSE(reads_output_of(w.layers[2], w.layers[1]));  // said otherwise
+  EXPECT_TRUE(reads_output_of(w.layers[3], w.layers[2]));
+  EXPECT_FALSE(w.layers[1].reads_previous.has_value());
 }
 
 TEST(Workload, UnknownExtension) {
