@@ -1078,6 +1078,31 @@ TEST_F(Cli, LongPrefetchVerifiesOnRandomHierarchies) {
   EXPECT_GE(faster, ran * 3 / 4);
 }
 
+namespace {
+
+// Runs `args` under --verify with overlap: prefetch, then pipeline, into runs[0] and runs[1]
+// (their summary.json); false when a drawn scratchpad cannot hold a layer (exit 2, an input
+// error) or a run failed (reported).
+template <typename Run>
+bool verify_prefetch_and_pipeline(Run&& cstsim, const std::string& args, const fs::path& out, nlohmann::json runs[2],
+                                  const std::string& context) {
+  for (int o = 0; o < 2; ++o) {
+    const fs::path dir = out.string() + "_" + std::to_string(o);
+    const Result r = cstsim("run -q --verify " + args + " --out " + dir.string() + " --set overlap=" +
+                            (o ? "pipeline" : "prefetch"));
+    if (r.status == 2) return false;
+    if (r.status != 0) {
+      ADD_FAILURE() << context << r.err;
+      return false;
+    }
+    runs[o] = nlohmann::json::parse(slurp(dir / "summary.json"));
+    EXPECT_TRUE(runs[o]["verify"]["passed"].get<bool>()) << context << o;
+  }
+  return true;
+}
+
+}  // namespace
+
 // overlap: pipeline on random chains of GEMMs (each layer's A is the previous C: same M, K = the
 // previous N), square and non-square arrays, all dataflows, random scratchpads, a quarter on 2-3
 // clusters (each sends its share of the outputs to every cluster), a third traced:
@@ -1108,21 +1133,11 @@ TEST_F(Cli, LongPipelineVerifiesOnRandomChains) {
     }
     const fs::path a = file("la" + std::to_string(i) + ".yaml", arch), w = file("lw" + std::to_string(i) + ".yaml", layers);
     nlohmann::json runs[2];
-    bool mapped = true;
-    for (int o = 0; o < 2 && mapped; ++o) {
-      const fs::path out = dir_ / ("lo" + std::to_string(i) + "_" + std::to_string(o));
-      const Result r = cstsim("run -q --verify " + std::string(i % 3 == 1 ? "" : "--no-trace ") + "--arch " + a.string() +
-                              " --workload " + w.string() + " --out " + out.string() + " --set overlap=" +
-                              (o ? "pipeline" : "prefetch"));
-      if (r.status == 2) {  // a drawn scratchpad that cannot hold a layer: an input error, fine
-        mapped = false;
-        break;
-      }
-      ASSERT_EQ(r.status, 0) << arch << layers << r.err;
-      runs[o] = nlohmann::json::parse(slurp(out / "summary.json"));
-      EXPECT_TRUE(runs[o]["verify"]["passed"].get<bool>()) << arch << layers << o;
-    }
-    if (!mapped) continue;
+    if (!verify_prefetch_and_pipeline([&](const std::string& x) { return cstsim(x); },
+                                      std::string(i % 3 == 1 ? "" : "--no-trace ") + "--arch " + a.string() +
+                                          " --workload " + w.string(),
+                                      dir_ / ("lo" + std::to_string(i)), runs, arch + layers))
+      continue;
     const Result plan = cstsim("plan --json --arch " + a.string() + " --workload " + w.string() + " --set overlap=pipeline");
     ASSERT_EQ(plan.status, 0) << plan.err;
     const auto p = nlohmann::json::parse(plan.out);
@@ -1143,7 +1158,9 @@ TEST_F(Cli, LongPipelineVerifiesOnRandomChains) {
     EXPECT_EQ(written[1] * clusters, written[0] * clusters - on_chip) << arch << layers;
     EXPECT_EQ(read[1] < read[0], on_chip > 0) << arch << layers;
     EXPECT_EQ(read[1] + written[1], planned) << arch << layers;  // a layer's prefetched reads move in the window before it
-    if (i % 3 == 2) EXPECT_EQ(on_chip, 0) << arch << layers;  // IS
+    if (i % 3 == 2) {  // IS
+      EXPECT_EQ(on_chip, 0) << arch << layers;
+    }
     kept += on_chip > 0;
     kept_by_several += on_chip > 0 && clusters > 1;
     faster += on_chip > 0 && runs[1]["total"]["cycles"] < runs[0]["total"]["cycles"];
@@ -1184,20 +1201,10 @@ TEST_F(Cli, LongPipelineVerifiesOnRandomConvolutionChains) {
     }
     const fs::path a = file("ka" + std::to_string(i) + ".yaml", arch), wl = file("kw" + std::to_string(i) + ".csv", layers);
     nlohmann::json runs[2];
-    bool mapped = true;
-    for (int o = 0; o < 2 && mapped; ++o) {
-      const fs::path out = dir_ / ("ko" + std::to_string(i) + "_" + std::to_string(o));
-      const Result r = cstsim("run -q --verify --no-trace --arch " + a.string() + " --workload " + wl.string() +
-                              " --out " + out.string() + " --set overlap=" + (o ? "pipeline" : "prefetch"));
-      if (r.status == 2) {
-        mapped = false;
-        break;
-      }
-      ASSERT_EQ(r.status, 0) << arch << layers << r.err;
-      runs[o] = nlohmann::json::parse(slurp(out / "summary.json"));
-      EXPECT_TRUE(runs[o]["verify"]["passed"].get<bool>()) << arch << layers << o;
-    }
-    if (!mapped) continue;
+    if (!verify_prefetch_and_pipeline([&](const std::string& x) { return cstsim(x); },
+                                      "--no-trace --arch " + a.string() + " --workload " + wl.string(),
+                                      dir_ / ("ko" + std::to_string(i)), runs, arch + layers))
+      continue;
     int64_t on_chip = 0, written[2] = {0, 0};
     for (size_t j = 0; j < runs[1]["layers"].size(); ++j) {
       on_chip += runs[1]["layers"][j]["memory"]["dma_bytes_on_chip"].get<int64_t>();

@@ -29,6 +29,13 @@ class MemoryPhysics : public Cli {
     t["memory"] = s["layers"][0]["memory"];
     return t;
   }
+  // `cstsim plan --json` of npu-128-hbm3 on `workload` with `sets`: its layers.
+  nlohmann::json plan(const fs::path& workload, const std::string& sets) {
+    const Result r = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            workload.string() + " " + sets);
+    EXPECT_EQ(r.status, 0) << sets << ": " << r.err;
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+  }
   // The same run with its trace: report.json's total.
   nlohmann::json report_total(const fs::path& workload, const std::string& sets = "") {
     const fs::path out = dir_ / "physics-report";
@@ -656,17 +663,12 @@ TEST_F(MemoryPhysics, PrefetchLoadsTheNextLayersFirstTilesWhileOneComputes) {
                                             "  - {name: fc2, M: 1024, N: 512, K: 512}\n");
   const fs::path short_chain = file("short.yaml", "layers:\n  - {name: fc1, M: 64, N: 512, K: 512}\n"
                                                   "  - {name: fc2, M: 64, N: 512, K: 512}\n");
-  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                             chain.string() + " --set overlap=prefetch");
-  ASSERT_EQ(plan.status, 0) << plan.err;
-  const auto p = nlohmann::json::parse(plan.out);
+  const auto p = plan(chain, "--set overlap=prefetch");
+  ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0]["prefetch"]["reads"], 0);
   EXPECT_EQ(p[1]["prefetch"]["reads"], 4);  // the FIFO's four tiles
   EXPECT_EQ(p[1]["prefetch"]["stream_reads"], 0);
-  const Result short_plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                                   short_chain.string() + " --set overlap=prefetch");
-  ASSERT_EQ(short_plan.status, 0) << short_plan.err;
-  EXPECT_EQ(nlohmann::json::parse(short_plan.out)[1]["prefetch"]["reads"], 1);
+  EXPECT_EQ(plan(short_chain, "--set overlap=prefetch")[1]["prefetch"]["reads"], 1);
 }
 
 // overlap: pipeline keeps fc1's outputs in the scratchpad as fc2's input: fc1 writes nothing to
@@ -706,10 +708,8 @@ TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
   EXPECT_GT(m1["spad_peak_bytes"]["ifmap"].get<int64_t>(), early[0]["memory"]["spad_peak_bytes"]["ifmap"].get<int64_t>());
   EXPECT_LT(kept[1]["stall_cycles"].get<int64_t>(), early[1]["stall_cycles"].get<int64_t>());
   EXPECT_LT(kept[1]["end_cycle"].get<int64_t>(), early[1]["end_cycle"].get<int64_t>());
-  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                             chain.string() + " --set overlap=pipeline");
-  ASSERT_EQ(plan.status, 0) << plan.err;
-  const auto p = nlohmann::json::parse(plan.out);
+  const auto p = plan(chain, "--set overlap=pipeline");
+  ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0]["on_chip"]["output"], true);
   EXPECT_EQ(p[0]["on_chip"]["output_partition"], "ifmap");
   EXPECT_EQ(p[1]["on_chip"]["input"], true);
@@ -728,10 +728,8 @@ TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
   // its weights (3 x 3 x 64 x 64).
   const fs::path convs = file("convs.csv", "Layer,IFMAP Height,IFMAP Width,Filter Height,Filter Width,Channels,"
                                            "Num Filter,Strides,\nc1,18,18,3,3,64,64,1,\nc2,18,18,3,3,64,64,1,\n");
-  const Result conv_plan = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
-                                  convs.string() + " --set overlap=pipeline");
-  ASSERT_EQ(conv_plan.status, 0) << conv_plan.err;
-  const auto cp = nlohmann::json::parse(conv_plan.out);
+  const auto cp = plan(convs, "--set overlap=pipeline");
+  ASSERT_EQ(cp.size(), 2u);
   EXPECT_EQ(cp[1]["on_chip"]["input"], true);
   EXPECT_EQ(cp[1]["raw_ifmap_bytes"], 18 * 18 * 64);
   EXPECT_EQ(cp[1]["hbm_bytes_read"], 3 * 3 * 64 * 64);
