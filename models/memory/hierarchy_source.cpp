@@ -99,7 +99,8 @@ void HierarchySource::adopt_prefetched(const std::vector<int>& reads, const std:
 }
 
 void HierarchySource::keep_outputs_on_chip(spad::Partition to, int64_t room) {
-  if (writes_enqueued_ > 0 || !folds_.empty()) throw std::logic_error("hierarchy source: outputs kept on chip too late");
+  if (writes_enqueued_ > 0 || !folds_.empty())
+    throw std::logic_error("hierarchy source: outputs kept on chip too late");
   if (dma_.writes.empty() || room <= 0) throw std::logic_error("hierarchy source: no outputs to keep on chip");
   outputs_to_ = to;
   on_chip_room_ = room;

@@ -48,7 +48,7 @@ struct ArchSpec {
     std::string layout = "tiled";      // hbm.layout: tiled | row_major (plan/dma_program.h block_bytes)
     int64_t controller_queue_flits = 0;  // hbm.controller_queue_flits: controller port buffer (hierarchy)
   } hbm;
-  std::string overlap = "none";        // overlap: none | prefetch | pipeline (memory: hierarchy; sim/mapper/prefetch.h, pipeline.h)
+  std::string overlap = "none";        // none | prefetch | pipeline (memory: hierarchy; sim/mapper/)
   struct Noc {
     std::string spec;                  // noc.spec: configs/noc/*.yaml (relative to the arch file)
     int cluster_x = -1, cluster_y = -1;  // noc.cluster_x/_y: the cluster's router (default: mesh centre)

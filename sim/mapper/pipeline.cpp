@@ -33,7 +33,8 @@ std::string why_not(const Plan& plan, const PassPlan& running, const PassPlan& n
   }
   if (kept.reads.empty()) return "it reads no stream";
   const std::string& partition = next.dma.stream_partition;
-  if (const int64_t held = held_by_pass(running.dma, partition); held + kept.input_bytes > running.dma.stream_partition_bytes)
+  const int64_t held = held_by_pass(running.dma, partition);
+  if (held + kept.input_bytes > running.dma.stream_partition_bytes)
     return fmt::format("no room: its {} B input beside the previous layer's {} B in the {} partition of {} B",
                        kept.input_bytes, held, partition, running.dma.stream_partition_bytes);
   kept.output_bytes = dma_program(fold_plan(plan, running), running).write_bytes();

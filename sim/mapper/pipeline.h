@@ -12,11 +12,10 @@
 // Then the previous pass's write-backs move its outputs, requantized, out of the ofmap
 // partition and into the next layer's stream partition through the scratchpad ports (no HBM;
 // the mesh only to other clusters: PassPlan::outputs_on_chip_to), laid out there as the next
-// layer reads them; the
-// input's whole room is taken from the first write-back's issue (the zero border and block
-// padding are not moved), and the next pass finds its input there (PassPlan::on_chip_reads) and
-// releases it as its folds are done with it. Both layers' HBM bytes drop by what no longer
-// moves. Runs before plan_prefetch, which then leaves room for it.
+// layer reads them; the input's whole room is taken from the first write-back's issue (the zero
+// border and block padding are not moved), and the next pass finds its input there
+// (PassPlan::on_chip_reads) and releases it as its folds are done with it. Both layers' HBM
+// bytes drop by what no longer moves. Runs before plan_prefetch, which then leaves room for it.
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 

@@ -36,12 +36,14 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
       // Outputs kept on chip (overlap: pipeline) are read out of a scratchpad once and written
       // into one (or, with several clusters, every one).
       const int64_t on_chip_in = h.dma_bytes_on_chip, on_chip_out = h.dma_bytes_on_chip_read;
-      if (h.shared.hbm_bytes_read != h.dma_bytes_delivered || h.dma_bytes_delivered + on_chip_in != h.spad_bytes_written)
+      if (h.shared.hbm_bytes_read != h.dma_bytes_delivered ||
+          h.dma_bytes_delivered + on_chip_in != h.spad_bytes_written)
         violated("bytes", i, L, fmt::format("read: HBM {}, DMA {}, scratchpad {}, on chip {}", h.shared.hbm_bytes_read,
                                             h.dma_bytes_delivered, h.spad_bytes_written, on_chip_in));
       if (h.shared.hbm_bytes_written != h.dma_bytes_sent || h.dma_bytes_sent + on_chip_out != h.spad_bytes_read)
-        violated("bytes", i, L, fmt::format("written: HBM {}, DMA {}, scratchpad {}, on chip {}",
-                                            h.shared.hbm_bytes_written, h.dma_bytes_sent, h.spad_bytes_read, on_chip_out));
+        violated("bytes", i, L,
+                 fmt::format("written: HBM {}, DMA {}, scratchpad {}, on chip {}", h.shared.hbm_bytes_written,
+                             h.dma_bytes_sent, h.spad_bytes_read, on_chip_out));
     }
     const double span = double(L.end_cycle - L.start_cycle + 1);
     if (span * pes < double(L.stats.macs))
