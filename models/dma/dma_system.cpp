@@ -186,6 +186,7 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
       (int64_t(d.hops) * (nc.router_latency + nc.link_latency) + d.flits - 1) * noc_period_;
   if (r.controller < 0) {  // an on-chip write's data, at another cluster
     const auto k = std::find(nodes_.begin(), nodes_.end(), d.packet.dst) - nodes_.begin();
+    if (k == int64_t(nodes_.size())) throw std::logic_error("DMA: an on-chip write's data reached no cluster");
     if (at > r.path.returned) r.path.to_cluster_zero_load = zero_load;
     land_on_chip(r, int(k), at);
     return;
