@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -140,6 +141,12 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
                        j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-",
                        j.contains("ifmap_reread") ? fmt::format("{:.3f}", j["ifmap_reread"].get<double>()) : "-");
   }
+  // overlap: pipeline: which layers find their input on chip (the JSON says why the others do not).
+  std::vector<std::string> kept;
+  for (const auto& j : layers)
+    if (j.contains("on_chip") && j["on_chip"]["input"].get<bool>()) kept.push_back(j["name"].get<std::string>());
+  if (!kept.empty())
+    out += fmt::format("input on chip (overlap: pipeline; --json says why not elsewhere): {}\n", fmt::join(kept, ", "));
   return out;
 }
 

@@ -715,6 +715,10 @@ TEST_F(MemoryPhysics, PipelineKeepsALayersOutputsOnChipForTheNext) {
   EXPECT_EQ(p[1]["on_chip"]["input"], true);
   EXPECT_EQ(p[0]["hbm_bytes_written"], 0);
   EXPECT_EQ(p[1]["hbm_bytes_read"], 512 * 512);  // its weights alone (some move in fc1's window: prefetch)
+  const Result table = cstsim("plan --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                              chain.string() + " --set overlap=pipeline");
+  EXPECT_NE(table.out.find("input on chip (overlap: pipeline; --json says why not elsewhere): fc2\n"),
+            std::string::npos) << table.out;
   // No room beside fc1's own input: nothing stays, and the run is prefetch's.
   const auto tight_early = run("prefetch", " --set sram.ifmap_kib=768", "--no-trace");
   const auto tight = run("pipeline", " --set sram.ifmap_kib=768", "--no-trace");
