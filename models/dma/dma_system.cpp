@@ -272,12 +272,12 @@ void DmaSystem::send_on_chip(Request& r, const TransferState& t, int64_t out) {
   p.dst = -1;
   injections_.push({out, p});
   if (!t.to_all_clusters) return;
+  p.src = nodes_[size_t(r.cluster)];
+  p.vnet = noc::kRequestVnet;
+  p.bytes = r.bytes;
   for (int k = 0; k < clusters(); ++k) {
     if (k == r.cluster) continue;
-    p.src = nodes_[size_t(r.cluster)];
     p.dst = nodes_[size_t(k)];
-    p.vnet = noc::kRequestVnet;
-    p.bytes = r.bytes;
     injections_.push({out, p});
   }
 }

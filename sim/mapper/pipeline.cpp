@@ -20,8 +20,7 @@ struct KeptInput {
 
 // Why the previous layer's output cannot stay on chip as `next`'s input (empty: it can).
 std::string why_not(const Plan& plan, const PassPlan& running, const PassPlan& next, KeptInput& kept) {
-  if (!next.has_dma || !running.has_dma || next.idle() || running.idle())
-    return "a cluster has no share of one of the layers";
+  if (next.idle() || running.idle()) return "a cluster has no share of one of the layers";
   if (next.dma.stream_partition != running.dma.stream_partition) return "the layers stream from different partitions";
   const LayerDmaPlan program = dma_program(fold_plan(plan, next), next);
   for (size_t k = 0; k < program.reads.size(); ++k) {
