@@ -39,7 +39,7 @@ ArchSpec arch(int rows, int cols, Dataflow d, FoldPipeline p) {
 
 void BM_TimingGemm1024_128x128_WS(benchmark::State& state) {
   const ArchSpec a = arch(128, 128, Dataflow::WS, FoldPipeline(state.range(0)));
-  const std::vector<Layer> layers{{"gemm", 1024, 1024, 1024, {}, 0, {}, 0}};
+  const std::vector<Layer> layers{Layer::gemm("gemm", 1024, 1024, 1024)};
   int64_t cycles = 0, events = 0;
   for (auto _ : state) cycles = timing_run(a, layers, events);
   state.counters["sim_cycles"] = double(cycles);

@@ -49,14 +49,20 @@ struct TensorPlace {
 struct LayerPlan {
   std::string name;
   GemmDims dims;
-  // memory: hierarchy: where A, B and C (Matrix) lie. A layer whose input is the previous
-  // layer's output reads it where that layer wrote it: input_from names that layer (-1: none).
+  // memory: hierarchy: where A, B and C (Matrix) lie. A layer whose input is an earlier
+  // layer's output reads it where that layer wrote it: input_from names that layer (-1: none);
+  // weight_from likewise for B (attention's K and V).
   std::array<TensorPlace, kMatrices> tensors{};
-  int input_from = -1;
+  int input_from = -1, weight_from = -1;
   // overlap: pipeline: why the previous layer's output does not stay on chip as this layer's
   // input (sim/mapper/pipeline.h), when it reads that output; empty: it does, or no pipeline.
   std::string input_not_on_chip;
-  std::vector<int64_t> pass_rows;  // stream vectors (T) per pass
+  // Independent GEMMs of dims run one after another (Layer::repeats), each in the same passes:
+  // pass_rows lists the stream vectors (T) of every pass, repeat after repeat.
+  int64_t repeats = 1;
+  std::vector<int64_t> pass_rows;
+  size_t passes_per_repeat() const { return pass_rows.size() / size_t(repeats); }
+  int64_t macs() const { return repeats * dims.M * dims.N * dims.K; }
   std::vector<ClusterLayerPlan> clusters;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).

@@ -93,7 +93,8 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     }
     j["clusters"] = shares;
   }
-  j["stream_passes"] = l.pass_rows;
+  if (l.repeats > 1) j["repeats"] = l.repeats;
+  j["stream_passes"] = std::vector<int64_t>(l.pass_rows.begin(), l.pass_rows.begin() + int64_t(l.passes_per_repeat()));
   if (a.memory == "hierarchy") {
     j["hbm_bytes_read"] = l.hbm_read_bytes;
     j["hbm_bytes_written"] = l.hbm_write_bytes;
@@ -107,6 +108,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
       tensors[std::string(1, "ABC"[x])] = {{"hbm_addr", t.addr}, {"bytes", t.bytes}};
     }
     if (l.input_from >= 0) tensors["A"]["output_of"] = plan.layers[size_t(l.input_from)].name;
+    if (l.weight_from >= 0) tensors["B"]["output_of"] = plan.layers[size_t(l.weight_from)].name;
     j["hbm_tensors"] = tensors;
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);

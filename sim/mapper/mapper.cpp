@@ -13,11 +13,11 @@ namespace cstsim {
 namespace {
 
 // One channel of the raw ifmap rows a pass over output pixels [m0, m1) of a convolution
-// reads: the input rows those output rows see (stride apart, filter_h tall), every column.
+// reads: the input rows those output rows see (stride apart, a window's span tall), every column.
 int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t elem) {
   const int64_t out_w = c.out_w();
   const int64_t y0 = m0 / out_w, y1 = (m1 - 1) / out_w;
-  const int64_t rows = std::min(c.ifmap_h, y1 * c.stride + c.filter_h) - y0 * c.stride;
+  const int64_t rows = std::min(c.ifmap_h, y1 * c.stride + c.span_h()) - y0 * c.stride;
   return std::max<int64_t>(0, rows) * c.ifmap_w * elem;  // none: the pass's pixels see only padding
 }
 
@@ -34,7 +34,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
   raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
   raw.raw_out_w = c.out_w();
   raw.raw_stride = c.stride;
-  raw.raw_filter_h = c.filter_h;
+  raw.raw_filter_h = c.span_h();
   raw.raw_ifmap_h = c.ifmap_h;
   raw.raw_m0 = m0;
   const auto [first, last] = raw.raw_rows_of(m0, m1);
@@ -127,30 +127,36 @@ FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows
   return with_stream(whole, rows);
 }
 
+// The layer's passes: every repeat (sim/workload/workload.h) makes the passes of one GEMM, one
+// repeat after another; pass_rows lists them all.
 LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   LayerPlan lp;
   lp.name = l.name;
   lp.dims = {l.M, l.N, l.K};
-  lp.pass_rows = layer_passes(a, l.M, l.N, l.K, l.name);
-  if (l.conv) lp.raw_ifmap_bytes = l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * ((a.operand_bits + 7) / 8);
+  lp.repeats = l.repeats;
+  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, l.K, l.name);
+  for (int64_t r = 0; r < l.repeats; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
+  if (l.conv) lp.raw_ifmap_bytes = l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * ((a.operand_bits + 7) / 8);
   const Dim stream = roles(a.dataflow).T;  // every cluster streams the whole T, so all make the same passes
   const bool hierarchy = a.memory == "hierarchy";
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
     c.share = cluster_share(a, l.M, l.N, l.K, k);
-    int64_t first_row = 0;  // of the pass, along the stream dimension
-    for (int64_t rows : lp.pass_rows) {
-      PassPlan p;
-      p.dims = {c.share.M, c.share.N, c.share.K};
-      p.dims[stream] = c.share.empty() ? 0 : rows;
-      if (hierarchy && !p.idle()) {
-        const FoldPlan folds = fold_plan_of(a, c.share, rows);
-        p.has_dma = true;
-        p.dma = choose_dma_buffers(a, folds, l.name, lp.pass_rows.size() > 1);
-        use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
+    for (int64_t r = 0; r < l.repeats; ++r) {
+      int64_t first_row = 0;  // of the pass, along the stream dimension
+      for (int64_t rows : one) {
+        PassPlan p;
+        p.dims = {c.share.M, c.share.N, c.share.K};
+        p.dims[stream] = c.share.empty() ? 0 : rows;
+        if (hierarchy && !p.idle()) {
+          const FoldPlan folds = fold_plan_of(a, c.share, rows);
+          p.has_dma = true;
+          p.dma = choose_dma_buffers(a, folds, l.name, one.size() > 1);
+          use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
+        }
+        c.passes.push_back(p);
+        first_row += rows;
       }
-      c.passes.push_back(p);
-      first_row += rows;
     }
     lp.clusters.push_back(std::move(c));
   }
@@ -158,25 +164,29 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
 }
 
 // Places the layer's A, B and C in HBM from `next` (a kTensorAlign boundary, advanced past them),
-// A where the previous layer wrote its C when that is its input, and gives every pass its share's
-// place in them; then counts the bytes the passes' programs move.
+// A (B) where an earlier layer wrote its C when that is its input_from (weight_from), and gives
+// every pass its share's place in them; then counts the bytes the passes' programs move.
 //
 // Tiled, a matrix's pieces lie one after another: one per cluster if the clusters split a
 // dimension of it (B and C under WS and OS, A and C under IS), else one the clusters share (they
 // all stream it); and one per pass if the passes split a dimension of it, else one every pass
 // re-reads (WS's weights B keep their address, A's and C's rows move on). Row-major, a pass's
-// share is the sub-matrix at its rows and columns of the whole tensor.
+// share is the sub-matrix at its rows and columns of the whole tensor. A layer's repeats use their
+// own pieces of each matrix (Layer::pieces), one after another.
 constexpr uint64_t kTensorAlign = 4096;
 
-bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, const LayerPlan* previous_plan,
-                   LayerPlan& lp, uint64_t& next) {
+void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPlan>& earlier, LayerPlan& lp,
+                   uint64_t& next) {
   const DataflowRoles& r = roles(a.dataflow);
   const int64_t elem = (a.operand_bits + 7) / 8;
   auto has = [](Matrix x, Dim d) {
     return x == Matrix::A ? d != Dim::N : x == Matrix::B ? d != Dim::M : d != Dim::K;
   };
+  const size_t per_repeat = lp.passes_per_repeat();
+  auto piece_of = [&](int x, size_t p) { return l.pieces[size_t(x)].of(int64_t(p / per_repeat)); };
   std::array<int64_t, kMatrices> tiled{}, extent{};
-  std::array<std::map<std::pair<int, int>, int64_t>, kMatrices> piece;  // (cluster, pass) -> offset
+  // (cluster, pass of a repeat, piece) -> offset
+  std::array<std::map<std::array<int64_t, 3>, int64_t>, kMatrices> piece;
   std::map<std::pair<int, int>, std::array<int64_t, kMatrices>> offset_of;
   bool row_major = false;
   for (int k = 0; k < int(lp.clusters.size()); ++k)
@@ -191,7 +201,9 @@ bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, con
           lay_out_dma_program(fold_plan_of(a, lp.clusters[size_t(k)].share, lp.pass_rows[size_t(p)]), pass.dma);
       std::array<int64_t, kMatrices>& at = offset_of[{k, p}];
       for (int x = 0; x < kMatrices; ++x) {
-        const auto key = std::make_pair(has(Matrix(x), r.Sc) ? k : 0, has(Matrix(x), r.T) ? p : 0);
+        const std::array<int64_t, 3> key = {has(Matrix(x), r.Sc) ? k : 0,
+                                            has(Matrix(x), r.T) ? int64_t(size_t(p) % per_repeat) : 0,
+                                            piece_of(x, size_t(p))};
         auto [it, fresh] = piece[size_t(x)].emplace(key, tiled[size_t(x)]);
         if (fresh) tiled[size_t(x)] += alone.placed[size_t(x)];
         at[size_t(x)] = it->second;
@@ -199,21 +211,24 @@ bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, con
     }
   const std::array<int64_t, kMatrices> pitch = {padded_block(l.K * elem), padded_block(l.N * elem), padded_block(l.N * elem)};
   const std::array<int64_t, kMatrices> rows = {l.M, l.K, l.M};
-  for (int x = 0; x < kMatrices; ++x) extent[size_t(x)] = std::max(tiled[size_t(x)], row_major ? rows[size_t(x)] * pitch[size_t(x)] : 0);
+  for (int x = 0; x < kMatrices; ++x)
+    extent[size_t(x)] = std::max(tiled[size_t(x)], row_major ? l.pieces[size_t(x)].count(l.repeats) *
+                                                                   rows[size_t(x)] * pitch[size_t(x)]
+                                                             : 0);
   auto align = [](uint64_t v) { return (v + kTensorAlign - 1) / kTensorAlign * kTensorAlign; };
-  const bool chained = previous && previous_plan && reads_output_of(l, *previous);
-  if (chained) {
-    lp.tensors[0].addr = previous_plan->tensors[size_t(Matrix::C)].addr;
-    next = std::max(next, align(lp.tensors[0].addr + uint64_t(extent[0])));
-  } else {
-    lp.tensors[0].addr = next;
-    next = align(next + uint64_t(extent[0]));
+  // A and B where their producers wrote their outputs, the rest after everything placed so far.
+  const std::array<int, kMatrices> from = {lp.input_from, lp.weight_from, -1};
+  for (int x = 0; x < kMatrices; ++x) {
+    TensorPlace& t = lp.tensors[size_t(x)];
+    t.bytes = extent[size_t(x)];
+    if (from[size_t(x)] >= 0) {
+      t.addr = earlier[size_t(from[size_t(x)])].tensors[size_t(Matrix::C)].addr;
+      next = std::max(next, align(t.addr + uint64_t(t.bytes)));
+    } else {
+      t.addr = next;
+      next = align(next + uint64_t(t.bytes));
+    }
   }
-  for (int x = 1; x < kMatrices; ++x) {
-    lp.tensors[size_t(x)].addr = next;
-    next = align(next + uint64_t(extent[size_t(x)]));
-  }
-  for (int x = 0; x < kMatrices; ++x) lp.tensors[size_t(x)].bytes = extent[size_t(x)];
 
   for (int k = 0; k < int(lp.clusters.size()); ++k) {
     ClusterLayerPlan& c = lp.clusters[size_t(k)];
@@ -221,6 +236,7 @@ bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, con
     for (int p = 0; p < int(c.passes.size()); ++p) {
       PassPlan& pass = c.passes[size_t(p)];
       const int64_t pass_rows = lp.pass_rows[size_t(p)];
+      if (size_t(p) % per_repeat == 0) first_row = 0;  // a repeat starts its GEMM
       if (pass.has_dma) {
         DmaBuffers& d = pass.dma;
         d.hbm_placed = true;
@@ -235,6 +251,7 @@ bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, con
           MatrixPlace& m = d.hbm[size_t(x)];
           m.base = lp.tensors[size_t(x)].addr;
           if (d.lays_row_major()) {
+            m.base += uint64_t(piece_of(x, size_t(p)) * rows[size_t(x)] * pitch[size_t(x)]);
             m.pitch = pitch[size_t(x)];
             m.row0 = corner[size_t(x)].first;
             m.col0 = corner[size_t(x)].second;
@@ -252,7 +269,6 @@ bool place_tensors(const ArchSpec& a, const Layer& l, const Layer* previous, con
       first_row += pass_rows;
     }
   }
-  return chained;
 }
 
 }  // namespace
@@ -266,10 +282,10 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   for (size_t i = 0; i < w.layers.size(); ++i) {
     plan.layers.push_back(plan_layer(a, w.layers[i]));
     if (a.memory != "hierarchy") continue;
-    const bool first = i == 0;
-    if (place_tensors(a, w.layers[i], first ? nullptr : &w.layers[i - 1], first ? nullptr : &plan.layers[i - 1],
-                      plan.layers[i], next))
-      plan.layers[i].input_from = int(i) - 1;
+    LayerPlan& lp = plan.layers.back();
+    lp.input_from = input_producer(w, i);
+    lp.weight_from = w.layers[i].weight_layer;
+    place_tensors(a, w.layers[i], plan.layers, lp, next);
   }
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);

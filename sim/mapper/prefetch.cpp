@@ -37,7 +37,7 @@ std::map<std::string, int64_t> held_by(const PassPlan& running) {
 
 // The reads of `next`'s program that may load while `running` runs.
 std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const PassPlan& next,
-                              bool reads_previous_output, double bytes_per_cycle) {
+                              bool a_just_written, bool b_just_written, double bytes_per_cycle) {
   const LayerDmaPlan program = dma_program(fold_plan(plan, next), next);
   const bool is = !roles(plan.dataflow).tile_is_filter;
   std::map<std::string, int64_t> used = held_by(running);
@@ -52,7 +52,7 @@ std::vector<int> prefetchable(const Plan& plan, const PassPlan& running, const P
     if (t.fold > 0 && moved + t.bytes > budget) break;
     const bool stationary = t.operand == Operand::Stationary;
     const bool of_a = stationary == is;  // IS: the tiles are A; WS, OS: the stream is A
-    if (of_a && reads_previous_output) continue;
+    if (of_a ? a_just_written : b_just_written) continue;  // the running pass still writes it
     const std::string& p = stationary ? next.dma.stationary_partition : next.dma.stream_partition;
     if (used[p] + t.bytes > partition_bytes(running.dma, p)) continue;
     used[p] += t.bytes;
@@ -86,8 +86,9 @@ void plan_prefetch(const ArchSpec& a, Plan& plan) {
       for (size_t p = 0; p < passes.size(); ++p) {
         PassPlan& next = passes[p];
         if (running && running->has_dma && next.has_dma) {
-          const bool reads_previous_output = p == 0 && l.input_from >= 0 && l.input_from == running_layer;
-          next.prefetch = prefetchable(plan, *running, next, reads_previous_output, bytes_per_cycle);
+          const bool a_written = p == 0 && l.input_from >= 0 && l.input_from == running_layer;
+          const bool b_written = p == 0 && l.weight_from >= 0 && l.weight_from == running_layer;
+          next.prefetch = prefetchable(plan, *running, next, a_written, b_written, bytes_per_cycle);
         }
         running = &next;
         running_layer = int(i);

@@ -134,6 +134,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["M"] = L.shape.M;
     l["N"] = L.shape.N;
     l["K"] = L.shape.K;
+    if (src.repeats > 1) l["repeats"] = src.repeats;  // GEMMs of this shape, one after another
     l["dataflow"] = to_string(a.dataflow);
     l["cycles"] = L.cycles;
     l["macs"] = L.stats.macs;
@@ -164,6 +165,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                                 : L.hierarchy.raw_ifmap_passes == 0   ? "im2col rows from HBM"
                                                                        : "mixed: raw ifmap where it fits, else im2col rows"}};
     }
+    if (src.conv && src.conv->dilation > 1) l["conv"]["dilation"] = src.conv->dilation;
     if (L.verify.ran) {
       l["verify"] = {{"passed", L.verify.passed}, {"detail", L.verify.detail}};
       verify_ran = true;

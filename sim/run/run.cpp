@@ -106,7 +106,7 @@ int run_simulation(const RunOptions& o) {
       sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
           out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
     std::vector<RunProgress::Layer> layers;
-    for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.dims.M * l.dims.N * l.dims.K});
+    for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.macs()});
     auto progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
     options.position = &progress->position();
     Accelerator accelerator("accelerator", spec, plan, options, sink.get());

@@ -148,6 +148,12 @@ bool reads_output_of(const Layer& l, const Layer& previous) {
   return l.reads_previous ? *l.reads_previous : shape_reads_output_of(l, previous);
 }
 
+int input_producer(const Workload& w, size_t i) {
+  const Layer& l = w.layers[i];
+  if (l.input_layer) return *l.input_layer;
+  return i > 0 && reads_output_of(l, w.layers[i - 1]) ? int(i) - 1 : -1;
+}
+
 Layer lower_conv(const std::string& name, const ConvShape& c) {
   Layer layer;
   layer.name = name;

@@ -1,22 +1,43 @@
 #pragma once
 // A workload is an ordered list of GEMM layers. Convolutions from SCALE-Sim
 // topology CSVs are lowered to GEMM through im2col exactly as SCALE-Sim does.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cstsim {
 
 struct ConvShape {  // as written in a SCALE-Sim conv topology row
   int64_t ifmap_h, ifmap_w, filter_h, filter_w, channels, filters, stride;
-  // Output rows and columns as SCALE-Sim counts them (topology_utils.py): ceil((in - filter +
-  // stride) / stride), no padding; with a stride > 1 the last window may run past the ifmap.
-  int64_t out_h() const { return out_dim(ifmap_h, filter_h); }
-  int64_t out_w() const { return out_dim(ifmap_w, filter_w); }
+  // ifmap_h and ifmap_w include the zero border (SCALE-Sim's topologies give ifmaps padded; an
+  // operator graph's conv2d adds its padding to them).
+  // Taps `dilation` apart: a window spans dilation * (filter - 1) + 1 input rows and columns.
+  int64_t dilation = 1;
+  // true: output rows and columns as SCALE-Sim counts them (topology_utils.py): ceil((in -
+  // filter + stride) / stride); with a stride > 1 the last window may run past the ifmap.
+  // false (operator graphs): floor((in - span) / stride) + 1, every window inside the ifmap.
+  bool scalesim_rounding = true;
+  int64_t span_h() const { return dilation * (filter_h - 1) + 1; }
+  int64_t span_w() const { return dilation * (filter_w - 1) + 1; }
+  int64_t out_h() const { return out_dim(ifmap_h, span_h()); }
+  int64_t out_w() const { return out_dim(ifmap_w, span_w()); }
 
  private:
-  int64_t out_dim(int64_t in, int64_t filter) const { return (in - filter + stride + stride - 1) / stride; }
+  int64_t out_dim(int64_t in, int64_t span) const {
+    return scalesim_rounding ? (in - span + stride + stride - 1) / stride : (in - span) / stride + 1;
+  }
+};
+
+// Which piece of a matrix repeat r of a layer reads or writes: (r / every) % cycle (cycle 0:
+// no wrap). Heads of grouped-query attention share K and V (every = heads per KV head); images
+// of a batched convolution share the filters of their group (cycle = groups).
+struct RepeatPieces {
+  int64_t every = 1, cycle = 0;
+  int64_t of(int64_t r) const { return cycle > 0 ? (r / every) % cycle : r / every; }
+  int64_t count(int64_t repeats) const { return cycle > 0 ? cycle : (repeats + every - 1) / every; }
 };
 
 struct Layer {
@@ -24,12 +45,31 @@ struct Layer {
   int64_t M = 0;  // output rows (Eh*Ew for conv)
   int64_t N = 0;  // output cols (filters)
   int64_t K = 0;  // reduction (Fh*Fw*C)
+  // Independent GEMMs of this shape, run one after another (an operator graph's groups of a
+  // convolution, images of a batch, heads of attention); pieces[A, B, C]: which piece of each
+  // matrix each one uses. MACs: repeats * M * N * K.
+  int64_t repeats = 1;
+  std::array<RepeatPieces, 3> pieces{};
   std::optional<ConvShape> conv;  // set when lowered from a convolution
   int source_line = 0;            // line in the workload file
   // YAML `input:` previous (true) | none (false): whether it reads the previous layer's output;
   // unset: by shape (reads_output_of).
   std::optional<bool> reads_previous;
   int input_line = 0;
+  // Operator graphs: the earlier layer whose output this layer's A (input_layer) or B
+  // (weight_layer: attention's K and V) is; -1: a tensor of its own. Set, input_layer
+  // overrides reads_previous and the shape rule.
+  std::optional<int> input_layer;
+  int weight_layer = -1;
+  int64_t macs() const { return repeats * M * N * K; }
+  static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
+    Layer l;
+    l.name = std::move(name);
+    l.M = M;
+    l.N = N;
+    l.K = K;
+    return l;
+  }
 };
 
 struct Workload {
@@ -53,5 +93,8 @@ Layer lower_conv(const std::string& name, const ConvShape& conv);
 bool shape_reads_output_of(const Layer& l, const Layer& previous);
 // Whether l reads what `previous` wrote: its `input:` when given, else by shape.
 bool reads_output_of(const Layer& l, const Layer& previous);
+// The layer whose output layer i's A is (-1: none): its input_layer when set, else the previous
+// layer when reads_output_of says so.
+int input_producer(const Workload& w, size_t i);
 
 }  // namespace cstsim

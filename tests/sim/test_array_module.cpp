@@ -45,7 +45,7 @@ const std::vector<GemmShape> kLayers{{"a", 20, 13, 17}, {"b", 3, 40, 9}};
 
 Plan plan_of(const std::vector<GemmShape>& layers) {
   Workload w;
-  for (const GemmShape& g : layers) w.layers.push_back({g.name, g.M, g.N, g.K, std::nullopt, 0, std::nullopt, 0});
+  for (const GemmShape& g : layers) w.layers.push_back(Layer::gemm(g.name, g.M, g.N, g.K));
   return make_plan(arch(), w);
 }
 

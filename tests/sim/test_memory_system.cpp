@@ -25,7 +25,7 @@ ArchSpec hierarchy(int clusters) {
 
 Plan plan_of(const ArchSpec& a) {
   Workload w;
-  w.layers.push_back({"l", 100, 80, 70, std::nullopt, 0, std::nullopt, 0});
+  w.layers.push_back(Layer::gemm("l", 100, 80, 70));
   return make_plan(a, w);
 }
 
@@ -74,7 +74,7 @@ struct TracedGemv {
 };
 TracedGemv run_traced_gemv(const ArchSpec& a) {
   Workload w;
-  w.layers.push_back({"gemv", 1, 2048, 2048, std::nullopt, 0, std::nullopt, 0});
+  w.layers.push_back(Layer::gemm("gemv", 1, 2048, 2048));
   TracedGemv out;
   out.plan = make_plan(a, w);
   testing_util::TempDir dir;

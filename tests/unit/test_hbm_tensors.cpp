@@ -60,7 +60,7 @@ TEST(HbmTensors, WeightsKeepTheirAddressAcrossPassesAndRowsMoveOn) {
   for (const std::string layout : {"tiled", "row_major"}) {
     SCOPED_TRACE(layout);
     const ArchSpec a = arch(layout);
-    const Plan plan = make_plan(a, workload({{"l", 3000, 40, 64, std::nullopt, 0, std::nullopt, 0}}));
+    const Plan plan = make_plan(a, workload({Layer::gemm("l", 3000, 40, 64)}));
     const LayerPlan& l = plan.layers[0];
     ASSERT_GE(l.clusters[0].passes.size(), 3u);
     std::vector<Bytes> passes;
@@ -86,7 +86,7 @@ TEST(HbmTensors, ClustersShareTheStreamAndOwnTheirShares) {
   for (const std::string layout : {"tiled", "row_major"}) {
     SCOPED_TRACE(layout);
     const ArchSpec a = arch(layout, 3);
-    const Plan plan = make_plan(a, workload({{"l", 200, 70, 90, std::nullopt, 0, std::nullopt, 0}}));
+    const Plan plan = make_plan(a, workload({Layer::gemm("l", 200, 70, 90)}));
     const LayerPlan& l = plan.layers[0];
     std::vector<Bytes> clusters;
     for (const ClusterLayerPlan& c : l.clusters) clusters.push_back(bytes_of(plan, c.passes[0], l));
@@ -110,9 +110,9 @@ TEST(HbmTensors, ClustersShareTheStreamAndOwnTheirShares) {
 // fc1 wrote; fc3's input (K = 7) is not fc2's output, so it gets a region after everything before.
 TEST(HbmTensors, ALayerReadsThePreviousOutputWhereItWasWritten) {
   const ArchSpec a = arch("tiled");
-  const Plan plan = make_plan(a, workload({{"fc1", 1, 48, 32, std::nullopt, 0, std::nullopt, 0},
-                                           {"fc2", 1, 20, 48, std::nullopt, 0, std::nullopt, 0},
-                                           {"fc3", 1, 5, 7, std::nullopt, 0, std::nullopt, 0}}));
+  const Plan plan = make_plan(a, workload({Layer::gemm("fc1", 1, 48, 32),
+                                           Layer::gemm("fc2", 1, 20, 48),
+                                           Layer::gemm("fc3", 1, 5, 7)}));
   const std::vector<LayerPlan>& L = plan.layers;
   EXPECT_EQ(L[1].input_from, 0);
   EXPECT_EQ(L[1].tensors[0].addr, L[0].tensors[2].addr);

@@ -20,7 +20,11 @@ ArchSpec arch(Dataflow d, int rows, int cols, int64_t kib) {
   return a;
 }
 
-Layer gemm(int64_t M, int64_t N, int64_t K) { return Layer{"g", M, N, K, {}, 3, {}, 0}; }
+Layer gemm(int64_t M, int64_t N, int64_t K) {
+  Layer l = Layer::gemm("g", M, N, K);
+  l.source_line = 3;
+  return l;
+}
 
 int64_t compulsory(const Layer& l) { return l.M * l.K + l.K * l.N + 4 * l.M * l.N; }
 
