@@ -54,6 +54,10 @@ struct LayerPlan {
   // weight_from likewise for B (attention's K and V).
   std::array<TensorPlace, kMatrices> tensors{};
   int input_from = -1, weight_from = -1;
+  // Operator graphs: A or B is the matrix another layer reads too (same_as: {layer, matrix},
+  // {-1, 0}: none); it lies in HBM once. names: the graph's tensors.
+  std::array<std::pair<int, int>, 2> same_as{{{-1, 0}, {-1, 0}}};
+  std::array<std::string, kMatrices> tensor_names;
   // overlap: pipeline: why the previous layer's output does not stay on chip as this layer's
   // input (sim/mapper/pipeline.h), when it reads that output; empty: it does, or no pipeline.
   std::string input_not_on_chip;

@@ -106,6 +106,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     for (int x = 0; x < kMatrices; ++x) {
       const TensorPlace& t = l.tensors[size_t(x)];
       tensors[std::string(1, "ABC"[x])] = {{"hbm_addr", t.addr}, {"bytes", t.bytes}};
+      if (!l.tensor_names[size_t(x)].empty()) tensors[std::string(1, "ABC"[x])]["tensor"] = l.tensor_names[size_t(x)];
     }
     if (l.input_from >= 0) tensors["A"]["output_of"] = plan.layers[size_t(l.input_from)].name;
     if (l.weight_from >= 0) tensors["B"]["output_of"] = plan.layers[size_t(l.weight_from)].name;

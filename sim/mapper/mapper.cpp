@@ -221,8 +221,10 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
   for (int x = 0; x < kMatrices; ++x) {
     TensorPlace& t = lp.tensors[size_t(x)];
     t.bytes = extent[size_t(x)];
-    if (from[size_t(x)] >= 0) {
-      t.addr = earlier[size_t(from[size_t(x)])].tensors[size_t(Matrix::C)].addr;
+    const std::pair<int, int> same = x < 2 ? lp.same_as[size_t(x)] : std::make_pair(-1, 0);
+    if (from[size_t(x)] >= 0 || same.first >= 0) {
+      t.addr = from[size_t(x)] >= 0 ? earlier[size_t(from[size_t(x)])].tensors[size_t(Matrix::C)].addr
+                                    : earlier[size_t(same.first)].tensors[size_t(same.second)].addr;
       next = std::max(next, align(t.addr + uint64_t(t.bytes)));
     } else {
       t.addr = next;
@@ -285,6 +287,8 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);
     lp.weight_from = w.layers[i].weight_layer;
+    for (int x = 0; x < 2; ++x) lp.same_as[size_t(x)] = {w.layers[i].same_as[size_t(x)].layer, w.layers[i].same_as[size_t(x)].matrix};
+    lp.tensor_names = w.layers[i].tensors;
     place_tensors(a, w.layers[i], plan.layers, lp, next);
   }
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip

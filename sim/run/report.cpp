@@ -120,6 +120,13 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                             {"fifo_tiles", a.channel.fifo_tiles}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};
+  if (r.workload->is_graph) {  // what the array ran and what no model runs yet
+    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+    for (const VectorOp& v : r.workload->vector_ops)
+      skipped.push_back({{"name", v.name}, {"op", v.kind}, {"elements", v.elements}, {"read_bytes", v.read_bytes},
+                         {"written_bytes", v.written_bytes}});
+    j["workload"]["not_simulated"] = skipped;
+  }
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0, psum_reads = 0;

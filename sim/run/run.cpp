@@ -5,9 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <systemc>
 
@@ -58,6 +60,22 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
   }
 }
 
+// An operator graph's vector ops have no model yet: say so before the run, not only in summary.json.
+void warn_unsimulated(const Workload& w) {
+  if (w.vector_ops.empty()) return;
+  std::map<std::string, int> kinds;
+  int64_t bytes = 0;
+  for (const VectorOp& v : w.vector_ops) {
+    ++kinds[v.kind];
+    bytes += v.read_bytes + v.written_bytes;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", n, kind));
+  spdlog::warn("{} ops of the graph are not simulated (no vector unit yet): {}; unfused they would move {} bytes. "
+               "Listed in summary.json under workload.not_simulated",
+               w.vector_ops.size(), fmt::format("{}", fmt::join(parts, ", ")), bytes);
+}
+
 }  // namespace
 
 int run_simulation(const RunOptions& o) {
@@ -66,6 +84,7 @@ int run_simulation(const RunOptions& o) {
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   const Workload workload = load_workload(o.workload_path);
+  warn_unsimulated(workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
                    o.force);

@@ -10,6 +10,7 @@
 #include "core/input_error.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
+#include "sim/workload/graph.h"
 #include "sim/workload/scalesim_csv.h"
 
 namespace cstsim {
@@ -82,7 +83,7 @@ Workload read_workload_yaml(const std::string& path) {
   w.name = text::stem(path);
   w.source = path;
   std::optional<YAML::Node> layers;
-  int layers_line = 0;
+  int layers_line = 0, graph_line = 0;
   std::set<std::string> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string key = it->first.Scalar();
@@ -95,11 +96,19 @@ Workload read_workload_yaml(const std::string& path) {
     } else if (key == "layers") {
       layers = it->second;
       layers_line = line;
+    } else if (key == "ops" || key == "tensors") {
+      graph_line = graph_line ? graph_line : line;
     } else if (key != "source") {  // source: free-text citation, ignored
-      throw InputError(path, line, key, "unknown key (expected one of: name, layers, source)");
+      throw InputError(path, line, key, "unknown key (expected one of: name, source, layers; or tensors, ops)");
     }
   }
-  if (!layers) throw InputError(path, 0, "layers", "required key is missing");
+  if (graph_line && layers)
+    throw InputError(path, graph_line, "ops", "a workload is a list of layers or an operator graph (tensors, ops), not both");
+  if (graph_line) {
+    read_graph(path, root, w);
+    return w;
+  }
+  if (!layers) throw InputError(path, 0, "layers", "required key is missing (or tensors and ops: an operator graph)");
   if (!layers->IsSequence())
     throw InputError(path, layers_line, "layers", fmt::format("must be a list, got {}", yaml_kind(*layers)));
   if (layers->size() == 0) throw InputError(path, layers_line, "layers", "no layers");

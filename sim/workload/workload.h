@@ -61,6 +61,13 @@ struct Layer {
   // overrides reads_previous and the shape rule.
   std::optional<int> input_layer;
   int weight_layer = -1;
+  // Operator graphs: A (B) is the tensor layer `layer` reads as its matrix `matrix` (0 A, 1 B):
+  // a graph input or weight that several layers read lies in HBM once.
+  struct SameAs {
+    int layer = -1, matrix = 0;
+  };
+  std::array<SameAs, 2> same_as{};
+  std::array<std::string, 3> tensors;  // operator graphs: the graph's names of A, B and C
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;
@@ -72,10 +79,23 @@ struct Layer {
   }
 };
 
+// An operator-graph op that is not a GEMM (norms, softmax, activations, RoPE, residual adds,
+// (de)quantization, gathers, KV-cache appends): what it would read and write, unfused.
+struct VectorOp {
+  std::string name, kind;
+  int64_t elements = 0;  // of its output
+  int64_t read_bytes = 0, written_bytes = 0;
+  int line = 0;
+};
+
 struct Workload {
   std::string name;    // file stem
   std::string source;  // path
   std::vector<Layer> layers;
+  // Operator graphs only (sim/workload/graph.h): the ops no layer runs. No model executes them
+  // yet (the vector unit is to come): the run says so and lists them in summary.json.
+  std::vector<VectorOp> vector_ops;
+  bool is_graph = false;
 };
 
 // YAML: `layers: [{name, M, N, K}, ...]` (see configs/README.md).

@@ -1,0 +1,36 @@
+#pragma once
+// An operator graph as a workload: named tensors (shape, dtype, role) and the ops that read
+// and write them. The reader checks every op's shapes, orders the ops by their dependencies
+// and lowers them onto the layers the array runs: matmul, conv2d and attention become GEMM
+// layers (Layer::repeats for groups, images and heads; input_layer / weight_layer for the
+// tensors an earlier op wrote); the other ops are listed with what they would move, for the
+// vector unit. Schema and lowering rules: configs/README.md, "Operator graphs".
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/workload/workload.h"
+
+namespace cstsim {
+
+struct GraphTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;  // int4, int8, fp8, int16, fp16, bf16, int32, fp32
+  int bits = 8;
+  std::string role;  // weight | activation | kv_cache
+  int line = 0;
+  int64_t elements() const;
+  int64_t bytes() const { return (elements() * bits + 7) / 8; }
+};
+
+// Reads `tensors:` and `ops:` of a workload file's root map into w (its layers and vector ops).
+// Throws InputError (file, line, key) on any bad input.
+void read_graph(const std::string& path, const YAML::Node& root, Workload& w);
+
+// The dtypes a tensor can have and their widths; 0 for an unknown name.
+int dtype_bits(const std::string& dtype);
+
+}  // namespace cstsim
