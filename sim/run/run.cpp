@@ -76,6 +76,18 @@ void warn_unsimulated(const Workload& w) {
                w.vector_ops.size(), fmt::format("{}", fmt::join(parts, ", ")), bytes);
 }
 
+// Until per-tensor precision lands (the next issue), HBM and SRAM bytes follow the arch's operand
+// width, not a graph's dtypes: say so when they differ.
+void warn_dtype(const ArchSpec& a, const Workload& w) {
+  for (const Layer& l : w.layers)
+    if (l.dtype_bits > 0 && l.dtype_bits != a.operand_bits) {
+      spdlog::warn("layer {} reads {}-bit tensors; the arch's operands are {}-bit and the simulated bytes follow the "
+                   "arch (per-tensor widths are not modelled yet)",
+                   l.name, l.dtype_bits, a.operand_bits);
+      return;
+    }
+}
+
 }  // namespace
 
 int run_simulation(const RunOptions& o) {
@@ -85,6 +97,7 @@ int run_simulation(const RunOptions& o) {
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   const Workload workload = load_workload(o.workload_path);
   warn_unsimulated(workload);
+  warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
                    o.force);

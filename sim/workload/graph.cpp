@@ -63,11 +63,15 @@ const std::map<std::string, OpKind>& op_kinds() {
       {"rope", {1, 2, {"dtype"}, false}},
       {"gelu", {1, 1, {"dtype"}, false}},
       {"silu", {1, 1, {"dtype"}, false}},
+      {"relu", {1, 1, {"dtype"}, false}},
       {"quantize", {1, 2, {"dtype"}, false}},
       {"dequantize", {1, 2, {"dtype"}, false}},
       {"embedding", {2, 2, {"dtype"}, false}},
       {"kv_append", {2, 2, {}, false}},
       {"reshape", {1, 1, {"shape"}, false}},
+      {"concat", {2, 8, {"axis"}, false}},
+      {"maxpool", {1, 1, {"kernel", "stride", "padding"}, false}},
+      {"avgpool", {1, 1, {"kernel", "stride", "padding"}, false}},
   };
   return kinds;
 }
@@ -329,6 +333,7 @@ class GraphReader {
     l.input_layer = layer_of(a);
     l.weight_layer = layer_of(b);
     l.tensors = {a, b, c};
+    l.dtype_bits = tensors_.at(a).bits;
     for (int x = 0; x < 2; ++x) {
       const std::string& t = x == 0 ? a : b;
       if (layer_of(t) >= 0) continue;
@@ -455,7 +460,15 @@ class GraphReader {
     Layer context = Layer::gemm(n.name + ".context", Sq, d, Skv);
     context.repeats = B * heads;
     context.pieces[1].every = share;
-    written_by_[n.name + ".scores"] = s;  // the context reads the scores where they were written
+    GraphTensor scores_tensor;  // the context reads the scores where they were written
+    scores_tensor.name = n.name + ".scores";
+    scores_tensor.shape = {B, heads, Sq, Skv};
+    scores_tensor.dtype = dtype;
+    scores_tensor.bits = dtype_bits(dtype);
+    scores_tensor.role = "activation";
+    scores_tensor.line = n.line;
+    declare(scores_tensor);
+    written_by_[scores_tensor.name] = s;
     const int c = add_layer(n, context, n.name + ".scores", v.name, n.out);
     output(n, {B, Sq, heads * d}, dtype, "activation", c);
   }
@@ -485,6 +498,26 @@ class GraphReader {
       out[1] += y.shape[1];
       role = "kv_cache";
       written = -1;  // the cache lies in HBM, where the attention reads it
+    } else if (n.kind == "concat") {  // along `axis` (default 0); the rest of the shapes agree
+      const int64_t axis = int_attr(n, "axis", 0, 0);
+      if (axis >= int64_t(out.size())) fail(n.attr_lines.at("axis"), "axis", fmt::format("{} has {} dimensions", x.name, out.size()));
+      for (size_t k = 1; k < n.in.size(); ++k) {
+        Shape other = in(n, k).shape;
+        if (other.size() != out.size()) shape_error(n, fmt::format("{} and {} differ in rank", x.name, n.in[k]));
+        out[size_t(axis)] += other[size_t(axis)];
+        other[size_t(axis)] = x.shape[size_t(axis)];
+        if (other != x.shape) shape_error(n, fmt::format("{} and {} differ off the axis", x.name, n.in[k]));
+      }
+      written = -1;  // a tensor of its own
+    } else if (n.kind == "maxpool" || n.kind == "avgpool") {  // NHWC windows
+      if (x.shape.size() != 4) shape_error(n, fmt::format("{} must be [N, H, W, C], got {}", x.name, shape_text(x.shape)));
+      if (!n.attrs.count("kernel")) fail(n.line, "kernel", "required for a pool: the window's size");
+      const auto [kh, kw] = pair_attr(n, "kernel", 1, 1);
+      const auto [sh, sw] = pair_attr(n, "stride", kh, 1);
+      const auto [ph, pw] = pair_attr(n, "padding", 0, 0);
+      if (kh > x.shape[1] + 2 * ph || kw > x.shape[2] + 2 * pw) shape_error(n, "the window is larger than the padded input");
+      out = {x.shape[0], (x.shape[1] + 2 * ph - kh) / sh + 1, (x.shape[2] + 2 * pw - kw) / sw + 1, x.shape[3]};
+      written = -1;
     } else if (n.kind == "reshape") {
       if (!n.attrs.count("shape")) fail(n.line, "shape", "required for reshape");
       out = shape_of(n.attrs.at("shape"), n.attr_lines.at("shape"), "shape");
@@ -505,7 +538,8 @@ class GraphReader {
       w_.vector_ops.push_back({n.name, n.kind, n.kind == "kv_append" ? in(n, 1).elements() : result.elements(), read,
                                wrote, n.line});
     }
-    const bool new_data = n.kind == "embedding";  // the gathered rows are a tensor of their own
+    // Gathered rows, joined tensors and pooled maps are tensors of their own.
+    const bool new_data = n.kind == "embedding" || n.kind == "concat" || n.kind == "maxpool" || n.kind == "avgpool";
     output(n, out, dtype, role, written, new_data ? "" : x.name);
   }
 

@@ -103,7 +103,8 @@ Workload read_workload_yaml(const std::string& path) {
     }
   }
   if (graph_line && layers)
-    throw InputError(path, graph_line, "ops", "a workload is a list of layers or an operator graph (tensors, ops), not both");
+    throw InputError(path, layers_line, "layers",
+                     "a workload is a list of layers or an operator graph (tensors, ops), not both");
   if (graph_line) {
     read_graph(path, root, w);
     return w;

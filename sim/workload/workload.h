@@ -68,6 +68,7 @@ struct Layer {
   };
   std::array<SameAs, 2> same_as{};
   std::array<std::string, 3> tensors;  // operator graphs: the graph's names of A, B and C
+  int dtype_bits = 0;                   // operator graphs: the width of A's dtype
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;
