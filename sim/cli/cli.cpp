@@ -140,7 +140,9 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
                        j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
                        j["K"].get<int64_t>(), j["dataflow"].get<std::string>(), f["count"].get<int64_t>(),
                        fmt::format("{}x{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>()),
-                       j["stream_passes"].size(), j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
+                       j.contains("repeats") ? fmt::format("{}x{}", j["stream_passes"].size(), j["repeats"].get<int64_t>())
+                                             : std::to_string(j["stream_passes"].size()),
+                       j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
                        j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-",
                        j.contains("ifmap_reread") ? fmt::format("{:.3f}", j["ifmap_reread"].get<double>()) : "-");
   }

@@ -1,6 +1,7 @@
 #pragma once
 // A workload is an ordered list of GEMM layers. Convolutions from SCALE-Sim
-// topology CSVs are lowered to GEMM through im2col exactly as SCALE-Sim does.
+// topology CSVs are lowered to GEMM through im2col exactly as SCALE-Sim does; operator graphs
+// (sim/workload/graph.h) lower their matmuls, convolutions and attention to layers.
 #include <array>
 #include <cstdint>
 #include <optional>
