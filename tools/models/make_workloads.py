@@ -192,6 +192,13 @@ class Net:
         return y, (hw + 2 * (k // 2) - k) // stride + 1, out_c
 
 
+def classify(g, x, hw, features):
+    """Global average pool and a 1000-way classifier, as both CNNs end."""
+    x = g.op("avgpool", "avgpool", [x], "pooled", kernel=hw)
+    x = g.op("flatten", "reshape", [x], "features", shape=[1, features])
+    g.op("fc", "matmul", [x, g.tensor("fc_w", [features, 1000], "int8", "weight")], "logits")
+
+
 def resnet50():
     g = Graph("resnet50-padded", "He et al., Deep Residual Learning, CVPR 2016, Table 1 (50-layer); strides on "
               "the 3x3 convolutions as in torchvision's ResNet-50 (v1.5), whose reported cost is 4.09 GFLOPs "
@@ -216,9 +223,7 @@ def resnet50():
                 sc = x
             x = g.op(f"{p}_add", "add", [y, sc], f"{p}_out")
             hw, c = h2, width * 4
-    x = g.op("avgpool", "avgpool", [x], "pooled", kernel=hw)
-    x = g.op("flatten", "reshape", [x], "features", shape=[1, 2048])
-    g.op("fc", "matmul", [x, g.tensor("fc_w", [2048, 1000], "int8", "weight")], "logits")
+    classify(g, x, hw, 2048)
     g.write()
 
 
@@ -248,9 +253,7 @@ def mobilenet_v2():
                 y = g.op(f"{p}_add", "add", [y, x], f"{p}_out")
             x, hw, c = y, h, out_c
     x, hw, c = net.conv(1280, 1, name="conv_last", x=x, hw=hw, c=c)
-    x = g.op("avgpool", "avgpool", [x], "pooled", kernel=hw)
-    x = g.op("flatten", "reshape", [x], "features", shape=[1, 1280])
-    g.op("fc", "matmul", [x, g.tensor("fc_w", [1280, 1000], "int8", "weight")], "logits")
+    classify(g, x, hw, 1280)
     g.write()
 
 
