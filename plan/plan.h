@@ -13,6 +13,7 @@
 #include "plan/dataflow.h"
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
+#include "plan/vector_kernel.h"
 
 namespace cstsim {
 
@@ -82,7 +83,18 @@ struct Plan {
   Dataflow dataflow = Dataflow::WS;
   int rows = 0, cols = 0;
   std::vector<LayerPlan> layers;
+  // The vector unit's kernels in run order, each between two layers (before_layer); empty
+  // without a vector unit (the workload's vector steps are then not simulated).
+  std::vector<VectorKernelPlan> vector_kernels;
 };
+
+// Whether vector kernels run between layer `layer` - 1 and layer `layer` (then nothing of the one
+// is prefetched or kept on chip across them).
+inline bool vector_kernels_before(const Plan& plan, size_t layer) {
+  for (const VectorKernelPlan& k : plan.vector_kernels)
+    if (size_t(k.before_layer) == layer) return true;
+  return false;
+}
 
 // The folds of a pass on the plan's array.
 FoldPlan fold_plan(const Plan& plan, const PassPlan& pass);

@@ -97,7 +97,8 @@ void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
 
 void TraceSink::begin_layer(int index, const std::string& name, int64_t start_cycle) {
   // Every cluster announces the layer it starts; the same layer at the same cycle counts once.
-  if (!layers_.empty() && layers_.back().index == index && layers_.back().start == start_cycle) return;
+  // A layer whose vector kernels began it is not begun again by its first pass.
+  if (!layers_.empty() && layers_.back().index == index) return;
   if (!layers_.empty() && start_cycle <= layers_.back().start)
     throw std::logic_error("layers must start in increasing cycle order");
   if (start_cycle < now_) throw std::logic_error("a layer must begin at or after the current cycle");

@@ -36,6 +36,10 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
   p.memory_observer = spec.memory == MemoryMode::Ideal ? nullptr : this;
+  if (spec.vector.lanes > 0) {
+    vector_ = std::make_unique<VectorUnitModule>("vector", spec.vector, spec.clock_hz);
+    p.vector_unit = vector_.get();
+  }
   array_ = std::make_unique<ArrayModule>("array", p, plan, nullptr, sink);
   if (sink && fifo_path) fifo_->declare(*sink);  // after the array's, as traces always had them
   if (sink && hierarchy) {
@@ -50,6 +54,9 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     noc_->declare_hops(*sink);
     dma_->declare_spad_actions(*sink);
   }
+  // Its resources only when it has work: traces of runs without vector kernels stay as they were.
+  if (sink && vector_ && !plan.vector_kernels.empty())
+    vector_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "", hierarchy);
 }
 
 // The shared HBM and NoC: a piece by whichever cluster gets there first (each takes what it
@@ -77,6 +84,10 @@ void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& so
 
 void ClusterModule::run_finished(MemoryGroup& group) {
   if (sink_) announce_shared(0, -1, group, MemoryGroup::kTimelineEnd);  // no layer starts: hbm.tensors stays
+}
+
+void ClusterModule::vector_simulated(MemoryGroup& group, int64_t shared_before) {
+  if (sink_) announce_shared(0, -1, group, shared_before);
 }
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
@@ -142,12 +153,23 @@ std::vector<ArrayLayerResult> Accelerator::layer_results() const {
   return merged;
 }
 
+std::vector<VectorKernelResult> Accelerator::vector_results() const {
+  std::vector<VectorKernelResult> merged;
+  for (size_t k = 0; k < plan_.vector_kernels.size(); ++k) {
+    std::vector<const VectorKernelResult*> parts;
+    for (const auto& c : clusters_) parts.push_back(&c->array().vector_results()[k]);
+    merged.push_back(merge_vector_parts(parts));
+  }
+  return merged;
+}
+
 namespace {
 
 const char* kind_of(const sc_core::sc_object* o) {
   if (dynamic_cast<const Accelerator*>(o)) return "accelerator";
   if (dynamic_cast<const ClusterModule*>(o)) return "cluster";
   if (dynamic_cast<const ArrayModule*>(o)) return "array";
+  if (dynamic_cast<const VectorUnitModule*>(o)) return "vector";
   if (dynamic_cast<const ScratchpadModule*>(o)) return "scratchpad";
   if (dynamic_cast<const DmaModule*>(o)) return "dma";
   if (dynamic_cast<const TileFifoModule*>(o)) return "tile_fifo";

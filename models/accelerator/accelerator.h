@@ -5,6 +5,7 @@
 //   accelerator
 //     cluster<k>          one per cluster
 //       array             ArrayModule: the systolic array and its process
+//       vector            VectorUnitModule: vector.lanes > 0
 //       scratchpad, dma   memory: hierarchy
 //       fifo, dma         memory: channel (fifo alone) | hbm
 //     memory              memory: hierarchy: the process that steps the DMA, NoC and HBM
@@ -52,6 +53,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) override;
   void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) override;
   void run_finished(MemoryGroup& group) override;
+  void vector_simulated(MemoryGroup& group, int64_t shared_before) override;
   void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                      const LayerTiming& timing) override;
 
@@ -65,6 +67,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   std::unique_ptr<ScratchpadModule> scratchpad_;
   std::unique_ptr<DmaModule> dma_;
   std::unique_ptr<TileFifoModule> fifo_;
+  std::unique_ptr<VectorUnitModule> vector_;
   std::unique_ptr<ArrayModule> array_;
 };
 
@@ -81,6 +84,8 @@ class Accelerator : public sc_core::sc_module {
   int64_t end_cycle() const;  // first cycle after the last layer, once finished()
   // Per layer, over every cluster (one cluster: its own results).
   std::vector<ArrayLayerResult> layer_results() const;
+  // Per vector kernel of the plan, over every cluster.
+  std::vector<VectorKernelResult> vector_results() const;
   // This module and every module below it, depth first.
   std::vector<ModuleInfo> modules() const;
   const MemorySystemModule* memory() const { return memory_.get(); }  // memory: hierarchy

@@ -12,6 +12,7 @@
 #include "models/memory/memory_params.h"
 #include "models/noc/noc_config.h"
 #include "models/scratchpad/scratchpad_params.h"
+#include "models/vector/vector_params.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -29,6 +30,7 @@ struct AcceleratorSpec {
   noc::NocConfig noc;             // memory: hierarchy: the mesh
   std::vector<std::pair<int, int>> cluster_routers;  // memory: hierarchy: cluster k's router (x, y)
   spad::ScratchpadParams scratchpad;                 // memory: hierarchy: per cluster
+  VectorParams vector;                               // the vector unit beside each array (lanes 0: none)
   // memory: hierarchy: an independent protocol checker (models/hbm/checker.h) hears every
   // HBM command of the run; a violation stops it. `run --no-hbm-check` turns it off for speed.
   bool check_hbm_protocol = true;

@@ -49,12 +49,29 @@ void ArrayModule::run() {
   std::vector<const PassPlan*> order;  // this cluster's passes in run order
   for (const LayerPlan& L : plan_.layers)
     for (const PassPlan& p : L.clusters[size_t(params_.cluster)].passes) order.push_back(&p);
+  size_t pass_index = 0;  // into order
+  size_t kernel = 0;      // the next vector kernel
+  // The vector kernels that run before layer `layer` (after the last one: layers.size()), each a step.
+  auto run_kernels = [&](size_t layer) {
+    for (; kernel < plan_.vector_kernels.size() && size_t(plan_.vector_kernels[kernel].before_layer) == layer;
+         ++kernel, ++step) {
+      // On the trace the kernels before a layer belong to it (after the last one, to the last one).
+      if (sink_ && layer < plan_.layers.size()) sink_->begin_layer(int(layer), plan_.layers[layer].name, start);
+      vector_results_.push_back(run_vector_kernel(plan_.vector_kernels[kernel], step, start));
+      int64_t end = vector_results_.back().end_cycle;
+      if (set) end = set->all_finished(step, end);
+      if (!set && own_group_) own_group_->begin_step();
+      if (!set && own_reference_group_) own_reference_group_->begin_step();
+      start = end + 1;
+    }
+  };
   for (size_t i = 0; i < plan_.layers.size(); ++i) {
+    run_kernels(i);
     const LayerPlan& L = plan_.layers[i];
     const ClusterLayerPlan& mine = L.clusters[size_t(params_.cluster)];
     if (params_.position) params_.position->at(int(i), start);
     std::vector<ArrayLayerResult> parts;
-    for (size_t p = 0; p < mine.passes.size(); ++p, ++step) {
+    for (size_t p = 0; p < mine.passes.size(); ++p, ++step, ++pass_index) {
       const PassPlan& pass = mine.passes[p];
       if (pass.idle()) {  // nothing for this cluster: it waits for the others
         ArrayLayerResult idle;
@@ -72,7 +89,7 @@ void ArrayModule::run() {
         parts.push_back(idle);
       } else {
         if (params_.position) params_.position->in_pass(int(p), int(mine.passes.size()), 0);
-        const PassPlan* next = size_t(step + 1) < order.size() ? order[size_t(step + 1)] : nullptr;
+        const PassPlan* next = pass_index + 1 < order.size() ? order[pass_index + 1] : nullptr;
         parts.push_back(run_pass(int(i), step, p == 0, pass, next, start));
       }
       int64_t end = parts.back().end_cycle;
@@ -92,6 +109,7 @@ void ArrayModule::run() {
       results_.back().idle = parts.front().idle;
     }
   }
+  run_kernels(plan_.layers.size());
   // The run's memory ends with its last cycle: its last word on the trace, by cluster 0 (every
   // cluster has passed the last barrier, so every step's traffic is in).
   if (a.memory == MemoryMode::Hierarchy && params_.cluster == 0) {
@@ -103,6 +121,23 @@ void ArrayModule::run() {
   wait_until(start);
   end_cycle_ = start;
   finished_ = true;
+}
+
+VectorKernelResult ArrayModule::run_vector_kernel(const VectorKernelPlan& k, int step, int64_t start) {
+  const AcceleratorSpec& a = params_.spec;
+  const bool hierarchy = a.memory == MemoryMode::Hierarchy;
+  std::shared_ptr<MemoryGroup> group = hierarchy ? memory_group(false) : nullptr;
+  std::shared_ptr<MemoryGroup> mirror = hierarchy && params_.mode == ArrayMode::Reference ? memory_group(true) : nullptr;
+  if (!params_.vector_unit) throw std::logic_error("a vector kernel was planned for an array without a vector unit");
+  VectorKernelResult r = params_.vector_unit->execute(k, start, group.get(), mirror.get(), params_.cluster, a.clusters);
+  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the step's memory is final
+  if (group) {
+    r.shared = group->stats();
+    if (!r.idle && params_.memory_observer)
+      params_.memory_observer->vector_simulated(*group, group->settle(r.end_cycle));
+  }
+  wait_until(r.end_cycle);
+  return r;
 }
 
 namespace {

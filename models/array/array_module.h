@@ -18,6 +18,7 @@
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_group.h"
 #include "models/memory/tile_source.h"
+#include "models/vector/vector_unit.h"
 #include "models/accelerator/accelerator_spec.h"
 #include "core/progress.h"
 #include "plan/plan.h"
@@ -40,6 +41,8 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   std::string trace_name = "array";  // names the array's trace resources
   // Told when each step's memory traffic is final, to announce its R(t) (memory other than ideal).
   MemoryObserver* memory_observer = nullptr;
+  // The cluster's vector unit: runs the plan's vector kernels between the layers (nullptr: none).
+  VectorUnitModule* vector_unit = nullptr;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
   struct Fault {
     int64_t cycle = -1;
@@ -116,11 +119,15 @@ class ArrayModule : public sc_core::sc_module {
   int64_t end_cycle() const { return end_cycle_; }
 
   const std::vector<ArrayLayerResult>& results() const { return results_; }
+  // Per vector kernel of the plan, in order: this cluster's share of it.
+  const std::vector<VectorKernelResult>& vector_results() const { return vector_results_; }
   bool finished() const { return finished_; }
   sc_core::sc_time period() const { return period_; }
 
  private:
   void run();
+  // Step `step`: this cluster's share of vector kernel k on its vector unit, from `start`.
+  VectorKernelResult run_vector_kernel(const VectorKernelPlan& k, int step, int64_t start);
   void wait_until(int64_t cycle);
   // The same, telling the trace it has announced everything before `mark` (<= cycle).
   void wait_until(int64_t cycle, int64_t mark);
@@ -160,6 +167,7 @@ class ArrayModule : public sc_core::sc_module {
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;
+  std::vector<VectorKernelResult> vector_results_;
   bool finished_ = false;
   std::shared_ptr<MemoryGroup> own_group_, own_reference_group_;  // one cluster, no cluster set
   Handover handed_, reference_handed_;  // overlap: prefetch | pipeline

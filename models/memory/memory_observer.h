@@ -23,6 +23,8 @@ class MemoryObserver {
   // After the pass's drain: the rest of this cluster's own part, and the shared part before
   // `shared_before` (MemoryGroup::settle).
   virtual void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) = 0;
+  // A vector kernel's traffic is done (every cluster's): the shared part before `shared_before`.
+  virtual void vector_simulated(MemoryGroup& group, int64_t shared_before) = 0;
   // The run is over: the shared memory's last piece (MemoryGroup::finish).
   virtual void run_finished(MemoryGroup& group) = 0;
   // memory: channel | hbm: the tiles of one pass came through the FIFO (`folds` are its folds,

@@ -51,6 +51,8 @@ AcceleratorSpec accelerator_spec(const ArchSpec& a) {
                a.hbm.controller_queue_flits};
   s.hbm = a.hbm_spec;
   s.noc = a.noc_config;
+  s.vector = {a.vector.lanes, {a.vector.add_per_lane, a.vector.mul_per_lane, a.vector.special_per_lane},
+              a.vector.port_bytes, a.vector.latency};
   if (s.memory == MemoryMode::Hierarchy) {
     s.cluster_routers = cluster_routers(a, s.noc.cols, s.noc.rows, a.clusters);
     s.scratchpad = scratchpad_params(a);

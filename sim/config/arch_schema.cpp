@@ -68,6 +68,20 @@ const schema::Table& arch_schema() {
           only_with(integer_key("scratchpad.read_latency", "cycles", "1", 0, 1 << 10, "from a read's last port slot to its data"), hierarchy),
           only_with(integer_key("scratchpad.write_latency", "cycles", "1", 0, 1 << 10,
                       "from a write's last port slot until it is readable"), hierarchy),
+          integer_key("vector.lanes", "lane", "0 (none)", 0, 1 << 20,
+                      "the vector unit beside the array (models/vector): norms, softmax, activations, RoPE, residual "
+                      "adds; 0: none, and an operator graph's vector ops are listed as not simulated"),
+          above(number_key("vector.add_per_lane", "op/cycle", "1", "adds, subtracts, maxima, compares per lane per cycle"), 0),
+          above(number_key("vector.mul_per_lane", "op/cycle", "1", "multiplies and fused multiply-adds per lane per cycle"), 0),
+          above(number_key("vector.special_per_lane", "op/cycle", "0.25",
+                           "transcendentals (exp, rsqrt, reciprocal, tanh) per lane per cycle"), 0),
+          integer_key("vector.port_bytes", "byte/cycle", "256", 1, 1 << 20,
+                      "bytes per cycle the vector unit reads and writes in the scratchpad (its own ports)"),
+          integer_key("vector.latency", "cycles", "8", 0, 1 << 16, "pipeline depth: cycles from a tile's first operand to its first result"),
+          choice_key("vector.fusion", "", "op", {"none", "op", "chain"},
+                     "none: every step of an op is a kernel that writes its result to HBM (seed 002's decompositions); "
+                     "op: each graph op is one kernel; chain: consecutive vector ops whose intermediates nothing else "
+                     "reads run as one kernel"),
           text_key("source", "none", "free-text citation for the numbers; ignored by the model"),
       });
   return table;

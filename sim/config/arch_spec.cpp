@@ -211,6 +211,18 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(int_of(*f, "scratchpad.read_latency"));
     if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(int_of(*f, "scratchpad.write_latency"));
   }
+  ArchSpec::Vector& v = s.vector;
+  if (const ArchField* f = find("vector.lanes")) v.lanes = int(int_of(*f, "vector.lanes"));
+  if (const ArchField* f = find("vector.add_per_lane")) v.add_per_lane = number_of(*f, "vector.add_per_lane");
+  if (const ArchField* f = find("vector.mul_per_lane")) v.mul_per_lane = number_of(*f, "vector.mul_per_lane");
+  if (const ArchField* f = find("vector.special_per_lane")) v.special_per_lane = number_of(*f, "vector.special_per_lane");
+  if (const ArchField* f = find("vector.port_bytes")) v.port_bytes = int_of(*f, "vector.port_bytes");
+  if (const ArchField* f = find("vector.latency")) v.latency = int(int_of(*f, "vector.latency"));
+  if (const ArchField* f = find("vector.fusion")) v.fusion = choice_of(*f, "vector.fusion");
+  if (v.lanes == 0)  // a vector unit's parameters without one would be ignored
+    for (const char* key : {"vector.add_per_lane", "vector.mul_per_lane", "vector.special_per_lane", "vector.port_bytes",
+                            "vector.latency", "vector.fusion"})
+      if (const ArchField* f = find(key)) fail(*f, "applies only with a vector unit (vector.lanes > 0)");
   if (const ArchField* f = find("clusters")) {
     s.clusters = int(int_of(*f, "clusters"));
     if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
@@ -357,6 +369,12 @@ std::string canonical_text(const ArchSpec& s) {
                             s.scratchpad.word_bytes, s.scratchpad.ports_per_bank, s.scratchpad.read_latency,
                             s.scratchpad.write_latency) +
                     (s.overlap != "none" ? "overlap=" + s.overlap + "\n" : std::string())
+              : std::string()) +
+         (s.vector.lanes > 0
+              ? fmt::format("vector.lanes={}\nvector.add_per_lane={}\nvector.mul_per_lane={}\nvector.special_per_lane={}\n"
+                            "vector.port_bytes={}\nvector.latency={}\nvector.fusion={}\n",
+                            s.vector.lanes, s.vector.add_per_lane, s.vector.mul_per_lane, s.vector.special_per_lane,
+                            s.vector.port_bytes, s.vector.latency, s.vector.fusion)
               : std::string());
 }
 

@@ -60,6 +60,13 @@ struct ArchSpec {
     int read_latency = 1;              // scratchpad.read_latency (cycles)
     int write_latency = 1;             // scratchpad.write_latency (cycles)
   } scratchpad;
+  struct Vector {                      // vector.*: the vector unit (models/vector); lanes 0: none
+    int lanes = 0;
+    double add_per_lane = 1, mul_per_lane = 1, special_per_lane = 0.25;
+    int64_t port_bytes = 256;
+    int latency = 8;
+    std::string fusion = "op";         // none | op | chain (sim/mapper/vector_plan.h)
+  } vector;
   // The sub-files, read once and resolved (with their --set overrides) by load_arch:
   // the models take these, never the paths.
   hbm::HbmSpec hbm_spec;               // memory: hbm | hierarchy

@@ -50,6 +50,10 @@ void plan_pipeline(const ArchSpec& a, Plan& plan) {
     LayerPlan& previous = plan.layers[i - 1];
     if (layer.input_from != int(i) - 1) continue;
     std::string& why = layer.input_not_on_chip;
+    if (vector_kernels_before(plan, i)) {
+      why = "vector kernels run in between";
+      continue;
+    }
     if (is) {
       why = "dataflow is: the input is the tile operand, through the tile FIFO";
       continue;

@@ -67,6 +67,58 @@ nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memo
           {"writeback_end_cycle", memory_end}};
 }
 
+// The vector unit's kernels: what each ran, when, and what it moved. bytes: what its tiles read
+// into and wrote out of the scratchpad through its ports (the plan's operands, counted as the tiles
+// ran); under memory: hierarchy, memory: the HBM and NoC figures of its step, measured.
+nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKernelPlan>& plan,
+                                   const std::vector<VectorKernelResult>& results) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  int64_t compute = 0, waiting = 0, hbm_read = 0, hbm_written = 0, read = 0, written = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const VectorKernelPlan& p = plan[i];
+    const VectorKernelResult& k = results[i];
+    nlohmann::ordered_json j;
+    j["name"] = p.name;
+    j["ops"] = p.ops;
+    j["steps"] = p.what;
+    j["rows"] = p.rows;
+    j["cols"] = p.cols;
+    j["tile_rows"] = p.tile_rows;
+    j["tiles"] = k.tiles;
+    j["start_cycle"] = k.start_cycle;
+    j["end_cycle"] = k.end_cycle;
+    j["cycles"] = k.cycles();
+    j["compute_cycles"] = k.compute_cycles;
+    j["waiting_cycles"] = k.waiting_cycles;
+    j["operations"] = {{"add", k.ops[0]}, {"mul", k.ops[1]}, {"special", k.ops[2]}};
+    j["lane_utilization"] =
+        k.cycles() > 0 ? double(k.lane_cycles) / (double(a.vector.lanes) * a.clusters * double(k.cycles())) : 0.0;
+    j["bytes_read"] = k.spad_bytes_read;
+    j["bytes_written"] = k.spad_bytes_written;
+    if (k.has_hierarchy)
+      j["memory"] = {{"hbm_bytes_read", k.shared.hbm_bytes_read}, {"hbm_bytes_written", k.shared.hbm_bytes_written},
+                     {"hbm_row_hit_rate", k.shared.hbm_row_hit_rate()}, {"noc_flit_hops", k.shared.noc_flit_hops}};
+    kernels.push_back(std::move(j));
+    compute += k.compute_cycles;
+    waiting += k.cycles() - k.compute_cycles;
+    hbm_read += k.shared.hbm_bytes_read;
+    hbm_written += k.shared.hbm_bytes_written;
+    read += k.spad_bytes_read;
+    written += k.spad_bytes_written;
+  }
+  nlohmann::ordered_json v;
+  v["lanes"] = a.vector.lanes;
+  v["fusion"] = a.vector.fusion;
+  v["kernels"] = std::move(kernels);
+  v["total"] = {{"kernels", results.size()}, {"compute_cycles", compute}, {"memory_cycles", waiting},
+                {"bytes_read", read}, {"bytes_written", written}};
+  if (a.memory == "hierarchy") {
+    v["total"]["hbm_bytes_read"] = hbm_read;
+    v["total"]["hbm_bytes_written"] = hbm_written;
+  }
+  return v;
+}
+
 }  // namespace
 
 nlohmann::ordered_json summary_json(const RunReport& r) {
@@ -120,11 +172,16 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                             {"fifo_tiles", a.channel.fifo_tiles}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};
-  if (r.workload->is_graph) {  // what the array ran and what no model runs yet
+  if (r.workload->is_graph && a.vector.lanes == 0) {  // no vector unit: the graph's vector ops did not run
     nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-    for (const VectorOp& v : r.workload->vector_ops)
-      skipped.push_back({{"name", v.name}, {"op", v.kind}, {"elements", v.elements}, {"read_bytes", v.read_bytes},
-                         {"written_bytes", v.written_bytes}});
+    for (const VectorStep& v : r.workload->vector_steps) {
+      if (skipped.empty() || skipped.back()["name"] != v.op)
+        skipped.push_back({{"name", v.op}, {"op", v.kind}, {"steps", 0}, {"read_bytes", 0}, {"written_bytes", 0}});
+      nlohmann::ordered_json& op = skipped.back();
+      op["steps"] = op["steps"].get<int64_t>() + 1;
+      op["read_bytes"] = op["read_bytes"].get<int64_t>() + v.read_bytes();
+      op["written_bytes"] = op["written_bytes"].get<int64_t>() + v.written_bytes();
+    }
     j["workload"]["not_simulated"] = skipped;
   }
 
@@ -193,7 +250,18 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     last = L.end_cycle;
   }
   j["layers"] = std::move(layers);
+  int64_t vector_cycles = 0;
+  if (r.vector && !r.vector->empty()) {
+    j["vector"] = vector_json(a, *r.vector_plan, *r.vector);
+    for (const VectorKernelResult& k : *r.vector) {
+      vector_cycles += k.cycles();
+      first = std::min(first, k.start_cycle);
+      last = std::max(last, k.end_cycle);
+    }
+  }
+  cycles += vector_cycles;
   j["total"] = {{"cycles", cycles},
+                {"vector_cycles", vector_cycles},
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
                 {"ideal_cycles", ideal_cycles},
@@ -260,6 +328,18 @@ std::string human_table(const RunReport& r) {
   for (const ArrayLayerResult& L : *r.layers) {
     stalls += L.stall_cycles;
     for (const auto& [cause, n] : L.stalls) causes[cause] += n;
+  }
+  if (r.vector && !r.vector->empty()) {  // one line for the vector unit's kernels
+    int64_t vcycles = 0, waiting = 0, hbm = 0;
+    for (const VectorKernelResult& k : *r.vector) {
+      vcycles += k.cycles();
+      waiting += k.cycles() - k.compute_cycles;
+      hbm += k.shared.hbm_bytes_read + k.shared.hbm_bytes_written;
+    }
+    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10}  {} kernels ({} fusion){}\n", "vector unit", "", "", "",
+                       "", vcycles, waiting, r.vector->size(), a.vector.fusion,
+                       a.memory == "hierarchy" ? fmt::format(", {} HBM bytes", hbm) : std::string());
+    cycles += vcycles;
   }
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));

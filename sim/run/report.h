@@ -8,6 +8,7 @@
 
 #include "models/accelerator/module_info.h"
 #include "models/array/array_module.h"
+#include "models/vector/vector_unit.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
 
@@ -20,6 +21,9 @@ struct RunReport {
   std::string mode;         // "timing" or "reference"
   std::string config_hash;
   const std::vector<ModuleInfo>* modules = nullptr;  // the SystemC modules the run elaborated
+  // The vector unit's kernels (plan and results, one each); empty without a vector unit.
+  const std::vector<VectorKernelPlan>* vector_plan = nullptr;
+  const std::vector<VectorKernelResult>* vector = nullptr;
 };
 
 nlohmann::ordered_json summary_json(const RunReport& r);

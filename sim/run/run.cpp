@@ -60,20 +60,23 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
   }
 }
 
-// An operator graph's vector ops have no model yet: say so before the run, not only in summary.json.
-void warn_unsimulated(const Workload& w) {
-  if (w.vector_ops.empty()) return;
+// Without a vector unit an operator graph's vector ops do not run: say so before the run, not only
+// in summary.json.
+void warn_unsimulated(const ArchSpec& a, const Workload& w) {
+  if (w.vector_steps.empty() || a.vector.lanes > 0) return;
   std::map<std::string, int> kinds;
-  int64_t bytes = 0;
-  for (const VectorOp& v : w.vector_ops) {
-    ++kinds[v.kind];
-    bytes += v.read_bytes + v.written_bytes;
+  std::string last_op;
+  int64_t bytes = 0, ops = 0;
+  for (const VectorStep& v : w.vector_steps) {
+    if (v.op != last_op) ++kinds[v.kind], ++ops;
+    last_op = v.op;
+    bytes += v.read_bytes() + v.written_bytes();
   }
   std::vector<std::string> parts;
   for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", n, kind));
-  spdlog::warn("{} ops of the graph are not simulated (no vector unit yet): {}; unfused they would move {} bytes. "
-               "Listed in summary.json under workload.not_simulated",
-               w.vector_ops.size(), fmt::format("{}", fmt::join(parts, ", ")), bytes);
+  spdlog::warn("{} ops of the graph are not simulated: the arch has no vector unit (vector.lanes); {}; unfused they "
+               "would move {} bytes. Listed in summary.json under workload.not_simulated",
+               ops, fmt::format("{}", fmt::join(parts, ", ")), bytes);
 }
 
 // Until per-tensor precision lands (the next issue), HBM and SRAM bytes follow the arch's operand
@@ -96,7 +99,7 @@ int run_simulation(const RunOptions& o) {
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   const Workload workload = load_workload(o.workload_path);
-  warn_unsimulated(workload);
+  warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
@@ -155,9 +158,11 @@ int run_simulation(const RunOptions& o) {
     if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
     if (sink) sink->finish(accelerator.end_cycle());
     const std::vector<ArrayLayerResult> results = accelerator.layer_results();
+    const std::vector<VectorKernelResult> vector = accelerator.vector_results();
     check_invariants(arch, results);  // before anything is written
 
-    RunReport run_report{&arch, &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules};
+    RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
+                         &plan.vector_kernels, &vector};
     nlohmann::ordered_json summary = summary_json(run_report);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 

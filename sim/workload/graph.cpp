@@ -97,8 +97,8 @@ class GraphReader {
     std::vector<OpNode> nodes;
     for (const YAML::Node& o : ops) nodes.push_back(read_op(o));
     for (const OpNode& n : in_dependency_order(nodes)) lower(n);
-    if (w_.layers.empty())
-      throw InputError(path_, ops_line, "ops", "no matmul, conv2d or attention: nothing for the array to run");
+    if (w_.layers.empty() && w_.vector_steps.empty())
+      throw InputError(path_, ops_line, "ops", "only views: nothing to run");
   }
 
  private:
@@ -332,7 +332,7 @@ class GraphReader {
     l.source_line = n.line;
     l.input_layer = layer_of(a);
     l.weight_layer = layer_of(b);
-    l.tensors = {a, b, c};
+    l.tensors = {data_of(a), data_of(b), c};  // the data they are: a view is its source's
     l.dtype_bits = tensors_.at(a).bits;
     for (int x = 0; x < 2; ++x) {
       const std::string& t = x == 0 ? a : b;
@@ -344,6 +344,14 @@ class GraphReader {
       if (other.name == l.name) fail(n.line, "name", fmt::format("layer name {} is taken", text::quoted(l.name)));
     w_.layers.push_back(std::move(l));
     return index;
+  }
+
+  // The op's unfused steps, after the layers lowered so far.
+  void add_steps(const VectorOpIo& io) {
+    for (VectorStep& step : vector_steps(io)) {
+      step.before_layer = int(w_.layers.size());
+      w_.vector_steps.push_back(std::move(step));
+    }
   }
 
   void lower(const OpNode& n) {
@@ -455,21 +463,33 @@ class GraphReader {
     scores.pieces[1].every = share;
     const int s = add_layer(n, scores, q.name, k.name, n.name + ".scores");
     const std::string dtype = dtype_attr(n, q.dtype);
-    const int64_t score_elements = B * heads * Sq * Skv, score_bytes = (score_elements * dtype_bits(dtype) + 7) / 8;
-    w_.vector_ops.push_back({n.name + ".softmax", "softmax", score_elements, score_bytes, score_bytes, n.line});
+    // The scores and the probabilities are tensors in HBM ([B, heads, Sq, Skv]) between the two GEMMs.
+    for (const char* part : {".scores", ".probs"}) {
+      GraphTensor t;
+      t.name = n.name + part;
+      t.shape = {B, heads, Sq, Skv};
+      t.dtype = dtype;
+      t.bits = dtype_bits(dtype);
+      t.role = "activation";
+      t.line = n.line;
+      declare(t);
+    }
+    written_by_[n.name + ".scores"] = s;
+    VectorOpIo io;  // softmax over each row of scores, on the vector unit
+    io.op = n.name + ".softmax";
+    io.kind = "softmax";
+    io.out = n.name + ".probs";
+    io.rows = B * heads * Sq;
+    io.cols = Skv;
+    io.element_bytes = std::max(1, dtype_bits(dtype) / 8);
+    io.out_row_bytes = (Skv * dtype_bits(dtype) + 7) / 8;
+    io.in = {{n.name + ".scores", io.out_row_bytes, 0}};
+    io.line = n.line;
+    add_steps(io);
     Layer context = Layer::gemm(n.name + ".context", Sq, d, Skv);
     context.repeats = B * heads;
     context.pieces[1].every = share;
-    GraphTensor scores_tensor;  // the context reads the scores where they were written
-    scores_tensor.name = n.name + ".scores";
-    scores_tensor.shape = {B, heads, Sq, Skv};
-    scores_tensor.dtype = dtype;
-    scores_tensor.bits = dtype_bits(dtype);
-    scores_tensor.role = "activation";
-    scores_tensor.line = n.line;
-    declare(scores_tensor);
-    written_by_[scores_tensor.name] = s;
-    const int c = add_layer(n, context, n.name + ".scores", v.name, n.out);
+    const int c = add_layer(n, context, n.name + ".probs", v.name, n.out);
     output(n, {B, Sq, heads * d}, dtype, "activation", c);
   }
 
@@ -477,7 +497,6 @@ class GraphReader {
     const GraphTensor& x = in(n, 0);
     Shape out = x.shape;
     std::string dtype = dtype_attr(n, x.dtype), role = "activation";
-    int written = layer_of(x.name);  // a view or an op in place of it: its data is x's
     if (n.kind == "add" || n.kind == "mul") {
       const GraphTensor& y = in(n, 1);
       const bool broadcast = y.shape.size() <= x.shape.size() &&
@@ -488,7 +507,6 @@ class GraphReader {
       if (x.shape.size() != 2) shape_error(n, fmt::format("table {} must be [vocabulary, features], got {}", x.name, shape_text(x.shape)));
       out = ids.shape;
       out.push_back(x.shape[1]);
-      written = -1;
     } else if (n.kind == "kv_append") {  // cache [B, L, D] + new [B, S, D] -> [B, L + S, D] in place
       const GraphTensor& y = in(n, 1);
       if (x.shape.size() != 3 || y.shape.size() != 3 || x.shape[0] != y.shape[0] || x.shape[2] != y.shape[2])
@@ -497,7 +515,6 @@ class GraphReader {
       if (x.role != "kv_cache") shape_error(n, fmt::format("{} is not a kv_cache tensor", x.name));
       out[1] += y.shape[1];
       role = "kv_cache";
-      written = -1;  // the cache lies in HBM, where the attention reads it
     } else if (n.kind == "concat") {  // along `axis` (default 0); the rest of the shapes agree
       const int64_t axis = int_attr(n, "axis", 0, 0);
       if (axis >= int64_t(out.size())) fail(n.attr_lines.at("axis"), "axis", fmt::format("{} has {} dimensions", x.name, out.size()));
@@ -508,7 +525,6 @@ class GraphReader {
         other[size_t(axis)] = x.shape[size_t(axis)];
         if (other != x.shape) shape_error(n, fmt::format("{} and {} differ off the axis", x.name, n.in[k]));
       }
-      written = -1;  // a tensor of its own
     } else if (n.kind == "maxpool" || n.kind == "avgpool") {  // NHWC windows
       if (x.shape.size() != 4) shape_error(n, fmt::format("{} must be [N, H, W, C], got {}", x.name, shape_text(x.shape)));
       if (!n.attrs.count("kernel")) fail(n.line, "kernel", "required for a pool: the window's size");
@@ -517,7 +533,6 @@ class GraphReader {
       const auto [ph, pw] = pair_attr(n, "padding", 0, 0);
       if (kh > x.shape[1] + 2 * ph || kw > x.shape[2] + 2 * pw) shape_error(n, "the window is larger than the padded input");
       out = {x.shape[0], (x.shape[1] + 2 * ph - kh) / sh + 1, (x.shape[2] + 2 * pw - kw) / sw + 1, x.shape[3]};
-      written = -1;
     } else if (n.kind == "reshape") {
       if (!n.attrs.count("shape")) fail(n.line, "shape", "required for reshape");
       out = shape_of(n.attrs.at("shape"), n.attr_lines.at("shape"), "shape");
@@ -529,18 +544,37 @@ class GraphReader {
     GraphTensor result;
     result.shape = out;
     result.bits = dtype_bits(dtype);
-    if (n.kind != "reshape") {  // a view moves nothing
-      int64_t read = 0;
-      for (size_t k = 0; k < n.in.size(); ++k) read += in(n, k).bytes();
-      if (n.kind == "embedding") read = result.bytes() + in(n, 1).bytes();  // the rows it gathers
-      if (n.kind == "kv_append") read = in(n, 1).bytes();
-      const int64_t wrote = n.kind == "kv_append" ? in(n, 1).bytes() : result.bytes();
-      w_.vector_ops.push_back({n.name, n.kind, n.kind == "kv_append" ? in(n, 1).elements() : result.elements(), read,
-                               wrote, n.line});
+    if (n.kind == "reshape") return output(n, out, dtype, role, layer_of(x.name), x.name);  // a view moves nothing
+    // The step's view: rows of the output's last dimension (kv_append: the new rows; pools: output pixels).
+    const GraphTensor& shaped = n.kind == "kv_append" ? in(n, 1) : result;
+    VectorOpIo io;
+    io.op = n.name;
+    io.kind = n.kind;
+    io.out = n.kind == "kv_append" ? data_of(x.name) : n.out;  // the new rows go into the cache
+    io.cols = shaped.shape.back();
+    io.rows = shaped.elements() / io.cols;
+    io.element_bytes = std::max<int64_t>(1, x.bits / 8);
+    io.out_row_bytes = (io.cols * result.bits + 7) / 8;
+    io.line = n.line;
+    if (n.kind == "maxpool" || n.kind == "avgpool") {
+      const auto [kh, kw] = pair_attr(n, "kernel", 1, 1);
+      io.window = kh * kw;
     }
-    // Gathered rows, joined tensors and pooled maps are tensors of their own.
-    const bool new_data = n.kind == "embedding" || n.kind == "concat" || n.kind == "maxpool" || n.kind == "avgpool";
-    output(n, out, dtype, role, written, new_data ? "" : x.name);
+    for (size_t k = 0; k < n.in.size(); ++k) {
+      const GraphTensor& t = in(n, k);
+      VectorAccess a{data_of(t.name), 0, 0};
+      const int64_t row = (io.cols * t.bits + 7) / 8;
+      if (n.kind == "embedding") a.row_bytes = k == 0 ? (t.shape[1] * t.bits + 7) / 8 : (t.bits + 7) / 8;
+      else if (n.kind == "kv_append") a.row_bytes = k == 1 ? row : 0;  // the cache itself is not read
+      else if (n.kind == "concat" || n.kind == "maxpool" || n.kind == "avgpool") a.row_bytes = (t.bytes() + io.rows - 1) / io.rows;
+      else if (t.elements() == shaped.elements()) a.row_bytes = row;
+      else if (t.elements() <= io.cols) a.once_bytes = t.bytes();  // one row for every row: read once, kept
+      else a.row_bytes = row;  // broadcast: each row reads its own row of it
+      io.in.push_back(a);
+    }
+    add_steps(io);
+    // The result is a tensor of its own, written by the vector unit; a cache after an append is the cache.
+    output(n, out, dtype, role, -1, n.kind == "kv_append" ? x.name : "");
   }
 
   std::string path_;

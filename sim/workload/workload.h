@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/workload/vector_steps.h"
+
 namespace cstsim {
 
 struct ConvShape {  // as written in a SCALE-Sim conv topology row
@@ -81,22 +83,14 @@ struct Layer {
   }
 };
 
-// An operator-graph op that is not a GEMM (norms, softmax, activations, RoPE, residual adds,
-// (de)quantization, gathers, KV-cache appends): what it would read and write, unfused.
-struct VectorOp {
-  std::string name, kind;
-  int64_t elements = 0;  // of its output
-  int64_t read_bytes = 0, written_bytes = 0;
-  int line = 0;
-};
-
 struct Workload {
   std::string name;    // file stem
   std::string source;  // path
   std::vector<Layer> layers;
-  // Operator graphs only (sim/workload/graph.h): the ops no layer runs. No model executes them
-  // yet (the vector unit is to come): the run says so and lists them in summary.json.
-  std::vector<VectorOp> vector_ops;
+  // Operator graphs only (sim/workload/graph.h): the ops that are not GEMMs, as their unfused
+  // steps in graph order, each placed between two layers (VectorStep::before_layer). The vector
+  // unit runs them (arch vector.lanes > 0); without one the run lists them as not simulated.
+  std::vector<VectorStep> vector_steps;
   bool is_graph = false;
 };
 

@@ -128,12 +128,20 @@ TEST(Graph, MaterializedAttentionIsTwoRepeatedGemmsAroundASoftmax) {
   EXPECT_EQ(c.name, "attn.context");
   EXPECT_EQ(c.K, 108);
   EXPECT_EQ(c.N, 64);
-  EXPECT_EQ(c.input_layer, 0);  // the scores, where the first GEMM wrote them
-  ASSERT_EQ(w.vector_ops.size(), 3u);
-  EXPECT_EQ(w.vector_ops[0].kind, "kv_append");
-  EXPECT_EQ(w.vector_ops[0].written_bytes, 2 * 8 * 128 * 2);  // the new rows only
-  EXPECT_EQ(w.vector_ops[2].kind, "softmax");
-  EXPECT_EQ(w.vector_ops[2].elements, 8 * 8 * 108);
+  EXPECT_EQ(c.input_layer, -1);  // the probabilities, which the vector unit wrote
+  EXPECT_EQ(c.tensors[0], "attn.probs");
+  ASSERT_EQ(w.vector_steps.size(), 2u + 4);  // two appends, then softmax's four steps between the GEMMs
+  EXPECT_EQ(w.vector_steps[0].kind, "kv_append");
+  EXPECT_EQ(w.vector_steps[0].written_bytes(), 2 * 8 * 128 * 2);  // the new rows only
+  EXPECT_EQ(w.vector_steps[0].writes[0].tensor, "kc");              // into the cache
+  EXPECT_EQ(w.vector_steps[0].before_layer, 0);
+  const VectorStep& softmax_max = w.vector_steps[2];
+  EXPECT_EQ(softmax_max.kind, "softmax");
+  EXPECT_EQ(softmax_max.rows, 2 * 4 * 8);  // a row per batch, head and query
+  EXPECT_EQ(softmax_max.cols, 108);
+  EXPECT_EQ(softmax_max.reads[0].tensor, "attn.scores");
+  EXPECT_EQ(softmax_max.before_layer, 1);  // after the scores, before the context
+  EXPECT_EQ(w.vector_steps.back().writes[0].tensor, "attn.probs");
   EXPECT_EQ(c.same_as[1].layer, -1);  // V is its own cache, not K's
 }
 

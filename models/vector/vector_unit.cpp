@@ -1,0 +1,216 @@
+#include "models/vector/vector_unit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/workload/vector_steps.h"
+
+namespace cstsim {
+
+struct VectorUnitModule::Job {
+  const VectorKernelPlan* kernel = nullptr;
+  int64_t start = 0;
+  MemoryGroup* group = nullptr;
+  MemoryGroup* mirror = nullptr;
+  int cluster = 0, clusters = 1;
+};
+
+VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts) {
+  VectorKernelResult m = *parts.front();
+  m.tiles = 0;
+  m.compute_cycles = m.waiting_cycles = m.lane_cycles = m.spad_bytes_read = m.spad_bytes_written = 0;
+  m.ops = {};
+  m.end_cycle = m.start_cycle - 1;
+  m.idle = true;
+  for (const VectorKernelResult* p : parts) {
+    m.end_cycle = std::max(m.end_cycle, p->end_cycle);
+    if (p->idle) continue;
+    m.idle = false;
+    m.tiles += p->tiles;
+    m.compute_cycles = std::max(m.compute_cycles, p->compute_cycles);  // side by side: the longest
+    m.waiting_cycles = std::max(m.waiting_cycles, p->waiting_cycles);
+    m.lane_cycles += p->lane_cycles;
+    m.spad_bytes_read += p->spad_bytes_read;
+    m.spad_bytes_written += p->spad_bytes_written;
+    for (size_t c = 0; c < m.ops.size(); ++c) m.ops[c] += p->ops[c];
+  }
+  return m;
+}
+
+VectorUnitModule::VectorUnitModule(sc_core::sc_module_name name, VectorParams params, double clock_hz)
+    : sc_module(name), params_(params) {
+  period_ = sc_core::sc_time(std::round(1e12 / clock_hz), sc_core::SC_PS);
+  SC_THREAD(run);
+}
+
+void VectorUnitModule::declare(trace::TraceSink& sink, const std::string& prefix, bool hierarchy) {
+  sink_ = &sink;
+  traced_hierarchy_ = hierarchy;
+  lanes_busy_ = sink.declare({0, prefix + "vector.lanes_busy", trace::ResourceClass::Compute, "lane", params_.lanes,
+                              "vector", "", "", ""});
+  for (int c = 0; c < kVectorClasses; ++c)
+    op_actions_[size_t(c)] = sink.declare_action(std::string("vector.") + to_string(VectorClass(c)), "op");
+  spad_read_ = sink.declare_action("sram.read.vector", "byte");
+  spad_write_ = sink.declare_action("sram.write.vector", "byte");
+  if (!hierarchy) return;
+  hbm_read_ = sink.declare_action("hbm.read.vector", "byte");
+  hbm_write_ = sink.declare_action("hbm.write.vector", "byte");
+  dma_spad_write_ = sink.declare_action("sram.write.dma", "byte");
+  dma_spad_read_ = sink.declare_action("sram.read.dma", "byte");
+}
+
+int64_t VectorUnitModule::tile_cycles(const VectorKernelPlan& k, int64_t rows) const {
+  int64_t compute = 0;
+  for (int c = 0; c < kVectorClasses; ++c) {
+    const double per_cycle = double(params_.lanes) * params_.per_lane[size_t(c)];
+    compute += int64_t(std::ceil(double(rows * k.ops_per_row[size_t(c)]) / per_cycle));
+  }
+  const int64_t bytes = rows * (k.row_read_bytes() + k.row_written_bytes());
+  const int64_t ports = (bytes + params_.port_bytes - 1) / params_.port_bytes;
+  return std::max<int64_t>({compute, ports, 1});
+}
+
+VectorKernelResult VectorUnitModule::execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group,
+                                             MemoryGroup* mirror, int cluster, int clusters) {
+  const Job job{&k, start, group, mirror, cluster, clusters};
+  job_ = &job;
+  start_.notify(sc_core::SC_ZERO_TIME);
+  wait(done_);
+  job_ = nullptr;
+  return result_;
+}
+
+void VectorUnitModule::run() {
+  for (;;) {
+    wait(start_);
+    const Job& job = *job_;
+    // The register grids' memory system sees the same traffic (nothing of it traced).
+    if (job.mirror) simulate(job, job.mirror, false);
+    result_ = simulate(job, job.group, sink_ != nullptr);
+    const sc_core::sc_time end = period_ * double(result_.end_cycle + 1);
+    if (end > sc_core::sc_time_stamp()) wait(end - sc_core::sc_time_stamp());
+    done_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group, bool record) {
+  const VectorKernelPlan& k = *job.kernel;
+  const int64_t first = k.tiles() * job.cluster / job.clusters, last = k.tiles() * (job.cluster + 1) / job.clusters;
+  VectorKernelResult r;
+  r.name = k.name;
+  r.start_cycle = job.start;
+  r.end_cycle = job.start - 1;
+  r.tiles = last - first;
+  r.has_hierarchy = group != nullptr;
+  if (first == last) {
+    r.idle = true;
+    if (group) group->done(job.cluster);
+    return r;
+  }
+  trace::TraceSink* sink = record ? sink_ : nullptr;
+  DmaSystem* dma = group ? &group->dma() : nullptr;
+  const int n = int(last - first);
+  // Per local tile: its reads and its write-backs (DMA ids); the once-read operands.
+  std::vector<std::vector<int>> reads(static_cast<size_t>(n)), writes(static_cast<size_t>(n));
+  std::vector<int> once;
+  auto transfer = [&](const VectorOperandPlan& o, int64_t tile, bool write, int64_t earliest) {
+    const bool whole = tile < 0;
+    const uint64_t from = o.addr + (whole ? 0 : uint64_t((first + tile) * k.tile_rows * o.row_bytes));
+    const int64_t bytes = whole ? o.once_bytes : k.rows_of(first + tile) * o.row_bytes;
+    DmaTransfer t;  // whole bursts: the aligned run that covers the rows
+    t.operand = write ? Operand::Output : Operand::Stream;
+    t.write = write;
+    t.hbm_addr = from / kBlockAlign * kBlockAlign;
+    t.bytes = int64_t((from + uint64_t(bytes) + kBlockAlign - 1) / kBlockAlign * kBlockAlign - t.hbm_addr);
+    const spad::Partition p = write ? spad::Partition::Ofmap : whole ? spad::Partition::Filter : spad::Partition::Ifmap;
+    return dma->enqueue(job.cluster, t, p, std::max(earliest, dma->to_acc(dma->now())), group->step());
+  };
+  auto enqueue_reads = [&](int64_t tile, int64_t earliest) {
+    for (const VectorOperandPlan& o : k.reads)
+      if (o.row_bytes > 0) reads[size_t(tile)].push_back(transfer(o, tile, false, earliest));
+  };
+  auto done_at = [&](const std::vector<int>& ids) {
+    int64_t at = 0;
+    for (int id : ids) {
+      if (!dma->done(id)) return int64_t(-1);
+      at = std::max(at, dma->transfer(id).done);
+    }
+    return at;
+  };
+  // What the DMA did for a finished transfer goes on the trace; then it is forgotten.
+  auto retire = [&](std::vector<int>& ids) {
+    for (int id : ids) {
+      const TransferState& s = dma->transfer(id);
+      if (sink) {
+        for (const auto& [cycle, bytes] : s.at_hbm) sink->count(cycle, s.what.write ? hbm_write_ : hbm_read_, bytes);
+        for (const auto& [cycle, bytes] : s.at_spad)
+          sink->count(cycle, s.what.write ? dma_spad_read_ : dma_spad_write_, bytes);
+      }
+      dma->forget_transfer(id);
+    }
+    ids.clear();
+  };
+  if (dma) {
+    for (const VectorOperandPlan& o : k.reads)
+      if (o.once_bytes > 0) once.push_back(transfer(o, -1, false, job.start));
+    enqueue_reads(0, job.start);
+    if (n > 1) enqueue_reads(1, job.start);
+  }
+  int64_t cursor = job.start;  // the lanes are free from here
+  for (int t = 0; t < n; ++t) {
+    const int64_t rows = k.rows_of(first + t);
+    int64_t begin = cursor;
+    if (dma) {
+      std::vector<int> need = reads[size_t(t)];
+      if (t == 0) need.insert(need.end(), once.begin(), once.end());
+      if (t >= 2) need.insert(need.end(), writes[size_t(t - 2)].begin(), writes[size_t(t - 2)].end());
+      group->wait_for(job.cluster, [&] { return done_at(need) >= 0; });
+      begin = std::max(begin, done_at(need));
+      retire(reads[size_t(t)]);
+      if (t >= 2) retire(writes[size_t(t - 2)]);
+      if (t == 0) retire(once);
+    }
+    const int64_t cycles = tile_cycles(k, rows);
+    r.waiting_cycles += begin - cursor;
+    r.compute_cycles += cycles;
+    double lane_cycles = 0;
+    for (int c = 0; c < kVectorClasses; ++c) {
+      const int64_t ops = rows * k.ops_per_row[size_t(c)];
+      r.ops[size_t(c)] += ops;
+      lane_cycles += double(ops) / params_.per_lane[size_t(c)];
+      if (sink && ops > 0) sink->count(begin, op_actions_[size_t(c)], ops);
+    }
+    r.lane_cycles += int64_t(std::ceil(lane_cycles));
+    const int64_t in = rows * k.row_read_bytes(), out = rows * k.row_written_bytes();
+    r.spad_bytes_read += in;
+    r.spad_bytes_written += out;
+    if (sink) {
+      // The lanes the tile keeps busy on average over its cycles (its lane-cycles spread evenly).
+      const int64_t busy = std::min<int64_t>(params_.lanes, int64_t(std::ceil(lane_cycles / double(cycles))));
+      sink->set(begin, lanes_busy_, busy);
+      sink->set(begin + cycles, lanes_busy_, 0);
+      if (in > 0) sink->count(begin, spad_read_, in);
+      if (out > 0) sink->count(begin + cycles - 1, spad_write_, out);
+    }
+    cursor = begin + cycles;
+    if (dma) {
+      for (const VectorOperandPlan& o : k.writes)
+        if (o.row_bytes > 0) writes[size_t(t)].push_back(transfer(o, t, true, cursor));
+      if (t + 2 < n) enqueue_reads(t + 2, cursor);  // tile t's slots are free
+      dma->forget_history(job.cluster, begin);     // nothing asks how earlier requests went
+    }
+  }
+  r.compute_cycles += params_.latency;
+  r.end_cycle = cursor + params_.latency - 1;  // its last results are out
+  if (dma) {
+    std::vector<int> left;
+    for (int t = std::max(0, n - 2); t < n; ++t) left.insert(left.end(), writes[size_t(t)].begin(), writes[size_t(t)].end());
+    group->wait_for(job.cluster, [&] { return done_at(left) >= 0; });
+    r.end_cycle = std::max(r.end_cycle, done_at(left));
+    for (int t = std::max(0, n - 2); t < n; ++t) retire(writes[size_t(t)]);
+    group->done(job.cluster);
+  }
+  return r;
+}
+
+}  // namespace cstsim

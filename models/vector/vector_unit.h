@@ -1,0 +1,87 @@
+#pragma once
+// The vector unit beside each cluster's array: norms, softmax, activations, RoPE, residual adds,
+// (de)quantization, gathers and KV-cache appends (plan/vector_kernel.h). One SystemC module per
+// cluster with one clockless process; the cluster's sequence (the array's thread) hands it a
+// kernel between two layers and waits for it: the array and the vector unit take turns, in the
+// graph's order.
+//
+// Timing. `lanes` lanes each do per_lane[c] operations of class c (add, mul, special) per cycle;
+// the classes take turns on the lanes, so a tile of r rows computes in
+//   max(sum_c ceil(r ops_per_row[c] / (lanes per_lane[c])), ceil(r row_bytes / port_bytes))
+// cycles, the second term its own scratchpad ports (port_bytes per cycle, reads and writes),
+// and the kernel's results come out `latency` cycles after its last tile computed.
+// Memory: hierarchy: per tile, one DMA read per row operand into the ifmap partition (two tiles
+// of slots: tile t + 2 loads once tile t has computed) and one DMA write per result from the
+// ofmap partition (two slots: tile t waits for the write-back of tile t - 2), through the same
+// DMA, NoC and HBM as the array's traffic; operands read once load before the first tile. A tile
+// computes when its reads are in the scratchpad, its output slot is free and the lanes are.
+// Other memory modes: the operands are on chip (what those modes assume for all but the array's
+// stationary tiles), so a kernel takes its compute cycles.
+// With several clusters each unit takes a contiguous share of the tiles, side by side.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/memory/memory_group.h"
+#include "models/vector/vector_params.h"
+#include "plan/vector_kernel.h"
+#include "traces/sink.h"
+
+namespace cstsim {
+
+struct VectorKernelResult {
+  std::string name;
+  int64_t tiles = 0;             // this unit's share
+  int64_t start_cycle = 0, end_cycle = 0;  // end: last cycle (its last write-back under hierarchy)
+  int64_t compute_cycles = 0;    // latency + the tiles' compute cycles: the kernel with operands always there
+  int64_t waiting_cycles = 0;    // cycles the lanes waited for operands or a free output slot
+  std::array<int64_t, 3> ops{};  // by class, as the tiles computed them
+  int64_t lane_cycles = 0;       // lane-cycles the operations took (sum_c ops_c / per_lane[c])
+  int64_t spad_bytes_read = 0, spad_bytes_written = 0;  // through the unit's own ports
+  bool has_hierarchy = false;
+  SharedStats shared;            // memory: hierarchy: the step's HBM and NoC figures (every cluster's)
+  bool idle = false;             // no share of the tiles
+  int64_t cycles() const { return end_cycle - start_cycle + 1; }
+};
+
+// Several clusters' results of one kernel as one: span, ops and bytes add up; the memory is shared.
+VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts);
+
+class VectorUnitModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(VectorUnitModule);
+  VectorUnitModule(sc_core::sc_module_name name, VectorParams params, double clock_hz);
+  void declare(trace::TraceSink& sink, const std::string& prefix, bool hierarchy);
+
+  // Runs cluster `cluster`'s share (of `clusters`) of kernel k from cycle `start`, its traffic on
+  // `group` (nullptr: operands on chip) and, with `mirror`, the same traffic on a second memory
+  // system (the register grids' under --verify, which must see what the closed form's sees).
+  // Called from the cluster's thread; returns once the unit's process has finished it.
+  VectorKernelResult execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group, MemoryGroup* mirror,
+                             int cluster, int clusters);
+  const VectorParams& params() const { return params_; }
+
+ private:
+  struct Job;
+  void run();  // the unit's process: one kernel per request
+  VectorKernelResult simulate(const Job& job, MemoryGroup* group, bool record);
+  int64_t tile_cycles(const VectorKernelPlan& k, int64_t rows) const;
+
+  const VectorParams params_;
+  sc_core::sc_time period_;
+  trace::TraceSink* sink_ = nullptr;
+  bool traced_hierarchy_ = false;
+  trace::ResourceId lanes_busy_ = 0;
+  std::array<trace::ActionId, 3> op_actions_{};
+  trace::ActionId spad_read_ = 0, spad_write_ = 0, hbm_read_ = 0, hbm_write_ = 0, dma_spad_write_ = 0,
+                  dma_spad_read_ = 0;
+  sc_core::sc_event start_, done_;
+  const Job* job_ = nullptr;
+  VectorKernelResult result_;
+};
+
+}  // namespace cstsim

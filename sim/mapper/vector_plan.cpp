@@ -1,0 +1,133 @@
+#include "sim/mapper/vector_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/input_error.h"
+
+namespace cstsim {
+namespace {
+
+// Steps (indices, in order) that run as one kernel.
+std::vector<std::vector<size_t>> fuse(const std::vector<VectorStep>& steps, const std::string& fusion) {
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const VectorStep& s = steps[i];
+    bool join = false;
+    if (!groups.empty() && fusion != "none") {
+      const VectorStep& last = steps[groups.back().back()];
+      join = s.op == last.op;
+      if (!join && fusion == "chain" && s.before_layer == last.before_layer && s.rows == last.rows)
+        for (size_t j : groups.back())
+          for (const VectorAccess& wr : steps[j].writes)
+            for (const VectorAccess& r : s.reads) join = join || wr.tensor == r.tensor;
+    }
+    if (join)
+      groups.back().push_back(i);
+    else
+      groups.push_back({i});
+  }
+  return groups;
+}
+
+void add_access(std::vector<VectorOperandPlan>& to, const VectorAccess& a) {
+  for (VectorOperandPlan& o : to)
+    if (o.tensor == a.tensor) {
+      o.row_bytes = std::max(o.row_bytes, a.row_bytes);
+      o.once_bytes = std::max(o.once_bytes, a.once_bytes);
+      return;
+    }
+  to.push_back({a.tensor, a.row_bytes, a.once_bytes, 0});
+}
+
+VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
+                           const std::map<std::string, std::set<int64_t>>& readers) {
+  const std::vector<VectorStep>& steps = w.vector_steps;
+  const VectorStep& first = steps[group.front()];
+  VectorKernelPlan k;
+  k.rows = first.rows;
+  k.before_layer = first.before_layer;
+  k.line = first.line;
+  std::set<std::string> written;  // by the kernel's steps so far
+  const std::set<int64_t> members(group.begin(), group.end());
+  for (size_t i : group) {
+    const VectorStep& s = steps[i];
+    if (k.ops.empty() || k.ops.back() != s.op) k.ops.push_back(s.op);
+    k.what.push_back(s.what);
+    k.cols = std::max(k.cols, s.cols);
+    for (int c = 0; c < kVectorClasses; ++c) k.ops_per_row[size_t(c)] += s.ops_per_row[size_t(c)];
+    for (const VectorAccess& r : s.reads)
+      if (!written.count(r.tensor)) add_access(k.reads, r);
+    for (const VectorAccess& wr : s.writes) {
+      written.insert(wr.tensor);
+      auto it = readers.find(wr.tensor);
+      const bool outside = it == readers.end() || std::any_of(it->second.begin(), it->second.end(), [&](int64_t r) {
+                             return !members.count(r);
+                           });
+      if (outside) add_access(k.writes, wr);
+    }
+  }
+  if (group.size() == 1)
+    k.name = first.name;
+  else
+    k.name = k.ops.size() == 1 ? k.ops.front() : k.ops.front() + ".." + k.ops.back();
+  return k;
+}
+
+}  // namespace
+
+void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next) {
+  if (a.vector.lanes == 0 || w.vector_steps.empty()) return;
+  // Who reads each tensor: steps by index, layers as -1 - index.
+  std::map<std::string, std::set<int64_t>> readers;
+  for (size_t i = 0; i < w.vector_steps.size(); ++i)
+    for (const VectorAccess& r : w.vector_steps[i].reads) readers[r.tensor].insert(int64_t(i));
+  for (size_t l = 0; l < w.layers.size(); ++l)
+    for (int x = 0; x < 2; ++x) readers[w.layers[l].tensors[size_t(x)]].insert(-1 - int64_t(l));
+
+  const int64_t ifmap = a.ifmap_sram_kib * 1024, ofmap = a.ofmap_sram_kib * 1024, filter = a.filter_sram_kib * 1024;
+  for (const std::vector<size_t>& group : fuse(w.vector_steps, a.vector.fusion)) {
+    VectorKernelPlan k = kernel_of(w, group, readers);
+    // Two tiles of row operands in the ifmap partition and two of results in the ofmap partition (a
+    // partition of 0 bytes: no bound); at least four tiles where the rows allow, so loads overlap compute.
+    int64_t fit = k.rows;
+    const int64_t in = k.row_read_bytes(), out = k.row_written_bytes();
+    if (in > 0 && ifmap > 0) fit = std::min(fit, ifmap / (2 * in));
+    if (out > 0 && ofmap > 0) fit = std::min(fit, ofmap / (2 * out));
+    if (fit < 1)
+      throw InputError(w.source, k.line, k.name,
+                       fmt::format("one row reads {} bytes and writes {}: two rows of each do not fit the ifmap ({} B) "
+                                   "and ofmap ({} B) partitions",
+                                   in, out, ifmap, ofmap));
+    if (filter > 0 && k.once_bytes() > filter)
+      throw InputError(w.source, k.line, k.name,
+                       fmt::format("its operands read once ({} bytes) do not fit the filter partition ({} B)",
+                                   k.once_bytes(), filter));
+    k.tile_rows = std::min(fit, std::max<int64_t>(1, (k.rows + 3) / 4));
+    plan.vector_kernels.push_back(std::move(k));
+  }
+  if (a.memory != "hierarchy") return;
+  // Tensors a layer has a place for keep it; the others go after everything placed so far.
+  std::map<std::string, uint64_t> place;
+  for (const LayerPlan& l : plan.layers)
+    for (int x = 0; x < kMatrices; ++x)
+      if (!l.tensor_names[size_t(x)].empty()) place.emplace(l.tensor_names[size_t(x)], l.tensors[size_t(x)].addr);
+  std::map<std::string, int64_t> extent;
+  for (const VectorKernelPlan& k : plan.vector_kernels)
+    for (const auto* list : {&k.reads, &k.writes})
+      for (const VectorOperandPlan& o : *list)
+        extent[o.tensor] = std::max(extent[o.tensor], std::max(k.rows * o.row_bytes, o.once_bytes));
+  constexpr uint64_t kAlign = 4096;
+  for (VectorKernelPlan& k : plan.vector_kernels)
+    for (auto* list : {&k.reads, &k.writes})
+      for (VectorOperandPlan& o : *list) {
+        auto [it, fresh] = place.emplace(o.tensor, next);
+        if (fresh) next = (next + uint64_t(extent[o.tensor]) + kAlign - 1) / kAlign * kAlign;
+        o.addr = it->second;
+      }
+}
+
+}  // namespace cstsim
