@@ -13,6 +13,13 @@
 
 namespace cstsim {
 
+// Operation classes, each with its own rate per lane (arch vector.*_per_lane):
+// add (add, subtract, max, compare: a reduction's step too), mul (multiply, fused multiply-add),
+// special (exp, rsqrt, reciprocal, tanh: the transcendental unit).
+enum class VectorClass : uint8_t { Add, Mul, Special };
+inline constexpr int kVectorClasses = 3;
+const char* to_string(VectorClass c);
+
 struct VectorOperandPlan {
   std::string tensor;
   int64_t row_bytes = 0, once_bytes = 0;
@@ -24,7 +31,7 @@ struct VectorKernelPlan {
   std::vector<std::string> ops;   // the graph ops it runs
   std::vector<std::string> what;  // its steps' formulas
   int64_t rows = 0, cols = 0;
-  std::array<int64_t, 3> ops_per_row{};  // by VectorClass: add, mul, special
+  std::array<int64_t, kVectorClasses> ops_per_row{};  // by VectorClass
   std::vector<VectorOperandPlan> reads, writes;
   int before_layer = 0;  // runs after layers [0, before_layer)
   int64_t tile_rows = 1;

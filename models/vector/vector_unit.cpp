@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/workload/vector_steps.h"
 
 namespace cstsim {
 

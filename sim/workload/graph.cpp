@@ -452,8 +452,8 @@ class GraphReader {
       tiling = name_of(it->second, n.attr_lines.at("tiling"), "tiling");
       if (tiling == "flash")
         fail(n.attr_lines.at("tiling"), "tiling",
-             "flash keeps the scores on chip and needs the vector unit's online softmax, which cstsim does not model "
-             "yet; use materialized");
+             "flash keeps the scores on chip: the array and the vector unit taking turns on the tiles of one "
+             "kernel (an online softmax) is not modelled yet; use materialized");
       if (tiling != "materialized") fail(n.attr_lines.at("tiling"), "tiling", fmt::format("must be materialized or flash, got {}", text::quoted(tiling)));
     }
     bool_attr(n, "causal");  // checked; the materialized kernel computes every score either way

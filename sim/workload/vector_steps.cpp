@@ -4,15 +4,6 @@
 
 namespace cstsim {
 
-const char* to_string(VectorClass c) {
-  switch (c) {
-    case VectorClass::Add: return "add";
-    case VectorClass::Mul: return "mul";
-    case VectorClass::Special: return "special";
-  }
-  return "?";
-}
-
 int64_t VectorStep::read_bytes() const {
   int64_t n = 0;
   for (const VectorAccess& a : reads) n += rows * a.row_bytes + a.once_bytes;

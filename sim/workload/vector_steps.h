@@ -13,14 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace cstsim {
+#include "plan/vector_kernel.h"  // VectorClass
 
-// Operation classes, each with its own rate per lane (arch vector.*_per_lane):
-// add (add, subtract, max, compare: a reduction's step too), mul (multiply, fused multiply-add),
-// special (exp, rsqrt, reciprocal, tanh: the transcendental unit).
-enum class VectorClass : uint8_t { Add, Mul, Special };
-inline constexpr int kVectorClasses = 3;
-const char* to_string(VectorClass c);
+namespace cstsim {
 
 // A tensor a step reads or writes: row_bytes for each of the step's rows (a tile of r rows moves
 // r x row_bytes), or once_bytes for the whole kernel (a norm's weight vector: read once, kept).

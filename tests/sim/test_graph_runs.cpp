@@ -117,7 +117,7 @@ TEST_F(GraphRuns, KvCacheBytesGrowLinearlyWithTheContext) {
     const auto& scores = p[2].contains("simulated") ? p[2]["simulated"] : p[2];
     const auto& context = p[3].contains("simulated") ? p[3]["simulated"] : p[3];
     ASSERT_EQ(scores["name"], "attn.scores");
-    EXPECT_EQ(scores["hbm_tensors"]["B"]["tensor"], "k_all");
+    EXPECT_EQ(scores["hbm_tensors"]["B"]["tensor"], "kc");  // the cache the append wrote into
     cache.push_back(scores["hbm_tensors"]["B"]["bytes"].get<double>() + context["hbm_tensors"]["B"]["bytes"].get<double>());
     read.push_back(scores["hbm_bytes_read"].get<double>() + context["hbm_bytes_read"].get<double>());
   }

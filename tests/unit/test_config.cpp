@@ -481,7 +481,14 @@ TEST(ArchCanonical, FixedOrderAndFormat) {
             "sram.ifmap_kib=64\n"
             "sram.filter_kib=64\n"
             "sram.ofmap_kib=64\n"
-            "memory=ideal\n");
+            "memory=ideal\n"
+            "vector.lanes=512\n"
+            "vector.add_per_lane=2\n"
+            "vector.mul_per_lane=2\n"
+            "vector.special_per_lane=0.25\n"
+            "vector.port_bytes=1024\n"
+            "vector.latency=16\n"
+            "vector.fusion=op\n");
 }
 
 TEST(ArchCanonical, SameSpecSameTextAnyChangeDiffers) {
@@ -595,7 +602,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 19);
+  EXPECT_EQ(checked, 22);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
@@ -641,7 +648,7 @@ TEST(ArchSchema, NumberFloorsAndMemoryModesAreTheReadersRules) {
     }
     ++restricted;
   }
-  EXPECT_EQ(floors, 2);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0
+  EXPECT_EQ(floors, 5);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0, vector.*_per_lane > 0
   EXPECT_EQ(restricted, 19);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
   EXPECT_EQ(schema::applicability(*arch_schema().find("hbm.spec"), "ideal"), "applies only with memory: hbm or hierarchy");
   // The clock's rule: whole Hz from 1 MHz to 100 GHz.
