@@ -219,7 +219,7 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("vector.port_bytes")) v.port_bytes = int_of(*f, "vector.port_bytes");
   if (const ArchField* f = find("vector.latency")) v.latency = int(int_of(*f, "vector.latency"));
   if (const ArchField* f = find("vector.fusion")) v.fusion = choice_of(*f, "vector.fusion");
-  if (v.lanes == 0)  // a vector unit's parameters without one would be ignored
+  if (!find("vector.lanes"))  // a vector unit's parameters without one would be ignored (lanes: 0 turns one off)
     for (const char* key : {"vector.add_per_lane", "vector.mul_per_lane", "vector.special_per_lane", "vector.port_bytes",
                             "vector.latency", "vector.fusion"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with a vector unit (vector.lanes > 0)");

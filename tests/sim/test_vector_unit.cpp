@@ -1,0 +1,185 @@
+// The vector unit (models/vector) run end to end: the bytes of fused and unfused chains are the
+// seed-002 ledger's, its cycles follow its lanes and rates where it is compute-bound and the DMA
+// where it is memory-bound, and its operations are priced.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+class VectorUnit : public Cli {
+ protected:
+  nlohmann::json run(const std::string& arch, const fs::path& workload, const std::string& flags = "",
+                     bool trace = false) {
+    const fs::path out = dir_ / "vector-run";
+    const Result r = cstsim("run -q " + std::string(trace ? "" : "--no-trace ") + "--arch " +
+                            src("configs/arch/" + arch + ".yaml") + " --workload " + workload.string() + " --out " +
+                            out.string() + " --force " + flags);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? nlohmann::json::parse(slurp(out / "summary.json")) : nlohmann::json();
+  }
+  // RMSNorm over rows x cols bf16 with a weight vector (seed 002's shape is 4096 x 4096).
+  fs::path rmsnorm(int64_t rows, int64_t cols) {
+    return file(fmt::format("rms-{}x{}.yaml", rows, cols),
+                fmt::format("tensors:\n"
+                            "  - {{name: x, shape: [{}, {}], dtype: bf16, role: activation}}\n"
+                            "  - {{name: w, shape: [{}], dtype: bf16, role: weight}}\n"
+                            "ops:\n"
+                            "  - {{name: norm, op: rmsnorm, in: [x, w], out: y}}\n",
+                            rows, cols, cols));
+  }
+  static int64_t hbm_bytes(const nlohmann::json& s) {
+    const auto& t = s["vector"]["total"];
+    return t["hbm_bytes_read"].get<int64_t>() + t["hbm_bytes_written"].get<int64_t>();
+  }
+  // Seed 002's ledger (`cstsim ledger`): unfused 7 E b + 24 R + C b (row statistics fp32), fused 2 E b + C b.
+  static double ledger_split(double r, double c) { return 7 * r * c * 2 + 24 * r + c * 2; }
+  static double ledger_fused(double r, double c) { return 2 * r * c * 2 + c * 2; }
+};
+
+// Through HBM, NoC and DMA: the six kernels of the unfused form write and re-read their
+// intermediates, the fused kernel reads x and w once and writes y; both within 1 % of the ledger.
+TEST_F(VectorUnit, RmsNormMovesTheLedgersBytesFusedAndUnfused) {
+  const fs::path g = rmsnorm(512, 4096);
+  const nlohmann::json split = run("npu-128-hbm3", g, "--set vector.fusion=none");
+  const nlohmann::json fused = run("npu-128-hbm3", g, "--set vector.fusion=op");
+  ASSERT_EQ(split["vector"]["kernels"].size(), 6u);
+  ASSERT_EQ(fused["vector"]["kernels"].size(), 1u);
+  EXPECT_EQ(fused["vector"]["kernels"][0]["steps"].size(), 6u);
+  EXPECT_NEAR(double(hbm_bytes(split)) / ledger_split(512, 4096), 1.0, 0.01) << hbm_bytes(split);
+  EXPECT_NEAR(double(hbm_bytes(fused)) / ledger_fused(512, 4096), 1.0, 0.01) << hbm_bytes(fused);
+  // Every byte is an HBM access the DMA made: the fused kernel reads 4 MiB + 8 KiB and writes 4 MiB.
+  EXPECT_EQ(fused["vector"]["total"]["hbm_bytes_written"], 512 * 4096 * 2);
+  // Fewer bytes, fewer cycles: the kernels wait for memory.
+  EXPECT_LT(fused["total"]["cycles"].get<int64_t>() * 2, split["total"]["cycles"].get<int64_t>());
+  EXPECT_GT(fused["vector"]["total"]["memory_cycles"].get<int64_t>(), 0);
+  // The run's cycles are the kernels' (there is no layer).
+  EXPECT_EQ(fused["total"]["cycles"], fused["total"]["vector_cycles"]);
+  EXPECT_EQ(fused["layers"].size(), 0u);
+}
+
+// Seed 002's shape itself: 234.99 MB split, 67.12 MB fused, each within 5 %.
+TEST_F(VectorUnit, LongRmsNormAtTheSeedsShape) {
+  const fs::path g = rmsnorm(4096, 4096);
+  const double split = double(hbm_bytes(run("npu-128-hbm3", g, "--set vector.fusion=none")));
+  const double fused = double(hbm_bytes(run("npu-128-hbm3", g)));
+  EXPECT_NEAR(split / 234.99e6, 1.0, 0.05) << split;
+  EXPECT_NEAR(fused / 67.12e6, 1.0, 0.05) << fused;
+}
+
+// Operands on chip (memory: ideal): a kernel's cycles are its tiles' compute, set by the lanes and
+// each class's rate: double the lanes, half the cycles; quarter the transcendental rate of a
+// softmax, and its special operations take four times the cycles.
+TEST_F(VectorUnit, ComputeBoundCyclesFollowLanesAndRates) {
+  const fs::path g = file("sm.yaml",
+                          "tensors:\n"
+                          "  - {name: s, shape: [256, 1024], dtype: bf16, role: activation}\n"
+                          "ops:\n"
+                          "  - {name: sm, op: softmax, in: [s], out: p}\n");
+  const std::string base = "--set sram.ifmap_kib=4096 --set sram.ofmap_kib=4096 --set vector.latency=0 "
+                           "--set vector.port_bytes=1048576 --set vector.add_per_lane=1 --set vector.mul_per_lane=1 ";
+  auto cycles = [&](const std::string& more) {
+    const nlohmann::json s = run("npu-128", g, base + more);
+    return s.is_null() ? int64_t(-1) : s["vector"]["kernels"][0]["cycles"].get<int64_t>();
+  };
+  // Per row of 1024: 3 x 1024 adds, 1024 multiplies, 1024 + 1 transcendentals; 4 tiles of 64 rows.
+  const int64_t rows = 64, per_tile_128 = (3 * 1024 * rows + 127) / 128 + (1024 * rows + 127) / 128 +
+                                          int64_t(std::ceil(double(1025 * rows) / (128 * 0.25)));
+  EXPECT_EQ(cycles("--set vector.lanes=128 --set vector.special_per_lane=0.25"), 4 * per_tile_128);
+  EXPECT_EQ(cycles("--set vector.lanes=256 --set vector.special_per_lane=0.25") * 2,
+            cycles("--set vector.lanes=128 --set vector.special_per_lane=0.25"));
+  const int64_t fast = cycles("--set vector.lanes=128 --set vector.special_per_lane=1");
+  const int64_t slow = cycles("--set vector.lanes=128 --set vector.special_per_lane=0.25");
+  EXPECT_EQ(slow - fast, 4 * (int64_t(std::ceil(double(1025 * rows) / 32)) - (1025 * rows + 127) / 128));
+  // The unit's own ports bind when they are narrower than the work: 64 rows x 4 KiB in and out.
+  EXPECT_EQ(cycles("--set vector.lanes=4096 --set vector.special_per_lane=1 --set vector.port_bytes=64"),
+            4 * (64 * 1024 * 2 * 2 / 64) + 0);
+}
+
+// Memory-bound: the fused norm waits for its operands, and on npu-128-hbm3 what binds is the
+// cluster's one NoC port (128 B flits: 128 B per cycle each way, below the HBM's 819): its reads
+// take at least read bytes / 128 cycles. Twice the flit width moves it; no run beats either bound.
+TEST_F(VectorUnit, MemoryBoundKernelFollowsTheNocPort) {
+  const fs::path g = rmsnorm(512, 4096);
+  const nlohmann::json narrow = run("npu-128-hbm3", g);
+  const nlohmann::json wide = run("npu-128-hbm3", g, "--set noc.flit_bytes=256");
+  const int64_t c_narrow = narrow["total"]["cycles"], c_wide = wide["total"]["cycles"];
+  EXPECT_LT(double(c_wide), 0.75 * double(c_narrow)) << c_wide << " vs " << c_narrow;
+  const int64_t read = narrow["vector"]["total"]["hbm_bytes_read"];
+  EXPECT_GE(c_narrow, read / 128);
+  EXPECT_GE(c_wide, read / 256);
+  const double peak_bytes_per_cycle = wide["arch"]["hbm"]["peak_bytes_per_s"].get<double>() / 1e9;
+  EXPECT_GT(double(c_wide), double(hbm_bytes(wide)) / peak_bytes_per_cycle);
+  EXPECT_EQ(hbm_bytes(narrow), hbm_bytes(wide));  // the same bytes either way
+  // The lanes waited for most of the run: memory, not compute, sets its length.
+  EXPECT_GT(narrow["vector"]["total"]["memory_cycles"].get<int64_t>(), c_narrow / 2);
+}
+
+// fusion: chain runs RMSNorm, RoPE and quantization as one kernel: it reads x, w and the cos/sin
+// table and writes the int8 result and its scales, nothing between (seed 002: 3 kernels vs fused).
+TEST_F(VectorUnit, ChainFusionKeepsIntermediatesOnChip) {
+  const fs::path g = file("chain.yaml",
+                          "tensors:\n"
+                          "  - {name: x, shape: [256, 4096], dtype: bf16, role: activation}\n"
+                          "  - {name: w, shape: [4096], dtype: bf16, role: weight}\n"
+                          "  - {name: cs, shape: [256, 4096], dtype: bf16, role: activation}\n"
+                          "ops:\n"
+                          "  - {name: norm, op: rmsnorm, in: [x, w], out: h}\n"
+                          "  - {name: rot, op: rope, in: [h, cs], out: h2}\n"
+                          "  - {name: q, op: quantize, in: [h2], out: y, dtype: int8}\n");
+  const nlohmann::json op = run("npu-128-hbm3", g);
+  const nlohmann::json chain = run("npu-128-hbm3", g, "--set vector.fusion=chain");
+  ASSERT_EQ(op["vector"]["kernels"].size(), 3u);
+  ASSERT_EQ(chain["vector"]["kernels"].size(), 1u);
+  EXPECT_EQ(chain["vector"]["kernels"][0]["name"], "norm..q");
+  const int64_t e = 256 * 4096;
+  // x + w + cs read, y (int8) + one fp32 scale per row written.
+  EXPECT_EQ(chain["vector"]["total"]["bytes_read"], 2 * e + 2 * e);
+  EXPECT_EQ(chain["vector"]["total"]["bytes_written"], e + 256 * 4);
+  EXPECT_NEAR(double(hbm_bytes(chain)), double(2 * e + 4096 * 2 + 2 * e + e + 256 * 4), 0.01 * double(e));
+  // One kernel per op writes h and h2 and reads them back: 4 E bytes more.
+  EXPECT_NEAR(double(hbm_bytes(op) - hbm_bytes(chain)), double(4 * 2 * e), 0.01 * double(e));
+}
+
+// Without a vector unit the graph's vector ops are listed, not run; a kernel whose rows cannot fit
+// its scratchpad partitions is an input error naming the op.
+TEST_F(VectorUnit, NoUnitListsTheOpsAndRowsThatCannotFitAreErrors) {
+  const fs::path g = rmsnorm(64, 4096);
+  const nlohmann::json off = run("npu-128-hbm3", g, "--set vector.lanes=0");
+  EXPECT_FALSE(off.contains("vector"));
+  ASSERT_EQ(off["workload"]["not_simulated"].size(), 1u);
+  EXPECT_EQ(off["workload"]["not_simulated"][0]["steps"], 6);
+  EXPECT_EQ(off["total"]["cycles"], 0);
+  const Result tight = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                              g.string() + " --out " + (dir_ / "tight").string() + " --set sram.ifmap_kib=8");
+  EXPECT_EQ(tight.status, 2);
+  EXPECT_NE(tight.err.find(g.string() + ":5: norm:"), std::string::npos) << tight.err;
+  EXPECT_FALSE(fs::exists(dir_ / "tight"));
+  const Result stray = cstsim("run -q --no-trace --arch " + src("configs/arch/tpu-v1.yaml") + " --workload " +
+                              g.string() + " --out " + (dir_ / "stray").string() + " --set vector.fusion=none");
+  EXPECT_EQ(stray.status, 2);
+  EXPECT_NE(stray.err.find("vector.fusion: applies only with a vector unit"), std::string::npos) << stray.err;
+}
+
+// With a trace: the lanes' occupancy is in R(t) and the operations are priced by the energy table.
+TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
+  const fs::path g = rmsnorm(128, 4096);
+  const nlohmann::json s = run("npu-128-hbm3", g, "", true);
+  ASSERT_FALSE(s.is_null());
+  const nlohmann::json report = nlohmann::json::parse(slurp(dir_ / "vector-run" / "report.json"));
+  const std::string text = report.dump();
+  for (const char* action : {"vector.add", "vector.mul", "vector.special", "hbm.read.vector", "hbm.write.vector"})
+    EXPECT_NE(text.find(action), std::string::npos) << action;
+  const std::string actions = slurp(dir_ / "vector-run" / "trace" / "actions.csv");
+  EXPECT_NE(actions.find("vector.mul"), std::string::npos);
+  EXPECT_EQ(s["vector"]["kernels"][0]["operations"]["mul"], 3 * 128 * 4096);
+  EXPECT_EQ(s["vector"]["kernels"][0]["operations"]["special"], 128);
+}
+
+}  // namespace
