@@ -274,6 +274,15 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
   }
 }
 
+// An operator graph's layer moves its tensors through HBM and the scratchpad at its dtype's width
+// (whole bytes: an int4 element takes one); the array computes at the arch's (typed precision per
+// PE is the next issue's).
+ArchSpec with_tensor_width(const ArchSpec& a, const Layer& l) {
+  ArchSpec s = a;
+  if (l.dtype_bits > 0) s.operand_bits = l.dtype_bits;
+  return s;
+}
+
 }  // namespace
 
 Plan make_plan(const ArchSpec& a, const Workload& w) {
@@ -283,14 +292,15 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.cols = a.cols;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
   for (size_t i = 0; i < w.layers.size(); ++i) {
-    plan.layers.push_back(plan_layer(a, w.layers[i]));
+    const ArchSpec la = with_tensor_width(a, w.layers[i]);
+    plan.layers.push_back(plan_layer(la, w.layers[i]));
     if (a.memory != "hierarchy") continue;
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);
     lp.weight_from = w.layers[i].weight_layer;
     for (int x = 0; x < 2; ++x) lp.same_as[size_t(x)] = {w.layers[i].same_as[size_t(x)].layer, w.layers[i].same_as[size_t(x)].matrix};
     lp.tensor_names = w.layers[i].tensors;
-    place_tensors(a, w.layers[i], plan.layers, lp, next);
+    place_tensors(la, w.layers[i], plan.layers, lp, next);
   }
   plan_vector_kernels(a, w, plan, next);
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip

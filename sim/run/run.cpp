@@ -79,13 +79,13 @@ void warn_unsimulated(const ArchSpec& a, const Workload& w) {
                ops, fmt::format("{}", fmt::join(parts, ", ")), bytes);
 }
 
-// Until per-tensor precision lands (the next issue), HBM and SRAM bytes follow the arch's operand
-// width, not a graph's dtypes: say so when they differ.
+// A graph's tensors move at their dtypes' widths, but the array computes at the arch's operand width
+// until typed precision per PE lands (the next issue): say so when they differ.
 void warn_dtype(const ArchSpec& a, const Workload& w) {
   for (const Layer& l : w.layers)
     if (l.dtype_bits > 0 && l.dtype_bits != a.operand_bits) {
-      spdlog::warn("layer {} reads {}-bit tensors; the arch's operands are {}-bit and the simulated bytes follow the "
-                   "arch (per-tensor widths are not modelled yet)",
+      spdlog::warn("layer {} reads {}-bit tensors: they move through HBM and the scratchpad at that width, but the "
+                   "array computes at the arch's {}-bit operand width (typed precision per PE is not modelled yet)",
                    l.name, l.dtype_bits, a.operand_bits);
       return;
     }
