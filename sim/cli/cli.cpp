@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -131,10 +133,47 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
   return j;
 }
 
+// A vector kernel of the plan: what it runs, its tiles, the tensors it reads and writes (where in HBM)
+// and the bytes they take.
+nlohmann::ordered_json vector_kernel_json(const ArchSpec& a, const VectorKernelPlan& k) {
+  nlohmann::ordered_json j;
+  j["kind"] = "vector";
+  j["name"] = k.name;
+  j["ops"] = k.ops;
+  j["steps"] = k.what;
+  j["rows"] = k.rows;
+  j["cols"] = k.cols;
+  j["tile_rows"] = k.tile_rows;
+  j["tiles"] = k.tiles();
+  j["operations_per_row"] = {{"add", k.ops_per_row[0]}, {"mul", k.ops_per_row[1]}, {"special", k.ops_per_row[2]}};
+  int64_t read = 0, written = 0;
+  for (const auto* list : {&k.reads, &k.writes}) {
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    for (const VectorOperandPlan& o : *list) {
+      nlohmann::ordered_json t = {{"tensor", o.tensor}, {"bytes", k.rows * o.row_bytes + o.once_bytes}};
+      if (o.once_bytes > 0) t["once"] = true;
+      if (a.memory == "hierarchy") t["hbm_addr"] = o.addr;
+      tensors.push_back(std::move(t));
+      (list == &k.reads ? read : written) += k.rows * o.row_bytes + o.once_bytes;
+    }
+    j[list == &k.reads ? "reads" : "writes"] = std::move(tensors);
+  }
+  j["bytes_read"] = read;
+  j["bytes_written"] = written;
+  return j;
+}
+
 std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
   std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", "M", "N",
                                 "K", "df", "folds", "rows x cols", "passes", "HBM read", "HBM write", "ifmap x");
   for (const auto& j : layers) {
+    if (j.value("kind", "") == "vector") {  // a kernel of the vector unit: its rows, tiles and bytes
+      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>().substr(0, 14), j["rows"].get<int64_t>(), j["cols"].get<int64_t>(),
+                         "", "vec", fmt::format("{} tiles", j["tiles"].get<int64_t>()), "", "",
+                         j["bytes_read"].dump(), j["bytes_written"].dump(), "");
+      continue;
+    }
     const auto& f = j["folds"];
     out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                        j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
@@ -150,6 +189,8 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
   std::vector<std::string> kept;
   for (const auto& j : layers)
     if (j.contains("on_chip") && j["on_chip"]["input"].get<bool>()) kept.push_back(j["name"].get<std::string>());
+  if (std::any_of(layers.begin(), layers.end(), [](const auto& j) { return j.value("kind", "") == "vector"; }))
+    out += "vec: a vector-unit kernel (rows x cols of its view; the bytes its tensors take, read and written)\n";
   if (!kept.empty())
     out += fmt::format("input on chip (overlap: pipeline; --json says why not elsewhere): {}\n", fmt::join(kept, ", "));
   return out;
@@ -185,17 +226,25 @@ int plan_command(const std::vector<std::string>& args) {
   const Workload w = load_workload(workload_path);
   const bool explore = vm.count("explore") > 0;
   const Plan plan = make_plan(arch, w);
-  std::vector<nlohmann::ordered_json> layers;
+  std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
   std::vector<TilingPlan> tilings;
+  size_t kernel = 0;
+  auto kernels_before = [&](size_t layer) {
+    for (; kernel < plan.vector_kernels.size() && size_t(plan.vector_kernels[kernel].before_layer) == layer; ++kernel)
+      layers.push_back(vector_kernel_json(arch, plan.vector_kernels[kernel]));
+  };
   for (size_t i = 0; i < w.layers.size(); ++i) {
+    kernels_before(i);
     layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
     if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
   }
+  kernels_before(w.layers.size());
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < layers.size(); ++i) {
-      j.push_back(layers[i]);
-      if (explore) j.back()["tiling_explore"] = to_json(tilings[i]);
+    size_t layer = 0;
+    for (const nlohmann::ordered_json& entry : layers) {
+      j.push_back(entry);
+      if (explore && entry.value("kind", "") != "vector") j.back()["tiling_explore"] = to_json(tilings[layer++]);
     }
     std::cout << j.dump(2) << "\n";
     return 0;

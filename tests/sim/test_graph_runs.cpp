@@ -21,11 +21,20 @@ class GraphRuns : public Cli {
     EXPECT_EQ(r.status, 0) << r.err;
     return r.status == 0 ? nlohmann::json::parse(slurp(out / "summary.json")) : nlohmann::json();
   }
-  nlohmann::json plan(const fs::path& workload) {
+  // The plan's layers (its vector kernels, in between, counted in `kernels`).
+  nlohmann::json plan(const fs::path& workload, size_t* kernels = nullptr) {
     const Result r = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                             workload.string());
     EXPECT_EQ(r.status, 0) << r.err;
-    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+    nlohmann::json layers = nlohmann::json::array();
+    size_t vector = 0;
+    if (r.status == 0)
+      for (const auto& entry : nlohmann::json::parse(r.out)) {
+        if (entry.value("kind", "") == "vector") ++vector;
+        else layers.push_back(entry);
+      }
+    if (kernels) *kernels = vector;
+    return layers;
   }
   // A decoder block's decode step: batch B, a context of L tokens in the KV cache (d 1024, 8 heads
   // of 128 in 4 KV heads, feed-forward 2048).
@@ -112,8 +121,10 @@ TEST_F(GraphRuns, DecodeIsBoundByWeightsAndUtilizationRisesWithTheBatch) {
 TEST_F(GraphRuns, KvCacheBytesGrowLinearlyWithTheContext) {
   std::vector<double> cache, read;
   for (int L : {512, 1024, 2048}) {
-    const auto p = plan(decode(1, L));
+    size_t kernels = 0;
+    const auto p = plan(decode(1, L), &kernels);
     ASSERT_EQ(p.size(), 6u);
+    EXPECT_EQ(kernels, 4u);  // the two appends, attention's softmax and the SiLU
     const auto& scores = p[2].contains("simulated") ? p[2]["simulated"] : p[2];
     const auto& context = p[3].contains("simulated") ? p[3]["simulated"] : p[3];
     ASSERT_EQ(scores["name"], "attn.scores");
