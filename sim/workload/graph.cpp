@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <climits>
 #include <functional>
 #include <map>
@@ -463,8 +464,10 @@ class GraphReader {
     scores.pieces[1].every = share;
     const int s = add_layer(n, scores, q.name, k.name, n.name + ".scores");
     const std::string dtype = dtype_attr(n, q.dtype);
-    // The scores and the probabilities are tensors in HBM ([B, heads, Sq, Skv]) between the two GEMMs.
-    for (const char* part : {".scores", ".probs"}) {
+    // The scores, scaled scores and probabilities are tensors in HBM ([B, heads, Sq, Skv]) between the
+    // two GEMMs: eager attention scales the scores by 1/sqrt(d) in a kernel of its own, then runs the
+    // softmax (seed 003's materialized form); vector.fusion: chain runs the two as one kernel.
+    for (const char* part : {".scores", ".scaled", ".probs"}) {
       GraphTensor t;
       t.name = n.name + part;
       t.shape = {B, heads, Sq, Skv};
@@ -475,17 +478,20 @@ class GraphReader {
       declare(t);
     }
     written_by_[n.name + ".scores"] = s;
-    VectorOpIo io;  // softmax over each row of scores, on the vector unit
-    io.op = n.name + ".softmax";
-    io.kind = "softmax";
-    io.out = n.name + ".probs";
+    VectorOpIo io;  // over each row of scores, on the vector unit
     io.rows = B * heads * Sq;
     io.cols = Skv;
     io.element_bytes = std::max(1, dtype_bits(dtype) / 8);
     io.out_row_bytes = (Skv * dtype_bits(dtype) + 7) / 8;
-    io.in = {{n.name + ".scores", io.out_row_bytes, 0}};
     io.line = n.line;
-    add_steps(io);
+    for (const auto& [kind, from, to] : {std::array<const char*, 3>{"scale", ".scores", ".scaled"},
+                                         std::array<const char*, 3>{"softmax", ".scaled", ".probs"}}) {
+      io.op = n.name + "." + kind;
+      io.kind = kind;
+      io.in = {{n.name + from, io.out_row_bytes, 0}};
+      io.out = n.name + to;
+      add_steps(io);
+    }
     Layer context = Layer::gemm(n.name + ".context", Sq, d, Skv);
     context.repeats = B * heads;
     context.pieces[1].every = share;

@@ -68,6 +68,8 @@ std::vector<VectorStep> vector_steps(const VectorOpIo& io) {
   if (k == "add" || k == "mul") {
     s.add("", k == "add" ? "y = x + b" : "y = x * b", {s.input(0), s.input(1)}, {s.out()}, k == "add" ? c : 0,
           k == "mul" ? c : 0, 0);
+  } else if (k == "scale") {  // by a constant (attention's 1/sqrt(d))
+    s.add("", "y = x * c", {s.input(0)}, {s.out()}, 0, c, 0);
   } else if (k == "relu") {
     s.add("", "y = max(x, 0)", {s.input(0)}, {s.out()}, c, 0, 0);
   } else if (k == "gelu") {  // tanh form: 0.5 x (1 + tanh(0.79788 (x + 0.044715 x^3)))

@@ -124,7 +124,7 @@ TEST_F(GraphRuns, KvCacheBytesGrowLinearlyWithTheContext) {
     size_t kernels = 0;
     const auto p = plan(decode(1, L), &kernels);
     ASSERT_EQ(p.size(), 6u);
-    EXPECT_EQ(kernels, 4u);  // the two appends, attention's softmax and the SiLU
+    EXPECT_EQ(kernels, 5u);  // the two appends, attention's scale and softmax, the SiLU
     const auto& scores = p[2].contains("simulated") ? p[2]["simulated"] : p[2];
     const auto& context = p[3].contains("simulated") ? p[3]["simulated"] : p[3];
     ASSERT_EQ(scores["name"], "attn.scores");

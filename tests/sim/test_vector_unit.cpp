@@ -147,6 +147,32 @@ TEST_F(VectorUnit, ChainFusionKeepsIntermediatesOnChip) {
   EXPECT_NEAR(double(hbm_bytes(op) - hbm_bytes(chain)), double(4 * 2 * e), 0.01 * double(e));
 }
 
+// Materialized attention moves seed 003's bytes: Q K^T writes the scores, the scale and the softmax
+// each read and write them (one kernel each, as eager attention runs), P V reads them:
+// 6 B H S^2 b + 4 B H S d b (the ledger's prefill-materialized row). fusion: chain runs the scale
+// and the softmax as one kernel: 4 passes over the scores instead of 6.
+TEST_F(VectorUnit, MaterializedAttentionMovesTheLedgersBytes) {
+  const int64_t H = 4, S = 512, d = 64;
+  const fs::path g = file("attn.yaml", fmt::format("tensors:\n"
+                                                   "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                                   "  - {{name: k, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                                   "  - {{name: v, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                                   "ops:\n"
+                                                   "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: {2}}}\n",
+                                                   S, H * d, H));
+  auto all_hbm = [](const nlohmann::json& s) {
+    int64_t n = s["vector"]["total"]["hbm_bytes_read"].get<int64_t>() + s["vector"]["total"]["hbm_bytes_written"].get<int64_t>();
+    for (const auto& l : s["layers"]) n += l["memory"]["hbm_bytes_read"].get<int64_t>() + l["memory"]["hbm_bytes_written"].get<int64_t>();
+    return double(n);
+  };
+  const double scores = double(H * S * S * 2), qkvo = double(H * S * d * 2);
+  const nlohmann::json eager = run("npu-128-hbm3", g);
+  EXPECT_NEAR(all_hbm(eager) / (6 * scores + 4 * qkvo), 1.0, 0.10) << all_hbm(eager);
+  const nlohmann::json chained = run("npu-128-hbm3", g, "--set vector.fusion=chain");
+  EXPECT_NEAR(all_hbm(chained) / (4 * scores + 4 * qkvo), 1.0, 0.10) << all_hbm(chained);
+  EXPECT_LT(chained["total"]["cycles"].get<int64_t>(), eager["total"]["cycles"].get<int64_t>());
+}
+
 // Without a vector unit the graph's vector ops are listed, not run; a kernel whose rows cannot fit
 // its scratchpad partitions is an input error naming the op.
 TEST_F(VectorUnit, NoUnitListsTheOpsAndRowsThatCannotFitAreErrors) {

@@ -130,16 +130,18 @@ TEST(Graph, MaterializedAttentionIsTwoRepeatedGemmsAroundASoftmax) {
   EXPECT_EQ(c.N, 64);
   EXPECT_EQ(c.input_layer, -1);  // the probabilities, which the vector unit wrote
   EXPECT_EQ(c.tensors[0], "attn.probs");
-  ASSERT_EQ(w.vector_steps.size(), 2u + 4);  // two appends, then softmax's four steps between the GEMMs
+  ASSERT_EQ(w.vector_steps.size(), 2u + 1 + 4);  // two appends; the scale, softmax's four steps between the GEMMs
   EXPECT_EQ(w.vector_steps[0].kind, "kv_append");
   EXPECT_EQ(w.vector_steps[0].written_bytes(), 2 * 8 * 128 * 2);  // the new rows only
   EXPECT_EQ(w.vector_steps[0].writes[0].tensor, "kc");              // into the cache
   EXPECT_EQ(w.vector_steps[0].before_layer, 0);
-  const VectorStep& softmax_max = w.vector_steps[2];
+  EXPECT_EQ(w.vector_steps[2].kind, "scale");
+  EXPECT_EQ(w.vector_steps[2].reads[0].tensor, "attn.scores");
+  const VectorStep& softmax_max = w.vector_steps[3];
   EXPECT_EQ(softmax_max.kind, "softmax");
   EXPECT_EQ(softmax_max.rows, 2 * 4 * 8);  // a row per batch, head and query
   EXPECT_EQ(softmax_max.cols, 108);
-  EXPECT_EQ(softmax_max.reads[0].tensor, "attn.scores");
+  EXPECT_EQ(softmax_max.reads[0].tensor, "attn.scaled");
   EXPECT_EQ(softmax_max.before_layer, 1);  // after the scores, before the context
   EXPECT_EQ(w.vector_steps.back().writes[0].tensor, "attn.probs");
   EXPECT_EQ(c.same_as[1].layer, -1);  // V is its own cache, not K's
