@@ -1,7 +1,10 @@
 #include "sim/cli/cli.h"
+#include "sim/onnx/onnx_import.h"
 
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 
 #include "core/input_error.h"
 #include "core/out_file.h"
+#include "core/text.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
@@ -51,6 +55,7 @@ constexpr const char* kUsage =
     "  pareto   the non-dominated points of a sweep's results.csv\n"
     "  noc-bench  synthetic-traffic load test of the mesh NoC (latency, accepted throughput)\n"
     "  hbm-bench  closed-loop traffic on one HBM stack (bandwidth, row hits, latency, refresh)\n"
+    "  import   an ONNX model as an operator-graph workload (cstsim import onnx MODEL --out FILE)\n"
     "\n"
     "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
 
@@ -256,6 +261,50 @@ int plan_command(const std::vector<std::string>& args) {
   return 0;
 }
 
+int import_command(const std::vector<std::string>& args) {
+  std::string format, model, out;
+  std::vector<std::string> dims;
+  po::options_description desc(
+      "usage: cstsim import onnx MODEL --out FILE [--dim NAME=VALUE ...]\n\n"
+      "Writes an ONNX model as an operator-graph workload (configs/README.md, \"Operator graphs\"): its\n"
+      "shapes inferred by ONNX, its initializers as weights, image tensors NHWC. An op with no counterpart\n"
+      "is named (exit 2) and nothing is written.\n\noptions");
+  desc.add_options()("help,h", "show this help")("out", po::value(&out)->value_name("FILE"), "the workload YAML to write")(
+      "dim", po::value(&dims)->value_name("NAME=VALUE")->composing(),
+      "a value for a symbolic dimension of the model (repeatable), e.g. --dim batch=1");
+  po::options_description hidden;
+  hidden.add_options()("format", po::value(&format))("model", po::value(&model));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("format", 1).add("model", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("import: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (format != "onnx") throw UsageError("import: the format must be onnx (cstsim import onnx MODEL --out FILE)");
+  if (model.empty()) throw UsageError("import: give the ONNX model (cstsim import onnx MODEL --out FILE)");
+  if (out.empty()) throw UsageError("import: --out is required");
+  std::map<std::string, int64_t> bound;
+  for (const std::string& d : dims) {
+    const size_t eq = d.find('=');
+    const auto value = eq == std::string::npos ? std::nullopt : text::parse_int(d.substr(eq + 1));
+    if (!value || *value < 1 || eq == 0) throw InputError("--dim", 0, d, "expected NAME=VALUE with a positive integer");
+    bound[d.substr(0, eq)] = *value;
+  }
+  const OnnxImport imported = import_onnx(model, bound);
+  io::write_file(out, imported.yaml);
+  fmt::print("wrote {}: {} ops on {} tensors from {} ONNX nodes\n", out, imported.ops, imported.tensors, imported.nodes);
+  return 0;
+}
+
 int post_command(const std::vector<std::string>& args) {
   post::PostOptions o;
   std::string run_dir;
@@ -413,7 +462,8 @@ int cli_main(int argc, char** argv) {
     if (command == "pareto") return pareto_command(args);
     if (command == "noc-bench") return noc_bench_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench)", command));
+    if (command == "import") return import_command(args);
+    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench, import)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,5 +1,7 @@
 #include "sim/mapper/dma_plan.h"
 
+#include <optional>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -89,28 +91,49 @@ LayerDmaPlan make_dma_plan(const ArchSpec& a, const FoldPlan& p, const std::stri
 }
 
 std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const std::string& layer) {
-  auto fits = [&](int64_t rows) {
+  auto buffers = [&](int64_t rows) -> std::optional<DmaBuffers> {
     try {
-      choose_dma_buffers(a, with_stream(p, rows), layer, rows < p.T);
-      return true;
+      return choose_dma_buffers(a, with_stream(p, rows), layer, rows < p.T);
     } catch (const InputError&) {
-      return false;
+      return std::nullopt;
     }
   };
-  if (fits(p.T)) return {p.T};
+  // The most stream rows a pass can take (double-buffered slices; `resident`: all its slices held).
+  auto most_rows = [&](bool resident) {
+    int64_t lo = 0, hi = p.T + 1;  // rows lo fit (or lo = 0), rows hi do not
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      const std::optional<DmaBuffers> d = buffers(mid);
+      (d && (!resident || d->stream_resident) ? lo : hi) = mid;
+    }
+    return lo;
+  };
+  auto spread = [&](int64_t most) {
+    const int64_t n = (p.T + most - 1) / most;
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
+    return rows;
+  };
+  const std::optional<DmaBuffers> whole = buffers(p.T);
+  if (whole && whole->stream_resident) return {p.T};
   // OS streams the reduction: cutting it would leave partial sums, so it runs whole or not at all.
-  if (!roles(p.dataflow).passes_split_outputs) choose_dma_buffers(a, p, layer);
-  int64_t lo = 0, hi = p.T;  // fits(lo) (or lo = 0), !fits(hi)
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
+  if (!roles(p.dataflow).passes_split_outputs) {
+    if (!whole) choose_dma_buffers(a, p, layer);  // throws: names what does not fit
+    return {p.T};
   }
-  if (lo == 0)  // throws: names what does not fit even for one row
+  const int64_t streaming = whole ? p.T : most_rows(false);
+  if (streaming == 0)  // throws: names what does not fit even for one row
     choose_dma_buffers(a, with_stream(p, 1), layer, true);
-  const int64_t n = (p.T + lo - 1) / lo;
-  std::vector<int64_t> rows;
-  for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
-  return rows;
+  // Fewest passes, each streaming its slices anew for every column fold, or more passes that each
+  // hold all of theirs (every pass re-reads the stationary operand): whichever moves fewer bytes.
+  const int64_t resident = most_rows(true);
+  const double stream_bytes = double(p.T) * double(p.Sr), stationary_bytes = double(p.Sr) * double(p.Sc);
+  const std::vector<int64_t> fewest = spread(streaming);
+  if (resident == 0) return fewest;
+  const std::vector<int64_t> holding = spread(resident);
+  const double fewest_bytes = double(p.col_folds) * stream_bytes + double(fewest.size()) * stationary_bytes;
+  const double holding_bytes = stream_bytes + double(holding.size()) * stationary_bytes;
+  return holding_bytes < fewest_bytes ? holding : fewest;
 }
 
 namespace {

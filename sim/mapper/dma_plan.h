@@ -43,9 +43,12 @@ LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std
 // The array streams a whole fold, so a layer whose stream slices or accumulator
 // blocks cannot be double-buffered runs as several passes, each over a run of
 // stream rows (WS: rows of A, IS: columns of B), re-reading the stationary tiles
-// every pass. Returns the rows of each pass (one pass of T when the layer fits):
-// as few passes as fit, rows spread evenly. Throws make_dma_plan's error when
-// not even one row fits.
+// every pass. A pass whose slices do not all fit streams them anew for every column
+// fold; so the mapper takes, of the fewest passes that fit and the fewest whose
+// slices all stay resident, the one that moves fewer bytes (column folds x stream +
+// passes x stationary against stream + passes x stationary). Returns the rows of
+// each pass (one pass of T when the layer is resident), rows spread evenly. Throws
+// make_dma_plan's error when not even one row fits.
 std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, const std::string& layer);
 
 // The stream passes (rows of T each) every cluster makes of a layer: under memory:

@@ -65,6 +65,7 @@ const std::map<std::string, OpKind>& op_kinds() {
       {"gelu", {1, 1, {"dtype"}, false}},
       {"silu", {1, 1, {"dtype"}, false}},
       {"relu", {1, 1, {"dtype"}, false}},
+      {"sigmoid", {1, 1, {"dtype"}, false}},
       {"quantize", {1, 2, {"dtype"}, false}},
       {"dequantize", {1, 2, {"dtype"}, false}},
       {"embedding", {2, 2, {"dtype"}, false}},
@@ -505,8 +506,8 @@ class GraphReader {
     std::string dtype = dtype_attr(n, x.dtype), role = "activation";
     if (n.kind == "add" || n.kind == "mul") {
       const GraphTensor& y = in(n, 1);
-      const bool broadcast = y.shape.size() <= x.shape.size() &&
-                             std::equal(y.shape.rbegin(), y.shape.rend(), x.shape.rbegin());
+      const bool broadcast = y.elements() == 1 || (y.shape.size() <= x.shape.size() &&
+                             std::equal(y.shape.rbegin(), y.shape.rend(), x.shape.rbegin()));
       if (!broadcast) shape_error(n, fmt::format("{} {} does not broadcast to {} {}", y.name, shape_text(y.shape), x.name, shape_text(x.shape)));
     } else if (n.kind == "embedding") {  // table [V, D], ids [...]: rows gathered
       const GraphTensor& ids = in(n, 1);

@@ -74,6 +74,8 @@ std::vector<VectorStep> vector_steps(const VectorOpIo& io) {
     s.add("", "y = max(x, 0)", {s.input(0)}, {s.out()}, c, 0, 0);
   } else if (k == "gelu") {  // tanh form: 0.5 x (1 + tanh(0.79788 (x + 0.044715 x^3)))
     s.add("", "y = gelu(x)", {s.input(0)}, {s.out()}, 2 * c, 5 * c, c);
+  } else if (k == "sigmoid") {  // 1 / (1 + exp(-x))
+    s.add("", "y = sigmoid(x)", {s.input(0)}, {s.out()}, c, 0, 2 * c);
   } else if (k == "silu") {  // x * sigmoid(x): exp, add, reciprocal, multiply
     s.add("", "y = x * sigmoid(x)", {s.input(0)}, {s.out()}, c, c, 2 * c);
   } else if (k == "rmsnorm") {  // seed 002's 6 steps; without a weight the 6th is not there

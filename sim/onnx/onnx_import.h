@@ -1,0 +1,24 @@
+#pragma once
+// `cstsim import onnx`: an ONNX model as an operator graph (configs/README.md, "Operator graphs").
+// The model's shapes are inferred by ONNX's own shape inference (Debian's libonnx); its
+// initializers become weight tensors, its other inputs activations. Image tensors (those that flow
+// through Conv and the pools, NCHW in ONNX) are written NHWC, their convolution weights
+// [Fh, Fw, C/groups, F], as the graph reader takes them; layouts are not modelled (transposes,
+// reshapes and flattens are views). An op with no counterpart is listed by type and node name and
+// nothing is written. Its own library (cstsim_onnx) so that only it compiles against ONNX.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace cstsim {
+
+struct OnnxImport {
+  std::string yaml;  // the operator graph
+  int nodes = 0, ops = 0, tensors = 0;
+};
+
+// `dims`: values for the model's symbolic dimensions (dim_param), e.g. {"batch", 1}; one left
+// unbound is an error naming it. Throws InputError (file, key: the node or tensor, message).
+OnnxImport import_onnx(const std::string& path, const std::map<std::string, int64_t>& dims);
+
+}  // namespace cstsim

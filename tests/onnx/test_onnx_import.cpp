@@ -1,0 +1,248 @@
+// cstsim import onnx: models built here with ONNX's own classes (no downloads) import and run with
+// the MACs of their hand-written operator graphs; an op with no counterpart is named, exit 2.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+// A small ONNX model, written by hand: opset 17.
+class Model {
+ public:
+  Model() {
+    m_.set_ir_version(8);
+    m_.add_opset_import()->set_version(17);
+    m_.mutable_graph()->set_name("test-model");
+  }
+  void input(const std::string& name, const std::vector<int64_t>& dims, int type = onnx::TensorProto::FLOAT16) {
+    value(m_.mutable_graph()->add_input(), name, dims, type);
+  }
+  void output(const std::string& name, int type = onnx::TensorProto::FLOAT16) {
+    onnx::ValueInfoProto* v = m_.mutable_graph()->add_output();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  // A weight (its values are not needed: cstsim reads shapes).
+  void weight(const std::string& name, const std::vector<int64_t>& dims, int type = onnx::TensorProto::FLOAT16) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+  }
+  void shape_constant(const std::string& name, const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(int64_t(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+  }
+  void scalar(const std::string& name, float value) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT16);
+    t->add_int32_data(0x3c00);  // fp16 bits; the value does not matter to cstsim
+    (void)value;
+  }
+  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::string& out,
+                        const std::string& name = "") {
+    onnx::NodeProto* n = m_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? out + "_" + op : name);
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  }
+  static void ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) a->add_ints(v);
+  }
+  static void integer(onnx::NodeProto* n, const std::string& name, int64_t value) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+  fs::path save(const fs::path& path) const {
+    std::ofstream out(path, std::ios::binary);
+    m_.SerializeToOstream(&out);
+    return path;
+  }
+
+ private:
+  static void value(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims, int type) {
+    v->set_name(name);
+    onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  onnx::ModelProto m_;
+};
+
+class OnnxImport : public Cli {
+ protected:
+  // Imports the model and returns the run's MACs (npu-128: operands on chip, a vector unit).
+  int64_t imported_macs(const Model& m) {
+    const fs::path model = m.save(dir_ / "model.onnx"), yaml = dir_ / "model.yaml";
+    const Result imported = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+    EXPECT_EQ(imported.status, 0) << imported.err;
+    EXPECT_NE(imported.out.find("wrote " + yaml.string()), std::string::npos) << imported.out;
+    return macs(yaml);
+  }
+  int64_t macs(const fs::path& workload) {
+    const fs::path out = dir_ / ("run-" + workload.stem().string());
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128.yaml") + " --workload " +
+                            workload.string() + " --out " + out.string() + " --force");
+    EXPECT_EQ(r.status, 0) << r.err << slurp(workload);
+    if (r.status != 0) return -1;
+    const nlohmann::json s = nlohmann::json::parse(slurp(out / "summary.json"));
+    EXPECT_FALSE(s["workload"].contains("not_simulated"));
+    return s["total"]["macs"].get<int64_t>();
+  }
+};
+
+TEST_F(OnnxImport, TwoLayerMlpHasTheMacsOfItsGraph) {
+  Model m;
+  m.input("x", {8, 256});
+  m.weight("w1", {256, 512});
+  m.weight("b1", {512});
+  m.weight("w2", {512, 128});
+  m.weight("b2", {128});
+  m.node("MatMul", {"x", "w1"}, "h");
+  m.node("Add", {"h", "b1"}, "h1");
+  m.node("Relu", {"h1"}, "h2");
+  m.node("MatMul", {"h2", "w2"}, "y0");
+  m.node("Add", {"b2", "y0"}, "y");  // the bias first: it still broadcasts
+  m.output("y");
+  const fs::path yaml = file("mlp.yaml",
+                             "tensors:\n"
+                             "  - {name: x, shape: [8, 256], dtype: fp16, role: activation}\n"
+                             "  - {name: w1, shape: [256, 512], dtype: fp16, role: weight}\n"
+                             "  - {name: b1, shape: [512], dtype: fp16, role: weight}\n"
+                             "  - {name: w2, shape: [512, 128], dtype: fp16, role: weight}\n"
+                             "  - {name: b2, shape: [128], dtype: fp16, role: weight}\n"
+                             "ops:\n"
+                             "  - {name: fc1, op: matmul, in: [x, w1], out: h}\n"
+                             "  - {name: bias1, op: add, in: [h, b1], out: h1}\n"
+                             "  - {name: act, op: relu, in: [h1], out: h2}\n"
+                             "  - {name: fc2, op: matmul, in: [h2, w2], out: y0}\n"
+                             "  - {name: bias2, op: add, in: [y0, b2], out: y}\n");
+  const int64_t expected = 8 * 256 * 512 + 8 * 512 * 128;
+  EXPECT_EQ(macs(yaml), expected);
+  EXPECT_EQ(imported_macs(m), expected);
+}
+
+TEST_F(OnnxImport, ConvBlockIsWrittenNhwcAndHasTheMacsOfItsGraph) {
+  Model m;
+  m.input("img", {1, 16, 32, 32});  // NCHW
+  m.weight("k1", {32, 16, 3, 3});
+  m.weight("kb", {32});
+  m.weight("k2", {32, 1, 3, 3});  // depthwise
+  m.weight("fc", {32, 10});
+  m.weight("fcb", {10});
+  onnx::NodeProto* c1 = m.node("Conv", {"img", "k1", "kb"}, "c1");
+  Model::ints(c1, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, "r1");
+  onnx::NodeProto* pool = m.node("MaxPool", {"r1"}, "p1");
+  Model::ints(pool, "kernel_shape", {2, 2});
+  Model::ints(pool, "strides", {2, 2});
+  onnx::NodeProto* c2 = m.node("Conv", {"p1", "k2"}, "c2");
+  Model::ints(c2, "pads", {1, 1, 1, 1});
+  Model::integer(c2, "group", 32);
+  m.node("GlobalAveragePool", {"c2"}, "g");
+  m.node("Flatten", {"g"}, "f");
+  m.node("Gemm", {"f", "fc", "fcb"}, "logits");
+  m.output("logits");
+  const fs::path yaml = file("conv.yaml",
+                             "tensors:\n"
+                             "  - {name: img, shape: [1, 32, 32, 16], dtype: fp16, role: activation}\n"
+                             "  - {name: k1, shape: [3, 3, 16, 32], dtype: fp16, role: weight}\n"
+                             "  - {name: k2, shape: [3, 3, 1, 32], dtype: fp16, role: weight}\n"
+                             "  - {name: fc, shape: [32, 10], dtype: fp16, role: weight}\n"
+                             "ops:\n"
+                             "  - {name: c1, op: conv2d, in: [img, k1], out: c1, padding: 1}\n"
+                             "  - {name: r1, op: relu, in: [c1], out: r1}\n"
+                             "  - {name: p1, op: maxpool, in: [r1], out: p1, kernel: 2, stride: 2}\n"
+                             "  - {name: c2, op: conv2d, in: [p1, k2], out: c2, padding: 1, groups: 32}\n"
+                             "  - {name: g, op: avgpool, in: [c2], out: g, kernel: 16}\n"
+                             "  - {name: f, op: reshape, in: [g], out: f, shape: [1, 32]}\n"
+                             "  - {name: head, op: matmul, in: [f, fc], out: logits}\n");
+  const int64_t expected = 32 * 32 * 32 * 16 * 9 + 16 * 16 * 32 * 9 + 32 * 10;
+  EXPECT_EQ(macs(yaml), expected);
+  EXPECT_EQ(imported_macs(m), expected);
+  const std::string imported = slurp(dir_ / "model.yaml");
+  EXPECT_NE(imported.find("name: img, shape: [1, 32, 32, 16]"), std::string::npos) << imported;  // NHWC
+  EXPECT_NE(imported.find("name: k1, shape: [3, 3, 16, 32]"), std::string::npos) << imported;
+}
+
+// An attention block as exporters write it (reshapes, transposes, a scale, a softmax, batched
+// MatMuls) has the MACs of the graph's attention op.
+TEST_F(OnnxImport, AttentionBlockHasTheMacsOfTheAttentionOp) {
+  const int64_t S = 64, D = 128, H = 4, d = 32;
+  Model m;
+  m.input("x", {1, S, D});
+  for (const char* w : {"wq", "wk", "wv", "wo"}) m.weight(w, {D, D});
+  m.shape_constant("heads", {1, S, H, d});
+  m.shape_constant("merged", {1, S, D});
+  m.scalar("sqrt_d", 5.657f);
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string t = p;
+    m.node("MatMul", {"x", "w" + t}, t);
+    m.node("Reshape", {t, "heads"}, t + "4");
+  }
+  Model::ints(m.node("Transpose", {"q4"}, "qh"), "perm", {0, 2, 1, 3});
+  Model::ints(m.node("Transpose", {"k4"}, "kt"), "perm", {0, 2, 3, 1});
+  Model::ints(m.node("Transpose", {"v4"}, "vh"), "perm", {0, 2, 1, 3});
+  m.node("MatMul", {"qh", "kt"}, "s");
+  m.node("Div", {"s", "sqrt_d"}, "ss");
+  Model::integer(m.node("Softmax", {"ss"}, "p"), "axis", -1);
+  m.node("MatMul", {"p", "vh"}, "oh");
+  Model::ints(m.node("Transpose", {"oh"}, "o4"), "perm", {0, 2, 1, 3});
+  m.node("Reshape", {"o4", "merged"}, "o");
+  m.node("MatMul", {"o", "wo"}, "y");
+  m.output("y");
+  const fs::path yaml = file("attn.yaml",
+                             "tensors:\n"
+                             "  - {name: x, shape: [1, 64, 128], dtype: fp16, role: activation}\n"
+                             "  - {name: wq, shape: [128, 128], dtype: fp16, role: weight}\n"
+                             "  - {name: wk, shape: [128, 128], dtype: fp16, role: weight}\n"
+                             "  - {name: wv, shape: [128, 128], dtype: fp16, role: weight}\n"
+                             "  - {name: wo, shape: [128, 128], dtype: fp16, role: weight}\n"
+                             "ops:\n"
+                             "  - {name: q, op: matmul, in: [x, wq], out: q}\n"
+                             "  - {name: k, op: matmul, in: [x, wk], out: k}\n"
+                             "  - {name: v, op: matmul, in: [x, wv], out: v}\n"
+                             "  - {name: attn, op: attention, in: [q, k, v], out: o, heads: 4}\n"
+                             "  - {name: out, op: matmul, in: [o, wo], out: y}\n");
+  const int64_t expected = 4 * S * D * D + 2 * H * S * S * d;
+  EXPECT_EQ(macs(yaml), expected);
+  EXPECT_EQ(imported_macs(m), expected);
+}
+
+TEST_F(OnnxImport, OpsWithNoCounterpartAreNamedAndNothingIsWritten) {
+  Model m;
+  m.input("x", {4, 8});
+  m.node("Erf", {"x"}, "e", "the_erf");
+  m.node("Exp", {"e"}, "y", "the_exp");
+  m.output("y");
+  const fs::path model = m.save(dir_ / "bad.onnx"), yaml = dir_ / "bad.yaml";
+  const Result r = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("2 ops with no counterpart in cstsim's graph: Erf (the_erf), Exp (the_exp)"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(yaml));
+  const Result junk = cstsim("import onnx " + file("junk.onnx", "not a protobuf at all").string() + " --out " +
+                             yaml.string());
+  EXPECT_EQ(junk.status, 2) << junk.err;
+  EXPECT_FALSE(fs::exists(yaml));
+}
+
+}  // namespace
