@@ -1,0 +1,172 @@
+"""cstsim from Python: run a point, run a sweep, load what they wrote.
+
+The package drives the ``cstsim`` binary (it never re-implements the simulator) and reads its
+outputs: ``summary.json``, ``report.json``, ``layers.csv`` of a run; ``results.csv`` and
+``results.jsonl`` of a sweep. Tables come back as pandas DataFrames when pandas is installed
+(Debian: python3-pandas), else as lists of dicts.
+
+    import cstsim
+    run = cstsim.run("configs/arch/npu-128-hbm3.yaml", "configs/workloads/gemm-512.yaml", "out/g512",
+                     sets={"hbm.max_outstanding": 128})
+    run.summary["total"]["cycles"], run.layers()
+    sweep = cstsim.sweep("configs/sweeps/ci-small.yaml", "out/ci-small", jobs=2)
+    sweep.results()                      # one row per point
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+
+__all__ = ["CstsimError", "Run", "Sweep", "binary", "run", "sweep", "load_run", "load_sweep"]
+
+PathLike = Union[str, os.PathLike]
+
+
+class CstsimError(RuntimeError):
+    """cstsim exited with an error; ``status`` is its exit status (2: bad input), ``stderr`` its message."""
+
+    def __init__(self, args: List[str], status: int, stderr: str):
+        self.args_ = args
+        self.status = status
+        self.stderr = stderr
+        super().__init__(f"cstsim exited with status {status}: {stderr.strip()}")
+
+
+def binary() -> str:
+    """The cstsim binary: $CSTSIM, else the build tree next to this package, else cstsim on PATH."""
+    env = os.environ.get("CSTSIM")
+    if env:
+        return env
+    built = Path(__file__).resolve().parents[2] / "build" / "cstsim"
+    if built.is_file():
+        return str(built)
+    found = shutil.which("cstsim")
+    if found:
+        return found
+    raise CstsimError(["cstsim"], 127, "no cstsim binary: set CSTSIM, build the tree (make build) or put it on PATH")
+
+
+def _call(args: List[str]) -> subprocess.CompletedProcess:
+    full = [binary()] + args
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    done = subprocess.run(full, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise CstsimError(full, done.returncode, done.stderr)
+    return done
+
+
+def _table(rows: List[Dict[str, Any]]):
+    try:
+        import pandas  # optional
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def _number(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _read_csv(path: Path) -> List[Dict[str, Any]]:
+    with open(path, newline="") as f:
+        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+class Run:
+    """A run directory: summary.json (always), report.json (with a trace), layers.csv."""
+
+    def __init__(self, directory: PathLike):
+        self.dir = Path(directory)
+        if not (self.dir / "summary.json").is_file():
+            raise FileNotFoundError(f"{self.dir} is not a cstsim run directory (no summary.json)")
+        self.summary: Dict[str, Any] = json.loads((self.dir / "summary.json").read_text())
+        report = self.dir / "report.json"
+        self.report: Optional[Dict[str, Any]] = json.loads(report.read_text()) if report.is_file() else None
+
+    def layers(self):
+        """One row per layer (summary.json's layers, nested figures flattened with dots)."""
+        return _table([_flatten(layer) for layer in self.summary.get("layers", [])])
+
+    def vector_kernels(self):
+        """One row per vector-unit kernel (summary.json's vector.kernels); empty without a vector unit."""
+        return _table([_flatten(k) for k in self.summary.get("vector", {}).get("kernels", [])])
+
+    @property
+    def cycles(self) -> int:
+        return int(self.summary["total"]["cycles"])
+
+
+class Sweep:
+    """A sweep directory: results.csv (one row per point) and each point's run directory."""
+
+    def __init__(self, directory: PathLike):
+        self.dir = Path(directory)
+
+    def results(self):
+        path = self.dir / "results.csv"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: collect the sweep first (cstsim sweep collect {self.dir})")
+        return _table(_read_csv(path))
+
+    def points(self) -> List[Run]:
+        points = self.dir / "points"
+        return [Run(p) for p in sorted(points.iterdir(), key=lambda p: p.name) if (p / "summary.json").is_file()]
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _sets(sets: Optional[Mapping[str, Any]]) -> List[str]:
+    args: List[str] = []
+    for k, v in (sets or {}).items():
+        args += ["--set", f"{k}={v}"]
+    return args
+
+
+def run(arch: PathLike, workload: PathLike, out: PathLike, sets: Optional[Mapping[str, Any]] = None,
+        trace: bool = True, force: bool = True, extra: Iterable[str] = ()) -> Run:
+    """Runs one point (cstsim run) into `out` and loads it. `sets`: --set overrides, {key: value}."""
+    args = ["run", "-q", "--arch", str(arch), "--workload", str(workload), "--out", str(out)] + _sets(sets)
+    if not trace:
+        args.append("--no-trace")
+    if force:
+        args.append("--force")
+    _call(args + list(extra))
+    return Run(out)
+
+
+def sweep(spec: PathLike, out: PathLike, jobs: Optional[int] = None, timeout: Optional[float] = None) -> Sweep:
+    """Runs a sweep locally (cstsim sweep SPEC --out OUT), resuming one already begun, and loads it."""
+    args = ["sweep", str(spec), "--out", str(out)]
+    if jobs:
+        args += ["--jobs", str(jobs)]
+    if timeout:
+        args += ["--timeout", str(timeout)]
+    _call(args)
+    return Sweep(out)
+
+
+def load_run(directory: PathLike) -> Run:
+    return Run(directory)
+
+
+def load_sweep(directory: PathLike) -> Sweep:
+    return Sweep(directory)
