@@ -13,7 +13,9 @@
 
 #include "sim/config/arch_spec.h"
 #include "core/input_error.h"
+#include "sim/ledger/graph_rows.h"
 #include "sim/ledger/report.h"
+#include "sim/workload/workload.h"
 
 namespace cstsim {
 namespace ledger {
@@ -132,6 +134,10 @@ const std::vector<FlagSpec>& general_flags() {
       {"bandwidth", "GBPS", "memory bandwidth in GB/s: required with --machine-arch; overrides a profile's"},
       {"link-bandwidth", "GBPS", "bandwidth pricing the all-reduce row (default: the memory bandwidth, as seed 003)"},
       {"op", "LIST", "comma-separated operators or groups to keep (see below)"},
+      {"graph", "FILE", "an operator-graph workload instead of the seeds' tables: a row per layer and per vector "
+                        "kernel, the kernels the simulator runs (--op keeps names, ops or kinds)"},
+      {"fusion", "none|op|chain", "with --graph: how vector steps become kernels, as the arch's vector.fusion "
+                                  "(default op)"},
   };
   return f;
 }
@@ -360,6 +366,17 @@ Report build_report(const Flags& f) {
   r.shapes003 = shapes003(f);
   r.shapes002 = shapes002(f);
   r.op_filter = parse_ops(f);
+  if (f.has("fusion") && !f.has("graph")) throw FlagError("--fusion", "applies only with --graph");
+  if (f.has("graph")) {  // the workload's own rows, priced like suite 003's
+    const std::string fusion = f.has("fusion") ? trim(f.get("fusion")) : "op";
+    if (fusion != "none" && fusion != "op" && fusion != "chain")
+      throw FlagError("--fusion", fmt::format("expected none, op or chain, got '{}'", f.get("fusion")));
+    if (f.has("suite")) throw FlagError("--suite", "does not apply with --graph");
+    r.rows003 = keep(graph_rows(load_workload(f.get("graph")), fusion), r.op_filter);
+    r.show002 = false;
+    if (r.rows003.empty()) throw FlagError("--op", "no layer or kernel of the graph matches");
+    return r;
+  }
   r.rows003 = keep(suite003(r.shapes003), r.op_filter);
   r.pairs002 = keep(suite002(r.shapes002), r.op_filter);
   std::vector<std::string> known;

@@ -15,6 +15,7 @@
 #include "sim/ledger/machine.h"
 #include "sim/ledger/ops.h"
 #include "sim/ledger/report.h"
+#include "tests/test_util.h"
 
 using namespace cstsim::ledger;
 
@@ -406,3 +407,41 @@ TEST(LedgerCli, PublicEntryPointReturnsStatus) {
   EXPECT_EQ(cstsim::ledger_command({"--suite", "002", "--op", "rmsnorm"}), 0);
   EXPECT_EQ(cstsim::ledger_command({"--suite", "x"}), 2);
 }
+
+namespace {
+
+// --graph prices the workload the simulator runs: RMSNorm's six steps unfused are seed 002's
+// 6-step row to the byte, its fused kernel the fused row; a layer is 2 x MACs.
+TEST(LedgerGraph, PricesTheSimulatorsKernelsInTheSeedsVocabulary) {
+  cstsim::testing_util::TempDir dir;
+  const std::string g = dir.write("g.yaml",
+                                  "tensors:\n"
+                                  "  - {name: x, shape: [4096, 4096], dtype: fp16, role: activation}\n"
+                                  "  - {name: w, shape: [4096], dtype: fp16, role: weight}\n"
+                                  "  - {name: wo, shape: [4096, 1024], dtype: fp16, role: weight}\n"
+                                  "ops:\n"
+                                  "  - {name: norm, op: rmsnorm, in: [x, w], out: h}\n"
+                                  "  - {name: proj, op: matmul, in: [h, wo], out: y}\n");
+  auto rows = [&](const std::string& fusion) {
+    const Outcome o = invoke({"--graph", g, "--fusion", fusion, "--json"});
+    EXPECT_EQ(o.status, 0) << o.err;
+    return nlohmann::json::parse(o.out)["rows"];
+  };
+  const Pair rms = suite002(Shapes002{})[1];
+  ASSERT_EQ(rms.id, "rmsnorm");
+  const nlohmann::json split = rows("none"), fused = rows("op");
+  ASSERT_EQ(split.size(), 6u + 1);
+  ASSERT_EQ(fused.size(), 1u + 1);
+  double split_bytes = 0;
+  for (size_t i = 0; i < 6; ++i) split_bytes += split[i]["bytes"].get<double>();
+  EXPECT_DOUBLE_EQ(split_bytes, rms.unfused.bytes());  // 234.99 MB
+  EXPECT_DOUBLE_EQ(fused[0]["bytes"].get<double>(), rms.fused.bytes());  // 67.12 MB
+  EXPECT_DOUBLE_EQ(fused[0]["flops"].get<double>(), rms.fused.flops());
+  EXPECT_DOUBLE_EQ(fused[1]["flops"].get<double>(), 2.0 * 4096 * 1024 * 4096);
+  EXPECT_DOUBLE_EQ(fused[1]["bytes"].get<double>(), 2.0 * (4096.0 * 4096 + 4096.0 * 1024 + 4096.0 * 1024));
+  const Outcome bad = invoke({"--fusion", "op"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--fusion: applies only with --graph"), std::string::npos) << bad.err;
+}
+
+}  // namespace

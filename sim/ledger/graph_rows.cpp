@@ -1,0 +1,61 @@
+#include "sim/ledger/graph_rows.h"
+
+#include <fmt/format.h>
+
+#include "sim/config/arch_spec.h"
+#include "sim/mapper/vector_plan.h"
+
+namespace cstsim::ledger {
+namespace {
+
+Row layer_row(const Layer& l) {
+  const double elem = l.dtype_bits > 0 ? double((l.dtype_bits + 7) / 8) : 1.0;
+  // Each distinct piece of A and B once (repeats that share one read it once), every output once.
+  const double a = double(l.pieces[0].count(l.repeats)) * double(l.M) * double(l.K);
+  const double b = double(l.pieces[1].count(l.repeats)) * double(l.K) * double(l.N);
+  const double c = double(l.repeats) * double(l.M) * double(l.N);
+  Row r;
+  r.suite = "graph";
+  r.id = l.name;
+  r.tags = {"layer"};
+  r.label = l.repeats > 1 ? fmt::format("{} ({} x {}x{}x{})", l.name, l.repeats, l.M, l.N, l.K)
+                          : fmt::format("{} ({}x{}x{})", l.name, l.M, l.N, l.K);
+  r.kernels = {{l.name, 2.0 * double(l.macs()), (a + b + c) * elem}};
+  return r;
+}
+
+Row kernel_row(const VectorKernelPlan& k) {
+  double bytes = 0, ops = 0;
+  for (const auto* list : {&k.reads, &k.writes})
+    for (const VectorOperandPlan& o : *list) bytes += double(k.rows) * double(o.row_bytes) + double(o.once_bytes);
+  for (int64_t n : k.ops_per_row) ops += double(n) * double(k.rows);
+  Row r;
+  r.suite = "graph";
+  r.id = k.name;
+  r.tags = {"vector"};
+  r.tags.insert(r.tags.end(), k.ops.begin(), k.ops.end());
+  r.label = fmt::format("{} ({} step{}, {}x{})", k.name, k.what.size(), k.what.size() == 1 ? "" : "s", k.rows, k.cols);
+  r.kernels = {{fmt::format("{}", fmt::join(k.what, "; ")), ops, bytes}};
+  return r;
+}
+
+}  // namespace
+
+std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
+  ArchSpec a;  // the mapper's fusion alone: no partition bounds the tiles, nothing is placed
+  a.vector.lanes = 1;
+  a.vector.fusion = fusion;
+  Plan plan;
+  uint64_t next = 0;
+  plan_vector_kernels(a, w, plan, next);
+  std::vector<Row> rows;
+  size_t k = 0;
+  for (size_t i = 0; i <= w.layers.size(); ++i) {
+    for (; k < plan.vector_kernels.size() && size_t(plan.vector_kernels[k].before_layer) == i; ++k)
+      rows.push_back(kernel_row(plan.vector_kernels[k]));
+    if (i < w.layers.size()) rows.push_back(layer_row(w.layers[i]));
+  }
+  return rows;
+}
+
+}  // namespace cstsim::ledger
