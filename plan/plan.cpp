@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace cstsim {
@@ -11,6 +13,18 @@ FoldPlan fold_plan(const Plan& plan, const PassPlan& pass) {
 LayerDmaPlan dma_program(const FoldPlan& folds, const PassPlan& pass) {
   if (!pass.has_dma) throw std::logic_error("dma_program: the pass has no DMA buffers (memory is not hierarchy)");
   return lay_out_dma_program(folds, pass.dma);
+}
+
+std::vector<KernelRef> kernels_before(const Plan& plan, size_t layer) {
+  std::vector<std::pair<int, KernelRef>> found;
+  for (size_t k = 0; k < plan.vector_kernels.size(); ++k)
+    if (size_t(plan.vector_kernels[k].before_layer) == layer) found.push_back({plan.vector_kernels[k].order, {false, k}});
+  for (size_t k = 0; k < plan.flash_kernels.size(); ++k)
+    if (size_t(plan.flash_kernels[k].before_layer) == layer) found.push_back({plan.flash_kernels[k].order, {true, k}});
+  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<KernelRef> out;
+  for (const auto& [order, ref] : found) out.push_back(ref);
+  return out;
 }
 
 }  // namespace cstsim

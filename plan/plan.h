@@ -13,6 +13,7 @@
 #include "plan/dataflow.h"
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
+#include "plan/flash_kernel.h"
 #include "plan/vector_kernel.h"
 
 namespace cstsim {
@@ -86,15 +87,20 @@ struct Plan {
   // The vector unit's kernels in run order, each between two layers (before_layer); empty
   // without a vector unit (the workload's vector steps are then not simulated).
   std::vector<VectorKernelPlan> vector_kernels;
+  std::vector<FlashKernelPlan> flash_kernels;  // attention with tiling: flash
 };
 
-// Whether vector kernels run between layer `layer` - 1 and layer `layer` (then nothing of the one
-// is prefetched or kept on chip across them).
-inline bool vector_kernels_before(const Plan& plan, size_t layer) {
-  for (const VectorKernelPlan& k : plan.vector_kernels)
-    if (size_t(k.before_layer) == layer) return true;
-  return false;
-}
+// A kernel of the plan between two layers: vector_kernels[index] or, flash, flash_kernels[index].
+struct KernelRef {
+  bool flash = false;
+  size_t index = 0;
+};
+// The kernels that run before layer `layer` (after the last one: layers.size()), in graph order.
+std::vector<KernelRef> kernels_before(const Plan& plan, size_t layer);
+
+// Whether kernels run between layer `layer` - 1 and layer `layer` (then nothing of the one is
+// prefetched or kept on chip across them).
+inline bool vector_kernels_before(const Plan& plan, size_t layer) { return !kernels_before(plan, layer).empty(); }
 
 // The folds of a pass on the plan's array.
 FoldPlan fold_plan(const Plan& plan, const PassPlan& pass);

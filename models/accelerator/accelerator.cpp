@@ -55,7 +55,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     dma_->declare_spad_actions(*sink);
   }
   // Its resources only when it has work: traces of runs without vector kernels stay as they were.
-  if (sink && vector_ && !plan.vector_kernels.empty())
+  if (sink && vector_ && (!plan.vector_kernels.empty() || !plan.flash_kernels.empty()))
     vector_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "", hierarchy);
 }
 
@@ -149,6 +149,16 @@ std::vector<ArrayLayerResult> Accelerator::layer_results() const {
     std::vector<const ArrayLayerResult*> parts;
     for (const auto& c : clusters_) parts.push_back(&c->array().results()[i]);
     merged.push_back(merge_layer_parts(spec_, {l.name, l.dims.M, l.dims.N, l.dims.K}, parts, true));
+  }
+  return merged;
+}
+
+std::vector<FlashKernelResult> Accelerator::flash_results() const {
+  std::vector<FlashKernelResult> merged;
+  for (size_t k = 0; k < plan_.flash_kernels.size(); ++k) {
+    std::vector<const FlashKernelResult*> parts;
+    for (const auto& c : clusters_) parts.push_back(&c->array().flash_results()[k]);
+    merged.push_back(merge_flash_parts(parts));
   }
   return merged;
 }

@@ -86,6 +86,7 @@ class Accelerator : public sc_core::sc_module {
   std::vector<ArrayLayerResult> layer_results() const;
   // Per vector kernel of the plan, over every cluster.
   std::vector<VectorKernelResult> vector_results() const;
+  std::vector<FlashKernelResult> flash_results() const;  // per flash-attention kernel, over every cluster
   // This module and every module below it, depth first.
   std::vector<ModuleInfo> modules() const;
   const MemorySystemModule* memory() const { return memory_.get(); }  // memory: hierarchy

@@ -50,19 +50,24 @@ void ArrayModule::run() {
   for (const LayerPlan& L : plan_.layers)
     for (const PassPlan& p : L.clusters[size_t(params_.cluster)].passes) order.push_back(&p);
   size_t pass_index = 0;  // into order
-  size_t kernel = 0;      // the next vector kernel
-  // The vector kernels that run before layer `layer` (after the last one: layers.size()), each a step.
+  // The kernels that run before layer `layer` (after the last one: layers.size()), each a step.
   auto run_kernels = [&](size_t layer) {
-    for (; kernel < plan_.vector_kernels.size() && size_t(plan_.vector_kernels[kernel].before_layer) == layer;
-         ++kernel, ++step) {
+    for (const KernelRef& kernel : kernels_before(plan_, layer)) {
       // On the trace the kernels before a layer belong to it (after the last one, to the last one).
       if (sink_ && layer < plan_.layers.size()) sink_->begin_layer(int(layer), plan_.layers[layer].name, start);
-      vector_results_.push_back(run_vector_kernel(plan_.vector_kernels[kernel], step, start));
-      int64_t end = vector_results_.back().end_cycle;
+      int64_t end = 0;
+      if (kernel.flash) {
+        flash_results_.push_back(run_flash_kernel(plan_.flash_kernels[kernel.index], step, start));
+        end = flash_results_.back().end_cycle;
+      } else {
+        vector_results_.push_back(run_vector_kernel(plan_.vector_kernels[kernel.index], step, start));
+        end = vector_results_.back().end_cycle;
+      }
       if (set) end = set->all_finished(step, end);
       if (!set && own_group_) own_group_->begin_step();
       if (!set && own_reference_group_) own_reference_group_->begin_step();
       start = end + 1;
+      ++step;
     }
   };
   for (size_t i = 0; i < plan_.layers.size(); ++i) {

@@ -108,6 +108,23 @@ struct ArrayLayerResult {
 ArrayLayerResult merge_layer_parts(const AcceleratorSpec& spec, const GemmShape& layer,
                                    const std::vector<const ArrayLayerResult*>& parts, bool shared_memory);
 
+// One cluster's share of a flash-attention kernel (plan/flash_kernel.h): its (batch, head) groups.
+struct FlashKernelResult {
+  std::string name;
+  int64_t start_cycle = 0, end_cycle = 0;  // end: its last cycle (the last output's write-back)
+  int64_t macs = 0;             // the array's, tile by tile (causal: only the blocks it computes)
+  int64_t tiles = 0;            // (query block, key block) pairs computed
+  int64_t array_cycles = 0;     // cycles its tile GEMMs took on the array
+  VectorKernelResult vector;    // the online softmax and the normalization on the vector unit
+  int64_t waiting_cycles = 0;   // for Q, K and V from HBM
+  bool has_hierarchy = false;
+  SharedStats shared;           // memory: hierarchy: the step's HBM and NoC figures (every cluster's)
+  bool idle = false;
+  int64_t cycles() const { return end_cycle - start_cycle + 1; }
+};
+// Several clusters' shares of one flash kernel as one (side by side: the span; the rest adds up).
+FlashKernelResult merge_flash_parts(const std::vector<const FlashKernelResult*>& parts);
+
 class ArrayModule : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(ArrayModule);
@@ -121,6 +138,8 @@ class ArrayModule : public sc_core::sc_module {
   const std::vector<ArrayLayerResult>& results() const { return results_; }
   // Per vector kernel of the plan, in order: this cluster's share of it.
   const std::vector<VectorKernelResult>& vector_results() const { return vector_results_; }
+  // Per flash-attention kernel of the plan, in order: this cluster's share of it.
+  const std::vector<FlashKernelResult>& flash_results() const { return flash_results_; }
   bool finished() const { return finished_; }
   sc_core::sc_time period() const { return period_; }
 
@@ -128,6 +147,11 @@ class ArrayModule : public sc_core::sc_module {
   void run();
   // Step `step`: this cluster's share of vector kernel k on its vector unit, from `start`.
   VectorKernelResult run_vector_kernel(const VectorKernelPlan& k, int step, int64_t start);
+  // Step `step`: this cluster's share of flash kernel k (models/array/flash_attention.cpp).
+  FlashKernelResult run_flash_kernel(const FlashKernelPlan& k, int step, int64_t start);
+  // A tile GEMM of a fused kernel, operands on chip, from `start`: its folds timed by the closed form
+  // and announced; returns the cycle after its last.
+  int64_t run_tile_gemm(int64_t M, int64_t N, int64_t K, int64_t start, FlashKernelResult& r);
   void wait_until(int64_t cycle);
   // The same, telling the trace it has announced everything before `mark` (<= cycle).
   void wait_until(int64_t cycle, int64_t mark);
@@ -168,6 +192,7 @@ class ArrayModule : public sc_core::sc_module {
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;
   std::vector<VectorKernelResult> vector_results_;
+  std::vector<FlashKernelResult> flash_results_;
   bool finished_ = false;
   std::shared_ptr<MemoryGroup> own_group_, own_reference_group_;  // one cluster, no cluster set
   Handover handed_, reference_handed_;  // overlap: prefetch | pipeline

@@ -14,6 +14,15 @@ struct VectorUnitModule::Job {
   int cluster = 0, clusters = 1;
 };
 
+DmaTransfer kernel_transfer(uint64_t from, int64_t bytes, bool write) {
+  DmaTransfer t;  // whole bursts: the aligned run that covers the bytes
+  t.operand = write ? Operand::Output : Operand::Stream;
+  t.write = write;
+  t.hbm_addr = from / kBlockAlign * kBlockAlign;
+  t.bytes = int64_t((from + uint64_t(bytes) + kBlockAlign - 1) / kBlockAlign * kBlockAlign - t.hbm_addr);
+  return t;
+}
+
 VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts) {
   VectorKernelResult m = *parts.front();
   m.tiles = 0;
@@ -52,21 +61,57 @@ void VectorUnitModule::declare(trace::TraceSink& sink, const std::string& prefix
   spad_read_ = sink.declare_action("sram.read.vector", "byte");
   spad_write_ = sink.declare_action("sram.write.vector", "byte");
   if (!hierarchy) return;
-  hbm_read_ = sink.declare_action("hbm.read.vector", "byte");
-  hbm_write_ = sink.declare_action("hbm.write.vector", "byte");
+  hbm_read_ = sink.declare_action("hbm.read.kernel", "byte");  // the kernels' traffic (vector, flash attention)
+  hbm_write_ = sink.declare_action("hbm.write.kernel", "byte");
   dma_spad_write_ = sink.declare_action("sram.write.dma", "byte");
   dma_spad_read_ = sink.declare_action("sram.read.dma", "byte");
 }
 
-int64_t VectorUnitModule::tile_cycles(const VectorKernelPlan& k, int64_t rows) const {
+int64_t VectorUnitModule::tile_cycles(const std::array<int64_t, 3>& ops, int64_t bytes) const {
   int64_t compute = 0;
   for (int c = 0; c < kVectorClasses; ++c) {
     const double per_cycle = double(params_.lanes) * params_.per_lane[size_t(c)];
-    compute += int64_t(std::ceil(double(rows * k.ops_per_row[size_t(c)]) / per_cycle));
+    compute += int64_t(std::ceil(double(ops[size_t(c)]) / per_cycle));
   }
-  const int64_t bytes = rows * (k.row_read_bytes() + k.row_written_bytes());
   const int64_t ports = (bytes + params_.port_bytes - 1) / params_.port_bytes;
   return std::max<int64_t>({compute, ports, 1});
+}
+
+int64_t VectorUnitModule::book_tile(const std::array<int64_t, 3>& ops, int64_t in_bytes, int64_t out_bytes,
+                                    int64_t begin, bool record, VectorKernelResult& r) const {
+  const int64_t cycles = tile_cycles(ops, in_bytes + out_bytes);
+  trace::TraceSink* sink = record ? sink_ : nullptr;
+  r.compute_cycles += cycles;
+  double lane_cycles = 0;
+  for (int c = 0; c < kVectorClasses; ++c) {
+    r.ops[size_t(c)] += ops[size_t(c)];
+    lane_cycles += double(ops[size_t(c)]) / params_.per_lane[size_t(c)];
+    if (sink && ops[size_t(c)] > 0) sink->count(begin, op_actions_[size_t(c)], ops[size_t(c)]);
+  }
+  r.lane_cycles += int64_t(std::ceil(lane_cycles));
+  r.spad_bytes_read += in_bytes;
+  r.spad_bytes_written += out_bytes;
+  if (sink) {
+    // The lanes the tile keeps busy on average over its cycles (its lane-cycles spread evenly).
+    const int64_t busy = std::min<int64_t>(params_.lanes, int64_t(std::ceil(lane_cycles / double(cycles))));
+    sink->set(begin, lanes_busy_, busy);
+    sink->set(begin + cycles, lanes_busy_, 0);
+    if (in_bytes > 0) sink->count(begin, spad_read_, in_bytes);
+    if (out_bytes > 0) sink->count(begin + cycles - 1, spad_write_, out_bytes);
+  }
+  return cycles;
+}
+
+void VectorUnitModule::retire(DmaSystem& dma, std::vector<int>& ids, bool record) const {
+  for (int id : ids) {
+    const TransferState& s = dma.transfer(id);
+    if (record && sink_) {
+      for (const auto& [cycle, bytes] : s.at_hbm) sink_->count(cycle, s.what.write ? hbm_write_ : hbm_read_, bytes);
+      for (const auto& [cycle, bytes] : s.at_spad) sink_->count(cycle, s.what.write ? dma_spad_read_ : dma_spad_write_, bytes);
+    }
+    dma.forget_transfer(id);
+  }
+  ids.clear();
 }
 
 VectorKernelResult VectorUnitModule::execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group,
@@ -106,7 +151,6 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     if (group) group->done(job.cluster);
     return r;
   }
-  trace::TraceSink* sink = record ? sink_ : nullptr;
   DmaSystem* dma = group ? &group->dma() : nullptr;
   const int n = int(last - first);
   // Per local tile: its reads and its write-backs (DMA ids); the once-read operands.
@@ -116,11 +160,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     const bool whole = tile < 0;
     const uint64_t from = o.addr + (whole ? 0 : uint64_t((first + tile) * k.tile_rows * o.row_bytes));
     const int64_t bytes = whole ? o.once_bytes : k.rows_of(first + tile) * o.row_bytes;
-    DmaTransfer t;  // whole bursts: the aligned run that covers the rows
-    t.operand = write ? Operand::Output : Operand::Stream;
-    t.write = write;
-    t.hbm_addr = from / kBlockAlign * kBlockAlign;
-    t.bytes = int64_t((from + uint64_t(bytes) + kBlockAlign - 1) / kBlockAlign * kBlockAlign - t.hbm_addr);
+    const DmaTransfer t = kernel_transfer(from, bytes, write);
     const spad::Partition p = write ? spad::Partition::Ofmap : whole ? spad::Partition::Filter : spad::Partition::Ifmap;
     return dma->enqueue(job.cluster, t, p, std::max(earliest, dma->to_acc(dma->now())), group->step());
   };
@@ -136,19 +176,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     }
     return at;
   };
-  // What the DMA did for a finished transfer goes on the trace; then it is forgotten.
-  auto retire = [&](std::vector<int>& ids) {
-    for (int id : ids) {
-      const TransferState& s = dma->transfer(id);
-      if (sink) {
-        for (const auto& [cycle, bytes] : s.at_hbm) sink->count(cycle, s.what.write ? hbm_write_ : hbm_read_, bytes);
-        for (const auto& [cycle, bytes] : s.at_spad)
-          sink->count(cycle, s.what.write ? dma_spad_read_ : dma_spad_write_, bytes);
-      }
-      dma->forget_transfer(id);
-    }
-    ids.clear();
-  };
+  auto retire = [&](std::vector<int>& ids) { this->retire(*dma, ids, record); };
   if (dma) {
     for (const VectorOperandPlan& o : k.reads)
       if (o.once_bytes > 0) once.push_back(transfer(o, -1, false, job.start));
@@ -169,28 +197,10 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       if (t >= 2) retire(writes[size_t(t - 2)]);
       if (t == 0) retire(once);
     }
-    const int64_t cycles = tile_cycles(k, rows);
     r.waiting_cycles += begin - cursor;
-    r.compute_cycles += cycles;
-    double lane_cycles = 0;
-    for (int c = 0; c < kVectorClasses; ++c) {
-      const int64_t ops = rows * k.ops_per_row[size_t(c)];
-      r.ops[size_t(c)] += ops;
-      lane_cycles += double(ops) / params_.per_lane[size_t(c)];
-      if (sink && ops > 0) sink->count(begin, op_actions_[size_t(c)], ops);
-    }
-    r.lane_cycles += int64_t(std::ceil(lane_cycles));
-    const int64_t in = rows * k.row_read_bytes(), out = rows * k.row_written_bytes();
-    r.spad_bytes_read += in;
-    r.spad_bytes_written += out;
-    if (sink) {
-      // The lanes the tile keeps busy on average over its cycles (its lane-cycles spread evenly).
-      const int64_t busy = std::min<int64_t>(params_.lanes, int64_t(std::ceil(lane_cycles / double(cycles))));
-      sink->set(begin, lanes_busy_, busy);
-      sink->set(begin + cycles, lanes_busy_, 0);
-      if (in > 0) sink->count(begin, spad_read_, in);
-      if (out > 0) sink->count(begin + cycles - 1, spad_write_, out);
-    }
+    std::array<int64_t, 3> ops{};
+    for (int c = 0; c < kVectorClasses; ++c) ops[size_t(c)] = rows * k.ops_per_row[size_t(c)];
+    const int64_t cycles = book_tile(ops, rows * k.row_read_bytes(), rows * k.row_written_bytes(), begin, record, r);
     cursor = begin + cycles;
     if (dma) {
       for (const VectorOperandPlan& o : k.writes)

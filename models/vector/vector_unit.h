@@ -48,6 +48,9 @@ struct VectorKernelResult {
   int64_t cycles() const { return end_cycle - start_cycle + 1; }
 };
 
+// A kernel's DMA transfer of `bytes` from HBM byte `from`: the kBlockAlign-aligned run that covers them.
+DmaTransfer kernel_transfer(uint64_t from, int64_t bytes, bool write);
+
 // Several clusters' results of one kernel as one: span, ops and bytes add up; the memory is shared.
 VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts);
 
@@ -64,12 +67,18 @@ class VectorUnitModule : public sc_core::sc_module {
   VectorKernelResult execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group, MemoryGroup* mirror,
                              int cluster, int clusters);
   const VectorParams& params() const { return params_; }
+  // A tile with operands `ops` (by class) moving in_bytes and out_bytes through the unit's ports,
+  // from cycle `begin`: its cycles, booked in `r` and (record) on the trace.
+  int64_t book_tile(const std::array<int64_t, 3>& ops, int64_t in_bytes, int64_t out_bytes, int64_t begin,
+                    bool record, VectorKernelResult& r) const;
+  // Finished transfers of a kernel: what the DMA did goes on the trace (record), then they are forgotten.
+  void retire(DmaSystem& dma, std::vector<int>& ids, bool record) const;
 
  private:
   struct Job;
   void run();  // the unit's process: one kernel per request
   VectorKernelResult simulate(const Job& job, MemoryGroup* group, bool record);
-  int64_t tile_cycles(const VectorKernelPlan& k, int64_t rows) const;
+  int64_t tile_cycles(const std::array<int64_t, 3>& ops, int64_t bytes) const;
 
   const VectorParams params_;
   sc_core::sc_time period_;

@@ -168,10 +168,43 @@ nlohmann::ordered_json vector_kernel_json(const ArchSpec& a, const VectorKernelP
   return j;
 }
 
+// A flash-attention kernel of the plan: its blocks and the bytes its tensors take in HBM, each Q block,
+// the K and V blocks it reads (once per KV head when they stay on chip) and the output.
+nlohmann::ordered_json flash_kernel_json(const ArchSpec& a, const FlashKernelPlan& k) {
+  nlohmann::ordered_json j;
+  j["kind"] = "flash";
+  j["name"] = k.name;
+  j["groups"] = k.groups();
+  j["Sq"] = k.Sq;
+  j["Skv"] = k.Skv;
+  j["head_dim"] = k.d;
+  j["q_block"] = k.q_block;
+  j["kv_block"] = k.kv_block;
+  j["kv_resident"] = k.kv_resident;
+  j["causal"] = k.causal;
+  int64_t kv_loads = 0;
+  for (int64_t i = 0; i < k.q_blocks(); ++i)
+    for (int64_t j2 = 0; j2 < k.kv_blocks(); ++j2) kv_loads += k.sees(i, j2) ? k.kv_rows(j2) : 0;
+  const int64_t row = k.d * k.element_bytes;
+  const int64_t kv_bytes = k.kv_resident ? k.batch * k.kv_heads * 2 * k.Skv * row : k.groups() * 2 * kv_loads * row;
+  j["bytes_read"] = k.groups() * k.Sq * row + kv_bytes;
+  j["bytes_written"] = k.groups() * k.Sq * row;
+  if (a.memory == "hierarchy") j["hbm_addr"] = {{"q", k.q_addr}, {"k", k.k_addr}, {"v", k.v_addr}, {"o", k.o_addr}};
+  return j;
+}
+
 std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
   std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", "M", "N",
                                 "K", "df", "folds", "rows x cols", "passes", "HBM read", "HBM write", "ifmap x");
   for (const auto& j : layers) {
+    if (j.value("kind", "") == "flash") {  // flash attention: its blocks and bytes
+      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>().substr(0, 14), j["Sq"].get<int64_t>(), j["Skv"].get<int64_t>(),
+                         j["head_dim"].get<int64_t>(), "fla",
+                         fmt::format("{}x{}", j["q_block"].get<int64_t>(), j["kv_block"].get<int64_t>()), "",
+                         j["groups"].get<int64_t>(), j["bytes_read"].dump(), j["bytes_written"].dump(), "");
+      continue;
+    }
     if (j.value("kind", "") == "vector") {  // a kernel of the vector unit: its rows, tiles and bytes
       out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                          j["name"].get<std::string>().substr(0, 14), j["rows"].get<int64_t>(), j["cols"].get<int64_t>(),
@@ -196,6 +229,8 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
     if (j.contains("on_chip") && j["on_chip"]["input"].get<bool>()) kept.push_back(j["name"].get<std::string>());
   if (std::any_of(layers.begin(), layers.end(), [](const auto& j) { return j.value("kind", "") == "vector"; }))
     out += "vec: a vector-unit kernel (rows x cols of its view; the bytes its tensors take, read and written)\n";
+  if (std::any_of(layers.begin(), layers.end(), [](const auto& j) { return j.value("kind", "") == "flash"; }))
+    out += "fla: flash attention (Sq, Skv, head dim; query x key blocks; passes: (batch, head) groups)\n";
   if (!kept.empty())
     out += fmt::format("input on chip (overlap: pipeline; --json says why not elsewhere): {}\n", fmt::join(kept, ", "));
   return out;
@@ -233,23 +268,23 @@ int plan_command(const std::vector<std::string>& args) {
   const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
   std::vector<TilingPlan> tilings;
-  size_t kernel = 0;
-  auto kernels_before = [&](size_t layer) {
-    for (; kernel < plan.vector_kernels.size() && size_t(plan.vector_kernels[kernel].before_layer) == layer; ++kernel)
-      layers.push_back(vector_kernel_json(arch, plan.vector_kernels[kernel]));
+  auto kernels = [&](size_t layer) {
+    for (const KernelRef& k : kernels_before(plan, layer))
+      layers.push_back(k.flash ? flash_kernel_json(arch, plan.flash_kernels[k.index])
+                               : vector_kernel_json(arch, plan.vector_kernels[k.index]));
   };
   for (size_t i = 0; i < w.layers.size(); ++i) {
-    kernels_before(i);
+    kernels(i);
     layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
     if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
   }
-  kernels_before(w.layers.size());
+  kernels(w.layers.size());
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     size_t layer = 0;
     for (const nlohmann::ordered_json& entry : layers) {
       j.push_back(entry);
-      if (explore && entry.value("kind", "") != "vector") j.back()["tiling_explore"] = to_json(tilings[layer++]);
+      if (explore && !entry.contains("kind")) j.back()["tiling_explore"] = to_json(tilings[layer++]);
     }
     std::cout << j.dump(2) << "\n";
     return 0;

@@ -1,4 +1,5 @@
 #include "sim/mapper/mapper.h"
+#include "sim/mapper/flash_plan.h"
 #include "sim/mapper/vector_plan.h"
 
 #include <algorithm>
@@ -303,6 +304,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     place_tensors(la, w.layers[i], plan.layers, lp, next);
   }
   plan_vector_kernels(a, w, plan, next);
+  plan_flash_kernels(a, w, plan, next);
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);
   return plan;

@@ -50,6 +50,7 @@ VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
   VectorKernelPlan k;
   k.rows = first.rows;
   k.before_layer = first.before_layer;
+  k.order = first.order;
   k.line = first.line;
   std::set<std::string> written;  // by the kernel's steps so far
   const std::set<int64_t> members(group.begin(), group.end());
@@ -87,6 +88,9 @@ void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint6
     for (const VectorAccess& r : w.vector_steps[i].reads) readers[r.tensor].insert(int64_t(i));
   for (size_t l = 0; l < w.layers.size(); ++l)
     for (int x = 0; x < 2; ++x) readers[w.layers[l].tensors[size_t(x)]].insert(-1 - int64_t(l));
+  for (size_t f = 0; f < w.flash.size(); ++f)  // flash attention reads its q, k and v from HBM
+    for (const std::string* t : {&w.flash[f].q, &w.flash[f].k, &w.flash[f].v})
+      readers[*t].insert(-1 - int64_t(w.layers.size() + f));
 
   const int64_t ifmap = a.ifmap_sram_kib * 1024, ofmap = a.ofmap_sram_kib * 1024, filter = a.filter_sram_kib * 1024;
   for (const std::vector<size_t>& group : fuse(w.vector_steps, a.vector.fusion)) {

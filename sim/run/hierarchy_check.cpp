@@ -9,13 +9,22 @@
 
 namespace cstsim {
 
-void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
-  std::unique_ptr<spad::Scratchpad> spad;
+namespace {
+
+std::unique_ptr<spad::Scratchpad> make_scratchpad(const ArchSpec& a) {
   try {
-    spad = std::make_unique<spad::Scratchpad>(scratchpad_params(a));
+    return std::make_unique<spad::Scratchpad>(scratchpad_params(a));
   } catch (const std::invalid_argument& e) {
     throw InputError(a.source, 0, "scratchpad", e.what());
   }
+}
+
+}  // namespace
+
+void check_scratchpad(const ArchSpec& a) { make_scratchpad(a); }
+
+void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
+  const std::unique_ptr<spad::Scratchpad> spad = make_scratchpad(a);
   // The array alone must leave the DMA at least one port slot in every cycle.
   const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8, word = a.scratchpad.word_bytes;
   const std::pair<spad::Partition, int64_t> need[3] = {

@@ -9,6 +9,8 @@
 
 namespace cstsim {
 
+// The scratchpad the arch describes can be built (its partitions in whole banks); else InputError.
+void check_scratchpad(const ArchSpec& arch);
 void check_hierarchy(const ArchSpec& arch, const LayerDmaPlan& dma);
 // The run's tensors (LayerPlan::tensors) fit the HBM stack.
 void check_hbm_capacity(const ArchSpec& arch, const Plan& plan);

@@ -119,6 +119,43 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKe
   return v;
 }
 
+// Flash attention: its blocks, what the array and the vector unit did, and what it moved.
+nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<FlashKernelPlan>& plan,
+                                  const std::vector<FlashKernelResult>& results) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const FlashKernelPlan& p = plan[i];
+    const FlashKernelResult& k = results[i];
+    nlohmann::ordered_json j;
+    j["name"] = p.name;
+    j["batch"] = p.batch;
+    j["heads"] = p.heads;
+    j["kv_heads"] = p.kv_heads;
+    j["Sq"] = p.Sq;
+    j["Skv"] = p.Skv;
+    j["head_dim"] = p.d;
+    j["causal"] = p.causal;
+    j["q_block"] = p.q_block;
+    j["kv_block"] = p.kv_block;
+    j["kv_resident"] = p.kv_resident;
+    j["tiles"] = k.tiles;
+    j["macs"] = k.macs;
+    j["start_cycle"] = k.start_cycle;
+    j["end_cycle"] = k.end_cycle;
+    j["cycles"] = k.cycles();
+    j["utilization"] = utilization(a, k.macs, k.cycles());
+    j["array_cycles"] = k.array_cycles;
+    j["vector_cycles"] = k.vector.compute_cycles;
+    j["waiting_cycles"] = k.waiting_cycles;
+    j["vector_operations"] = {{"add", k.vector.ops[0]}, {"mul", k.vector.ops[1]}, {"special", k.vector.ops[2]}};
+    if (k.has_hierarchy)
+      j["memory"] = {{"hbm_bytes_read", k.shared.hbm_bytes_read}, {"hbm_bytes_written", k.shared.hbm_bytes_written},
+                     {"hbm_row_hit_rate", k.shared.hbm_row_hit_rate()}, {"noc_flit_hops", k.shared.noc_flit_hops}};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json summary_json(const RunReport& r) {
@@ -260,6 +297,17 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     }
   }
   cycles += vector_cycles;
+  int64_t flash_cycles = 0;
+  if (r.flash && !r.flash->empty()) {
+    j["flash_attention"] = flash_json(a, *r.flash_plan, *r.flash);
+    for (const FlashKernelResult& k : *r.flash) {
+      flash_cycles += k.cycles();
+      macs += k.macs;
+      first = std::min(first, k.start_cycle);
+      last = std::max(last, k.end_cycle);
+    }
+  }
+  cycles += flash_cycles;
   j["total"] = {{"cycles", cycles},
                 {"macs", macs},
                 {"utilization", utilization(a, macs, cycles)},
@@ -271,6 +319,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
                           {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
   if (vector_cycles > 0) j["total"]["vector_cycles"] = vector_cycles;  // of cycles
+  if (flash_cycles > 0) j["total"]["flash_attention_cycles"] = flash_cycles;  // of cycles
   if (verify_ran) j["verify"] = {{"ran", true}, {"passed", verified}};
   return j;
 }
@@ -341,6 +390,14 @@ std::string human_table(const RunReport& r) {
                        a.memory == "hierarchy" ? fmt::format(", {} HBM bytes", hbm) : std::string());
     cycles += vcycles;
   }
+  if (r.flash)
+    for (const FlashKernelResult& k : *r.flash) {  // a line per flash-attention kernel
+      out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}  flash attention, {} tiles\n",
+                         k.name.substr(0, 16), "", "", "", "", k.cycles(), k.waiting_cycles,
+                         100 * utilization(a, k.macs, k.cycles()), k.tiles);
+      cycles += k.cycles();
+      macs += k.macs;
+    }
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));
   if (stalls > 0) {  // largest cause first

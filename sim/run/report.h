@@ -24,6 +24,8 @@ struct RunReport {
   // The vector unit's kernels (plan and results, one each); empty without a vector unit.
   const std::vector<VectorKernelPlan>* vector_plan = nullptr;
   const std::vector<VectorKernelResult>* vector = nullptr;
+  const std::vector<FlashKernelPlan>* flash_plan = nullptr;  // attention with tiling: flash
+  const std::vector<FlashKernelResult>* flash = nullptr;
 };
 
 nlohmann::ordered_json summary_json(const RunReport& r);

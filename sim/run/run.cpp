@@ -105,9 +105,14 @@ int run_simulation(const RunOptions& o) {
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
                    o.force);
   if (o.verify) check_reference_limits(arch, workload);
+  if (o.verify && !workload.flash.empty())
+    throw InputError(workload.source, workload.flash.front().line, workload.flash.front().name,
+                     "--verify checks layers on the register-level array; flash attention's tiles are timed by the "
+                     "closed form only (use tiling: materialized to verify)");
   // The one plan the models execute; every layer must map, and its DMA programs fit,
   // before anything runs (each share's first pass is its longest).
   const Plan plan = make_plan(arch, workload);
+  if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
   if (arch.memory == "hierarchy") check_hbm_capacity(arch, plan);
   if (arch.memory == "hierarchy")
     for (const LayerPlan& l : plan.layers)
@@ -159,10 +164,11 @@ int run_simulation(const RunOptions& o) {
     if (sink) sink->finish(accelerator.end_cycle());
     const std::vector<ArrayLayerResult> results = accelerator.layer_results();
     const std::vector<VectorKernelResult> vector = accelerator.vector_results();
+    const std::vector<FlashKernelResult> flash = accelerator.flash_results();
     check_invariants(arch, results);  // before anything is written
 
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
-                         &plan.vector_kernels, &vector};
+                         &plan.vector_kernels, &vector, &plan.flash_kernels, &flash};
     nlohmann::ordered_json summary = summary_json(run_report);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 

@@ -99,7 +99,7 @@ class GraphReader {
     std::vector<OpNode> nodes;
     for (const YAML::Node& o : ops) nodes.push_back(read_op(o));
     for (const OpNode& n : in_dependency_order(nodes)) lower(n);
-    if (w_.layers.empty() && w_.vector_steps.empty())
+    if (w_.layers.empty() && w_.vector_steps.empty() && w_.flash.empty())
       throw InputError(path_, ops_line, "ops", "only views: nothing to run");
   }
 
@@ -352,6 +352,7 @@ class GraphReader {
   void add_steps(const VectorOpIo& io) {
     for (VectorStep& step : vector_steps(io)) {
       step.before_layer = int(w_.layers.size());
+      step.order = sequence_++;
       w_.vector_steps.push_back(std::move(step));
     }
   }
@@ -452,13 +453,34 @@ class GraphReader {
     std::string tiling = "materialized";
     if (auto it = n.attrs.find("tiling"); it != n.attrs.end()) {
       tiling = name_of(it->second, n.attr_lines.at("tiling"), "tiling");
-      if (tiling == "flash")
-        fail(n.attr_lines.at("tiling"), "tiling",
-             "flash keeps the scores on chip: the array and the vector unit taking turns on the tiles of one "
-             "kernel (an online softmax) is not modelled yet; use materialized");
-      if (tiling != "materialized") fail(n.attr_lines.at("tiling"), "tiling", fmt::format("must be materialized or flash, got {}", text::quoted(tiling)));
+      if (tiling != "materialized" && tiling != "flash")
+        fail(n.attr_lines.at("tiling"), "tiling", fmt::format("must be materialized or flash, got {}", text::quoted(tiling)));
     }
-    bool_attr(n, "causal");  // checked; the materialized kernel computes every score either way
+    const bool causal = bool_attr(n, "causal");  // the materialized kernel computes every score either way
+    if (tiling == "flash") {  // one kernel: the scores stay on chip
+      FlashAttention f;
+      f.name = n.name;
+      f.batch = B;
+      f.heads = heads;
+      f.kv_heads = kv_heads;
+      f.Sq = Sq;
+      f.Skv = Skv;
+      f.d = d;
+      f.causal = causal;
+      const std::string dtype = dtype_attr(n, q.dtype);
+      f.dtype_bits = dtype_bits(dtype);
+      f.q = data_of(q.name);
+      f.k = data_of(k.name);
+      f.v = data_of(v.name);
+      f.out = n.out;
+      f.line = n.line;
+      f.before_layer = int(w_.layers.size());
+      f.order = sequence_++;
+      for (const Layer& other : w_.layers)
+        if (other.name == f.name) fail(n.line, "name", fmt::format("layer name {} is taken", text::quoted(f.name)));
+      w_.flash.push_back(f);
+      return output(n, {B, Sq, heads * d}, dtype, "activation", -1);
+    }
     const int64_t share = heads / kv_heads;
     Layer scores = Layer::gemm(n.name + ".scores", Sq, Skv, d);
     scores.repeats = B * heads;
@@ -590,6 +612,7 @@ class GraphReader {
   std::map<std::string, int> op_names_, written_by_;
   std::map<std::string, Layer::SameAs> read_first_by_;  // tensors in HBM from the start
   std::map<std::string, std::string> alias_;
+  int sequence_ = 0;  // the next kernel's place in graph order (VectorStep::order)
 };
 
 }  // namespace

@@ -33,6 +33,7 @@ struct VectorStep {
   std::vector<VectorAccess> reads, writes;
   int line = 0;
   int before_layer = 0;  // runs after GEMM layers [0, before_layer), before the others
+  int order = 0;         // among the vector steps and flash kernels between two layers: graph order
   int64_t read_bytes() const;
   int64_t written_bytes() const;
   int64_t ops() const;  // every class

@@ -83,6 +83,21 @@ struct Layer {
   }
 };
 
+// An operator graph's attention with tiling: flash: one kernel in which the array and the vector
+// unit take turns on tiles, the scores never leaving the chip (plan/flash_kernel.h).
+struct FlashAttention {
+  std::string name;
+  int64_t batch = 1, heads = 1, kv_heads = 1, Sq = 0, Skv = 0, d = 0;
+  bool causal = false;
+  int dtype_bits = 16;
+  std::string q, k, v, out;  // the graph's tensors (their data)
+  int line = 0;
+  int before_layer = 0;  // runs after layers [0, before_layer)
+  int order = 0;         // graph order among the vector steps and flash kernels (VectorStep::order)
+  // Every score's two products (Q K^T and P V), causal or not: what the materialized form computes.
+  int64_t dense_macs() const { return 2 * batch * heads * Sq * Skv * d; }
+};
+
 struct Workload {
   std::string name;    // file stem
   std::string source;  // path
@@ -91,6 +106,7 @@ struct Workload {
   // steps in graph order, each placed between two layers (VectorStep::before_layer). The vector
   // unit runs them (arch vector.lanes > 0); without one the run lists them as not simulated.
   std::vector<VectorStep> vector_steps;
+  std::vector<FlashAttention> flash;  // attention ops with tiling: flash
   bool is_graph = false;
 };
 

@@ -1,0 +1,78 @@
+#include "sim/mapper/flash_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/input_error.h"
+
+namespace cstsim {
+
+void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next) {
+  if (w.flash.empty()) return;
+  const int64_t ifmap = a.ifmap_sram_kib * 1024, ofmap = a.ofmap_sram_kib * 1024, filter = a.filter_sram_kib * 1024;
+  constexpr int64_t kAcc = 4;  // scores and output accumulators: fp32
+  auto most = [](int64_t partition, int64_t per_row, int64_t cap) {
+    return partition <= 0 ? cap : std::min(cap, partition / per_row);
+  };
+  for (const FlashAttention& f : w.flash) {
+    if (a.vector.lanes == 0)
+      throw InputError(w.source, f.line, f.name,
+                       "flash attention runs its online softmax on the vector unit: the arch has none (vector.lanes)");
+    FlashKernelPlan k;
+    k.name = f.name;
+    k.batch = f.batch;
+    k.heads = f.heads;
+    k.kv_heads = f.kv_heads;
+    k.Sq = f.Sq;
+    k.Skv = f.Skv;
+    k.d = f.d;
+    k.causal = f.causal;
+    k.element_bytes = std::max(1, (f.dtype_bits + 7) / 8);
+    k.before_layer = f.before_layer;
+    k.order = f.order;
+    k.line = f.line;
+    const int64_t e = k.element_bytes;
+    // K and V rows (2 d e bytes a key), double-buffered.
+    k.kv_block = most(ifmap, 2 * 2 * k.d * e, k.Skv);
+    k.kv_resident = k.kv_block == k.Skv;
+    // A query row: two tiles of scores, two Q rows, an fp32 output row.
+    const int64_t q_scores = most(ofmap, 2 * k.kv_block * kAcc, k.Sq);
+    const int64_t q_io = most(filter, 2 * k.d * e + k.d * kAcc, k.Sq);
+    k.q_block = std::min(q_scores, q_io);
+    if (k.kv_block < 1 || k.q_block < 1)
+      throw InputError(w.source, k.line, k.name,
+                       fmt::format("not one {} row fits on chip (ifmap {} B for K and V, ofmap {} B for scores, filter "
+                                   "{} B for Q and the output)",
+                                   k.kv_block < 1 ? "key" : "query", ifmap, ofmap, filter));
+    plan.flash_kernels.push_back(k);
+  }
+  if (a.memory != "hierarchy") return;
+  std::map<std::string, uint64_t> place;  // tensors the layers and the vector kernels placed
+  for (const LayerPlan& l : plan.layers)
+    for (int x = 0; x < kMatrices; ++x)
+      if (!l.tensor_names[size_t(x)].empty()) place.emplace(l.tensor_names[size_t(x)], l.tensors[size_t(x)].addr);
+  for (const VectorKernelPlan& v : plan.vector_kernels)
+    for (const auto* list : {&v.reads, &v.writes})
+      for (const VectorOperandPlan& o : *list) place.emplace(o.tensor, o.addr);
+  constexpr uint64_t kAlign = 4096;
+  for (size_t i = 0; i < plan.flash_kernels.size(); ++i) {
+    FlashKernelPlan& k = plan.flash_kernels[i];
+    const FlashAttention& f = w.flash[i];
+    auto at = [&](const std::string& tensor, int64_t bytes) {
+      auto [it, fresh] = place.emplace(tensor, next);
+      if (fresh) next = (next + uint64_t(bytes) + kAlign - 1) / kAlign * kAlign;
+      return it->second;
+    };
+    const int64_t q_bytes = k.batch * k.Sq * k.heads * k.d * k.element_bytes;
+    const int64_t kv_bytes = k.batch * k.Skv * k.kv_heads * k.d * k.element_bytes;
+    k.q_addr = at(f.q, q_bytes);
+    k.k_addr = at(f.k, kv_bytes);
+    k.v_addr = at(f.v, kv_bytes);
+    k.o_addr = at(f.out, q_bytes);
+  }
+}
+
+}  // namespace cstsim
