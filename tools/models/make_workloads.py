@@ -37,7 +37,7 @@ class Graph:
 # --- transformers ----------------------------------------------------------------------------
 
 def transformer_block(g, p, x, d, heads, kv_heads, ffn, dtype, *, norm, act, gated, causal,
-                      kv_cache=None, seq=None, batch=None, rope=False):
+                      kv_cache=None, seq=None, batch=None, rope=False, tiling=None):
     """One pre-norm decoder/encoder block on x [B, S, d]; returns its output tensor.
     kv_cache: context length L of a decode step (the cache holds L tokens before the append)."""
     hd = d // heads
@@ -61,6 +61,8 @@ def transformer_block(g, p, x, d, heads, kv_heads, ffn, dtype, *, norm, act, gat
         attrs["kv_heads"] = kv_heads
     if causal:
         attrs["causal"] = True
+    if tiling:
+        attrs["tiling"] = tiling
     ctx = g.op(f"{p}.attn", "attention", [q, k, v], f"{p}.ctx", **attrs)
     o = g.op(f"{p}.o_proj", "matmul", [ctx, w("wo", d, d)], f"{p}.o")
     x2 = g.op(f"{p}.res1", "add", [x, o], f"{p}.x2")
@@ -84,13 +86,16 @@ LLAMA = dict(d=4096, heads=32, kv_heads=32, ffn=11008, dtype="bf16", norm="rmsno
              rope=True)
 
 
-def llama_prefill(S):
-    g = Graph(f"llama2-7b-prefill-s{S}", LLAMA_SRC,
+def llama_prefill(S, tiling="materialized"):
+    flash = tiling == "flash"
+    g = Graph(f"llama2-7b-prefill-s{S}" + ("-flash" if flash else ""), LLAMA_SRC,
               [f"One Llama-2-7B decoder block on a prompt of S = {S} tokens (batch 1), causal attention,",
-               "materialized (the scores go to HBM and back). MACs: 4 x 4096^2 + 3 x 4096 x 11008 per token",
-               "(202.4 M) plus 2 x S x 4096 per token for attention; the graph sums them."])
+               "flash-style (one kernel: the scores stay on chip)." if flash else
+               "materialized (the scores go to HBM and back).",
+               "MACs: 4 x 4096^2 + 3 x 4096 x 11008 per token (202.4 M) plus 2 x S x 4096 per token for attention",
+               "(every score; causal flash skips key blocks above the diagonal where K and V come in blocks)."])
     x = g.tensor("x", [1, S, 4096], "bf16", "activation")
-    transformer_block(g, "b0", x, causal=True, **LLAMA)
+    transformer_block(g, "b0", x, causal=True, tiling="flash" if flash else None, **LLAMA)
     g.write()
 
 
@@ -259,6 +264,7 @@ def mobilenet_v2():
 
 if __name__ == "__main__":
     llama_prefill(2048)
+    llama_prefill(2048, tiling="flash")
     for B in (1, 8, 32, 64):
         llama_decode(B, 4096)
     llama_decode(1, 4096, blocks=32, name="llama2-7b-decode-step-b1-l4096")
