@@ -99,15 +99,20 @@ namespace {
 
 // Bytes of tensors in HBM while each layer runs: every layer's weights for the whole run
 // (the model is resident), plus the layer's own input and output activations (the raw ifmap
-// of a convolution, else its M x K operand; its M x N results).
+// of a convolution, else its M x K operand; its M x N results). Where the mapper placed the
+// tensors (memory: hierarchy) their placed bytes, every repeat's piece at its dtype's width.
 std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precision) {
   const int64_t elem = precision.operand_bytes();
+  auto bytes = [&](const LayerPlan& l, Matrix x, int64_t fallback) {
+    const int64_t placed = l.tensors[size_t(x)].bytes;
+    return placed > 0 ? placed : fallback;
+  };
   int64_t weights = 0;
-  for (const LayerPlan& l : plan.layers) weights += l.dims.K * l.dims.N * elem;
+  for (const LayerPlan& l : plan.layers) weights += bytes(l, Matrix::B, l.dims.K * l.dims.N * elem);
   std::vector<int64_t> out;
   for (const LayerPlan& l : plan.layers) {
-    const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : l.dims.M * l.dims.K * elem;
-    out.push_back(weights + input + l.dims.M * l.dims.N * elem);
+    const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : bytes(l, Matrix::A, l.dims.M * l.dims.K * elem);
+    out.push_back(weights + input + bytes(l, Matrix::C, l.dims.M * l.dims.N * elem));
   }
   return out;
 }
