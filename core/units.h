@@ -32,6 +32,7 @@ struct Quantity {
 CSTSIM_UNIT(Seconds, "s");
 CSTSIM_UNIT(PESeconds, "PE·s");
 CSTSIM_UNIT(DeviceSeconds, "device·s");
+CSTSIM_UNIT(LaneSeconds, "lane·s");  // vector-unit lanes busy
 CSTSIM_UNIT(ByteSeconds, "byte·s");
 CSTSIM_UNIT(LinkSeconds, "link·s");
 CSTSIM_UNIT(Bytes, "byte");

@@ -259,6 +259,10 @@ TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
   const std::string actions = slurp(dir_ / "vector-run" / "trace" / "actions.csv");
   EXPECT_NE(actions.find("vector.mul"), std::string::npos);
   EXPECT_EQ(s["vector"]["kernels"][0]["operations"]["mul"], 3 * 128 * 4096);
+  // R(t)'s busy lanes integrate to the lane-cycles the operations took (class C, in lane·s).
+  const auto& k = s["vector"]["kernels"][0];
+  const double lane_cycles = k["lane_utilization"].get<double>() * 512 * k["cycles"].get<double>();
+  EXPECT_NEAR(report["total"]["V_CST"]["V_C"]["lane_s"]["value"].get<double>() * 1e9 / lane_cycles, 1.0, 0.01);
   EXPECT_EQ(s["vector"]["kernels"][0]["operations"]["special"], 128);
 }
 

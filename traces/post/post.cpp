@@ -204,6 +204,8 @@ class Reporter {
     // V_CST, one component per class, units kept.
     PESeconds v_pe{0};
     DeviceSeconds v_dev{0};
+    LaneSeconds v_lane{0};
+    bool lanes = false;
     std::map<std::string, ByteSeconds> v_m;
     LinkSeconds v_n{0};
     ByteSeconds v_s{0};
@@ -212,6 +214,7 @@ class Reporter {
         case trace::ResourceClass::Compute:
           if (res[i].unit == "PE") v_pe += PESeconds{integral(i)};
           else if (res[i].unit == "device") v_dev += DeviceSeconds{integral(i)};
+          else if (res[i].unit == "lane") v_lane += LaneSeconds{integral(i)}, lanes = true;
           break;
         case trace::ResourceClass::Memory: v_m[res[i].level] += ByteSeconds{integral(i)}; break;
         case trace::ResourceClass::Network: v_n += LinkSeconds{integral(i)}; break;
@@ -224,6 +227,7 @@ class Reporter {
                           {"V_M", vm},
                           {"V_N", to_json(v_n)},
                           {"V_S", to_json(v_s)}};
+    if (lanes) v_cst["V_C"]["lane_s"] = to_json(v_lane);  // a vector unit ran
 
     // Counters.
     const long double macs_exec = sum_if(c, [](const std::string& a) {
@@ -404,8 +408,9 @@ class Reporter {
                                 r["grade"].get<std::string>(), r["energy_table"]["name"].get<std::string>());
     s += fmt::format("T_wall {}   T_serial {}   P_parallel {} PEs\n", q(t["Theta_CST"]["T_wall"]),
                      q(t["Theta_CST"]["T_serial"]), fmt::format("{:.1f}", t["Theta_CST"]["P_parallel"]["PEs"]["value"].get<double>()));
-    s += fmt::format("V_C {} | {}   V_N {}\n", q(t["V_CST"]["V_C"]["PE_s"]), q(t["V_CST"]["V_C"]["device_s"]),
-                     q(t["V_CST"]["V_N"]));
+    const ordered_json& vc = t["V_CST"]["V_C"];
+    s += fmt::format("V_C {} | {}{}   V_N {}\n", q(vc["PE_s"]), q(vc["device_s"]),
+                     vc.contains("lane_s") ? " | " + q(vc["lane_s"]) : std::string(), q(t["V_CST"]["V_N"]));
     for (const auto& [level, v] : t["V_CST"]["V_M"].items()) s += fmt::format("V_M[{}] {}\n", level, q(v));
     s += fmt::format("H_peak: D {}  M {}  N {}  P_actual {}\n", q(t["H_peak"]["D_peak"]), q(t["H_peak"]["M_peak"]),
                      q(t["H_peak"]["N_peak"]), q(t["H_peak"]["P_peak_actual"]));
