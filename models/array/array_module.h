@@ -117,6 +117,9 @@ struct FlashKernelResult {
   int64_t array_cycles = 0;     // cycles its tile GEMMs took on the array
   VectorKernelResult vector;    // the online softmax and the normalization on the vector unit
   int64_t waiting_cycles = 0;   // for Q, K and V from HBM
+  // cycles - array_cycles - the vector unit's compute cycles (the waits, and the last outputs'
+  // write-back) by root cause (models/dma/explain_wait.h).
+  std::map<std::string, int64_t> stalls;
   bool has_hierarchy = false;
   SharedStats shared;           // memory: hierarchy: the step's HBM and NoC figures (every cluster's)
   bool idle = false;

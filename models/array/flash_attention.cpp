@@ -8,25 +8,26 @@
 #include "models/array/array_stats.h"
 #include "models/array/array_trace.h"
 #include "models/array/fold_timing.h"
+#include "models/dma/explain_wait.h"
 
 namespace cstsim {
 
 FlashKernelResult merge_flash_parts(const std::vector<const FlashKernelResult*>& parts) {
-  FlashKernelResult m = *parts.front();
-  m.macs = m.tiles = m.array_cycles = m.waiting_cycles = 0;
+  // Side by side: the span is the slowest cluster's, and so are its array time and its waits.
+  const FlashKernelResult* slowest = parts.front();
+  for (const FlashKernelResult* p : parts)
+    if (!p->idle && (slowest->idle || p->end_cycle > slowest->end_cycle)) slowest = p;
+  FlashKernelResult m = *slowest;
+  m.macs = m.tiles = 0;
   std::vector<const VectorKernelResult*> vector;
-  m.idle = true;
   for (const FlashKernelResult* p : parts) {
-    m.end_cycle = std::max(m.end_cycle, p->end_cycle);
     vector.push_back(&p->vector);
     if (p->idle) continue;
-    m.idle = false;
     m.macs += p->macs;
     m.tiles += p->tiles;
-    m.array_cycles = std::max(m.array_cycles, p->array_cycles);  // side by side: the longest
-    m.waiting_cycles = std::max(m.waiting_cycles, p->waiting_cycles);
   }
   m.vector = merge_vector_parts(vector);
+  m.vector.compute_cycles = slowest->vector.compute_cycles;
   return m;
 }
 
@@ -105,6 +106,13 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
   auto all_done = [&](const std::vector<int>& ids) {
     return std::all_of(ids.begin(), ids.end(), [&](int id) { return dma->done(id); });
   };
+  // Cycles [from, to) waited for `ids`: along the way of the one that was usable last.
+  auto explain = [&](const std::vector<int>& ids, int64_t from, int64_t to) {
+    int latest = ids.front();
+    for (int id : ids)
+      if (dma->transfer(id).done > dma->transfer(latest).done) latest = id;
+    explain_wait(*dma, cluster, dma->transfer(latest).critical, dma->transfer(latest).done, from, to, r.stalls);
+  };
   if (dma && !steps.empty()) enqueue_reads(0, start);
   int64_t t = start;  // the array and the vector unit take turns from here
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -113,6 +121,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     if (dma) {
       group->wait_for(cluster, [&] { return all_done(reads[s]); });
       for (int id : reads[s]) begin = std::max(begin, dma->transfer(id).done);
+      if (begin > t) explain(reads[s], t, begin);
       unit->retire(*dma, reads[s], record);
       if (s + 1 < steps.size()) enqueue_reads(s + 1, begin);  // the next step's blocks load meanwhile
       dma->forget_history(cluster, begin);
@@ -138,7 +147,12 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
   r.end_cycle = t - 1;
   if (dma) {
     group->wait_for(cluster, [&] { return all_done(writes); });
-    for (int id : writes) r.end_cycle = std::max(r.end_cycle, dma->transfer(id).done);
+    int64_t written = r.end_cycle;
+    for (int id : writes) written = std::max(written, dma->transfer(id).done);
+    if (written > r.end_cycle) {  // the last outputs' write-back outlasts the compute
+      explain(writes, r.end_cycle + 1, written + 1);
+      r.end_cycle = written;
+    }
     unit->retire(*dma, writes, record);
     group->done(cluster);
   }

@@ -1,4 +1,5 @@
 #include "models/vector/vector_unit.h"
+#include "models/dma/explain_wait.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,19 +25,16 @@ DmaTransfer kernel_transfer(uint64_t from, int64_t bytes, bool write) {
 }
 
 VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts) {
-  VectorKernelResult m = *parts.front();
-  m.tiles = 0;
-  m.compute_cycles = m.waiting_cycles = m.lane_cycles = m.spad_bytes_read = m.spad_bytes_written = 0;
+  // Side by side: the span is the slowest unit's, and so are its compute and its waits.
+  const VectorKernelResult* slowest = parts.front();
+  for (const VectorKernelResult* p : parts)
+    if (!p->idle && (slowest->idle || p->end_cycle > slowest->end_cycle)) slowest = p;
+  VectorKernelResult m = *slowest;
+  m.tiles = m.lane_cycles = m.spad_bytes_read = m.spad_bytes_written = 0;
   m.ops = {};
-  m.end_cycle = m.start_cycle - 1;
-  m.idle = true;
   for (const VectorKernelResult* p : parts) {
-    m.end_cycle = std::max(m.end_cycle, p->end_cycle);
     if (p->idle) continue;
-    m.idle = false;
     m.tiles += p->tiles;
-    m.compute_cycles = std::max(m.compute_cycles, p->compute_cycles);  // side by side: the longest
-    m.waiting_cycles = std::max(m.waiting_cycles, p->waiting_cycles);
     m.lane_cycles += p->lane_cycles;
     m.spad_bytes_read += p->spad_bytes_read;
     m.spad_bytes_written += p->spad_bytes_written;
@@ -177,6 +175,13 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     return at;
   };
   auto retire = [&](std::vector<int>& ids) { this->retire(*dma, ids, record); };
+  // Cycles [from, to) waited for `ids`: along the way of the one that was usable last.
+  auto explain = [&](const std::vector<int>& ids, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) {
+    int latest = ids.front();
+    for (int id : ids)
+      if (dma->transfer(id).done > dma->transfer(latest).done) latest = id;
+    explain_wait(*dma, job.cluster, dma->transfer(latest).critical, dma->transfer(latest).done, from, to, causes);
+  };
   if (dma) {
     for (const VectorOperandPlan& o : k.reads)
       if (o.once_bytes > 0) once.push_back(transfer(o, -1, false, job.start));
@@ -193,6 +198,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       if (t >= 2) need.insert(need.end(), writes[size_t(t - 2)].begin(), writes[size_t(t - 2)].end());
       group->wait_for(job.cluster, [&] { return done_at(need) >= 0; });
       begin = std::max(begin, done_at(need));
+      if (begin > cursor) explain(need, cursor, begin, r.stalls);
       retire(reads[size_t(t)]);
       if (t >= 2) retire(writes[size_t(t - 2)]);
       if (t == 0) retire(once);
@@ -215,7 +221,10 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     std::vector<int> left;
     for (int t = std::max(0, n - 2); t < n; ++t) left.insert(left.end(), writes[size_t(t)].begin(), writes[size_t(t)].end());
     group->wait_for(job.cluster, [&] { return done_at(left) >= 0; });
-    r.end_cycle = std::max(r.end_cycle, done_at(left));
+    if (done_at(left) > r.end_cycle) {  // the last write-backs outlast the results
+      explain(left, r.end_cycle + 1, done_at(left) + 1, r.stalls);
+      r.end_cycle = done_at(left);
+    }
     for (int t = std::max(0, n - 2); t < n; ++t) retire(writes[size_t(t)]);
     group->done(job.cluster);
   }

@@ -19,6 +19,7 @@
 // stationary tiles), so a kernel takes its compute cycles.
 // With several clusters each unit takes a contiguous share of the tiles, side by side.
 #include <array>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,9 @@ struct VectorKernelResult {
   int64_t start_cycle = 0, end_cycle = 0;  // end: last cycle (its last write-back under hierarchy)
   int64_t compute_cycles = 0;    // latency + the tiles' compute cycles: the kernel with operands always there
   int64_t waiting_cycles = 0;    // cycles the lanes waited for operands or a free output slot
+  // cycles - compute_cycles (the waits and the last write-backs after the last results) by root
+  // cause, as the layers' stalls (models/dma/explain_wait.h); empty with operands on chip.
+  std::map<std::string, int64_t> stalls;
   std::array<int64_t, 3> ops{};  // by class, as the tiles computed them
   int64_t lane_cycles = 0;       // lane-cycles the operations took (sum_c ops_c / per_lane[c])
   int64_t spad_bytes_read = 0, spad_bytes_written = 0;  // through the unit's own ports

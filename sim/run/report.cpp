@@ -90,6 +90,7 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKe
     j["cycles"] = k.cycles();
     j["compute_cycles"] = k.compute_cycles;
     j["waiting_cycles"] = k.waiting_cycles;
+    j["stalls"] = stalls_json(k.stalls);  // cycles - compute_cycles by root cause
     j["operations"] = {{"add", k.ops[0]}, {"mul", k.ops[1]}, {"special", k.ops[2]}};
     j["lane_utilization"] =
         k.cycles() > 0 ? double(k.lane_cycles) / (double(a.vector.lanes) * a.clusters * double(k.cycles())) : 0.0;
@@ -147,6 +148,7 @@ nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<FlashKern
     j["array_cycles"] = k.array_cycles;
     j["vector_cycles"] = k.vector.compute_cycles;
     j["waiting_cycles"] = k.waiting_cycles;
+    j["stalls"] = stalls_json(k.stalls);  // cycles - array_cycles - vector_cycles by root cause
     j["vector_operations"] = {{"add", k.vector.ops[0]}, {"mul", k.vector.ops[1]}, {"special", k.vector.ops[2]}};
     if (k.has_hierarchy)
       j["memory"] = {{"hbm_bytes_read", k.shared.hbm_bytes_read}, {"hbm_bytes_written", k.shared.hbm_bytes_written},
@@ -292,6 +294,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     j["vector"] = vector_json(a, *r.vector_plan, *r.vector);
     for (const VectorKernelResult& k : *r.vector) {
       vector_cycles += k.cycles();
+      ideal_cycles += k.compute_cycles;  // the kernel with its operands always there
+      stalls += k.cycles() - k.compute_cycles;
+      for (const auto& [cause, n] : k.stalls) stall_causes[cause] += n;
       first = std::min(first, k.start_cycle);
       last = std::max(last, k.end_cycle);
     }
@@ -303,6 +308,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     for (const FlashKernelResult& k : *r.flash) {
       flash_cycles += k.cycles();
       macs += k.macs;
+      ideal_cycles += k.array_cycles + k.vector.compute_cycles;
+      stalls += k.cycles() - k.array_cycles - k.vector.compute_cycles;
+      for (const auto& [cause, n] : k.stalls) stall_causes[cause] += n;
       first = std::min(first, k.start_cycle);
       last = std::max(last, k.end_cycle);
     }

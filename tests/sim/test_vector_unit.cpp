@@ -34,6 +34,28 @@ class VectorUnit : public Cli {
                             "  - {{name: norm, op: rmsnorm, in: [x, w], out: y}}\n",
                             rows, cols, cols));
   }
+  static int64_t sum(const nlohmann::json& causes) {
+    int64_t n = 0;
+    for (const auto& [cause, cycles] : causes.items()) n += cycles.get<int64_t>();
+    return n;
+  }
+  // The run's cycles split exactly: every kernel's waits by root cause, and the total's.
+  static void expect_split(const nlohmann::json& s) {
+    if (s.contains("vector")) {
+      for (const auto& k : s["vector"]["kernels"]) {
+        EXPECT_EQ(sum(k["stalls"]), k["cycles"].get<int64_t>() - k["compute_cycles"].get<int64_t>()) << k["name"];
+      }
+    }
+    if (s.contains("flash_attention")) {
+      for (const auto& f : s["flash_attention"]) {
+        EXPECT_EQ(sum(f["stalls"]), f["cycles"].get<int64_t>() - f["array_cycles"].get<int64_t>() -
+                                        f["vector_cycles"].get<int64_t>());
+      }
+    }
+    const auto& t = s["total"];
+    EXPECT_EQ(t["cycles"].get<int64_t>(), t["ideal_cycles"].get<int64_t>() + t["stall_cycles"].get<int64_t>());
+    EXPECT_EQ(sum(t["stalls"]), t["stall_cycles"].get<int64_t>());
+  }
   static int64_t hbm_bytes(const nlohmann::json& s) {
     const auto& t = s["vector"]["total"];
     return t["hbm_bytes_read"].get<int64_t>() + t["hbm_bytes_written"].get<int64_t>();
@@ -59,6 +81,8 @@ TEST_F(VectorUnit, RmsNormMovesTheLedgersBytesFusedAndUnfused) {
   // Fewer bytes, fewer cycles: the kernels wait for memory.
   EXPECT_LT(fused["total"]["cycles"].get<int64_t>() * 2, split["total"]["cycles"].get<int64_t>());
   EXPECT_GT(fused["vector"]["total"]["memory_cycles"].get<int64_t>(), 0);
+  expect_split(split);
+  expect_split(fused);
   // The run's cycles are the kernels' (there is no layer).
   EXPECT_EQ(fused["total"]["cycles"], fused["total"]["vector_cycles"]);
   EXPECT_EQ(fused["layers"].size(), 0u);
@@ -117,8 +141,13 @@ TEST_F(VectorUnit, MemoryBoundKernelFollowsTheNocPort) {
   const double peak_bytes_per_cycle = wide["arch"]["hbm"]["peak_bytes_per_s"].get<double>() / 1e9;
   EXPECT_GT(double(c_wide), double(hbm_bytes(wide)) / peak_bytes_per_cycle);
   EXPECT_EQ(hbm_bytes(narrow), hbm_bytes(wide));  // the same bytes either way
-  // The lanes waited for most of the run: memory, not compute, sets its length.
+  // The lanes waited for most of the run: memory, not compute, sets its length, and the split says
+  // where: the NoC's bandwidth more than anything else.
   EXPECT_GT(narrow["vector"]["total"]["memory_cycles"].get<int64_t>(), c_narrow / 2);
+  expect_split(narrow);
+  const auto& causes = narrow["vector"]["kernels"][0]["stalls"];
+  for (const auto& [cause, cycles] : causes.items())
+    EXPECT_LE(cycles.get<int64_t>(), causes["noc_bandwidth"].get<int64_t>()) << cause;
 }
 
 // fusion: chain runs RMSNorm, RoPE and quantization as one kernel: it reads x, w and the cos/sin
@@ -200,6 +229,8 @@ TEST_F(VectorUnit, FlashAttentionMovesOnlyQkvoAndBeatsMaterialized) {
   EXPECT_EQ(flash["total"]["cycles"], f["cycles"]);
   EXPECT_GT(f["array_cycles"].get<int64_t>(), 0);
   EXPECT_GT(f["vector_cycles"].get<int64_t>(), 0);
+  expect_split(flash);
+  expect_split(eager);
   // K and V in blocks of 128 keys (a 64 KiB ifmap partition), queries in blocks of 128 (128 KiB of
   // scores): each query block reads them anew; causal computes 10 of the 16 block pairs.
   const fs::path g = graph("causal.yaml", ", tiling: flash, causal: true");
