@@ -58,6 +58,7 @@ VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
     const VectorStep& s = steps[i];
     if (k.ops.empty() || k.ops.back() != s.op) k.ops.push_back(s.op);
     k.what.push_back(s.what);
+    k.reduces = k.reduces || s.reduces;
     k.cols = std::max(k.cols, s.cols);
     for (int c = 0; c < kVectorClasses; ++c) k.ops_per_row[size_t(c)] += s.ops_per_row[size_t(c)];
     for (const VectorAccess& r : s.reads)
@@ -97,15 +98,39 @@ void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint6
     VectorKernelPlan k = kernel_of(w, group, readers);
     // Two tiles of row operands in the ifmap partition and two of results in the ofmap partition (a
     // partition of 0 bytes: no bound); at least four tiles where the rows allow, so loads overlap compute.
-    int64_t fit = k.rows;
-    const int64_t in = k.row_read_bytes(), out = k.row_written_bytes();
-    if (in > 0 && ifmap > 0) fit = std::min(fit, ifmap / (2 * in));
-    if (out > 0 && ofmap > 0) fit = std::min(fit, ofmap / (2 * out));
+    auto rows_that_fit = [&](const VectorKernelPlan& v) {
+      int64_t fit = v.rows;
+      const int64_t in = v.row_read_bytes(), out = v.row_written_bytes();
+      if (in > 0 && ifmap > 0) fit = std::min(fit, ifmap / (2 * in));
+      if (out > 0 && ofmap > 0) fit = std::min(fit, ofmap / (2 * out));
+      return fit;
+    };
+    // A kernel that reduces nothing along its rows may cut them: m pieces of cols / m (m a power of
+    // two dividing every operand's row and every operation count).
+    if (rows_that_fit(k) < 1 && !k.reduces) {
+      VectorKernelPlan cut = k;
+      for (int64_t m = 2; k.cols % m == 0; m *= 2) {
+        bool even = true;
+        for (int64_t n : k.ops_per_row) even = even && n % m == 0;
+        for (const auto* list : {&k.reads, &k.writes})
+          for (const VectorOperandPlan& o : *list) even = even && o.row_bytes % m == 0;
+        if (!even) break;
+        cut = k;
+        cut.rows = k.rows * m;
+        cut.cols = k.cols / m;
+        for (int64_t& n : cut.ops_per_row) n /= m;
+        for (auto* list : {&cut.reads, &cut.writes})
+          for (VectorOperandPlan& o : *list) o.row_bytes /= m;
+        if (rows_that_fit(cut) >= 1) break;
+      }
+      if (rows_that_fit(cut) >= 1) k = cut;
+    }
+    const int64_t fit = rows_that_fit(k), in = k.row_read_bytes(), out = k.row_written_bytes();
     if (fit < 1)
       throw InputError(w.source, k.line, k.name,
                        fmt::format("one row reads {} bytes and writes {}: two rows of each do not fit the ifmap ({} B) "
-                                   "and ofmap ({} B) partitions",
-                                   in, out, ifmap, ofmap));
+                                   "and ofmap ({} B) partitions{}",
+                                   in, out, ifmap, ofmap, k.reduces ? " (it reduces along its rows: a tile holds whole rows)" : ""));
     if (filter > 0 && k.once_bytes() > filter)
       throw InputError(w.source, k.line, k.name,
                        fmt::format("its operands read once ({} bytes) do not fit the filter partition ({} B)",

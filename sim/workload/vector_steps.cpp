@@ -49,6 +49,7 @@ class Steps {
     s.reads = std::move(reads);
     s.writes = std::move(writes);
     s.line = io_.line;
+    s.reduces = io_.kind == "rmsnorm" || io_.kind == "layernorm" || io_.kind == "softmax" || io_.kind == "quantize";
     steps_.push_back(std::move(s));
   }
   std::vector<VectorStep> take() { return std::move(steps_); }

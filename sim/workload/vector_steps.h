@@ -32,6 +32,7 @@ struct VectorStep {
   std::array<int64_t, kVectorClasses> ops_per_row{};
   std::vector<VectorAccess> reads, writes;
   int line = 0;
+  bool reduces = false;  // reduces along its rows (a norm, softmax, a per-row scale): a tile holds whole rows
   int before_layer = 0;  // runs after GEMM layers [0, before_layer), before the others
   int order = 0;         // among the vector steps and flash kernels between two layers: graph order
   int64_t read_bytes() const;

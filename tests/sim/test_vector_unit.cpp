@@ -278,6 +278,36 @@ TEST_F(VectorUnit, NoUnitListsTheOpsAndRowsThatCannotFitAreErrors) {
   EXPECT_NE(stray.err.find("vector.fusion: applies only with a vector unit"), std::string::npos) << stray.err;
 }
 
+// A row too long for its partitions: an elementwise kernel cuts its rows into pieces (the SwiGLU
+// product of Llama's 11008 features on npu-128's 64 KiB partitions), a reducing one cannot.
+TEST_F(VectorUnit, ElementwiseKernelsCutRowsThatDoNotFit) {
+  const fs::path g = file("mul.yaml",
+                          "tensors:\n"
+                          "  - {name: a, shape: [2, 20000], dtype: bf16, role: activation}\n"
+                          "  - {name: b, shape: [2, 20000], dtype: bf16, role: activation}\n"
+                          "ops:\n"
+                          "  - {name: gate_mul, op: mul, in: [a, b], out: y}\n"
+                          "  - {name: norm, op: softmax, in: [y], out: z}\n");
+  const Result plan = cstsim("plan --json --arch " + src("configs/arch/npu-128.yaml") + " --workload " + g.string() +
+                             " --set vector.fusion=none");
+  EXPECT_EQ(plan.status, 2);  // the product's rows are cut; softmax's (20000 bf16, 40 KB) stay whole
+  EXPECT_NE(plan.err.find("norm.max: one row reads 40000 bytes"), std::string::npos) << plan.err;
+  EXPECT_NE(plan.err.find("it reduces along its rows"), std::string::npos) << plan.err;
+  const fs::path alone = file("mul-alone.yaml",
+                              "tensors:\n"
+                              "  - {name: a, shape: [2, 11008], dtype: bf16, role: activation}\n"
+                              "  - {name: b, shape: [2, 11008], dtype: bf16, role: activation}\n"
+                              "ops:\n"
+                              "  - {name: gate_mul, op: mul, in: [a, b], out: y}\n");
+  const nlohmann::json s = run("npu-128", alone);
+  ASSERT_FALSE(s.is_null());
+  const auto& k = s["vector"]["kernels"][0];
+  EXPECT_EQ(k["rows"].get<int64_t>() * k["cols"].get<int64_t>(), 2 * 11008);
+  EXPECT_GT(k["rows"].get<int64_t>(), 2);
+  EXPECT_EQ(k["operations"]["mul"], 2 * 11008);
+  EXPECT_EQ(k["bytes_read"], 2 * 2 * 11008 * 2);
+}
+
 // With a trace: the lanes' occupancy is in R(t) and the operations are priced by the energy table.
 TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
   const fs::path g = rmsnorm(128, 4096);
