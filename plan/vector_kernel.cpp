@@ -11,4 +11,10 @@ const char* to_string(VectorClass c) {
   return "?";
 }
 
+nlohmann::ordered_json by_class_json(const std::array<int64_t, 3>& counts) {
+  nlohmann::ordered_json j;
+  for (int c = 0; c < kVectorClasses; ++c) j[to_string(VectorClass(c))] = counts[size_t(c)];
+  return j;
+}
+
 }  // namespace cstsim

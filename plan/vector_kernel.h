@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cstsim {
 
 // Operation classes, each with its own rate per lane (arch vector.*_per_lane):
@@ -19,6 +21,8 @@ namespace cstsim {
 enum class VectorClass : uint8_t { Add, Mul, Special };
 inline constexpr int kVectorClasses = 3;
 const char* to_string(VectorClass c);
+// Counts by class as {"add": .., "mul": .., "special": ..}.
+nlohmann::ordered_json by_class_json(const std::array<int64_t, 3>& counts);
 
 struct VectorOperandPlan {
   std::string tensor;

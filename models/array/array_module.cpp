@@ -135,14 +135,19 @@ VectorKernelResult ArrayModule::run_vector_kernel(const VectorKernelPlan& k, int
   std::shared_ptr<MemoryGroup> mirror = hierarchy && params_.mode == ArrayMode::Reference ? memory_group(true) : nullptr;
   if (!params_.vector_unit) throw std::logic_error("a vector kernel was planned for an array without a vector unit");
   VectorKernelResult r = params_.vector_unit->execute(k, start, group.get(), mirror.get(), params_.cluster, a.clusters);
-  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the step's memory is final
-  if (group) {
-    r.shared = group->stats();
-    if (!r.idle && params_.memory_observer)
-      params_.memory_observer->vector_simulated(*group, group->settle(r.end_cycle));
-  }
-  wait_until(r.end_cycle);
+  r.shared = end_kernel_step(step, group.get(), !r.idle, r.end_cycle);
   return r;
+}
+
+SharedStats ArrayModule::end_kernel_step(int step, MemoryGroup* group, bool active, int64_t end) {
+  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the step's memory is final
+  SharedStats stats;
+  if (group) {
+    stats = group->stats();
+    if (active && params_.memory_observer) params_.memory_observer->vector_simulated(*group, group->settle(end));
+  }
+  wait_until(end);
+  return stats;
 }
 
 namespace {

@@ -155,6 +155,9 @@ class ArrayModule : public sc_core::sc_module {
   // A tile GEMM of a fused kernel, operands on chip, from `start`: its folds timed by the closed form
   // and announced; returns the cycle after its last.
   int64_t run_tile_gemm(int64_t M, int64_t N, int64_t K, int64_t start, FlashKernelResult& r);
+  // A kernel's step is over for this cluster at `end`: the barrier, the step's memory figures
+  // (returned; none without `group`), the shared R(t) announced (`active`: it had a share), the clock.
+  SharedStats end_kernel_step(int step, MemoryGroup* group, bool active, int64_t end);
   void wait_until(int64_t cycle);
   // The same, telling the trace it has announced everything before `mark` (<= cycle).
   void wait_until(int64_t cycle, int64_t mark);

@@ -157,13 +157,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     group->done(cluster);
   }
   r.vector.end_cycle = r.end_cycle;
-  if (params_.cluster_set) params_.cluster_set->all_computed(step);  // the step's memory is final
-  if (group) {
-    r.shared = group->stats();
-    if (!r.idle && params_.memory_observer)
-      params_.memory_observer->vector_simulated(*group, group->settle(r.end_cycle));
-  }
-  wait_until(r.end_cycle);
+  r.shared = end_kernel_step(step, group.get(), !r.idle, r.end_cycle);
   return r;
 }
 

@@ -150,7 +150,7 @@ nlohmann::ordered_json vector_kernel_json(const ArchSpec& a, const VectorKernelP
   j["cols"] = k.cols;
   j["tile_rows"] = k.tile_rows;
   j["tiles"] = k.tiles();
-  j["operations_per_row"] = {{"add", k.ops_per_row[0]}, {"mul", k.ops_per_row[1]}, {"special", k.ops_per_row[2]}};
+  j["operations_per_row"] = by_class_json(k.ops_per_row);
   int64_t read = 0, written = 0;
   for (const auto* list : {&k.reads, &k.writes}) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();

@@ -67,6 +67,12 @@ nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memo
           {"writeback_end_cycle", memory_end}};
 }
 
+// A kernel's step of the run's memory: its HBM bytes, row hits and flit-hops.
+nlohmann::ordered_json kernel_memory_json(const SharedStats& m) {
+  return {{"hbm_bytes_read", m.hbm_bytes_read}, {"hbm_bytes_written", m.hbm_bytes_written},
+          {"hbm_row_hit_rate", m.hbm_row_hit_rate()}, {"noc_flit_hops", m.noc_flit_hops}};
+}
+
 // The vector unit's kernels: what each ran, when, and what it moved. bytes: what its tiles read
 // into and wrote out of the scratchpad through its ports (the plan's operands, counted as the tiles
 // ran); under memory: hierarchy, memory: the HBM and NoC figures of its step, measured.
@@ -91,14 +97,12 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKe
     j["compute_cycles"] = k.compute_cycles;
     j["waiting_cycles"] = k.waiting_cycles;
     j["stalls"] = stalls_json(k.stalls);  // cycles - compute_cycles by root cause
-    j["operations"] = {{"add", k.ops[0]}, {"mul", k.ops[1]}, {"special", k.ops[2]}};
+    j["operations"] = by_class_json(k.ops);
     j["lane_utilization"] =
         k.cycles() > 0 ? double(k.lane_cycles) / (double(a.vector.lanes) * a.clusters * double(k.cycles())) : 0.0;
     j["bytes_read"] = k.spad_bytes_read;
     j["bytes_written"] = k.spad_bytes_written;
-    if (k.has_hierarchy)
-      j["memory"] = {{"hbm_bytes_read", k.shared.hbm_bytes_read}, {"hbm_bytes_written", k.shared.hbm_bytes_written},
-                     {"hbm_row_hit_rate", k.shared.hbm_row_hit_rate()}, {"noc_flit_hops", k.shared.noc_flit_hops}};
+    if (k.has_hierarchy) j["memory"] = kernel_memory_json(k.shared);
     kernels.push_back(std::move(j));
     compute += k.compute_cycles;
     waiting += k.cycles() - k.compute_cycles;
@@ -149,10 +153,8 @@ nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<FlashKern
     j["vector_cycles"] = k.vector.compute_cycles;
     j["waiting_cycles"] = k.waiting_cycles;
     j["stalls"] = stalls_json(k.stalls);  // cycles - array_cycles - vector_cycles by root cause
-    j["vector_operations"] = {{"add", k.vector.ops[0]}, {"mul", k.vector.ops[1]}, {"special", k.vector.ops[2]}};
-    if (k.has_hierarchy)
-      j["memory"] = {{"hbm_bytes_read", k.shared.hbm_bytes_read}, {"hbm_bytes_written", k.shared.hbm_bytes_written},
-                     {"hbm_row_hit_rate", k.shared.hbm_row_hit_rate()}, {"noc_flit_hops", k.shared.noc_flit_hops}};
+    j["vector_operations"] = by_class_json(k.vector.ops);
+    if (k.has_hierarchy) j["memory"] = kernel_memory_json(k.shared);
     out.push_back(std::move(j));
   }
   return out;
