@@ -308,6 +308,31 @@ TEST_F(VectorUnit, ElementwiseKernelsCutRowsThatDoNotFit) {
   EXPECT_EQ(k["bytes_read"], 2 * 2 * 11008 * 2);
 }
 
+// Several clusters: each vector unit takes a share of a kernel's tiles and each array a share of flash
+// attention's (batch, head) groups, side by side on the shared memory: fewer cycles, the same MACs,
+// the same bytes but the once-read weight vector, which every cluster loads.
+TEST_F(VectorUnit, ClustersShareTheKernels) {
+  const fs::path norm = rmsnorm(256, 4096);
+  const fs::path flash = file("flash.yaml",
+                              "tensors:\n"
+                              "  - {name: q, shape: [1, 512, 256], dtype: bf16, role: activation}\n"
+                              "  - {name: k, shape: [1, 512, 256], dtype: bf16, role: activation}\n"
+                              "  - {name: v, shape: [1, 512, 256], dtype: bf16, role: activation}\n"
+                              "ops:\n"
+                              "  - {name: attn, op: attention, in: [q, k, v], out: o, heads: 4, tiling: flash}\n");
+  const nlohmann::json n1 = run("npu-128-hbm3", norm), n2 = run("npu-128-hbm3", norm, "--set clusters=2");
+  EXPECT_LT(n2["total"]["cycles"].get<int64_t>() * 4, n1["total"]["cycles"].get<int64_t>() * 3);
+  EXPECT_EQ(n2["vector"]["total"]["hbm_bytes_read"].get<int64_t>() - n1["vector"]["total"]["hbm_bytes_read"].get<int64_t>(),
+            4096 * 2);  // the weight vector, once more
+  EXPECT_EQ(n2["vector"]["kernels"][0]["operations"], n1["vector"]["kernels"][0]["operations"]);
+  expect_split(n2);
+  const nlohmann::json f1 = run("npu-128-hbm3", flash), f2 = run("npu-128-hbm3", flash, "--set clusters=2");
+  EXPECT_LT(f2["total"]["cycles"].get<int64_t>() * 4, f1["total"]["cycles"].get<int64_t>() * 3);
+  EXPECT_EQ(f2["total"]["macs"], f1["total"]["macs"]);
+  EXPECT_EQ(f2["flash_attention"][0]["memory"]["hbm_bytes_read"], f1["flash_attention"][0]["memory"]["hbm_bytes_read"]);
+  expect_split(f2);
+}
+
 // With a trace: the lanes' occupancy is in R(t) and the operations are priced by the energy table.
 TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
   const fs::path g = rmsnorm(128, 4096);
