@@ -39,6 +39,20 @@ Row kernel_row(const VectorKernelPlan& k) {
   return r;
 }
 
+// Flash attention as seed 003's prefill-flash row: Q and O once, K and V once per KV head; the two
+// products and 5 operations per score (scale, max, subtract, exp, sum).
+Row flash_row(const FlashAttention& f) {
+  const double e = double((f.dtype_bits + 7) / 8), scores = double(f.batch * f.heads) * double(f.Sq) * double(f.Skv);
+  const double q = double(f.batch * f.heads * f.Sq * f.d), kv = double(f.batch * f.kv_heads * f.Skv * f.d);
+  Row r;
+  r.suite = "graph";
+  r.id = f.name;
+  r.tags = {"flash", "attention"};
+  r.label = fmt::format("{} (flash, {} x {}x{}, d {})", f.name, f.batch * f.heads, f.Sq, f.Skv, f.d);
+  r.kernels = {{"O = flash(Q, K, V)", 4.0 * scores * double(f.d) + 5.0 * scores, (2 * q + 2 * kv) * e}};
+  return r;
+}
+
 }  // namespace
 
 std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
@@ -48,11 +62,17 @@ std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
   Plan plan;
   uint64_t next = 0;
   plan_vector_kernels(a, w, plan, next);
+  for (const FlashAttention& f : w.flash) {  // in the plan's order of kernels (graph order)
+    FlashKernelPlan k;
+    k.name = f.name;
+    k.before_layer = f.before_layer;
+    k.order = f.order;
+    plan.flash_kernels.push_back(k);
+  }
   std::vector<Row> rows;
-  size_t k = 0;
   for (size_t i = 0; i <= w.layers.size(); ++i) {
-    for (; k < plan.vector_kernels.size() && size_t(plan.vector_kernels[k].before_layer) == i; ++k)
-      rows.push_back(kernel_row(plan.vector_kernels[k]));
+    for (const KernelRef& k : kernels_before(plan, i))
+      rows.push_back(k.flash ? flash_row(w.flash[k.index]) : kernel_row(plan.vector_kernels[k.index]));
     if (i < w.layers.size()) rows.push_back(layer_row(w.layers[i]));
   }
   return rows;

@@ -439,6 +439,19 @@ TEST(LedgerGraph, PricesTheSimulatorsKernelsInTheSeedsVocabulary) {
   EXPECT_DOUBLE_EQ(fused[0]["flops"].get<double>(), rms.fused.flops());
   EXPECT_DOUBLE_EQ(fused[1]["flops"].get<double>(), 2.0 * 4096 * 1024 * 4096);
   EXPECT_DOUBLE_EQ(fused[1]["bytes"].get<double>(), 2.0 * (4096.0 * 4096 + 4096.0 * 1024 + 4096.0 * 1024));
+  // Flash attention is seed 003's prefill-flash row.
+  const std::string a = dir.write("a.yaml",
+                                  "tensors:\n"
+                                  "  - {name: q, shape: [1, 4096, 4096], dtype: fp16, role: activation}\n"
+                                  "ops:\n"
+                                  "  - {name: attn, op: attention, in: [q, q, q], out: o, heads: 32, tiling: flash}\n");
+  const Outcome flash = invoke({"--graph", a, "--json"});
+  ASSERT_EQ(flash.status, 0) << flash.err;
+  const nlohmann::json frows = nlohmann::json::parse(flash.out)["rows"];
+  ASSERT_EQ(frows.size(), 1u);
+  const Row& seed = row003(suite003(Shapes003{}), "prefill-flash");
+  EXPECT_DOUBLE_EQ(frows[0]["bytes"].get<double>(), seed.bytes());  // 134.22 MB
+  EXPECT_DOUBLE_EQ(frows[0]["flops"].get<double>(), seed.flops());
   const Outcome bad = invoke({"--fusion", "op"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--fusion: applies only with --graph"), std::string::npos) << bad.err;
