@@ -1,9 +1,9 @@
 #include "models/vector/vector_unit.h"
-#include "models/dma/explain_wait.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "models/dma/explain_wait.h"
 
 namespace cstsim {
 
@@ -51,7 +51,6 @@ VectorUnitModule::VectorUnitModule(sc_core::sc_module_name name, VectorParams pa
 
 void VectorUnitModule::declare(trace::TraceSink& sink, const std::string& prefix, bool hierarchy) {
   sink_ = &sink;
-  traced_hierarchy_ = hierarchy;
   lanes_busy_ = sink.declare({0, prefix + "vector.lanes_busy", trace::ResourceClass::Compute, "lane", params_.lanes,
                               "vector", "", "", ""});
   for (int c = 0; c < kVectorClasses; ++c)

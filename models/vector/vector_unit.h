@@ -62,6 +62,8 @@ class VectorUnitModule : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(VectorUnitModule);
   VectorUnitModule(sc_core::sc_module_name name, VectorParams params, double clock_hz);
+  // Its trace resources and counters (`prefix`: its cluster's, with several); `hierarchy`: also
+  // the counters of its kernels' DMA traffic.
   void declare(trace::TraceSink& sink, const std::string& prefix, bool hierarchy);
 
   // Runs cluster `cluster`'s share (of `clusters`) of kernel k from cycle `start`, its traffic on
@@ -87,7 +89,6 @@ class VectorUnitModule : public sc_core::sc_module {
   const VectorParams params_;
   sc_core::sc_time period_;
   trace::TraceSink* sink_ = nullptr;
-  bool traced_hierarchy_ = false;
   trace::ResourceId lanes_busy_ = 0;
   std::array<trace::ActionId, 3> op_actions_{};
   trace::ActionId spad_read_ = 0, spad_write_ = 0, hbm_read_ = 0, hbm_write_ = 0, dma_spad_write_ = 0,
