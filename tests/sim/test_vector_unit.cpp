@@ -246,6 +246,18 @@ TEST_F(VectorUnit, FlashAttentionMovesOnlyQkvoAndBeatsMaterialized) {
   EXPECT_EQ(c["tiles"], 4 * 10);  // per head
   EXPECT_EQ(c["macs"].get<int64_t>() * 16, b["macs"].get<int64_t>() * 10);
   EXPECT_LT(c["memory"]["hbm_bytes_read"].get<int64_t>(), b["memory"]["hbm_bytes_read"].get<int64_t>());
+  // Grouped-query attention: heads of one KV head read its K and V once (8 query heads, 2 KV heads).
+  const fs::path gqa = file("gqa.yaml", fmt::format("tensors:\n"
+                                                    "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                                    "  - {{name: k, shape: [1, {0}, {2}], dtype: bf16, role: activation}}\n"
+                                                    "  - {{name: v, shape: [1, {0}, {2}], dtype: bf16, role: activation}}\n"
+                                                    "ops:\n"
+                                                    "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: 8, "
+                                                    "kv_heads: 2, tiling: flash}}\n",
+                                                    S, 8 * d, 2 * d));
+  const nlohmann::json grouped = run("npu-128-hbm3", gqa);
+  EXPECT_EQ(grouped["flash_attention"][0]["memory"]["hbm_bytes_read"], (8 + 2 + 2) * S * d * 2);
+  EXPECT_EQ(grouped["flash_attention"][0]["memory"]["hbm_bytes_written"], 8 * S * d * 2);
   // No vector unit, or --verify: an input error naming the op.
   const Result none = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
                              g.string() + " --out " + (dir_ / "none").string() + " --set vector.lanes=0");
