@@ -24,6 +24,15 @@ class Model {
   void input(const std::string& name, const std::vector<int64_t>& dims, int type = onnx::TensorProto::FLOAT16) {
     value(m_.mutable_graph()->add_input(), name, dims, type);
   }
+  // An input whose first dimension is symbolic (dim_param), the rest given.
+  void symbolic_input(const std::string& name, const std::string& param, const std::vector<int64_t>& rest) {
+    onnx::ValueInfoProto* v = m_.mutable_graph()->add_input();
+    v->set_name(name);
+    onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT16);
+    t->mutable_shape()->add_dim()->set_dim_param(param);
+    for (int64_t d : rest) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
   void output(const std::string& name, int type = onnx::TensorProto::FLOAT16) {
     onnx::ValueInfoProto* v = m_.mutable_graph()->add_output();
     v->set_name(name);
@@ -225,6 +234,24 @@ TEST_F(OnnxImport, AttentionBlockHasTheMacsOfTheAttentionOp) {
   const int64_t expected = 4 * S * D * D + 2 * H * S * S * d;
   EXPECT_EQ(macs(yaml), expected);
   EXPECT_EQ(imported_macs(m), expected);
+}
+
+// A symbolic batch needs a value: without one the import names it; with --dim the MACs follow it.
+TEST_F(OnnxImport, SymbolicDimensionsTakeTheirValueFromDim) {
+  Model m;
+  m.symbolic_input("x", "batch", {256});
+  m.weight("w", {256, 64});
+  m.node("MatMul", {"x", "w"}, "y");
+  m.output("y");
+  const fs::path model = m.save(dir_ / "sym.onnx"), yaml = dir_ / "sym.yaml";
+  const Result unbound = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+  EXPECT_EQ(unbound.status, 2);
+  EXPECT_NE(unbound.err.find("symbolic dimension batch (give each a value: --dim NAME=VALUE)"), std::string::npos)
+      << unbound.err;
+  EXPECT_FALSE(fs::exists(yaml));
+  const Result bound = cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dim batch=3");
+  ASSERT_EQ(bound.status, 0) << bound.err;
+  EXPECT_EQ(macs(yaml), 3 * 256 * 64);
 }
 
 TEST_F(OnnxImport, OpsWithNoCounterpartAreNamedAndNothingIsWritten) {
