@@ -345,6 +345,28 @@ TEST_F(VectorUnit, ClustersShareTheKernels) {
   expect_split(f2);
 }
 
+// --verify with kernels between the layers: the register grids' own memory system carries the
+// kernels' traffic too, so every layer after them still matches the closed form, with one cluster
+// and with two.
+TEST_F(VectorUnit, VerifyPassesAcrossKernels) {
+  const fs::path g = file("ver.yaml",
+                          "tensors:\n"
+                          "  - {name: x, shape: [64, 256], dtype: int8, role: activation}\n"
+                          "  - {name: w1, shape: [256, 256], dtype: int8, role: weight}\n"
+                          "  - {name: w2, shape: [256, 128], dtype: int8, role: weight}\n"
+                          "ops:\n"
+                          "  - {name: fc1, op: matmul, in: [x, w1], out: h}\n"
+                          "  - {name: act, op: gelu, in: [h], out: a}\n"
+                          "  - {name: norm, op: rmsnorm, in: [a], out: n}\n"
+                          "  - {name: fc2, op: matmul, in: [n, w2], out: y}\n");
+  for (const char* clusters : {"1", "2"}) {
+    const nlohmann::json s = run("npu-128-hbm3", g, std::string("--verify --set clusters=") + clusters);
+    ASSERT_FALSE(s.is_null()) << clusters;
+    EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << clusters;
+    EXPECT_EQ(s["vector"]["kernels"].size(), 2u);
+  }
+}
+
 // With a trace: the lanes' occupancy is in R(t) and the operations are priced by the energy table.
 TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
   const fs::path g = rmsnorm(128, 4096);
