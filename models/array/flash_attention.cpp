@@ -26,8 +26,7 @@ FlashKernelResult merge_flash_parts(const std::vector<const FlashKernelResult*>&
     m.macs += p->macs;
     m.tiles += p->tiles;
   }
-  m.vector = merge_vector_parts(vector);
-  m.vector.compute_cycles = slowest->vector.compute_cycles;
+  m.vector = merge_vector_parts(vector);  // the same slowest part: each one's vector ends with it
   return m;
 }
 
@@ -106,13 +105,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
   auto all_done = [&](const std::vector<int>& ids) {
     return std::all_of(ids.begin(), ids.end(), [&](int id) { return dma->done(id); });
   };
-  // Cycles [from, to) waited for `ids`: along the way of the one that was usable last.
-  auto explain = [&](const std::vector<int>& ids, int64_t from, int64_t to) {
-    int latest = ids.front();
-    for (int id : ids)
-      if (dma->transfer(id).done > dma->transfer(latest).done) latest = id;
-    explain_wait(*dma, cluster, dma->transfer(latest).critical, dma->transfer(latest).done, from, to, r.stalls);
-  };
+
   if (dma && !steps.empty()) enqueue_reads(0, start);
   int64_t t = start;  // the array and the vector unit take turns from here
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -121,7 +114,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     if (dma) {
       group->wait_for(cluster, [&] { return all_done(reads[s]); });
       for (int id : reads[s]) begin = std::max(begin, dma->transfer(id).done);
-      if (begin > t) explain(reads[s], t, begin);
+      if (begin > t) explain_transfers(*dma, cluster, reads[s], t, begin, r.stalls);
       unit->retire(*dma, reads[s], record);
       if (s + 1 < steps.size()) enqueue_reads(s + 1, begin);  // the next step's blocks load meanwhile
       dma->forget_history(cluster, begin);
@@ -150,7 +143,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     int64_t written = r.end_cycle;
     for (int id : writes) written = std::max(written, dma->transfer(id).done);
     if (written > r.end_cycle) {  // the last outputs' write-back outlasts the compute
-      explain(writes, r.end_cycle + 1, written + 1);
+      explain_transfers(*dma, cluster, writes, r.end_cycle + 1, written + 1, r.stalls);
       r.end_cycle = written;
     }
     unit->retire(*dma, writes, record);

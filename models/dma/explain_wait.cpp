@@ -61,4 +61,13 @@ void explain_wait(const DmaSystem& dma, int cluster, const RequestPath& p, int64
   if (at < to) causes["dependency"] += to - at;
 }
 
+void explain_transfers(const DmaSystem& dma, int cluster, const std::vector<int>& ids, int64_t from, int64_t to,
+                       std::map<std::string, int64_t>& causes) {
+  int latest = ids.front();
+  for (int id : ids)
+    if (dma.transfer(id).done > dma.transfer(latest).done) latest = id;
+  const TransferState& t = dma.transfer(latest);
+  explain_wait(dma, cluster, t.critical, t.done, from, to, causes);
+}
+
 }  // namespace cstsim

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/dma/dma_system.h"
 
@@ -15,5 +16,9 @@ namespace cstsim {
 
 void explain_wait(const DmaSystem& dma, int cluster, const RequestPath& p, int64_t last, int64_t from, int64_t to,
                   std::map<std::string, int64_t>& causes);
+// A wait for several transfers (all done): along the way of the request that completed the one
+// usable last.
+void explain_transfers(const DmaSystem& dma, int cluster, const std::vector<int>& ids, int64_t from, int64_t to,
+                       std::map<std::string, int64_t>& causes);
 
 }  // namespace cstsim

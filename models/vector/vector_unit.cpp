@@ -174,13 +174,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     return at;
   };
   auto retire = [&](std::vector<int>& ids) { this->retire(*dma, ids, record); };
-  // Cycles [from, to) waited for `ids`: along the way of the one that was usable last.
-  auto explain = [&](const std::vector<int>& ids, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) {
-    int latest = ids.front();
-    for (int id : ids)
-      if (dma->transfer(id).done > dma->transfer(latest).done) latest = id;
-    explain_wait(*dma, job.cluster, dma->transfer(latest).critical, dma->transfer(latest).done, from, to, causes);
-  };
+
   if (dma) {
     for (const VectorOperandPlan& o : k.reads)
       if (o.once_bytes > 0) once.push_back(transfer(o, -1, false, job.start));
@@ -197,7 +191,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       if (t >= 2) need.insert(need.end(), writes[size_t(t - 2)].begin(), writes[size_t(t - 2)].end());
       group->wait_for(job.cluster, [&] { return done_at(need) >= 0; });
       begin = std::max(begin, done_at(need));
-      if (begin > cursor) explain(need, cursor, begin, r.stalls);
+      if (begin > cursor) explain_transfers(*dma, job.cluster, need, cursor, begin, r.stalls);
       retire(reads[size_t(t)]);
       if (t >= 2) retire(writes[size_t(t - 2)]);
       if (t == 0) retire(once);
@@ -221,7 +215,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     for (int t = std::max(0, n - 2); t < n; ++t) left.insert(left.end(), writes[size_t(t)].begin(), writes[size_t(t)].end());
     group->wait_for(job.cluster, [&] { return done_at(left) >= 0; });
     if (done_at(left) > r.end_cycle) {  // the last write-backs outlast the results
-      explain(left, r.end_cycle + 1, done_at(left) + 1, r.stalls);
+      explain_transfers(*dma, job.cluster, left, r.end_cycle + 1, done_at(left) + 1, r.stalls);
       r.end_cycle = done_at(left);
     }
     for (int t = std::max(0, n - 2); t < n; ++t) retire(writes[size_t(t)]);

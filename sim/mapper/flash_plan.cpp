@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "sim/mapper/tensor_places.h"
 
 namespace cstsim {
 
@@ -55,28 +56,17 @@ void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64
     plan.flash_kernels.push_back(k);
   }
   if (a.memory != "hierarchy") return;
-  std::map<std::string, uint64_t> place;  // tensors the layers and the vector kernels placed
-  for (const LayerPlan& l : plan.layers)
-    for (int x = 0; x < kMatrices; ++x)
-      if (!l.tensor_names[size_t(x)].empty()) place.emplace(l.tensor_names[size_t(x)], l.tensors[size_t(x)].addr);
-  for (const VectorKernelPlan& v : plan.vector_kernels)
-    for (const auto* list : {&v.reads, &v.writes})
-      for (const VectorOperandPlan& o : *list) place.emplace(o.tensor, o.addr);
-  constexpr uint64_t kAlign = 4096;
+  TensorPlaces places(plan.layers, next);  // q, k and v where the layers and the vector kernels put them
+  places.keep(plan.vector_kernels);
   for (size_t i = 0; i < plan.flash_kernels.size(); ++i) {
     FlashKernelPlan& k = plan.flash_kernels[i];
     const FlashAttention& f = w.flash[i];
-    auto at = [&](const std::string& tensor, int64_t bytes) {
-      auto [it, fresh] = place.emplace(tensor, next);
-      if (fresh) next = (next + uint64_t(bytes) + kAlign - 1) / kAlign * kAlign;
-      return it->second;
-    };
     const int64_t q_bytes = k.batch * k.Sq * k.heads * k.d * k.element_bytes;
     const int64_t kv_bytes = k.batch * k.Skv * k.kv_heads * k.d * k.element_bytes;
-    k.q_addr = at(f.q, q_bytes);
-    k.k_addr = at(f.k, kv_bytes);
-    k.v_addr = at(f.v, kv_bytes);
-    k.o_addr = at(f.out, q_bytes);
+    k.q_addr = places.at(f.q, q_bytes);
+    k.k_addr = places.at(f.k, kv_bytes);
+    k.v_addr = places.at(f.v, kv_bytes);
+    k.o_addr = places.at(f.out, q_bytes);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "sim/mapper/tensor_places.h"
 
 namespace cstsim {
 namespace {
@@ -140,23 +141,15 @@ void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint6
   }
   if (a.memory != "hierarchy") return;
   // Tensors a layer has a place for keep it; the others go after everything placed so far.
-  std::map<std::string, uint64_t> place;
-  for (const LayerPlan& l : plan.layers)
-    for (int x = 0; x < kMatrices; ++x)
-      if (!l.tensor_names[size_t(x)].empty()) place.emplace(l.tensor_names[size_t(x)], l.tensors[size_t(x)].addr);
   std::map<std::string, int64_t> extent;
   for (const VectorKernelPlan& k : plan.vector_kernels)
     for (const auto* list : {&k.reads, &k.writes})
       for (const VectorOperandPlan& o : *list)
         extent[o.tensor] = std::max(extent[o.tensor], std::max(k.rows * o.row_bytes, o.once_bytes));
-  constexpr uint64_t kAlign = 4096;
+  TensorPlaces places(plan.layers, next);
   for (VectorKernelPlan& k : plan.vector_kernels)
     for (auto* list : {&k.reads, &k.writes})
-      for (VectorOperandPlan& o : *list) {
-        auto [it, fresh] = place.emplace(o.tensor, next);
-        if (fresh) next = (next + uint64_t(extent[o.tensor]) + kAlign - 1) / kAlign * kAlign;
-        o.addr = it->second;
-      }
+      for (VectorOperandPlan& o : *list) o.addr = places.at(o.tensor, extent[o.tensor]);
 }
 
 }  // namespace cstsim
