@@ -112,6 +112,7 @@ class Importer {
       if (d.has_dim_value()) {
         s.push_back(d.dim_value());
       } else if (d.has_dim_param() && dims_.count(d.dim_param())) {
+        used_.insert(d.dim_param());
         s.push_back(dims_.at(d.dim_param()));
       } else {
         unbound_.insert(d.has_dim_param() ? d.dim_param() : "?");
@@ -169,6 +170,8 @@ class Importer {
     if (!unbound_.empty())
       fail("dim", fmt::format("symbolic dimension{} {} (give each a value: --dim NAME=VALUE)",
                               unbound_.size() > 1 ? "s" : "", fmt::join(unbound_, ", ")));
+    for (const auto& [name, value] : dims_)  // a --dim the model has no use for would be ignored
+      if (!used_.count(name)) fail("--dim", fmt::format("the model has no symbolic dimension {}", name));
   }
 
   // A tensor's shape as the graph takes it: images NHWC, convolution weights [Fh, Fw, C/g, F].
@@ -312,7 +315,7 @@ class Importer {
   std::string path_;
   const std::map<std::string, int64_t>& dims_;
   std::map<std::string, Tensor> tensors_;
-  std::set<std::string> weights_, images_, conv_weights_, unbound_;
+  std::set<std::string> weights_, images_, conv_weights_, unbound_, used_;
   std::vector<std::string> inputs_;
   std::vector<YAML::Node> ops_;
 };

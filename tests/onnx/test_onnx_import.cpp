@@ -249,6 +249,10 @@ TEST_F(OnnxImport, SymbolicDimensionsTakeTheirValueFromDim) {
   EXPECT_NE(unbound.err.find("symbolic dimension batch (give each a value: --dim NAME=VALUE)"), std::string::npos)
       << unbound.err;
   EXPECT_FALSE(fs::exists(yaml));
+  const Result stray = cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dim batch=3 --dim seq=8");
+  EXPECT_EQ(stray.status, 2);
+  EXPECT_NE(stray.err.find("--dim: the model has no symbolic dimension seq"), std::string::npos) << stray.err;
+  EXPECT_FALSE(fs::exists(yaml));
   const Result bound = cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dim batch=3");
   ASSERT_EQ(bound.status, 0) << bound.err;
   EXPECT_EQ(macs(yaml), 3 * 256 * 64);
