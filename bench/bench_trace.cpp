@@ -38,7 +38,7 @@ void BM_TracedGemm_128x128_WS(benchmark::State& state) {
     const LayerTiming t = compute_layer_timing(plan, a.fold_pipeline, 0);
     {
       trace::TraceSink sink({run / "trace", 1e9, 1024, size_t(1) << 13, {}});
-      const ArrayTraceIds ids = declare_array_trace(sink, {a.rows, a.cols, a.dataflow, a.operand_bits, a.accumulator_bits}, "array");
+      const ArrayTraceIds ids = declare_array_trace(sink, {a.rows, a.cols, a.dataflow, a.precision}, "array");
       sink.begin_layer(0, "gemm", 0);
       sink.add(0, ids.busy, 1);
       sink.add(t.end + 1, ids.busy, -1);

@@ -36,7 +36,8 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   // The matrix each operand's blocks belong to, by the roles table (plan/dataflow.h).
   const Matrix stream_matrix = is ? Matrix::B : Matrix::A, tile_matrix = is ? Matrix::A : Matrix::B;
   const bool rm = buffers.lays_row_major();
-  const std::array<int64_t, kMatrices> own_pitch = {padded(p.K * elem), padded(p.N * elem), padded(p.N * elem)};
+  const std::array<int64_t, kMatrices> own_pitch = {padded(p.K * elem), padded(p.N * elem),
+                                                    padded(buffers.output_bytes(p.N))};
   // A pass the mapper did not place (a layer alone: tests, `cstsim plan` of one pass) lies from
   // address 0: tiled, its blocks one after another; row-major, A, B and C one after another.
   std::array<MatrixPlace, kMatrices> at = buffers.hbm;
@@ -62,7 +63,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   // Bytes of fold g's tile (WS, IS: r x c; OS: the column fold's T x c block of B)
   // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
   auto tile_bytes = [&](const Fold& f) { return (os ? p.T : int64_t(f.rows_used)) * f.cols_used * elem; };
-  auto output_bytes = [&](const Fold& f) { return (os ? int64_t(f.rows_used) : p.T) * f.cols_used * elem; };
+  auto output_bytes = [&](const Fold& f) { return buffers.output_bytes((os ? int64_t(f.rows_used) : p.T) * f.cols_used); };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
   using RawRows = DmaBuffers::RawRows;
@@ -95,7 +96,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     const int64_t pitch = m.pitch > 0 ? m.pitch : own_pitch[size_t(x)];
     const int64_t a = int64_t(kBlockAlign);
     const int64_t c0 = m.col0 + col0;
-    const int64_t from = c0 * elem / a * a, to = padded(std::min((c0 + cols) * elem, pitch));
+    // Byte offsets of columns: words of A and B, values of C (which may pack below a byte).
+    auto bytes_to = [&](int64_t col) { return x == Matrix::C ? buffers.output_bytes(col) : col * elem; };
+    const int64_t from = bytes_to(c0) / a * a, to = padded(std::min(bytes_to(c0 + cols), pitch));
     t.hbm_addr = m.base + uint64_t((m.row0 + row0) * pitch + from);
     t.rows = rows;
     t.row_bytes = to - from;

@@ -90,7 +90,9 @@ struct DmaBuffers {
   std::string stationary_partition, stream_partition;
   int64_t stationary_slot = 0, stream_slot = 0, output_slot = 0;  // bytes per slot
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
-  int64_t element_bytes = 1;  // operands and requantized outputs, in HBM
+  int64_t element_bytes = 1;  // a PE word of A or B (core/precision.h), in HBM and the scratchpad
+  int output_bits = 8;        // a requantized output (one value, not a word), in HBM
+  int64_t output_bytes(int64_t values) const { return (values * output_bits + 7) / 8; }
   std::array<MatrixPlace, kMatrices> hbm{};  // A, B, C (Matrix), when hbm_placed
   bool hbm_placed = false;  // false: the pass lies alone from address 0 (lay_out_dma_program)
   bool row_major = false;     // hbm.layout: row_major (block_bytes); convolutions' raw ifmap blocks stay tiled

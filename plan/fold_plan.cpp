@@ -11,8 +11,8 @@ double FoldPlan::mapping_efficiency() const {
   return used / (double(fold_count()) * R * C);
 }
 
-FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K) {
-  if (R <= 0 || C <= 0 || M <= 0 || N <= 0 || K <= 0)
+FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack) {
+  if (R <= 0 || C <= 0 || M <= 0 || N <= 0 || K <= 0 || pack <= 0)
     throw std::invalid_argument("make_fold_plan: sizes must be positive");
   FoldPlan p;
   p.dataflow = dataflow;
@@ -20,9 +20,11 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   p.C = C;
   p.M = M;
   p.N = N;
-  p.K = K;
+  p.K = (K + pack - 1) / pack;
+  p.pack = pack;
+  p.k_values = K;
   const DataflowRoles& r = roles(dataflow);
-  const GemmDims dims{M, N, K};
+  const GemmDims dims{M, N, p.K};
   p.Sr = dims[r.Sr];
   p.Sc = dims[r.Sc];
   p.T = dims[r.T];
@@ -44,9 +46,11 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
 }
 
 FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
-  GemmDims dims{whole.M, whole.N, whole.K};
-  dims[roles(whole.dataflow).T] = t;
-  return make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K);
+  const Dim stream = roles(whole.dataflow).T;
+  if (stream == Dim::K && t == whole.K) return whole;
+  GemmDims dims{whole.M, whole.N, whole.k_values};
+  dims[stream] = stream == Dim::K ? t * whole.pack : t;  // t counts words when the stream is K (OS)
+  return make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K, whole.pack);
 }
 
 }  // namespace cstsim

@@ -22,7 +22,11 @@ struct Fold {
 struct FoldPlan {
   Dataflow dataflow = Dataflow::WS;
   int R = 0, C = 0;
+  // K counts PE words: `pack` operands side by side along the reduction (core/precision.h), so
+  // every fold, stream and tile below is in words; k_values is the GEMM's own K.
   int64_t M = 0, N = 0, K = 0;
+  int pack = 1;
+  int64_t k_values = 0;
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;
@@ -32,7 +36,8 @@ struct FoldPlan {
   double mapping_efficiency() const;
 };
 
-FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K);
+// K in values; `pack` of them make a word.
+FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack = 1);
 
 // The same layer with its stream cut to `t` vectors (one stream pass of it).
 FoldPlan with_stream(const FoldPlan& whole, int64_t t);

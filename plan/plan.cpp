@@ -7,7 +7,7 @@
 namespace cstsim {
 
 FoldPlan fold_plan(const Plan& plan, const PassPlan& pass) {
-  return make_fold_plan(plan.dataflow, plan.rows, plan.cols, pass.dims.M, pass.dims.N, pass.dims.K);
+  return make_fold_plan(plan.dataflow, plan.rows, plan.cols, pass.dims.M, pass.dims.N, pass.dims.K, plan.pack);
 }
 
 LayerDmaPlan dma_program(const FoldPlan& folds, const PassPlan& pass) {

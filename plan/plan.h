@@ -83,6 +83,7 @@ struct LayerPlan {
 struct Plan {
   Dataflow dataflow = Dataflow::WS;
   int rows = 0, cols = 0;
+  int pack = 1;  // operands per PE word (core/precision.h): pass dims count K in values, folds in words
   std::vector<LayerPlan> layers;
   // The vector unit's kernels in run order, each between two layers (before_layer); empty
   // without a vector unit (the workload's vector steps are then not simulated).

@@ -224,7 +224,9 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     m.memory_end = std::max(m.memory_end, p->memory_end);
     if (p->verify.ran) {
       m.verify.ran = true;
+      const double worst = std::max(m.verify.max_relative_error, p->verify.max_relative_error);
       if (m.verify.passed && !p->verify.passed) m.verify = p->verify;
+      m.verify.max_relative_error = worst;
     }
     if (!shared_memory) m.dram_bytes += p->dram_bytes;
     if (!p->has_hierarchy) continue;
@@ -315,7 +317,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && params_.mode != ArrayMode::Reference;
   if (sink_) {
     if (first_pass) sink_->begin_layer(index, layer.name, start);
-    sink_->count(start, trace_ids_.nominal_macs, layer.M * layer.N * layer.K);
+    book_pass_work(*sink_, trace_ids_, start, plan);
     sink_->add(start, trace_ids_.busy, 1);
   }
   LayerTiming timing;
@@ -398,7 +400,7 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
 
 void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
-  const GemmData data = make_random_gemm(plan.M, plan.N, plan.K, params_.seed + uint64_t(index));
+  const GemmData data = make_random_gemm(plan.M, plan.N, plan.k_values, params_.seed + uint64_t(index), params_.spec.array.precision);
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share
@@ -452,6 +454,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   if (channel) reference_handed_ = handover_of(channel.get());
   const std::vector<std::string> problems = reference_problems(*grid, expected, grid_end, r.end_cycle, r.stats, data);
   r.verify.passed = problems.empty();
+  r.verify.max_relative_error = max_relative_error(grid->result(), data);
   if (!problems.empty()) r.verify.detail = problems.front();
   spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, plan_.layers.size(), layer_name(index),
                r.verify.passed ? "ok" : "FAILED", r.cycles, grid->pe_updates());

@@ -16,7 +16,7 @@ ArrayLayerStats compute_layer_stats(const FoldPlan& p) {
   }
   const ArrayDataflow& df = array_dataflow(p.dataflow);
   ArrayLayerStats s;
-  s.macs = p.M * p.N * p.K;
+  s.macs = p.M * p.N * p.k_values;
   s.mapping_efficiency = p.mapping_efficiency();
   s.sram = df.sram_counts(p, sums);
   s.compute_utilization = s.mapping_efficiency * double(p.T) / df.scalesim_utilization_window(p);

@@ -29,8 +29,9 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
                           owner + ">sram", accumulator});
 
   const std::string prec = a.precision.operand_name();
-  sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
+  sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, a.precision.pack);
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
+  if (a.precision.pack > 1) ids.padding_macs = sink.declare_action("mac." + prec + ".padding", "MAC");
   ids.accumulator_bytes = ab;
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
@@ -48,6 +49,11 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   sink.bind(link, ids.in_cols, ob);
   sink.bind(link, ids.out, ab);
   return ids;
+}
+
+void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& p) {
+  sink.count(start, ids.nominal_macs, p.M * p.N * p.k_values);
+  if (const int64_t padding = p.M * p.N * (p.K * p.pack - p.k_values); padding > 0) sink.count(start, ids.padding_macs, padding);
 }
 
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, FoldPipeline pipeline,

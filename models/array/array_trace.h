@@ -22,8 +22,11 @@ struct ArrayTraceIds {
   trace::ResourceId out = 0;          // N, link: output links carrying a result out
   int64_t stationary_bytes = 0;       // bytes per stationary element
   // mac.<precision>.nominal: the work a pass asks for (its M x N x K), counted when it starts;
-  // mac.<precision>.executed is counted from active_pes, cycle by cycle (MACs = work is a law).
-  trace::ActionId nominal_macs = 0;
+  // mac.<precision>.executed is counted from active_pes, cycle by cycle: every PE word's `pack`
+  // multiply lanes. A reduction that does not fill its last word leaves lanes multiplying the
+  // zeros that pad it: mac.<precision>.padding, counted with the nominal work. Executed =
+  // nominal + padding is a law (sim/run/invariants.cpp).
+  trace::ActionId nominal_macs = 0, padding_macs = 0;
   // sram.read.psum: WS, IS folds after a column fold's first add to the partial sums the
   // scratchpad holds: one accumulator read per output element, as it leaves the array.
   trace::ActionId psum_reads = 0;
@@ -39,6 +42,9 @@ struct ArrayGeometry {
 
 // Declares the array's resources and binds the action counters to them.
 ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& array, const std::string& owner);
+
+// Books the work a pass asks for, when it starts: nominal MACs and padding lanes.
+void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& plan);
 
 // Announces fold g's occupancy changes (all at or after its FoldStart).
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, FoldPipeline pipeline,

@@ -32,10 +32,10 @@ FlashKernelResult merge_flash_parts(const std::vector<const FlashKernelResult*>&
 
 int64_t ArrayModule::run_tile_gemm(int64_t M, int64_t N, int64_t K, int64_t start, FlashKernelResult& r) {
   const AcceleratorSpec& a = params_.spec;
-  const FoldPlan plan = make_fold_plan(a.array.dataflow, a.array.rows, a.array.cols, M, N, K);
+  const FoldPlan plan = make_fold_plan(a.array.dataflow, a.array.rows, a.array.cols, M, N, K, a.array.precision.pack);
   const LayerTiming timing = compute_layer_timing(plan, a.fold_pipeline, start);
   if (sink_) {  // ahead of time, as a layer's folds are: nothing the trace has made final
-    sink_->count(start, trace_ids_.nominal_macs, M * N * K);
+    book_pass_work(*sink_, trace_ids_, start, plan);
     sink_->add(start, trace_ids_.busy, 1);
     for (size_t g = 0; g < plan.folds.size(); ++g)
       announce_fold(*sink_, trace_ids_, plan, a.fold_pipeline, plan.folds[g], timing.folds[g]);

@@ -1,32 +1,79 @@
 #include "models/array/gemm_data.h"
 
+#include <cmath>
 #include <random>
+
+#include "models/array/grid_arith.h"
 
 namespace cstsim {
 
-GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed) {
+GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p) {
   GemmData d;
   d.M = M;
   d.N = N;
   d.K = K;
+  d.operand = p.operand;
+  d.accumulator = p.accumulator;
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
   d.A.resize(size_t(M * K));
   d.B.resize(size_t(K * N));
-  for (auto& v : d.A) v = int8_t(dist(rng));
-  for (auto& v : d.B) v = int8_t(dist(rng));
+  for (auto& v : d.A) v = random_value(p.operand, rng);
+  for (auto& v : d.B) v = random_value(p.operand, rng);
   return d;
 }
 
-std::vector<int32_t> reference_gemm(const GemmData& d) {
-  std::vector<uint32_t> acc(size_t(d.M * d.N), 0);
+namespace {
+
+template <class Arith>
+std::vector<double> reference_in(const GemmData& d, int64_t chunk) {
+  using Acc = typename Arith::Acc;
+  if (chunk <= 0) chunk = d.K;
+  std::vector<Acc> c(size_t(d.M * d.N), Arith::zero());
+  std::vector<Acc> s(size_t(d.N));
+  for (int64_t m = 0; m < d.M; ++m)
+    for (int64_t k0 = 0; k0 < d.K; k0 += chunk) {
+      std::fill(s.begin(), s.end(), Arith::zero());
+      for (int64_t k = k0; k < std::min(d.K, k0 + chunk); ++k) {
+        const auto a = Arith::reg(d.A[size_t(m * d.K + k)]);
+        const float* b = &d.B[size_t(k * d.N)];
+        for (int64_t n = 0; n < d.N; ++n) s[size_t(n)] = Arith::mac(s[size_t(n)], a, Arith::reg(b[n]));
+      }
+      for (int64_t n = 0; n < d.N; ++n) c[size_t(m * d.N + n)] = Arith::add(c[size_t(m * d.N + n)], s[size_t(n)]);
+    }
+  std::vector<double> out(c.size());
+  for (size_t i = 0; i < c.size(); ++i) out[i] = Arith::value(c[i], bits_of(d.accumulator));
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> reference_gemm(const GemmData& d, int64_t chunk) {
+  return with_grid_arith(d.operand, [&](auto arith) { return reference_in<decltype(arith)>(d, chunk); });
+}
+
+std::vector<double> fp64_gemm(const GemmData& d) {
+  std::vector<double> c(size_t(d.M * d.N), 0.0);
   for (int64_t m = 0; m < d.M; ++m)
     for (int64_t k = 0; k < d.K; ++k) {
-      const uint32_t a = uint32_t(int32_t(d.A[size_t(m * d.K + k)]));
-      for (int64_t n = 0; n < d.N; ++n)
-        acc[size_t(m * d.N + n)] += a * uint32_t(int32_t(d.B[size_t(k * d.N + n)]));
+      const double a = d.A[size_t(m * d.K + k)];
+      for (int64_t n = 0; n < d.N; ++n) c[size_t(m * d.N + n)] += a * double(d.B[size_t(k * d.N + n)]);
     }
-  return std::vector<int32_t>(acc.begin(), acc.end());
+  return c;
+}
+
+double max_relative_error(const std::vector<double>& got, const GemmData& d) {
+  if (!is_float(d.operand)) return 0;
+  const std::vector<double> exact = fp64_gemm(d);
+  std::vector<double> scale(exact.size(), 0.0);
+  for (int64_t m = 0; m < d.M; ++m)
+    for (int64_t k = 0; k < d.K; ++k) {
+      const double a = std::fabs(double(d.A[size_t(m * d.K + k)]));
+      for (int64_t n = 0; n < d.N; ++n) scale[size_t(m * d.N + n)] += a * std::fabs(double(d.B[size_t(k * d.N + n)]));
+    }
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (scale[i] > 0) worst = std::max(worst, std::fabs(got[i] - exact[i]) / scale[i]);
+  return worst;
 }
 
 }  // namespace cstsim

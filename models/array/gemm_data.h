@@ -1,20 +1,46 @@
 #pragma once
-// Operand values for the register-level reference: int8 operands, wrapping
-// 32-bit accumulation (what an int32 accumulator does in hardware).
+// Operand values for the register-level reference, in the array's types (core/precision.h),
+// and the references its results are checked against.
+//
+// Integers: two's complement operands, products and sums wrap at the accumulator's width
+// (what an int32 or int16 accumulator does in hardware), so the order of the sum cannot matter.
+//
+// Floats: every operand format here multiplies exactly into fp32 except fp32 itself, and the
+// accumulator is fp32 with round-to-nearest-even. The grid's order is fixed by its wiring, and
+// the reference follows it: an output's K values are cut into chunks of R x pack (the K one row
+// fold of a WS or IS array holds; OS holds all of K in one chunk); within a chunk a partial sum
+// starts at +0 and takes each product in K order with one rounding, s = fma(a_k, b_k, s) (the
+// PE rows top to bottom, a word's lanes in order); the output starts at +0 and adds the
+// chunks' sums in K order, one rounding each. The padding lanes and rows a chunk does not fill
+// add products of zero, which leave s unchanged (s never is -0: it starts at +0 and every term
+// is a product of finite values), so they need no place in it.
 #include <cstdint>
 #include <vector>
+
+#include "core/precision.h"
 
 namespace cstsim {
 
 struct GemmData {
-  int64_t M = 0, N = 0, K = 0;
-  std::vector<int8_t> A;  // M x K, row-major (ifmap after im2col)
-  std::vector<int8_t> B;  // K x N, row-major (filters)
+  int64_t M = 0, N = 0, K = 0;  // K in values
+  NumType operand = NumType::Int8, accumulator = NumType::Int32;
+  std::vector<float> A;  // M x K, row-major (ifmap after im2col); every type here is exact in a float
+  std::vector<float> B;  // K x N, row-major (filters)
 };
 
-GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed);
+// Random values of p's operand type (core/num_type.h random_value).
+GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {});
 
-// Plain triple loop, the oracle the array is checked against. M x N, row-major.
-std::vector<int32_t> reference_gemm(const GemmData& d);
+// The grid's arithmetic in the order above, `chunk` values of K at a time (0: all of K). M x N,
+// row-major; integers as their accumulator's signed value.
+std::vector<double> reference_gemm(const GemmData& d, int64_t chunk = 0);
+
+// The same GEMM in fp64 with no rounding of its own worth naming (each product exact, the sum
+// in fp64): what a float result's error is measured against.
+std::vector<double> fp64_gemm(const GemmData& d);
+
+// The largest |got - fp64| over the outputs, relative to that output's sum of |a_k b_k| (the
+// scale a float sum's rounding error grows with); 0 for integers.
+double max_relative_error(const std::vector<double>& got, const GemmData& d);
 
 }  // namespace cstsim

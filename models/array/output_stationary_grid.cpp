@@ -3,6 +3,8 @@
 // down, so they meet in PE(i,j) at S+k+i+j. The operand marked last (k = K-1)
 // makes the PE put its sum on column j's result bus in that same cycle and
 // restart from zero. Results of a column arrive one per cycle, row by row.
+// k counts PE words of L = pack values (core/precision.h): A and B registers hold L lanes
+// each, and a PE adds its L products to its sum in lane order.
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -10,28 +12,41 @@
 #include <fmt/format.h>
 
 #include "models/array/fold_timing.h"
+#include "models/array/grid_arith.h"
 #include "models/array/register_array.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {
 namespace {
 
+template <class Arith>
 class OutputStationaryGrid final : public RegisterArray {
+  using Reg = typename Arith::Reg;
+  using Acc = typename Arith::Acc;
+
  public:
   OutputStationaryGrid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start,
                        const GemmData& data)
       : RegisterArray(plan, pipeline, start),
         data_(data),
+        L_(plan.pack),
         cells_(size_t(R_) * C_),
-        a_(cells_, 0), atag_(cells_, -1), b_(cells_, 0), btag_(cells_, -1), alast_(cells_, 0),
-        acc_(cells_, 0),
-        edge_a_(R_, 0), edge_atag_(R_, -1), edge_b_(C_, 0), edge_btag_(C_, -1), edge_alast_(R_, 0),
+        a_(cells_ * L_, Reg(0)), atag_(cells_, -1), b_(cells_ * L_, Reg(0)), btag_(cells_, -1), alast_(cells_, 0),
+        acc_(cells_, Arith::zero()),
+        edge_a_(size_t(R_) * L_, Reg(0)), edge_atag_(R_, -1), edge_b_(size_t(C_) * L_, Reg(0)), edge_btag_(C_, -1),
+        edge_alast_(R_, 0), c_(size_t(plan.M * plan.N), Arith::zero()),
         bus_cycle_(C_, -1), wave_reached_(plan.folds.size(), 0),
         rows_done_(plan.folds.size(), 0),
         start_of_(plan.folds.size(), -1),
         row0_free_at_(start) {}
 
-  void corrupt(int row, int col) override { acc_[size_t(row) * C_ + col] ^= 1u; }
+  void corrupt(int row, int col) override { Arith::flip_low_bit(acc_[size_t(row) * C_ + col]); }
+
+  std::vector<double> result() const override {
+    std::vector<double> out(c_.size());
+    for (size_t i = 0; i < c_.size(); ++i) out[i] = Arith::value(c_[i], bits_of(data_.accumulator));
+    return out;
+  }
 
   void step() override {
     activity_ = {};
@@ -69,10 +84,10 @@ class OutputStationaryGrid final : public RegisterArray {
   }
 
   void feed_edges() {
-    std::fill(edge_a_.begin(), edge_a_.end(), 0);
+    std::fill(edge_a_.begin(), edge_a_.end(), Reg(0));
     std::fill(edge_atag_.begin(), edge_atag_.end(), -1);
     std::fill(edge_alast_.begin(), edge_alast_.end(), 0);
-    std::fill(edge_b_.begin(), edge_b_.end(), 0);
+    std::fill(edge_b_.begin(), edge_b_.end(), Reg(0));
     std::fill(edge_btag_.begin(), edge_btag_.end(), -1);
     for (const Stream& s : streams_) {
       const Fold& f = plan_.folds[s.fold];
@@ -80,7 +95,7 @@ class OutputStationaryGrid final : public RegisterArray {
       const int64_t lo = std::max<int64_t>(0, since - T_ + 1);
       for (int64_t i = lo, hi = std::min<int64_t>(f.rows_used - 1, since); i <= hi; ++i) {
         const int64_t k = since - i;
-        edge_a_[i] = data_.A[size_t((f.row0 + i) * data_.K + k)];
+        for (int q = 0; q < L_; ++q) edge_a_[size_t(i) * L_ + q] = lane(true, f.row0 + i, k, q);
         edge_atag_[i] = int32_t(s.fold * T_ + k);
         edge_alast_[i] = k == T_ - 1;
         counts_.ifmap_reads += 1;
@@ -88,7 +103,7 @@ class OutputStationaryGrid final : public RegisterArray {
       }
       for (int64_t j = lo, hi = std::min<int64_t>(f.cols_used - 1, since); j <= hi; ++j) {
         const int64_t k = since - j;
-        edge_b_[j] = data_.B[size_t(k * data_.N + f.col0 + j)];
+        for (int q = 0; q < L_; ++q) edge_b_[size_t(j) * L_ + q] = lane(false, f.col0 + j, k, q);
         edge_btag_[j] = int32_t(s.fold * T_ + k);
         counts_.filter_reads += 1;
         ++activity_.in_cols;
@@ -108,25 +123,39 @@ class OutputStationaryGrid final : public RegisterArray {
     }
   }
 
+  // Lane q of word k of A's row m (a) or B's column n: K value k*L+q, zero past K.
+  Reg lane(bool a, int64_t mn, int64_t k, int q) const {
+    const int64_t kv = k * L_ + q;
+    if (kv >= data_.K) return Reg(0);
+    return Arith::reg(a ? data_.A[size_t(mn * data_.K + kv)] : data_.B[size_t(kv * data_.N + mn)]);
+  }
+
   void advance_grid() {
+    const size_t L = size_t(L_);
     for (int i = 0; i < R_; ++i) {  // A moves right
       const size_t row = size_t(i) * C_;
-      std::memmove(&a_[row + 1], &a_[row], sizeof(int32_t) * (C_ - 1));
+      std::memmove(&a_[(row + 1) * L], &a_[row * L], sizeof(Reg) * (C_ - 1) * L);
       std::memmove(&atag_[row + 1], &atag_[row], sizeof(int32_t) * (C_ - 1));
       std::memmove(&alast_[row + 1], &alast_[row], C_ - 1);
-      a_[row] = edge_a_[i];
+      std::memcpy(&a_[row * L], &edge_a_[size_t(i) * L], sizeof(Reg) * L);
       atag_[row] = edge_atag_[i];
       alast_[row] = edge_alast_[i];
     }
     // B moves down
-    std::memmove(&b_[C_], &b_[0], sizeof(int32_t) * (cells_ - C_));
+    std::memmove(&b_[C_ * L], &b_[0], sizeof(Reg) * (cells_ - C_) * L);
     std::memmove(&btag_[C_], &btag_[0], sizeof(int32_t) * (cells_ - C_));
-    std::memcpy(&b_[0], edge_b_.data(), sizeof(int32_t) * C_);
+    std::memcpy(&b_[0], edge_b_.data(), sizeof(Reg) * C_ * L);
     std::memcpy(&btag_[0], edge_btag_.data(), sizeof(int32_t) * C_);
     int bad = 0;
     int64_t active = 0;
     for (size_t k = 0; k < cells_; ++k) {
-      acc_[k] += uint32_t(a_[k] * b_[k]);
+      if (L == 1) {
+        acc_[k] = Arith::mac(acc_[k], a_[k], b_[k]);
+      } else {
+        Acc sum = acc_[k];
+        for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, a_[k * L + q], b_[k * L + q]);
+        acc_[k] = sum;
+      }
       const int both = (atag_[k] >= 0) & (btag_[k] >= 0);
       bad |= both & (atag_[k] != btag_[k]);
       active += both;
@@ -146,7 +175,7 @@ class OutputStationaryGrid final : public RegisterArray {
         const int g = int(atag_[row + j] / T_);
         const Fold& f = plan_.folds[g];
         if (j < f.cols_used) collect(g, f, i, j, acc_[row + j]);
-        acc_[row + j] = 0;
+        acc_[row + j] = Arith::zero();
         hit = static_cast<const uint8_t*>(std::memchr(hit + 1, 1, size_t(C_ - j - 1)));
       }
     }
@@ -160,14 +189,14 @@ class OutputStationaryGrid final : public RegisterArray {
     close_slot();
   }
 
-  void collect(int g, const Fold& f, int i, int j, uint32_t value) {
+  void collect(int g, const Fold& f, int i, int j, Acc value) {
     if (bus_cycle_[j] == now_)
       throw ArrayHazard(fmt::format("cycle {}: two results on column {}'s bus", now_, j));
     bus_cycle_[j] = now_;
     c_[size_t((f.row0 + i) * data_.N + f.col0 + j)] = value;
     counts_.ofmap_writes += 1;
     ++activity_.out;
-    macs_ += T_;
+    macs_ += data_.K;
     std::vector<int32_t>& cnt = row_counts_[g];
     if (cnt.empty()) cnt.assign(size_t(f.rows_used), 0);
     if (++cnt[size_t(i)] == f.cols_used) {
@@ -185,12 +214,20 @@ class OutputStationaryGrid final : public RegisterArray {
   };
 
   const GemmData& data_;
+  const int L_;  // lanes per word
   const size_t cells_;
-  std::vector<int32_t> a_, atag_, b_, btag_;
+  std::vector<Reg> a_;  // cells x L
+  std::vector<int32_t> atag_;
+  std::vector<Reg> b_;  // cells x L
+  std::vector<int32_t> btag_;
   std::vector<uint8_t> alast_;
-  std::vector<uint32_t> acc_;
-  std::vector<int32_t> edge_a_, edge_atag_, edge_b_, edge_btag_;
+  std::vector<Acc> acc_;
+  std::vector<Reg> edge_a_;  // R x L
+  std::vector<int32_t> edge_atag_;
+  std::vector<Reg> edge_b_;  // C x L
+  std::vector<int32_t> edge_btag_;
   std::vector<uint8_t> edge_alast_;
+  std::vector<Acc> c_;  // the results, M x N
   std::vector<int64_t> bus_cycle_;
   std::vector<char> wave_reached_;
   std::deque<Stream> streams_;
@@ -206,7 +243,9 @@ class OutputStationaryGrid final : public RegisterArray {
 
 std::unique_ptr<RegisterArray> make_output_stationary_grid(const FoldPlan& plan, FoldPipeline pipeline,
                                                            int64_t start, const GemmData& data) {
-  return std::make_unique<OutputStationaryGrid>(plan, pipeline, start, data);
+  return with_grid_arith(data.operand, [&](auto arith) -> std::unique_ptr<RegisterArray> {
+    return std::make_unique<OutputStationaryGrid<decltype(arith)>>(plan, pipeline, start, data);
+  });
 }
 
 }  // namespace cstsim

@@ -1,8 +1,14 @@
 #include "models/array/reference_check.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace cstsim {
+
+int64_t accumulation_chunk(const FoldPlan& plan) {
+  return roles(plan.dataflow).stationary_outputs ? plan.k_values : int64_t(plan.R) * plan.pack;
+}
 
 std::vector<std::string> reference_problems(const RegisterArray& grid, const std::vector<ArrayEvent>& expected,
                                             int64_t grid_end, int64_t timing_end, const ArrayLayerStats& stats,
@@ -12,13 +18,13 @@ std::vector<std::string> reference_problems(const RegisterArray& grid, const std
   if (std::string d = first_difference(expected, grid.events()); !d.empty()) problems.push_back("timing: " + d);
   if (grid_end != timing_end)
     problems.push_back(fmt::format("timing: layer ends at cycle {}, timing mode says {}", grid_end, timing_end));
-  // Values: the exact integer GEMM.
-  const std::vector<int32_t> want = reference_gemm(data);
-  const std::vector<int32_t> got = grid.result();
+  // Values: the reference GEMM in the grid's types and order, compared bit for bit.
+  const std::vector<double> want = reference_gemm(data, accumulation_chunk(grid.plan()));
+  const std::vector<double> got = grid.result();
   for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i] != got[i]) {
-      problems.push_back(fmt::format("value: C[{}][{}] = {}, reference GEMM gives {}", int64_t(i) / data.N,
-                                     int64_t(i) % data.N, got[i], want[i]));
+    if (std::memcmp(&want[i], &got[i], sizeof(double)) != 0) {
+      problems.push_back(fmt::format("value: C[{}][{}] = {}, reference GEMM gives {} ({})", int64_t(i) / data.N,
+                                     int64_t(i) % data.N, got[i], want[i], to_string(data.operand)));
       break;
     }
   }

@@ -12,7 +12,7 @@ namespace cstsim {
 
 RegisterArray::RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start)
     : plan_(plan), pipeline_(pipeline), start_(start), R_(plan.R), C_(plan.C), T_(plan.T),
-      now_(start), c_(size_t(plan.M * plan.N), 0), slot_(scalesim_fold_length(plan)), drained_(plan.folds.size(), 0) {
+      now_(start), slot_(scalesim_fold_length(plan)), drained_(plan.folds.size(), 0) {
   // Tokens are tagged fold*T + t in 32 bits.
   if (double(plan.folds.size()) * double(plan.T) >= double(std::numeric_limits<int32_t>::max()))
     throw std::invalid_argument(fmt::format(
@@ -38,11 +38,10 @@ void RegisterArray::close_slot() {
   fold_ended(next_slot_end_++, now_);
 }
 
-std::vector<int32_t> RegisterArray::result() const { return std::vector<int32_t>(c_.begin(), c_.end()); }
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
                                                    int64_t start, const GemmData& data) {
-  if (data.M != plan.M || data.N != plan.N || data.K != plan.K)
+  if (data.M != plan.M || data.N != plan.N || data.K != plan.k_values)
     throw std::invalid_argument("operand shape does not match the fold plan");
   return array_dataflow(plan.dataflow).make_grid(plan, pipeline, start, data);
 }

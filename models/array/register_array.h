@@ -48,14 +48,16 @@ class RegisterArray {
   // Flips the low bit of PE(row, col)'s sum register: lets tests prove the checker catches faults.
   virtual void corrupt(int row, int col) = 0;
   bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
+  const FoldPlan& plan() const { return plan_; }
   int64_t now() const { return now_; }
   int64_t end_cycle() const { return end_cycle_; }
   const std::vector<ArrayEvent>& events() const { return events_; }
   const EdgeCounts& counts() const { return counts_; }
   // Active PE-cycles: one per PE per cycle that performed a real MAC.
   int64_t mac_count() const { return macs_; }
-  // The layer's result C = A*B (M x N, row-major); complete once done().
-  std::vector<int32_t> result() const;
+  // The layer's result C = A*B (M x N, row-major; integers as their accumulator's signed
+  // value, floats exactly); complete once done().
+  virtual std::vector<double> result() const = 0;
   int64_t pe_updates() const { return pe_updates_; }
   const CycleActivity& activity() const { return activity_; }
   // WS/IS: changes of the weight banks' contents, in elements, as (cycle, delta);
@@ -89,7 +91,6 @@ class RegisterArray {
   int64_t pe_updates_ = 0;
   EdgeCounts counts_;
   std::vector<ArrayEvent> events_;
-  std::vector<uint32_t> c_;  // accumulated result, M x N
   const int64_t slot_;             // SCALE-Sim's fold length L
   std::vector<char> drained_;
   int next_slot_end_ = 0;
@@ -107,7 +108,7 @@ struct RegisterRun {
   EdgeCounts counts;
   int64_t macs = 0;
   int64_t pe_updates = 0;
-  std::vector<int32_t> result;
+  std::vector<double> result;
 };
 
 // Steps a register array to completion without SystemC (tests, benchmarks).

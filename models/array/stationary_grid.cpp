@@ -4,6 +4,8 @@
 // move down one PE per cycle and leave the bottom of column j.
 //   WS: S = B (K x N), X = A (M x K), Y = X*S = C
 //   IS: S = A^T (K x M), X = B^T (N x K), Y = X*S = C^T
+// K runs in PE words of L = pack values (core/precision.h): every register, bank entry and
+// edge link holds L lanes, and a PE adds its L products to the partial sum in lane order.
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -11,28 +13,45 @@
 #include <fmt/format.h>
 
 #include "models/array/fold_timing.h"
+#include "models/array/grid_arith.h"
 #include "models/array/register_array.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {
 namespace {
 
+template <class Arith>
 class StationaryGrid final : public RegisterArray {
+  using Reg = typename Arith::Reg;
+  using Acc = typename Arith::Acc;
+
  public:
   StationaryGrid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start, const GemmData& data)
       : RegisterArray(plan, pipeline, start),
         data_(data),
         ws_(plan.dataflow == Dataflow::WS),
+        L_(plan.pack),
         cells_(size_t(R_) * C_),
-        x_(cells_, 0), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
-        p_(cells_, 0), edge_x_(R_, 0), edge_tag_(R_, -1), edge_bank_(R_, 0), edge_cols_(R_, 0),
+        x_(cells_ * L_, Reg(0)), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
+        p_(cells_, Arith::zero()), edge_x_(size_t(R_) * L_, Reg(0)), edge_tag_(R_, -1), edge_bank_(R_, 0),
+        edge_cols_(R_, 0), c_(size_t(plan.M * plan.N), Arith::zero()), fold_values_(plan.folds.size()),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
         row0_free_at_(start), load_start_(plan.folds.size(), -1) {
-    w_[0].assign(cells_, 0);
-    w_[1].assign(cells_, 0);
+    w_[0].assign(cells_ * L_, Reg(0));
+    w_[1].assign(cells_ * L_, Reg(0));
+    for (size_t g = 0; g < plan.folds.size(); ++g) {  // the K values fold g's rows hold (the last may pad)
+      const Fold& f = plan.folds[g];
+      fold_values_[g] = std::min<int64_t>(data.K, (f.row0 + f.rows_used) * L_) - f.row0 * L_;
+    }
   }
 
-  void corrupt(int row, int col) override { p_[size_t(row) * C_ + col] ^= 1u; }
+  void corrupt(int row, int col) override { Arith::flip_low_bit(p_[size_t(row) * C_ + col]); }
+
+  std::vector<double> result() const override {
+    std::vector<double> out(c_.size());
+    for (size_t i = 0; i < c_.size(); ++i) out[i] = Arith::value(c_[i], bits_of(data_.accumulator));
+    return out;
+  }
 
   void step() override {
     activity_ = {};
@@ -45,15 +64,20 @@ class StationaryGrid final : public RegisterArray {
   }
 
  private:
-  int8_t stationary(int64_t sr, int64_t sc) const {
-    return ws_ ? data_.B[size_t(sr * data_.N + sc)] : data_.A[size_t(sc * data_.K + sr)];
+  // Lane q of word sr of the stationary / streamed operand: K value sr*L+q, zero past K.
+  Reg stationary(int64_t sr, int64_t sc, int q) const {
+    const int64_t k = sr * L_ + q;
+    if (k >= data_.K) return Reg(0);
+    return Arith::reg(ws_ ? data_.B[size_t(k * data_.N + sc)] : data_.A[size_t(sc * data_.K + k)]);
   }
-  int8_t streamed(int64_t t, int64_t sr) const {
-    return ws_ ? data_.A[size_t(t * data_.K + sr)] : data_.B[size_t(sr * data_.N + t)];
+  Reg streamed(int64_t t, int64_t sr, int q) const {
+    const int64_t k = sr * L_ + q;
+    if (k >= data_.K) return Reg(0);
+    return Arith::reg(ws_ ? data_.A[size_t(t * data_.K + k)] : data_.B[size_t(k * data_.N + t)]);
   }
-  void accumulate(int64_t t, int64_t sc, uint32_t v) {
-    if (ws_) c_[size_t(t * data_.N + sc)] += v;
-    else c_[size_t(sc * data_.N + t)] += v;
+  void accumulate(int64_t t, int64_t sc, Acc v) {
+    Acc& c = ws_ ? c_[size_t(t * data_.N + sc)] : c_[size_t(sc * data_.N + t)];
+    c = Arith::add(c, v);
   }
 
   // Start of cycle: decide, from observed state, whether a weight load or a stream begins.
@@ -85,7 +109,7 @@ class StationaryGrid final : public RegisterArray {
 
   // The skew buffers: row i of a stream started at S gets X[t] at S+t+i.
   void feed_edges() {
-    std::fill(edge_x_.begin(), edge_x_.end(), 0);
+    std::fill(edge_x_.begin(), edge_x_.end(), Reg(0));
     std::fill(edge_tag_.begin(), edge_tag_.end(), -1);
     std::fill(edge_cols_.begin(), edge_cols_.end(), 0);
     for (const Stream& s : streams_) {
@@ -95,7 +119,7 @@ class StationaryGrid final : public RegisterArray {
       const int64_t hi = std::min<int64_t>(f.rows_used - 1, since);
       for (int64_t i = lo; i <= hi; ++i) {
         const int64_t t = since - i;
-        edge_x_[i] = streamed(t, f.row0 + i);
+        for (int q = 0; q < L_; ++q) edge_x_[size_t(i) * L_ + q] = streamed(t, f.row0 + i, q);
         edge_tag_[i] = int32_t(s.fold * T_ + t);
         edge_bank_[i] = uint8_t(s.fold & 1);
         edge_cols_[i] = uint16_t(f.cols_used);
@@ -121,17 +145,18 @@ class StationaryGrid final : public RegisterArray {
   // each register reads its neighbour's value from before the edge.
   void advance_grid() {
     bool mixed = false;
+    const size_t L = size_t(L_);
     for (int i = R_ - 1; i >= 0; --i) {
       const size_t row = size_t(i) * C_;
-      int32_t* x = &x_[row];
+      Reg* x = &x_[row * L];
       int32_t* xt = &xtag_[row];
       uint8_t* xb = &xbank_[row];
       uint16_t* xc = &xcols_[row];
-      std::memmove(x + 1, x, sizeof(int32_t) * (C_ - 1));
+      std::memmove(x + L, x, sizeof(Reg) * (C_ - 1) * L);
       std::memmove(xt + 1, xt, sizeof(int32_t) * (C_ - 1));
       std::memmove(xb + 1, xb, C_ - 1);
       std::memmove(xc + 1, xc, sizeof(uint16_t) * (C_ - 1));
-      x[0] = edge_x_[i];
+      std::memcpy(x, &edge_x_[size_t(i) * L], sizeof(Reg) * L);
       xt[0] = edge_tag_[i];
       xb[0] = edge_bank_[i];
       xc[0] = edge_cols_[i];
@@ -139,26 +164,31 @@ class StationaryGrid final : public RegisterArray {
       int64_t active = 0;
       for (int j = 0; j < C_; ++j) active += (xt[j] >= 0) & (j < int(xc[j]));
       activity_.active_pes += active;
-      const int32_t* w0 = &w_[0][row];
-      const int32_t* w1 = &w_[1][row];
-      uint32_t* p = &p_[row];
+      const Reg* w0 = &w_[0][row * L];
+      const Reg* w1 = &w_[1][row * L];
+      Acc* p = &p_[row];
       int32_t* pt = &ptag_[row];
+      // Row 0 starts every partial sum from zero; the rows below add to the one from above.
+      const Acc* above = i > 0 ? &p_[row - C_] : nullptr;
+      if (L == 1) {
+        for (int j = 0; j < C_; ++j)
+          p[j] = Arith::mac(above ? above[j] : Arith::zero(), x[j], xb[j] ? w1[j] : w0[j]);
+      } else {
+        for (int j = 0; j < C_; ++j) {
+          const Reg* w = (xb[j] ? w1 : w0) + size_t(j) * L;
+          const Reg* xj = x + size_t(j) * L;
+          Acc sum = above ? above[j] : Arith::zero();
+          for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, xj[q], w[q]);
+          p[j] = sum;
+        }
+      }
       if (i > 0) {
-        const uint32_t* above = &p_[row - C_];
         const int32_t* above_tag = &ptag_[row - C_];
         int bad = 0;
-        for (int j = 0; j < C_; ++j) {
-          const int32_t w = xb[j] ? w1[j] : w0[j];
-          p[j] = above[j] + uint32_t(x[j] * w);
-          bad |= (xt[j] >= 0) & (xt[j] != above_tag[j]);
-        }
+        for (int j = 0; j < C_; ++j) bad |= (xt[j] >= 0) & (xt[j] != above_tag[j]);
         std::memcpy(pt, above_tag, sizeof(int32_t) * C_);
         mixed |= bad != 0;
       } else {
-        for (int j = 0; j < C_; ++j) {
-          const int32_t w = xb[j] ? w1[j] : w0[j];
-          p[j] = uint32_t(x[j] * w);
-        }
         std::memcpy(pt, xt, sizeof(int32_t) * C_);
       }
     }
@@ -173,12 +203,12 @@ class StationaryGrid final : public RegisterArray {
     if (!loading_) return;
     const int g = load_fold_;
     const Fold& f = plan_.folds[g];
-    std::vector<int32_t>& bank = w_[g & 1];
-    std::memmove(bank.data() + C_, bank.data(), sizeof(int32_t) * size_t(R_ - 1) * C_);
+    std::vector<Reg>& bank = w_[g & 1];
+    std::memmove(bank.data() + size_t(C_) * L_, bank.data(), sizeof(Reg) * size_t(R_ - 1) * C_ * L_);
     const int k = pushes_total_ - 1 - pushes_done_;
     for (int j = 0; j < C_; ++j) {
       const bool real = k < f.rows_used && j < f.cols_used;
-      bank[size_t(j)] = real ? stationary(f.row0 + k, f.col0 + j) : 0;
+      for (int q = 0; q < L_; ++q) bank[size_t(j) * L_ + q] = real ? stationary(f.row0 + k, f.col0 + j, q) : Reg(0);
     }
     if (k < f.rows_used) {
       (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
@@ -204,7 +234,7 @@ class StationaryGrid final : public RegisterArray {
       accumulate(t, f.col0 + j, p_[bottom + j]);
       counts_.ofmap_writes += 1;
       ++activity_.out;
-      macs_ += f.rows_used;
+      macs_ += fold_values_[size_t(g)];
       std::vector<int32_t>& cnt = row_counts_[g];
       if (cnt.empty()) cnt.assign(size_t(T_), 0);
       if (++cnt[size_t(t)] == f.cols_used) {
@@ -236,15 +266,20 @@ class StationaryGrid final : public RegisterArray {
 
   const GemmData& data_;
   const bool ws_;
+  const int L_;  // lanes per word
   const size_t cells_;
-  std::vector<int32_t> x_, xtag_, ptag_;
+  std::vector<Reg> x_;  // cells x L
+  std::vector<int32_t> xtag_, ptag_;
   std::vector<uint8_t> xbank_;
   std::vector<uint16_t> xcols_;  // mapped columns of the token's fold
-  std::vector<uint32_t> p_;
-  std::vector<int32_t> w_[2];
-  std::vector<int32_t> edge_x_, edge_tag_;
+  std::vector<Acc> p_;
+  std::vector<Reg> w_[2];        // cells x L
+  std::vector<Reg> edge_x_;      // R x L
+  std::vector<int32_t> edge_tag_;
   std::vector<uint8_t> edge_bank_;
   std::vector<uint16_t> edge_cols_;
+  std::vector<Acc> c_;                 // accumulated result, M x N
+  std::vector<int64_t> fold_values_;   // K values (real MACs per output) of each fold
   // weight loader
   int load_fold_ = 0;
   bool loading_ = false;
@@ -265,7 +300,9 @@ class StationaryGrid final : public RegisterArray {
 
 std::unique_ptr<RegisterArray> make_stationary_grid(const FoldPlan& plan, FoldPipeline pipeline,
                                                     int64_t start, const GemmData& data) {
-  return std::make_unique<StationaryGrid>(plan, pipeline, start, data);
+  return with_grid_arith(data.operand, [&](auto arith) -> std::unique_ptr<RegisterArray> {
+    return std::make_unique<StationaryGrid<decltype(arith)>>(plan, pipeline, start, data);
+  });
 }
 
 }  // namespace cstsim

@@ -85,7 +85,7 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
 // cluster's share, the stream passes and (memory: hierarchy) the DMA program and the
 // HBM bytes it moves.
 nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const LayerPlan& l) {
-  const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N, l.dims.K);
+  const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N, l.dims.K, plan.pack);
   nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K},
                            {"dataflow", to_string(plan.dataflow)},
                            {"folds", {{"count", f.fold_count()}, {"row_folds", f.row_folds}, {"col_folds", f.col_folds},

@@ -3,9 +3,28 @@
 #include <climits>
 
 #include "core/clock.h"
+#include "core/num_type.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
+
+namespace {
+
+// The operand types a PE may take (every type but int32, which only accumulates).
+std::vector<std::string> operand_type_names() {
+  std::vector<std::string> names;
+  for (const std::string& n : num_type_names())
+    if (n != "int32") names.push_back(n);
+  return names;
+}
+
+// One row of the PE's type table: how many MACs of `type` a PE does per cycle (packed along K).
+schema::Key pe_macs_key(const std::string& type) {
+  return schema::integer_key("precision.macs_per_pe." + type, "MAC/cycle", "1 for precision.operand, else unsupported", 1, 64,
+                             type + " MACs a PE does per cycle, side by side along K; unlisted: the PE cannot do " + type);
+}
+
+}  // namespace
 
 const schema::Table& arch_schema() {
   using namespace schema;
@@ -22,9 +41,22 @@ const schema::Table& arch_schema() {
           integer_key("array.cols", "PE", "required", 1, INT_MAX, "array width C"),
           choice_key("dataflow", "", "required", dataflow_names(), "which operand stays in the PEs (plan/dataflow.h)"),
           with_rule(number_key("clock_hz", "Hz", "1.0e9", "array clock, whole Hz in 1e6..1e11"), clock_hz_problem),
+          choice_key("precision.operand", "", "int8", operand_type_names(),
+                     "type of A and B (core/num_type.h); the PE must list it under precision.macs_per_pe"),
+          choice_key("precision.accumulator", "", "int32 (fp32 for a floating operand)", {"int16", "int32", "fp32"},
+                     "partial sums and outputs: wrapping two's complement, or fp32 with one rounding per MAC"),
           choice_key("precision.operand_bits", "bit", "8", {"4", "8", "16"},
-                     "operand width (int8 is simulated bit-exactly)"),
-          choice_key("precision.accumulator_bits", "bit", "32", {"16", "32"}, "accumulator width (32: wrapping int32)"),
+                     "older spelling of precision.operand for integers: 4, 8, 16 mean int4, int8, int16"),
+          choice_key("precision.accumulator_bits", "bit", "32", {"16", "32"},
+                     "older spelling of precision.accumulator: 16, 32 mean int16, int32"),
+          pe_macs_key("int4"),
+          pe_macs_key("int8"),
+          pe_macs_key("int16"),
+          pe_macs_key("fp8_e4m3"),
+          pe_macs_key("fp8_e5m2"),
+          pe_macs_key("bf16"),
+          pe_macs_key("fp16"),
+          pe_macs_key("fp32"),
           choice_key("fold_pipeline", "", "overlapped", {"scalesim", "overlapped"},
                      "scalesim: SCALE-Sim v2's fixed fold slots; overlapped: folds overlap as the registers allow"),
           integer_key("sram.ifmap_kib", "KiB", "0", 1, kMaxKib, "input partition (memory: hierarchy: of the scratchpad)"),

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <set>
 
@@ -59,7 +60,7 @@ void read_yaml_map(const YAML::Node& map, const std::string& prefix, ArchFields&
     const int line = line_of(it->first);
     const YAML::Node value = it->second;  // a copy: it-> yields a temporary proxy
     if (!seen.insert(name).second) throw InputError(out.file, line, key, "duplicate key");
-    if (prefix.empty() && is_group(key)) {
+    if (!is_key(key) && is_group(key) && name.find('.') == std::string::npos) {
       if (!value.IsMap())
         throw InputError(out.file, line, key,
                          fmt::format("expected a map with keys {}, got {}", keys_under(key),
@@ -131,6 +132,57 @@ FoldPipeline parse_fold_pipeline(const ArchField& f) {
   return choice_of(f, "fold_pipeline") == "scalesim" ? FoldPipeline::ScaleSim : FoldPipeline::Overlapped;
 }
 
+// precision.*: the operand and accumulator types, and the PE's table of types (MACs per cycle).
+// Older files spell integer types by width (operand_bits, accumulator_bits); one spelling per file.
+template <class Find>
+Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>& pe_macs) {
+  Precision p;
+  pe_macs.clear();
+  const ArchField* type = find("precision.operand");
+  if (const ArchField* bits = find("precision.operand_bits")) {
+    if (type) fail(*bits, "give precision.operand or precision.operand_bits, not both");
+    p.operand = *num_type_named("int" + choice_of(*bits, "precision.operand_bits"));
+  } else if (type) {
+    p.operand = *num_type_named(choice_of(*type, "precision.operand"));
+  }
+  p.accumulator = is_float(p.operand) ? NumType::Fp32 : NumType::Int32;
+  const ArchField* acc = find("precision.accumulator");
+  if (const ArchField* bits = find("precision.accumulator_bits")) {
+    if (acc) fail(*bits, "give precision.accumulator or precision.accumulator_bits, not both");
+    p.accumulator = *num_type_named("int" + choice_of(*bits, "precision.accumulator_bits"));
+    acc = bits;
+  } else if (acc) {
+    p.accumulator = *num_type_named(choice_of(*acc, "precision.accumulator"));
+  }
+  if (acc && is_float(p.accumulator) != is_float(p.operand))
+    fail(*acc, fmt::format("{} operands need a{} accumulator (int16 | int32 for integers, fp32 for floats); got {}",
+                           to_string(p.operand), is_float(p.operand) ? " floating" : "n integer", to_string(p.accumulator)));
+  const ArchField* first_row = nullptr;
+  for (const std::string& name : num_type_names()) {
+    const std::string key = "precision.macs_per_pe." + name;
+    if (const ArchField* f = find(key.c_str())) {
+      const int n = int(int_of(*f, key));
+      const NumType t = *num_type_named(name);
+      if ((int64_t(n) * bits_of(t)) % 8 != 0)
+        fail(*f, fmt::format("{} x {}-bit {} is not whole bytes: a PE word (what links, registers and memory "
+                             "hold) must be, so pack {} in twos", n, bits_of(t), name, name));
+      pe_macs.emplace_back(t, n);
+      if (!first_row) first_row = f;
+    }
+  }
+  if (pe_macs.empty()) pe_macs.emplace_back(p.operand, 1);  // no table: the PE does its operand type, once per cycle
+  p.pack = 0;
+  for (const auto& [t, n] : pe_macs)
+    if (t == p.operand) p.pack = n;
+  if (p.pack == 0) {
+    std::vector<std::string> listed;
+    for (const auto& e : pe_macs) listed.push_back(to_string(e.first));
+    fail(type ? *type : first_row ? *first_row : *find("precision.operand_bits"), fmt::format("the PE cannot do {} operands (precision.macs_per_pe lists {})",
+                                                to_string(p.operand), fmt::join(listed, ", ")));
+  }
+  return p;
+}
+
 ArchSpec build(const ArchFields& fields) {
   auto find = [&](const char* key) -> const ArchField* {
     auto it = fields.values.find(key);
@@ -154,11 +206,7 @@ ArchSpec build(const ArchFields& fields) {
   s.cols = int(int_of(require("array.cols"), "array.cols"));
   s.dataflow = parse_dataflow(require("dataflow"));
   if (const ArchField* f = find("clock_hz")) s.clock_hz = number_of(*f, "clock_hz");
-  // Only int8 x int8 -> wrapping int32 is simulated bit-exactly; the others are
-  // accepted so presets can state the real widths.
-  if (const ArchField* f = find("precision.operand_bits")) s.operand_bits = std::stoi(choice_of(*f, "precision.operand_bits"));
-  if (const ArchField* f = find("precision.accumulator_bits"))
-    s.accumulator_bits = std::stoi(choice_of(*f, "precision.accumulator_bits"));
+  s.precision = parse_precision(find, s.pe_macs);
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
   if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
@@ -337,13 +385,27 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   return s;
 }
 
+namespace {
+// What the two width lines above do not say (types, the PE's table); empty for the integer
+// arrays every file could describe before, so their hashes stay what they were.
+std::string typed_precision_text(const ArchSpec& s) {
+  const Precision& p = s.precision;
+  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1;
+  if (widths_say_all) return "";
+  std::string text = fmt::format("precision.operand={}\nprecision.accumulator={}\n", to_string(p.operand),
+                                 to_string(p.accumulator));
+  for (const auto& [t, n] : s.pe_macs) text += fmt::format("precision.macs_per_pe.{}={}\n", to_string(t), n);
+  return text;
+}
+}  // namespace
+
 std::string canonical_text(const ArchSpec& s) {
   return fmt::format(
       "name={}\narray.rows={}\narray.cols={}\ndataflow={}\nclock_hz={}\n"
-      "precision.operand_bits={}\nprecision.accumulator_bits={}\nfold_pipeline={}\n"
+      "precision.operand_bits={}\nprecision.accumulator_bits={}\n{}fold_pipeline={}\n"
       "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}{}{}",
-      s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.operand_bits,
-      s.accumulator_bits, to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
+      s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.precision.operand_bits(),
+      s.precision.accumulator_bits(), typed_precision_text(s), to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
       s.ofmap_sram_kib, s.memory, s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
       s.energy.empty() ? std::string() : fmt::format("energy={}\n", s.energy),
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",

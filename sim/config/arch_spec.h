@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/precision.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/memory/memory_params.h"
 #include "models/noc/noc_config.h"
@@ -22,8 +23,10 @@ struct ArchSpec {
   int cols = 0;                 // array width C (PEs)
   Dataflow dataflow = Dataflow::WS;
   double clock_hz = 1e9;
-  int operand_bits = 8;         // int8 operands
-  int accumulator_bits = 32;    // int32 accumulation
+  // precision.*: operand and accumulator types, and the word the array packs them in
+  // (core/precision.h); pe_macs: the PE's table, every type it does and its MACs per cycle.
+  Precision precision;
+  std::vector<std::pair<NumType, int>> pe_macs{{NumType::Int8, 1}};
   FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
   // SCALE-Sim-style per-operand SRAM sizes (KiB); informational until the memory issue.
   int64_t ifmap_sram_kib = 0;

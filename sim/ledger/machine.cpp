@@ -86,15 +86,15 @@ Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s) {
   m.arch_rows = arch.rows;
   m.arch_cols = arch.cols;
   m.arch_clock_hz = arch.clock_hz;
-  m.arch_operand_bits = arch.operand_bits;
-  m.peak_flops = 2.0 * arch.rows * arch.cols * arch.clock_hz;
+  m.arch_operand_bits = arch.precision.operand_bits();
+  m.peak_flops = 2.0 * arch.rows * arch.cols * arch.precision.pack * arch.clock_hz;
   m.bandwidth = bandwidth_bytes_per_s;
   m.spec_peak_flops = m.peak_flops;
   m.spec_bandwidth = m.bandwidth;
   m.description = fmt::format("{} (cstsim arch: {}x{} PEs at {:g} MHz; bandwidth given with --bandwidth)", arch.name,
                               arch.rows, arch.cols, arch.clock_hz / 1e6);
-  m.compute_note = fmt::format("2 x {} x {} MACs x {:g} MHz, {}-bit operands", arch.rows, arch.cols,
-                               arch.clock_hz / 1e6, arch.operand_bits);
+  m.compute_note = fmt::format("2 x {} x {} PEs x {} MACs x {:g} MHz, {} operands", arch.rows, arch.cols,
+                               arch.precision.pack, arch.clock_hz / 1e6, to_string(arch.precision.operand));
   m.source = fmt::format("{} (peak = 2 x rows x cols x clock_hz); bandwidth {:g} GB/s from --bandwidth",
                          arch.source, bandwidth_bytes_per_s / 1e9);
   return m;

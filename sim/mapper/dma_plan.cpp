@@ -28,11 +28,12 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
 }
 
 DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, bool split_stream) {
-  const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8;
+  const int64_t elem = a.precision.operand_bytes(), acc = a.precision.accumulator_bytes();
   const DataflowRoles& r = roles(p.dataflow);
   const bool ws = r.tile_is_filter, os = r.stationary_outputs;
   DmaBuffers d;
   d.element_bytes = elem;
+  d.output_bits = a.precision.value_bits();
   d.row_major = a.hbm.layout == "row_major";
   const bool rm = d.row_major;
   d.fifo_tiles = a.hbm.fifo_tiles;
@@ -152,7 +153,7 @@ ClusterShare widest_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
 std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
   if (a.memory != "hierarchy") return {GemmDims{M, N, K}[roles(a.dataflow).T]};
   const ClusterShare w = widest_share(a, M, N, K);
-  return stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K), layer);
+  return stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack), layer);
 }
 
 }  // namespace cstsim

@@ -32,7 +32,7 @@ struct RawRuns {
 };
 RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, int64_t group,
                           DmaBuffers& raw) {
-  const int64_t elem = (a.operand_bits + 7) / 8;
+  const int64_t elem = a.precision.operand_bytes();
   raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
   raw.raw_out_w = c.out_w();
   raw.raw_stride = c.stride;
@@ -59,7 +59,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
 // rows per fold re-read halo rows and, with a stride, the rows the filter skips, so a 1x1 layer
 // (its im2col rows are the ifmap) or a strided one can move more raw bytes than im2col bytes.
 int64_t im2col_bytes(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1) {
-  return (m1 - m0) * c.filter_h * c.filter_w * c.channels * ((a.operand_bits + 7) / 8);
+  return (m1 - m0) * c.filter_h * c.filter_w * c.channels * (a.precision.operand_bytes());
 }
 
 // OS convolutions: a row fold's rows are output pixels [m0, m1) (all of them: OS splits the
@@ -99,7 +99,9 @@ void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t
 // `share`: the cluster's part of the layer; [m0, m1): the pass's rows of the stream dimension.
 void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share, int64_t m0, int64_t m1,
                    DmaBuffers& d) {
-  if (!l.conv) return;
+  // Packed words (core/precision.h) run along im2col's K, which the raw rows do not hold in
+  // that order: lowering packed raw rows on chip is not modelled, so packed layers keep im2col.
+  if (!l.conv || a.precision.pack != 1) return;
   const DataflowRoles& r = roles(a.dataflow);
   // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
   const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
@@ -109,7 +111,7 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   // WS: the streamed operand is the ifmap and the folds' rows are reduction rows: a fold's
   // rows k pick the channels it needs.
   if (!r.tile_is_filter || r.Sr != Dim::K) return;
-  const int64_t elem = (a.operand_bits + 7) / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
+  const int64_t elem = a.precision.operand_bytes(), C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
   if (per_channel == 0) return;  // nothing to read raw: the pass's windows lie in the padding
   int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
@@ -125,7 +127,7 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
 // The folds of a cluster's share over one pass of `rows` stream rows.
 FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows) {
   const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M),
-                                        std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K));
+                                        std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K), a.precision.pack);
   return with_stream(whole, rows);
 }
 
@@ -138,7 +140,8 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   lp.repeats = l.repeats;
   const std::vector<int64_t> one = layer_passes(a, l.M, l.N, l.K, l.name);
   for (int64_t r = 0; r < l.repeats; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
-  if (l.conv) lp.raw_ifmap_bytes = l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * ((a.operand_bits + 7) / 8);
+  if (l.conv)
+    lp.raw_ifmap_bytes = (l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * a.precision.value_bits() + 7) / 8;
   const Dim stream = roles(a.dataflow).T;  // every cluster streams the whole T, so all make the same passes
   const bool hierarchy = a.memory == "hierarchy";
   for (int k = 0; k < a.clusters; ++k) {
@@ -180,7 +183,7 @@ constexpr uint64_t kTensorAlign = 4096;
 void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPlan>& earlier, LayerPlan& lp,
                    uint64_t& next) {
   const DataflowRoles& r = roles(a.dataflow);
-  const int64_t elem = (a.operand_bits + 7) / 8;
+  const int64_t elem = a.precision.operand_bytes();
   auto has = [](Matrix x, Dim d) {
     return x == Matrix::A ? d != Dim::N : x == Matrix::B ? d != Dim::M : d != Dim::K;
   };
@@ -211,8 +214,11 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
         at[size_t(x)] = it->second;
       }
     }
-  const std::array<int64_t, kMatrices> pitch = {padded_block(l.K * elem), padded_block(l.N * elem), padded_block(l.N * elem)};
-  const std::array<int64_t, kMatrices> rows = {l.M, l.K, l.M};
+  // Row-major: A is M rows of K (in words), B K (in words) rows of N words, C M rows of N values.
+  const int64_t k_words = a.precision.words(l.K);
+  const std::array<int64_t, kMatrices> pitch = {padded_block(k_words * elem), padded_block(l.N * elem),
+                                                padded_block((l.N * a.precision.value_bits() + 7) / 8)};
+  const std::array<int64_t, kMatrices> rows = {l.M, k_words, l.M};
   for (int x = 0; x < kMatrices; ++x)
     extent[size_t(x)] = std::max(tiled[size_t(x)], row_major ? l.pieces[size_t(x)].count(l.repeats) *
                                                                    rows[size_t(x)] * pitch[size_t(x)]
@@ -280,7 +286,7 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
 // PE is the next issue's).
 ArchSpec with_tensor_width(const ArchSpec& a, const Layer& l) {
   ArchSpec s = a;
-  if (l.dtype_bits > 0) s.operand_bits = l.dtype_bits;
+  if (l.dtype_bits > 0 && l.dtype_bits != a.precision.operand_bits()) s.precision.stored_bits = l.dtype_bits;
   return s;
 }
 
@@ -291,6 +297,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.dataflow = a.dataflow;
   plan.rows = a.rows;
   plan.cols = a.cols;
+  plan.pack = a.precision.pack;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);

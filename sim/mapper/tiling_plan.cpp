@@ -42,7 +42,7 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   best.ofmap_sram = a.ofmap_sram_kib * 1024;
   if (best.ifmap_sram <= 0 || best.filter_sram <= 0 || best.ofmap_sram <= 0)
     throw InputError(a.source, 0, "sram", "the arch declares no scratchpad (sram.ifmap_kib, filter_kib, ofmap_kib)");
-  const int64_t ob = bytes_of(a.operand_bits), ab = bytes_of(a.accumulator_bits);
+  const int64_t ob = a.precision.operand_bytes(), ab = a.precision.accumulator_bytes();
   const DataflowRoles& roles_of = roles(a.dataflow);
   const bool os = roles_of.stationary_outputs;
   const GemmDims dims{l.M, l.N, l.K};

@@ -26,7 +26,7 @@ void check_scratchpad(const ArchSpec& a) { make_scratchpad(a); }
 void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   const std::unique_ptr<spad::Scratchpad> spad = make_scratchpad(a);
   // The array alone must leave the DMA at least one port slot in every cycle.
-  const int64_t elem = (a.operand_bits + 7) / 8, acc = (a.accumulator_bits + 7) / 8, word = a.scratchpad.word_bytes;
+  const int64_t elem = a.precision.operand_bytes(), acc = a.precision.accumulator_bytes(), word = a.scratchpad.word_bytes;
   const std::pair<spad::Partition, int64_t> need[3] = {
       {spad::partition_named(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
       {spad::partition_named(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights

@@ -46,8 +46,9 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
                              h.dma_bytes_sent, h.spad_bytes_read, on_chip_out));
     }
     const double span = double(L.end_cycle - L.start_cycle + 1);
-    if (span * pes < double(L.stats.macs))
-      violated("compute", i, L, fmt::format("{} MACs in {} cycles on {} PEs", L.stats.macs, span, pes));
+    if (span * pes * a.precision.pack < double(L.stats.macs))
+      violated("compute", i, L, fmt::format("{} MACs in {} cycles on {} PEs of {} MACs each", L.stats.macs, span, pes,
+                                            a.precision.pack));
     const double hbm = L.has_hierarchy
                            ? double(L.hierarchy.shared.hbm_bytes_read + L.hierarchy.shared.hbm_bytes_written)
                            : double(L.dram_bytes);
@@ -66,8 +67,10 @@ void check_scope(const nlohmann::ordered_json& scope, const std::string& where) 
   for (const auto& [precision, macs] : scope.at("C_P").at("O").at("by_precision").items()) {
     const double executed = macs.contains("executed") ? macs["executed"]["value"].get<double>() : 0;
     const double nominal = macs.contains("nominal") ? macs["nominal"]["value"].get<double>() : 0;
-    if (executed != nominal)
-      fail("work", fmt::format("{} MACs executed, {} asked for ({})", executed, nominal, precision));
+    const double padding = macs.contains("padding") ? macs["padding"]["value"].get<double>() : 0;
+    if (executed != nominal + padding)
+      fail("work", fmt::format("{} MACs executed, {} asked for{} ({})", executed, nominal,
+                               padding > 0 ? fmt::format(" and {} padding lanes", padding) : "", precision));
   }
   const double gross = scope.at("energy").at("E_gross").at("value").get<double>();
   const double landauer = scope.at("energy").at("E_thermo_min").at("value").get<double>();

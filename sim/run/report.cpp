@@ -12,8 +12,9 @@
 namespace cstsim {
 namespace {
 
+// Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).
 double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
-  return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * a.clusters * double(cycles)) : 0.0;
+  return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * a.precision.pack * a.clusters * double(cycles)) : 0.0;
 }
 
 nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline) {
@@ -177,11 +178,15 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"cols", a.cols},
                {"dataflow", to_string(a.dataflow)},
                {"clock_hz", a.clock_hz},
-               {"operand_bits", a.operand_bits},
-               {"accumulator_bits", a.accumulator_bits},
+               {"operand_bits", a.precision.operand_bits()},
+               {"accumulator_bits", a.precision.accumulator_bits()},
+               {"operand", to_string(a.precision.operand)},
+               {"accumulator", to_string(a.precision.accumulator)},
+               {"macs_per_pe_cycle", a.precision.pack},
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", a.clusters},
                {"memory", a.memory}};
+  for (const auto& [type, macs] : a.pe_macs) j["arch"]["pe_types"][to_string(type)] = macs;
   if (r.modules) {
     j["modules"] = nlohmann::ordered_json::array();
     for (const ModuleInfo& m : *r.modules) j["modules"].push_back({{"name", m.name}, {"kind", m.kind}});
@@ -231,6 +236,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
+  double worst_error = 0;  // floats: the largest error against fp64 over the layers
   for (size_t i = 0; i < r.layers->size(); ++i) {
     const ArrayLayerResult& L = (*r.layers)[i];
     const Layer& src = r.workload->layers[i];
@@ -273,6 +279,10 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     if (src.conv && src.conv->dilation > 1) l["conv"]["dilation"] = src.conv->dilation;
     if (L.verify.ran) {
       l["verify"] = {{"passed", L.verify.passed}, {"detail", L.verify.detail}};
+      if (is_float(a.precision.operand)) {
+        l["verify"]["max_relative_error_vs_fp64"] = L.verify.max_relative_error;
+        worst_error = std::max(worst_error, L.verify.max_relative_error);
+      }
       verify_ran = true;
       verified = verified && L.verify.passed;
     }
@@ -330,7 +340,13 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                           {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
   if (vector_cycles > 0) j["total"]["vector_cycles"] = vector_cycles;  // of cycles
   if (flash_cycles > 0) j["total"]["flash_attention_cycles"] = flash_cycles;  // of cycles
-  if (verify_ran) j["verify"] = {{"ran", true}, {"passed", verified}};
+  if (verify_ran) {
+    j["verify"] = {{"ran", true}, {"passed", verified}, {"operand", to_string(a.precision.operand)}};
+    if (is_float(a.precision.operand)) {
+      j["verify"]["reference"] = "bit-exact in the grid's accumulation order (models/array/gemm_data.h)";
+      j["verify"]["max_relative_error_vs_fp64"] = worst_error;
+    }
+  }
   return j;
 }
 
@@ -366,8 +382,10 @@ std::string scalesim_compute_report(const RunReport& r) {
 
 std::string human_table(const RunReport& r) {
   const ArchSpec& a = *r.arch;
-  std::string out = fmt::format("cstsim {} | {} {}x{} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
-                                a.name, a.rows, a.cols, to_string(a.dataflow), to_string(a.fold_pipeline),
+  const std::string typed = a.precision.pack == 1 ? std::string(to_string(a.precision.operand))
+                                                  : fmt::format("{} x{}/PE", to_string(a.precision.operand), a.precision.pack);
+  std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
+                                a.name, a.rows, a.cols, to_string(a.dataflow), typed, to_string(a.fold_pipeline),
                                 r.mode, r.workload->name);
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
                      "folds", "cycles", "stalls", "util%", "map%", r.mode == "reference" ? "verify" : "");
@@ -375,6 +393,8 @@ std::string human_table(const RunReport& r) {
   for (const ArrayLayerResult& L : *r.layers) {
     std::string v;
     if (L.verify.ran) v = L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
+    if (L.verify.ran && L.verify.passed && is_float(a.precision.operand))
+      v += fmt::format(" (bit-exact; {:.1e} vs fp64)", L.verify.max_relative_error);
     out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
                        L.shape.name.substr(0, 16), L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
                        L.stall_cycles, 100 * utilization(a, L.stats.macs, L.cycles),

@@ -34,6 +34,8 @@
 namespace cstsim {
 namespace {
 
+std::string a_precision_name(const ArchSpec& a) { return to_string(a.precision.operand); }
+
 std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
 
 // What the energy table's size-dependent rows scale with: the SRAM partitions (every
@@ -53,7 +55,7 @@ post::Geometry energy_geometry(const ArchSpec& a) {
 // operands in memory; refuse, by name, a layer it cannot take.
 void check_reference_limits(const ArchSpec& a, const Workload& w) {
   for (const Layer& l : w.layers) {
-    const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K);
+    const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K, a.precision.pack);
     if (double(p.fold_count()) * double(p.T) >= double(std::numeric_limits<int32_t>::max()) ||
         double(l.M) * double(l.K) + double(l.K) * double(l.N) > 4e9)
       throw InputError(w.source, l.source_line, l.name, "layer too large for --verify (register-level mode)");
@@ -79,14 +81,14 @@ void warn_unsimulated(const ArchSpec& a, const Workload& w) {
                ops, fmt::format("{}", fmt::join(parts, ", ")), bytes);
 }
 
-// A graph's tensors move at their dtypes' widths, but the array computes at the arch's operand width
-// until typed precision per PE lands (the next issue): say so when they differ.
+// A graph's tensors move at their dtypes' widths, but the array computes in the arch's operand type
+// (one type per run: precision.operand): say so when they differ.
 void warn_dtype(const ArchSpec& a, const Workload& w) {
   for (const Layer& l : w.layers)
-    if (l.dtype_bits > 0 && l.dtype_bits != a.operand_bits) {
+    if (l.dtype_bits > 0 && l.dtype_bits != a.precision.operand_bits()) {
       spdlog::warn("layer {} reads {}-bit tensors: they move through HBM and the scratchpad at that width, but the "
-                   "array computes at the arch's {}-bit operand width (typed precision per PE is not modelled yet)",
-                   l.name, l.dtype_bits, a.operand_bits);
+                   "array computes in the arch's {} (precision.operand; one operand type per run)",
+                   l.name, l.dtype_bits, to_string(a.precision.operand));
       return;
     }
 }
@@ -124,7 +126,10 @@ int run_simulation(const RunOptions& o) {
   AcceleratorSpec spec = accelerator_spec(arch);
   spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
-  post::load_energy_table(energy_path);
+  const std::string mac_row = "mac." + a_precision_name(arch) + ".executed";
+  if (!post::load_energy_table(energy_path).find(mac_row))
+    throw InputError(energy_path, 0, "actions", fmt::format("no row prices {} MACs ({}), the array's operand type "
+                                                            "(precision.operand)", a_precision_name(arch), mac_row));
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
   const std::string mode = o.verify ? "reference" : "timing";
   spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,

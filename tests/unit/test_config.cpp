@@ -48,8 +48,8 @@ TEST(ArchYaml, MinimalGetsDefaults) {
   EXPECT_EQ(s.cols, 8);
   EXPECT_EQ(s.dataflow, Dataflow::WS);
   EXPECT_DOUBLE_EQ(s.clock_hz, 1e9);
-  EXPECT_EQ(s.operand_bits, 8);
-  EXPECT_EQ(s.accumulator_bits, 32);
+  EXPECT_EQ(s.precision.operand_bits(), 8);
+  EXPECT_EQ(s.precision.accumulator_bits(), 32);
   EXPECT_EQ(s.fold_pipeline, FoldPipeline::Overlapped);
   EXPECT_EQ(s.ifmap_sram_kib, 0);
   EXPECT_EQ(s.memory, "ideal");
@@ -73,8 +73,8 @@ TEST(ArchYaml, FullSchema) {
   EXPECT_EQ(s.cols, 32);
   EXPECT_EQ(s.dataflow, Dataflow::IS);
   EXPECT_DOUBLE_EQ(s.clock_hz, 7e8);
-  EXPECT_EQ(s.operand_bits, 16);
-  EXPECT_EQ(s.accumulator_bits, 16);
+  EXPECT_EQ(s.precision.operand_bits(), 16);
+  EXPECT_EQ(s.precision.accumulator_bits(), 16);
   EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
   EXPECT_EQ(s.ifmap_sram_kib, 128);
   EXPECT_EQ(s.filter_sram_kib, 32);
@@ -105,8 +105,8 @@ TEST(ArchYaml, ShippedPresets) {
     EXPECT_EQ(s.cols, e.cols);
     EXPECT_EQ(s.dataflow, e.df);
     EXPECT_DOUBLE_EQ(s.clock_hz, e.clock_hz);
-    EXPECT_EQ(s.operand_bits, e.operand_bits);
-    EXPECT_EQ(s.accumulator_bits, e.accumulator_bits);
+    EXPECT_EQ(s.precision.operand_bits(), e.operand_bits);
+    EXPECT_EQ(s.precision.accumulator_bits(), e.accumulator_bits);
     EXPECT_EQ(s.fold_pipeline, e.pipeline);
     EXPECT_EQ(s.memory, "ideal");
   }
@@ -289,8 +289,8 @@ TEST(ArchOverrides, EveryKeyApplies) {
   EXPECT_EQ(s.dataflow, Dataflow::OS);
   EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
   EXPECT_DOUBLE_EQ(s.clock_hz, 7e8);
-  EXPECT_EQ(s.operand_bits, 16);
-  EXPECT_EQ(s.accumulator_bits, 16);
+  EXPECT_EQ(s.precision.operand_bits(), 16);
+  EXPECT_EQ(s.precision.accumulator_bits(), 16);
   EXPECT_EQ(s.ifmap_sram_kib, 128);
   EXPECT_EQ(s.filter_sram_kib, 256);
   EXPECT_EQ(s.ofmap_sram_kib, 512);
@@ -477,6 +477,15 @@ TEST(ArchCanonical, FixedOrderAndFormat) {
             "clock_hz=1000000000\n"
             "precision.operand_bits=8\n"
             "precision.accumulator_bits=32\n"
+            "precision.operand=int8\n"
+            "precision.accumulator=int32\n"
+            "precision.macs_per_pe.int4=2\n"
+            "precision.macs_per_pe.int8=1\n"
+            "precision.macs_per_pe.int16=1\n"
+            "precision.macs_per_pe.fp8_e4m3=1\n"
+            "precision.macs_per_pe.fp8_e5m2=1\n"
+            "precision.macs_per_pe.bf16=1\n"
+            "precision.macs_per_pe.fp16=1\n"
             "fold_pipeline=overlapped\n"
             "sram.ifmap_kib=64\n"
             "sram.filter_kib=64\n"
@@ -602,7 +611,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 22);
+  EXPECT_EQ(checked, 30);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");

@@ -27,9 +27,10 @@ double number(const std::string& file, const YAML::Node& n, const std::string& k
 }  // namespace
 
 bool EnergyTable::is_nominal(const std::string& counter) {
-  const std::string nominal = ".nominal";
-  return counter.size() >= nominal.size() &&
-         counter.compare(counter.size() - nominal.size(), nominal.size(), nominal) == 0;
+  for (const std::string suffix : {".nominal", ".padding"})
+    if (counter.size() >= suffix.size() && counter.compare(counter.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  return false;
 }
 
 bool EnergyTable::resolved() const {

@@ -47,8 +47,8 @@ struct EnergyTable {
   std::vector<StaticPower> static_power;
 
   // The row charged for a counter: the longest key that is the counter's name or a
-  // dot-separated prefix of it; nullptr when none. Counters named "*.nominal" are
-  // the workload's need, not work done, and are never charged.
+  // dot-separated prefix of it; nullptr when none. Counters named "*.nominal" (the workload's
+  // need) and "*.padding" (lanes inside work already counted as executed) are never charged.
   const ActionEnergy* find(const std::string& counter) const;
   static bool is_nominal(const std::string& counter);
   bool resolved() const;  // no size-dependent row left

@@ -40,10 +40,11 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.rows = a.at("rows").get<int>();
     m.cols = a.at("cols").get<int>();
     m.clock_hz = a.at("clock_hz").get<double>();
-    m.operand_bytes = (a.at("operand_bits").get<int>() + 7) / 8;
+    const int pack = a.value("macs_per_pe_cycle", 1);  // operands per PE word (core/precision.h)
+    m.operand_bytes = (a.at("operand_bits").get<int>() * pack + 7) / 8;
     m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
     const int arrays = a.value("clusters", 1);  // identical arrays working in parallel
-    m.peak_ops = {2.0 * m.rows * m.cols * m.clock_hz * arrays};
+    m.peak_ops = {2.0 * m.rows * m.cols * pack * m.clock_hz * arrays};
     // Edge links at full width plus the accumulators' partial-sum reads (one per output written).
     m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + 2 * m.accumulator_bytes)) *
                         m.clock_hz * arrays};

@@ -1,0 +1,41 @@
+#pragma once
+// The number formats a tensor or a PE can hold, by the names configs and graphs use.
+// Integers are two's complement; the floating formats are IEEE 754 binary16/binary32,
+// bfloat16 and the two OCP 8-bit formats (OCP "8-bit Floating Point Specification (OFP8)"
+// rev 1.0, 2023): E4M3 (bias 7, no infinities, max 448) and E5M2 (bias 15, IEEE-like).
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cstsim {
+
+enum class NumType : uint8_t { Int4, Int8, Int16, Int32, Fp8E4M3, Fp8E5M2, Bf16, Fp16, Fp32 };
+
+struct NumTypeInfo {
+  const char* name;  // as configs spell it: int8, fp8_e4m3, bf16, ...
+  int bits;
+  bool is_float;
+  int exponent_bits, mantissa_bits;  // floats only
+};
+const NumTypeInfo& info(NumType t);
+inline const char* to_string(NumType t) { return info(t).name; }
+inline int bits_of(NumType t) { return info(t).bits; }
+inline bool is_float(NumType t) { return info(t).is_float; }
+
+// By name; "fp8" is taken as fp8_e4m3 (the graph format's short name). Empty if unknown.
+std::optional<NumType> num_type_named(const std::string& name);
+// Every type, in enum order, by name.
+const std::vector<std::string>& num_type_names();
+
+// The value a bit pattern of a floating type stands for, exactly (every format above fits in a
+// float); NaN for a NaN pattern, +-inf where the format has them.
+float decode_float(NumType t, uint32_t bits);
+
+// A random finite value of type t, exactly representable in it: integers uniform over their
+// range; floats normal, with a uniform sign and mantissa and an exponent uniform in -6..7, so
+// products and sums of many thousands stay far from fp32's overflow and underflow.
+float random_value(NumType t, std::mt19937_64& rng);
+
+}  // namespace cstsim
