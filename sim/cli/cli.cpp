@@ -89,7 +89,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
   nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K},
                            {"dataflow", to_string(plan.dataflow)},
                            {"folds", {{"count", f.fold_count()}, {"row_folds", f.row_folds}, {"col_folds", f.col_folds},
-                                      {"Sr", f.Sr}, {"Sc", f.Sc}, {"T", f.T},
+                                      {"Sr", f.Sr}, {"Sc", f.Sc}, {"T", f.T}, {"pack", f.pack},
                                       {"mapping_efficiency", f.mapping_efficiency()}}}};
   if (a.clusters > 1) {
     nlohmann::ordered_json shares = nlohmann::ordered_json::array();

@@ -145,18 +145,6 @@ Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>
   } else if (type) {
     p.operand = *num_type_named(choice_of(*type, "precision.operand"));
   }
-  p.accumulator = is_float(p.operand) ? NumType::Fp32 : NumType::Int32;
-  const ArchField* acc = find("precision.accumulator");
-  if (const ArchField* bits = find("precision.accumulator_bits")) {
-    if (acc) fail(*bits, "give precision.accumulator or precision.accumulator_bits, not both");
-    p.accumulator = *num_type_named("int" + choice_of(*bits, "precision.accumulator_bits"));
-    acc = bits;
-  } else if (acc) {
-    p.accumulator = *num_type_named(choice_of(*acc, "precision.accumulator"));
-  }
-  if (acc && is_float(p.accumulator) != is_float(p.operand))
-    fail(*acc, fmt::format("{} operands need a{} accumulator (int16 | int32 for integers, fp32 for floats); got {}",
-                           to_string(p.operand), is_float(p.operand) ? " floating" : "n integer", to_string(p.accumulator)));
   const ArchField* first_row = nullptr;
   for (const std::string& name : num_type_names()) {
     const std::string key = "precision.macs_per_pe." + name;
@@ -177,9 +165,22 @@ Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>
   if (p.pack == 0) {
     std::vector<std::string> listed;
     for (const auto& e : pe_macs) listed.push_back(to_string(e.first));
-    fail(type ? *type : first_row ? *first_row : *find("precision.operand_bits"), fmt::format("the PE cannot do {} operands (precision.macs_per_pe lists {})",
-                                                to_string(p.operand), fmt::join(listed, ", ")));
+    const ArchField& where = type ? *type : first_row ? *first_row : *find("precision.operand_bits");
+    fail(where, fmt::format("the PE cannot do {} operands (precision.macs_per_pe lists {})", to_string(p.operand),
+                            fmt::join(listed, ", ")));
   }
+  p.accumulator = is_float(p.operand) ? NumType::Fp32 : NumType::Int32;
+  const ArchField* acc = find("precision.accumulator");
+  if (const ArchField* bits = find("precision.accumulator_bits")) {
+    if (acc) fail(*bits, "give precision.accumulator or precision.accumulator_bits, not both");
+    p.accumulator = *num_type_named("int" + choice_of(*bits, "precision.accumulator_bits"));
+    acc = bits;
+  } else if (acc) {
+    p.accumulator = *num_type_named(choice_of(*acc, "precision.accumulator"));
+  }
+  if (acc && is_float(p.accumulator) != is_float(p.operand))
+    fail(*acc, fmt::format("{} operands need a{} accumulator (int16 | int32 for integers, fp32 for floats); got {}",
+                           to_string(p.operand), is_float(p.operand) ? " floating" : "n integer", to_string(p.accumulator)));
   return p;
 }
 

@@ -1,0 +1,136 @@
+// Precision as a knob of whole runs: bytes, cycles, work and energy move with the operand
+// type by the amounts its width and the PE's packing say; a type the PE cannot do is an
+// input error before anything runs.
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+using json = nlohmann::json;
+
+class Precision : public Cli {
+ protected:
+  json run(const std::string& arch, const std::string& workload, const std::string& sets, const std::string& name,
+           bool trace = false) {
+    const Result r = cstsim("run --arch " + src(arch) + " --workload " + workload + " " + sets +
+                            (trace ? "" : " --no-trace") + " --out " + (dir_ / name).string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(slurp(dir_ / name / (trace ? "report.json" : "summary.json")));
+  }
+  json plan(const std::string& arch, const std::string& workload, const std::string& sets) {
+    const Result r = cstsim("plan --json --arch " + src(arch) + " --workload " + workload + " " + sets);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out);
+  }
+  std::string gemm(int64_t M, int64_t N, int64_t K) {
+    return file("g.yaml", "name: g\nlayers:\n  - {name: fc, M: " + std::to_string(M) + ", N: " + std::to_string(N) +
+                              ", K: " + std::to_string(K) + "}\n")
+        .string();
+  }
+};
+
+// int4 (two to an 8-bit PE word on npu-128) against int8 on a compute-bound GEMM: every HBM
+// byte of A, B and C halves, and so do the ideal-memory cycles (half the row folds over K).
+TEST_F(Precision, Int4HalvesBytesAndComputeBoundCycles) {
+  const std::string w = gemm(512, 512, 2048);
+  const json p8 = plan("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=int8");
+  const json p4 = plan("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=int4");
+  for (const char* m : {"A", "B", "C"})
+    EXPECT_EQ(2 * p4[0]["hbm_tensors"][m]["bytes"].get<int64_t>(), p8[0]["hbm_tensors"][m]["bytes"].get<int64_t>()) << m;
+  EXPECT_EQ(p8[0]["hbm_tensors"]["B"]["bytes"], 2048 * 512);  // int8 weights: one byte each
+  EXPECT_EQ(p4[0]["folds"]["row_folds"], 8);
+  EXPECT_EQ(p8[0]["folds"]["row_folds"], 16);
+  const json s8 = run("configs/arch/npu-128.yaml", w, "--set precision.operand=int8", "i8");
+  const json s4 = run("configs/arch/npu-128.yaml", w, "--set precision.operand=int4", "i4");
+  const double ratio = s4["total"]["cycles"].get<double>() / s8["total"]["cycles"].get<double>();
+  EXPECT_GT(ratio, 0.49);
+  EXPECT_LT(ratio, 0.52);
+  EXPECT_EQ(s4["total"]["macs"], s8["total"]["macs"]);  // the same work
+  EXPECT_EQ(s4["arch"]["macs_per_pe_cycle"], 2);
+  // Under the memory hierarchy the layer moves half the bytes.
+  const json h8 = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=int8", "h8");
+  const json h4 = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=int4", "h4");
+  EXPECT_EQ(2 * h4["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>(),
+            h8["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>());
+  EXPECT_EQ(2 * h4["layers"][0]["memory"]["hbm_bytes_written"].get<int64_t>(),
+            h8["layers"][0]["memory"]["hbm_bytes_written"].get<int64_t>());
+}
+
+// On a PE of 32-bit float words (npu-128-fp: fp32 one a cycle, fp16 two), fp32 takes twice
+// fp16's compute-bound cycles and moves twice its bytes.
+TEST_F(Precision, Fp32DoublesFp16) {
+  const std::string w = gemm(512, 384, 2048);
+  const json f16 = run("configs/arch/npu-128-fp.yaml", w, "--set precision.operand=fp16", "f16");
+  const json f32 = run("configs/arch/npu-128-fp.yaml", w, "--set precision.operand=fp32", "f32");
+  const double ratio = f32["total"]["cycles"].get<double>() / f16["total"]["cycles"].get<double>();
+  EXPECT_GT(ratio, 1.93);
+  EXPECT_LT(ratio, 2.01);
+  const json p16 = plan("configs/arch/npu-128-fp.yaml", w, "--set precision.operand=fp16");
+  const json p32 = plan("configs/arch/npu-128-fp.yaml", w, "--set precision.operand=fp32");
+  EXPECT_EQ(p32[0]["folds"]["Sr"], 2048);
+  EXPECT_EQ(p16[0]["folds"]["Sr"], 1024);
+}
+
+// Work is counted: with a K that does not fill the last int4 word the PEs execute padding
+// lanes; executed = nominal + padding exactly, and the energy prices mac.int4.
+TEST_F(Precision, PaddingLanesAreCountedAndPriced) {
+  const json r = run("configs/arch/npu-128.yaml", gemm(20, 24, 45),
+                     "--set precision.operand=int4 --set array.rows=16 --set array.cols=16", "odd", true);
+  const json& o = r["total"]["C_P"]["O"]["by_precision"]["int4"];
+  EXPECT_EQ(o["nominal"]["value"], 20 * 24 * 45);
+  EXPECT_EQ(o["padding"]["value"], 20 * 24 * 1);  // 45 values in 23 words of two
+  EXPECT_EQ(o["executed"]["value"], 20 * 24 * 46);
+  const json& e = r["total"]["energy"]["E_marg_by_action"];
+  EXPECT_NEAR(e["mac.int4.executed"]["value"].get<double>(), 20 * 24 * 46 * 0.15e-12, 1e-18);
+  EXPECT_FALSE(e.contains("mac.int4.padding"));  // inside executed: not charged twice
+  EXPECT_FALSE(e.contains("mac.int4.nominal"));
+}
+
+// --verify at the configured width: int16 and bf16 on every dataflow, the float result
+// bit-exact with its error against fp64 reported beside it.
+TEST_F(Precision, VerifyAtTheConfiguredWidths) {
+  const std::string w = gemm(23, 17, 41);
+  for (const char* df : {"ws", "os", "is"})
+    for (const char* t : {"int16", "bf16", "fp8_e5m2"}) {
+      const std::string name = std::string(df) + t;
+      const json s = run("configs/arch/npu-128.yaml", w,
+                         std::string("--verify --set array.rows=8 --set array.cols=8 --set dataflow=") + df +
+                             " --set precision.operand=" + t,
+                         name);
+      EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << name << s["layers"][0]["verify"].dump();
+      EXPECT_EQ(s["verify"]["operand"], t);
+      if (std::string(t) != "int16") {
+        const double err = s["verify"]["max_relative_error_vs_fp64"].get<double>();
+        EXPECT_GT(err, 0) << name;       // fp32 sums of 41 products do round
+        EXPECT_LT(err, 41 * 6e-8) << name;  // within K ulps of fp32 (2^-24 each)
+      }
+    }
+}
+
+TEST_F(Precision, TypesThePeCannotDoAreInputErrors) {
+  const std::string w = gemm(8, 8, 8);
+  // TPU v1's PE is int8 only.
+  expect_input_error("run --arch " + src("configs/arch/tpu-v1.yaml") + " --workload " + w +
+                         " --set precision.operand=bf16",
+                     "precision.operand: the PE cannot do bf16 operands (precision.macs_per_pe lists int8)");
+  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
+                         " --set precision.operand=fp32",
+                     "the PE cannot do fp32");
+  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
+                         " --set precision.macs_per_pe.int4=1",
+                     "precision.macs_per_pe.int4: 1 x 4-bit int4 is not whole bytes");
+  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
+                         " --set precision.operand=bf16 --set precision.accumulator=int32",
+                     "precision.accumulator: bf16 operands need a floating accumulator");
+  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
+                         " --set precision.operand=int16 --set precision.operand_bits=8",
+                     "give precision.operand or precision.operand_bits, not both");
+  // An energy table without a row for the operand type fails before the run, naming the table.
+  const fs::path table = file("e.yaml", "name: e\nactions:\n  mac.int8: {pJ: 0.3, per: MAC, source: x}\n");
+  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
+                         " --set precision.operand=int16 --energy " + table.string(),
+                     table.string() + ": actions: no row prices int16 MACs");
+}
+
+}  // namespace
