@@ -69,6 +69,8 @@ struct LayerPlan {
   std::vector<int64_t> pass_rows;
   size_t passes_per_repeat() const { return pass_rows.size() / size_t(repeats); }
   int64_t macs() const { return repeats * dims.M * dims.N * dims.K; }
+  // Training steps: what the step holds in HBM beside this layer's operands (Layer::held_bytes).
+  int64_t held_bytes = 0;
   std::vector<ClusterLayerPlan> clusters;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).

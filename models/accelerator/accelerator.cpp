@@ -101,18 +101,22 @@ namespace {
 // (the model is resident), plus the layer's own input and output activations (the raw ifmap
 // of a convolution, else its M x K operand; its M x N results). Where the mapper placed the
 // tensors (memory: hierarchy) their placed bytes, every repeat's piece at its dtype's width.
+// A training step adds what it holds beside (LayerPlan::held_bytes: kept activations, gradients,
+// optimizer state).
 std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precision) {
   const int64_t elem = precision.operand_bytes();
   auto bytes = [&](const LayerPlan& l, Matrix x, int64_t fallback) {
     const int64_t placed = l.tensors[size_t(x)].bytes;
     return placed > 0 ? placed : fallback;
   };
+  // Weights once each: a B another layer wrote (attention's K and V) or read first is not one.
   int64_t weights = 0;
-  for (const LayerPlan& l : plan.layers) weights += bytes(l, Matrix::B, l.dims.K * l.dims.N * elem);
+  for (const LayerPlan& l : plan.layers)
+    if (l.weight_from < 0 && l.same_as[1].first < 0) weights += bytes(l, Matrix::B, l.dims.K * l.dims.N * elem);
   std::vector<int64_t> out;
   for (const LayerPlan& l : plan.layers) {
     const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : bytes(l, Matrix::A, l.dims.M * l.dims.K * elem);
-    out.push_back(weights + input + bytes(l, Matrix::C, l.dims.M * l.dims.N * elem));
+    out.push_back(weights + input + bytes(l, Matrix::C, l.dims.M * l.dims.N * elem) + l.held_bytes);
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
 #include "sim/mapper/tiling_plan.h"
+#include "sim/workload/training.h"
 #include "sim/workload/workload.h"
 #include "sim/bench/noc_bench_cli.h"
 #include "sim/bench/hbm_bench.h"
@@ -237,7 +238,7 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
 }
 
 int plan_command(const std::vector<std::string>& args) {
-  std::string arch_path, workload_path;
+  std::string arch_path, workload_path, train;
   std::vector<std::string> sets;
   po::options_description desc(
       "usage: cstsim plan --arch <yaml|cfg> --workload <yaml|csv> [--set key=value ...] [--json] [--explore]\n\n"
@@ -248,7 +249,8 @@ int plan_command(const std::vector<std::string>& args) {
   desc.add_options()("help,h", "show this help")("arch", po::value(&arch_path)->value_name("FILE"), "accelerator")(
       "workload", po::value(&workload_path)->value_name("FILE"), "layers")(
       "set", po::value(&sets)->value_name("KEY=VALUE")->composing(), "override a config key (repeatable)")(
-      "json", "print JSON instead of a table")("explore", "also the traffic-optimal tiling plan (not simulated)");
+      "json", "print JSON instead of a table")("explore", "also the traffic-optimal tiling plan (not simulated)")(
+      "train", po::value(&train)->value_name("RECOMPUTE"), "the workload's training step (as run --train)");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -263,7 +265,7 @@ int plan_command(const std::vector<std::string>& args) {
   for (const char* required : {"arch", "workload"})
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
-  const Workload w = load_workload(workload_path);
+  const Workload w = with_training(load_workload(workload_path), train, arch.precision.value_bits());
   const bool explore = vm.count("explore") > 0;
   const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
@@ -413,8 +415,13 @@ int run_command(const std::vector<std::string>& args) {
       ("set", po::value(&sets)->value_name("KEY=VALUE")->composing(),
        "override a config key, e.g. --set array.rows=64 --set dataflow=os (repeatable)")
       ("verify", po::bool_switch(&o.verify),
-       "register-level reference mode: move real int8 values through the PE registers, check every "
-       "output against a plain GEMM and every event cycle against the timing mode; exit 1 on mismatch")
+       "register-level reference mode: move real values of the arch's operand type through the PE registers, "
+       "check every output bit for bit against a reference GEMM in the grid's order and every event cycle "
+       "against the timing mode; exit 1 on mismatch")
+      ("train", po::value(&o.train)->value_name("RECOMPUTE"),
+       "simulate the workload's training step: forward, dX and dW of every layer, AdamW on the vector unit; "
+       "RECOMPUTE none | selective | full says which activations are recomputed instead of kept "
+       "(sim/workload/training.h)")
       ("energy", po::value(&o.energy_table)->value_name("FILE"),
        "energy table (default: the arch's energy key, else configs/energy/horowitz-45nm.yaml)")
       ("normalization", po::value(&o.normalization)->value_name("FILE"),

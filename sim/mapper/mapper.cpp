@@ -302,6 +302,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
     plan.layers.push_back(plan_layer(la, w.layers[i]));
+    plan.layers.back().held_bytes = w.layers[i].held_bytes;
     if (a.memory != "hierarchy") continue;
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);

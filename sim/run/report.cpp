@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -218,7 +219,24 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                             {"fifo_tiles", a.channel.fifo_tiles}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};
-  if (r.workload->is_graph && a.vector.lanes == 0) {  // no vector unit: the graph's vector ops did not run
+  if (const auto& t = r.workload->training) {
+    std::set<std::string> forward_ops;  // vector ops of the forward pass: their backward is not modelled
+    for (const VectorStep& v : r.workload->vector_steps)
+      if (v.kind != "adamw") forward_ops.insert(v.op);
+    j["training"] = {{"recompute", t->recompute},
+                     {"forward_layers", t->forward_layers},
+                     {"macs", {{"forward", t->forward_macs}, {"backward", t->backward_macs},
+                               {"recomputed", t->recomputed_macs}}},
+                     {"stored_activation_bytes", t->stored_activation_bytes},
+                     {"weight_gradient_bytes", t->weight_gradient_bytes},
+                     {"optimizer", "adamw on the vector unit, fp32 master weights, m and v"},
+                     {"optimizer_state_bytes", t->optimizer_state_bytes},
+                     {"parameters", t->parameters},
+                     {"not_modelled", {{"vector_op_backward", forward_ops},
+                                       {"note", "the backward passes of the vector ops (norms, softmax, activations, "
+                                                "residual adds) and gradient sums of tensors read twice"}}}};
+  }
+  if ((r.workload->is_graph || r.workload->training) && a.vector.lanes == 0) {  // no vector unit: its ops did not run
     nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
     for (const VectorStep& v : r.workload->vector_steps) {
       if (skipped.empty() || skipped.back()["name"] != v.op)

@@ -22,6 +22,7 @@
 #include "sim/run/progress.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
+#include "sim/workload/training.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
@@ -100,7 +101,7 @@ int run_simulation(const RunOptions& o) {
   // --energy, else the table the arch names, else the default.
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
-  const Workload workload = load_workload(o.workload_path);
+  const Workload workload = with_training(load_workload(o.workload_path), o.train, arch.precision.value_bits());
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.

@@ -14,6 +14,7 @@ struct RunOptions {
   bool force = false;    // --force: replace an existing --out that is not a run directory
   Overrides overrides;
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
+  std::string train;     // --train none | selective | full: the workload's training step (sim/workload/training.h)
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
   bool trace = true;      // false: no trace/, no report.json (summary only)

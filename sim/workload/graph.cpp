@@ -516,6 +516,7 @@ class GraphReader {
       add_steps(io);
     }
     Layer context = Layer::gemm(n.name + ".context", Sq, d, Skv);
+    context.attention_scores_layer = s;
     context.repeats = B * heads;
     context.pieces[1].every = share;
     const int c = add_layer(n, context, n.name + ".probs", v.name, n.out);

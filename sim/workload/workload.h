@@ -43,6 +43,16 @@ struct RepeatPieces {
   int64_t count(int64_t repeats) const { return cycle > 0 ? cycle : (repeats + every - 1) / every; }
 };
 
+// What a training step (sim/workload/training.h) added to its forward pass, for the report.
+struct TrainingStep {
+  std::string recompute;              // none | selective | full
+  int forward_layers = 0;             // the step's first layers are the forward pass, unchanged
+  int64_t forward_macs = 0, backward_macs = 0, recomputed_macs = 0;
+  int64_t stored_activation_bytes = 0;  // kept from the forward pass for the backward (at most at once)
+  int64_t weight_gradient_bytes = 0, optimizer_state_bytes = 0;
+  int64_t parameters = 0;             // weight elements the optimizer updates
+};
+
 struct Layer {
   std::string name;
   int64_t M = 0;  // output rows (Eh*Ew for conv)
@@ -72,6 +82,13 @@ struct Layer {
   std::array<SameAs, 2> same_as{};
   std::array<std::string, 3> tensors;  // operator graphs: the graph's names of A, B and C
   int dtype_bits = 0;                   // operator graphs: the width of A's dtype
+  // Operator graphs' materialized attention: the context GEMM's A is the probabilities, which
+  // the scores GEMM (this layer index) and the softmax produce; -1 elsewhere.
+  int attention_scores_layer = -1;
+  // Training steps (sim/workload/training.h): bytes the step holds in HBM beside this layer's own
+  // operands while it runs (activations kept for the backward pass, gradients made so far,
+  // optimizer state, recomputed tensors still needed); 0 outside a training step.
+  int64_t held_bytes = 0;
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;
@@ -108,6 +125,8 @@ struct Workload {
   std::vector<VectorStep> vector_steps;
   std::vector<FlashAttention> flash;  // attention ops with tiling: flash
   bool is_graph = false;
+  // Set when the layers are a training step made from a forward pass (sim/workload/training.h).
+  std::optional<TrainingStep> training;
 };
 
 // YAML: `layers: [{name, M, N, K}, ...]` (see configs/README.md).

@@ -148,6 +148,18 @@ def bert_base():
     g.write()
 
 
+def bert_base_layer():
+    g, _ = encoder_stack(
+        "bert-base-layer-s512",
+        "Devlin et al., BERT, NAACL 2019, Table/Section 3 (BERT-base: H = 768, A = 12, FFN 4H = 3072)",
+        ["One BERT-base encoder layer at sequence length 512, batch 1, from its input activations (pre-norm",
+         "written for brevity). 4.03 G MACs: 7.08 M per token in the projections and feed-forward, plus",
+         "2 x 512 x 768 per token in attention. `cstsim run --train none|selective|full` simulates its",
+         "training step."],
+        1, 512, 768, 12, 3072)
+    g.write()
+
+
 def gpt2_small():
     g, _ = encoder_stack(
         "gpt2-small-s1024",
@@ -269,6 +281,7 @@ if __name__ == "__main__":
         llama_decode(B, 4096)
     llama_decode(1, 4096, blocks=32, name="llama2-7b-decode-step-b1-l4096")
     bert_base()
+    bert_base_layer()
     gpt2_small()
     vit_b16()
     resnet50()
