@@ -50,7 +50,9 @@ FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
   if (stream == Dim::K && t == whole.K) return whole;
   GemmDims dims{whole.M, whole.N, whole.k_values};
   dims[stream] = stream == Dim::K ? t * whole.pack : t;  // t counts words when the stream is K (OS)
-  return make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K, whole.pack);
+  FoldPlan p = make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K, whole.pack);
+  p.sparse_2_4 = whole.sparse_2_4;
+  return p;
 }
 
 }  // namespace cstsim

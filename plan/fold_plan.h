@@ -27,6 +27,9 @@ struct FoldPlan {
   int64_t M = 0, N = 0, K = 0;
   int pack = 1;
   int64_t k_values = 0;
+  // 2:4-compressed weights (PassPlan::sparse_2_4): k_values is the kept half of the GEMM's K.
+  bool sparse_2_4 = false;
+  int64_t nominal_k() const { return sparse_2_4 ? 2 * k_values : k_values; }
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;

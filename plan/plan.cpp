@@ -7,7 +7,9 @@
 namespace cstsim {
 
 FoldPlan fold_plan(const Plan& plan, const PassPlan& pass) {
-  return make_fold_plan(plan.dataflow, plan.rows, plan.cols, pass.dims.M, pass.dims.N, pass.dims.K, plan.pack);
+  FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, pass.dims.M, pass.dims.N, pass.dims.K, plan.pack);
+  f.sparse_2_4 = pass.sparse_2_4;
+  return f;
 }
 
 LayerDmaPlan dma_program(const FoldPlan& folds, const PassPlan& pass) {

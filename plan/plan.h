@@ -21,6 +21,9 @@ namespace cstsim {
 // One cluster's run over one stream pass of a layer.
 struct PassPlan {
   GemmDims dims;       // what it computes; a zero dimension: the cluster has no share
+  // 2:4 weights the PEs skip through (arch sparsity.skip_2_4): dims.K counts the kept half, the
+  // GEMM asks for twice it, and the stationary tiles carry 2 bits of index per kept value.
+  bool sparse_2_4 = false;
   bool has_dma = false;  // memory: hierarchy
   DmaBuffers dma;
   // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous
@@ -71,6 +74,7 @@ struct LayerPlan {
   int64_t macs() const { return repeats * dims.M * dims.N * dims.K; }
   // Training steps: what the step holds in HBM beside this layer's operands (Layer::held_bytes).
   int64_t held_bytes = 0;
+  bool sparse_2_4 = false;  // its passes run 2:4-compressed weights (PassPlan::sparse_2_4)
   std::vector<ClusterLayerPlan> clusters;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).

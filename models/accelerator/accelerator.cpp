@@ -19,7 +19,9 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     if (roles(spec.array.dataflow).stationary_outputs)
       for (const LayerPlan& l : plan.layers) depth = std::max(depth, l.dims.K);
     const int slots = spec.memory == MemoryMode::Hbm ? spec.hbm_dma.fifo_tiles : spec.channel.fifo_tiles;
-    fifo_ = std::make_unique<TileFifoModule>("fifo", slots, depth * spec.array.cols * spec.element_bytes(),
+    const int64_t words = depth * spec.array.cols;  // 2:4 tiles add 2 bits of index per kept value
+    const int64_t index_bytes = spec.array.skips_2_4 ? (words * spec.array.precision.pack * 2 + 7) / 8 : 0;
+    fifo_ = std::make_unique<TileFifoModule>("fifo", slots, words * spec.element_bytes() + index_bytes,
                                              spec.array.dataflow, spec.element_bytes());
   }
   if (hierarchy || spec.memory == MemoryMode::Hbm)

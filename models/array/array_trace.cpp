@@ -32,6 +32,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, a.precision.pack);
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
   if (a.precision.pack > 1) ids.padding_macs = sink.declare_action("mac." + prec + ".padding", "MAC");
+  if (a.skips_2_4) ids.skipped_macs = sink.declare_action("mac." + prec + ".skipped", "MAC");
   ids.accumulator_bytes = ab;
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
@@ -52,7 +53,8 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
 }
 
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& p) {
-  sink.count(start, ids.nominal_macs, p.M * p.N * p.k_values);
+  sink.count(start, ids.nominal_macs, p.M * p.N * p.nominal_k());
+  if (p.sparse_2_4) sink.count(start, ids.skipped_macs, p.M * p.N * (p.nominal_k() - p.k_values));
   if (const int64_t padding = p.M * p.N * (p.K * p.pack - p.k_values); padding > 0) sink.count(start, ids.padding_macs, padding);
 }
 

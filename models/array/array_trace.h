@@ -26,7 +26,9 @@ struct ArrayTraceIds {
   // multiply lanes. A reduction that does not fill its last word leaves lanes multiplying the
   // zeros that pad it: mac.<precision>.padding, counted with the nominal work. Executed =
   // nominal + padding is a law (sim/run/invariants.cpp).
-  trace::ActionId nominal_macs = 0, padding_macs = 0;
+  // mac.<precision>.skipped: the pruned half of a 2:4 layer's MACs, which PEs that skip never do.
+  // Executed = nominal - skipped + padding.
+  trace::ActionId nominal_macs = 0, padding_macs = 0, skipped_macs = 0;
   // sram.read.psum: WS, IS folds after a column fold's first add to the partial sums the
   // scratchpad holds: one accumulator read per output element, as it leaves the array.
   trace::ActionId psum_reads = 0;
@@ -38,6 +40,7 @@ struct ArrayGeometry {
   int rows = 0, cols = 0;
   Dataflow dataflow = Dataflow::WS;
   Precision precision;
+  bool skips_2_4 = false;  // arch sparsity.skip_2_4
 };
 
 // Declares the array's resources and binds the action counters to them.

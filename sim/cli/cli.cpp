@@ -24,6 +24,7 @@
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
 #include "sim/mapper/tiling_plan.h"
+#include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
 #include "sim/workload/workload.h"
 #include "sim/bench/noc_bench_cli.h"
@@ -86,7 +87,8 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
 // cluster's share, the stream passes and (memory: hierarchy) the DMA program and the
 // HBM bytes it moves.
 nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const LayerPlan& l) {
-  const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N, l.dims.K, plan.pack);
+  const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N,
+                                    l.sparse_2_4 ? l.dims.K / 2 : l.dims.K, plan.pack);
   nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K},
                            {"dataflow", to_string(plan.dataflow)},
                            {"folds", {{"count", f.fold_count()}, {"row_folds", f.row_folds}, {"col_folds", f.col_folds},
@@ -238,7 +240,7 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
 }
 
 int plan_command(const std::vector<std::string>& args) {
-  std::string arch_path, workload_path, train;
+  std::string arch_path, workload_path, train, sparsity;
   std::vector<std::string> sets;
   po::options_description desc(
       "usage: cstsim plan --arch <yaml|cfg> --workload <yaml|csv> [--set key=value ...] [--json] [--explore]\n\n"
@@ -250,7 +252,8 @@ int plan_command(const std::vector<std::string>& args) {
       "workload", po::value(&workload_path)->value_name("FILE"), "layers")(
       "set", po::value(&sets)->value_name("KEY=VALUE")->composing(), "override a config key (repeatable)")(
       "json", "print JSON instead of a table")("explore", "also the traffic-optimal tiling plan (not simulated)")(
-      "train", po::value(&train)->value_name("RECOMPUTE"), "the workload's training step (as run --train)");
+      "train", po::value(&train)->value_name("RECOMPUTE"), "the workload's training step (as run --train)")(
+      "sparsity", po::value(&sparsity)->value_name("PATTERN"), "the weights' structured sparsity (as run --sparsity)");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -265,7 +268,8 @@ int plan_command(const std::vector<std::string>& args) {
   for (const char* required : {"arch", "workload"})
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
-  const Workload w = with_training(load_workload(workload_path), train, arch.precision.value_bits());
+  const Workload w = with_training(with_weight_sparsity(load_workload(workload_path), sparsity), train,
+                                   arch.precision.value_bits());
   const bool explore = vm.count("explore") > 0;
   const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
@@ -422,6 +426,9 @@ int run_command(const std::vector<std::string>& args) {
        "simulate the workload's training step: forward, dX and dW of every layer, AdamW on the vector unit; "
        "RECOMPUTE none | selective | full says which activations are recomputed instead of kept "
        "(sim/workload/training.h)")
+      ("sparsity", po::value(&o.sparsity)->value_name("2:4"),
+       "the weights are 2:4 structured-sparse along K (layers whose K is a multiple of 4 and whose B is a "
+       "weight); PEs with sparsity.skip_2_4: true hold the kept half and skip the rest (sim/workload/sparsity.h)")
       ("energy", po::value(&o.energy_table)->value_name("FILE"),
        "energy table (default: the arch's energy key, else configs/energy/horowitz-45nm.yaml)")
       ("normalization", po::value(&o.normalization)->value_name("FILE"),

@@ -208,6 +208,11 @@ ArchSpec build(const ArchFields& fields) {
   s.dataflow = parse_dataflow(require("dataflow"));
   if (const ArchField* f = find("clock_hz")) s.clock_hz = number_of(*f, "clock_hz");
   s.precision = parse_precision(find, s.pe_macs);
+  if (const ArchField* f = find("sparsity.skip_2_4")) {
+    s.skip_2_4 = choice_of(*f, "sparsity.skip_2_4") == "true";
+    if (s.skip_2_4 && s.dataflow != Dataflow::WS)
+      fail(*f, fmt::format("2:4 weights in the PEs need dataflow: ws (the weights stationary); got {}", to_string(s.dataflow)));
+  }
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
   if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
@@ -391,10 +396,11 @@ namespace {
 // arrays every file could describe before, so their hashes stay what they were.
 std::string typed_precision_text(const ArchSpec& s) {
   const Precision& p = s.precision;
-  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1;
+  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1 && !s.skip_2_4;
   if (widths_say_all) return "";
   std::string text = fmt::format("precision.operand={}\nprecision.accumulator={}\n", to_string(p.operand),
                                  to_string(p.accumulator));
+  if (s.skip_2_4) text += "sparsity.skip_2_4=true\n";
   for (const auto& [t, n] : s.pe_macs) text += fmt::format("precision.macs_per_pe.{}={}\n", to_string(t), n);
   return text;
 }

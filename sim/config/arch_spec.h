@@ -27,6 +27,9 @@ struct ArchSpec {
   // (core/precision.h); pe_macs: the PE's table, every type it does and its MACs per cycle.
   Precision precision;
   std::vector<std::pair<NumType, int>> pe_macs{{NumType::Int8, 1}};
+  // sparsity.skip_2_4: the PEs hold 2:4-compressed weights (models/array/README.md) and skip the
+  // pruned half of a 2:4-sparse layer's MACs (WS).
+  bool skip_2_4 = false;
   FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
   // SCALE-Sim-style per-operand SRAM sizes (KiB); informational until the memory issue.
   int64_t ifmap_sram_kib = 0;

@@ -33,6 +33,8 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
   if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(arch.noc_config));
   text += "mode=" + mode + "\n";
   if (w.training) text += "training=" + w.training->recompute + "\n";
+  for (const Layer& l : w.layers)
+    if (l.weights_2_4) text += "sparse_2_4=" + l.name + "\n";
   if (mode == "reference") text += fmt::format("seed={}\n", seed);
   for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
   return text;

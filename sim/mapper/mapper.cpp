@@ -138,7 +138,10 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   lp.name = l.name;
   lp.dims = {l.M, l.N, l.K};
   lp.repeats = l.repeats;
-  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, l.K, l.name);
+  // 2:4 weights in PEs that skip: the array reduces over the kept half of K.
+  lp.sparse_2_4 = a.skip_2_4 && l.weights_2_4;
+  const int64_t K = lp.sparse_2_4 ? l.K / 2 : l.K;
+  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, K, l.name);
   for (int64_t r = 0; r < l.repeats; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
   if (l.conv)
     lp.raw_ifmap_bytes = (l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * a.precision.value_bits() + 7) / 8;
@@ -146,11 +149,12 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   const bool hierarchy = a.memory == "hierarchy";
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
-    c.share = cluster_share(a, l.M, l.N, l.K, k);
+    c.share = cluster_share(a, l.M, l.N, K, k);
     for (int64_t r = 0; r < l.repeats; ++r) {
       int64_t first_row = 0;  // of the pass, along the stream dimension
       for (int64_t rows : one) {
         PassPlan p;
+        p.sparse_2_4 = lp.sparse_2_4;
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
         if (hierarchy && !p.idle()) {

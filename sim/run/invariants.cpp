@@ -68,8 +68,10 @@ void check_scope(const nlohmann::ordered_json& scope, const std::string& where) 
     const double executed = macs.contains("executed") ? macs["executed"]["value"].get<double>() : 0;
     const double nominal = macs.contains("nominal") ? macs["nominal"]["value"].get<double>() : 0;
     const double padding = macs.contains("padding") ? macs["padding"]["value"].get<double>() : 0;
-    if (executed != nominal + padding)
-      fail("work", fmt::format("{} MACs executed, {} asked for{} ({})", executed, nominal,
+    const double skipped = macs.contains("skipped") ? macs["skipped"]["value"].get<double>() : 0;
+    if (executed != nominal - skipped + padding)
+      fail("work", fmt::format("{} MACs executed, {} asked for{}{} ({})", executed, nominal,
+                               skipped > 0 ? fmt::format(", {} skipped", skipped) : "",
                                padding > 0 ? fmt::format(" and {} padding lanes", padding) : "", precision));
   }
   const double gross = scope.at("energy").at("E_gross").at("value").get<double>();

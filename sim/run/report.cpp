@@ -262,7 +262,10 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["name"] = L.shape.name;
     l["M"] = L.shape.M;
     l["N"] = L.shape.N;
-    l["K"] = L.shape.K;
+    l["K"] = src.K;
+    if (src.weights_2_4)  // the PEs hold the kept half and skip the rest, or run it dense
+      l["sparsity"] = {{"weights", "2:4"}, {"skipped_in_pes", a.skip_2_4},
+                       {"macs_nominal", src.macs()}, {"macs_executed", L.stats.macs}};
     if (src.repeats > 1) l["repeats"] = src.repeats;  // GEMMs of this shape, one after another
     l["dataflow"] = to_string(a.dataflow);
     l["cycles"] = L.cycles;
@@ -408,13 +411,16 @@ std::string human_table(const RunReport& r) {
   out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
                      "folds", "cycles", "stalls", "util%", "map%", r.mode == "reference" ? "verify" : "");
   int64_t cycles = 0, macs = 0;
+  size_t index = 0;
   for (const ArrayLayerResult& L : *r.layers) {
+    const Layer& src = r.workload->layers[index++];
     std::string v;
-    if (L.verify.ran) v = L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
+    if (src.weights_2_4) v = a.skip_2_4 ? "2:4, skipped " : "2:4, dense ";
+    if (L.verify.ran) v += L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
     if (L.verify.ran && L.verify.passed && is_float(a.precision.operand))
       v += fmt::format(" (bit-exact; {:.1e} vs fp64)", L.verify.max_relative_error);
     out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
-                       L.shape.name.substr(0, 16), L.shape.M, L.shape.N, L.shape.K, L.plan.fold_count(), L.cycles,
+                       L.shape.name.substr(0, 16), L.shape.M, L.shape.N, src.K, L.plan.fold_count(), L.cycles,
                        L.stall_cycles, 100 * utilization(a, L.stats.macs, L.cycles),
                        100 * L.stats.mapping_efficiency, v);
     cycles += L.cycles;

@@ -22,6 +22,7 @@
 #include "sim/run/progress.h"
 #include "sim/run/report.h"
 #include "sim/workload/workload.h"
+#include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/normalization.h"
@@ -101,7 +102,18 @@ int run_simulation(const RunOptions& o) {
   // --energy, else the table the arch names, else the default.
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
-  const Workload workload = with_training(load_workload(o.workload_path), o.train, arch.precision.value_bits());
+  std::vector<std::string> dense;  // layers --sparsity leaves dense
+  const Workload workload = with_training(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
+                                          o.train, arch.precision.value_bits());
+  if (!dense.empty())
+    spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
+                 "e.g. {}", o.sparsity, dense.size(), dense.front());
+  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy")
+    throw InputError(o.arch_path, 0, "sparsity.skip_2_4",
+                     "2:4 weights under memory: hierarchy are not modelled yet (the DMA program would move the "
+                     "stream at the kept half's width); use memory: ideal, channel or hbm");
+  if (!o.sparsity.empty() && arch.skip_2_4 && o.verify)
+    throw InputError("--sparsity", 0, "", "--verify does not model 2:4-compressed weights in the register-level array yet");
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.

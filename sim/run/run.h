@@ -15,6 +15,7 @@ struct RunOptions {
   Overrides overrides;
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
   std::string train;     // --train none | selective | full: the workload's training step (sim/workload/training.h)
+  std::string sparsity;  // --sparsity 2:4: the weights' structured sparsity (sim/workload/sparsity.h)
   uint64_t seed = 1;     // operand values for --verify
   bool print_table = true;
   bool trace = true;      // false: no trace/, no report.json (summary only)

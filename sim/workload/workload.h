@@ -89,6 +89,8 @@ struct Layer {
   // operands while it runs (activations kept for the backward pass, gradients made so far,
   // optimizer state, recomputed tensors still needed); 0 outside a training step.
   int64_t held_bytes = 0;
+  // Its weights B are 2:4 structured-sparse along K (--sparsity 2:4; K a multiple of 4).
+  bool weights_2_4 = false;
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;

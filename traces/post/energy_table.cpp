@@ -27,7 +27,7 @@ double number(const std::string& file, const YAML::Node& n, const std::string& k
 }  // namespace
 
 bool EnergyTable::is_nominal(const std::string& counter) {
-  for (const std::string suffix : {".nominal", ".padding"})
+  for (const std::string suffix : {".nominal", ".padding", ".skipped"})
     if (counter.size() >= suffix.size() && counter.compare(counter.size() - suffix.size(), suffix.size(), suffix) == 0)
       return true;
   return false;
