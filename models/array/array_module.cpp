@@ -400,7 +400,8 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
 
 void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
-  const GemmData data = make_random_gemm(plan.M, plan.N, plan.k_values, params_.seed + uint64_t(index), params_.spec.array.precision);
+  const GemmData data = make_random_gemm(plan.M, plan.N, plan.nominal_k(), params_.seed + uint64_t(index),
+                                         params_.spec.array.precision, plan.sparse_2_4);
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share

@@ -7,7 +7,7 @@
 
 namespace cstsim {
 
-GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p) {
+GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p, bool sparse_2_4) {
   GemmData d;
   d.M = M;
   d.N = N;
@@ -19,6 +19,18 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
   d.B.resize(size_t(K * N));
   for (auto& v : d.A) v = random_value(p.operand, rng);
   for (auto& v : d.B) v = random_value(p.operand, rng);
+  if (sparse_2_4) {
+    static constexpr uint8_t kPairs[6] = {0x3, 0x5, 0x6, 0x9, 0xA, 0xC};  // two places of four
+    d.sparse_2_4 = true;
+    d.kept.resize(size_t(K / 4 * N));
+    for (int64_t g = 0; g < K / 4; ++g)
+      for (int64_t n = 0; n < N; ++n) {
+        const uint8_t mask = kPairs[rng() % 6];
+        d.kept[size_t(g * N + n)] = mask;
+        for (int q = 0; q < 4; ++q)
+          if (!(mask >> q & 1)) d.B[size_t((4 * g + q) * N + n)] = 0.0f;
+      }
+  }
   return d;
 }
 
@@ -27,16 +39,26 @@ namespace {
 template <class Arith>
 std::vector<double> reference_in(const GemmData& d, int64_t chunk) {
   using Acc = typename Arith::Acc;
-  if (chunk <= 0) chunk = d.K;
   std::vector<Acc> c(size_t(d.M * d.N), Arith::zero());
   std::vector<Acc> s(size_t(d.N));
+  // Dense: value k of K; 2:4: kept value k (of K / 2) of column n, at its place in K.
+  const int64_t values = d.sparse_2_4 ? d.K / 2 : d.K;
+  auto k_of = [&](int64_t k, int64_t n) { return d.sparse_2_4 ? 4 * (k / 2) + d.kept_place(k / 2, n, int(k % 2)) : k; };
+  if (chunk <= 0 || chunk > values) chunk = values;
   for (int64_t m = 0; m < d.M; ++m)
-    for (int64_t k0 = 0; k0 < d.K; k0 += chunk) {
+    for (int64_t k0 = 0; k0 < values; k0 += chunk) {
       std::fill(s.begin(), s.end(), Arith::zero());
-      for (int64_t k = k0; k < std::min(d.K, k0 + chunk); ++k) {
-        const auto a = Arith::reg(d.A[size_t(m * d.K + k)]);
-        const float* b = &d.B[size_t(k * d.N)];
-        for (int64_t n = 0; n < d.N; ++n) s[size_t(n)] = Arith::mac(s[size_t(n)], a, Arith::reg(b[n]));
+      for (int64_t k = k0; k < std::min(values, k0 + chunk); ++k) {
+        if (!d.sparse_2_4) {  // one A value for the row of B
+          const auto a = Arith::reg(d.A[size_t(m * d.K + k)]);
+          const float* b = &d.B[size_t(k * d.N)];
+          for (int64_t n = 0; n < d.N; ++n) s[size_t(n)] = Arith::mac(s[size_t(n)], a, Arith::reg(b[n]));
+          continue;
+        }
+        for (int64_t n = 0; n < d.N; ++n) {  // each column its own kept place
+          const int64_t kk = k_of(k, n);
+          s[size_t(n)] = Arith::mac(s[size_t(n)], Arith::reg(d.A[size_t(m * d.K + kk)]), Arith::reg(d.B[size_t(kk * d.N + n)]));
+        }
       }
       for (int64_t n = 0; n < d.N; ++n) c[size_t(m * d.N + n)] = Arith::add(c[size_t(m * d.N + n)], s[size_t(n)]);
     }

@@ -26,13 +26,27 @@ struct GemmData {
   NumType operand = NumType::Int8, accumulator = NumType::Int32;
   std::vector<float> A;  // M x K, row-major (ifmap after im2col); every type here is exact in a float
   std::vector<float> B;  // K x N, row-major (filters)
+  // 2:4 weights: in every group of four along K, column n keeps the two places kept_places
+  // lists (a 4-bit mask per group and column, K/4 x N); B is zero at the others.
+  bool sparse_2_4 = false;
+  std::vector<uint8_t> kept;
+  // The place (0..3) of the `which`-th (0, 1) kept value of group g in column n.
+  int kept_place(int64_t g, int64_t n, int which) const {
+    const uint8_t mask = kept[size_t(g * N + n)];
+    for (int p = 0, seen = 0; p < 4; ++p)
+      if (mask >> p & 1 && seen++ == which) return p;
+    return 0;
+  }
 };
 
-// Random values of p's operand type (core/num_type.h random_value).
-GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {});
+// Random values of p's operand type (core/num_type.h random_value); `sparse_2_4`: B keeps two
+// random places of every four along K (K a multiple of 4).
+GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {},
+                          bool sparse_2_4 = false);
 
 // The grid's arithmetic in the order above, `chunk` values of K at a time (0: all of K). M x N,
-// row-major; integers as their accumulator's signed value.
+// row-major; integers as their accumulator's signed value. 2:4 data: the kept values only, in K
+// order, `chunk` of them at a time (what a row fold of compressed weights holds).
 std::vector<double> reference_gemm(const GemmData& d, int64_t chunk = 0);
 
 // The same GEMM in fp64 with no rounding of its own worth naming (each product exact, the sum

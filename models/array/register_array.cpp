@@ -41,7 +41,7 @@ void RegisterArray::close_slot() {
 
 std::unique_ptr<RegisterArray> make_register_array(const FoldPlan& plan, FoldPipeline pipeline,
                                                    int64_t start, const GemmData& data) {
-  if (data.M != plan.M || data.N != plan.N || data.K != plan.k_values)
+  if (data.M != plan.M || data.N != plan.N || data.K != plan.nominal_k() || data.sparse_2_4 != plan.sparse_2_4)
     throw std::invalid_argument("operand shape does not match the fold plan");
   return array_dataflow(plan.dataflow).make_grid(plan, pipeline, start, data);
 }

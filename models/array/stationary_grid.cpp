@@ -6,6 +6,9 @@
 //   IS: S = A^T (K x M), X = B^T (N x K), Y = X*S = C^T
 // K runs in PE words of L = pack values (core/precision.h): every register, bank entry and
 // edge link holds L lanes, and a PE adds its L products to the partial sum in lane order.
+// 2:4 weights (WS): the banks hold the kept values, L per PE, each with the lane of its
+// activation; a row's link carries the four activations of every group its words touch
+// (X = 4 ceil(L/2) lanes), and each PE picks the ones its weights were kept for.
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -31,17 +34,21 @@ class StationaryGrid final : public RegisterArray {
         data_(data),
         ws_(plan.dataflow == Dataflow::WS),
         L_(plan.pack),
+        X_(data.sparse_2_4 ? 4 * ((plan.pack + 1) / 2) : plan.pack),
         cells_(size_t(R_) * C_),
-        x_(cells_ * L_, Reg(0)), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
-        p_(cells_, Arith::zero()), edge_x_(size_t(R_) * L_, Reg(0)), edge_tag_(R_, -1), edge_bank_(R_, 0),
+        x_(cells_ * X_, Reg(0)), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
+        p_(cells_, Arith::zero()), edge_x_(size_t(R_) * X_, Reg(0)), edge_tag_(R_, -1), edge_bank_(R_, 0),
         edge_cols_(R_, 0), c_(size_t(plan.M * plan.N), Arith::zero()), fold_values_(plan.folds.size()),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
         row0_free_at_(start), load_start_(plan.folds.size(), -1) {
-    w_[0].assign(cells_ * L_, Reg(0));
-    w_[1].assign(cells_ * L_, Reg(0));
+    if (data.sparse_2_4 && !ws_) throw std::invalid_argument("2:4 weights need the WS grid");
+    for (int b = 0; b < 2; ++b) {
+      w_[b].assign(cells_ * L_, Reg(0));
+      sel_[b].assign(data.sparse_2_4 ? cells_ * L_ : 0, 0);
+    }
     for (size_t g = 0; g < plan.folds.size(); ++g) {  // the K values fold g's rows hold (the last may pad)
       const Fold& f = plan.folds[g];
-      fold_values_[g] = std::min<int64_t>(data.K, (f.row0 + f.rows_used) * L_) - f.row0 * L_;
+      fold_values_[g] = std::min<int64_t>(plan.k_values, (f.row0 + f.rows_used) * L_) - f.row0 * L_;
     }
   }
 
@@ -71,9 +78,18 @@ class StationaryGrid final : public RegisterArray {
     return Arith::reg(ws_ ? data_.B[size_t(k * data_.N + sc)] : data_.A[size_t(sc * data_.K + k)]);
   }
   Reg streamed(int64_t t, int64_t sr, int q) const {
-    const int64_t k = sr * L_ + q;
+    const int64_t k = data_.sparse_2_4 ? 4 * (sr * L_ / 2) + q : sr * L_ + q;  // 2:4: the groups' activations
     if (k >= data_.K) return Reg(0);
     return Arith::reg(ws_ ? data_.A[size_t(t * data_.K + k)] : data_.B[size_t(k * data_.N + t)]);
+  }
+  // 2:4: lane q of word sr in column sc holds kept value c = sr*L+q; its activation is lane
+  // 4 (group - first group of the word) + place of the row's link.
+  std::pair<Reg, uint8_t> kept_weight(int64_t sr, int64_t sc, int q) const {
+    const int64_t c = sr * L_ + q;
+    if (c >= plan_.k_values) return {Reg(0), 0};
+    const int64_t g = c / 2;
+    const int place = data_.kept_place(g, sc, int(c % 2));
+    return {Arith::reg(data_.B[size_t((4 * g + place) * data_.N + sc)]), uint8_t(4 * (g - sr * L_ / 2) + place)};
   }
   void accumulate(int64_t t, int64_t sc, Acc v) {
     Acc& c = ws_ ? c_[size_t(t * data_.N + sc)] : c_[size_t(sc * data_.N + t)];
@@ -119,7 +135,7 @@ class StationaryGrid final : public RegisterArray {
       const int64_t hi = std::min<int64_t>(f.rows_used - 1, since);
       for (int64_t i = lo; i <= hi; ++i) {
         const int64_t t = since - i;
-        for (int q = 0; q < L_; ++q) edge_x_[size_t(i) * L_ + q] = streamed(t, f.row0 + i, q);
+        for (int q = 0; q < X_; ++q) edge_x_[size_t(i) * X_ + q] = streamed(t, f.row0 + i, q);
         edge_tag_[i] = int32_t(s.fold * T_ + t);
         edge_bank_[i] = uint8_t(s.fold & 1);
         edge_cols_[i] = uint16_t(f.cols_used);
@@ -145,18 +161,19 @@ class StationaryGrid final : public RegisterArray {
   // each register reads its neighbour's value from before the edge.
   void advance_grid() {
     bool mixed = false;
-    const size_t L = size_t(L_);
+    const size_t L = size_t(L_), X = size_t(X_);
+    const bool sparse = data_.sparse_2_4;
     for (int i = R_ - 1; i >= 0; --i) {
       const size_t row = size_t(i) * C_;
-      Reg* x = &x_[row * L];
+      Reg* x = &x_[row * X];
       int32_t* xt = &xtag_[row];
       uint8_t* xb = &xbank_[row];
       uint16_t* xc = &xcols_[row];
-      std::memmove(x + L, x, sizeof(Reg) * (C_ - 1) * L);
+      std::memmove(x + X, x, sizeof(Reg) * (C_ - 1) * X);
       std::memmove(xt + 1, xt, sizeof(int32_t) * (C_ - 1));
       std::memmove(xb + 1, xb, C_ - 1);
       std::memmove(xc + 1, xc, sizeof(uint16_t) * (C_ - 1));
-      std::memcpy(x, &edge_x_[size_t(i) * L], sizeof(Reg) * L);
+      std::memcpy(x, &edge_x_[size_t(i) * X], sizeof(Reg) * X);
       xt[0] = edge_tag_[i];
       xb[0] = edge_bank_[i];
       xc[0] = edge_cols_[i];
@@ -170,7 +187,18 @@ class StationaryGrid final : public RegisterArray {
       int32_t* pt = &ptag_[row];
       // Row 0 starts every partial sum from zero; the rows below add to the one from above.
       const Acc* above = i > 0 ? &p_[row - C_] : nullptr;
-      if (L == 1) {
+      if (sparse) {
+        const uint8_t* s0 = &sel_[0][row * L];
+        const uint8_t* s1 = &sel_[1][row * L];
+        for (int j = 0; j < C_; ++j) {
+          const Reg* w = (xb[j] ? w1 : w0) + size_t(j) * L;
+          const uint8_t* sel = (xb[j] ? s1 : s0) + size_t(j) * L;
+          const Reg* xj = x + size_t(j) * X;
+          Acc sum = above ? above[j] : Arith::zero();
+          for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, xj[sel[q]], w[q]);
+          p[j] = sum;
+        }
+      } else if (L == 1) {
         for (int j = 0; j < C_; ++j)
           p[j] = Arith::mac(above ? above[j] : Arith::zero(), x[j], xb[j] ? w1[j] : w0[j]);
       } else {
@@ -204,11 +232,22 @@ class StationaryGrid final : public RegisterArray {
     const int g = load_fold_;
     const Fold& f = plan_.folds[g];
     std::vector<Reg>& bank = w_[g & 1];
+    std::vector<uint8_t>& sel = sel_[g & 1];
     std::memmove(bank.data() + size_t(C_) * L_, bank.data(), sizeof(Reg) * size_t(R_ - 1) * C_ * L_);
+    if (!sel.empty()) std::memmove(sel.data() + size_t(C_) * L_, sel.data(), size_t(R_ - 1) * C_ * L_);
     const int k = pushes_total_ - 1 - pushes_done_;
     for (int j = 0; j < C_; ++j) {
       const bool real = k < f.rows_used && j < f.cols_used;
-      for (int q = 0; q < L_; ++q) bank[size_t(j) * L_ + q] = real ? stationary(f.row0 + k, f.col0 + j, q) : Reg(0);
+      for (int q = 0; q < L_; ++q) {
+        const size_t at = size_t(j) * L_ + q;
+        if (sel.empty()) {
+          bank[at] = real ? stationary(f.row0 + k, f.col0 + j, q) : Reg(0);
+        } else {
+          const auto [w, lane] = real ? kept_weight(f.row0 + k, f.col0 + j, q) : std::make_pair(Reg(0), uint8_t(0));
+          bank[at] = w;
+          sel[at] = lane;
+        }
+      }
     }
     if (k < f.rows_used) {
       (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
@@ -267,14 +306,16 @@ class StationaryGrid final : public RegisterArray {
   const GemmData& data_;
   const bool ws_;
   const int L_;  // lanes per word
+  const int X_;  // lanes per row link and x register: L, or 2:4's four activations per group
   const size_t cells_;
-  std::vector<Reg> x_;  // cells x L
+  std::vector<Reg> x_;  // cells x X
   std::vector<int32_t> xtag_, ptag_;
   std::vector<uint8_t> xbank_;
   std::vector<uint16_t> xcols_;  // mapped columns of the token's fold
   std::vector<Acc> p_;
   std::vector<Reg> w_[2];        // cells x L
-  std::vector<Reg> edge_x_;      // R x L
+  std::vector<uint8_t> sel_[2];  // 2:4: cells x L, the x lane of each kept weight (empty: dense)
+  std::vector<Reg> edge_x_;      // R x X
   std::vector<int32_t> edge_tag_;
   std::vector<uint8_t> edge_bank_;
   std::vector<uint16_t> edge_cols_;

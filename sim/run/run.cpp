@@ -112,8 +112,7 @@ int run_simulation(const RunOptions& o) {
     throw InputError(o.arch_path, 0, "sparsity.skip_2_4",
                      "2:4 weights under memory: hierarchy are not modelled yet (the DMA program would move the "
                      "stream at the kept half's width); use memory: ideal, channel or hbm");
-  if (!o.sparsity.empty() && arch.skip_2_4 && o.verify)
-    throw InputError("--sparsity", 0, "", "--verify does not model 2:4-compressed weights in the register-level array yet");
+
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.

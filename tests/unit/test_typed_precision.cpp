@@ -71,8 +71,9 @@ struct Typed {
 };
 
 std::string check_typed(Dataflow d, FoldPipeline p, int R, int C, int64_t M, int64_t N, int64_t K, Typed t,
-                        uint64_t seed) {
-  const FoldPlan plan = make_fold_plan(d, R, C, M, N, K, t.pack);
+                        uint64_t seed, bool sparse = false) {
+  FoldPlan plan = make_fold_plan(d, R, C, M, N, sparse ? K / 2 : K, t.pack);
+  plan.sparse_2_4 = sparse;
   const LayerTiming timing = compute_layer_timing(plan, p, 2);
   std::vector<ArrayEvent> expected;
   append_events(timing, expected);
@@ -80,7 +81,7 @@ std::string check_typed(Dataflow d, FoldPipeline p, int R, int C, int64_t M, int
   prec.operand = t.type;
   prec.accumulator = is_float(t.type) ? NumType::Fp32 : NumType::Int32;
   prec.pack = t.pack;
-  const GemmData data = make_random_gemm(M, N, K, seed, prec);
+  const GemmData data = make_random_gemm(M, N, K, seed, prec, sparse);
   const RegisterRun run = run_register_level(plan, p, 2, data);
   if (std::string diff = first_difference(expected, run.events); !diff.empty()) return diff;
   if (run.end_cycle != timing.end) return fmt::format("end {} vs {}", run.end_cycle, timing.end);
@@ -89,7 +90,7 @@ std::string check_typed(Dataflow d, FoldPipeline p, int R, int C, int64_t M, int
   if (run.counts.ifmap_reads != st.sram.ifmap_reads || run.counts.filter_reads != st.sram.filter_reads ||
       run.counts.ofmap_writes != st.sram.ofmap_writes)
     return "SRAM word counts differ";
-  if (run.macs != M * N * K) return fmt::format("macs {} != MNK", run.macs);
+  if (run.macs != M * N * (sparse ? K / 2 : K)) return fmt::format("macs {} != MNK", run.macs);
   return "";
 }
 
@@ -124,6 +125,27 @@ INSTANTIATE_TEST_SUITE_P(AllDataflows, TypedEquivalence,
                            return std::string(to_string(std::get<0>(info.param))) + "_" +
                                   to_string(std::get<1>(info.param));
                          });
+
+// 2:4 weights in a WS grid that skips: the banks hold the kept half with each value's place, the
+// rows carry the groups' activations, and the result is the reference over the kept values, bit
+// for bit, with every event where the closed form (over the kept half of K) puts it.
+TEST(TypedPrecision, Sparse24WeightsOnWs) {
+  const Typed types[] = {{NumType::Int8, 1}, {NumType::Int8, 3}, {NumType::Int4, 2}, {NumType::Bf16, 1},
+                         {NumType::Fp16, 2}, {NumType::Fp8E5M2, 4}, {NumType::Int16, 1}};
+  for (FoldPipeline p : {FoldPipeline::ScaleSim, FoldPipeline::Overlapped}) {
+    std::mt19937_64 rng(500 + int(p));
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    int cases = 0;
+    for (const Typed& t : types)
+      for (int i = 0; i < 100; ++i, ++cases) {
+        const int R = pick(1, 9), C = pick(1, 9);
+        const int64_t M = pick(1, 25), N = pick(1, 25), K = 4 * pick(1, i % 4 == 0 ? 40 : 12);
+        const std::string diff = check_typed(Dataflow::WS, p, R, C, M, N, K, t, 9000 + uint64_t(cases), true);
+        ASSERT_EQ(diff, "") << fmt::format("2:4 {} x{} {} R={} C={} M={} N={} K={}", to_string(t.type), t.pack,
+                                           to_string(p), R, C, M, N, K);
+      }
+  }
+}
 
 // The accumulation order is the wiring's, not a tolerance: 1 + 3 x 2^-24 in fp32 (with
 // round-to-nearest-even) is 1 when summed in one chain (OS: every 2^-24 is half an ulp and
