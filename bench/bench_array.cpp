@@ -60,9 +60,15 @@ void BM_TimingResNet18_32x32_OS(benchmark::State& state) {
 BENCHMARK(BM_TimingResNet18_32x32_OS)->Arg(0)->Arg(1)->ArgName("overlapped")->Unit(benchmark::kMicrosecond);
 
 // Reference mode: real values through the registers. Reports PE-updates/s.
-void reference(benchmark::State& state, Dataflow d, int R, int64_t M, int64_t N, int64_t K) {
-  const FoldPlan plan = make_fold_plan(d, R, R, M, N, K);
-  const GemmData data = make_random_gemm(M, N, K, 7);
+// `type`, `pack`: the operands and how many a PE word holds (core/precision.h).
+void reference(benchmark::State& state, Dataflow d, int R, int64_t M, int64_t N, int64_t K,
+               NumType type = NumType::Int8, int pack = 1) {
+  const FoldPlan plan = make_fold_plan(d, R, R, M, N, K, pack);
+  Precision p;
+  p.operand = type;
+  p.accumulator = is_float(type) ? NumType::Fp32 : NumType::Int32;
+  p.pack = pack;
+  const GemmData data = make_random_gemm(M, N, K, 7, p);
   int64_t updates = 0;
   for (auto _ : state) {
     const RegisterRun run = run_register_level(plan, FoldPipeline::Overlapped, 0, data);
@@ -76,7 +82,21 @@ void reference(benchmark::State& state, Dataflow d, int R, int64_t M, int64_t N,
 void BM_Reference_WS_128x128_Gemm512(benchmark::State& s) { reference(s, Dataflow::WS, 128, 512, 512, 512); }
 void BM_Reference_OS_128x128_Gemm512(benchmark::State& s) { reference(s, Dataflow::OS, 128, 512, 512, 512); }
 void BM_Reference_IS_32x32_Gemm256(benchmark::State& s) { reference(s, Dataflow::IS, 32, 256, 256, 256); }
+// Typed grids: floats take an fp32 add per lane (fp32 operands a fused multiply-add), packed
+// words several lanes per PE (half the PE-updates of int8 for int4 x2, the same MACs).
+void BM_Reference_WS_128x128_Gemm512_bf16(benchmark::State& s) {
+  reference(s, Dataflow::WS, 128, 512, 512, 512, NumType::Bf16);
+}
+void BM_Reference_WS_128x128_Gemm512_fp32(benchmark::State& s) {
+  reference(s, Dataflow::WS, 128, 512, 512, 512, NumType::Fp32);
+}
+void BM_Reference_WS_128x128_Gemm512_int4x2(benchmark::State& s) {
+  reference(s, Dataflow::WS, 128, 512, 512, 512, NumType::Int4, 2);
+}
 BENCHMARK(BM_Reference_WS_128x128_Gemm512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Reference_WS_128x128_Gemm512_bf16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Reference_WS_128x128_Gemm512_fp32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Reference_WS_128x128_Gemm512_int4x2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reference_OS_128x128_Gemm512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reference_IS_32x32_Gemm256)->Unit(benchmark::kMillisecond);
 

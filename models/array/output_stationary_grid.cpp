@@ -148,14 +148,16 @@ class OutputStationaryGrid final : public RegisterArray {
     std::memcpy(&btag_[0], edge_btag_.data(), sizeof(int32_t) * C_);
     int bad = 0;
     int64_t active = 0;
-    for (size_t k = 0; k < cells_; ++k) {
-      if (L == 1) {
-        acc_[k] = Arith::mac(acc_[k], a_[k], b_[k]);
-      } else {
+    if (L == 1) {  // one lane: a loop the compiler vectorizes
+      for (size_t k = 0; k < cells_; ++k) acc_[k] = Arith::mac(acc_[k], a_[k], b_[k]);
+    } else {
+      for (size_t k = 0; k < cells_; ++k) {
         Acc sum = acc_[k];
         for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, a_[k * L + q], b_[k * L + q]);
         acc_[k] = sum;
       }
+    }
+    for (size_t k = 0; k < cells_; ++k) {
       const int both = (atag_[k] >= 0) & (btag_[k] >= 0);
       bad |= both & (atag_[k] != btag_[k]);
       active += both;
