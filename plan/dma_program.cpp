@@ -62,7 +62,11 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   d.output_wait.assign(F, -1);
   // Bytes of fold g's tile (WS, IS: r x c; OS: the column fold's T x c block of B)
   // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
-  auto tile_bytes = [&](const Fold& f) { return (os ? p.T : int64_t(f.rows_used)) * f.cols_used * elem; };
+  auto tile_bytes = [&](const Fold& f) {
+    const int64_t words = (os ? p.T : int64_t(f.rows_used)) * f.cols_used;
+    return words * elem + p.index_bytes(words);  // 2:4: the kept values' places too
+  };
+  auto slice_bytes = [&](const Fold& f) { return p.T * p.stream_words(f.row0, f.rows_used) * elem; };
   auto output_bytes = [&](const Fold& f) { return buffers.output_bytes((os ? int64_t(f.rows_used) : p.T) * f.cols_used); };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
@@ -83,7 +87,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   if (!rm) {
     for (size_t g = 0; g < F && !raw && !os_raw; ++g)
       if (p.folds[g].col0 == 0)
-        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_matrix, p.T * p.folds[g].rows_used * elem);
+        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_matrix, slice_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
       if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_matrix, tile_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
@@ -146,7 +150,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       }
       d.stream_read[g] = latest;
     } else if (new_slice) {
-      DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(p.T * f.rows_used * elem), int(g)};
+      DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(slice_bytes(f)), int(g)};
       slice_block(t, f);
       if (os_raw) {  // the raw rows its output pixels see instead of their im2col rows
         const auto [from, to] = buffers.raw_run_of(buffers.raw_m0 + f.row0, buffers.raw_m0 + f.row0 + f.rows_used);

@@ -45,6 +45,12 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   return p;
 }
 
+int64_t FoldPlan::stream_words(int64_t row0, int64_t rows) const {
+  if (!sparse_2_4) return rows;
+  const int64_t first = 4 * (row0 * pack / 2), last = std::min(nominal_k(), 4 * (((row0 + rows) * pack - 1) / 2 + 1));
+  return (last - first + pack - 1) / pack;
+}
+
 FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
   const Dim stream = roles(whole.dataflow).T;
   if (stream == Dim::K && t == whole.K) return whole;

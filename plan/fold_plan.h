@@ -30,6 +30,12 @@ struct FoldPlan {
   // 2:4-compressed weights (PassPlan::sparse_2_4): k_values is the kept half of the GEMM's K.
   bool sparse_2_4 = false;
   int64_t nominal_k() const { return sparse_2_4 ? 2 * k_values : k_values; }
+  // Words of the streamed operand a row fold over rows [row0, row0 + rows) reads: its rows, or
+  // with 2:4 weights the four activations of every group those kept values come from (WS;
+  // models/array/README.md), in words of `pack`.
+  int64_t stream_words(int64_t row0, int64_t rows) const;
+  // Bytes of the 2-bit places of `words` words of kept weights (0 without 2:4).
+  int64_t index_bytes(int64_t words) const { return sparse_2_4 ? (words * pack * 2 + 7) / 8 : 0; }
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;

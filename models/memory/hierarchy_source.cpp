@@ -153,7 +153,8 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
       continue;
     }
     spad_->array_access(stationary, h.load, h.load + f.rows_used, tile_words);
-    spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
+    spad_->array_access(stream, h.S, h.S + plan_.T,
+                        int(ceil_div(plan_.stream_words(f.row0, f.rows_used) * elem_, spad_word_)));
     // Results: each column's bottom link delivers one accumulator per cycle, skewed by
     // column, so a fold's T result rows are written over T cycles from when its first
     // column starts (S + R - 1): the exact words, at most c - 1 cycles early for the

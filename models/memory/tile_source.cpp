@@ -9,9 +9,8 @@ FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes) {
   const bool os = roles(plan.dataflow).stationary_outputs;
   for (const Fold& f : plan.folds) {
     const int64_t words = (os ? plan.T : int64_t(f.rows_used)) * f.cols_used;
-    // 2:4 tiles: each kept value carries its 2-bit place among its four.
-    const int64_t index_bytes = plan.sparse_2_4 ? (words * plan.pack * 2 + 7) / 8 : 0;
-    t.bytes.push_back(words * element_bytes + index_bytes);
+    // 2:4 tiles: each kept value carries its 2-bit place among its four (FoldPlan::index_bytes).
+    t.bytes.push_back(words * element_bytes + plan.index_bytes(words));
     t.hold.push_back(os ? plan.T + f.cols_used - 1 : 0);
   }
   return t;

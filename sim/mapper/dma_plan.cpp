@@ -57,7 +57,7 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // Row-major tile rows start at a column fold (step C) or, under IS, a row fold (step R).
   const bool c_aligned = p.C * elem % int64_t(kBlockAlign) == 0, r_aligned = p.R * elem % int64_t(kBlockAlign) == 0;
   d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, p.R * elem, rm, r_aligned)
-                                       : block_bytes(tile_rows, p.C * elem, rm, c_aligned);
+                                       : block_bytes(tile_rows, p.C * elem, rm, c_aligned) + p.index_bytes(tile_rows * p.C);
   if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
               fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
@@ -68,12 +68,17 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // Under IS a pass of a split stream starts at an arbitrary column of B: its row-major slices
   // may take one more kBlockAlign per row.
   const bool is_split = !ws && !os && split_stream;
-  auto slice_bytes = [&](int64_t r) {
-    return ws && !os ? block_bytes(p.T, r * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm, !is_split);
+  auto slice_bytes = [&](int64_t r0, int64_t r) {  // 2:4: the kept values' groups (FoldPlan::stream_words)
+    return ws && !os ? block_bytes(p.T, p.stream_words(r0, r) * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm, !is_split);
   };
-  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) all_slices += slice_bytes(std::min<int64_t>(p.R, p.Sr - r0));
+  int64_t largest = 0;
+  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) {
+    const int64_t bytes = slice_bytes(r0, std::min<int64_t>(p.R, p.Sr - r0));
+    all_slices += bytes;
+    largest = std::max(largest, bytes);
+  }
   d.stream_resident = all_slices <= d.stream_partition_bytes;
-  d.stream_slot = d.stream_resident ? all_slices : slice_bytes(p.R);
+  d.stream_slot = d.stream_resident ? all_slices : largest;
   if (!d.stream_resident && 2 * d.stream_slot > d.stream_partition_bytes)
     too_small(stream_key, fmt::format("two stream slices of T={} rows x {}", p.T, p.R), 2 * d.stream_slot,
               d.stream_partition_bytes);
@@ -150,10 +155,13 @@ ClusterShare widest_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
 
 }  // namespace
 
-std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer) {
+std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer,
+                                  bool sparse) {
   if (a.memory != "hierarchy") return {GemmDims{M, N, K}[roles(a.dataflow).T]};
   const ClusterShare w = widest_share(a, M, N, K);
-  return stream_passes(a, make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack), layer);
+  FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack);
+  whole.sparse_2_4 = sparse;
+  return stream_passes(a, whole, layer);
 }
 
 }  // namespace cstsim

@@ -54,6 +54,8 @@ std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, 
 // The stream passes (rows of T each) every cluster makes of a layer: under memory:
 // hierarchy as many as the widest share needs (rows that fit it fit every share),
 // otherwise one pass of the whole T.
-std::vector<int64_t> layer_passes(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer);
+// `sparse`: 2:4 weights, K their kept half (PassPlan::sparse_2_4).
+std::vector<int64_t> layer_passes(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer,
+                                  bool sparse = false);
 
 }  // namespace cstsim

@@ -125,9 +125,11 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
 }
 
 // The folds of a cluster's share over one pass of `rows` stream rows.
-FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows) {
-  const FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M),
-                                        std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K), a.precision.pack);
+// `sparse`: the layer's 2:4 weights, kept half only (share.K counts it).
+FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows, bool sparse) {
+  FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M),
+                                  std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K), a.precision.pack);
+  whole.sparse_2_4 = sparse;
   return with_stream(whole, rows);
 }
 
@@ -141,7 +143,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   // 2:4 weights in PEs that skip: the array reduces over the kept half of K.
   lp.sparse_2_4 = a.skip_2_4 && l.weights_2_4;
   const int64_t K = lp.sparse_2_4 ? l.K / 2 : l.K;
-  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, K, l.name);
+  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, K, l.name, lp.sparse_2_4);
   for (int64_t r = 0; r < l.repeats; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
   if (l.conv)
     lp.raw_ifmap_bytes = (l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * a.precision.value_bits() + 7) / 8;
@@ -158,10 +160,10 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
         if (hierarchy && !p.idle()) {
-          const FoldPlan folds = fold_plan_of(a, c.share, rows);
+          const FoldPlan folds = fold_plan_of(a, c.share, rows, lp.sparse_2_4);
           p.has_dma = true;
           p.dma = choose_dma_buffers(a, folds, l.name, one.size() > 1);
-          use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
+          if (!lp.sparse_2_4) use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);  // 2:4: groups, not rows
         }
         c.passes.push_back(p);
         first_row += rows;
@@ -207,7 +209,7 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
         continue;
       }
       const LayerDmaPlan alone =
-          lay_out_dma_program(fold_plan_of(a, lp.clusters[size_t(k)].share, lp.pass_rows[size_t(p)]), pass.dma);
+          lay_out_dma_program(fold_plan_of(a, lp.clusters[size_t(k)].share, lp.pass_rows[size_t(p)], lp.sparse_2_4), pass.dma);
       std::array<int64_t, kMatrices>& at = offset_of[{k, p}];
       for (int x = 0; x < kMatrices; ++x) {
         const std::array<int64_t, 3> key = {has(Matrix(x), r.Sc) ? k : 0,
@@ -273,7 +275,7 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
             m.base += uint64_t(offset_of.at({k, p})[size_t(x)]);
           }
         }
-        const LayerDmaPlan program = lay_out_dma_program(fold_plan_of(a, c.share, pass_rows), d);
+        const LayerDmaPlan program = lay_out_dma_program(fold_plan_of(a, c.share, pass_rows, lp.sparse_2_4), d);
         lp.hbm_read_bytes += program.read_bytes();
         const Operand ifmap = r.tile_is_filter ? Operand::Stream : Operand::Stationary;
         for (const DmaTransfer& t : program.reads)

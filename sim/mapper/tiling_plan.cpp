@@ -45,7 +45,9 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   const int64_t ob = a.precision.operand_bytes(), ab = a.precision.accumulator_bytes();
   const DataflowRoles& roles_of = roles(a.dataflow);
   const bool os = roles_of.stationary_outputs;
-  const GemmDims dims{l.M, l.N, l.K};
+  // K in PE words (core/precision.h): ob is a word's bytes.
+  const int64_t K = a.precision.words(l.K);
+  const GemmDims dims{l.M, l.N, K};
   best.Sr = dims[roles_of.Sr];
   best.Sc = dims[roles_of.Sc];
   best.T = dims[roles_of.T];
@@ -113,7 +115,7 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
         // Each output block streams all of K; A is re-read per column block unless a
         // whole row block of A (sr x K) stays resident; likewise B.
         const bool a_fits = 2 * sr * T * ob <= sram.stream, b_fits = 2 * T * sc * ob <= sram.stationary;
-        const int64_t a_bytes = l.M * l.K * ob, b_bytes = l.K * l.N * ob, c_bytes = l.M * l.N * ab;
+        const int64_t a_bytes = l.M * K * ob, b_bytes = K * l.N * ob, c_bytes = l.M * l.N * ab;
         options.push_back({"sr > sc > t", a_fits ? "A row block" : "output block", a_fits ? a_bytes : a_bytes * n_sc,
                            b_bytes * n_sr, c_bytes, 0, n_sr * n_sc * n_t * 2});
         options.push_back({"sc > sr > t", b_fits ? "B column block" : "output block", a_bytes * n_sc,
@@ -155,7 +157,7 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   }
   if (best_bytes == std::numeric_limits<int64_t>::max())
     throw InputError(workload_file, l.source_line, l.name, "no tiling fits the scratchpad");
-  const int64_t minimum = (l.M * l.K + l.K * l.N) * ob + l.M * l.N * ab;
+  const int64_t minimum = (l.M * K + K * l.N) * ob + l.M * l.N * ab;
   best.why = fmt::format("least DRAM traffic over {} block shapes x 2 loop orders: {} bytes, {:.2f}x the compulsory {}",
                          block_candidates(Sr, a.rows).size() * block_candidates(Sc, a.cols).size(), best_bytes,
                          double(best_bytes) / double(minimum), minimum);

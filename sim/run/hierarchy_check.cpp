@@ -28,7 +28,8 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   // The array alone must leave the DMA at least one port slot in every cycle.
   const int64_t elem = a.precision.operand_bytes(), acc = a.precision.accumulator_bytes(), word = a.scratchpad.word_bytes;
   const std::pair<spad::Partition, int64_t> need[3] = {
-      {spad::partition_named(dma.stream_partition), ceil_div(int64_t(a.rows) * elem, word)},       // a stream vector
+      // a stream vector (2:4 weights: up to the four activations of every group of two rows, one more at an edge)
+      {spad::partition_named(dma.stream_partition), ceil_div(int64_t(a.skip_2_4 ? 2 * a.rows + 2 : a.rows) * elem, word)},
       {spad::partition_named(dma.stationary_partition), ceil_div(int64_t(a.cols) * elem, word)},  // a row of weights
       // a result row: written (OS), or read and written back (WS, IS add to partial sums)
       {spad::Partition::Ofmap, (roles(a.dataflow).stationary_outputs ? 1 : 2) * ceil_div(int64_t(a.cols) * acc, word)}};

@@ -108,10 +108,10 @@ int run_simulation(const RunOptions& o) {
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());
-  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy")
-    throw InputError(o.arch_path, 0, "sparsity.skip_2_4",
-                     "2:4 weights under memory: hierarchy are not modelled yet (the DMA program would move the "
-                     "stream at the kept half's width); use memory: ideal, channel or hbm");
+  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy" && arch.hbm.layout != "tiled")
+    throw InputError(o.arch_path, 0, "hbm.layout",
+                     "2:4 weights under memory: hierarchy need hbm.layout: tiled (row-major blocks of kept values "
+                     "and their places are not modelled)");
 
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);

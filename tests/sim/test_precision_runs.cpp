@@ -181,6 +181,27 @@ TEST_F(Sparsity, SkippingHalvesWeightBytesAndWeightBoundCycles) {
   EXPECT_FALSE(on.contains("skipped"));
 }
 
+// Under the memory hierarchy the weights move as kept values plus places and the activations at
+// full width (each kept pair's group of four), and --verify holds with clusters and odd rows.
+TEST_F(Sparsity, HierarchyMovesKeptWeightsAndDenseActivations) {
+  const std::string w = gemm(1024, 512, 2048);
+  const std::string arch = src("configs/arch/npu-128-hbm3.yaml");
+  const Result d = cstsim("run --no-trace --arch " + arch + " --workload " + w + " --out " + (dir_ / "d").string());
+  const Result s = cstsim("run --no-trace --arch " + arch + " --workload " + w +
+                          " --sparsity 2:4 --set sparsity.skip_2_4=true --out " + (dir_ / "s").string());
+  ASSERT_EQ(d.status, 0) << d.err;
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json dl = json::parse(slurp(dir_ / "d" / "summary.json"))["layers"][0]["memory"];
+  const json sl = json::parse(slurp(dir_ / "s" / "summary.json"))["layers"][0]["memory"];
+  EXPECT_EQ(dl["hbm_bytes_read"], 1024 * 2048 + 2048 * 512);
+  EXPECT_EQ(sl["hbm_bytes_read"], 1024 * 2048 + 2048 * 512 / 2 + 2048 / 2 * 512 * 2 / 8);
+  EXPECT_EQ(sl["hbm_bytes_written"], dl["hbm_bytes_written"]);
+  const Result v = cstsim("run --no-trace --verify --arch " + arch + " --workload " + gemm(37, 29, 44) +
+                          " --set array.rows=15 --set array.cols=16 --set clusters=2 --sparsity 2:4"
+                          " --set sparsity.skip_2_4=true --out " + (dir_ / "v").string());
+  EXPECT_EQ(v.status, 0) << v.err << v.out;
+}
+
 TEST_F(Sparsity, InputsItCannotTakeAreErrors) {
   const std::string w = gemm(8, 8, 8);
   expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w + " --sparsity 1:4",
@@ -189,8 +210,8 @@ TEST_F(Sparsity, InputsItCannotTakeAreErrors) {
                          " --set dataflow=os --set sparsity.skip_2_4=true",
                      "sparsity.skip_2_4: 2:4 weights in the PEs need dataflow: ws");
   expect_input_error("run --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w +
-                         " --sparsity 2:4 --set sparsity.skip_2_4=true",
-                     "2:4 weights under memory: hierarchy are not modelled yet");
+                         " --sparsity 2:4 --set sparsity.skip_2_4=true --set hbm.layout=row_major",
+                     "hbm.layout: 2:4 weights under memory: hierarchy need hbm.layout: tiled");
 }
 
 }  // namespace
