@@ -295,8 +295,11 @@ int plan_command(const std::vector<std::string>& args) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", memory " << arch.memory
-            << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string()) << "):\n"
+  std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
+            << to_string(arch.precision.operand)
+            << (arch.precision.pack > 1 ? fmt::format(" x{}/PE", arch.precision.pack) : std::string()) << ", memory "
+            << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
+            << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n"
             << simulated_plan_table(layers);
   if (explore) std::cout << "\nTraffic-optimal tiling plan (an estimate, not simulated):\n" << plan_table(tilings);
   return 0;
