@@ -35,7 +35,8 @@ struct FoldPlan {
   // models/array/README.md), in words of `pack`.
   int64_t stream_words(int64_t row0, int64_t rows) const;
   // Bytes of the 2-bit places of `words` words of kept weights (0 without 2:4).
-  int64_t index_bytes(int64_t words) const { return sparse_2_4 ? (words * pack * 2 + 7) / 8 : 0; }
+  int64_t index_bytes(int64_t words) const { return sparse_2_4 ? index_bytes_2_4(words, pack) : 0; }
+  static int64_t index_bytes_2_4(int64_t words, int pack) { return (words * pack * 2 + 7) / 8; }
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;

@@ -20,7 +20,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
       for (const LayerPlan& l : plan.layers) depth = std::max(depth, l.dims.K);
     const int slots = spec.memory == MemoryMode::Hbm ? spec.hbm_dma.fifo_tiles : spec.channel.fifo_tiles;
     const int64_t words = depth * spec.array.cols;  // 2:4 tiles add 2 bits of index per kept value
-    const int64_t index_bytes = spec.array.skips_2_4 ? (words * spec.array.precision.pack * 2 + 7) / 8 : 0;
+    const int64_t index_bytes = spec.array.skips_2_4 ? FoldPlan::index_bytes_2_4(words, spec.array.precision.pack) : 0;
     fifo_ = std::make_unique<TileFifoModule>("fifo", slots, words * spec.element_bytes() + index_bytes,
                                              spec.array.dataflow, spec.element_bytes());
   }

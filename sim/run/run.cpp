@@ -36,8 +36,6 @@
 namespace cstsim {
 namespace {
 
-std::string a_precision_name(const ArchSpec& a) { return to_string(a.precision.operand); }
-
 std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
 
 // What the energy table's size-dependent rows scale with: the SRAM partitions (every
@@ -59,7 +57,7 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
   for (const Layer& l : w.layers) {
     const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K, a.precision.pack);
     if (double(p.fold_count()) * double(p.T) >= double(std::numeric_limits<int32_t>::max()) ||
-        double(l.M) * double(l.K) + double(l.K) * double(l.N) > 4e9)
+        double(l.M) * double(l.K) + double(l.K) * double(l.N) > 2e9)  // operands held as 4-byte floats: 8 GB
       throw InputError(w.source, l.source_line, l.name, "layer too large for --verify (register-level mode)");
   }
 }
@@ -138,10 +136,10 @@ int run_simulation(const RunOptions& o) {
   AcceleratorSpec spec = accelerator_spec(arch);
   spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
-  const std::string mac_row = "mac." + a_precision_name(arch) + ".executed";
+  const std::string type = to_string(arch.precision.operand), mac_row = "mac." + type + ".executed";
   if (!post::load_energy_table(energy_path).find(mac_row))
-    throw InputError(energy_path, 0, "actions", fmt::format("no row prices {} MACs ({}), the array's operand type "
-                                                            "(precision.operand)", a_precision_name(arch), mac_row));
+    throw InputError(energy_path, 0, "actions",
+                     fmt::format("no row prices {} MACs ({}), the array's operand type (precision.operand)", type, mac_row));
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
   const std::string mode = o.verify ? "reference" : "timing";
   spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
