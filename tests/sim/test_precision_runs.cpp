@@ -110,27 +110,23 @@ TEST_F(Precision, VerifyAtTheConfiguredWidths) {
 
 TEST_F(Precision, TypesThePeCannotDoAreInputErrors) {
   const std::string w = gemm(8, 8, 8);
-  // TPU v1's PE is int8 only.
-  expect_input_error("run --arch " + src("configs/arch/tpu-v1.yaml") + " --workload " + w +
-                         " --set precision.operand=bf16",
-                     "precision.operand: the PE cannot do bf16 operands (precision.macs_per_pe lists int8)");
-  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
-                         " --set precision.operand=fp32",
-                     "the PE cannot do fp32");
-  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
-                         " --set precision.macs_per_pe.int4=1",
-                     "precision.macs_per_pe.int4: 1 x 4-bit int4 is not whole bytes");
-  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
-                         " --set precision.operand=bf16 --set precision.accumulator=int32",
-                     "precision.accumulator: bf16 operands need a floating accumulator");
-  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
-                         " --set precision.operand=int16 --set precision.operand_bits=8",
-                     "give precision.operand or precision.operand_bits, not both");
   // An energy table without a row for the operand type fails before the run, naming the table.
   const fs::path table = file("e.yaml", "name: e\nactions:\n  mac.int8: {pJ: 0.3, per: MAC, source: x}\n");
-  expect_input_error("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + w +
-                         " --set precision.operand=int16 --energy " + table.string(),
-                     table.string() + ": actions: no row prices int16 MACs");
+  const std::pair<std::string, std::string> cases[] = {
+      // TPU v1's PE is int8 only.
+      {"tpu-v1.yaml --set precision.operand=bf16",
+       "precision.operand: the PE cannot do bf16 operands (precision.macs_per_pe lists int8)"},
+      {"npu-128.yaml --set precision.operand=fp32", "the PE cannot do fp32"},
+      {"npu-128.yaml --set precision.macs_per_pe.int4=1", "precision.macs_per_pe.int4: 1 x 4-bit int4 is not whole bytes"},
+      {"npu-128.yaml --set precision.operand=bf16 --set precision.accumulator=int32",
+       "precision.accumulator: bf16 operands need a floating accumulator"},
+      {"npu-128.yaml --set precision.operand=int16 --set precision.operand_bits=8",
+       "give precision.operand or precision.operand_bits, not both"},
+      {"npu-128.yaml --set precision.operand=int16 --energy " + table.string(),
+       table.string() + ": actions: no row prices int16 MACs"},
+  };
+  for (const auto& [args, message] : cases)
+    expect_input_error("run --workload " + w + " --arch " + src("configs/arch/") + args, message);
 }
 
 }  // namespace
