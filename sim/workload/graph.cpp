@@ -24,8 +24,9 @@ int64_t GraphTensor::elements() const {
 }
 
 int dtype_bits(const std::string& dtype) {
-  static const std::map<std::string, int> bits = {{"int4", 4},  {"int8", 8},  {"fp8", 8},   {"int16", 16},
-                                                   {"fp16", 16}, {"bf16", 16}, {"int32", 32}, {"fp32", 32}};
+  static const std::map<std::string, int> bits = {{"int4", 4},   {"int8", 8},      {"fp8", 8},       {"fp8_e4m3", 8},
+                                                   {"fp8_e5m2", 8}, {"int16", 16}, {"fp16", 16}, {"bf16", 16},
+                                                   {"int32", 32},   {"fp32", 32}};
   auto it = bits.find(dtype);
   return it == bits.end() ? 0 : it->second;
 }

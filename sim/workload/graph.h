@@ -18,7 +18,7 @@ namespace cstsim {
 struct GraphTensor {
   std::string name;
   std::vector<int64_t> shape;
-  std::string dtype;  // int4, int8, fp8, int16, fp16, bf16, int32, fp32
+  std::string dtype;  // int4, int8, fp8 (= fp8_e4m3), fp8_e5m2, int16, fp16, bf16, int32, fp32
   int bits = 8;
   std::string role;  // weight | activation | kv_cache
   int line = 0;
