@@ -20,7 +20,7 @@ std::vector<std::string> operand_type_names() {
 
 // One row of the PE's type table: how many MACs of `type` a PE does per cycle (packed along K).
 schema::Key pe_macs_key(const std::string& type) {
-  return schema::integer_key("precision.macs_per_pe." + type, "MAC/cycle", "1 for precision.operand, else unsupported", 1, 64,
+  return schema::integer_key("precision.macs_per_pe." + type, "MAC/cycle", "no table: precision.operand at 1 (int4: 2)", 1, 64,
                              type + " MACs a PE does per cycle, side by side along K; unlisted: the PE cannot do " + type);
 }
 

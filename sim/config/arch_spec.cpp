@@ -134,13 +134,26 @@ FoldPipeline parse_fold_pipeline(const ArchField& f) {
 
 // precision.*: the operand and accumulator types, and the PE's table of types (MACs per cycle).
 // Older files spell integer types by width (operand_bits, accumulator_bits); one spelling per file.
+// Of two spellings of one setting, the one --set gave replaces the file's; two from one place
+// are an input error.
+void one_spelling(const ArchField*& a, const ArchField*& b, const char* a_key, const char* b_key) {
+  if (!a || !b) return;
+  const bool a_set = a->file == "--set", b_set = b->file == "--set";
+  if (a_set != b_set) {
+    (a_set ? b : a) = nullptr;
+    return;
+  }
+  fail(*b, fmt::format("give {} or {}, not both", a_key, b_key));
+}
+
 template <class Find>
 Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>& pe_macs) {
   Precision p;
   pe_macs.clear();
   const ArchField* type = find("precision.operand");
-  if (const ArchField* bits = find("precision.operand_bits")) {
-    if (type) fail(*bits, "give precision.operand or precision.operand_bits, not both");
+  const ArchField* operand_bits = find("precision.operand_bits");
+  one_spelling(type, operand_bits, "precision.operand", "precision.operand_bits");
+  if (const ArchField* bits = operand_bits) {
     p.operand = *num_type_named("int" + choice_of(*bits, "precision.operand_bits"));
   } else if (type) {
     p.operand = *num_type_named(choice_of(*type, "precision.operand"));
@@ -158,7 +171,8 @@ Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>
       if (!first_row) first_row = f;
     }
   }
-  if (pe_macs.empty()) pe_macs.emplace_back(p.operand, 1);  // no table: the PE does its operand type, once per cycle
+  // No table: the PE does its operand type once per cycle in a word of at least a byte (int4 two).
+  if (pe_macs.empty()) pe_macs.emplace_back(p.operand, std::max(1, 8 / bits_of(p.operand)));
   p.pack = 0;
   for (const auto& [t, n] : pe_macs)
     if (t == p.operand) p.pack = n;
@@ -171,8 +185,9 @@ Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>
   }
   p.accumulator = is_float(p.operand) ? NumType::Fp32 : NumType::Int32;
   const ArchField* acc = find("precision.accumulator");
-  if (const ArchField* bits = find("precision.accumulator_bits")) {
-    if (acc) fail(*bits, "give precision.accumulator or precision.accumulator_bits, not both");
+  const ArchField* accumulator_bits = find("precision.accumulator_bits");
+  one_spelling(acc, accumulator_bits, "precision.accumulator", "precision.accumulator_bits");
+  if (const ArchField* bits = accumulator_bits) {
     p.accumulator = *num_type_named("int" + choice_of(*bits, "precision.accumulator_bits"));
     acc = bits;
   } else if (acc) {

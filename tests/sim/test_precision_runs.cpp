@@ -108,6 +108,16 @@ TEST_F(Precision, VerifyAtTheConfiguredWidths) {
     }
 }
 
+// The older width keys still work from the command line over a preset that spells the type (the
+// --set spelling replaces the file's), and an arch without a type table packs int4 two to a byte.
+TEST_F(Precision, OlderSpellingAndDefaultTable) {
+  const json s = run("configs/arch/scalesim-32.yaml", gemm(23, 17, 41),
+                     "--verify --set fold_pipeline=overlapped --set precision.operand_bits=4", "bits4");
+  EXPECT_EQ(s["arch"]["operand"], "int4");
+  EXPECT_EQ(s["arch"]["macs_per_pe_cycle"], 2);
+  EXPECT_TRUE(s["verify"]["passed"].get<bool>());
+}
+
 TEST_F(Precision, TypesThePeCannotDoAreInputErrors) {
   const std::string w = gemm(8, 8, 8);
   // An energy table without a row for the operand type fails before the run, naming the table.
