@@ -232,17 +232,29 @@ class StepBuilder {
   void hold(TrainingStep& t) {
     const int total = int(out_.layers.size());
     std::vector<int64_t> kept_at(size_t(total), 0), held(size_t(total), t.optimizer_state_bytes);
+    // One tensor several layers read (a norm's output into Q, K and V) is kept once, from its
+    // first reader to the last backward that needs it.
+    struct Kept {
+      int64_t bytes = 0;
+      int from = 0, until = 0;
+    };
+    std::map<std::string, Kept> kept_tensors;
     for (int i = 0; i < n_; ++i) {
       const Layer& f = fl(i);
       const std::array<std::pair<int, int>, 2> operands = {{{kMatrixA, dw_[size_t(i)]}, {kMatrixB, dx_[size_t(i)]}}};
       for (const auto& [x, until] : operands) {
         if (x == kMatrixB && ancestors_[size_t(i)][kMatrixB].empty() && producer_b_[size_t(i)] < 0)
-        continue;  // a weight, not an activation
+          continue;  // a weight, not an activation
         if (!kept(i, x)) continue;
-        const int64_t b = bytes(f, elements(f, x));
-        for (int k = i + 1; k < until; ++k) kept_at[size_t(k)] += b;
+        auto [it, fresh] = kept_tensors.try_emplace(tensor(f, x), Kept{bytes(f, elements(f, x)), i + 1, until});
+        if (!fresh) it->second.until = std::max(it->second.until, until);
       }
     }
+    for (const auto& [name, k] : kept_tensors)
+      for (int m = k.from; m < k.until; ++m) {
+        const Layer& l = out_.layers[size_t(m)];
+        if (tensor(l, kMatrixA) != name && tensor(l, kMatrixB) != name) kept_at[size_t(m)] += k.bytes;  // else its operand
+      }
     for (const auto& [k, for_layer] : recompute_for_) {  // held from it to its last reader
       int last = k;
       for (int m = k + 1; m < total; ++m) {
