@@ -13,6 +13,8 @@
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/spec_read.h"
+#include "sim/workload/sparsity.h"
+#include "sim/workload/training.h"
 #include "sim/workload/workload.h"
 
 // expand(): a read spec (spec_read.h) becomes the sweep's points: workload variants
@@ -246,8 +248,11 @@ class Expander {
       ++plan_.duplicates;
       return;
     }
-    t.hash = config_hash(arch, workloads_[size_t(variant)], "timing", 1);
-    t.cost = estimate_cycles(arch, workloads_[size_t(variant)]);
+    // What the point runs: the workload after run.sparsity and run.train, as `run` makes it.
+    const Workload w = with_training(with_weight_sparsity(workloads_[size_t(variant)], plan_.run.sparsity),
+                                     plan_.run.train, arch.precision.value_bits());
+    t.hash = config_hash(arch, w, "timing", 1);
+    t.cost = estimate_cycles(arch, w);
     t.index = int(plan_.tasks.size());
     plan_.tasks.push_back(std::move(t));
   }

@@ -6,10 +6,12 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/input_error.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
+#include "sim/workload/training.h"
 #include "traces/post/energy_table.h"
 
 namespace cstsim::sweep {
@@ -19,7 +21,7 @@ namespace {
 
 const char* const kTopKeys[] = {"name", "description", "base", "workloads", "batch", "grid",
                                 "constraints", "points", "set", "run"};
-const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "energy"};
+const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "energy", "train", "sparsity"};
 
 std::string known_keys_hint() {
   std::string out;
@@ -264,7 +266,7 @@ SpecFile read_spec(const std::string& spec_path) {
       const YAML::Node& v = entries[i].second;
       const std::string key = "run." + k;
       if (std::find(std::begin(kRunKeys), std::end(kRunKeys), k) == std::end(kRunKeys))
-        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, energy)");
+        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, energy, train, sparsity)");
       if (!v.IsScalar()) throw InputError(S, lines[i], key, "must be a single value");
       const std::string t = scalar_text(v);
       if (k == "window") {
@@ -278,6 +280,14 @@ SpecFile read_spec(const std::string& spec_path) {
       } else if (k == "keep_trace") {
         if (t != "true" && t != "false") throw InputError(S, line_of(v), key, "must be true or false");
         sp.run.keep_trace = t == "true";
+      } else if (k == "train") {
+        const auto& names = recompute_names();
+        if (std::find(names.begin(), names.end(), t) == names.end())
+          throw InputError(S, line_of(v), key, fmt::format("must be one of {}; got {}", fmt::join(names, ", "), t));
+        sp.run.train = t;
+      } else if (k == "sparsity") {
+        if (t != "2:4") throw InputError(S, line_of(v), key, "must be \"2:4\"; got " + t);
+        sp.run.sparsity = t;
       } else {
         sp.run.energy = require_file(S, line_of(v), key, t);
         post::load_energy_table(sp.run.energy);

@@ -21,6 +21,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/sweep/csv.h"
 #include "sim/sweep/process.h"
 #include "tests/cli_util.h"
@@ -559,6 +561,33 @@ TEST_F(SweepSlurm, EndToEndMatchesLocalPool) {
   r = cstsim("sweep " + spec + " --out " + slurm.string() + " --slurm --wait");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("every point is done"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// `run: {train, sparsity}` reach every point: each runs the workload's training step over 2:4
+// weights on PEs that skip them; a bad value is one line naming the spec's line.
+TEST_F(Sweep, RunSettingsTrainAndSparsityReachEveryPoint) {
+  const std::string spec = file("t.yaml", "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [" +
+                                              (dir_ / "tiny.yaml").string() +
+                                              "]\ngrid: {array.rows: [8, 16]}\nset: {array.cols: 8, "
+                                              "sparsity.skip_2_4: true}\nrun: {train: full, sparsity: \"2:4\"}\n");
+  const Result r = cstsim("sweep " + spec + " --out " + (dir_ / "out").string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int p = 0; p < 2; ++p) {
+    const auto s = nlohmann::json::parse(slurp(dir_ / "out" / "points" / std::to_string(p) / "summary.json"));
+    EXPECT_EQ(s["training"]["recompute"], "full");
+    EXPECT_FALSE(s["layers"][0].contains("sparsity"));  // g1: K = 30 is not a multiple of 4
+    EXPECT_EQ(s["layers"][1]["sparsity"]["weights"], "2:4");
+  }
+  const std::string bad = file("b.yaml", "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [" +
+                                             (dir_ / "tiny.yaml").string() + "]\nrun:\n  train: most\n");
+  const Result e = cstsim("sweep " + bad + " --out " + (dir_ / "bad").string());
+  EXPECT_EQ(e.status, 2);
+  EXPECT_NE(e.err.find(":4: run.train: must be one of none, selective, full; got most"), std::string::npos) << e.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
 }
 
 }  // namespace
