@@ -142,9 +142,16 @@ def _sets(sets: Optional[Mapping[str, Any]]) -> List[str]:
 
 
 def run(arch: PathLike, workload: PathLike, out: PathLike, sets: Optional[Mapping[str, Any]] = None,
-        trace: bool = True, force: bool = True, extra: Iterable[str] = ()) -> Run:
-    """Runs one point (cstsim run) into `out` and loads it. `sets`: --set overrides, {key: value}."""
+        trace: bool = True, force: bool = True, extra: Iterable[str] = (), train: Optional[str] = None,
+        sparsity: Optional[str] = None) -> Run:
+    """Runs one point (cstsim run) into `out` and loads it. `sets`: --set overrides, {key: value};
+    `train`: the workload's training step with this recompute policy (none, selective, full);
+    `sparsity`: "2:4" weights (run --sparsity)."""
     args = ["run", "-q", "--arch", str(arch), "--workload", str(workload), "--out", str(out)] + _sets(sets)
+    if train:
+        args += ["--train", train]
+    if sparsity:
+        args += ["--sparsity", sparsity]
     if not trace:
         args.append("--no-trace")
     if force:

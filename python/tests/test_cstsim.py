@@ -30,6 +30,15 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(rows[0]["name"], summary["layers"][0]["name"])
         self.assertEqual(rows[0]["stalls.hbm"], 0)  # nested figures flattened with dots
 
+    def test_training_step_and_precision(self):
+        w = ROOT / "configs/sweeps/workloads/tiny-gemm.yaml"
+        fwd = cstsim.run(ROOT / "configs/arch/npu-128.yaml", w, self.out / "f", trace=False)
+        step = cstsim.run(ROOT / "configs/arch/npu-128.yaml", w, self.out / "t", trace=False, train="none",
+                          sets={"precision.operand": "int4"})
+        self.assertEqual(step.summary["training"]["recompute"], "none")
+        self.assertEqual(step.summary["total"]["macs"], 3 * fwd.summary["total"]["macs"])
+        self.assertEqual(step.summary["arch"]["operand"], "int4")
+
     def test_sets_move_the_result_and_bad_input_raises(self):
         small = cstsim.run(ROOT / "configs/arch/npu-128.yaml", ROOT / "configs/sweeps/workloads/tiny-gemm.yaml",
                            self.out / "a", sets={"array.rows": 8, "array.cols": 8}, trace=False)
