@@ -37,8 +37,7 @@ class StepBuilder {
       throw InputError(f_.source, f_.flash.front().line, "tiling",
                        "a training step of attention with tiling: flash is not modelled (its backward is a kernel "
                        "of its own); use tiling: materialized");
-    out_ = f_;
-    out_.vector_steps = f_.vector_steps;  // the forward's; their backward passes are not modelled
+    out_ = f_;  // the forward's layers and vector steps (the latter's backward passes are not modelled)
     dx_.assign(size_t(n_), -1);
     dw_.assign(size_t(n_), -1);
     grad_of_c_.assign(size_t(n_), -1);
