@@ -187,26 +187,18 @@ class StationaryGrid final : public RegisterArray {
       int32_t* pt = &ptag_[row];
       // Row 0 starts every partial sum from zero; the rows below add to the one from above.
       const Acc* above = i > 0 ? &p_[row - C_] : nullptr;
-      if (sparse) {
-        const uint8_t* s0 = &sel_[0][row * L];
-        const uint8_t* s1 = &sel_[1][row * L];
-        for (int j = 0; j < C_; ++j) {
-          const Reg* w = (xb[j] ? w1 : w0) + size_t(j) * L;
-          const uint8_t* sel = (xb[j] ? s1 : s0) + size_t(j) * L;
-          const Reg* xj = x + size_t(j) * X;
-          Acc sum = above ? above[j] : Arith::zero();
-          for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, xj[sel[q]], w[q]);
-          p[j] = sum;
-        }
-      } else if (L == 1) {
+      if (L == 1 && !sparse) {
         for (int j = 0; j < C_; ++j)
           p[j] = Arith::mac(above ? above[j] : Arith::zero(), x[j], xb[j] ? w1[j] : w0[j]);
-      } else {
+      } else {  // L lanes a PE; 2:4 weights pick their activation's lane (sel), dense lane q is x's q
+        const uint8_t* s0 = sparse ? &sel_[0][row * L] : nullptr;
+        const uint8_t* s1 = sparse ? &sel_[1][row * L] : nullptr;
         for (int j = 0; j < C_; ++j) {
           const Reg* w = (xb[j] ? w1 : w0) + size_t(j) * L;
-          const Reg* xj = x + size_t(j) * L;
+          const uint8_t* sel = sparse ? (xb[j] ? s1 : s0) + size_t(j) * L : nullptr;
+          const Reg* xj = x + size_t(j) * X;
           Acc sum = above ? above[j] : Arith::zero();
-          for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, xj[q], w[q]);
+          for (size_t q = 0; q < L; ++q) sum = Arith::mac(sum, xj[sel ? sel[q] : q], w[q]);
           p[j] = sum;
         }
       }
