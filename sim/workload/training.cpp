@@ -96,9 +96,9 @@ class StepBuilder {
         const int p = x == kMatrixA ? producer_a_[size_t(i)] : producer_b_[size_t(i)];
         std::set<int>& a = ancestors_[size_t(i)][size_t(x)];
         if (p >= 0) a = {p};
-        else if (auto it = made_from.find(fl(i).tensors[size_t(x)]); it != made_from.end()) a = it->second;
+        else if (auto it = made_from.find(tensor(fl(i), x)); it != made_from.end()) a = it->second;
       }
-      made_from[fl(i).tensors[kMatrixC]] = {i};
+      made_from[tensor(fl(i), kMatrixC)] = {i};  // a layer of a list has no names: its own
     }
   }
 

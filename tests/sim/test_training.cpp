@@ -113,6 +113,20 @@ TEST_F(Training, RecomputeTradesMacsForActivations) {
   EXPECT_THROW(with_training(none, "some", 16), InputError);
 }
 
+// A layer list's layers have no tensor names: `full` recomputes a layer's real producer (g1 for
+// g2), and a layer that reads no earlier output (g3, input: none) keeps its input.
+TEST_F(Training, FullRecomputesOnlyRealProducersOfALayerList) {
+  const std::string w = file("list.yaml",
+                             "name: list\nlayers:\n  - {name: g1, M: 8, N: 16, K: 8}\n  - {name: g2, M: 8, N: 8, K: 16}\n"
+                             "  - {name: g3, M: 8, N: 8, K: 16, input: none}\n")
+                            .string();
+  const Workload full = with_training(load_workload(w), "full", 8);
+  EXPECT_EQ(full.training->recomputed_macs, 8 * 16 * 8);  // g1 once, for g2's backward
+  int copies = 0;
+  for (const Layer& l : full.layers) copies += l.name == "g1.recompute.g2";
+  EXPECT_EQ(copies, 1);
+}
+
 // A run of the step: M_peak of HBM holds the optimizer state and the kept activations, more
 // than the forward's, and comes down as recomputation keeps less; the recomputed MACs run.
 TEST_F(Training, MPeakFollowsWhatTheStepKeeps) {
