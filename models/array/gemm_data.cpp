@@ -73,25 +73,20 @@ std::vector<double> reference_gemm(const GemmData& d, int64_t chunk) {
   return with_grid_arith(d.operand, [&](auto arith) { return reference_in<decltype(arith)>(d, chunk); });
 }
 
-std::vector<double> fp64_gemm(const GemmData& d) {
+std::vector<double> fp64_gemm(const GemmData& d, bool magnitudes) {
+  auto value = [&](float v) { return magnitudes ? std::fabs(double(v)) : double(v); };
   std::vector<double> c(size_t(d.M * d.N), 0.0);
   for (int64_t m = 0; m < d.M; ++m)
     for (int64_t k = 0; k < d.K; ++k) {
-      const double a = d.A[size_t(m * d.K + k)];
-      for (int64_t n = 0; n < d.N; ++n) c[size_t(m * d.N + n)] += a * double(d.B[size_t(k * d.N + n)]);
+      const double a = value(d.A[size_t(m * d.K + k)]);
+      for (int64_t n = 0; n < d.N; ++n) c[size_t(m * d.N + n)] += a * value(d.B[size_t(k * d.N + n)]);
     }
   return c;
 }
 
 double max_relative_error(const std::vector<double>& got, const GemmData& d) {
   if (!is_float(d.operand)) return 0;
-  const std::vector<double> exact = fp64_gemm(d);
-  std::vector<double> scale(exact.size(), 0.0);
-  for (int64_t m = 0; m < d.M; ++m)
-    for (int64_t k = 0; k < d.K; ++k) {
-      const double a = std::fabs(double(d.A[size_t(m * d.K + k)]));
-      for (int64_t n = 0; n < d.N; ++n) scale[size_t(m * d.N + n)] += a * std::fabs(double(d.B[size_t(k * d.N + n)]));
-    }
+  const std::vector<double> exact = fp64_gemm(d), scale = fp64_gemm(d, true);
   double worst = 0;
   for (size_t i = 0; i < got.size(); ++i)
     if (scale[i] > 0) worst = std::max(worst, std::fabs(got[i] - exact[i]) / scale[i]);

@@ -50,8 +50,8 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
 std::vector<double> reference_gemm(const GemmData& d, int64_t chunk = 0);
 
 // The same GEMM in fp64 with no rounding of its own worth naming (each product exact, the sum
-// in fp64): what a float result's error is measured against.
-std::vector<double> fp64_gemm(const GemmData& d);
+// in fp64): what a float result's error is measured against. `magnitudes`: sums of |a_k b_k|.
+std::vector<double> fp64_gemm(const GemmData& d, bool magnitudes = false);
 
 // The largest |got - fp64| over the outputs, relative to that output's sum of |a_k b_k| (the
 // scale a float sum's rounding error grows with); 0 for integers.

@@ -100,8 +100,8 @@ void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t
 void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share, int64_t m0, int64_t m1,
                    DmaBuffers& d) {
   // Packed words (core/precision.h) run along im2col's K, which the raw rows do not hold in
-  // that order: lowering packed raw rows on chip is not modelled, so packed layers keep im2col.
-  if (!l.conv || a.precision.pack != 1) return;
+  // that order, and 2:4 streams read groups, not rows: neither is lowered from raw rows on chip.
+  if (!l.conv || a.precision.pack != 1 || (a.skip_2_4 && l.weights_2_4)) return;
   const DataflowRoles& r = roles(a.dataflow);
   // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
   const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
@@ -163,7 +163,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
           const FoldPlan folds = fold_plan_of(a, c.share, rows, lp.sparse_2_4);
           p.has_dma = true;
           p.dma = choose_dma_buffers(a, folds, l.name, one.size() > 1);
-          if (!lp.sparse_2_4) use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);  // 2:4: groups, not rows
+          use_raw_ifmap(a, l, c.share, first_row, first_row + rows, p.dma);
         }
         c.passes.push_back(p);
         first_row += rows;
