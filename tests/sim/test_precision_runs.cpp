@@ -57,6 +57,26 @@ TEST_F(Precision, Int4HalvesBytesAndComputeBoundCycles) {
             h8["layers"][0]["memory"]["hbm_bytes_written"].get<int64_t>());
 }
 
+// Where memory binds, the width decides: a decode GEMV (16 MiB of int8 weights) keeps to the
+// array's own weight-load pace at int8, while bf16's 32 MiB must come through the cluster's
+// 128 B/cycle mesh port, which then binds (stall cause noc_bandwidth) and sets the cycles.
+TEST_F(Precision, WideOperandsMakeTheMeshPortBind) {
+  const std::string w = src("configs/workloads/decode-gemv.yaml");
+  const json i8 = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=int8", "i8");
+  const json bf = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=bf16", "bf");
+  EXPECT_LT(i8["total"]["stall_cycles"].get<double>(), 0.01 * i8["total"]["cycles"].get<double>());
+  const double bytes = bf["layers"][0]["memory"]["hbm_bytes_read"].get<double>();
+  EXPECT_EQ(bytes, 2 * i8["layers"][0]["memory"]["hbm_bytes_read"].get<double>());
+  const double port_bound = bytes / 128;  // npu-mesh-4x4: 128 B flits, one per cycle into the cluster
+  EXPECT_GE(bf["total"]["cycles"].get<double>(), port_bound);
+  EXPECT_LT(bf["total"]["cycles"].get<double>(), 1.02 * port_bound);
+  std::string largest;
+  double most = -1;
+  for (const auto& [cause, n] : bf["total"]["stalls"].items())
+    if (n.get<double>() > most) most = n.get<double>(), largest = cause;
+  EXPECT_EQ(largest, "noc_bandwidth");
+}
+
 // On a PE of 32-bit float words (npu-128-fp: fp32 one a cycle, fp16 two), fp32 takes twice
 // fp16's compute-bound cycles and moves twice its bytes.
 TEST_F(Precision, Fp32DoublesFp16) {
