@@ -1,6 +1,7 @@
 #include "plan/fold_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace cstsim {
@@ -58,7 +59,13 @@ FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
   dims[stream] = stream == Dim::K ? t * whole.pack : t;  // t counts words when the stream is K (OS)
   FoldPlan p = make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K, whole.pack);
   p.sparse_2_4 = whole.sparse_2_4;
+  p.input_density = whole.input_density;
   return p;
+}
+
+int64_t FoldPlan::zero_count(int64_t values, double density) {
+  if (density >= 1) return 0;
+  return std::min(values, int64_t(std::floor((long double)values * (1.0L - (long double)density))));
 }
 
 }  // namespace cstsim

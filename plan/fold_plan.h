@@ -37,6 +37,18 @@ struct FoldPlan {
   // Bytes of the 2-bit places of `words` words of kept weights (0 without 2:4).
   int64_t index_bytes(int64_t words) const { return sparse_2_4 ? index_bytes_2_4(words, pack) : 0; }
   static int64_t index_bytes_2_4(int64_t words, int pack) { return (words * pack * 2 + 7) / 8; }
+  // Zero gating (arch sparsity.zero_gating): the fraction of A's values that are nonzero
+  // (Layer::input_density). zero_inputs() of its M x nominal_k() values are zero, placed by
+  // is_placed_zero; each meets the N columns of B, so zero_inputs() * N MAC lanes are gated.
+  double input_density = 1.0;
+  int64_t zero_inputs() const { return zero_count(M * nominal_k(), input_density); }
+  // Of `values` values at `density`, floor(values * (1 - density)) are zero, spread evenly:
+  // value e (row-major) is zero where floor((e + 1) z / values) > floor(e z / values).
+  static int64_t zero_count(int64_t values, double density);
+  static bool is_placed_zero(int64_t e, int64_t values, int64_t zeros) {
+    using Wide = __int128;
+    return Wide(e + 1) * zeros / values > Wide(e) * zeros / values;
+  }
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;

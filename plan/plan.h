@@ -24,6 +24,7 @@ struct PassPlan {
   // 2:4 weights the PEs skip through (arch sparsity.skip_2_4): dims.K counts the kept half, the
   // GEMM asks for twice it, and the stationary tiles carry 2 bits of index per kept value.
   bool sparse_2_4 = false;
+  double input_density = 1.0;  // of A's values nonzero (Layer::input_density; zero gating)
   bool has_dma = false;  // memory: hierarchy
   DmaBuffers dma;
   // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous

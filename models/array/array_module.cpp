@@ -225,8 +225,11 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     if (p->verify.ran) {
       m.verify.ran = true;
       const double worst = std::max(m.verify.max_relative_error, p->verify.max_relative_error);
+      const int64_t gated = p->verify.gated_lanes < 0 ? m.verify.gated_lanes
+                                                      : std::max<int64_t>(m.verify.gated_lanes, 0) + p->verify.gated_lanes;
       if (m.verify.passed && !p->verify.passed) m.verify = p->verify;
       m.verify.max_relative_error = worst;
+      m.verify.gated_lanes = gated;
     }
     if (!shared_memory) m.dram_bytes += p->dram_bytes;
     if (!p->has_hierarchy) continue;
@@ -401,7 +404,7 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
 void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
   const GemmData data = make_random_gemm(plan.M, plan.N, plan.nominal_k(), params_.seed + uint64_t(index),
-                                         params_.spec.array.precision, plan.sparse_2_4);
+                                         params_.spec.array.precision, plan.sparse_2_4, plan.input_density);
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share
@@ -456,6 +459,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   const std::vector<std::string> problems = reference_problems(*grid, expected, grid_end, r.end_cycle, r.stats, data);
   r.verify.passed = problems.empty();
   r.verify.max_relative_error = max_relative_error(grid->result(), data);
+  if (plan.input_density < 1) r.verify.gated_lanes = grid->gated_count();
   if (!problems.empty()) r.verify.detail = problems.front();
   spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, plan_.layers.size(), layer_name(index),
                r.verify.passed ? "ok" : "FAILED", r.cycles, grid->pe_updates());

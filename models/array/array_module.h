@@ -70,6 +70,9 @@ struct LayerVerification {
   // Floats: the largest error of the grid's result against the fp64 GEMM, relative to each
   // output's sum of |a_k b_k| (models/array/gemm_data.h); the bit-exact check is `passed`.
   double max_relative_error = 0;
+  // Zero gating: the lanes of active PEs the registers saw a zero activation in (padding lanes
+  // included), summed over passes; -1: not counted (no gating).
+  int64_t gated_lanes = -1;
 };
 
 struct ArrayLayerResult {

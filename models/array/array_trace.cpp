@@ -33,6 +33,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
   if (a.precision.pack > 1) ids.padding_macs = sink.declare_action("mac." + prec + ".padding", "MAC");
   if (a.skips_2_4) ids.skipped_macs = sink.declare_action("mac." + prec + ".skipped", "MAC");
+  if (a.gates_zeros) ids.gated_macs = sink.declare_action("mac." + prec + ".gated", "MAC");
   ids.accumulator_bytes = ab;
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
@@ -56,6 +57,7 @@ void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t st
   sink.count(start, ids.nominal_macs, p.M * p.N * p.nominal_k());
   if (p.sparse_2_4) sink.count(start, ids.skipped_macs, p.M * p.N * (p.nominal_k() - p.k_values));
   if (const int64_t padding = p.M * p.N * (p.K * p.pack - p.k_values); padding > 0) sink.count(start, ids.padding_macs, padding);
+  if (const int64_t zeros = p.zero_inputs(); zeros > 0) sink.count(start, ids.gated_macs, zeros * p.N);
 }
 
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, FoldPipeline pipeline,

@@ -29,6 +29,8 @@ struct ArrayTraceIds {
   // mac.<precision>.skipped: the pruned half of a 2:4 layer's MACs, which PEs that skip never do.
   // Executed = nominal - skipped + padding.
   trace::ActionId nominal_macs = 0, padding_macs = 0, skipped_macs = 0;
+  // Lanes whose activation was zero (zero gating): executed, priced at mac.<type>.gated.
+  trace::ActionId gated_macs = 0;
   // sram.read.psum: WS, IS folds after a column fold's first add to the partial sums the
   // scratchpad holds: one accumulator read per output element, as it leaves the array.
   trace::ActionId psum_reads = 0;
@@ -41,12 +43,14 @@ struct ArrayGeometry {
   Dataflow dataflow = Dataflow::WS;
   Precision precision;
   bool skips_2_4 = false;  // arch sparsity.skip_2_4
+  bool gates_zeros = false;  // arch sparsity.zero_gating
 };
 
 // Declares the array's resources and binds the action counters to them.
 ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& array, const std::string& owner);
 
-// Books the work a pass asks for, when it starts: nominal MACs and padding lanes.
+// Books the work a pass asks for, when it starts: nominal MACs, padding lanes, skipped (2:4) and
+// gated (zero activations) lanes.
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& plan);
 
 // Announces fold g's occupancy changes (all at or after its FoldStart).

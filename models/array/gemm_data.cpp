@@ -4,10 +4,12 @@
 #include <random>
 
 #include "models/array/grid_arith.h"
+#include "plan/fold_plan.h"
 
 namespace cstsim {
 
-GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p, bool sparse_2_4) {
+GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p, bool sparse_2_4,
+                          double a_density) {
   GemmData d;
   d.M = M;
   d.N = N;
@@ -19,6 +21,15 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
   d.B.resize(size_t(K * N));
   for (auto& v : d.A) v = random_value(p.operand, rng);
   for (auto& v : d.B) v = random_value(p.operand, rng);
+  if (a_density < 1) {
+    const int64_t values = M * K, zeros = FoldPlan::zero_count(values, a_density);
+    for (int64_t e = 0; e < values; ++e) {
+      float& v = d.A[size_t(e)];
+      if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
+      else
+        while (v == 0.0f) v = random_value(p.operand, rng);
+    }
+  }
   if (sparse_2_4) {
     static constexpr uint8_t kPairs[6] = {0x3, 0x5, 0x6, 0x9, 0xA, 0xC};  // two places of four
     d.sparse_2_4 = true;

@@ -40,9 +40,10 @@ struct GemmData {
 };
 
 // Random values of p's operand type (core/num_type.h random_value); `sparse_2_4`: B keeps two
-// random places of every four along K (K a multiple of 4).
+// random places of every four along K (K a multiple of 4). `a_density` < 1: A is zero exactly
+// where FoldPlan::is_placed_zero puts its zeros and nonzero elsewhere (zero gating's count).
 GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {},
-                          bool sparse_2_4 = false);
+                          bool sparse_2_4 = false, double a_density = 1.0);
 
 // The grid's arithmetic in the order above, `chunk` values of K at a time (0: all of K). M x N,
 // row-major; integers as their accumulator's signed value. 2:4 data: the kept values only, in K

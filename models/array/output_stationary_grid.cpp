@@ -163,6 +163,10 @@ class OutputStationaryGrid final : public RegisterArray {
       active += both;
     }
     activity_.active_pes = active;
+    if (count_gated_)  // the A lanes of the active PEs
+      for (size_t k = 0; k < cells_; ++k)
+        if ((atag_[k] >= 0) & (btag_[k] >= 0))
+          for (size_t q = 0; q < L; ++q) gated_ += a_[k * L + q] == Reg(0);
     pe_updates_ += int64_t(cells_);
     if (bad) throw ArrayHazard(fmt::format("cycle {}: a PE saw A and B operands of different steps", now_));
   }

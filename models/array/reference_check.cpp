@@ -36,6 +36,14 @@ std::vector<std::string> reference_problems(const RegisterArray& grid, const std
                                    c.filter_reads, c.ofmap_writes, e.ifmap_reads, e.filter_reads, e.ofmap_writes));
   if (grid.mac_count() != stats.macs)
     problems.push_back(fmt::format("macs: counted {}, expected {}", grid.mac_count(), stats.macs));
+  // Zero gating: every zero A value meets the N columns of B, and padding lanes hold zeros too.
+  const FoldPlan& p = grid.plan();
+  if (p.input_density < 1) {
+    const int64_t want_gated = p.zero_inputs() * p.N + p.M * p.N * (p.K * p.pack - p.k_values);
+    if (grid.gated_count() != want_gated)
+      problems.push_back(fmt::format("gating: counted {} lanes with a zero activation, expected {}", grid.gated_count(),
+                                     want_gated));
+  }
   return problems;
 }
 

@@ -12,7 +12,7 @@ namespace cstsim {
 
 RegisterArray::RegisterArray(const FoldPlan& plan, FoldPipeline pipeline, int64_t start)
     : plan_(plan), pipeline_(pipeline), start_(start), R_(plan.R), C_(plan.C), T_(plan.T),
-      now_(start), slot_(scalesim_fold_length(plan)), drained_(plan.folds.size(), 0) {
+      now_(start), count_gated_(plan.input_density < 1), slot_(scalesim_fold_length(plan)), drained_(plan.folds.size(), 0) {
   // Tokens are tagged fold*T + t in 32 bits.
   if (double(plan.folds.size()) * double(plan.T) >= double(std::numeric_limits<int32_t>::max()))
     throw std::invalid_argument(fmt::format(

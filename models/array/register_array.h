@@ -55,6 +55,9 @@ class RegisterArray {
   const EdgeCounts& counts() const { return counts_; }
   // Active PE-cycles: one per PE per cycle that performed a real MAC.
   int64_t mac_count() const { return macs_; }
+  // Zero gating (plan().input_density < 1): lanes of active PEs whose A value was zero, counted
+  // from the registers (padding lanes, zeros too, included).
+  int64_t gated_count() const { return gated_; }
   // The layer's result C = A*B (M x N, row-major; integers as their accumulator's signed
   // value, floats exactly); complete once done().
   virtual std::vector<double> result() const = 0;
@@ -88,6 +91,8 @@ class RegisterArray {
   int64_t end_cycle_ = -1;
   int64_t folds_ended_ = 0;
   int64_t macs_ = 0;
+  int64_t gated_ = 0;
+  const bool count_gated_;  // plan_.input_density < 1
   int64_t pe_updates_ = 0;
   EdgeCounts counts_;
   std::vector<ArrayEvent> events_;

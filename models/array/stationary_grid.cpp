@@ -181,6 +181,12 @@ class StationaryGrid final : public RegisterArray {
       int64_t active = 0;
       for (int j = 0; j < C_; ++j) active += (xt[j] >= 0) & (j < int(xc[j]));
       activity_.active_pes += active;
+      if (count_gated_)  // the A lanes of the active PEs: streamed (WS) or held (IS)
+        for (int j = 0; j < C_; ++j)
+          if ((xt[j] >= 0) & (j < int(xc[j]))) {
+            const Reg* a = ws_ ? x + size_t(j) * X : (xb[j] ? &w_[1][row * L] : &w_[0][row * L]) + size_t(j) * L;
+            for (size_t q = 0; q < L; ++q) gated_ += a[q] == Reg(0);
+          }
       const Reg* w0 = &w_[0][row * L];
       const Reg* w1 = &w_[1][row * L];
       Acc* p = &p_[row];

@@ -42,7 +42,7 @@ AcceleratorSpec accelerator_spec(const ArchSpec& a) {
   AcceleratorSpec s;
   s.name = a.name;
   s.clusters = a.clusters;
-  s.array = {a.rows, a.cols, a.dataflow, a.precision, a.skip_2_4};
+  s.array = {a.rows, a.cols, a.dataflow, a.precision, a.skip_2_4, a.zero_gating};
   s.fold_pipeline = a.fold_pipeline;
   s.clock_hz = a.clock_hz;
   s.memory = memory_mode(a.memory);

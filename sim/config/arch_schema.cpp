@@ -60,6 +60,9 @@ const schema::Table& arch_schema() {
           choice_key("sparsity.skip_2_4", "", "false", {"false", "true"},
                      "true: the PEs take 2:4-compressed weights (two values of every four along K, 2-bit indices) "
                      "and skip the zeros, WS only; false: 2:4-sparse weights run dense"),
+          choice_key("sparsity.zero_gating", "", "false", {"false", "true"},
+                     "true: a PE whose activation operand is zero gates its multiplier (energy only: the lane "
+                     "is priced at mac.<type>.gated; the workload's input_density says how many are zero)"),
           choice_key("fold_pipeline", "", "overlapped", {"scalesim", "overlapped"},
                      "scalesim: SCALE-Sim v2's fixed fold slots; overlapped: folds overlap as the registers allow"),
           integer_key("sram.ifmap_kib", "KiB", "0", 1, kMaxKib, "input partition (memory: hierarchy: of the scratchpad)"),

@@ -228,6 +228,7 @@ ArchSpec build(const ArchFields& fields) {
     if (s.skip_2_4 && s.dataflow != Dataflow::WS)
       fail(*f, fmt::format("2:4 weights in the PEs need dataflow: ws (the weights stationary); got {}", to_string(s.dataflow)));
   }
+  if (const ArchField* f = find("sparsity.zero_gating")) s.zero_gating = choice_of(*f, "sparsity.zero_gating") == "true";
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
   if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
@@ -411,11 +412,12 @@ namespace {
 // arrays every file could describe before, so their hashes stay what they were.
 std::string typed_precision_text(const ArchSpec& s) {
   const Precision& p = s.precision;
-  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1 && !s.skip_2_4;
+  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1 && !s.skip_2_4 && !s.zero_gating;
   if (widths_say_all) return "";
   std::string text = fmt::format("precision.operand={}\nprecision.accumulator={}\n", to_string(p.operand),
                                  to_string(p.accumulator));
   if (s.skip_2_4) text += "sparsity.skip_2_4=true\n";
+  if (s.zero_gating) text += "sparsity.zero_gating=true\n";
   for (const auto& [t, n] : s.pe_macs) text += fmt::format("precision.macs_per_pe.{}={}\n", to_string(t), n);
   return text;
 }

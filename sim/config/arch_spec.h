@@ -30,6 +30,9 @@ struct ArchSpec {
   // sparsity.skip_2_4: the PEs hold 2:4-compressed weights (models/array/README.md) and skip the
   // pruned half of a 2:4-sparse layer's MACs (WS).
   bool skip_2_4 = false;
+  // sparsity.zero_gating: a PE gates its multiplier when the activation (A) value is zero; energy
+  // only (models/array/README.md, "Zero gating").
+  bool zero_gating = false;
   FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
   // SCALE-Sim-style per-operand SRAM sizes (KiB); informational until the memory issue.
   int64_t ifmap_sram_kib = 0;

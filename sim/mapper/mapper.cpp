@@ -157,6 +157,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
       for (int64_t rows : one) {
         PassPlan p;
         p.sparse_2_4 = lp.sparse_2_4;
+        p.input_density = a.zero_gating ? l.input_density : 1.0;
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
         if (hierarchy && !p.idle()) {

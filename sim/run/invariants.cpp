@@ -73,6 +73,10 @@ void check_scope(const nlohmann::ordered_json& scope, const std::string& where) 
       fail("work", fmt::format("{} MACs executed, {} asked for{}{} ({})", executed, nominal,
                                skipped > 0 ? fmt::format(", {} skipped", skipped) : "",
                                padding > 0 ? fmt::format(" and {} padding lanes", padding) : "", precision));
+    // Gated lanes are executed lanes whose activation was zero (no more than executed minus padding).
+    const double gated = macs.contains("gated") ? macs["gated"]["value"].get<double>() : 0;
+    if (gated > executed - padding)
+      fail("gating", fmt::format("{} MAC lanes gated of {} executed ({})", gated, executed - padding, precision));
   }
   const double gross = scope.at("energy").at("E_gross").at("value").get<double>();
   const double landauer = scope.at("energy").at("E_thermo_min").at("value").get<double>();

@@ -304,6 +304,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
         l["verify"]["max_relative_error_vs_fp64"] = L.verify.max_relative_error;
         worst_error = std::max(worst_error, L.verify.max_relative_error);
       }
+      if (L.verify.gated_lanes >= 0) l["verify"]["gated_lanes_counted"] = L.verify.gated_lanes;
       verify_ran = true;
       verified = verified && L.verify.passed;
     }

@@ -111,6 +111,16 @@ int run_simulation(const RunOptions& o) {
                      "2:4 weights under memory: hierarchy need hbm.layout: tiled (row-major blocks of kept values "
                      "and their places are not modelled)");
 
+  const Layer* gated = nullptr;  // a layer whose zero activations the PEs gate
+  if (arch.zero_gating)
+    for (const Layer& l : workload.layers) {
+      if (l.input_density >= 1) continue;
+      if (!gated) gated = &l;
+      if (arch.skip_2_4 && l.weights_2_4)
+        throw InputError(workload.source, l.source_line, l.name,
+                         "zero gating of a layer whose 2:4 weights the PEs skip is not modelled (which zero activations "
+                         "meet kept weights depends on the weights' places)");
+    }
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
@@ -137,9 +147,14 @@ int run_simulation(const RunOptions& o) {
   spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   const std::string type = to_string(arch.precision.operand), mac_row = "mac." + type + ".executed";
-  if (!post::load_energy_table(energy_path).find(mac_row))
+  const post::EnergyTable energy_table = post::load_energy_table(energy_path);
+  if (!energy_table.find(mac_row))
     throw InputError(energy_path, 0, "actions",
                      fmt::format("no row prices {} MACs ({}), the array's operand type (precision.operand)", type, mac_row));
+  if (gated && !energy_table.find("mac." + type + ".gated"))
+    throw InputError(energy_path, 0, "actions",
+                     fmt::format("no row mac.{}.gated prices the {} MACs the PEs gate (sparsity.zero_gating; layer {} "
+                                 "has input density {})", type, type, gated->name, gated->input_density));
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
   const std::string mode = o.verify ? "reference" : "timing";
   spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,

@@ -44,6 +44,9 @@ struct OpNode {
   std::map<std::string, YAML::Node> attrs;
   std::map<std::string, int> attr_lines;
   int line = 0, in_line = 0;
+  // `density`: the fraction of its output's values that are nonzero (a ReLU's sparsity); unset:
+  // a view's is its source's, anything else's 1.
+  std::optional<double> out_density;
 };
 
 // Every kind: how many inputs it takes (min, max) and the attributes it accepts.
@@ -151,7 +154,7 @@ class GraphReader {
   GraphTensor read_tensor(const YAML::Node& node) {
     const int line = line_of(node);
     if (!node.IsMap()) fail(line, "tensors", fmt::format("each tensor must be a map, got {}", yaml_kind(node)));
-    auto k = keys_of(node, "a tensor", {"name", "shape", "dtype", "role"});
+    auto k = keys_of(node, "a tensor", {"name", "shape", "dtype", "role", "density"});
     for (const char* req : {"name", "shape", "dtype", "role"})
       if (!k.count(req)) fail(line, req, "required tensor key is missing");
     GraphTensor t;
@@ -168,6 +171,7 @@ class GraphReader {
     if (t.role != "weight" && t.role != "activation" && t.role != "kv_cache")
       fail(k["role"].second, "role",
            fmt::format("must be weight, activation or kv_cache, got {}", text::quoted(t.role)));
+    if (k.count("density")) t.density = density_of(path_, k["density"].second, "density", k["density"].first);
     return t;
   }
 
@@ -182,7 +186,7 @@ class GraphReader {
     OpNode n;
     n.line = line_of(node);
     if (!node.IsMap()) fail(n.line, "ops", fmt::format("each op must be a map with name, op, in, out; got {}", yaml_kind(node)));
-    std::vector<std::string> known = {"name", "op", "in", "out"};
+    std::vector<std::string> known = {"name", "op", "in", "out", "density"};
     const YAML::Node kind_node = node["op"];
     if (!kind_node) fail(n.line, "op", fmt::format("required op key is missing (one of: {})", kind_names()));
     n.kind = name_of(kind_node, line_of(kind_node), "op");
@@ -193,6 +197,7 @@ class GraphReader {
     auto k = keys_of(node, "a " + n.kind + " op", known);
     for (const char* req : {"name", "in", "out"})
       if (!k.count(req)) fail(n.line, req, "required op key is missing");
+    if (k.count("density")) n.out_density = density_of(path_, k["density"].second, "density", k["density"].first);
     n.name = name_of(k["name"].first, k["name"].second, "name");
     if (!op_names_.emplace(n.name, n.line).second)
       fail(k["name"].second, "name", fmt::format("duplicate op name {} (first at line {})", text::quoted(n.name), op_names_[n.name]));
@@ -320,6 +325,7 @@ class GraphReader {
     t.bits = dtype_bits(dtype);
     t.role = role;
     t.line = n.line;
+    t.density = n.out_density.value_or(layer < 0 && !same_data.empty() ? tensors_.at(same_data).density : 1.0);
     declare(t);
     if (layer >= 0) written_by_[n.out] = layer;
   }
@@ -337,6 +343,7 @@ class GraphReader {
     l.weight_layer = layer_of(b);
     l.tensors = {data_of(a), data_of(b), c};  // the data they are: a view is its source's
     l.dtype_bits = tensors_.at(a).bits;
+    l.input_density = tensors_.at(a).density;
     for (int x = 0; x < 2; ++x) {
       const std::string& t = x == 0 ? a : b;
       if (layer_of(t) >= 0) continue;

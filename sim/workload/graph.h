@@ -21,6 +21,7 @@ struct GraphTensor {
   std::string dtype;  // int4, int8, fp8 (= fp8_e4m3), fp8_e5m2, int16, fp16, bf16, int32, fp32
   int bits = 8;
   std::string role;  // weight | activation | kv_cache
+  double density = 1.0;  // the fraction of its values that are nonzero (zero gating; Layer::input_density)
   int line = 0;
   int64_t elements() const;
   int64_t bytes() const { return (elements() * bits + 7) / 8; }

@@ -182,6 +182,7 @@ class StepBuilder {
     dw.pieces = {f.pieces[kMatrixA], f.pieces[kMatrixC], f.pieces[kMatrixB]};
     dw.source_line = f.source_line;
     dw.dtype_bits = f.dtype_bits;
+    dw.input_density = f.input_density;  // its A is the forward's A, transposed: the same zeros (dX's, dC, has none)
     dw.tensors = {tensor(f, kMatrixA), tensor(f, kMatrixC) + ".grad", tensor(f, kMatrixB) + ".grad"};
     if (pa >= 0 && copy_of.count(pa)) dw.input_layer = copy_of[pa];
     else dw.same_as[kMatrixA] = {i, kMatrixA};

@@ -17,7 +17,7 @@ namespace cstsim {
 namespace {
 
 const char* const kLayerKeys[] = {"name", "M", "N", "K"};
-const char* const kOptionalLayerKeys[] = {"input"};
+const char* const kOptionalLayerKeys[] = {"input", "input_density"};
 
 int64_t positive(const std::string& path, int line, const std::string& key, const YAML::Node& v) {
   std::string text = v.IsScalar() ? v.Scalar() : "";
@@ -30,6 +30,19 @@ int64_t positive(const std::string& path, int line, const std::string& key, cons
     throw InputError(path, line, key, fmt::format("must be at most {}, got {}", INT_MAX, text::quoted(text)));
   return *n;
 }
+
+}  // namespace
+
+double density_of(const std::string& path, int line, const std::string& key, const YAML::Node& v) {
+  const std::optional<double> d = v.IsScalar() ? text::parse_double(v.Scalar()) : std::nullopt;
+  if (!d || !(*d >= 0 && *d <= 1))
+    throw InputError(path, line, key,
+                     "must be a number from 0 to 1 (the fraction of the values that are nonzero), got " +
+                         (v.IsScalar() ? text::quoted(v.Scalar()) : yaml_kind(v)));
+  return *d;
+}
+
+namespace {
 
 Layer read_layer(const std::string& path, const YAML::Node& node) {
   const int line = line_of(node);
@@ -44,7 +57,7 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
     bool known = false;
     for (const char* k : kLayerKeys) known = known || key == k;
     for (const char* k : kOptionalLayerKeys) known = known || key == k;
-    if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K, input)");
+    if (!known) throw InputError(path, key_line, key, "unknown layer key (expected one of: name, M, N, K, input, input_density)");
     if (fields.count(key)) throw InputError(path, key_line, key, "duplicate key");
     fields.emplace(key, it->second);
     lines[key] = key_line;
@@ -71,6 +84,8 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
     layer.reads_previous = text == "previous";
     layer.input_line = lines["input"];
   }
+  if (fields.count("input_density"))
+    layer.input_density = density_of(path, lines["input_density"], "input_density", fields["input_density"]);
   return layer;
 }
 

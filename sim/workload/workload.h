@@ -11,6 +11,10 @@
 
 #include "sim/workload/vector_steps.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace cstsim {
 
 struct ConvShape {  // as written in a SCALE-Sim conv topology row
@@ -91,6 +95,9 @@ struct Layer {
   int64_t held_bytes = 0;
   // Its weights B are 2:4 structured-sparse along K (--sparsity 2:4; K a multiple of 4).
   bool weights_2_4 = false;
+  // The fraction of A's values that are nonzero (YAML `input_density`, a graph tensor's `density`):
+  // what PEs with zero gating (arch sparsity.zero_gating) gate; energy only.
+  double input_density = 1.0;
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;
@@ -116,6 +123,10 @@ struct FlashAttention {
   // Every score's two products (Q K^T and P V), causal or not: what the materialized form computes.
   int64_t dense_macs() const { return 2 * batch * heads * Sq * Skv * d; }
 };
+
+// A density: a number in [0, 1] (the fraction of a tensor's values that are nonzero). Throws
+// InputError(path, line, key) otherwise.
+double density_of(const std::string& path, int line, const std::string& key, const YAML::Node& v);
 
 struct Workload {
   std::string name;    // file stem

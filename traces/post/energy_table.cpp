@@ -81,6 +81,13 @@ EnergyTable resolved(EnergyTable t, const Geometry& g) {
 
 const ActionEnergy* EnergyTable::find(const std::string& counter) const {
   if (is_nominal(counter)) return nullptr;
+  // A gated MAC lane is never priced as a MAC: only its own row prices it.
+  const std::string gated = ".gated";
+  if (counter.size() > gated.size() && counter.compare(counter.size() - gated.size(), gated.size(), gated) == 0) {
+    for (const ActionEnergy& a : actions)
+      if (a.action == counter) return &a;
+    return nullptr;
+  }
   const ActionEnergy* best = nullptr;
   for (const ActionEnergy& a : actions) {
     const bool match = counter == a.action ||

@@ -75,6 +75,21 @@ long double sum_if(const Counts& c, bool (*pred)(const std::string&)) {
   return s;
 }
 
+// Zero gating: "mac.<type>.gated" counts lanes among "mac.<type>.executed" whose activation was
+// zero; they are priced at their own row and the rest of executed at the MAC's.
+bool is_gated(const std::string& a) { return starts_with(a, "mac.") && a.size() > 6 && a.compare(a.size() - 6, 6, ".gated") == 0; }
+bool is_executed_mac(const std::string& a) {
+  return starts_with(a, "mac.") && a.size() > 9 && a.compare(a.size() - 9, 9, ".executed") == 0;
+}
+std::string executed_of(const std::string& gated) { return gated.substr(0, gated.size() - 6) + ".executed"; }
+
+Counts priced(const Counts& c) {
+  Counts p = c;
+  for (const auto& [k, v] : c)
+    if (is_gated(k)) p[executed_of(k)] -= v;
+  return p;
+}
+
 bool is_memory_traffic(const std::string& a) {
   return starts_with(a, "sram.") || starts_with(a, "hbm.") || starts_with(a, "host.");
 }
@@ -106,6 +121,13 @@ class Reporter {
     std::map<int, BytesPerSecond> b_peak_layer;
     BytesPerSecond b_peak_total{0};
     std::pair<int, int64_t> key{0, -1};
+    struct Window {
+      int layer;
+      int64_t start, end;
+      double marg, base;
+      Counts executed;  // mac.<type>.executed
+    };
+    std::vector<Window> pending;  // the current layer's windows
     auto close_window = [&]() {
       if (key.second < 0) return;
       const auto& ls = reader_.layers();
@@ -119,10 +141,33 @@ class Reporter {
         b_peak_total = std::max(b_peak_total, bw);
         b_peak_layer[key.first] = std::max(b_peak_layer[key.first], bw);
       }
-      const double marg = marginal(current).value, base = base_energy(d).value + background(current).value;
-      ew.print("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", key.first, start, end, start * period_,
-               end * period_, marg, base, marg + base);
+      // Gated lanes are booked when their pass starts; over time they go with the layer's executed
+      // lanes (a density says how many activations are zero, not when they pass): the window's
+      // MACs are priced once the layer's totals are known (flush_layer).
+      Counts ungated;
+      for (const auto& [k, v] : current)
+        if (!is_gated(k)) ungated[k] = v;
+      Window w{key.first, start, end, marginal(ungated).value, base_energy(d).value + background(current).value, {}};
+      for (const auto& [k, v] : current)
+        if (is_executed_mac(k)) w.executed[k] = v;
+      pending.push_back(std::move(w));
       current.clear();
+    };
+    auto flush_layer = [&]() {
+      for (Window& w : pending) {
+        const Counts& layer = per_layer[w.layer];
+        for (const auto& [exec, n] : w.executed) {
+          const std::string gated = exec.substr(0, exec.size() - 9) + ".gated";
+          const auto g = layer.find(gated);
+          if (g == layer.end() || g->second == 0) continue;
+          const long double share = n * g->second / layer.at(exec);
+          w.marg -= double(energy_.find(exec)->joules(double(share), period_) -
+                           gated_row(gated).joules(double(share), period_));
+        }
+        ew.print("{},{},{},{:.12g},{:.12g},{:.12g},{:.12g},{:.12g}\n", w.layer, w.start, w.end, w.start * period_,
+                 w.end * period_, w.marg, w.base, w.marg + w.base);
+      }
+      pending.clear();
     };
     reader_.for_each_action([&](const trace::ActionRow& a) {
       total[a.action] += a.count;
@@ -130,11 +175,13 @@ class Reporter {
       const std::pair<int, int64_t> k{a.layer, a.window_start / window};
       if (k != key) {
         close_window();
+        if (k.first != key.first) flush_layer();
         key = k;
       }
       current[a.action] += a.count;
     });
     close_window();
+    flush_layer();
 
     ordered_json& r = out.report;
     r["version"] = summary_.value("version", "");
@@ -181,6 +228,12 @@ class Reporter {
       }
     }
     return e;
+  }
+
+  const ActionEnergy& gated_row(const std::string& gated) const {
+    const ActionEnergy* row = energy_.find(gated);
+    if (!row) throw InputError(energy_.path, 0, gated, "the energy table has no row for this action");
+    return *row;
   }
 
   Joules background(const Counts& c) const {
@@ -231,9 +284,7 @@ class Reporter {
     if (lanes) v_cst["V_C"]["lane_s"] = to_json(v_lane);  // a vector unit ran
 
     // Counters.
-    const long double macs_exec = sum_if(c, [](const std::string& a) {
-      return starts_with(a, "mac.") && a.size() > 9 && a.compare(a.size() - 9, 9, ".executed") == 0;
-    });
+    const long double macs_exec = sum_if(c, is_executed_mac);
     const Ops ops{double(2 * macs_exec)};
     const Bytes reg{double(sum_prefix(c, "reg."))}, sram{double(sum_prefix(c, "sram."))},
         hbm{double(sum_prefix(c, "hbm."))}, host{double(sum_prefix(c, "host."))};
@@ -284,13 +335,14 @@ class Reporter {
                            {"P_peak_actual", to_json(OpsPerSecond{2.0 * s.peak_pes * m_.clock_hz})}};
 
     // Energy vector.
-    const Joules e_marg = marginal(c);
+    const Counts c_priced = priced(c);
+    const Joules e_marg = marginal(c_priced);
     const Joules e_base = base_energy(T) + background(c);
     const Joules e_gross = e_base + e_marg;
     const double bits_erased = 8.0 * double(sum_if(c, is_write));
     const Joules e_thermo{kBoltzmann * energy_.temperature_k * std::log(2.0) * bits_erased};
     ordered_json by_action = ordered_json::object(), base_by_action = ordered_json::object();
-    for (const auto& [action, n] : c)
+    for (const auto& [action, n] : c_priced)
       if (const ActionEnergy* row = energy_.find(action))
         (row->watts >= 0 ? base_by_action : by_action)[action] = to_json(Joules{row->joules(double(n), period_)});
     ordered_json energy = {{"E_gross", to_json(e_gross)},
