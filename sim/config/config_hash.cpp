@@ -35,6 +35,8 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
   if (w.training) text += "training=" + w.training->recompute + "\n";
   for (const Layer& l : w.layers)
     if (l.weights_2_4) text += "sparse_2_4=" + l.name + "\n";
+  for (const Layer& l : w.layers)  // only where it changes a result: the PEs gate
+    if (arch.zero_gating && l.input_density < 1) text += fmt::format("input_density={},{}\n", l.name, l.input_density);
   if (mode == "reference") text += fmt::format("seed={}\n", seed);
   for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
   return text;

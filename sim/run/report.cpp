@@ -188,6 +188,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"clusters", a.clusters},
                {"memory", a.memory}};
   for (const auto& [type, macs] : a.pe_macs) j["arch"]["pe_types"][to_string(type)] = macs;
+  if (a.zero_gating) j["arch"]["zero_gating"] = true;
   if (r.modules) {
     j["modules"] = nlohmann::ordered_json::array();
     for (const ModuleInfo& m : *r.modules) j["modules"].push_back({{"name", m.name}, {"kind", m.kind}});
@@ -266,6 +267,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     if (src.weights_2_4)  // the PEs hold the kept half and skip the rest, or run it dense
       l["sparsity"] = {{"weights", "2:4"}, {"skipped_in_pes", a.skip_2_4},
                        {"macs_nominal", src.macs()}, {"macs_executed", L.stats.macs}};
+    if (src.input_density < 1) l["input_density"] = src.input_density;  // gated lanes: report.json C_P.O
     if (src.repeats > 1) l["repeats"] = src.repeats;  // GEMMs of this shape, one after another
     l["dataflow"] = to_string(a.dataflow);
     l["cycles"] = L.cycles;
