@@ -34,6 +34,23 @@ class VectorUnit : public Cli {
                             "  - {{name: norm, op: rmsnorm, in: [x, w], out: y}}\n",
                             rows, cols, cols));
   }
+  // Self-attention of `heads` heads of d over S bf16 tokens; `attrs` adds keys to the op.
+  fs::path attention(const std::string& name, int64_t heads, int64_t S, int64_t d, const std::string& attrs) {
+    return file(name, fmt::format("tensors:\n"
+                                  "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                  "  - {{name: k, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                  "  - {{name: v, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
+                                  "ops:\n"
+                                  "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: {2}{3}}}\n",
+                                  S, heads * d, heads, attrs));
+  }
+  // The vector kernels' and the layers' HBM bytes, read and written.
+  static double all_hbm(const nlohmann::json& s) {
+    double n = double(hbm_bytes(s));
+    for (const auto& l : s["layers"])
+      n += double(l["memory"]["hbm_bytes_read"].get<int64_t>() + l["memory"]["hbm_bytes_written"].get<int64_t>());
+    return n;
+  }
   static int64_t sum(const nlohmann::json& causes) {
     int64_t n = 0;
     for (const auto& [cause, cycles] : causes.items()) n += cycles.get<int64_t>();
@@ -182,18 +199,7 @@ TEST_F(VectorUnit, ChainFusionKeepsIntermediatesOnChip) {
 // and the softmax as one kernel: 4 passes over the scores instead of 6.
 TEST_F(VectorUnit, MaterializedAttentionMovesTheLedgersBytes) {
   const int64_t H = 4, S = 512, d = 64;
-  const fs::path g = file("attn.yaml", fmt::format("tensors:\n"
-                                                   "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                                   "  - {{name: k, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                                   "  - {{name: v, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                                   "ops:\n"
-                                                   "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: {2}}}\n",
-                                                   S, H * d, H));
-  auto all_hbm = [](const nlohmann::json& s) {
-    int64_t n = s["vector"]["total"]["hbm_bytes_read"].get<int64_t>() + s["vector"]["total"]["hbm_bytes_written"].get<int64_t>();
-    for (const auto& l : s["layers"]) n += l["memory"]["hbm_bytes_read"].get<int64_t>() + l["memory"]["hbm_bytes_written"].get<int64_t>();
-    return double(n);
-  };
+  const fs::path g = attention("attn.yaml", H, S, d, "");
   const double scores = double(H * S * S * 2), qkvo = double(H * S * d * 2);
   const nlohmann::json eager = run("npu-128-hbm3", g);
   EXPECT_NEAR(all_hbm(eager) / (6 * scores + 4 * qkvo), 1.0, 0.10) << all_hbm(eager);
@@ -207,15 +213,7 @@ TEST_F(VectorUnit, MaterializedAttentionMovesTheLedgersBytes) {
 // MACs; causal masking skips the key blocks above the diagonal where K and V come in blocks.
 TEST_F(VectorUnit, FlashAttentionMovesOnlyQkvoAndBeatsMaterialized) {
   const int64_t H = 4, S = 512, d = 64;
-  auto graph = [&](const std::string& name, const std::string& attrs) {
-    return file(name, fmt::format("tensors:\n"
-                                  "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "  - {{name: k, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "  - {{name: v, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "ops:\n"
-                                  "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: {2}{3}}}\n",
-                                  S, H * d, H, attrs));
-  };
+  auto graph = [&](const std::string& name, const std::string& attrs) { return attention(name, H, S, d, attrs); };
   const nlohmann::json flash = run("npu-128-hbm3", graph("flash.yaml", ", tiling: flash"));
   const nlohmann::json eager = run("npu-128-hbm3", graph("eager.yaml", ""));
   ASSERT_EQ(flash["flash_attention"].size(), 1u);
@@ -281,20 +279,10 @@ TEST_F(VectorUnit, LedgerBytesHoldWhenThePesComputeInBf16) {
   EXPECT_NEAR(double(hbm_bytes(run("npu-128-hbm3", norm, bf16 + " --set vector.fusion=op"))) / ledger_fused(512, 4096),
               1.0, 0.01);
   const int64_t H = 4, S = 512, d = 64;
-  auto graph = [&](const std::string& name, const std::string& attrs) {
-    return file(name, fmt::format("tensors:\n"
-                                  "  - {{name: q, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "  - {{name: k, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "  - {{name: v, shape: [1, {0}, {1}], dtype: bf16, role: activation}}\n"
-                                  "ops:\n"
-                                  "  - {{name: attn, op: attention, in: [q, k, v], out: o, heads: {2}{3}}}\n",
-                                  S, H * d, H, attrs));
-  };
+  auto graph = [&](const std::string& name, const std::string& attrs) { return attention(name, H, S, d, attrs); };
   const nlohmann::json eager = run("npu-128-hbm3", graph("eager.yaml", ""), bf16);
   ASSERT_EQ(eager["arch"]["operand"], "bf16");
-  double moved = double(hbm_bytes(eager));
-  for (const auto& l : eager["layers"])
-    moved += double(l["memory"]["hbm_bytes_read"].get<int64_t>() + l["memory"]["hbm_bytes_written"].get<int64_t>());
+  const double moved = all_hbm(eager);
   const double scores = double(H * S * S * 2), qkvo = double(H * S * d * 2);
   EXPECT_NEAR(moved / (6 * scores + 4 * qkvo), 1.0, 0.10) << moved;
   const nlohmann::json flash = run("npu-128-hbm3", graph("flash.yaml", ", tiling: flash"), bf16);
