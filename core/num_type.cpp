@@ -22,6 +22,29 @@ constexpr std::array<NumTypeInfo, 9> kTypes = {{
 
 const NumTypeInfo& info(NumType t) { return kTypes[size_t(t)]; }
 
+namespace {
+// A float format's significand bits (with the implicit one), and the exponents of its smallest
+// nonzero magnitude (a subnormal) and of its largest; E4M3 has no infinities, so its top
+// exponent holds numbers (OFP8).
+struct FloatRange {
+  int digits, lowest, highest;
+};
+FloatRange float_range(NumType t) {
+  const NumTypeInfo& i = info(t);
+  const int bias = (1 << (i.exponent_bits - 1)) - 1;
+  return {i.mantissa_bits + 1, 1 - bias - i.mantissa_bits, t == NumType::Fp8E4M3 ? bias + 1 : bias};
+}
+}  // namespace
+
+bool holds_exactly(NumType wide, NumType narrow) {
+  if (wide == narrow) return true;
+  if (!is_float(wide)) return !is_float(narrow) && bits_of(narrow) <= bits_of(wide);
+  const FloatRange w = float_range(wide);
+  if (!is_float(narrow)) return bits_of(narrow) - 1 <= w.digits;  // magnitudes up to 2^(bits-1)
+  const FloatRange n = float_range(narrow);
+  return n.digits <= w.digits && n.lowest >= w.lowest && n.highest <= w.highest;
+}
+
 std::optional<NumType> num_type_named(const std::string& name) {
   if (name == "fp8") return NumType::Fp8E4M3;
   for (size_t i = 0; i < kTypes.size(); ++i)

@@ -24,6 +24,10 @@ inline const char* to_string(NumType t) { return info(t).name; }
 inline int bits_of(NumType t) { return info(t).bits; }
 inline bool is_float(NumType t) { return info(t).is_float; }
 
+// Whether every value of `narrow` is a value of `wide` (int4 in int8, int8 in bf16, fp8 in bf16
+// or fp16, bf16 and fp16 in fp32; never a float in an integer).
+bool holds_exactly(NumType wide, NumType narrow);
+
 // By name; "fp8" is taken as fp8_e4m3 (the graph format's short name). Empty if unknown.
 std::optional<NumType> num_type_named(const std::string& name);
 // Every type, in enum order, by name.

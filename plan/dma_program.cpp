@@ -30,13 +30,13 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   static_cast<DmaBuffers&>(d) = buffers;
   const bool os = roles(p.dataflow).stationary_outputs;
   d.tile_frees = os ? FoldPoint::LastInput : FoldPoint::LoadDone;
-  const int64_t elem = buffers.element_bytes;
   auto padded = padded_block;
   const bool is = !roles(p.dataflow).tile_is_filter;
   // The matrix each operand's blocks belong to, by the roles table (plan/dataflow.h).
   const Matrix stream_matrix = is ? Matrix::B : Matrix::A, tile_matrix = is ? Matrix::A : Matrix::B;
   const bool rm = buffers.lays_row_major();
-  const std::array<int64_t, kMatrices> own_pitch = {padded(p.K * elem), padded(p.N * elem),
+  const std::array<int64_t, kMatrices> own_pitch = {padded(buffers.words_bytes(Matrix::A, p.K)),
+                                                    padded(buffers.words_bytes(Matrix::B, p.N)),
                                                     padded(buffers.output_bytes(p.N))};
   // A pass the mapper did not place (a layer alone: tests, `cstsim plan` of one pass) lies from
   // address 0: tiled, its blocks one after another; row-major, A, B and C one after another.
@@ -64,9 +64,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
   auto tile_bytes = [&](const Fold& f) {
     const int64_t words = (os ? p.T : int64_t(f.rows_used)) * f.cols_used;
-    return words * elem + p.index_bytes(words);  // 2:4: the kept values' places too
+    return buffers.words_bytes(tile_matrix, words) + p.index_bytes(words);  // 2:4: the kept values' places too
   };
-  auto slice_bytes = [&](const Fold& f) { return p.T * p.stream_words(f.row0, f.rows_used) * elem; };
+  auto slice_bytes = [&](const Fold& f) { return buffers.words_bytes(stream_matrix, p.T * p.stream_words(f.row0, f.rows_used)); };
   auto output_bytes = [&](const Fold& f) { return buffers.output_bytes((os ? int64_t(f.rows_used) : p.T) * f.cols_used); };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
@@ -101,8 +101,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     const int64_t a = int64_t(kBlockAlign);
     const int64_t c0 = m.col0 + col0;
     // Byte offsets of columns: words of A and B, values of C (which may pack below a byte).
-    auto bytes_to = [&](int64_t col) { return x == Matrix::C ? buffers.output_bytes(col) : col * elem; };
-    const int64_t from = bytes_to(c0) / a * a, to = padded(std::min(bytes_to(c0 + cols), pitch));
+    auto bytes_to = [&](int64_t col) { return x == Matrix::C ? buffers.output_bytes(col) : buffers.words_bytes(x, col); };
+    const int64_t start = x == Matrix::C ? buffers.output_bytes(c0) : buffers.byte_of_word(x, c0);
+    const int64_t from = start / a * a, to = padded(std::min(bytes_to(c0 + cols), pitch));
     t.hbm_addr = m.base + uint64_t((m.row0 + row0) * pitch + from);
     t.rows = rows;
     t.row_bytes = to - from;

@@ -90,7 +90,14 @@ struct DmaBuffers {
   std::string stationary_partition, stream_partition;
   int64_t stationary_slot = 0, stream_slot = 0, output_slot = 0;  // bytes per slot
   int64_t stationary_partition_bytes = 0, stream_partition_bytes = 0, output_partition_bytes = 0;
-  int64_t element_bytes = 1;  // a PE word of A or B (core/precision.h), in HBM and the scratchpad
+  // A PE word of A and of B as they lie in HBM and the scratchpad, in bits (core/precision.h:
+  // whole bytes, or less: int4 weights for an int8 PE).
+  int a_word_bits = 8, b_word_bits = 8;
+  int word_bits(Matrix x) const { return x == Matrix::B ? b_word_bits : a_word_bits; }
+  // Bytes `words` consecutive words of A or B take (the last partly filled), and the byte a word
+  // index starts in.
+  int64_t words_bytes(Matrix x, int64_t words) const { return (words * word_bits(x) + 7) / 8; }
+  int64_t byte_of_word(Matrix x, int64_t word) const { return word * word_bits(x) / 8; }
   int output_bits = 8;        // a requantized output (one value, not a word), in HBM
   int64_t output_bytes(int64_t values) const { return (values * output_bits + 7) / 8; }
   std::array<MatrixPlace, kMatrices> hbm{};  // A, B, C (Matrix), when hbm_placed

@@ -68,9 +68,25 @@ ResourceId TraceSink::declare(Resource r) {
 
 ActionId TraceSink::declare_action(const std::string& name, const std::string& unit) {
   for (size_t i = 0; i < actions_.size(); ++i)
-    if (actions_[i].first == name) return ActionId(i);
+    if (actions_[i].first == name) {
+      if (in_bits_[i]) throw std::logic_error("action " + name + " is counted in bits");
+      return ActionId(i);
+    }
   actions_.emplace_back(name, unit);
+  in_bits_.push_back(0);
+  carried_bits_.push_back(0);
   return ActionId(actions_.size() - 1);
+}
+
+ActionId TraceSink::declare_action_in_bits(const std::string& name) {
+  for (size_t i = 0; i < actions_.size(); ++i)
+    if (actions_[i].first == name) {
+      if (!in_bits_[i]) throw std::logic_error("action " + name + " is counted in bytes");
+      return ActionId(i);
+    }
+  const ActionId id = declare_action(name, "byte");
+  in_bits_[id] = 1;
+  return id;
 }
 
 void TraceSink::bind(ActionId action, ResourceId resource, int64_t per_unit_cycle) {
@@ -186,6 +202,12 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
       start = std::max(start, layers_[i].start);
       if (i + 1 < layers_.size()) end = std::min(end, layers_[i + 1].start);
     }
+    for (ActionId a : order)  // bits to whole bytes, the rest carried
+      if (a < it->second.size() && in_bits_[a] && it->second[a] != 0) {
+        const int64_t bits = carried_bits_[a] + it->second[a];
+        it->second[a] = bits / 8;
+        carried_bits_[a] = bits % 8;
+      }
     guarded([&] {
       for (ActionId a : order)
         if (a < it->second.size() && it->second[a] != 0)

@@ -46,6 +46,10 @@ class TraceSink {
 
   ResourceId declare(Resource resource);
   ActionId declare_action(const std::string& name, const std::string& unit);
+  // A counter of bytes kept in bits: its bindings and counts are in bits (words below a byte:
+  // int4 weights on a link), and each window writes the whole bytes reached so far, carrying the
+  // rest to the next window it has counts in (so the run's total is exact to the byte).
+  ActionId declare_action_in_bits(const std::string& name);
   void bind(ActionId action, ResourceId resource, int64_t per_unit_cycle);
 
   void set(int64_t cycle, ResourceId id, int64_t value) { push(cycle, id, value, false); }
@@ -114,6 +118,8 @@ class TraceSink {
   std::vector<Binding> always_;                 // count_every_cycle
   int64_t always_since_ = 0;
   std::vector<std::pair<std::string, std::string>> actions_;  // name, unit
+  std::vector<char> in_bits_;           // per action: counted in bits (declare_action_in_bits)
+  std::vector<int64_t> carried_bits_;   // per such action: bits below a byte not yet written
   // Announced changes not yet applied. `arrived_`: since the last advance, in announcement
   // order. `runs_`: sorted runs (stable by cycle), oldest announcements first, each with
   // the index of its first unapplied change. advance() sorts what arrived into a run,

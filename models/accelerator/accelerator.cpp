@@ -21,8 +21,9 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     const int slots = spec.memory == MemoryMode::Hbm ? spec.hbm_dma.fifo_tiles : spec.channel.fifo_tiles;
     const int64_t words = depth * spec.array.cols;  // 2:4 tiles add 2 bits of index per kept value
     const int64_t index_bytes = spec.array.skips_2_4 ? FoldPlan::index_bytes_2_4(words, spec.array.precision.pack) : 0;
-    fifo_ = std::make_unique<TileFifoModule>("fifo", slots, words * spec.element_bytes() + index_bytes,
-                                             spec.array.dataflow, spec.element_bytes());
+    const Precision& precision = spec.array.precision;
+    const int64_t tile = precision.bytes_of_words(roles(spec.array.dataflow).tile_is_filter, words);
+    fifo_ = std::make_unique<TileFifoModule>("fifo", slots, tile + index_bytes, spec.array.dataflow, precision);
   }
   if (hierarchy || spec.memory == MemoryMode::Hbm)
     dma_ = std::make_unique<DmaModule>("dma", spec.hbm_dma, spec.array.dataflow);
@@ -106,7 +107,7 @@ namespace {
 // A training step adds what it holds beside (LayerPlan::held_bytes: kept activations, gradients,
 // optimizer state).
 std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precision) {
-  const int64_t elem = precision.operand_bytes();
+  auto values = [](int64_t n, int bits) { return (n * bits + 7) / 8; };
   auto bytes = [&](const LayerPlan& l, Matrix x, int64_t fallback) {
     const int64_t placed = l.tensors[size_t(x)].bytes;
     return placed > 0 ? placed : fallback;
@@ -114,11 +115,11 @@ std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precisi
   // Weights once each: a B another layer wrote (attention's K and V) or read first is not one.
   int64_t weights = 0;
   for (const LayerPlan& l : plan.layers)
-    if (l.weight_from < 0 && l.same_as[1].first < 0) weights += bytes(l, Matrix::B, l.dims.K * l.dims.N * elem);
+    if (l.weight_from < 0 && l.same_as[1].first < 0) weights += bytes(l, Matrix::B, values(l.dims.K * l.dims.N, precision.weight_bits()));
   std::vector<int64_t> out;
   for (const LayerPlan& l : plan.layers) {
-    const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : bytes(l, Matrix::A, l.dims.M * l.dims.K * elem);
-    out.push_back(weights + input + bytes(l, Matrix::C, l.dims.M * l.dims.N * elem) + l.held_bytes);
+    const int64_t input = l.raw_ifmap_bytes > 0 ? l.raw_ifmap_bytes : bytes(l, Matrix::A, values(l.dims.M * l.dims.K, precision.value_bits()));
+    out.push_back(weights + input + bytes(l, Matrix::C, values(l.dims.M * l.dims.N, precision.value_bits())) + l.held_bytes);
   }
   return out;
 }

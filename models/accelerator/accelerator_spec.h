@@ -35,7 +35,6 @@ struct AcceleratorSpec {
   // HBM command of the run; a violation stops it. `run --no-hbm-check` turns it off for speed.
   bool check_hbm_protocol = true;
 
-  int64_t element_bytes() const { return array.precision.operand_bytes(); }
   int64_t accumulator_bytes() const { return array.precision.accumulator_bytes(); }
 };
 

@@ -11,9 +11,8 @@ namespace cstsim {
 using trace::ResourceClass;
 
 TileFifoModule::TileFifoModule(sc_core::sc_module_name name, int fifo_tiles, int64_t tile_bytes, Dataflow dataflow,
-                               int64_t element_bytes)
-    : sc_module(name), fifo_tiles_(fifo_tiles), tile_bytes_(tile_bytes), element_bytes_(element_bytes),
-      dataflow_(dataflow) {}
+                               const Precision& precision)
+    : sc_module(name), fifo_tiles_(fifo_tiles), tile_bytes_(tile_bytes), precision_(precision), dataflow_(dataflow) {}
 
 void TileFifoModule::declare(trace::TraceSink& sink) {
   busy_ = sink.declare({0, "dram.channel.busy", ResourceClass::Network, "link", 1, "dram", "", "dram>sram",
@@ -43,7 +42,7 @@ void TileFifoModule::announce(trace::TraceSink& sink, const FoldPlan& folds,
     sink.add(busy_from, busy_, 1);
     sink.add(busy_to, busy_, -1);
   }
-  const FifoTiles tiles = fifo_tiles_of(folds, element_bytes_);
+  const FifoTiles tiles = fifo_tiles_of(folds, precision_);
   for (size_t g = 0; g < fetches.size(); ++g) {
     const TileSource::Fetch& f = fetches[g];
     // The tile holds a FIFO slot from the start of its transfer until it leaves the FIFO.

@@ -26,14 +26,15 @@ namespace cstsim {
 class TileFifoModule : public sc_core::sc_module {
  public:
   TileFifoModule(sc_core::sc_module_name name, int fifo_tiles, int64_t tile_bytes, Dataflow dataflow,
-                 int64_t element_bytes);
+                 const Precision& precision);
   void declare(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                 const LayerTiming& timing) const;
 
  private:
   const int fifo_tiles_;
-  const int64_t tile_bytes_, element_bytes_;
+  const int64_t tile_bytes_;
+  const Precision precision_;
   const Dataflow dataflow_;
   trace::ResourceId busy_ = 0, fifo_ = 0;
   trace::ActionId read_ = 0;

@@ -9,9 +9,13 @@
 namespace cstsim {
 ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a, const std::string& owner) {
   using trace::ResourceClass;
-  const int64_t ob = a.precision.operand_bytes(), ab = a.precision.accumulator_bytes();
+  const int64_t ob = a.precision.register_word_bytes(), ab = a.precision.accumulator_bytes();
   const int64_t pes = int64_t(a.rows) * a.cols;
   const bool os = roles(a.dataflow).stationary_outputs;  // the PEs hold accumulators, not operands
+  // What a row and a column link carries per busy cycle, as stored (the PE widens it to its
+  // register word): rows the stream (A; B under IS), columns the stationary load or, under OS, B.
+  const bool rows_are_ifmap = roles(a.dataflow).tile_is_filter;
+  const int row_bits = a.precision.word_bits(!rows_are_ifmap), col_bits = a.precision.word_bits(rows_are_ifmap);
   ArrayTraceIds ids;
   ids.stationary_bytes = os ? ab : ob;
   ids.busy = sink.declare({0, owner + ".busy", ResourceClass::Compute, "device", 1, owner, ""});
@@ -19,14 +23,14 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // WS/IS hold two weight banks; OS one accumulator per PE.
   ids.stationary = sink.declare({0, owner + (os ? ".reg.accumulators" : ".reg.stationary"), ResourceClass::Memory,
                                  "byte", os ? pes * ab : 2 * pes * ob, owner, "reg"});
-  // An edge link carries one operand (rows, columns) or accumulator (out) per busy link-cycle.
-  const std::string operand = fmt::format("link_cycle:{}", ob), accumulator = fmt::format("link_cycle:{}", ab);
+  // An edge link carries one word (rows, columns) or accumulator (out) per busy link-cycle.
+  auto carries = [](double bytes) { return fmt::format("link_cycle:{:g}", bytes); };
   ids.in_rows = sink.declare({0, owner + ".link.in_rows", ResourceClass::Network, "link", a.rows, owner, "",
-                              "sram>" + owner, operand});
+                              "sram>" + owner, carries(row_bits / 8.0)});
   ids.in_cols = sink.declare({0, owner + ".link.in_cols", ResourceClass::Network, "link", a.cols, owner, "",
-                              "sram>" + owner, operand});
+                              "sram>" + owner, carries(col_bits / 8.0)});
   ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, "",
-                          owner + ">sram", accumulator});
+                          owner + ">sram", carries(double(ab))});
 
   const std::string prec = a.precision.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, a.precision.pack);
@@ -38,18 +42,18 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // Per MAC: one streamed and one stationary operand read, one accumulator write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
   sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ab);
-  const trace::ActionId ifmap = sink.declare_action("sram.read.ifmap", "byte");
-  const trace::ActionId filter = sink.declare_action("sram.read.filter", "byte");
+  // The operands' SRAM reads and the edge links count bits: a stored word may be below a byte.
+  const trace::ActionId ifmap = sink.declare_action_in_bits("sram.read.ifmap");
+  const trace::ActionId filter = sink.declare_action_in_bits("sram.read.filter");
   // Rows carry the streamed operand, columns the stationary load (WS, IS) or B (OS).
-  const bool rows_are_ifmap = roles(a.dataflow).tile_is_filter;
-  sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, ob);
-  sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, ob);
+  sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, row_bits);
+  sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, col_bits);
   sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
   ids.psum_reads = sink.declare_action("sram.read.psum", "byte");
-  const trace::ActionId link = sink.declare_action("link.array_edge", "byte");
-  sink.bind(link, ids.in_rows, ob);
-  sink.bind(link, ids.in_cols, ob);
-  sink.bind(link, ids.out, ab);
+  const trace::ActionId link = sink.declare_action_in_bits("link.array_edge");
+  sink.bind(link, ids.in_rows, row_bits);
+  sink.bind(link, ids.in_cols, col_bits);
+  sink.bind(link, ids.out, 8 * ab);
   return ids;
 }
 

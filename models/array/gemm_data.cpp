@@ -19,15 +19,16 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
   std::mt19937_64 rng(seed);
   d.A.resize(size_t(M * K));
   d.B.resize(size_t(K * N));
-  for (auto& v : d.A) v = random_value(p.operand, rng);
-  for (auto& v : d.B) v = random_value(p.operand, rng);
+  // Each at its stored type (exact in the operand's, which the grid computes in).
+  for (auto& v : d.A) v = random_value(p.activation_type(), rng);
+  for (auto& v : d.B) v = random_value(p.weight_type(), rng);
   if (a_density < 1) {
     const int64_t values = M * K, zeros = FoldPlan::zero_count(values, a_density);
     for (int64_t e = 0; e < values; ++e) {
       float& v = d.A[size_t(e)];
       if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
       else
-        while (v == 0.0f) v = random_value(p.operand, rng);
+        while (v == 0.0f) v = random_value(p.activation_type(), rng);
     }
   }
   if (sparse_2_4) {

@@ -114,7 +114,7 @@ namespace {
 class HbmMemory final : public MemoryBackend {
  public:
   std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan*, bool) const override {
-    return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz, fifo_tiles_of(plan, a.element_bytes()), start,
+    return std::make_unique<HbmTileSource>(a.hbm, a.hbm_dma, a.clock_hz, fifo_tiles_of(plan, a.array.precision), start,
                                            a.check_hbm_protocol);
   }
 };

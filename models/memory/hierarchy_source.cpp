@@ -30,7 +30,6 @@ HierarchySource::HierarchySource(const AcceleratorSpec& a, const FoldPlan& plan,
     : plan_(plan),
       dma_(std::move(dma)),
       layer_start_(layer_start),
-      elem_(a.element_bytes()),
       acc_(a.accumulator_bytes()),
       spad_word_(a.scratchpad.word_bytes),
       group_(std::move(group)),
@@ -141,12 +140,15 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     release_[size_t(s)] = std::max(release_[size_t(s)], fold_point(j, FoldPoint::LastInput));
     release_[size_t(tile)] = std::max(release_[size_t(tile)], fold_point(j, dma_.tile_frees));
     // The array's own port use, declared before any DMA traffic that could meet it.
-    const int tile_words = int(ceil_div(int64_t(f.cols_used) * elem_, spad_word_));  // a row of the tile
+    // The tiles are B (WS, OS) or A (IS), the stream the other, each at its stored width.
+    const Matrix tile_of = roles(plan_.dataflow).tile_is_filter ? Matrix::B : Matrix::A;
+    const Matrix stream_of = tile_of == Matrix::B ? Matrix::A : Matrix::B;
+    const int tile_words = int(ceil_div(dma_.words_bytes(tile_of, f.cols_used), spad_word_));  // a row of the tile
     if (os) {
       // A's block enters the rows and B's the columns over the same T cycles (skewed);
       // the r x c results leave one row per cycle from the first output, final.
       spad_->array_access(stationary, h.S, h.S + plan_.T, tile_words);
-      spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(int64_t(f.rows_used) * elem_, spad_word_)));
+      spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(dma_.words_bytes(stream_of, f.rows_used), spad_word_)));
       const int64_t first_output = h.end - f.rows_used + 1;
       spad_->array_access(spad::Partition::Ofmap, first_output, h.end + 1,
                           int(ceil_div(int64_t(f.cols_used) * acc_, spad_word_)));
@@ -154,7 +156,7 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     }
     spad_->array_access(stationary, h.load, h.load + f.rows_used, tile_words);
     spad_->array_access(stream, h.S, h.S + plan_.T,
-                        int(ceil_div(plan_.stream_words(f.row0, f.rows_used) * elem_, spad_word_)));
+                        int(ceil_div(dma_.words_bytes(stream_of, plan_.stream_words(f.row0, f.rows_used)), spad_word_)));
     // Results: each column's bottom link delivers one accumulator per cycle, skewed by
     // column, so a fold's T result rows are written over T cycles from when its first
     // column starts (S + R - 1): the exact words, at most c - 1 cycles early for the

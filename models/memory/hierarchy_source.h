@@ -139,7 +139,7 @@ class HierarchySource : public TileSource {
   const FoldPlan& plan_;
   LayerDmaPlan dma_;
   int64_t layer_start_;
-  int64_t elem_, acc_;
+  int64_t acc_;
   int spad_word_;
   std::shared_ptr<MemoryGroup> group_;
   int cluster_;

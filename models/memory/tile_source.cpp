@@ -4,13 +4,14 @@
 
 namespace cstsim {
 
-FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes) {
+FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision) {
+  const bool weights = roles(plan.dataflow).tile_is_filter;  // the tiles are B (WS, OS) or A (IS)
   FifoTiles t;
   const bool os = roles(plan.dataflow).stationary_outputs;
   for (const Fold& f : plan.folds) {
     const int64_t words = (os ? plan.T : int64_t(f.rows_used)) * f.cols_used;
     // 2:4 tiles: each kept value carries its 2-bit place among its four (FoldPlan::index_bytes).
-    t.bytes.push_back(words * element_bytes + plan.index_bytes(words));
+    t.bytes.push_back(precision.bytes_of_words(weights, words) + plan.index_bytes(words));
     t.hold.push_back(os ? plan.T + f.cols_used - 1 : 0);
   }
   return t;

@@ -29,7 +29,7 @@ struct FifoTiles {
     return starts[size_t(fold)] + hold[size_t(fold)];
   }
 };
-FifoTiles fifo_tiles_of(const FoldPlan& plan, int64_t element_bytes);
+FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision);
 
 class TileSource {
  public:

@@ -296,8 +296,7 @@ int plan_command(const std::vector<std::string>& args) {
     return 0;
   }
   std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
-            << to_string(arch.precision.operand)
-            << (arch.precision.pack > 1 ? fmt::format(" x{}/PE", arch.precision.pack) : std::string()) << ", memory "
+            << arch.precision.label() << ", memory "
             << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
             << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n"
             << simulated_plan_table(layers);

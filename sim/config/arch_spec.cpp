@@ -196,6 +196,14 @@ Precision parse_precision(const Find& find, std::vector<std::pair<NumType, int>>
   if (acc && is_float(p.accumulator) != is_float(p.operand))
     fail(*acc, fmt::format("{} operands need a{} accumulator (int16 | int32 for integers, fp32 for floats); got {}",
                            to_string(p.operand), is_float(p.operand) ? " floating" : "n integer", to_string(p.accumulator)));
+  for (auto [key, stored] : {std::pair{"precision.activation", &p.activation}, std::pair{"precision.weight", &p.weight}})
+    if (const ArchField* f = find(key)) {
+      const NumType t = *num_type_named(choice_of(*f, key));
+      if (!holds_exactly(p.operand, t))
+        fail(*f, fmt::format("{} values are not all {} values: the PEs multiply {} (precision.operand), so what they "
+                             "take must be exact in it", to_string(t), to_string(p.operand), to_string(p.operand)));
+      if (t != p.operand) *stored = t;
+    }
   return p;
 }
 
@@ -412,12 +420,15 @@ namespace {
 // arrays every file could describe before, so their hashes stay what they were.
 std::string typed_precision_text(const ArchSpec& s) {
   const Precision& p = s.precision;
-  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1 && !s.skip_2_4 && !s.zero_gating;
+  const bool widths_say_all = !is_float(p.operand) && p.pack == 1 && s.pe_macs.size() == 1 && !s.skip_2_4 && !s.zero_gating &&
+                              !p.activation && !p.weight;
   if (widths_say_all) return "";
   std::string text = fmt::format("precision.operand={}\nprecision.accumulator={}\n", to_string(p.operand),
                                  to_string(p.accumulator));
   if (s.skip_2_4) text += "sparsity.skip_2_4=true\n";
   if (s.zero_gating) text += "sparsity.zero_gating=true\n";
+  if (p.activation) text += fmt::format("precision.activation={}\n", to_string(*p.activation));
+  if (p.weight) text += fmt::format("precision.weight={}\n", to_string(*p.weight));
   for (const auto& [t, n] : s.pe_macs) text += fmt::format("precision.macs_per_pe.{}={}\n", to_string(t), n);
   return text;
 }

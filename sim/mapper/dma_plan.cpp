@@ -28,11 +28,15 @@ ClusterShare cluster_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K, i
 }
 
 DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::string& layer, bool split_stream) {
-  const int64_t elem = a.precision.operand_bytes(), acc = a.precision.accumulator_bytes();
+  const int64_t acc = a.precision.accumulator_bytes();
   const DataflowRoles& r = roles(p.dataflow);
   const bool ws = r.tile_is_filter, os = r.stationary_outputs;
   DmaBuffers d;
-  d.element_bytes = elem;
+  d.a_word_bits = a.precision.word_bits(false);
+  d.b_word_bits = a.precision.word_bits(true);
+  // The stationary tiles are B (WS, OS) or A (IS); the stream the other.
+  const Matrix tile = ws ? Matrix::B : Matrix::A, stream = ws ? Matrix::A : Matrix::B;
+  auto tile_row = [&](int64_t words) { return d.words_bytes(tile, words); };
   d.output_bits = a.precision.value_bits();
   d.row_major = a.hbm.layout == "row_major";
   const bool rm = d.row_major;
@@ -55,9 +59,11 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // the tile is A's C rows (m) of R elements (k) when A lies row-major.
   const int64_t tile_rows = os ? p.T : p.R;
   // Row-major tile rows start at a column fold (step C) or, under IS, a row fold (step R).
-  const bool c_aligned = p.C * elem % int64_t(kBlockAlign) == 0, r_aligned = p.R * elem % int64_t(kBlockAlign) == 0;
-  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, p.R * elem, rm, r_aligned)
-                                       : block_bytes(tile_rows, p.C * elem, rm, c_aligned) + p.index_bytes(tile_rows * p.C);
+  auto aligned = [](int64_t bits) { return bits % (8 * int64_t(kBlockAlign)) == 0; };
+  const bool c_aligned = aligned(p.C * d.word_bits(tile)), r_aligned = aligned(p.R * d.a_word_bits);  // rows of A
+  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, tile_row(p.R), rm, r_aligned)
+                      : rm ? block_bytes(tile_rows, tile_row(p.C), rm, c_aligned) + p.index_bytes(tile_rows * p.C)
+                           : padded_block(tile_row(tile_rows * p.C)) + p.index_bytes(tile_rows * p.C);
   if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
               fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
@@ -69,7 +75,9 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // may take one more kBlockAlign per row.
   const bool is_split = !ws && !os && split_stream;
   auto slice_bytes = [&](int64_t r0, int64_t r) {  // 2:4: the kept values' groups (FoldPlan::stream_words)
-    return ws && !os ? block_bytes(p.T, p.stream_words(r0, r) * elem, rm, r_aligned) : block_bytes(r, p.T * elem, rm, !is_split);
+    if (!rm) return padded_block(d.words_bytes(stream, ws && !os ? p.T * p.stream_words(r0, r) : r * p.T));
+    return ws && !os ? block_bytes(p.T, d.words_bytes(stream, p.stream_words(r0, r)), rm, r_aligned)
+                     : block_bytes(r, d.words_bytes(stream, p.T), rm, !is_split);
   };
   int64_t largest = 0;
   for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) {

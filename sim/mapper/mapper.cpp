@@ -32,7 +32,7 @@ struct RawRuns {
 };
 RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, int64_t group,
                           DmaBuffers& raw) {
-  const int64_t elem = a.precision.operand_bytes();
+  const int64_t elem = a.precision.word_bits(false) / 8;  // whole bytes (use_raw_ifmap)
   raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
   raw.raw_out_w = c.out_w();
   raw.raw_stride = c.stride;
@@ -59,7 +59,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
 // rows per fold re-read halo rows and, with a stride, the rows the filter skips, so a 1x1 layer
 // (its im2col rows are the ifmap) or a strided one can move more raw bytes than im2col bytes.
 int64_t im2col_bytes(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1) {
-  return (m1 - m0) * c.filter_h * c.filter_w * c.channels * (a.precision.operand_bytes());
+  return a.precision.bytes_of_words(false, (m1 - m0) * c.filter_h * c.filter_w * c.channels);
 }
 
 // OS convolutions: a row fold's rows are output pixels [m0, m1) (all of them: OS splits the
@@ -101,7 +101,8 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
                    DmaBuffers& d) {
   // Packed words (core/precision.h) run along im2col's K, which the raw rows do not hold in
   // that order, and 2:4 streams read groups, not rows: neither is lowered from raw rows on chip.
-  if (!l.conv || a.precision.pack != 1 || (a.skip_2_4 && l.weights_2_4)) return;
+  // Values below a byte (int4 activations) would split a channel's bytes: im2col rows too.
+  if (!l.conv || a.precision.pack != 1 || a.precision.value_bits() % 8 != 0 || (a.skip_2_4 && l.weights_2_4)) return;
   const DataflowRoles& r = roles(a.dataflow);
   // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
   const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
@@ -111,7 +112,7 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   // WS: the streamed operand is the ifmap and the folds' rows are reduction rows: a fold's
   // rows k pick the channels it needs.
   if (!r.tile_is_filter || r.Sr != Dim::K) return;
-  const int64_t elem = a.precision.operand_bytes(), C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
+  const int64_t elem = a.precision.value_bits() / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
   const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
   if (per_channel == 0) return;  // nothing to read raw: the pass's windows lie in the padding
   int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
@@ -190,7 +191,6 @@ constexpr uint64_t kTensorAlign = 4096;
 void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPlan>& earlier, LayerPlan& lp,
                    uint64_t& next) {
   const DataflowRoles& r = roles(a.dataflow);
-  const int64_t elem = a.precision.operand_bytes();
   auto has = [](Matrix x, Dim d) {
     return x == Matrix::A ? d != Dim::N : x == Matrix::B ? d != Dim::M : d != Dim::K;
   };
@@ -223,7 +223,8 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
     }
   // Row-major: A is M rows of K (in words), B K (in words) rows of N words, C M rows of N values.
   const int64_t k_words = a.precision.words(l.K);
-  const std::array<int64_t, kMatrices> pitch = {padded_block(k_words * elem), padded_block(l.N * elem),
+  const std::array<int64_t, kMatrices> pitch = {padded_block(a.precision.bytes_of_words(false, k_words)),
+                                                padded_block(a.precision.bytes_of_words(true, l.N)),
                                                 padded_block((l.N * a.precision.value_bits() + 7) / 8)};
   const std::array<int64_t, kMatrices> rows = {l.M, k_words, l.M};
   for (int x = 0; x < kMatrices; ++x)

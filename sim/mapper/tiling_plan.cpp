@@ -42,10 +42,12 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   best.ofmap_sram = a.ofmap_sram_kib * 1024;
   if (best.ifmap_sram <= 0 || best.filter_sram <= 0 || best.ofmap_sram <= 0)
     throw InputError(a.source, 0, "sram", "the arch declares no scratchpad (sram.ifmap_kib, filter_kib, ofmap_kib)");
-  const int64_t ob = a.precision.operand_bytes(), ab = a.precision.accumulator_bytes();
+  const int64_t ab = a.precision.accumulator_bytes();
+  // Bytes of n words of A (false) or B (true) at their stored widths.
+  auto ob = [&](bool weights, int64_t n) { return a.precision.bytes_of_words(weights, n); };
   const DataflowRoles& roles_of = roles(a.dataflow);
   const bool os = roles_of.stationary_outputs;
-  // K in PE words (core/precision.h): ob is a word's bytes.
+  // K in PE words (core/precision.h): ob gives their bytes.
   const int64_t K = a.precision.words(l.K);
   const GemmDims dims{l.M, l.N, K};
   best.Sr = dims[roles_of.Sr];
@@ -62,12 +64,12 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   const int64_t r0 = std::min<int64_t>(a.rows, Sr), c0 = std::min<int64_t>(a.cols, Sc);
   auto need = [&](int64_t sr, int64_t sc, int64_t t, int64_t& stream, int64_t& stat, int64_t& out) {
     if (os) {  // A chunk sr x t, B chunk t x sc, finished outputs sr x sc
-      stream = 2 * sr * t * ob;
-      stat = 2 * t * sc * ob;
+      stream = 2 * ob(false, sr * t);
+      stat = 2 * ob(true, t * sc);
       out = 2 * sr * sc * ab;
     } else {  // stream chunk t x sr, stationary block sr x sc, output rows t x sc
-      stream = 2 * t * sr * ob;
-      stat = 2 * sr * sc * ob;
+      stream = 2 * ob(is, t * sr);
+      stat = 2 * ob(!is, sr * sc);
       out = 2 * t * sc * ab;
     }
   };
@@ -96,11 +98,11 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
       int64_t t = T;
       if (os) {
         if (2 * sr * sc * ab > sram.out) continue;
-        t = std::min(t, sram.stream / (2 * sr * ob));
-        t = std::min(t, sram.stationary / (2 * sc * ob));
+        t = std::min(t, sram.stream / (2 * ob(false, sr)));
+        t = std::min(t, sram.stationary / (2 * ob(true, sc)));
       } else {
         if (st1 > sram.stationary) continue;
-        t = std::min(t, sram.stream / (2 * sr * ob));
+        t = std::min(t, sram.stream / (2 * ob(is, sr)));
         t = std::min(t, sram.out / (2 * sc * ab));
       }
       if (t < 1) continue;
@@ -114,14 +116,14 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
       if (os) {
         // Each output block streams all of K; A is re-read per column block unless a
         // whole row block of A (sr x K) stays resident; likewise B.
-        const bool a_fits = 2 * sr * T * ob <= sram.stream, b_fits = 2 * T * sc * ob <= sram.stationary;
-        const int64_t a_bytes = l.M * K * ob, b_bytes = K * l.N * ob, c_bytes = l.M * l.N * ab;
+        const bool a_fits = 2 * ob(false, sr * T) <= sram.stream, b_fits = 2 * ob(true, T * sc) <= sram.stationary;
+        const int64_t a_bytes = ob(false, l.M * K), b_bytes = ob(true, K * l.N), c_bytes = l.M * l.N * ab;
         options.push_back({"sr > sc > t", a_fits ? "A row block" : "output block", a_fits ? a_bytes : a_bytes * n_sc,
                            b_bytes * n_sr, c_bytes, 0, n_sr * n_sc * n_t * 2});
         options.push_back({"sc > sr > t", b_fits ? "B column block" : "output block", a_bytes * n_sc,
                            b_fits ? b_bytes : b_bytes * n_sr, c_bytes, 0, n_sr * n_sc * n_t * 2});
       } else {
-        const int64_t stream_bytes = T * Sr * ob, stat_bytes = Sr * Sc * ob, out_bytes = T * Sc * ab;
+        const int64_t stream_bytes = ob(is, T * Sr), stat_bytes = ob(!is, Sr * Sc), out_bytes = T * Sc * ab;
         // Stationary block resident: partial sums spill when K is split.
         options.push_back({"sc > sr > t", "stationary block", stream_bytes * n_sc, stat_bytes,
                            out_bytes * n_sr, out_bytes * (n_sr - 1), n_sc * n_sr * (1 + 2 * n_t)});
@@ -157,7 +159,7 @@ TilingPlan make_tiling_plan(const ArchSpec& a, const Layer& l, const std::string
   }
   if (best_bytes == std::numeric_limits<int64_t>::max())
     throw InputError(workload_file, l.source_line, l.name, "no tiling fits the scratchpad");
-  const int64_t minimum = (l.M * K + K * l.N) * ob + l.M * l.N * ab;
+  const int64_t minimum = ob(false, l.M * K) + ob(true, K * l.N) + l.M * l.N * ab;
   best.why = fmt::format("least DRAM traffic over {} block shapes x 2 loop orders: {} bytes, {:.2f}x the compulsory {}",
                          block_candidates(Sr, a.rows).size() * block_candidates(Sc, a.cols).size(), best_bytes,
                          double(best_bytes) / double(minimum), minimum);

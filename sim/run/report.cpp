@@ -189,6 +189,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                {"memory", a.memory}};
   for (const auto& [type, macs] : a.pe_macs) j["arch"]["pe_types"][to_string(type)] = macs;
   if (a.zero_gating) j["arch"]["zero_gating"] = true;
+  // Stored types of A and B where they are not the operand's (precision.activation / .weight).
+  if (a.precision.activation) j["arch"]["activation"] = to_string(*a.precision.activation);
+  if (a.precision.weight) j["arch"]["weight"] = to_string(*a.precision.weight);
   if (r.modules) {
     j["modules"] = nlohmann::ordered_json::array();
     for (const ModuleInfo& m : *r.modules) j["modules"].push_back({{"name", m.name}, {"kind", m.kind}});
@@ -406,8 +409,7 @@ std::string scalesim_compute_report(const RunReport& r) {
 
 std::string human_table(const RunReport& r) {
   const ArchSpec& a = *r.arch;
-  const std::string typed = a.precision.pack == 1 ? std::string(to_string(a.precision.operand))
-                                                  : fmt::format("{} x{}/PE", to_string(a.precision.operand), a.precision.pack);
+  const std::string typed = a.precision.label();
   std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
                                 a.name, a.rows, a.cols, to_string(a.dataflow), typed, to_string(a.fold_pipeline),
                                 r.mode, r.workload->name);

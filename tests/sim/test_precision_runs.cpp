@@ -1,6 +1,9 @@
 // Precision as a knob of whole runs: bytes, cycles, work and energy move with the operand
 // type by the amounts its width and the PE's packing say; a type the PE cannot do is an
 // input error before anything runs.
+#include <map>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/sim/cli_fixture.h"
@@ -157,6 +160,82 @@ TEST_F(Precision, TypesThePeCannotDoAreInputErrors) {
   };
   for (const auto& [args, message] : cases)
     expect_input_error("run --workload " + w + " --arch " + src("configs/arch/") + args, message);
+}
+
+// The actions of a traced run, summed over windows and layers.
+std::map<std::string, int64_t> action_totals(const fs::path& run) {
+  std::map<std::string, int64_t> n;
+  std::istringstream in(slurp(run / "trace" / "actions.csv"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const size_t last = line.rfind(','), unit = line.rfind(',', last - 1), action = line.rfind(',', unit - 1);
+    n[line.substr(action + 1, unit - action - 1)] += std::stoll(line.substr(last + 1));
+  }
+  return n;
+}
+
+// W4A8 (precision.weight: int4 on npu-128's int8 PEs): the weights take half the bytes in HBM,
+// in the scratchpad and on the column links; the activations, the MACs (int8, one a PE-cycle)
+// and the cycles of a compute-bound GEMM stay.
+TEST_F(Precision, Int4WeightsOnInt8PesHalveTheWeightBytesOnly) {
+  const std::string w = gemm(512, 512, 2048);
+  const json p8 = plan("configs/arch/npu-128-hbm3.yaml", w, "");
+  const json p4 = plan("configs/arch/npu-128-hbm3.yaml", w, "--set precision.weight=int4");
+  EXPECT_EQ(2 * p4[0]["hbm_tensors"]["B"]["bytes"].get<int64_t>(), p8[0]["hbm_tensors"]["B"]["bytes"].get<int64_t>());
+  EXPECT_EQ(p4[0]["hbm_tensors"]["A"]["bytes"], p8[0]["hbm_tensors"]["A"]["bytes"]);
+  EXPECT_EQ(p4[0]["hbm_tensors"]["C"]["bytes"], p8[0]["hbm_tensors"]["C"]["bytes"]);
+  EXPECT_EQ(p4[0]["folds"]["row_folds"], p8[0]["folds"]["row_folds"]);  // one weight a PE, as int8
+  // Ideal memory, traced: the same cycles and MACs; filter reads and their link bytes halve.
+  const json r8 = run("configs/arch/npu-128.yaml", w, "", "i8", true);
+  const json r4 = run("configs/arch/npu-128.yaml", w, "--set precision.weight=int4", "i4", true);
+  const json s4 = json::parse(slurp(dir_ / "i4" / "summary.json"));
+  EXPECT_EQ(s4["arch"]["weight"], "int4");
+  EXPECT_EQ(json::parse(slurp(dir_ / "i8" / "summary.json"))["total"]["cycles"], s4["total"]["cycles"]);
+  const auto a8 = action_totals(dir_ / "i8"), a4 = action_totals(dir_ / "i4");
+  EXPECT_EQ(a4.at("mac.int8.executed"), a8.at("mac.int8.executed"));
+  EXPECT_EQ(2 * a4.at("sram.read.filter"), a8.at("sram.read.filter"));
+  EXPECT_EQ(a4.at("sram.read.ifmap"), a8.at("sram.read.ifmap"));
+  EXPECT_EQ(a8.at("link.array_edge") - a4.at("link.array_edge"), a8.at("sram.read.filter") / 2);
+  EXPECT_EQ(a4.at("reg.read"), a8.at("reg.read"));  // the PE widens each weight to its int8 register
+  EXPECT_EQ(r4["total"]["C_P"]["O"], r8["total"]["C_P"]["O"]);
+  // Through the hierarchy: the layer reads half of B's bytes fewer, and no more cycles.
+  const json h8 = run("configs/arch/npu-128-hbm3.yaml", w, "", "h8");
+  const json h4 = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.weight=int4", "h4");
+  EXPECT_EQ(h8["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>() - h4["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>(),
+            p4[0]["hbm_tensors"]["B"]["bytes"].get<int64_t>());
+  EXPECT_EQ(h4["layers"][0]["memory"]["hbm_bytes_written"], h8["layers"][0]["memory"]["hbm_bytes_written"]);
+  EXPECT_LE(h4["total"]["cycles"].get<int64_t>(), h8["total"]["cycles"].get<int64_t>());
+}
+
+// Stored types narrower than the operand, value by value: int4 weights for int8 PEs (a 4-bit
+// word on the links and in memory), int8 for int16, fp8 weights and activations for bf16 and
+// fp16 PEs, on every dataflow through the hierarchy, tiled and row-major: exact, bit for bit.
+TEST_F(Precision, StoredTypesVerifyOnEveryDataflow) {
+  const std::string w = file("v.yaml", "layers:\n  - {name: a, M: 37, N: 45, K: 51}\n  - {name: b, M: 19, N: 33, K: 27}\n").string();
+  const char* types[][3] = {{"int8", "int4", ""}, {"int16", "int8", "int4"}, {"bf16", "fp8_e4m3", "fp8_e5m2"},
+                            {"fp16", "fp8_e5m2", ""}};
+  for (const auto& [operand, weight, activation] : types)
+    for (const std::string df : {"ws", "os", "is"})
+      for (const std::string layout : {"tiled", "row_major"}) {
+        const std::string sets = std::string("--verify --set array.rows=8 --set array.cols=8 --set precision.operand=") +
+                                 operand + " --set precision.weight=" + weight +
+                                 (*activation ? std::string(" --set precision.activation=") + activation : "") +
+                                 " --set dataflow=" + df + " --set hbm.layout=" + layout;
+        const json s = run("configs/arch/npu-128-hbm3.yaml", w, sets, "v");
+        EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << sets << " " << s["layers"][0]["verify"]["detail"];
+        fs::remove_all(dir_ / "v");
+      }
+}
+
+TEST_F(Precision, StoredTypesMustBeExactInTheOperand) {
+  const std::string w = gemm(8, 8, 8), arch = src("configs/arch/npu-128.yaml");
+  expect_input_error("run --workload " + w + " --arch " + arch + " --set precision.weight=int16",
+                     "precision.weight: int16 values are not all int8 values");
+  expect_input_error("run --workload " + w + " --arch " + arch + " --set precision.operand=fp16 --set precision.activation=bf16",
+                     "precision.activation: bf16 values are not all fp16 values");
+  expect_input_error("run --workload " + w + " --arch " + arch + " --set precision.weight=fp8_e4m3",
+                     "precision.weight: fp8_e4m3 values are not all int8 values");
 }
 
 }  // namespace

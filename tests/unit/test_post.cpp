@@ -176,6 +176,32 @@ TEST_F(Post, SinkAppliesChangesInCycleThenAnnouncementOrder) {
   }
 }
 
+// A byte counter kept in bits (a 4-bit word per link-cycle): each window writes the whole bytes
+// reached, the rest carried to the next, so the total is exact; a bytes counter of the same name
+// is a model bug.
+TEST_F(Post, SinkCountsBelowAByteInBits) {
+  const fs::path run = run_dir("bits");
+  {
+    TraceSink sink({run / "trace", 1e9, 4, 64, {}});  // windows of 4 cycles
+    const ResourceId link = sink.declare({0, "l", ResourceClass::Network, "link", 4, "m", "", "a>b", "link_cycle:0.5"});
+    const ActionId bytes = sink.declare_action_in_bits("link.bytes");
+    EXPECT_EQ(sink.declare_action_in_bits("link.bytes"), bytes);
+    EXPECT_THROW(sink.declare_action("link.bytes", "byte"), std::logic_error);
+    sink.bind(bytes, link, 4);
+    sink.begin_layer(0, "L", 0);
+    sink.set(0, link, 1);  // one link busy for cycles 0..2 (12 bits), and cycle 5 (4 bits)
+    sink.set(3, link, 0);
+    sink.set(5, link, 1);
+    sink.set(6, link, 0);
+    sink.finish(8);
+  }
+  const std::vector<ActionRow> rows = TraceReader(run / "trace").actions();
+  std::vector<int64_t> got;
+  for (const ActionRow& r : rows) got.push_back(r.count);
+  // Windows [0,4) and [4,8): 12 bits -> 1 byte, 4 carried; 4 + 4 bits -> 1 byte: 16 bits in all.
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 1}));
+}
+
 TEST_F(Post, SinkRefusesOverCapacityAndLateChanges) {
   const fs::path run = run_dir("bad");
   TraceSink sink({run / "trace", 1e9, 4, 64, {}});

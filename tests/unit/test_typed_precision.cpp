@@ -219,3 +219,34 @@ TEST(TypedPrecision, PackedWordsHalveTheRowFolds) {
 }
 
 }  // namespace
+
+namespace {
+
+// Which stored types a PE of each operand type can take (precision.activation / .weight):
+// integers into wider integers and into floats with enough significand bits; fp8 into the
+// 16- and 32-bit floats; bf16 and fp16 only into fp32 (each lacks the other's range or bits).
+TEST(NumType, HoldsExactlyWhereTheFormatsNest) {
+  using T = NumType;
+  const std::pair<T, T> yes[] = {{T::Int8, T::Int4},    {T::Int16, T::Int8},    {T::Bf16, T::Int8},
+                                 {T::Fp16, T::Int8},    {T::Fp8E4M3, T::Int4},  {T::Fp8E5M2, T::Int4},
+                                 {T::Bf16, T::Fp8E4M3}, {T::Bf16, T::Fp8E5M2},  {T::Fp16, T::Fp8E4M3},
+                                 {T::Fp16, T::Fp8E5M2}, {T::Fp32, T::Bf16},     {T::Fp32, T::Fp16},
+                                 {T::Fp32, T::Int16},   {T::Int8, T::Int8}};
+  const std::pair<T, T> no[] = {{T::Int8, T::Int16},   {T::Int8, T::Fp8E4M3}, {T::Fp16, T::Bf16},
+                                {T::Bf16, T::Fp16},    {T::Fp16, T::Int16},   {T::Bf16, T::Int16},
+                                {T::Fp8E4M3, T::Fp8E5M2}, {T::Fp8E5M2, T::Fp8E4M3}, {T::Fp8E4M3, T::Int8}};
+  for (const auto& [wide, narrow] : yes) EXPECT_TRUE(holds_exactly(wide, narrow)) << to_string(wide) << " " << to_string(narrow);
+  for (const auto& [wide, narrow] : no) EXPECT_FALSE(holds_exactly(wide, narrow)) << to_string(wide) << " " << to_string(narrow);
+  // Pattern by pattern: every finite fp8 value (either format) is a bf16 value, whose fp32
+  // encoding keeps only the top 16 bits.
+  for (uint32_t bits = 0; bits < 256; ++bits)
+    for (T narrow : {T::Fp8E4M3, T::Fp8E5M2}) {
+      const float v = decode_float(narrow, bits);
+      if (!std::isfinite(v)) continue;
+      uint32_t f;
+      std::memcpy(&f, &v, 4);
+      EXPECT_EQ(f & 0xFFFFu, 0u) << to_string(narrow) << " " << v;
+    }
+}
+
+}  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "core/num_type.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/integrate.h"
 #include "traces/post/normalization.h"
@@ -46,8 +47,16 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const int arrays = a.value("clusters", 1);  // identical arrays working in parallel
     m.peak_ops = {2.0 * m.rows * m.cols * pack * m.clock_hz * arrays};
     // Edge links at full width plus the accumulators' partial-sum reads (one per output written).
-    m.sram_bandwidth = {double(m.rows * m.operand_bytes + m.cols * (m.operand_bytes + 2 * m.accumulator_bytes)) *
-                        m.clock_hz * arrays};
+    // The links carry A and B at their stored widths (precision.activation / .weight): rows the
+    // stream (A; B under IS), columns the other.
+    auto stored_bytes = [&](const char* key) {
+      const auto t = a.contains(key) ? num_type_named(a.at(key).get<std::string>()) : std::nullopt;
+      return t ? bits_of(*t) * pack / 8.0 : double(m.operand_bytes);
+    };
+    const bool is = a.value("dataflow", "ws") == "is";
+    const double a_bytes = stored_bytes("activation"), b_bytes = stored_bytes("weight");
+    const double row = is ? b_bytes : a_bytes, col = is ? a_bytes : b_bytes;
+    m.sram_bandwidth = {(m.rows * row + m.cols * (col + 2.0 * m.accumulator_bytes)) * m.clock_hz * arrays};
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
     return m;
