@@ -228,6 +228,23 @@ TEST_F(Precision, StoredTypesVerifyOnEveryDataflow) {
       }
 }
 
+// Where moving the weights binds, their stored type decides: the bf16 decode GEMV is held to the
+// cluster's 128 B/cycle mesh port; fp8 weights (bf16 PEs) halve its bytes and it falls back to the
+// array's own pace, one weight word into each column per cycle, which int8 operands also set.
+TEST_F(Precision, NarrowWeightsSpeedAPortBoundGemv) {
+  const std::string w = src("configs/workloads/decode-gemv.yaml");
+  const json bf = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=bf16", "bf");
+  const json f8 = run("configs/arch/npu-128-hbm3.yaml", w, "--set precision.operand=bf16 --set precision.weight=fp8_e4m3", "f8");
+  const json i8 = run("configs/arch/npu-128-hbm3.yaml", w, "", "i8");
+  const int64_t weights = 4096 * 4096;
+  EXPECT_EQ(bf["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>() - f8["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>(),
+            weights);
+  EXPECT_GE(bf["total"]["cycles"].get<double>(), bf["layers"][0]["memory"]["hbm_bytes_read"].get<double>() / 128);
+  EXPECT_LT(f8["total"]["cycles"].get<double>(), 0.8 * bf["total"]["cycles"].get<double>());
+  EXPECT_NEAR(f8["total"]["cycles"].get<double>(), i8["total"]["cycles"].get<double>(), 0.01 * i8["total"]["cycles"].get<double>());
+  EXPECT_LT(f8["total"]["stall_cycles"].get<double>(), 0.01 * f8["total"]["cycles"].get<double>());
+}
+
 TEST_F(Precision, StoredTypesMustBeExactInTheOperand) {
   const std::string w = gemm(8, 8, 8), arch = src("configs/arch/npu-128.yaml");
   expect_input_error("run --workload " + w + " --arch " + arch + " --set precision.weight=int16",
