@@ -24,17 +24,17 @@ struct Precision {
   std::optional<NumType> activation, weight;
   NumType activation_type() const { return activation.value_or(operand); }
   NumType weight_type() const { return weight.value_or(operand); }
-  // Operator-graph layers whose tensors have another dtype than the array computes in move them
-  // at that dtype's width (0: the types above); see with_tensor_width in sim/mapper/mapper.cpp.
-  int stored_bits = 0;
+  // An operator-graph layer's own tensors: A (and its outputs) and B stored at their dtypes'
+  // widths (0: the types above); see with_tensor_width in sim/mapper/mapper.cpp.
+  int stored_a_bits = 0, stored_b_bits = 0;
 
   int operand_bits() const { return bits_of(operand); }
   int accumulator_bits() const { return bits_of(accumulator); }
   // One PE word in the PE's registers: `pack` operands (whole bytes).
   int64_t register_word_bytes() const { return int64_t(pack) * operand_bits() / 8; }
   // One stored value of A (or a requantized output) and of B.
-  int value_bits() const { return stored_bits ? stored_bits : bits_of(activation_type()); }
-  int weight_bits() const { return stored_bits ? stored_bits : bits_of(weight_type()); }
+  int value_bits() const { return stored_a_bits ? stored_a_bits : bits_of(activation_type()); }
+  int weight_bits() const { return stored_b_bits ? stored_b_bits : bits_of(weight_type()); }
   // A PE word of A or B as stored and moved: `pack` stored values side by side along K. It may be
   // less than a byte (int4 weights on an int8 PE): memory and links count it in bits.
   int word_bits(bool of_weights) const { return pack * (of_weights ? weight_bits() : value_bits()); }

@@ -25,6 +25,9 @@ struct PassPlan {
   // GEMM asks for twice it, and the stationary tiles carry 2 bits of index per kept value.
   bool sparse_2_4 = false;
   double input_density = 1.0;  // of A's values nonzero (Layer::input_density; zero gating)
+  // Bits of a stored word of A and of B in this layer (core/precision.h word_bits: the run's
+  // types, or an operator graph's tensor dtypes).
+  int a_word_bits = 8, b_word_bits = 8;
   bool has_dma = false;  // memory: hierarchy
   DmaBuffers dma;
   // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous

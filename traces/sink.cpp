@@ -93,6 +93,17 @@ void TraceSink::bind(ActionId action, ResourceId resource, int64_t per_unit_cycl
   bindings_.at(resource).push_back({action, per_unit_cycle});
 }
 
+void TraceSink::bind_in_layer(ActionId action, ResourceId resource, int layer, int64_t per_unit_cycle) {
+  for (Binding& b : bindings_.at(resource))
+    if (b.action == action) {
+      auto it = std::lower_bound(b.in_layer.begin(), b.in_layer.end(), std::make_pair(layer, INT64_MIN));
+      if (it != b.in_layer.end() && it->first == layer) it->second = per_unit_cycle;
+      else b.in_layer.insert(it, {layer, per_unit_cycle});
+      return;
+    }
+  throw std::logic_error("bind_in_layer: the action is not bound to the resource");
+}
+
 void TraceSink::push(int64_t cycle, ResourceId id, int64_t value, bool delta) {
   if (finished_) throw std::logic_error("trace already finished");
   if (cycle < now_)
@@ -183,7 +194,7 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
   const int64_t accrue_to = end_cycle >= 0 ? std::min(boundary, end_cycle) : boundary;
   for (ResourceId id = 0; id < resources_.size(); ++id) {
     if (bindings_[id].empty() || since_[id] >= accrue_to) continue;
-    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], accrue_to, value_[id] * b.per_unit);
+    for (const Binding& b : bindings_[id]) accrue(b, since_[id], accrue_to, value_[id]);
     since_[id] = accrue_to;
   }
   if (always_since_ < accrue_to) {
@@ -231,7 +242,7 @@ void TraceSink::apply_cycle(int64_t cycle, std::vector<Change>& changes) {
     const Resource& r = resources_[id];
     if (v < 0 || v > r.capacity)
       throw std::logic_error(fmt::format("{}: occupancy {} outside [0, {}] at cycle {}", r.name, v, r.capacity, cycle));
-    for (const Binding& b : bindings_[id]) accrue(b.action, since_[id], cycle, value_[id] * b.per_unit);
+    for (const Binding& b : bindings_[id]) accrue(b, since_[id], cycle, value_[id]);
     value_[id] = v;
     since_[id] = cycle;
     write_record(cycle, id, v);
@@ -249,6 +260,17 @@ void TraceSink::flush_buffer() {
   if (buffer_.empty()) return;
   guarded([&] { rt_->write(buffer_.data(), sizeof(Record) * buffer_.size()); });
   buffer_.clear();
+}
+
+void TraceSink::accrue(const Binding& b, int64_t from, int64_t to, int64_t value) {
+  if (b.in_layer.empty()) return accrue(b.action, from, to, value * b.per_unit);
+  while (from < to) {  // piece by piece at layer starts, each at its layer's rate
+    auto next = std::upper_bound(layers_.begin(), layers_.end(), from,
+                                 [](int64_t c, const LayerSpan& l) { return c < l.start; });
+    const int64_t piece_end = next != layers_.end() ? std::min(to, next->start) : to;
+    accrue(b.action, from, piece_end, value * b.per_unit_in(layer_at(from)));
+    from = piece_end;
+  }
 }
 
 void TraceSink::accrue(ActionId action, int64_t from, int64_t to, int64_t amount) {

@@ -11,6 +11,8 @@
 //
 // Files are written while the simulation runs, through a fixed-size record buffer,
 // into the directory given (the run's staging directory). See traces/FORMAT.md.
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -51,6 +53,9 @@ class TraceSink {
   // rest to the next window it has counts in (so the run's total is exact to the byte).
   ActionId declare_action_in_bits(const std::string& name);
   void bind(ActionId action, ResourceId resource, int64_t per_unit_cycle);
+  // Within layer `layer` the binding of `action` to `resource` counts `per_unit_cycle` instead
+  // (a layer whose tensors are stored narrower or wider than the run's; sim/mapper/mapper.cpp).
+  void bind_in_layer(ActionId action, ResourceId resource, int layer, int64_t per_unit_cycle);
 
   void set(int64_t cycle, ResourceId id, int64_t value) { push(cycle, id, value, false); }
   void add(int64_t cycle, ResourceId id, int64_t delta) { push(cycle, id, delta, true); }
@@ -86,6 +91,11 @@ class TraceSink {
   struct Binding {
     ActionId action;
     int64_t per_unit;
+    std::vector<std::pair<int, int64_t>> in_layer = {};  // (layer, per_unit) overrides, by layer
+    int64_t per_unit_in(int layer) const {
+      auto it = std::lower_bound(in_layer.begin(), in_layer.end(), std::make_pair(layer, INT64_MIN));
+      return it != in_layer.end() && it->first == layer ? it->second : per_unit;
+    }
   };
   struct LayerSpan {
     int index;
@@ -99,6 +109,9 @@ class TraceSink {
   void flush_buffer();
   // Adds `amount` per cycle over [from, to) to an action, split at windows and layers.
   void accrue(ActionId action, int64_t from, int64_t to, int64_t amount);
+  // A bound counter: `value` units of its resource over [from, to), at the binding's rate in
+  // each layer.
+  void accrue(const Binding& b, int64_t from, int64_t to, int64_t value);
   int layer_at(int64_t cycle) const;
   // Accrues every bound counter up to `boundary` and writes the windows before it.
   void flush_windows(int64_t boundary, int64_t end_cycle);

@@ -319,7 +319,10 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   // part and whichever gets there first the shared one; wait_until keeps the trace's clock).
   const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && params_.mode != ArrayMode::Reference;
   if (sink_) {
-    if (first_pass) sink_->begin_layer(index, layer.name, start);
+    if (first_pass) {
+      sink_->begin_layer(index, layer.name, start);
+      bind_layer_widths(*sink_, trace_ids_, index, pass.a_word_bits, pass.b_word_bits);
+    }
     book_pass_work(*sink_, trace_ids_, start, plan);
     sink_->add(start, trace_ids_.busy, 1);
   }

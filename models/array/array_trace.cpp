@@ -48,13 +48,29 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // Rows carry the streamed operand, columns the stationary load (WS, IS) or B (OS).
   sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, row_bits);
   sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, col_bits);
+  ids.sram_ifmap = ifmap;
+  ids.sram_filter = filter;
+  ids.a_word_bits = a.precision.word_bits(false);
+  ids.b_word_bits = a.precision.word_bits(true);
+  ids.rows_are_ifmap = rows_are_ifmap;
   sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
   ids.psum_reads = sink.declare_action("sram.read.psum", "byte");
   const trace::ActionId link = sink.declare_action_in_bits("link.array_edge");
+  ids.edge_bytes = link;
   sink.bind(link, ids.in_rows, row_bits);
   sink.bind(link, ids.in_cols, col_bits);
   sink.bind(link, ids.out, 8 * ab);
   return ids;
+}
+
+void bind_layer_widths(trace::TraceSink& sink, const ArrayTraceIds& ids, int layer, int a_word_bits, int b_word_bits) {
+  if (a_word_bits == ids.a_word_bits && b_word_bits == ids.b_word_bits) return;
+  // Rows carry A (B under IS), columns the other.
+  const int row = ids.rows_are_ifmap ? a_word_bits : b_word_bits, col = ids.rows_are_ifmap ? b_word_bits : a_word_bits;
+  sink.bind_in_layer(ids.rows_are_ifmap ? ids.sram_ifmap : ids.sram_filter, ids.in_rows, layer, row);
+  sink.bind_in_layer(ids.rows_are_ifmap ? ids.sram_filter : ids.sram_ifmap, ids.in_cols, layer, col);
+  sink.bind_in_layer(ids.edge_bytes, ids.in_rows, layer, row);
+  sink.bind_in_layer(ids.edge_bytes, ids.in_cols, layer, col);
 }
 
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& p) {

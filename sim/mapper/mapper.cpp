@@ -159,6 +159,8 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         PassPlan p;
         p.sparse_2_4 = lp.sparse_2_4;
         p.input_density = a.zero_gating ? l.input_density : 1.0;
+        p.a_word_bits = a.precision.word_bits(false);
+        p.b_word_bits = a.precision.word_bits(true);
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
         if (hierarchy && !p.idle()) {
@@ -289,12 +291,13 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
   }
 }
 
-// An operator graph's layer moves its tensors through HBM and the scratchpad at its dtype's width
-// (whole bytes: an int4 element takes one); the array computes at the arch's (typed precision per
-// PE is the next issue's).
+// An operator graph's layer stores and moves A (and its outputs) and B at their dtypes' widths
+// where they differ from the run's (precision.activation / .weight, else the operand); the array
+// computes in the operand type either way.
 ArchSpec with_tensor_width(const ArchSpec& a, const Layer& l) {
   ArchSpec s = a;
-  if (l.dtype_bits > 0 && l.dtype_bits != a.precision.operand_bits()) s.precision.stored_bits = l.dtype_bits;
+  if (l.dtype_bits > 0 && l.dtype_bits != a.precision.value_bits()) s.precision.stored_a_bits = l.dtype_bits;
+  if (l.b_dtype_bits > 0 && l.b_dtype_bits != a.precision.weight_bits()) s.precision.stored_b_bits = l.b_dtype_bits;
   return s;
 }
 

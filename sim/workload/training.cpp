@@ -170,7 +170,8 @@ class StepBuilder {
     dx.repeats = f.repeats;
     dx.pieces = {f.pieces[kMatrixC], f.pieces[kMatrixB], f.pieces[kMatrixA]};
     dx.source_line = f.source_line;
-    dx.dtype_bits = f.dtype_bits;
+    dx.dtype_bits = f.dtype_bits;  // dC at the activations' width; B the forward's weight
+    dx.b_dtype_bits = f.b_dtype_bits;
     dx.tensors = {tensor(f, kMatrixC) + ".grad", tensor(f, kMatrixB), tensor(f, kMatrixA) + ".grad"};
     if (grad_of_c_[size_t(i)] >= 0) dx.input_layer = grad_of_c_[size_t(i)];  // else the loss's gradient
     if (pb >= 0 && copy_of.count(pb)) dx.weight_layer = copy_of[pb];
@@ -181,7 +182,8 @@ class StepBuilder {
     dw.repeats = f.repeats;
     dw.pieces = {f.pieces[kMatrixA], f.pieces[kMatrixC], f.pieces[kMatrixB]};
     dw.source_line = f.source_line;
-    dw.dtype_bits = f.dtype_bits;
+    dw.dtype_bits = f.dtype_bits;  // A the forward's, B its output's gradient: activations
+    dw.b_dtype_bits = f.dtype_bits;
     dw.input_density = f.input_density;  // its A is the forward's A, transposed: the same zeros (dX's, dC, has none)
     dw.tensors = {tensor(f, kMatrixA), tensor(f, kMatrixC) + ".grad", tensor(f, kMatrixB) + ".grad"};
     if (pa >= 0 && copy_of.count(pa)) dw.input_layer = copy_of[pa];
