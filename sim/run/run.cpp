@@ -84,11 +84,12 @@ void warn_unsimulated(const ArchSpec& a, const Workload& w) {
 // A graph's tensors move at their dtypes' widths, but the array computes in the arch's operand type
 // (one type per run: precision.operand): say so when they differ.
 void warn_dtype(const ArchSpec& a, const Workload& w) {
+  // Narrower tensors are what precision.activation / .weight model; wider ones cannot be exact.
   for (const Layer& l : w.layers)
-    if (l.dtype_bits > 0 && l.dtype_bits != a.precision.operand_bits()) {
+    if (std::max(l.dtype_bits, l.b_dtype_bits) > a.precision.operand_bits()) {
       spdlog::warn("layer {} reads {}-bit tensors: they move through HBM and the scratchpad at that width, but the "
                    "array computes in the arch's {} (precision.operand; one operand type per run)",
-                   l.name, l.dtype_bits, to_string(a.precision.operand));
+                   l.name, std::max(l.dtype_bits, l.b_dtype_bits), to_string(a.precision.operand));
       return;
     }
 }

@@ -162,15 +162,16 @@ TEST_F(Precision, TypesThePeCannotDoAreInputErrors) {
     expect_input_error("run --workload " + w + " --arch " + src("configs/arch/") + args, message);
 }
 
-// The actions of a traced run, summed over windows and layers.
-std::map<std::string, int64_t> action_totals(const fs::path& run) {
+// The actions of a traced run, summed over windows and layers (`per_layer`: "<layer>:<action>").
+std::map<std::string, int64_t> action_totals(const fs::path& run, bool per_layer = false) {
   std::map<std::string, int64_t> n;
   std::istringstream in(slurp(run / "trace" / "actions.csv"));
   std::string line;
   std::getline(in, line);
   while (std::getline(in, line)) {
     const size_t last = line.rfind(','), unit = line.rfind(',', last - 1), action = line.rfind(',', unit - 1);
-    n[line.substr(action + 1, unit - action - 1)] += std::stoll(line.substr(last + 1));
+    const std::string name = line.substr(action + 1, unit - action - 1);
+    n[per_layer ? line.substr(0, line.find(',')) + ":" + name : name] += std::stoll(line.substr(last + 1));
   }
   return n;
 }
@@ -243,6 +244,29 @@ TEST_F(Precision, NarrowWeightsSpeedAPortBoundGemv) {
   EXPECT_LT(f8["total"]["cycles"].get<double>(), 0.8 * bf["total"]["cycles"].get<double>());
   EXPECT_NEAR(f8["total"]["cycles"].get<double>(), i8["total"]["cycles"].get<double>(), 0.01 * i8["total"]["cycles"].get<double>());
   EXPECT_LT(f8["total"]["stall_cycles"].get<double>(), 0.01 * f8["total"]["cycles"].get<double>());
+}
+
+// An operator graph's tensors keep their dtypes layer by layer: fc1's int4 weights move half the
+// bytes of fc2's int8 ones, in HBM and out of the scratchpad onto the column links (the trace
+// binds each layer's link bytes at its widths), on the same int8 PEs.
+TEST_F(Precision, GraphTensorsMoveAtTheirDtypes) {
+  const std::string g = file("q.yaml",
+                             "tensors:\n"
+                             "  - {name: x, shape: [256, 1024], dtype: int8, role: activation}\n"
+                             "  - {name: w1, shape: [1024, 1024], dtype: int4, role: weight}\n"
+                             "  - {name: w2, shape: [1024, 512], dtype: int8, role: weight}\n"
+                             "ops:\n"
+                             "  - {name: fc1, op: matmul, in: [x, w1], out: h}\n"
+                             "  - {name: fc2, op: matmul, in: [h, w2], out: y}\n")
+                            .string();
+  run("configs/arch/npu-128-hbm3.yaml", g, "", "q", true);
+  const auto n = action_totals(dir_ / "q", true);
+  EXPECT_EQ(n.at("0:hbm.read.filter"), 1024 * 1024 / 2);   // int4
+  EXPECT_EQ(n.at("0:sram.read.filter"), 1024 * 1024 / 2);  // each weight onto its column link once (WS)
+  EXPECT_EQ(n.at("1:hbm.read.filter"), 1024 * 512);        // int8
+  EXPECT_EQ(n.at("1:sram.read.filter"), 1024 * 512);
+  const json v = run("configs/arch/npu-128-hbm3.yaml", g, "--verify --set array.rows=16 --set array.cols=16", "qv");
+  EXPECT_TRUE(v["verify"]["passed"].get<bool>());
 }
 
 TEST_F(Precision, StoredTypesMustBeExactInTheOperand) {
