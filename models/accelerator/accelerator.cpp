@@ -22,7 +22,12 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     const int64_t words = depth * spec.array.cols;  // 2:4 tiles add 2 bits of index per kept value
     const int64_t index_bytes = spec.array.skips_2_4 ? FoldPlan::index_bytes_2_4(words, spec.array.precision.pack) : 0;
     const Precision& precision = spec.array.precision;
-    const int64_t tile = precision.bytes_of_words(roles(spec.array.dataflow).tile_is_filter, words);
+    const bool weights = roles(spec.array.dataflow).tile_is_filter;
+    int bits = precision.word_bits(weights);  // the widest layer's tiles (graph layers keep their dtypes)
+    for (const LayerPlan& l : plan.layers)
+      for (const ClusterLayerPlan& c : l.clusters)
+        for (const PassPlan& pass : c.passes) bits = std::max(bits, weights ? pass.b_word_bits : pass.a_word_bits);
+    const int64_t tile = (words * bits + 7) / 8;
     fifo_ = std::make_unique<TileFifoModule>("fifo", slots, tile + index_bytes, spec.array.dataflow, precision);
   }
   if (hierarchy || spec.memory == MemoryMode::Hbm)

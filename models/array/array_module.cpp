@@ -279,7 +279,13 @@ std::shared_ptr<MemoryGroup> ArrayModule::memory_group(bool reference) {
 std::unique_ptr<TileSource> ArrayModule::make_source(const FoldPlan& folds, const PassPlan& pass, int64_t start,
                                                      bool record, bool reference) {
   const AcceleratorSpec& a = params_.spec;
-  if (a.memory != MemoryMode::Hierarchy) return make_tile_source(a, folds, start);
+  if (a.memory != MemoryMode::Hierarchy) {  // tiles at the pass's stored widths (an operator graph's dtypes)
+    AcceleratorSpec s = a;
+    Precision& p = s.array.precision;
+    if (pass.a_word_bits != p.word_bits(false)) p.stored_a_bits = pass.a_word_bits / p.pack;
+    if (pass.b_word_bits != p.word_bits(true)) p.stored_b_bits = pass.b_word_bits / p.pack;
+    return make_tile_source(s, folds, start);
+  }
   return std::make_unique<HierarchySource>(a, folds, dma_program(folds, pass), start, record, memory_group(reference),
                                            params_.cluster, reference && params_.cluster_set);
 }
