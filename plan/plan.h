@@ -7,9 +7,11 @@
 // (make_fold_plan, lay_out_dma_program), so a plan stays small at any layer size.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/num_type.h"
 #include "plan/dataflow.h"
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
@@ -28,6 +30,9 @@ struct PassPlan {
   // Bits of a stored word of A and of B in this layer (core/precision.h word_bits: the run's
   // types, or an operator graph's tensor dtypes).
   int a_word_bits = 8, b_word_bits = 8;
+  // Their types where an operator graph's dtype, exact in the operand, differs from the run's
+  // (the register grid draws values of them under --verify); unset: the run's.
+  std::optional<NumType> a_type, b_type;
   bool has_dma = false;  // memory: hierarchy
   DmaBuffers dma;
   // overlap: prefetch: reads of its DMA program (indices, ascending) that the cluster's previous

@@ -412,8 +412,11 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
 
 void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
-  const GemmData data = make_random_gemm(plan.M, plan.N, plan.nominal_k(), params_.seed + uint64_t(index),
-                                         params_.spec.array.precision, plan.sparse_2_4, plan.input_density);
+  Precision types = params_.spec.array.precision;  // values of the layer's stored types
+  if (pass.a_type) types.activation = pass.a_type;
+  if (pass.b_type) types.weight = pass.b_type;
+  const GemmData data = make_random_gemm(plan.M, plan.N, plan.nominal_k(), params_.seed + uint64_t(index), types,
+                                         plan.sparse_2_4, plan.input_density);
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share

@@ -134,6 +134,13 @@ FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows
   return with_stream(whole, rows);
 }
 
+// An operator graph's dtype for a matrix where it is exact in the operand and not the run's type.
+std::optional<NumType> graph_type(const Precision& p, const std::string& dtype, NumType run_type) {
+  const std::optional<NumType> t = dtype.empty() ? std::nullopt : num_type_named(dtype);
+  if (!t || *t == run_type || !holds_exactly(p.operand, *t)) return std::nullopt;
+  return t;
+}
+
 // The layer's passes: every repeat (sim/workload/workload.h) makes the passes of one GEMM, one
 // repeat after another; pass_rows lists them all.
 LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
@@ -161,6 +168,8 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         p.input_density = a.zero_gating ? l.input_density : 1.0;
         p.a_word_bits = a.precision.word_bits(false);
         p.b_word_bits = a.precision.word_bits(true);
+        p.a_type = graph_type(a.precision, l.dtypes[0], a.precision.activation_type());
+        p.b_type = graph_type(a.precision, l.dtypes[1], a.precision.weight_type());
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
         if (hierarchy && !p.idle()) {

@@ -344,6 +344,7 @@ class GraphReader {
     l.tensors = {data_of(a), data_of(b), c};  // the data they are: a view is its source's
     l.dtype_bits = tensors_.at(a).bits;
     l.b_dtype_bits = tensors_.at(b).bits;
+    l.dtypes = {tensors_.at(a).dtype, tensors_.at(b).dtype};
     l.input_density = tensors_.at(a).density;
     for (int x = 0; x < 2; ++x) {
       const std::string& t = x == 0 ? a : b;

@@ -172,6 +172,7 @@ class StepBuilder {
     dx.source_line = f.source_line;
     dx.dtype_bits = f.dtype_bits;  // dC at the activations' width; B the forward's weight
     dx.b_dtype_bits = f.b_dtype_bits;
+    dx.dtypes = f.dtypes;
     dx.tensors = {tensor(f, kMatrixC) + ".grad", tensor(f, kMatrixB), tensor(f, kMatrixA) + ".grad"};
     if (grad_of_c_[size_t(i)] >= 0) dx.input_layer = grad_of_c_[size_t(i)];  // else the loss's gradient
     if (pb >= 0 && copy_of.count(pb)) dx.weight_layer = copy_of[pb];
@@ -184,6 +185,7 @@ class StepBuilder {
     dw.source_line = f.source_line;
     dw.dtype_bits = f.dtype_bits;  // A the forward's, B its output's gradient: activations
     dw.b_dtype_bits = f.dtype_bits;
+    dw.dtypes = {f.dtypes[0], f.dtypes[0]};
     dw.input_density = f.input_density;  // its A is the forward's A, transposed: the same zeros (dX's, dC, has none)
     dw.tensors = {tensor(f, kMatrixA), tensor(f, kMatrixC) + ".grad", tensor(f, kMatrixB) + ".grad"};
     if (pa >= 0 && copy_of.count(pa)) dw.input_layer = copy_of[pa];

@@ -87,6 +87,7 @@ struct Layer {
   std::array<std::string, 3> tensors;  // operator graphs: the graph's names of A, B and C
   int dtype_bits = 0;                   // operator graphs: the width of A's dtype (and C's)
   int b_dtype_bits = 0;                 // operator graphs: the width of B's dtype
+  std::array<std::string, 2> dtypes;    // operator graphs: A's and B's dtype names
   // Operator graphs' materialized attention: the context GEMM's A is the probabilities, which
   // the scores GEMM (this layer index) and the softmax produce; -1 elsewhere.
   int attention_scores_layer = -1;
