@@ -76,7 +76,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   const bool raw = buffers.raw_channels > 0 && buffers.raw_rows_for == RawRows::None;  // WS: blocks serve every row fold
   const int64_t C = buffers.raw_channels, bc = buffers.raw_block_channels;
   const int64_t blocks = raw ? (C + bc - 1) / bc : 0;
-  auto raw_bytes = [&](int64_t b) { return buffers.raw_channel_bytes * std::min(bc, C - b * bc); };
+  auto raw_bytes = [&](int64_t b) { return buffers.raw_block_bytes(std::min(bc, C - b * bc)); };
   std::vector<uint64_t> raw_addr(static_cast<size_t>(blocks), 0);
   for (int64_t b = 0; b < blocks; ++b) raw_addr[size_t(b)] = place(Matrix::A, raw_bytes(b));
   std::vector<int> raw_read(static_cast<size_t>(blocks), -1);
@@ -139,10 +139,11 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     }
     const bool new_slice = !raw && (!d.stream_resident || slice_of_row[size_t(row_fold)] < 0);
     if (raw) {
-      // The blocks of the channels its rows k reduce over; it waits for the last one read.
+      // The blocks of the channels its rows reduce over (a row's word: `pack` channels of one
+      // tap, C a multiple of pack); it waits for the last one read.
       int latest = -1;
       for (int64_t k = f.row0; k < f.row0 + f.rows_used; ++k) {
-        const int64_t b = (k % C) / bc;
+        const int64_t b = (k * p.pack % C) / bc;
         if (raw_read[size_t(b)] < 0) {
           raw_read[size_t(b)] = int(d.reads.size());
           d.reads.push_back({Operand::Stream, false, raw_addr[size_t(b)], padded(raw_bytes(b)), int(g)});

@@ -107,10 +107,13 @@ struct DmaBuffers {
   // pass needs, halo included, read once and resident; the lowering to the array's im2col
   // stream happens on chip, between the scratchpad and the array. In HBM the ifmap is laid out
   // in blocks of raw_block_channels channels (NHWC within a block), one DMA read per block the
-  // first time a fold's reduction rows (k = tap x channels + channel) touch it. 0: im2col rows.
+  // first time a fold's reduction rows (K value k = tap x channels + channel; a fold row is a word
+  // of `pack` of them) touch it. 0: im2col rows.
   int64_t raw_channels = 0, raw_block_channels = 0;
-  int64_t raw_channel_bytes = 0;  // one channel of the pass's input rows
-  int64_t raw_stream_bytes() const { return raw_channels * raw_channel_bytes; }
+  int64_t raw_channel_values = 0;  // one channel of the pass's input rows, in values
+  int raw_value_bits = 8;          // a stored value of A
+  int64_t raw_block_bytes(int64_t channels) const { return (raw_channel_values * channels * raw_value_bits + 7) / 8; }
+  int64_t raw_stream_bytes() const { return raw_block_bytes(raw_channels); }
   // OS and IS convolutions: the folds run over output pixels (OS: a row fold's rows, its stream
   // slice; IS: a column fold's columns, its row folds' tiles), so each such fold reads instead
   // the raw input rows its pixels see, every channel: the pass's input rows lie in HBM as one

@@ -15,12 +15,13 @@ namespace cstsim {
 namespace {
 
 // One channel of the raw ifmap rows a pass over output pixels [m0, m1) of a convolution
-// reads: the input rows those output rows see (stride apart, a window's span tall), every column.
-int64_t raw_channel_bytes(const ConvShape& c, int64_t m0, int64_t m1, int64_t elem) {
+// reads, in values: the input rows those output rows see (stride apart, a window's span tall),
+// every column.
+int64_t raw_channel_values(const ConvShape& c, int64_t m0, int64_t m1) {
   const int64_t out_w = c.out_w();
   const int64_t y0 = m0 / out_w, y1 = (m1 - 1) / out_w;
   const int64_t rows = std::min(c.ifmap_h, y1 * c.stride + c.span_h()) - y0 * c.stride;
-  return std::max<int64_t>(0, rows) * c.ifmap_w * elem;  // none: the pass's pixels see only padding
+  return std::max<int64_t>(0, rows) * c.ifmap_w;  // none: the pass's pixels see only padding
 }
 
 // The raw input rows output pixels [m0, m1) of a convolution see, every channel (NHWC), as the
@@ -32,8 +33,8 @@ struct RawRuns {
 };
 RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1, int64_t group,
                           DmaBuffers& raw) {
-  const int64_t elem = a.precision.word_bits(false) / 8;  // whole bytes (use_raw_ifmap)
-  raw.raw_row_bytes = c.ifmap_w * c.channels * elem;
+  const int bits = a.precision.value_bits();  // an input row is whole bytes (use_raw_ifmap)
+  raw.raw_row_bytes = c.ifmap_w * c.channels * bits / 8;
   raw.raw_out_w = c.out_w();
   raw.raw_stride = c.stride;
   raw.raw_filter_h = c.span_h();
@@ -44,7 +45,8 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
   raw.raw_rows = last - first;
   raw.raw_channels = c.channels;
   raw.raw_block_channels = c.channels;
-  raw.raw_channel_bytes = raw.raw_rows * c.ifmap_w * elem;
+  raw.raw_channel_values = raw.raw_rows * c.ifmap_w;
+  raw.raw_value_bits = bits;
   RawRuns runs;
   for (int64_t f0 = m0; f0 < m1; f0 += group) {
     const auto [from, to] = raw.raw_run_of(f0, std::min(m1, f0 + group));
@@ -59,7 +61,7 @@ RawRuns describe_raw_rows(const ArchSpec& a, const ConvShape& c, int64_t m0, int
 // rows per fold re-read halo rows and, with a stride, the rows the filter skips, so a 1x1 layer
 // (its im2col rows are the ifmap) or a strided one can move more raw bytes than im2col bytes.
 int64_t im2col_bytes(const ArchSpec& a, const ConvShape& c, int64_t m0, int64_t m1) {
-  return a.precision.bytes_of_words(false, (m1 - m0) * c.filter_h * c.filter_w * c.channels);
+  return (m1 - m0) * a.precision.bytes_of_words(false, a.precision.words(c.filter_h * c.filter_w * c.channels));
 }
 
 // OS convolutions: a row fold's rows are output pixels [m0, m1) (all of them: OS splits the
@@ -99,10 +101,11 @@ void use_raw_rows_per_column_fold(const ArchSpec& a, const ConvShape& c, int64_t
 // `share`: the cluster's part of the layer; [m0, m1): the pass's rows of the stream dimension.
 void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share, int64_t m0, int64_t m1,
                    DmaBuffers& d) {
-  // Packed words (core/precision.h) run along im2col's K, which the raw rows do not hold in
-  // that order, and 2:4 streams read groups, not rows: neither is lowered from raw rows on chip.
-  // Values below a byte (int4 activations) would split a channel's bytes: im2col rows too.
-  if (!l.conv || a.precision.pack != 1 || a.precision.value_bits() % 8 != 0 || (a.skip_2_4 && l.weights_2_4)) return;
+  // 2:4 streams read groups, not rows, and input rows that would end inside a byte (int4 values,
+  // an odd number of them) stay im2col rows. Packed words (core/precision.h) run along
+  // im2col's K, tap-major and channel-minor; the lowering on chip builds them from the raw rows.
+  const int pack = a.precision.pack, bits = a.precision.value_bits();
+  if (!l.conv || l.conv->ifmap_w * l.conv->channels * bits % 8 != 0 || (a.skip_2_4 && l.weights_2_4)) return;
   const DataflowRoles& r = roles(a.dataflow);
   // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
   const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
@@ -112,15 +115,23 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   // WS: the streamed operand is the ifmap and the folds' rows are reduction rows: a fold's
   // rows k pick the channels it needs.
   if (!r.tile_is_filter || r.Sr != Dim::K) return;
-  const int64_t elem = a.precision.value_bits() / 8, C = l.conv->channels, bc = std::min<int64_t>(C, a.rows);
-  const int64_t per_channel = raw_channel_bytes(*l.conv, m0, m1, elem);
+  // Blocks of as many channels as the array's rows take in one fold (rows x pack).
+  const int64_t C = l.conv->channels, bc = std::min<int64_t>(C, int64_t(a.rows) * pack);
+  // Several blocks: a word must not straddle two, so C must be a multiple of pack (a word is then
+  // `pack` channels of one tap).
+  if (bc < C && C % pack != 0) return;
+  const int64_t per_channel = raw_channel_values(*l.conv, m0, m1);
   if (per_channel == 0) return;  // nothing to read raw: the pass's windows lie in the padding
+  if (per_channel * bc * bits % 8 != 0) return;
+  DmaBuffers raw = d;
+  raw.raw_channel_values = per_channel;
+  raw.raw_value_bits = bits;
   int64_t padded = 0;  // the blocks as lay_out_dma_program stores them
-  for (int64_t c0 = 0; c0 < C; c0 += bc) padded += padded_block(per_channel * std::min(bc, C - c0));
+  for (int64_t c0 = 0; c0 < C; c0 += bc) padded += padded_block(raw.raw_block_bytes(std::min(bc, C - c0)));
   if (padded > d.stream_partition_bytes) return;
+  d = raw;
   d.raw_channels = C;
   d.raw_block_channels = bc;
-  d.raw_channel_bytes = per_channel;
   d.stream_resident = true;
   d.stream_slot = padded;
 }
