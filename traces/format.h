@@ -23,6 +23,7 @@ struct Resource {
   std::string level;      // memory level for class M ("reg", "sram", "hbm", "host"), else ""
   // Class N: the edge of the machine it is, "src>dst", and how its bytes are known:
   //   "link_cycle:<n>"   n bytes per busy link-cycle (a decimal: 0.5 for a 4-bit word);
+  //                      ";<layer>=<n>" after it: the rate within that layer;
   //   "actions:<p>+<p>"  the action counters whose names start with these prefixes;
   //   "share:<p>+<p>"    those counters, split among every resource declaring the same
   //                      share by busy time (each busy unit moves the same bytes).

@@ -19,7 +19,15 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
     : sc_module(name), params_(std::move(params)), plan_(plan), listener_(listener), sink_(sink) {
   if (sink_) {
     const AcceleratorSpec& a = params_.spec;
-    trace_ids_ = declare_array_trace(*sink_, a.array, params_.trace_name);
+    // Layers whose stored words differ from the run's (an operator graph's dtypes).
+    std::vector<LayerWordBits> widths;
+    const Precision& p = a.array.precision;
+    for (size_t i = 0; i < plan_.layers.size(); ++i) {
+      const PassPlan& first = plan_.layers[i].clusters.front().passes.front();
+      if (first.a_word_bits != p.word_bits(false) || first.b_word_bits != p.word_bits(true))
+        widths.push_back({int(i), first.a_word_bits, first.b_word_bits});
+    }
+    trace_ids_ = declare_array_trace(*sink_, a.array, params_.trace_name, widths);
     // The memory side's modules declare their own (models/accelerator/memory_modules.h).
   }
   // SystemC time only orders the processes; cycles are counted as integers.
@@ -325,10 +333,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   // part and whichever gets there first the shared one; wait_until keeps the trace's clock).
   const bool as_it_goes = hierarchy && sink_ && params_.memory_observer && params_.mode != ArrayMode::Reference;
   if (sink_) {
-    if (first_pass) {
-      sink_->begin_layer(index, layer.name, start);
-      bind_layer_widths(*sink_, trace_ids_, index, pass.a_word_bits, pass.b_word_bits);
-    }
+    if (first_pass) sink_->begin_layer(index, layer.name, start);
     book_pass_work(*sink_, trace_ids_, start, plan);
     sink_->add(start, trace_ids_.busy, 1);
   }

@@ -7,7 +7,8 @@
 #include "models/array/array_dataflow.h"
 
 namespace cstsim {
-ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a, const std::string& owner) {
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a, const std::string& owner,
+                                  const std::vector<LayerWordBits>& layers) {
   using trace::ResourceClass;
   const int64_t ob = a.precision.register_word_bytes(), ab = a.precision.accumulator_bytes();
   const int64_t pes = int64_t(a.rows) * a.cols;
@@ -23,14 +24,22 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // WS/IS hold two weight banks; OS one accumulator per PE.
   ids.stationary = sink.declare({0, owner + (os ? ".reg.accumulators" : ".reg.stationary"), ResourceClass::Memory,
                                  "byte", os ? pes * ab : 2 * pes * ob, owner, "reg"});
-  // An edge link carries one word (rows, columns) or accumulator (out) per busy link-cycle.
-  auto carries = [](double bytes) { return fmt::format("link_cycle:{:g}", bytes); };
+  // An edge link carries one word (rows, columns) or accumulator (out) per busy link-cycle: the
+  // run's stored width, and the layers' own where they differ ("<n>;<layer>=<n>").
+  auto rows_of = [&](const LayerWordBits& l) { return rows_are_ifmap ? l.a_bits : l.b_bits; };
+  auto cols_of = [&](const LayerWordBits& l) { return rows_are_ifmap ? l.b_bits : l.a_bits; };
+  auto carries = [](int bits) { return fmt::format("link_cycle:{:g}", bits / 8.0); };
+  std::string row_rates = carries(row_bits), col_rates = carries(col_bits);
+  for (const LayerWordBits& l : layers) {
+    row_rates += fmt::format(";{}={:g}", l.layer, rows_of(l) / 8.0);
+    col_rates += fmt::format(";{}={:g}", l.layer, cols_of(l) / 8.0);
+  }
   ids.in_rows = sink.declare({0, owner + ".link.in_rows", ResourceClass::Network, "link", a.rows, owner, "",
-                              "sram>" + owner, carries(row_bits / 8.0)});
+                              "sram>" + owner, row_rates});
   ids.in_cols = sink.declare({0, owner + ".link.in_cols", ResourceClass::Network, "link", a.cols, owner, "",
-                              "sram>" + owner, carries(col_bits / 8.0)});
+                              "sram>" + owner, col_rates});
   ids.out = sink.declare({0, owner + ".link.out", ResourceClass::Network, "link", a.cols, owner, "",
-                          owner + ">sram", carries(double(ab))});
+                          owner + ">sram", carries(int(8 * ab))});
 
   const std::string prec = a.precision.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, a.precision.pack);
@@ -48,29 +57,19 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   // Rows carry the streamed operand, columns the stationary load (WS, IS) or B (OS).
   sink.bind(rows_are_ifmap ? ifmap : filter, ids.in_rows, row_bits);
   sink.bind(rows_are_ifmap ? filter : ifmap, ids.in_cols, col_bits);
-  ids.sram_ifmap = ifmap;
-  ids.sram_filter = filter;
-  ids.a_word_bits = a.precision.word_bits(false);
-  ids.b_word_bits = a.precision.word_bits(true);
-  ids.rows_are_ifmap = rows_are_ifmap;
   sink.bind(sink.declare_action("sram.write.ofmap", "byte"), ids.out, ab);
   ids.psum_reads = sink.declare_action("sram.read.psum", "byte");
   const trace::ActionId link = sink.declare_action_in_bits("link.array_edge");
-  ids.edge_bytes = link;
   sink.bind(link, ids.in_rows, row_bits);
   sink.bind(link, ids.in_cols, col_bits);
   sink.bind(link, ids.out, 8 * ab);
+  for (const LayerWordBits& l : layers) {  // the layers' own widths
+    sink.bind_in_layer(rows_are_ifmap ? ifmap : filter, ids.in_rows, l.layer, rows_of(l));
+    sink.bind_in_layer(rows_are_ifmap ? filter : ifmap, ids.in_cols, l.layer, cols_of(l));
+    sink.bind_in_layer(link, ids.in_rows, l.layer, rows_of(l));
+    sink.bind_in_layer(link, ids.in_cols, l.layer, cols_of(l));
+  }
   return ids;
-}
-
-void bind_layer_widths(trace::TraceSink& sink, const ArrayTraceIds& ids, int layer, int a_word_bits, int b_word_bits) {
-  if (a_word_bits == ids.a_word_bits && b_word_bits == ids.b_word_bits) return;
-  // Rows carry A (B under IS), columns the other.
-  const int row = ids.rows_are_ifmap ? a_word_bits : b_word_bits, col = ids.rows_are_ifmap ? b_word_bits : a_word_bits;
-  sink.bind_in_layer(ids.rows_are_ifmap ? ids.sram_ifmap : ids.sram_filter, ids.in_rows, layer, row);
-  sink.bind_in_layer(ids.rows_are_ifmap ? ids.sram_filter : ids.sram_ifmap, ids.in_cols, layer, col);
-  sink.bind_in_layer(ids.edge_bytes, ids.in_rows, layer, row);
-  sink.bind_in_layer(ids.edge_bytes, ids.in_cols, layer, col);
 }
 
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& p) {

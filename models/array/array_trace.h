@@ -5,6 +5,7 @@
 // each cycle (RegisterArray::activity), and tests require identical traces.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/precision.h"
 #include "plan/fold_plan.h"
@@ -31,11 +32,6 @@ struct ArrayTraceIds {
   trace::ActionId nominal_macs = 0, padding_macs = 0, skipped_macs = 0;
   // Lanes whose activation was zero (zero gating): executed, priced at mac.<type>.gated.
   trace::ActionId gated_macs = 0;
-  // The stored words' bindings (sram reads and edge-link bytes, in bits) and their run-wide
-  // widths, which a layer of other widths overrides (bind_layer_widths).
-  trace::ActionId sram_ifmap = 0, sram_filter = 0, edge_bytes = 0;
-  int a_word_bits = 8, b_word_bits = 8;
-  bool rows_are_ifmap = true;
   // sram.read.psum: WS, IS folds after a column fold's first add to the partial sums the
   // scratchpad holds: one accumulator read per output element, as it leaves the array.
   trace::ActionId psum_reads = 0;
@@ -51,12 +47,16 @@ struct ArrayGeometry {
   bool gates_zeros = false;  // arch sparsity.zero_gating
 };
 
-// Declares the array's resources and binds the action counters to them.
-ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& array, const std::string& owner);
+// The bits of a stored word of A and of B in one layer (PassPlan::a_word_bits, b_word_bits).
+struct LayerWordBits {
+  int layer, a_bits, b_bits;
+};
 
-// A layer whose stored words differ from the run's (an operator graph's tensor dtypes): its SRAM
-// reads and edge-link bytes counted at its own widths.
-void bind_layer_widths(trace::TraceSink& sink, const ArrayTraceIds& ids, int layer, int a_word_bits, int b_word_bits);
+// Declares the array's resources and binds the action counters to them; `layers`: the layers
+// whose stored words differ from the run's (an operator graph's dtypes), counted at their own
+// widths on the edge links and in the SRAM reads.
+ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& array, const std::string& owner,
+                                  const std::vector<LayerWordBits>& layers = {});
 
 // Books the work a pass asks for, when it starts: nominal MACs, padding lanes, skipped (2:4) and
 // gated (zero activations) lanes.

@@ -259,8 +259,18 @@ TEST_F(Precision, GraphTensorsMoveAtTheirDtypes) {
                              "  - {name: fc1, op: matmul, in: [x, w1], out: h}\n"
                              "  - {name: fc2, op: matmul, in: [h, w2], out: y}\n")
                             .string();
-  run("configs/arch/npu-128-hbm3.yaml", g, "", "q", true);
+  const json report = run("configs/arch/npu-128-hbm3.yaml", g, "", "q", true);
   const auto n = action_totals(dir_ / "q", true);
+  // Gamma_comm's array-edge bytes are the bytes link.array_edge counted, layer by layer and in all.
+  auto edge_bytes = [](const json& scope) {
+    double b = 0;
+    for (const auto& e : scope["Theta_CST"]["Gamma_comm"]["edges"])
+      if (e["links"].get<std::string>().find("array.link.") != std::string::npos) b += e["bytes"]["value"].get<double>();
+    return b;
+  };
+  EXPECT_EQ(edge_bytes(report["layers"][0]), double(n.at("0:link.array_edge")));
+  EXPECT_EQ(edge_bytes(report["layers"][1]), double(n.at("1:link.array_edge")));
+  EXPECT_EQ(edge_bytes(report["total"]), double(n.at("0:link.array_edge") + n.at("1:link.array_edge")));
   EXPECT_EQ(n.at("0:hbm.read.filter"), 1024 * 1024 / 2);   // int4
   EXPECT_EQ(n.at("0:sram.read.filter"), 1024 * 1024 / 2);  // each weight onto its column link once (WS)
   EXPECT_EQ(n.at("1:hbm.read.filter"), 1024 * 512);        // int8

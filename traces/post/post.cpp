@@ -113,6 +113,7 @@ class Reporter {
 
   PostOutputs build() {
     const Integrals in = integrate(reader_);
+    integrals_ = &in;
     const int64_t trace_window = int64_t(reader_.header().action_window);
     const int64_t window = opt_.window > 0 ? opt_.window : std::max<int64_t>(trace_window, 1);
     window_ = window;
@@ -210,12 +211,12 @@ class Reporter {
     if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
-    r["total"] = scope(in.total, total, b_peak_total, "total");
+    r["total"] = scope(in.total, total, b_peak_total, "total", -1);
     r["layers"] = ordered_json::array();
     for (size_t i = 0; i < in.layers.size(); ++i) {
       const trace::LayerRow& lr = reader_.layers()[i];
       ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
-      head.update(scope(in.layers[i], per_layer[lr.index], b_peak_layer[lr.index], lr.name));
+      head.update(scope(in.layers[i], per_layer[lr.index], b_peak_layer[lr.index], lr.name, int(i)));
       r["layers"].push_back(std::move(head));
     }
     if (!opt_.normalization.empty()) r["V_CST_star"] = scalar(load_normalization(opt_.normalization), in.total);
@@ -259,7 +260,8 @@ class Reporter {
     return p * t;
   }
 
-  ordered_json scope(const ScopeTotals& s, const Counts& c, BytesPerSecond b_peak, const std::string& name) {
+  // `layer`: the scope's position in the trace's layer list; -1: the run.
+  ordered_json scope(const ScopeTotals& s, const Counts& c, BytesPerSecond b_peak, const std::string& name, int layer) {
     const auto& res = reader_.resources();
     const Seconds T{s.cycles() * period_};
     auto integral = [&](size_t i) { return double(s.resources[i].integral) * period_; };
@@ -315,7 +317,7 @@ class Reporter {
       if (starts_with(res[i].carries, "share:")) share_busy[res[i].carries] += s.resources[i].integral;
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const Edge e = edge_of(res[i], s.resources[i], c, share_busy);
+      const Edge e = edge_of(i, s.resources[i], c, share_busy, layer);
       edges.push_back({{"src", e.src},
                        {"dst", e.dst},
                        {"links", res[i].name},
@@ -409,8 +411,9 @@ class Reporter {
   };
   // Which endpoints a class-N resource joins and the bytes it carried, as the model
   // declared them with the resource (edge, carries: traces/FORMAT.md).
-  static Edge edge_of(const trace::Resource& r, const ResourceTotals& t, const Counts& c,
-                      const std::map<std::string, long double>& share_busy) {
+  Edge edge_of(size_t index, const ResourceTotals& t, const Counts& c, const std::map<std::string, long double>& share_busy,
+               int layer) const {
+    const trace::Resource& r = reader_.resources()[index];
     const size_t arrow = r.edge.find('>');
     if (arrow == std::string::npos) return {r.owner, r.owner, Bytes{0}};  // a link the model does not attribute
     Edge e{r.edge.substr(0, arrow), r.edge.substr(arrow + 1), Bytes{0}};
@@ -426,7 +429,30 @@ class Reporter {
       return double(bytes);
     };
     if (how == "link_cycle") {
-      e.bytes = Bytes{double(t.integral) * std::stod(what)};
+      // "<n>" or "<n>;<layer>=<n>;...": bytes per busy link-cycle, in the run and in layers whose
+      // stored words differ (the layer's index in the trace).
+      std::map<int64_t, double> in_layer;
+      for (size_t at = what.find(';'); at != std::string::npos;) {
+        const size_t eq = what.find('=', at), next = what.find(';', at + 1);
+        in_layer[std::stoll(what.substr(at + 1, eq - at - 1))] = std::stod(what.substr(eq + 1, next - eq - 1));
+        at = next;
+      }
+      const double rate = std::stod(what.substr(0, what.find(';')));
+      auto rate_of = [&](int64_t trace_layer) {
+        auto it = in_layer.find(trace_layer);
+        return it == in_layer.end() ? rate : it->second;
+      };
+      const auto& layers = reader_.layers();
+      if (in_layer.empty()) {
+        e.bytes = Bytes{double(t.integral) * rate};
+      } else if (layer >= 0) {
+        e.bytes = Bytes{double(t.integral) * rate_of(layers[size_t(layer)].index)};
+      } else {  // the run: layer by layer
+        long double bytes = 0;
+        for (size_t i = 0; i < layers.size(); ++i)
+          bytes += integrals_->layers[i].resources[index].integral * rate_of(layers[i].index);
+        e.bytes = Bytes{double(bytes)};
+      }
     } else if (how == "actions") {
       e.bytes = Bytes{counted()};
     } else if (how == "share") {
@@ -495,6 +521,7 @@ class Reporter {
   const Machine m_;
   trace::TraceReader& reader_;
   const EnergyTable& energy_;
+  const Integrals* integrals_ = nullptr;  // of the run being reported (build())
   const double period_;
   int64_t window_ = 0;
 };
