@@ -88,7 +88,7 @@ void warn_dtype(const ArchSpec& a, const Workload& w) {
   for (const Layer& l : w.layers)
     if (std::max(l.dtype_bits, l.b_dtype_bits) > a.precision.operand_bits()) {
       spdlog::warn("layer {} reads {}-bit tensors: they move through HBM and the scratchpad at that width, but the "
-                   "array computes in the arch's {} (precision.operand; one operand type per run)",
+                   "array computes in the arch's {} (precision.operand), in which they are not exact",
                    l.name, std::max(l.dtype_bits, l.b_dtype_bits), to_string(a.precision.operand));
       return;
     }
