@@ -28,7 +28,7 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   // The array alone must leave the DMA at least one port slot in every cycle.
   const int64_t acc = a.precision.accumulator_bytes(), word = a.scratchpad.word_bytes;
   const bool ws = roles(a.dataflow).tile_is_filter;  // tiles of B (WS, OS) or of A (IS); the stream the other
-  auto bytes = [&](bool weights, int64_t words) { return a.precision.bytes_of_words(weights, words); };
+  auto bytes = [&](bool weights, int64_t words) { return dma.words_bytes(weights ? Matrix::B : Matrix::A, words); };
   const std::pair<spad::Partition, int64_t> need[3] = {
       // a stream vector (2:4 weights: up to the four activations of every group of two rows, one more at an edge)
       {spad::partition_named(dma.stream_partition), ceil_div(bytes(!ws, a.skip_2_4 ? 2 * a.rows + 2 : a.rows), word)},
