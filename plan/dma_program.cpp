@@ -32,8 +32,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   d.tile_frees = os ? FoldPoint::LastInput : FoldPoint::LoadDone;
   auto padded = padded_block;
   const bool is = !roles(p.dataflow).tile_is_filter;
-  // The matrix each operand's blocks belong to, by the roles table (plan/dataflow.h).
-  const Matrix stream_matrix = is ? Matrix::B : Matrix::A, tile_matrix = is ? Matrix::A : Matrix::B;
+  const Matrix stream_of = stream_matrix(p.dataflow), tile_of = tile_matrix(p.dataflow);
   const bool rm = buffers.lays_row_major();
   const std::array<int64_t, kMatrices> own_pitch = {padded(buffers.words_bytes(Matrix::A, p.K)),
                                                     padded(buffers.words_bytes(Matrix::B, p.N)),
@@ -64,9 +63,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
   auto tile_bytes = [&](const Fold& f) {
     const int64_t words = (os ? p.T : int64_t(f.rows_used)) * f.cols_used;
-    return buffers.words_bytes(tile_matrix, words) + p.index_bytes(words);  // 2:4: the kept values' places too
+    return buffers.words_bytes(tile_of, words) + p.index_bytes(words);  // 2:4: the kept values' places too
   };
-  auto slice_bytes = [&](const Fold& f) { return buffers.words_bytes(stream_matrix, p.T * p.stream_words(f.row0, f.rows_used)); };
+  auto slice_bytes = [&](const Fold& f) { return buffers.words_bytes(stream_of, p.T * p.stream_words(f.row0, f.rows_used)); };
   auto output_bytes = [&](const Fold& f) { return buffers.output_bytes((os ? int64_t(f.rows_used) : p.T) * f.cols_used); };
   auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
   std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
@@ -87,9 +86,9 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   if (!rm) {
     for (size_t g = 0; g < F && !raw && !os_raw; ++g)
       if (p.folds[g].col0 == 0)
-        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_matrix, slice_bytes(p.folds[g]));
+        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_of, slice_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
-      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_matrix, tile_bytes(p.folds[g]));
+      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_of, tile_bytes(p.folds[g]));
     for (size_t g = 0; g < F; ++g)
       if (os || first_of_col(p.folds[g])) out_addr[g] = place(Matrix::C, output_bytes(p.folds[g]));
   }

@@ -71,6 +71,10 @@ inline int64_t block_bytes(int64_t rows, int64_t row_len, bool row_major, bool a
 // the weights), C (M x N, the outputs).
 enum class Matrix { A, B, C };
 inline constexpr int kMatrices = 3;
+// The matrix the array's stationary tiles come from (B under WS and OS, A under IS) and the one
+// it streams (the other), by the roles table (plan/dataflow.h).
+inline Matrix tile_matrix(Dataflow d) { return roles(d).tile_is_filter ? Matrix::B : Matrix::A; }
+inline Matrix stream_matrix(Dataflow d) { return roles(d).tile_is_filter ? Matrix::A : Matrix::B; }
 
 // Where one pass's share of a matrix lies in HBM. Tiled: its blocks lie one after another from
 // `base`. Row-major: `base` is the whole tensor's first byte and `pitch` its padded row; the

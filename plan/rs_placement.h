@@ -9,15 +9,12 @@
 
 namespace cstsim {
 
-// One convolution group as RS sees it.
+// What the placement needs of a convolution: its rows (the pass planner will add the rest).
 struct RsConv {
-  int64_t R = 1, S = 1;  // filter rows, and taps along a row
-  int64_t H = 1, W = 1;  // ifmap rows and columns, padding included
-  int64_t U = 1;         // stride
-  int64_t C = 1, M = 1;  // channels and filters
-  int64_t N = 1;         // images
+  int64_t R = 1;  // filter rows
+  int64_t H = 1;  // ifmap rows, padding included
+  int64_t U = 1;  // stride
   int64_t E() const { return (H - R) / U + 1; }  // ofmap rows
-  int64_t F() const { return (W - S) / U + 1; }  // ofmap columns
 };
 
 // How the logical sets fold onto a rows x cols array (JSSC 2017 §IV-A's three cases):

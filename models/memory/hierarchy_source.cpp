@@ -140,9 +140,8 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     release_[size_t(s)] = std::max(release_[size_t(s)], fold_point(j, FoldPoint::LastInput));
     release_[size_t(tile)] = std::max(release_[size_t(tile)], fold_point(j, dma_.tile_frees));
     // The array's own port use, declared before any DMA traffic that could meet it.
-    // The tiles are B (WS, OS) or A (IS), the stream the other, each at its stored width.
-    const Matrix tile_of = roles(plan_.dataflow).tile_is_filter ? Matrix::B : Matrix::A;
-    const Matrix stream_of = tile_of == Matrix::B ? Matrix::A : Matrix::B;
+    // Each operand at its stored width.
+    const Matrix tile_of = tile_matrix(plan_.dataflow), stream_of = stream_matrix(plan_.dataflow);
     const int tile_words = int(ceil_div(dma_.words_bytes(tile_of, f.cols_used), spad_word_));  // a row of the tile
     if (os) {
       // A's block enters the rows and B's the columns over the same T cycles (skewed);

@@ -34,8 +34,7 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   DmaBuffers d;
   d.a_word_bits = a.precision.word_bits(false);
   d.b_word_bits = a.precision.word_bits(true);
-  // The stationary tiles are B (WS, OS) or A (IS); the stream the other.
-  const Matrix tile = ws ? Matrix::B : Matrix::A, stream = ws ? Matrix::A : Matrix::B;
+  const Matrix tile = tile_matrix(p.dataflow), stream = stream_matrix(p.dataflow);
   auto tile_row = [&](int64_t words) { return d.words_bytes(tile, words); };
   d.output_bits = a.precision.value_bits();
   d.row_major = a.hbm.layout == "row_major";

@@ -27,12 +27,11 @@ void check_hierarchy(const ArchSpec& a, const LayerDmaPlan& dma) {
   const std::unique_ptr<spad::Scratchpad> spad = make_scratchpad(a);
   // The array alone must leave the DMA at least one port slot in every cycle.
   const int64_t acc = a.precision.accumulator_bytes(), word = a.scratchpad.word_bytes;
-  const bool ws = roles(a.dataflow).tile_is_filter;  // tiles of B (WS, OS) or of A (IS); the stream the other
-  auto bytes = [&](bool weights, int64_t words) { return dma.words_bytes(weights ? Matrix::B : Matrix::A, words); };
+  const Matrix tile = tile_matrix(a.dataflow), stream = stream_matrix(a.dataflow);
   const std::pair<spad::Partition, int64_t> need[3] = {
       // a stream vector (2:4 weights: up to the four activations of every group of two rows, one more at an edge)
-      {spad::partition_named(dma.stream_partition), ceil_div(bytes(!ws, a.skip_2_4 ? 2 * a.rows + 2 : a.rows), word)},
-      {spad::partition_named(dma.stationary_partition), ceil_div(bytes(ws, a.cols), word)},  // a row of the tile
+      {spad::partition_named(dma.stream_partition), ceil_div(dma.words_bytes(stream, a.skip_2_4 ? 2 * a.rows + 2 : a.rows), word)},
+      {spad::partition_named(dma.stationary_partition), ceil_div(dma.words_bytes(tile, a.cols), word)},  // a row of the tile
       // a result row: written (OS), or read and written back (WS, IS add to partial sums)
       {spad::Partition::Ofmap, (roles(a.dataflow).stationary_outputs ? 1 : 2) * ceil_div(int64_t(a.cols) * acc, word)}};
   for (const auto& [p, words] : need)

@@ -82,7 +82,7 @@ void warn_unsimulated(const ArchSpec& a, const Workload& w) {
 }
 
 // A graph's tensors move at their dtypes' widths, but the array computes in the arch's operand type
-// (one type per run: precision.operand): say so when they differ.
+// (precision.operand): say so when a tensor is wider than it.
 void warn_dtype(const ArchSpec& a, const Workload& w) {
   // Narrower tensors are what precision.activation / .weight model; wider ones cannot be exact.
   for (const Layer& l : w.layers)

@@ -9,11 +9,12 @@ using namespace cstsim;
 
 namespace {
 
-// AlexNet's CONV layers as Eyeriss ran them (227 x 227 input; padding included in H and W).
-RsConv conv(int64_t R, int64_t H, int64_t U, int64_t C, int64_t M) { return {R, R, H, H, U, C, M, 4}; }
+// A convolution's filter rows, ifmap rows (padding included) and stride.
+RsConv conv(int64_t R, int64_t H, int64_t U) { return {R, H, U}; }
 
 TEST(RsPlacement, AlexNetOnEyerissTakesThePublishedPes) {
-  const RsConv conv1 = conv(11, 227, 4, 3, 96), conv2 = conv(5, 31, 1, 48, 128), conv3 = conv(3, 15, 1, 256, 384);
+  // AlexNet as Eyeriss ran it (227 x 227 input; CONV2-5 padded by 2, 1, 1, 1).
+  const RsConv conv1 = conv(11, 227, 4), conv2 = conv(5, 31, 1), conv3 = conv(3, 15, 1);
   EXPECT_EQ(conv1.E(), 55);
   EXPECT_EQ(conv2.E(), 27);
   EXPECT_EQ(conv3.E(), 13);
@@ -35,21 +36,21 @@ TEST(RsPlacement, AlexNetOnEyerissTakesThePublishedPes) {
 
 TEST(RsPlacement, TallNarrowAndSmallSets) {
   // A 13-row filter on 12 PE rows: two folds of filter rows, one after another.
-  const RsPlacement tall = place_rs(conv(13, 40, 1, 1, 1), 12, 14);
+  const RsPlacement tall = place_rs(conv(13, 40, 1), 12, 14);
   EXPECT_EQ(tall.height, 12);
   EXPECT_EQ(tall.row_folds, 2);
   EXPECT_EQ(tall.strips, 2);  // E = 28: two strips of 14 (two 12-row segments do not fit)
   // Small sets replicate across and down: 3 x 4 sets, 3 across and 4 down.
-  const RsPlacement small = place_rs(conv(3, 6, 1, 1, 1), 12, 14);
+  const RsPlacement small = place_rs(conv(3, 6, 1), 12, 14);
   EXPECT_EQ(small.across, 3);
   EXPECT_EQ(small.down, 4);
   EXPECT_EQ(small.active_pes(), 144);
   // Two segments of a 3-row set, twice down.
-  const RsPlacement seg = place_rs(conv(3, 22, 1, 1, 1), 12, 14);
+  const RsPlacement seg = place_rs(conv(3, 22, 1), 12, 14);
   EXPECT_EQ(seg.segments, 2);
   EXPECT_EQ(seg.down, 2);
   EXPECT_EQ(seg.active_pes(), 3 * 20 * 2);
-  EXPECT_THROW(place_rs(conv(3, 6, 1, 1, 1), 0, 14), std::invalid_argument);
+  EXPECT_THROW(place_rs(conv(3, 6, 1), 0, 14), std::invalid_argument);
 }
 
 }  // namespace
