@@ -1,0 +1,58 @@
+#pragma once
+// Row stationary's register-level reference: every PE of a pass holds its filter rows, its
+// sliding ifmap window and its psums as real values in its scratchpads; the filter, ifmap and
+// psum networks carry words one cycle at a time (multicast where several PEs need a word); a
+// column's psums add up through its PEs one hop a cycle and leave over the psum output network
+// into the global buffer, from which a later channel block reads them back. A controller starts
+// passes and steps from what it observes (words delivered, PEs done, output FIFOs drained),
+// never from rs_timing.h, which must agree with it on every event.
+#include <cstdint>
+#include <vector>
+
+#include "core/num_type.h"
+#include "models/array/array_events.h"
+#include "models/array/rs_timing.h"
+#include "plan/rs_plan.h"
+
+namespace cstsim {
+
+// One convolution's operands: ifmap [group][image][channel][H][W] and filters
+// [group][filter][channel][R][S], of an integer operand type; results wrap at `accumulator`.
+struct RsData {
+  RsShape shape;
+  NumType operand = NumType::Int16, accumulator = NumType::Int32;
+  std::vector<float> ifmap, filters;
+  float x(int64_t g, int64_t i, int64_t c, int64_t h, int64_t w) const {
+    const RsShape& s = shape;
+    return ifmap[size_t((((g * s.N + i) * s.C + c) * s.H + h) * s.W + w)];
+  }
+  float w(int64_t g, int64_t m, int64_t c, int64_t r, int64_t q) const {
+    const RsShape& s = shape;
+    return filters[size_t((((g * s.M + m) * s.C + c) * s.R + r) * s.S + q)];
+  }
+  // Index of ofmap value (g, image, filter, row, column) in a result.
+  size_t out_index(int64_t g, int64_t i, int64_t m, int64_t e, int64_t f) const {
+    const RsShape& s = shape;
+    return size_t((((g * s.N + i) * s.M + m) * s.E() + e) * s.F() + f);
+  }
+};
+
+// Random values of an integer `operand` (core/num_type.h random_value). Floats are refused
+// (std::invalid_argument): the RS grid does not yet fix a float summation order.
+RsData make_random_rs_data(const RsShape& shape, uint64_t seed, NumType operand = NumType::Int16,
+                           NumType accumulator = NumType::Int32);
+
+// The plain convolution, wrapping at the accumulator's width: [group][image][filter][E][F].
+std::vector<double> reference_conv(const RsData& data);
+
+struct RsRegisterRun {
+  std::vector<ArrayEvent> events;
+  int64_t end_cycle = 0;
+  RsCounts counts;
+  std::vector<double> result;
+};
+
+// Steps the grid through every pass of `plan` from `start`.
+RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data);
+
+}  // namespace cstsim

@@ -1,0 +1,116 @@
+#pragma once
+// Row-stationary passes (Eyeriss; docs/design/row-stationary.md, models/array/README.md "Row
+// stationary"): how a convolution is cut into processing passes on a rows x cols array of PEs
+// with filter, ifmap and psum scratchpads, and what each pass moves over the array's networks.
+//
+// A pass holds, in every PE of its placed sets (plan/rs_placement.h), q channels of p filters
+// of one filter row in the filter scratchpad, and streams n images' ifmap rows through it, one
+// output column at a time (a "step"). Of the replicated sets, t hold different filters (they
+// share the ifmap) and r different channels (their psums add up in the array). The passes run
+//   for group: for filter block (m filters): for strip: for image block (n):
+//     for channel block (q r channels): for filter-row fold: for filters of the block (p t): pass
+// so an ifmap block in the global buffer serves the m/(p t) passes of the innermost loop, and
+// psums stay in the global buffer until the last channel block and row fold have added to them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/rs_placement.h"
+
+namespace cstsim {
+
+// One convolution. H and W include the zero border; groups split C and M into independent
+// convolutions of C/groups channels and M/groups filters, one after another.
+struct RsShape {
+  int64_t N = 1;          // images
+  int64_t C = 1, M = 1;   // channels and filters of one group
+  int64_t groups = 1;
+  int64_t H = 1, W = 1;   // ifmap rows and columns
+  int64_t R = 1, S = 1;   // filter rows and columns
+  int64_t U = 1;          // stride
+  int64_t E() const { return (H - R) / U + 1; }
+  int64_t F() const { return (W - S) / U + 1; }
+  int64_t macs() const { return groups * N * M * C * R * S * E() * F(); }
+};
+
+// What bounds the mapping: the array, the PEs' scratchpads (words) and the global buffer's
+// room for ifmaps and psums (words; Eyeriss: 224, 12, 24 and 100 kB of 16-bit words).
+struct RsLimits {
+  int rows = 12, cols = 14;
+  int64_t filter_spad = 224, ifmap_spad = 12, psum_spad = 24;
+  int64_t glb_words = 51200;
+};
+
+// Eyeriss's mapping parameters (JSSC 2017 Table II), chosen by plan_rs.
+struct RsMapping {
+  RsPlacement place;
+  int64_t n = 1;  // images per pass
+  int64_t p = 1;  // filters per PE
+  int64_t q = 1;  // channels per PE
+  int64_t r = 1;  // replicated sets with different channels (psums added in the array)
+  int64_t t = 1;  // replicated sets with different filters (sharing the ifmap)
+  int64_t m = 1;  // filters whose psums the global buffer holds (a multiple of p t, or M)
+  // Global-buffer words the largest pass group holds: n q r ifmap rows of a strip, n m psum rows.
+  int64_t glb_ifmap_words = 0, glb_psum_words = 0;
+};
+
+// The mapping of `shape` under `limits`, or an explanation of why none fits (why_not set).
+// Rule: as many channels per PE as the ifmap scratchpad holds windows (q S <= ifmap_spad),
+// then as many filters as the filter and psum scratchpads allow (p q S <= filter_spad,
+// p <= psum_spad); the replicated sets go to filters first (t, which shares the ifmap) while
+// filters remain, the rest to channels (r); then the most images, and the most filters in
+// the global buffer, whose ifmap and psum rows fit in glb_words.
+struct RsPlanResult {
+  RsMapping mapping;
+  std::string why_not;
+};
+RsPlanResult plan_rs(const RsShape& shape, const RsLimits& limits);
+
+// One processing pass.
+struct RsPass {
+  int64_t group = 0;
+  int64_t image0 = 0, images = 1;
+  int64_t row0 = 0, rows = 1;                 // ofmap rows of its strip
+  int64_t filter_row0 = 0, filter_rows = 1;   // filter rows of its fold (PE rows of a set)
+  int64_t channel0 = 0, channels = 1;         // r sets of q channels, the last ones fewer
+  int64_t filter0 = 0, filters = 1;           // t sets of p filters, the last ones fewer
+  bool first_reduction = true;   // its psums start at zero (else they come back from the buffer)
+  bool last_reduction = true;    // its psums are final (they go out as ofmaps)
+  bool new_ifmap_block = true;   // the first pass of its ifmap block in the global buffer
+  int64_t producer = -1;         // the pass whose psums it adds to (-1: first_reduction)
+};
+
+// What a pass is made of, as the array sees it (every count exact for the pass).
+struct RsPassShape {
+  int64_t p_max = 0, q_max = 0;  // the largest share of one PE (sets with fewer idle)
+  int64_t steps = 0;             // images x F output columns
+  int64_t step_cycles = 0;       // q_max S p_max: MACs of the fullest PE per step
+  int64_t filter_words = 0;      // distinct filter values loaded (each multicast along its PE row)
+  int64_t psum_words = 0;        // psums one step puts out (and takes in, unless first_reduction)
+  int64_t chain = 0;             // PEs a column's psums add up through (r x filter_rows)
+  int64_t active_pes = 0;
+  int64_t ifmap_rows = 0;        // distinct (channel, ifmap row) pairs of the pass
+  // Distinct ifmap values step j needs that the steps before it in the same image did not.
+  int64_t step_words(const RsShape& s, int64_t j) const;
+  int64_t macs = 0;              // useful MACs of the pass
+};
+
+struct RsLayerPlan {
+  RsShape shape;
+  RsMapping mapping;
+  std::vector<RsPass> passes;
+};
+
+// The passes of `shape` under `mapping`, in run order.
+RsLayerPlan make_rs_layer_plan(const RsShape& shape, const RsMapping& mapping);
+
+RsPassShape rs_pass_shape(const RsLayerPlan& plan, const RsPass& pass);
+
+// The (set, channel) and (set, filter) shares of a pass: set i of `sets` gets
+// [i * per, min((i + 1) * per, total)) of `total`.
+inline int64_t rs_share(int64_t total, int64_t per, int64_t i) {
+  const int64_t lo = i * per;
+  return lo >= total ? 0 : (total - lo < per ? total - lo : per);
+}
+
+}  // namespace cstsim
