@@ -7,12 +7,13 @@ const char* to_string(Dataflow d) {
     case Dataflow::WS: return "ws";
     case Dataflow::OS: return "os";
     case Dataflow::IS: return "is";
+    case Dataflow::RS: return "rs";
   }
   return "?";
 }
 
 namespace {
-constexpr Dataflow kAll[] = {Dataflow::WS, Dataflow::OS, Dataflow::IS};
+constexpr Dataflow kAll[] = {Dataflow::WS, Dataflow::OS, Dataflow::IS, Dataflow::RS};
 }  // namespace
 
 const std::vector<std::string>& dataflow_names() {
@@ -46,6 +47,7 @@ const DataflowRoles& roles(Dataflow d) {
     case Dataflow::WS: return ws;
     case Dataflow::OS: return os;
     case Dataflow::IS: return is;
+    case Dataflow::RS: return ws;  // filters held, ifmap streamed, psums added outside: WS's reading
   }
   return ws;
 }

@@ -9,7 +9,9 @@
 
 namespace cstsim {
 
-enum class Dataflow { WS, OS, IS };
+// RS (row stationary, Eyeriss) runs convolutions in processing passes (plan/rs_plan.h), not folds:
+// its roles row below is the GEMM reading the fold-based models would take, which never run it.
+enum class Dataflow { WS, OS, IS, RS };
 enum class FoldPipeline { ScaleSim, Overlapped };
 
 const char* to_string(Dataflow d);

@@ -1,6 +1,7 @@
 #include "plan/rs_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -79,7 +80,9 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
 RsLayerPlan make_rs_layer_plan(const RsShape& s, const RsMapping& m) {
   if (m.n < 1 || m.p < 1 || m.q < 1 || m.r < 1 || m.t < 1 || m.m < 1)
     throw std::invalid_argument("make_rs_layer_plan: mapping parameters must be positive");
-  RsLayerPlan plan{s, m, {}};
+  RsLayerPlan plan;
+  plan.shape = s;
+  plan.mapping = m;
   const int64_t E = s.E(), width = m.place.width, height = m.place.height;
   const int64_t reductions = ceil_div(s.C, m.q * m.r) * ceil_div(s.R, height);
   for (int64_t g = 0; g < s.groups; ++g)
@@ -140,6 +143,32 @@ RsPassShape rs_pass_shape(const RsLayerPlan& plan, const RsPass& pass) {
   out.ifmap_rows = pass.channels * distinct_rows(s.U, pass.rows, pass.filter_rows);
   out.macs = pass.filters * pass.channels * pass.filter_rows * s.S * pass.rows * s.F() * pass.images;
   return out;
+}
+
+int64_t rlc_bits(int64_t values, double density, int bits) {
+  if (values <= 0) return 0;
+  const int64_t zeros = density >= 1 ? 0 : std::min(values, int64_t(std::floor((long double)values * (1.0L - density))));
+  const int64_t nonzeros = values - zeros;
+  // nonzeros + 1 gaps (before each nonzero, and after the last) share the zeros evenly.
+  const int64_t gaps = nonzeros + 1, base = zeros / gaps, longer = zeros % gaps;
+  int64_t pairs = nonzeros + (gaps - longer) * (base / 32) + longer * ((base + 1) / 32);
+  const int64_t tail = base;  // the last gap is one of the shorter ones
+  if (tail % 32 != 0) pairs += 1;  // trailing zeros: a pair of their own (a run and a zero)
+  const int64_t per_word = 64 / (5 + bits);
+  return (pairs + per_word - 1) / per_word * 64;
+}
+
+RsPassTraffic rs_pass_traffic(const RsLayerPlan& plan, const RsPass& pass) {
+  const RsShape& s = plan.shape;
+  RsPassTraffic t;
+  t.filter_bits = pass.filters * pass.channels * pass.filter_rows * s.S * plan.weight_bits;
+  auto fmap = [&](int64_t values, const RsCoding& c) {
+    return c.rlc ? rlc_bits(values, c.density, plan.act_bits) : values * plan.act_bits;
+  };
+  if (pass.new_ifmap_block)
+    t.ifmap_bits = fmap(pass.images * pass.channels * distinct_rows(s.U, pass.rows, pass.filter_rows) * s.W, plan.ifmap);
+  if (pass.last_reduction) t.ofmap_bits = fmap(pass.images * pass.filters * pass.rows * s.F(), plan.ofmap);
+  return t;
 }
 
 }  // namespace cstsim

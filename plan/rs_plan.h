@@ -95,11 +95,35 @@ struct RsPassShape {
   int64_t macs = 0;              // useful MACs of the pass
 };
 
+// How a feature map lies in DRAM: raw, or run-length coded (Eyeriss, JSSC 2017 §IV-B) with
+// `density` of its values nonzero.
+struct RsCoding {
+  bool rlc = false;
+  double density = 1.0;
+};
+
 struct RsLayerPlan {
   RsShape shape;
   RsMapping mapping;
   std::vector<RsPass> passes;
+  RsCoding ifmap, ofmap;          // in DRAM
+  int act_bits = 16, weight_bits = 16;  // a stored ifmap/ofmap value and filter value
 };
+
+// Bits of `values` values of `bits` each, run-length coded as Eyeriss does: pairs of a 5-bit
+// zero run (0-31) and a value, as many pairs as fit in a 64-bit word (three of 16-bit values).
+// The floor(values (1 - density)) zeros are spread evenly (FoldPlan::zero_count), so each
+// nonzero takes one pair with the run before it, and a run longer than 31 one more per 32 zeros
+// (a pair whose value is a zero); zeros after the last nonzero take pairs of their own.
+int64_t rlc_bits(int64_t values, double density, int bits);
+
+// What pass `pass` moves over the DRAM interface (bits, coded where the plan says): its
+// filters (every pass), its ifmap block (the first pass of the block), its ofmaps (the last
+// reduction).
+struct RsPassTraffic {
+  int64_t filter_bits = 0, ifmap_bits = 0, ofmap_bits = 0;
+};
+RsPassTraffic rs_pass_traffic(const RsLayerPlan& plan, const RsPass& pass);
 
 // The passes of `shape` under `mapping`, in run order.
 RsLayerPlan make_rs_layer_plan(const RsShape& shape, const RsMapping& mapping);

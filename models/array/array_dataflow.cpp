@@ -2,6 +2,7 @@
 // (CSTSIM_REGISTER in dataflows/); the anchors below only keep them linked in.
 #include "models/array/array_dataflow.h"
 
+#include <stdexcept>
 #include <vector>
 
 #include "core/registry.h"
@@ -13,6 +14,7 @@ int cstsim_anchor_InputStationary();   // dataflows/stationary.cpp
 int cstsim_anchor_OutputStationary();  // dataflows/output_stationary.cpp
 
 const ArrayDataflow& array_dataflow(Dataflow d) {
+  if (d == Dataflow::RS) throw std::logic_error("row stationary runs processing passes (models/array/rs_timing.h), not folds");
   static const int linked = cstsim_anchor_WeightStationary() + cstsim_anchor_InputStationary() +
                             cstsim_anchor_OutputStationary();
   (void)linked;
@@ -21,6 +23,7 @@ const ArrayDataflow& array_dataflow(Dataflow d) {
     std::vector<const ArrayDataflow*> out;
     for (const std::string& name : dataflow_names()) {
       const Dataflow id = *dataflow_named(name);
+      if (id == Dataflow::RS) continue;
       if (out.size() <= size_t(id)) out.resize(size_t(id) + 1);
       out[size_t(id)] = &Registry<ArrayDataflow>::instance().shared(name, "dataflow");
     }

@@ -82,8 +82,8 @@ struct Token {
 
 class RsGrid {
  public:
-  RsGrid(const RsLayerPlan& plan, int64_t start, const RsData& data)
-      : plan_(plan), d_(data), s_(plan.shape), now_(start) {
+  RsGrid(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory)
+      : plan_(plan), d_(data), s_(plan.shape), memory_(memory), now_(start) {
     glb_.assign(size_t(s_.groups * s_.N * s_.M * s_.E() * s_.F()), IntArith::zero());
     written_.resize(plan.passes.size());
   }
@@ -93,6 +93,7 @@ class RsGrid {
     RsRegisterRun out;
     out.events = std::move(events_);
     out.end_cycle = last_gon_;
+    if (memory_ && !seen_.empty()) out.end_cycle = std::max(out.end_cycle, memory_->drain(seen_.back()));
     out.counts = counts_;
     out.result.resize(glb_.size());
     const int bits = bits_of(d_.accumulator);
@@ -121,7 +122,15 @@ class RsGrid {
   void start_pass_if_free(int64_t c) {
     if (active_ || next_pass_ == plan_.passes.size()) return;
     if (pes_busy_until_ >= c) return;
+    if (memory_) {  // asked once, as the pass could start
+      if (asked_ != next_pass_) {
+        ready_at_ = memory_->ready(next_pass_, seen_.empty() ? nullptr : &seen_.back());
+        asked_ = next_pass_;
+      }
+      if (ready_at_ > c) return;
+    }
     pi_ = next_pass_++;
+    seen_.push_back({c, -1, -1, -1});
     active_ = true;
     pass_ = &plan_.passes[pi_];
     sh_ = rs_pass_shape(plan_, *pass_);
@@ -323,6 +332,7 @@ class RsGrid {
     // The step's last MAC: every PE's psums leave it for the local network.
     computing_ = false;
     pes_busy_until_ = c;
+    seen_.back().compute_end = c;
     Token t;
     t.pass = int64_t(pi_);
     t.step = started_;
@@ -387,6 +397,10 @@ class RsGrid {
   const RsLayerPlan& plan_;
   const RsData& d_;
   const RsShape& s_;
+  RsMemory* memory_;
+  std::vector<RsPassTiming> seen_;  // the passes' starts and last MACs, as the grid saw them
+  size_t asked_ = size_t(-1);
+  int64_t ready_at_ = 0;
   int64_t now_;
   std::vector<Acc> glb_;                        // psums and ofmaps, [group][image][filter][E][F]
   std::vector<std::vector<int64_t>> written_;   // per pass, per step: the cycle its psums were all written
@@ -414,8 +428,8 @@ class RsGrid {
 
 }  // namespace
 
-RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data) {
-  return RsGrid(plan, start, data).run();
+RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory) {
+  return RsGrid(plan, start, data, memory).run();
 }
 
 }  // namespace cstsim

@@ -11,6 +11,7 @@
 
 #include "core/num_type.h"
 #include "models/array/array_events.h"
+#include "models/array/rs_memory.h"
 #include "models/array/rs_timing.h"
 #include "plan/rs_plan.h"
 
@@ -52,7 +53,9 @@ struct RsRegisterRun {
   std::vector<double> result;
 };
 
-// Steps the grid through every pass of `plan` from `start`.
-RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data);
+// Steps the grid through every pass of `plan` from `start`; `memory` (nullptr: ideal) is the
+// grid's own source, asked as each pass could start. end_cycle includes its drain.
+RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data,
+                                    RsMemory* memory = nullptr);
 
 }  // namespace cstsim

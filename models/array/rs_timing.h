@@ -3,7 +3,8 @@
 // (rs_grid.h) produces, from a recurrence over the passes' steps, O(steps) per layer. The rules
 // are the grid controller's (models/array/README.md, "Row stationary"):
 //   - a pass starts the cycle after the previous pass's last MAC (the filter scratchpads are
-//     free then) and loads its filters over the filter network, 4 words a cycle;
+//     free then), or when its data is in the global buffer (rs_memory.h), and loads its
+//     filters over the filter network, 4 words a cycle;
 //   - the ifmap network carries one word a cycle, multicast to every PE that needs it, step
 //     after step; the words of step j may go out once step j-1 has started (each PE's input
 //     FIFO holds one step's new words);
@@ -42,13 +43,30 @@ struct RsPassTiming {
   int64_t end = 0;         // FoldEnd: its last psums leave
 };
 
+// One step's cycles on each network and in the PEs (first and last, inclusive; psum input -1
+// when it has none), for the trace.
+struct RsStepTiming {
+  int64_t pass = 0, step = 0;
+  int64_t send_start = 0, send_end = 0;    // ifmap network
+  int64_t psum_in_start = -1, psum_in_end = -1;
+  int64_t compute_start = 0, compute_end = 0;
+  int64_t out_start = 0, out_end = 0;      // psum output network
+};
+
+class RsMemory;
+
 struct RsLayerTiming {
-  int64_t start = 0, end = 0;  // first and last cycle of the layer
+  int64_t start = 0, end = 0;  // first and last cycle of the layer (the last transfer's included)
+  int64_t array_end = 0;       // the last psum out
+  int64_t memory_end = -1;     // the last transfer (memory other than ideal), or -1
   std::vector<RsPassTiming> passes;
   RsCounts counts;
   std::vector<ArrayEvent> events;  // FoldStart, FirstInput, LastInput, OutputRow (per step), FoldEnd; fold = pass
 };
 
-RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start);
+// `memory` (nullptr: ideal) says when each pass's data is in; `steps` (optional) receives
+// every step's cycles.
+RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory* memory = nullptr,
+                                std::vector<RsStepTiming>* steps = nullptr);
 
 }  // namespace cstsim

@@ -110,6 +110,17 @@ const schema::Table& arch_schema() {
           only_with(integer_key("scratchpad.read_latency", "cycles", "1", 0, 1 << 10, "from a read's last port slot to its data"), hierarchy),
           only_with(integer_key("scratchpad.write_latency", "cycles", "1", 0, 1 << 10,
                       "from a write's last port slot until it is readable"), hierarchy),
+          integer_key("rs.filter_spad", "word", "224", 1, 1 << 20,
+                      "dataflow: rs: each PE's filter scratchpad (Eyeriss: 224 x 16 b)"),
+          integer_key("rs.ifmap_spad", "word", "12", 1, 1 << 20,
+                      "dataflow: rs: each PE's ifmap scratchpad, which holds q windows of S values (Eyeriss: 12)"),
+          integer_key("rs.psum_spad", "word", "24", 1, 1 << 20, "dataflow: rs: each PE's psum scratchpad, p psums (Eyeriss: 24)"),
+          integer_key("rs.glb_kib", "KiB", "100", 1, kMaxKib,
+                      "dataflow: rs: the global buffer's ifmap and psum part (Eyeriss: 100 of its 108 kB; filters have "
+                      "their own prefetch buffer)"),
+          choice_key("rs.rlc", "", "false", {"false", "true"},
+                     "dataflow: rs: feature maps in DRAM run-length coded as Eyeriss stores them (5-bit zero runs and "
+                     "16-bit values, three pairs to 64 bits; the network's input stays raw)"),
           integer_key("vector.lanes", "lane", "0 (none)", 0, 1 << 20,
                       "the vector unit beside the array (models/vector): norms, softmax, activations, RoPE, residual "
                       "adds; 0: none, and an operator graph's vector ops are listed as not simulated"),

@@ -290,6 +290,14 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(int_of(*f, "scratchpad.write_latency"));
   }
   ArchSpec::Vector& v = s.vector;
+  const bool rs = s.dataflow == Dataflow::RS;
+  for (const char* key : {"rs.filter_spad", "rs.ifmap_spad", "rs.psum_spad", "rs.glb_kib", "rs.rlc"})
+    if (const ArchField* f = find(key); f && !rs) fail(*f, "applies only with dataflow: rs");
+  if (const ArchField* f = find("rs.filter_spad")) s.rs.filter_spad = int_of(*f, "rs.filter_spad");
+  if (const ArchField* f = find("rs.ifmap_spad")) s.rs.ifmap_spad = int_of(*f, "rs.ifmap_spad");
+  if (const ArchField* f = find("rs.psum_spad")) s.rs.psum_spad = int_of(*f, "rs.psum_spad");
+  if (const ArchField* f = find("rs.glb_kib")) s.rs.glb_kib = int_of(*f, "rs.glb_kib");
+  if (const ArchField* f = find("rs.rlc")) s.rs.rlc = choice_of(*f, "rs.rlc") == "true";
   if (const ArchField* f = find("vector.lanes")) v.lanes = int(int_of(*f, "vector.lanes"));
   if (const ArchField* f = find("vector.add_per_lane")) v.add_per_lane = number_of(*f, "vector.add_per_lane");
   if (const ArchField* f = find("vector.mul_per_lane")) v.mul_per_lane = number_of(*f, "vector.mul_per_lane");
@@ -306,6 +314,14 @@ ArchSpec build(const ArchFields& fields) {
     if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
       fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
   }
+  if (rs) {
+    const ArchField& d = require("dataflow");
+    if (s.memory != "ideal" && s.memory != "channel")
+      fail(d, fmt::format("row stationary runs with memory: ideal or channel (a DRAM channel into its global buffer); "
+                          "memory: {} is not modelled for it yet", s.memory));
+    if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
+  }
+
   return s;
 }
 
@@ -442,7 +458,11 @@ std::string canonical_text(const ArchSpec& s) {
       s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.precision.operand_bits(),
       s.precision.accumulator_bits(), typed_precision_text(s), to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
       s.ofmap_sram_kib, s.memory, s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
-      s.energy.empty() ? std::string() : fmt::format("energy={}\n", s.energy),
+      (s.energy.empty() ? std::string() : fmt::format("energy={}\n", s.energy)) +
+          (s.dataflow == Dataflow::RS
+               ? fmt::format("rs.filter_spad={}\nrs.ifmap_spad={}\nrs.psum_spad={}\nrs.glb_kib={}\nrs.rlc={}\n",
+                             s.rs.filter_spad, s.rs.ifmap_spad, s.rs.psum_spad, s.rs.glb_kib, s.rs.rlc)
+               : std::string()),
       s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)

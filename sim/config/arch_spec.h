@@ -69,6 +69,11 @@ struct ArchSpec {
     int read_latency = 1;              // scratchpad.read_latency (cycles)
     int write_latency = 1;             // scratchpad.write_latency (cycles)
   } scratchpad;
+  struct Rs {                          // rs.*: dataflow: rs (plan/rs_plan.h)
+    int64_t filter_spad = 224, ifmap_spad = 12, psum_spad = 24;  // words per PE
+    int64_t glb_kib = 100;             // the global buffer's ifmap and psum part
+    bool rlc = false;                  // feature maps in DRAM run-length coded
+  } rs;
   struct Vector {                      // vector.*: the vector unit (models/vector); lanes 0: none
     int lanes = 0;
     double add_per_lane = 1, mul_per_lane = 1, special_per_lane = 0.25;

@@ -5,6 +5,7 @@
 // and scratchpads of many sizes (so every folding case and pass loop is reached).
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 
 #include <fmt/format.h>
@@ -21,13 +22,18 @@ struct Case {
   RsShape shape;
   RsLimits limits;
   int pad = 0;
+  double channel_bytes_per_cycle = 0;  // 0: ideal memory
+  int64_t channel_latency = 0;
+  bool rlc = false;
 };
 
 // "" or what differed.
 std::string check(const Case& k, uint64_t seed, NumType operand) {
   const RsPlanResult planned = plan_rs(k.shape, k.limits);
   if (!planned.why_not.empty()) return "unplanned: " + planned.why_not;
-  const RsLayerPlan plan = make_rs_layer_plan(k.shape, planned.mapping);
+  RsLayerPlan plan = make_rs_layer_plan(k.shape, planned.mapping);
+  plan.ofmap = {k.rlc, 0.4};
+  plan.ifmap = {k.rlc, 0.7};
   RsData data = make_random_rs_data(k.shape, seed, operand);
   // The zero border of a padded convolution.
   const RsShape& s = k.shape;
@@ -39,10 +45,17 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
             if (h < k.pad || w < k.pad || h >= s.H - k.pad || w >= s.W - k.pad)
               data.ifmap[size_t((((g * s.N + i) * s.C + c) * s.H + h) * s.W + w)] = 0;
   const int64_t start = int64_t(seed % 7);
-  const RsLayerTiming timing = compute_rs_timing(plan, start);
-  const RsRegisterRun run = run_rs_register_level(plan, start, data);
+  std::unique_ptr<RsChannel> timing_memory, grid_memory;
+  if (k.channel_bytes_per_cycle > 0) {
+    timing_memory = std::make_unique<RsChannel>(plan, k.channel_bytes_per_cycle, k.channel_latency, start);
+    grid_memory = std::make_unique<RsChannel>(plan, k.channel_bytes_per_cycle, k.channel_latency, start);
+  }
+  const RsLayerTiming timing = compute_rs_timing(plan, start, timing_memory.get());
+  const RsRegisterRun run = run_rs_register_level(plan, start, data, grid_memory.get());
   if (std::string diff = first_difference(timing.events, run.events); !diff.empty()) return diff;
   if (run.end_cycle != timing.end) return fmt::format("end {} vs {}", run.end_cycle, timing.end);
+  if (timing_memory && timing_memory->transfers().size() != grid_memory->transfers().size())
+    return "the channels moved different transfers";
   if (!(run.counts == timing.counts)) return "network word counts differ";
   if (run.counts.macs != s.macs()) return fmt::format("macs {} != {}", run.counts.macs, s.macs());
   if (run.result != reference_conv(data)) return "result differs from the reference convolution";
@@ -70,12 +83,17 @@ Case random_case(std::mt19937_64& rng) {
   l.filter_spad = pick(s.S, 224);
   l.psum_spad = pick(1, 24);
   l.glb_words = pick(2, 6) == 2 ? 1 << 20 : pick(s.W * s.H, 4 * s.W * s.H + 4000);
+  if (pick(0, 1)) {
+    k.channel_bytes_per_cycle = double(pick(1, 64)) / 8;
+    k.channel_latency = pick(0, 20);
+    k.rlc = pick(0, 1);
+  }
   return k;
 }
 
 TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   std::mt19937_64 rng(20261202);
-  int ran = 0, unplanned = 0, strided = 0, tall = 0, stripped = 0, segmented = 0, replicated = 0, reduced = 0;
+  int ran = 0, unplanned = 0, with_channel = 0, strided = 0, tall = 0, stripped = 0, segmented = 0, replicated = 0, reduced = 0;
   for (int i = 0; ran < 1000; ++i) {
     ASSERT_LT(i, 3000) << "too many cases had no mapping";
     const Case k = random_case(rng);
@@ -92,6 +110,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
                                        k.limits.filter_spad, k.limits.ifmap_spad, k.limits.psum_spad,
                                        k.limits.glb_words);
     ++ran;
+    with_channel += k.channel_bytes_per_cycle > 0;
     const RsMapping m = plan_rs(k.shape, k.limits).mapping;
     strided += k.shape.U > 1;
     tall += m.place.row_folds > 1;
@@ -108,6 +127,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   EXPECT_GT(replicated, 100);
   EXPECT_GT(reduced, 100);
   EXPECT_LT(unplanned, 1000);
+  EXPECT_GT(with_channel, 400);
 }
 
 // The grid's checks are live: a wrong filter value makes the result differ.
