@@ -7,6 +7,7 @@
 // (make_fold_plan, lay_out_dma_program), so a plan stays small at any layer size.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
 #include "plan/flash_kernel.h"
+#include "plan/rs_plan.h"
 #include "plan/vector_kernel.h"
 
 namespace cstsim {
@@ -85,6 +87,9 @@ struct LayerPlan {
   int64_t held_bytes = 0;
   bool sparse_2_4 = false;  // its passes run 2:4-compressed weights (PassPlan::sparse_2_4)
   std::vector<ClusterLayerPlan> clusters;
+  // dataflow: rs: the layer as a convolution (a GEMM as a 1 x 1 one) in processing passes; the
+  // cluster then makes one pass plan for the whole layer, its repeats included.
+  std::shared_ptr<const RsLayerPlan> rs;
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;

@@ -5,7 +5,7 @@
 
 namespace cstsim {
 
-RsPlacement place_rs(const RsConv& conv, int rows, int cols) {
+RsPlacement place_rs(const RsConv& conv, int rows, int cols, int64_t strip_width) {
   if (rows < 1 || cols < 1) throw std::invalid_argument("place_rs: an array of at least one PE");
   RsPlacement p;
   p.height = std::min<int64_t>(conv.R, rows);
@@ -24,11 +24,12 @@ RsPlacement place_rs(const RsConv& conv, int rows, int cols) {
     p.down = rows / (segments * p.height);
     return p;
   }
-  // Strip-mine: strips as wide as the array (the most ifmap-row reuse along the diagonals; the
-  // chip chose 7-wide strips two across for AlexNet CONV1, the same 154 PEs, to fit its psums in
-  // the global buffer, a choice of the pass planner).
-  p.width = cols;
-  p.strips = (E + cols - 1) / cols;
+  // Strip-mine: strips as wide as the array by default (the most ifmap-row reuse along the
+  // diagonals); narrower ones side by side hold fewer psums each in the global buffer (the
+  // chip's choice for AlexNet CONV1, the same 154 PEs), which the pass planner weighs.
+  p.width = strip_width > 0 ? std::min<int64_t>(strip_width, cols) : cols;
+  p.strips = (E + p.width - 1) / p.width;
+  p.across = cols / p.width;
   p.down = rows / p.height;
   return p;
 }

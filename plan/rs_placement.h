@@ -3,13 +3,12 @@
 // logical PE sets lie on the physical array. A logical set is R PEs high (one filter row each)
 // and E wide (one ofmap row each): filter rows are reused across a PE row, ifmap rows along the
 // diagonals (PE (r, e) reads ifmap row U*e + r), psums add up a column. This is the first step
-// of `dataflow: rs` (issue 15); the passes over channels, filters and images, the PEs'
-// scratchpads and the register-level grid come next.
+// of `dataflow: rs`; plan/rs_plan.h makes the passes.
 #include <cstdint>
 
 namespace cstsim {
 
-// What the placement needs of a convolution: its rows (the pass planner will add the rest).
+// What the placement needs of a convolution: its rows.
 struct RsConv {
   int64_t R = 1;  // filter rows
   int64_t H = 1;  // ifmap rows, padding included
@@ -36,7 +35,9 @@ struct RsPlacement {
   int64_t active_pes() const { return height * width * down * across; }
 };
 
-// The placement of `conv` on a rows x cols array; rows and cols at least 1.
-RsPlacement place_rs(const RsConv& conv, int rows, int cols);
+// The placement of `conv` on a rows x cols array; rows and cols at least 1. A set that must be
+// strip-mined takes strips `strip_width` ofmap rows wide (0: the array's width), as many side by
+// side as fit (AlexNet CONV1 on Eyeriss: 7-wide strips, two across).
+RsPlacement place_rs(const RsConv& conv, int rows, int cols, int64_t strip_width = 0);
 
 }  // namespace cstsim

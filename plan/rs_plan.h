@@ -34,11 +34,13 @@ struct RsShape {
 };
 
 // What bounds the mapping: the array, the PEs' scratchpads (words) and the global buffer's
-// room for ifmaps and psums (words; Eyeriss: 224, 12, 24 and 100 kB of 16-bit words).
+// room for ifmaps and psums (bits, and the bits of an ifmap value and a psum; Eyeriss: 224,
+// 12, 24 words and 100 kB of 16-bit words).
 struct RsLimits {
   int rows = 12, cols = 14;
   int64_t filter_spad = 224, ifmap_spad = 12, psum_spad = 24;
-  int64_t glb_words = 51200;
+  int64_t glb_bits = 100 * 1024 * 8;
+  int ifmap_bits = 16, psum_bits = 16;
 };
 
 // Eyeriss's mapping parameters (JSSC 2017 Table II), chosen by plan_rs.
@@ -50,16 +52,18 @@ struct RsMapping {
   int64_t r = 1;  // replicated sets with different channels (psums added in the array)
   int64_t t = 1;  // replicated sets with different filters (sharing the ifmap)
   int64_t m = 1;  // filters whose psums the global buffer holds (a multiple of p t, or M)
-  // Global-buffer words the largest pass group holds: n q r ifmap rows of a strip, n m psum rows.
+  // Global-buffer values the largest pass group holds: n q r ifmap rows of a strip, n m psum rows.
   int64_t glb_ifmap_words = 0, glb_psum_words = 0;
 };
 
 // The mapping of `shape` under `limits`, or an explanation of why none fits (why_not set).
-// Rule: as many channels per PE as the ifmap scratchpad holds windows (q S <= ifmap_spad),
-// then as many filters as the filter and psum scratchpads allow (p q S <= filter_spad,
-// p <= psum_spad); the replicated sets go to filters first (t, which shares the ifmap) while
-// filters remain, the rest to channels (r); then the most images, and the most filters in
-// the global buffer, whose ifmap and psum rows fit in glb_words.
+// Search: every strip width (strip-mined sets), q (q S <= ifmap_spad), p (p q S <=
+// filter_spad, p <= psum_spad), split of the replicated sets into r channel sets and t filter
+// sets, and n, each with the most filters m whose psums fit in the global buffer beside the
+// pass group's ifmap rows (glb_bits). The mapping with the least access energy wins: DRAM words
+// x 200 plus global-buffer words x 6 (Sze et al., Proc. IEEE 2017, Fig. 22's normalized costs),
+// counted from the pass loop; ties go to fewer compute cycles. Eyeriss chose its mappings by
+// energy the same way (JSSC 2017 §IV-A, ref. [32]).
 struct RsPlanResult {
   RsMapping mapping;
   std::string why_not;

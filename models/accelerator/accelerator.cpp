@@ -12,7 +12,9 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
   if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
-  const bool fifo_path = spec.memory == MemoryMode::Channel || spec.memory == MemoryMode::Hbm;
+  // Row stationary's channel feeds its global buffer and is its own (models/array/rs_memory.h).
+  const bool fifo_path = (spec.memory == MemoryMode::Channel || spec.memory == MemoryMode::Hbm) &&
+                         spec.array.dataflow != Dataflow::RS;
   if (fifo_path) {
     // The FIFO holds whole tiles: R x C (WS, IS), or K x C blocks of B (OS), the deepest layer's.
     int64_t depth = spec.array.rows;

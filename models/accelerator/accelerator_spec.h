@@ -31,6 +31,9 @@ struct AcceleratorSpec {
   std::vector<std::pair<int, int>> cluster_routers;  // memory: hierarchy: cluster k's router (x, y)
   spad::ScratchpadParams scratchpad;                 // memory: hierarchy: per cluster
   VectorParams vector;                               // the vector unit beside each array (lanes 0: none)
+  struct RsSpads {                                   // dataflow: rs: each PE's scratchpads, words
+    int64_t filter_spad = 224, ifmap_spad = 12, psum_spad = 24;
+  } rs;
   // memory: hierarchy: an independent protocol checker (models/hbm/checker.h) hears every
   // HBM command of the run; a violation stops it. `run --no-hbm-check` turns it off for speed.
   bool check_hbm_protocol = true;

@@ -17,7 +17,12 @@ namespace cstsim {
 ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const Plan& plan,
                          ArrayListener* listener, trace::TraceSink* sink)
     : sc_module(name), params_(std::move(params)), plan_(plan), listener_(listener), sink_(sink) {
-  if (sink_) {
+  if (sink_ && params_.spec.array.dataflow == Dataflow::RS) {
+    const AcceleratorSpec& a = params_.spec;
+    const RsTraceShape shape{a.array.rows, a.array.cols, a.array.precision, a.rs.filter_spad, a.rs.ifmap_spad,
+                             a.rs.psum_spad, a.memory == MemoryMode::Channel};
+    rs_trace_ids_ = declare_rs_trace(*sink_, shape, params_.trace_name);
+  } else if (sink_) {
     const AcceleratorSpec& a = params_.spec;
     // Layers whose stored words differ from the run's (an operator graph's dtypes).
     std::vector<LayerWordBits> widths;
@@ -321,6 +326,7 @@ ArrayModule::Handover ArrayModule::handover_of(const TileSource* source) {
 
 ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, const PassPlan& pass, const PassPlan* next,
                                        int64_t start) {
+  if (plan_.layers[size_t(index)].rs) return run_rs_layer(index, start);
   const AcceleratorSpec& a = params_.spec;
   FoldPlan plan = fold_plan(plan_, pass);
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};

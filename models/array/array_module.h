@@ -13,6 +13,7 @@
 #include "models/array/array_trace.h"
 #include "plan/fold_plan.h"
 #include "models/array/fold_timing.h"
+#include "models/array/rs_trace.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/memory/memory_observer.h"
 #include "models/memory/cluster_set.h"
@@ -102,6 +103,8 @@ struct ArrayLayerResult {
   bool idle = false;        // clusters: this cluster had no share of the layer
   int passes = 1;           // memory: hierarchy: runs over the stream (LayerPlan::pass_rows)
   HierarchyLayerStats hierarchy;
+  bool has_rs = false;      // dataflow: rs
+  RsLayerReport rs;
   ArrayLayerStats stats;
   LayerVerification verify;
 };
@@ -187,6 +190,8 @@ class ArrayModule : public sc_core::sc_module {
   // memory: hierarchy: the run's memory system (the cluster set's, or this array's own with
   // one cluster); `reference`: the register grids' own one.
   std::shared_ptr<MemoryGroup> memory_group(bool reference);
+  // A row-stationary layer (its plan's rs), all its passes (models/array/rs_module.cpp).
+  ArrayLayerResult run_rs_layer(int index, int64_t start);
   void run_reference(int index, const FoldPlan& folds, const PassPlan& pass, const PassPlan* next, int64_t start,
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;
@@ -200,6 +205,7 @@ class ArrayModule : public sc_core::sc_module {
   ArrayListener* listener_;
   trace::TraceSink* sink_;
   ArrayTraceIds trace_ids_;
+  RsTraceIds rs_trace_ids_;  // dataflow: rs, instead of trace_ids_
   int64_t end_cycle_ = 0;
   sc_core::sc_time period_;
   std::vector<ArrayLayerResult> results_;

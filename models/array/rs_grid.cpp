@@ -12,17 +12,17 @@
 
 namespace cstsim {
 
-RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType operand, NumType accumulator) {
-  if (is_float(operand)) throw std::invalid_argument("row stationary's register level takes integer operands");
+RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType ifmap, NumType accumulator, NumType filter) {
+  if (is_float(ifmap) || is_float(filter))
+    throw std::invalid_argument("row stationary's register level takes integer operands");
   RsData d;
   d.shape = s;
-  d.operand = operand;
   d.accumulator = accumulator;
   std::mt19937_64 rng(seed);
   d.ifmap.resize(size_t(s.groups * s.N * s.C * s.H * s.W));
   d.filters.resize(size_t(s.groups * s.M * s.C * s.R * s.S));
-  for (float& v : d.ifmap) v = random_value(operand, rng);
-  for (float& v : d.filters) v = random_value(operand, rng);
+  for (float& v : d.ifmap) v = random_value(ifmap, rng);
+  for (float& v : d.filters) v = random_value(filter, rng);
   return d;
 }
 

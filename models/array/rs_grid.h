@@ -21,7 +21,7 @@ namespace cstsim {
 // [group][filter][channel][R][S], of an integer operand type; results wrap at `accumulator`.
 struct RsData {
   RsShape shape;
-  NumType operand = NumType::Int16, accumulator = NumType::Int32;
+  NumType accumulator = NumType::Int32;
   std::vector<float> ifmap, filters;
   float x(int64_t g, int64_t i, int64_t c, int64_t h, int64_t w) const {
     const RsShape& s = shape;
@@ -38,10 +38,11 @@ struct RsData {
   }
 };
 
-// Random values of an integer `operand` (core/num_type.h random_value). Floats are refused
+// Random values of integer types (core/num_type.h random_value): ifmaps of `ifmap`, filters of
+// `filter` (both exact in the operand the PEs multiply). Floats are refused
 // (std::invalid_argument): the RS grid does not yet fix a float summation order.
-RsData make_random_rs_data(const RsShape& shape, uint64_t seed, NumType operand = NumType::Int16,
-                           NumType accumulator = NumType::Int32);
+RsData make_random_rs_data(const RsShape& shape, uint64_t seed, NumType ifmap = NumType::Int16,
+                           NumType accumulator = NumType::Int32, NumType filter = NumType::Int16);
 
 // The plain convolution, wrapping at the accumulator's width: [group][image][filter][E][F].
 std::vector<double> reference_conv(const RsData& data);

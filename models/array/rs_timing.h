@@ -64,6 +64,15 @@ struct RsLayerTiming {
   std::vector<ArrayEvent> events;  // FoldStart, FirstInput, LastInput, OutputRow (per step), FoldEnd; fold = pass
 };
 
+// What a row-stationary layer reports (report.json "rs").
+struct RsLayerReport {
+  RsMapping mapping;
+  int64_t passes = 0;
+  RsCounts glb;                 // words over the networks: the global buffer's reads and writes
+  int64_t dram_filter_bytes = 0, dram_ifmap_bytes = 0, dram_ofmap_bytes = 0;  // memory: channel
+  int64_t processing_cycles = 0;  // first cycle to the last psum out (the DRAM's last write-back not counted)
+};
+
 // `memory` (nullptr: ideal) says when each pass's data is in; `steps` (optional) receives
 // every step's cycles.
 RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory* memory = nullptr,

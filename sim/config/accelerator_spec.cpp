@@ -53,6 +53,7 @@ AcceleratorSpec accelerator_spec(const ArchSpec& a) {
   s.noc = a.noc_config;
   s.vector = {a.vector.lanes, {a.vector.add_per_lane, a.vector.mul_per_lane, a.vector.special_per_lane},
               a.vector.port_bytes, a.vector.latency};
+  s.rs = {a.rs.filter_spad, a.rs.ifmap_spad, a.rs.psum_spad};
   if (s.memory == MemoryMode::Hierarchy) {
     s.cluster_routers = cluster_routers(a, s.noc.cols, s.noc.rows, a.clusters);
     s.scratchpad = scratchpad_params(a);

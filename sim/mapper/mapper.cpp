@@ -9,6 +9,7 @@
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/pipeline.h"
 #include "sim/mapper/prefetch.h"
+#include "sim/mapper/rs_map.h"
 
 namespace cstsim {
 
@@ -334,6 +335,11 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
     plan.layers.push_back(plan_layer(la, w.layers[i]));
     plan.layers.back().held_bytes = w.layers[i].held_bytes;
+    if (a.dataflow == Dataflow::RS) {  // one pass plan runs the whole layer in its processing passes
+      LayerPlan& lp = plan.layers.back();
+      lp.rs = map_rs_layer(la, w, i);
+      for (ClusterLayerPlan& c : lp.clusters) c.passes.resize(1);
+    }
     if (a.memory != "hierarchy") continue;
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);

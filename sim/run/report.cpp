@@ -18,6 +18,26 @@ double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
   return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * a.precision.pack * a.clusters * double(cycles)) : 0.0;
 }
 
+// dataflow: rs: the mapping (JSSC 2017 Table II's parameters), the words over the array's
+// networks (the global buffer's reads and writes) and the DRAM channel's bytes.
+nlohmann::ordered_json rs_json(const RsLayerReport& r, double clock_hz) {
+  const RsMapping& m = r.mapping;
+  const RsPlacement& p = m.place;
+  nlohmann::ordered_json j;
+  j["passes"] = r.passes;
+  j["mapping"] = {{"n", m.n}, {"p", m.p}, {"q", m.q}, {"r", m.r}, {"t", m.t}, {"m", m.m}, {"e", p.width},
+                  {"strips", p.strips}, {"segments", p.segments}, {"filter_row_folds", p.row_folds},
+                  {"active_pes", p.active_pes()}};
+  j["glb_words"] = {{"ifmap_reads", r.glb.ifmap_words}, {"filter_reads", r.glb.filter_words},
+                    {"psum_reads", r.glb.psum_in_words}, {"psum_writes", r.glb.psum_out_words}};
+  j["dram_bytes"] = {{"filter_reads", r.dram_filter_bytes}, {"ifmap_reads", r.dram_ifmap_bytes},
+                     {"ofmap_writes", r.dram_ofmap_bytes},
+                     {"total", r.dram_filter_bytes + r.dram_ifmap_bytes + r.dram_ofmap_bytes}};
+  j["processing_cycles"] = r.processing_cycles;
+  j["processing_time_s"] = double(r.processing_cycles) / clock_hz;
+  return j;
+}
+
 nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline) {
   nlohmann::ordered_json j;
   j["ifmap_reads"] = s.sram.ifmap_reads;
@@ -292,6 +312,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["folds"] = {{"count", L.plan.fold_count()}, {"row_folds", L.plan.row_folds},
                   {"col_folds", L.plan.col_folds}, {"Sr", L.plan.Sr}, {"Sc", L.plan.Sc}, {"T", L.plan.T}};
     l["sram"] = sram_json(L.stats, a.fold_pipeline);
+    if (L.has_rs) l["rs"] = rs_json(L.rs, a.clock_hz);
     if (src.conv) {
       const ConvShape& c = *src.conv;
       l["conv"] = {{"ifmap_h", c.ifmap_h}, {"ifmap_w", c.ifmap_w}, {"filter_h", c.filter_h},

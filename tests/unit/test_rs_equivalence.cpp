@@ -34,7 +34,7 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   RsLayerPlan plan = make_rs_layer_plan(k.shape, planned.mapping);
   plan.ofmap = {k.rlc, 0.4};
   plan.ifmap = {k.rlc, 0.7};
-  RsData data = make_random_rs_data(k.shape, seed, operand);
+  RsData data = make_random_rs_data(k.shape, seed, operand, NumType::Int32, operand);
   // The zero border of a padded convolution.
   const RsShape& s = k.shape;
   for (int64_t g = 0; g < s.groups; ++g)
@@ -82,7 +82,7 @@ Case random_case(std::mt19937_64& rng) {
   l.ifmap_spad = pick(s.S, 12);
   l.filter_spad = pick(s.S, 224);
   l.psum_spad = pick(1, 24);
-  l.glb_words = pick(2, 6) == 2 ? 1 << 20 : pick(s.W * s.H, 4 * s.W * s.H + 4000);
+  l.glb_bits = 16 * (pick(2, 6) == 2 ? 1 << 20 : pick(s.W * s.H, 4 * s.W * s.H + 4000));
   if (pick(0, 1)) {
     k.channel_bytes_per_cycle = double(pick(1, 64)) / 8;
     k.channel_latency = pick(0, 20);
@@ -108,7 +108,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
                                        i, k.shape.N, k.shape.C, k.shape.M, k.shape.groups, k.shape.H, k.shape.W,
                                        k.shape.R, k.shape.S, k.shape.U, k.pad, k.limits.rows, k.limits.cols,
                                        k.limits.filter_spad, k.limits.ifmap_spad, k.limits.psum_spad,
-                                       k.limits.glb_words);
+                                       k.limits.glb_bits / 16);
     ++ran;
     with_channel += k.channel_bytes_per_cycle > 0;
     const RsMapping m = plan_rs(k.shape, k.limits).mapping;

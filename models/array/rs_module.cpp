@@ -1,0 +1,134 @@
+// ArrayModule's row-stationary path: a layer's processing passes (plan/rs_plan.h), timed by
+// the closed form (rs_timing.h) or stepped on the register-level grid (rs_grid.h), which must
+// agree on every event, every network's words and the convolution's values.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "models/array/array_module.h"
+#include "models/array/rs_grid.h"
+#include "models/array/rs_memory.h"
+
+namespace cstsim {
+
+namespace {
+
+// The layer's DRAM channel (memory: channel), or none.
+std::unique_ptr<RsChannel> rs_channel(const AcceleratorSpec& a, const RsLayerPlan& plan, int64_t start) {
+  if (a.memory != MemoryMode::Channel) return nullptr;
+  const double bytes_per_cycle = a.channel.bandwidth_bytes_per_s / a.clock_hz;
+  const int64_t latency = int64_t(std::ceil(a.channel.latency_s * a.clock_hz - 1e-9));
+  return std::make_unique<RsChannel>(plan, bytes_per_cycle, latency, start);
+}
+
+}  // namespace
+
+ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
+  const AcceleratorSpec& a = params_.spec;
+  const LayerPlan& L = plan_.layers[size_t(index)];
+  const RsLayerPlan& plan = *L.rs;
+  std::unique_ptr<RsChannel> channel = rs_channel(a, plan, start);
+  std::vector<RsStepTiming> steps;
+  const RsLayerTiming timing = compute_rs_timing(plan, start, channel.get(), sink_ ? &steps : nullptr);
+  const RsLayerTiming ideal = channel ? compute_rs_timing(plan, start) : timing;
+
+  ArrayLayerResult r;
+  r.shape = {L.name, L.dims.M, L.dims.N, L.dims.K};
+  r.start_cycle = start;
+  r.end_cycle = timing.end;
+  r.cycles = timing.end - start + 1;
+  r.ideal_cycles = ideal.end - start + 1;
+  r.stall_cycles = r.cycles - r.ideal_cycles;
+  if (r.stall_cycles > 0) r.stalls["memory_bandwidth"] = r.stall_cycles;
+  r.pass_stalls = {{r.cycles, r.ideal_cycles, r.stalls}};
+  r.memory_end = timing.memory_end;
+  r.event_count = int64_t(timing.events.size());
+  r.has_rs = true;
+  RsLayerReport& rep = r.rs;
+  rep.mapping = plan.mapping;
+  rep.passes = int64_t(plan.passes.size());
+  rep.glb = timing.counts;
+  rep.processing_cycles = timing.array_end - start + 1;
+  if (channel)
+    for (const RsTransfer& t : channel->transfers()) {
+      (t.kind == RsTransfer::Filters ? rep.dram_filter_bytes
+       : t.kind == RsTransfer::Ifmap ? rep.dram_ifmap_bytes
+                                     : rep.dram_ofmap_bytes) += t.bytes;
+      if (t.kind != RsTransfer::Ofmap) r.dram_bytes += t.bytes;
+    }
+  // The array's figures: MACs and words counted by the timing mode; PEs mapped and busy over the
+  // passes' compute cycles.
+  r.stats.macs = timing.counts.macs;
+  r.stats.sram = {timing.counts.ifmap_words, timing.counts.filter_words, timing.counts.psum_out_words};
+  r.stats.scalesim_ofmap_writes = timing.counts.psum_out_words;
+  r.stats.psum_reads = timing.counts.psum_in_words;
+  double mapped = 0, offered = 0;
+  for (const RsPass& p : plan.passes) {
+    const RsPassShape sh = rs_pass_shape(plan, p);
+    const double cycles = double(sh.steps) * double(sh.step_cycles);
+    mapped += cycles * double(sh.active_pes);
+    offered += cycles * double(a.array.rows) * a.array.cols;
+  }
+  r.stats.mapping_efficiency = offered > 0 ? mapped / offered : 0;
+  r.stats.compute_utilization = mapped > 0 ? double(r.stats.macs) / mapped : 0;
+  // Folds count passes, so the tables that list folds list them.
+  r.plan.dataflow = Dataflow::RS;
+  r.plan.R = a.array.rows;
+  r.plan.C = a.array.cols;
+  r.plan.M = L.dims.M;
+  r.plan.N = L.dims.N;
+  r.plan.K = r.plan.k_values = L.dims.K;
+  r.plan.row_folds = rep.passes;
+  r.plan.col_folds = 1;
+
+  if (sink_) {
+    sink_->begin_layer(index, L.name, start);
+    sink_->add(start, rs_trace_ids_.busy, 1);
+    // Pass by pass as simulated time reaches them; the channel's transfers (in channel order)
+    // before the time passes their start.
+    const std::vector<RsTransfer> none;
+    const std::vector<RsTransfer>& transfers = channel ? channel->transfers() : none;
+    size_t first = 0, sent = 0;
+    auto transfers_until = [&](int64_t cycle) {
+      size_t upto = sent;
+      while (upto < transfers.size() && transfers[upto].start <= cycle) ++upto;
+      announce_rs_transfers(*sink_, rs_trace_ids_, transfers.data() + sent, upto - sent);
+      sent = upto;
+    };
+    for (size_t pi = 0; pi < plan.passes.size(); ++pi) {
+      size_t last = first;
+      while (last < steps.size() && steps[last].pass == int64_t(pi)) ++last;
+      transfers_until(timing.passes[pi].start);
+      if (params_.mode == ArrayMode::Timing) wait_until(timing.passes[pi].start);
+      announce_rs_pass(*sink_, rs_trace_ids_, plan, pi, timing.passes[pi], steps.data() + first, last - first);
+      first = last;
+    }
+    transfers_until(timing.end);
+    sink_->add(timing.end + 1, rs_trace_ids_.busy, -1);
+  }
+  if (params_.mode == ArrayMode::Reference) {
+    // The grid with values of the layer's types, its own channel, from the same start.
+    const Precision& p = a.array.precision;
+    const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index), p.activation_type(),
+                                            p.accumulator, p.weight_type());
+    std::unique_ptr<RsChannel> own = rs_channel(a, plan, start);
+    const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
+    r.verify.ran = true;
+    std::string problem = first_difference(timing.events, run.events);
+    if (problem.empty() && run.end_cycle != timing.end)
+      problem = fmt::format("the grid ended at {}, the timing mode at {}", run.end_cycle, timing.end);
+    if (problem.empty() && !(run.counts == timing.counts)) problem = "the networks' word counts differ";
+    if (problem.empty() && run.result != reference_conv(data)) problem = "the result differs from the reference convolution";
+    r.verify.passed = problem.empty();
+    r.verify.detail = problem;
+    spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} passes)", index + 1, plan_.layers.size(), L.name,
+                 r.verify.passed ? "ok" : "FAILED", r.cycles, rep.passes);
+  }
+  publish(index, timing.events);
+  wait_until(timing.end);
+  return r;
+}
+
+}  // namespace cstsim

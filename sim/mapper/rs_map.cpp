@@ -1,0 +1,74 @@
+#include "sim/mapper/rs_map.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/input_error.h"
+
+namespace cstsim {
+
+namespace {
+
+RsShape shape_of(const Layer& l) {
+  RsShape s;
+  if (!l.conv) {  // a GEMM as a 1 x 1 convolution
+    s.H = 1;
+    s.W = l.M;
+    s.C = l.K;
+    s.M = l.N;
+    s.groups = l.repeats;
+    return s;
+  }
+  const ConvShape& c = *l.conv;
+  s.groups = l.pieces[1].cycle > 0 ? l.pieces[1].cycle : 1;
+  s.N = l.repeats / s.groups;
+  s.C = c.channels;
+  s.M = c.filters;
+  s.R = c.filter_h;
+  s.S = c.filter_w;
+  s.U = c.stride;
+  // SCALE-Sim's rounding may let the last window run past the ifmap: those rows and columns are
+  // zeros the PEs are given (they are not in DRAM: rs_pass_traffic counts the rows a strip reads).
+  s.H = std::max(c.ifmap_h, s.U * (c.out_h() - 1) + s.R);
+  s.W = std::max(c.ifmap_w, s.U * (c.out_w() - 1) + s.S);
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workload& w, size_t i) {
+  const Layer& l = w.layers[i];
+  auto fail = [&](const std::string& why) {
+    throw InputError(w.source, l.source_line, l.name, "dataflow: rs cannot map this layer: " + why);
+  };
+  if (l.conv && l.conv->dilation != 1) fail("row stationary slides filter rows over ifmap rows; dilation is not modelled");
+  if (l.weights_2_4) fail("2:4 weights need dataflow: ws");
+  const RsShape shape = shape_of(l);
+  const Precision& p = a.precision;
+  if (p.pack != 1) fail(fmt::format("its PEs do one MAC a cycle; precision.macs_per_pe.{} is {}", p.operand_name(), p.pack));
+  RsLimits limits;
+  limits.rows = a.rows;
+  limits.cols = a.cols;
+  limits.filter_spad = a.rs.filter_spad;
+  limits.ifmap_spad = a.rs.ifmap_spad;
+  limits.psum_spad = a.rs.psum_spad;
+  limits.glb_bits = a.rs.glb_kib * 1024 * 8;
+  limits.ifmap_bits = p.value_bits();
+  limits.psum_bits = p.accumulator_bits();
+  const RsPlanResult planned = plan_rs(shape, limits);
+  if (!planned.why_not.empty()) fail(planned.why_not);
+  auto plan = std::make_shared<RsLayerPlan>(make_rs_layer_plan(shape, planned.mapping));
+  plan->act_bits = p.value_bits();
+  plan->weight_bits = p.weight_bits();
+  if (a.rs.rlc) {
+    // Every feature map in DRAM is coded but the network's input, the first layer's (JSSC 2017
+    // §IV-B). An ofmap is coded after its ReLU, at the density of the next layer's input (a
+    // CNN's next layer reads it, through the ReLU and any pooling); the last layer's at 1.
+    if (i > 0) plan->ifmap = {true, l.input_density};
+    plan->ofmap = {true, i + 1 < w.layers.size() ? w.layers[i + 1].input_density : 1.0};
+  }
+  return plan;
+}
+
+}  // namespace cstsim
