@@ -320,6 +320,11 @@ ArchSpec build(const ArchFields& fields) {
       fail(d, fmt::format("row stationary runs with memory: ideal or channel (a DRAM channel into its global buffer); "
                           "memory: {} is not modelled for it yet", s.memory));
     if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
+    if (s.zero_gating)
+      fail(*find("sparsity.zero_gating"), "zero gating is not modelled for dataflow: rs yet (its gated MACs are not "
+                                          "counted); run it with false");
+    if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory != "channel")
+      fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel");
   }
 
   return s;

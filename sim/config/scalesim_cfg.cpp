@@ -125,6 +125,9 @@ ArchFields read_scalesim_cfg(const std::string& path) {
     if (auto [it, fresh] = keys_seen.emplace(key, line); !fresh)
       throw InputError(path, line, name,
                        "duplicate key (first at line " + std::to_string(it->second) + ")");
+    if (std::string(key->name) == "Dataflow" && text::trim(value) == "rs")
+      throw InputError(path, line, name, "SCALE-Sim's dataflows are os, ws and is; row stationary runs from a cstsim arch "
+                                         "YAML (dataflow: rs)");
     if (key->arch) out.values[key->arch] = {std::string(value), path, line, name};
     if (std::string(key->name) == "SparsitySupport" && cfg_true(path, line, name, value))
       throw InputError(path, line, name, "sparse arrays are not supported");

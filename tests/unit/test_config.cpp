@@ -90,12 +90,13 @@ TEST(ArchYaml, ShippedPresets) {
     double clock_hz;
     int operand_bits, accumulator_bits;
     FoldPipeline pipeline;
+    const char* memory;
   };
   const Expect presets[] = {
-      {"scalesim-32", 32, 32, Dataflow::OS, 1e9, 8, 32, FoldPipeline::ScaleSim},
-      {"tpu-v1", 256, 256, Dataflow::WS, 7e8, 8, 32, FoldPipeline::Overlapped},
-      {"eyeriss", 12, 14, Dataflow::OS, 2e8, 16, 16, FoldPipeline::Overlapped},
-      {"npu-128", 128, 128, Dataflow::WS, 1e9, 8, 32, FoldPipeline::Overlapped},
+      {"scalesim-32", 32, 32, Dataflow::OS, 1e9, 8, 32, FoldPipeline::ScaleSim, "ideal"},
+      {"tpu-v1", 256, 256, Dataflow::WS, 7e8, 8, 32, FoldPipeline::Overlapped, "ideal"},
+      {"eyeriss", 12, 14, Dataflow::RS, 2e8, 16, 16, FoldPipeline::Overlapped, "channel"},
+      {"npu-128", 128, 128, Dataflow::WS, 1e9, 8, 32, FoldPipeline::Overlapped, "ideal"},
   };
   for (const Expect& e : presets) {
     SCOPED_TRACE(e.file);
@@ -108,8 +109,15 @@ TEST(ArchYaml, ShippedPresets) {
     EXPECT_EQ(s.precision.operand_bits(), e.operand_bits);
     EXPECT_EQ(s.precision.accumulator_bits(), e.accumulator_bits);
     EXPECT_EQ(s.fold_pipeline, e.pipeline);
-    EXPECT_EQ(s.memory, "ideal");
+    EXPECT_EQ(s.memory, e.memory);
   }
+  // Eyeriss's scratchpads and global buffer (JSSC 2017 §V).
+  const ArchSpec eyeriss = load_arch(kSource + "/configs/arch/eyeriss.yaml");
+  EXPECT_EQ(eyeriss.rs.filter_spad, 224);
+  EXPECT_EQ(eyeriss.rs.ifmap_spad, 12);
+  EXPECT_EQ(eyeriss.rs.psum_spad, 24);
+  EXPECT_EQ(eyeriss.rs.glb_kib, 100);
+  EXPECT_TRUE(eyeriss.rs.rlc);
   EXPECT_EQ(load_arch(kSource + "/configs/arch/scalesim-32.yaml").ifmap_sram_kib, 64);
 }
 
@@ -445,7 +453,9 @@ TEST(ScaleSimCfg, BadValueNamesCfgKeyAndLine) {
                                "[general]\nrun_name = r\n[architecture_presets]\n"
                                "ArrayHeight: 32\nArrayWidth: 3.5\nDataflow: os\n");
   EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 5, "ArrayWidth"));
-  file = dir.write("b.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow : rs\n");
+  file = dir.write("b.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow : xs\n");
+  EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 4, "Dataflow"));
+  file = dir.write("c.cfg", "[architecture_presets]\nArrayHeight: 4\nArrayWidth: 4\nDataflow : rs\n");  // not SCALE-Sim's
   EXPECT_TRUE(is_error(error_of([&] { load_arch(file); }), file, 4, "Dataflow"));
 }
 
@@ -596,11 +606,12 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
                               "}\nnoc: {spec: " + noc + "}\nsram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n");
   const std::string channel = dir.write("c.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: channel\n"
                                                   "channel: {bandwidth_gbps: 10}\n");
+  const std::string rs = dir.write("r.yaml", "array: {rows: 4, cols: 4}\ndataflow: rs\n");
   int checked = 0;
   for (const schema::Key& k : arch_schema().keys()) {
     if (k.type != schema::Type::Integer) continue;
     SCOPED_TRACE(k.name);
-    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : file;
+    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : k.name.rfind("rs.", 0) == 0 ? rs : file;
     const InputError low = error_of([&] { load_arch(arch, {{k.name, std::to_string(k.min - 1)}}); });
     EXPECT_EQ(low.key(), k.name);
     EXPECT_TRUE(contains(low.what(), k.min == 1 ? "must be a positive integer" : "must be a non-negative integer"))
@@ -611,7 +622,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 30);
+  EXPECT_EQ(checked, 34);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");

@@ -23,15 +23,20 @@ namespace {
 TEST(Registry, EveryDataflowHasOneArrayImplementation) {
   array_dataflow(Dataflow::WS);  // links and registers them all
   std::vector<std::string> names = Registry<ArrayDataflow>::instance().names();
-  std::vector<std::string> want = dataflow_names();
+  // Row stationary runs processing passes (models/array/rs_timing.h), not folds: it has no
+  // fold implementation, and asking for one is a bug.
+  std::vector<std::string> want;
+  for (const std::string& name : dataflow_names())
+    if (name != "rs") want.push_back(name);
   std::sort(want.begin(), want.end());
   EXPECT_EQ(names, want);
+  EXPECT_THROW(array_dataflow(Dataflow::RS), std::logic_error);
   for (const std::string& name : dataflow_names()) {
     const auto d = dataflow_named(name);
     ASSERT_TRUE(d) << name;
     EXPECT_STREQ(to_string(*d), name.c_str());
   }
-  EXPECT_FALSE(dataflow_named("rs"));
+  EXPECT_FALSE(dataflow_named("xs"));
 }
 
 TEST(Registry, DataflowsKeepTheirOwnRules) {

@@ -207,7 +207,7 @@ TEST_F(SweepSpec, MalformedSpecsAreOneLineErrorsWithFileLineKey) {
   expect_error("workloads: [a.yaml]\ngrid: {dataflow: [ws]}\nconstraints: [\"dataflow < 3\"]\n", 4, "constraints",
                "needs numbers");
   expect_error("workloads: [a.yaml]\ngrid:\n  array.rows: [8,\n    0]\n", 5, "array.rows", "positive");
-  expect_error("workloads: [a.yaml]\ngrid:\n  dataflow: [ws, rs]\n", 4, "dataflow", "");
+  expect_error("workloads: [a.yaml]\ngrid:\n  dataflow: [ws, xs]\n", 4, "dataflow", "");
   expect_error("workloads: [a.yaml]\ngrid:\n  dataflow: [ws, ws]\n", 4, "dataflow", "twice");
   expect_error("workloads: [a.yaml]\ngrid:\n  batch: [1]\n", 4, "batch", "top level");
   expect_error("workloads: [a.yaml]\nbatch: [1, 0]\n", 3, "batch", "positive");
