@@ -1,0 +1,146 @@
+// dataflow: rs end to end: the Eyeriss preset runs AlexNet's convolutions as the chip's
+// Table V reports them (JSSC 2017), --verify checks the register-level grid against the
+// convolution, the knobs an architect turns move the result the way they must, and what cannot
+// be mapped says why.
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+using nlohmann::json;
+
+class RowStationary : public Cli {
+ protected:
+  json run(const std::string& arch, const std::string& workload, const std::string& flags = "") {
+    const fs::path out = dir_ / ("run" + std::to_string(runs_++));
+    const Result r = cstsim("run --arch " + arch + " --workload " + workload + " --no-trace " + flags + " --out " +
+                            out.string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(slurp(out / "summary.json"));
+  }
+  json alexnet(const std::string& flags = "") {
+    return run(src("configs/arch/eyeriss.yaml"), src("configs/workloads/models/alexnet-conv-b4.yaml"), flags);
+  }
+  // The Eyeriss preset with ideal memory (`extra`: more keys).
+  fs::path eyeriss_ideal(const std::string& extra = "") {
+    return file("eyeriss-ideal.yaml", "array: {rows: 12, cols: 14}\ndataflow: rs\nclock_hz: 2.0e8\n"
+                                      "precision: {operand: int16, accumulator: int16, macs_per_pe: {int16: 1}}\n"
+                                      "rs: {filter_spad: 224, ifmap_spad: 12, psum_spad: 24, glb_kib: 100" + extra + "}\n");
+  }
+  static double total(const json& s, const char* what) {
+    double sum = 0;
+    for (const json& l : s["layers"]) sum += l[what].get<double>();
+    return sum;
+  }
+  static int64_t dram(const json& s) {
+    int64_t sum = 0;
+    for (const json& l : s["layers"]) sum += l["rs"]["dram_bytes"]["total"].get<int64_t>();
+    return sum;
+  }
+  int runs_ = 0;
+};
+
+TEST_F(RowStationary, EyerissRunsAlexNetAsTableVReports) {
+  const json s = alexnet();
+  ASSERT_EQ(s["layers"].size(), 5u);
+  // MACs of AlexNet's grouped convolutions at batch 4: 2,663 M.
+  const int64_t macs[] = {421660800, 895795200, 598081536, 448561152, 299040768};
+  const int64_t pes[] = {154, 135, 156, 156, 156};  // the published placement
+  int64_t sum = 0;
+  for (size_t i = 0; i < 5; ++i) {
+    const json& l = s["layers"][i];
+    EXPECT_EQ(l["macs"].get<int64_t>(), macs[i]) << i;
+    EXPECT_EQ(l["rs"]["mapping"]["active_pes"].get<int64_t>(), pes[i]) << i;
+    sum += l["macs"].get<int64_t>();
+  }
+  EXPECT_EQ(sum, 2663139456);
+  // The planner, weighing throughput and access energy, picks CONV1's mapping as the chip did
+  // (JSSC 2017 Table III): 7-wide strips, two filter sets side by side, 16 filters per PE, all 96
+  // filters' psums in the global buffer.
+  const json& m = s["layers"][0]["rs"]["mapping"];
+  EXPECT_EQ(m["e"], 7);
+  EXPECT_EQ(m["t"], 2);
+  EXPECT_EQ(m["p"], 16);
+  EXPECT_EQ(m["m"], 96);
+  // Latency within 15 % of 115.3 ms and DRAM traffic within 15 % of 15.4 MB (Table V, batch 4).
+  EXPECT_NEAR(total(s, "time_s"), 0.1153, 0.15 * 0.1153);
+  EXPECT_NEAR(double(dram(s)), 15.4e6, 0.15 * 15.4e6);
+}
+
+TEST_F(RowStationary, KnobsMoveTheResultAsPhysicsSays) {
+  const json base = alexnet();
+  // Half the DRAM link: the same bytes, more of the time waiting for them.
+  const json slow = alexnet("--set channel.bandwidth_gbps=0.24");
+  EXPECT_EQ(dram(slow), dram(base));
+  EXPECT_GT(total(slow, "stall_cycles"), 1.8 * total(base, "stall_cycles"));
+  EXPECT_EQ(total(slow, "ideal_cycles"), total(base, "ideal_cycles"));
+  // Ideal memory: no stalls, and the channel run's ideal cycles exactly.
+  const json ideal = run(eyeriss_ideal().string(), src("configs/workloads/models/alexnet-conv-b4.yaml"));
+  EXPECT_EQ(total(ideal, "stall_cycles"), 0);
+  EXPECT_EQ(total(ideal, "cycles"), total(base, "ideal_cycles"));
+  // Raw feature maps: more DRAM bytes; the first layer's input is raw either way.
+  const json raw = alexnet("--set rs.rlc=false");
+  EXPECT_GT(dram(raw), dram(base) + 3000000);
+  EXPECT_EQ(raw["layers"][0]["rs"]["dram_bytes"]["ifmap_reads"], base["layers"][0]["rs"]["dram_bytes"]["ifmap_reads"]);
+  // CONV3's input is 72.5 % zeros: coded, 0.275 x 21.33 / 16 of its raw bytes (three 21-bit pairs per 64 bits).
+  const double coded = base["layers"][2]["rs"]["dram_bytes"]["ifmap_reads"].get<double>();
+  EXPECT_NEAR(coded / raw["layers"][2]["rs"]["dram_bytes"]["ifmap_reads"].get<double>(), 0.275 * 64 / 3 / 16, 0.01);
+  // A smaller global buffer holds fewer psums: more passes over the ifmaps, more DRAM traffic.
+  const json small = alexnet("--set rs.glb_kib=40");
+  EXPECT_GT(dram(small), dram(base));
+  // Smaller scratchpads: fewer filters per PE, more passes.
+  const json spad = alexnet("--set rs.psum_spad=8");
+  EXPECT_GT(total(spad, "cycles"), total(base, "cycles"));
+  EXPECT_LE(spad["layers"][2]["rs"]["mapping"]["p"].get<int64_t>(), 8);
+}
+
+TEST_F(RowStationary, VerifyIsExactOnConvolutionsAndGemms) {
+  // Padding, stride 2, a 5 x 3 filter, two groups, three images, and a matmul (a 1 x 1
+  // convolution), on a small array whose scratchpads force every loop of the pass nest.
+  const fs::path arch = file("a.yaml",
+                             "array: {rows: 6, cols: 5}\ndataflow: rs\nprecision: {operand: int16, accumulator: int32}\n"
+                             "rs: {filter_spad: 40, ifmap_spad: 8, psum_spad: 5, glb_kib: 4, rlc: true}\n"
+                             "memory: channel\nchannel: {bandwidth_gbps: 1.5}\n");
+  const fs::path w = file("w.yaml",
+                          "name: small\ntensors:\n"
+                          "  - {name: x, shape: [3, 13, 11, 4], dtype: int16, role: activation}\n"
+                          "  - {name: w1, shape: [5, 3, 2, 6], dtype: int16, role: weight}\n"
+                          "  - {name: w2, shape: [3, 3, 6, 7], dtype: int16, role: weight}\n"
+                          "  - {name: w3, shape: [7, 5], dtype: int16, role: weight}\n"
+                          "ops:\n"
+                          "  - {name: c1, op: conv2d, in: [x, w1], out: y1, padding: 1, stride: 2, groups: 2}\n"
+                          "  - {name: c2, op: conv2d, in: [y1, w2], out: y2, padding: 1}\n"
+                          "  - {name: fc, op: matmul, in: [y2, w3], out: y3}\n");
+  const json s = run(arch.string(), w.string(), "--verify");
+  ASSERT_EQ(s["layers"].size(), 3u);
+  for (const json& l : s["layers"])
+    EXPECT_TRUE(l["verify"]["passed"].get<bool>()) << l["name"] << ": " << l["verify"]["detail"];
+  EXPECT_GE(s["layers"][0]["rs"]["passes"].get<int64_t>(), 4);  // groups x strips at least
+  EXPECT_GT(s["layers"][1]["rs"]["passes"].get<int64_t>(), 4);
+  // MACs as the layers define them: c1 3 images x 2 groups x 6 x 6 outputs x 3 filters x 2 channels x 15 taps.
+  EXPECT_EQ(s["layers"][0]["macs"].get<int64_t>(), 3 * 2 * 6 * 6 * 3 * 2 * 15);
+  EXPECT_EQ(s["layers"][2]["macs"].get<int64_t>(), s["layers"][2]["M"].get<int64_t>() * 5 * 7);
+}
+
+TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
+  const std::string eyeriss = src("configs/arch/eyeriss.yaml");
+  const std::string alexnet = file("conv1.yaml", "name: conv1\ntensors:\n"
+                                                 "  - {name: x, shape: [4, 227, 227, 3], dtype: int16, role: activation}\n"
+                                                 "  - {name: w, shape: [11, 11, 3, 96], dtype: int16, role: weight}\n"
+                                                 "ops:\n  - {name: conv1, op: conv2d, in: [x, w], out: y, stride: 4}\n")
+                                  .string();
+  expect_input_error("run --arch " + eyeriss_ideal(", rlc: true").string() + " --workload " + alexnet, "rs.rlc");
+  expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set sparsity.zero_gating=true",
+                     "sparsity.zero_gating");
+  expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.glb_kib=2", "conv1");
+  expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.ifmap_spad=10", "conv1");
+  const fs::path ws = file("ws.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nrs: {glb_kib: 10}\n");
+  expect_input_error("run --arch " + ws.string() + " --workload " + alexnet, "rs.glb_kib");
+  const fs::path dil = file("d.yaml", "name: d\ntensors:\n  - {name: x, shape: [1, 9, 9, 2], dtype: int16, role: activation}\n"
+                                      "  - {name: w, shape: [3, 3, 2, 4], dtype: int16, role: weight}\n"
+                                      "ops:\n  - {name: dilated, op: conv2d, in: [x, w], out: y, dilation: 2}\n");
+  expect_input_error("run --arch " + eyeriss + " --workload " + dil.string(), "dilated");
+}
+
+}  // namespace
