@@ -63,7 +63,9 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
           for (int64_t n = 1; n <= s.N; ++n) {
             const int64_t ifmap_values = n * q * r * strip_rows * s.W;
             const int64_t psum_row = place.width * F;
-            const int64_t room = lim.glb_bits - ifmap_values * lim.ifmap_bits;
+            const bool apart = lim.glb_ifmap_bits > 0;
+            if (apart && ifmap_values * lim.ifmap_bits > lim.glb_ifmap_bits) continue;
+            const int64_t room = apart ? lim.glb_psum_bits : lim.glb_bits - ifmap_values * lim.ifmap_bits;
             const int64_t one_block = n * std::min(s.M, block) * psum_row * lim.psum_bits;
             if (smallest_need < 0 || ifmap_values * lim.ifmap_bits + one_block < smallest_need)
               smallest_need = ifmap_values * lim.ifmap_bits + one_block;

@@ -59,10 +59,12 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
       hbm_->declare(*sink);
       noc_->declare_links(*sink);
     }
-    scratchpad_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "");
-    dma_->declare_hbm_actions(*sink);
+    // Row stationary books its own DRAM actions and has no DMA program of folds (rs_trace.h).
+    const bool rs = spec.array.dataflow == Dataflow::RS;
+    if (!rs) scratchpad_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "");
+    if (!rs) dma_->declare_hbm_actions(*sink);
     noc_->declare_hops(*sink);
-    dma_->declare_spad_actions(*sink);
+    if (!rs) dma_->declare_spad_actions(*sink);
   }
   // Its resources only when it has work: traces of runs without vector kernels stay as they were.
   if (sink && vector_ && (!plan.vector_kernels.empty() || !plan.flash_kernels.empty()))
@@ -94,6 +96,10 @@ void ClusterModule::pass_simulated(int layer, int64_t start, HierarchySource& so
 
 void ClusterModule::run_finished(MemoryGroup& group) {
   if (sink_) announce_shared(0, -1, group, MemoryGroup::kTimelineEnd);  // no layer starts: hbm.tensors stays
+}
+
+void ClusterModule::layer_simulated(int layer, int64_t start, MemoryGroup& group, int64_t shared_before) {
+  if (sink_) announce_shared(layer, start, group, shared_before);
 }
 
 void ClusterModule::vector_simulated(MemoryGroup& group, int64_t shared_before) {

@@ -53,6 +53,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) override;
   void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) override;
   void run_finished(MemoryGroup& group) override;
+  void layer_simulated(int layer, int64_t start, MemoryGroup& group, int64_t shared_before) override;
   void vector_simulated(MemoryGroup& group, int64_t shared_before) override;
   void tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                      const LayerTiming& timing) override;

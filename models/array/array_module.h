@@ -192,6 +192,8 @@ class ArrayModule : public sc_core::sc_module {
   std::shared_ptr<MemoryGroup> memory_group(bool reference);
   // A row-stationary layer (its plan's rs), all its passes (models/array/rs_module.cpp).
   ArrayLayerResult run_rs_layer(int index, int64_t start);
+  // Its memory: a DRAM channel, the hierarchy (`reference`: the grid's own memory system), or none.
+  std::unique_ptr<RsMemory> rs_memory(const LayerPlan& layer, int64_t start, bool reference);
   void run_reference(int index, const FoldPlan& folds, const PassPlan& pass, const PassPlan* next, int64_t start,
                      const std::vector<ArrayEvent>& expected, ArrayLayerResult& result);
   const std::string& layer_name(int index) const;

@@ -10,6 +10,7 @@
 #include "models/array/array_module.h"
 #include "models/array/rs_grid.h"
 #include "models/array/rs_memory.h"
+#include "models/memory/rs_hierarchy_source.h"
 
 namespace cstsim {
 
@@ -25,14 +26,25 @@ std::unique_ptr<RsChannel> rs_channel(const AcceleratorSpec& a, const RsLayerPla
 
 }  // namespace
 
+std::unique_ptr<RsMemory> ArrayModule::rs_memory(const LayerPlan& L, int64_t start, bool reference) {
+  const AcceleratorSpec& a = params_.spec;
+  if (a.memory == MemoryMode::Channel) return rs_channel(a, *L.rs, start);
+  if (a.memory != MemoryMode::Hierarchy) return nullptr;
+  const RsTensors tensors{L.tensors[size_t(Matrix::A)].addr, L.tensors[size_t(Matrix::B)].addr,
+                          L.tensors[size_t(Matrix::C)].addr};
+  return std::make_unique<RsHierarchySource>(a, *L.rs, tensors, start, memory_group(reference), params_.cluster);
+}
+
 ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   const AcceleratorSpec& a = params_.spec;
   const LayerPlan& L = plan_.layers[size_t(index)];
   const RsLayerPlan& plan = *L.rs;
-  std::unique_ptr<RsChannel> channel = rs_channel(a, plan, start);
+  std::unique_ptr<RsMemory> channel = rs_memory(L, start, false);
+  auto* hierarchy = dynamic_cast<RsHierarchySource*>(channel.get());
   std::vector<RsStepTiming> steps;
   const RsLayerTiming timing = compute_rs_timing(plan, start, channel.get(), sink_ ? &steps : nullptr);
   const RsLayerTiming ideal = channel ? compute_rs_timing(plan, start) : timing;
+  if (hierarchy) hierarchy->group().done(params_.cluster);  // its traffic is all in (drained)
 
   ArrayLayerResult r;
   r.shape = {L.name, L.dims.M, L.dims.N, L.dims.K};
@@ -41,7 +53,7 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   r.cycles = timing.end - start + 1;
   r.ideal_cycles = ideal.end - start + 1;
   r.stall_cycles = r.cycles - r.ideal_cycles;
-  if (r.stall_cycles > 0) r.stalls["memory_bandwidth"] = r.stall_cycles;
+  if (r.stall_cycles > 0) r.stalls[hierarchy ? "hbm_bandwidth" : "memory_bandwidth"] = r.stall_cycles;
   r.pass_stalls = {{r.cycles, r.ideal_cycles, r.stalls}};
   r.memory_end = timing.memory_end;
   r.event_count = int64_t(timing.events.size());
@@ -58,6 +70,11 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
                                      : rep.dram_ofmap_bytes) += t.bytes;
       if (t.kind != RsTransfer::Ofmap) r.dram_bytes += t.bytes;
     }
+  if (hierarchy) {  // the memory system's own figures, which the run's conservation laws check
+    r.has_hierarchy = true;
+    r.hierarchy = hierarchy->stats();
+    r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
+  }
   // The array's figures: MACs and words counted by the timing mode; PEs mapped and busy over the
   // passes' compute cycles.
   r.stats.macs = timing.counts.macs;
@@ -88,8 +105,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     sink_->add(start, rs_trace_ids_.busy, 1);
     // Pass by pass as simulated time reaches them; the channel's transfers (in channel order)
     // before the time passes their start.
-    const std::vector<RsTransfer> none;
-    const std::vector<RsTransfer>& transfers = channel ? channel->transfers() : none;
+    std::vector<RsTransfer> transfers = channel ? channel->transfers() : std::vector<RsTransfer>{};
+    std::stable_sort(transfers.begin(), transfers.end(),
+                     [](const RsTransfer& x, const RsTransfer& y) { return x.start < y.start; });
     size_t first = 0, sent = 0;
     auto transfers_until = [&](int64_t cycle) {
       size_t upto = sent;
@@ -97,6 +115,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
       announce_rs_transfers(*sink_, rs_trace_ids_, transfers.data() + sent, upto - sent);
       sent = upto;
     };
+    // The HBM's and the NoC's part, simulated ahead with the layer: final where observed.
+    if (hierarchy && params_.memory_observer)
+      params_.memory_observer->layer_simulated(index, start, hierarchy->group(), hierarchy->group().dma().hbm_observed_before());
     for (size_t pi = 0; pi < plan.passes.size(); ++pi) {
       size_t last = first;
       while (last < steps.size() && steps[last].pass == int64_t(pi)) ++last;
@@ -108,13 +129,17 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     transfers_until(timing.end);
     sink_->add(timing.end + 1, rs_trace_ids_.busy, -1);
   }
+  // The rest of the HBM's and the NoC's part of R(t), final up to the layer's end.
+  if (hierarchy && params_.memory_observer)
+    params_.memory_observer->layer_simulated(index, -1, hierarchy->group(), hierarchy->group().settle(timing.end));
   if (params_.mode == ArrayMode::Reference) {
     // The grid with values of the layer's types, its own channel, from the same start.
     const Precision& p = a.array.precision;
     const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index), p.activation_type(),
                                             p.accumulator, p.weight_type());
-    std::unique_ptr<RsChannel> own = rs_channel(a, plan, start);
+    std::unique_ptr<RsMemory> own = rs_memory(L, start, true);
     const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
+    if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params_.cluster);
     r.verify.ran = true;
     std::string problem = first_difference(timing.events, run.events);
     if (problem.empty() && run.end_cycle != timing.end)

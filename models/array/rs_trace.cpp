@@ -61,9 +61,11 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   sink.bind(sink.declare_action("sram.read.psum", "byte"), ids.gin_psum, ids.acc_bytes);
   sink.bind(sink.declare_action("sram.write.psum", "byte"), ids.gon, ids.acc_bytes);
   sink.bind(sink.declare_action("link.local", "byte"), ids.local, ids.acc_bytes);
-  if (a.channel) {
+  ids.has_channel = a.channel;
+  if (a.channel)
     ids.dram = sink.declare({0, "dram.channel.busy", ResourceClass::Network, "link", 1, "dram", "", "dram>sram",
                              "actions:hbm.read+hbm.write"});
+  if (a.dram_actions) {
     ids.dram_read_filter = sink.declare_action("hbm.read.filter", "byte");
     ids.dram_read_ifmap = sink.declare_action("hbm.read.ifmap", "byte");
     ids.dram_write_ofmap = sink.declare_action("hbm.write.ofmap", "byte");
@@ -134,8 +136,10 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
 void announce_rs_transfers(trace::TraceSink& sink, const RsTraceIds& ids, const RsTransfer* transfers, size_t count) {
   for (size_t k = 0; k < count; ++k) {
     const RsTransfer& t = transfers[k];
-    sink.add(t.start, ids.dram, 1);
-    sink.add(t.end + 1, ids.dram, -1);
+    if (ids.has_channel) {
+      sink.add(t.start, ids.dram, 1);
+      sink.add(t.end + 1, ids.dram, -1);
+    }
     const trace::ActionId action = t.kind == RsTransfer::Filters ? ids.dram_read_filter
                                    : t.kind == RsTransfer::Ifmap ? ids.dram_read_ifmap
                                                                  : ids.dram_write_ofmap;

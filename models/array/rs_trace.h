@@ -21,7 +21,8 @@ struct RsTraceIds {
   trace::ResourceId spad_filter = 0, spad_ifmap = 0, spad_psum = 0;  // M (reg), byte
   trace::ResourceId gin_filter = 0, gin_ifmap = 0, gin_psum = 0, gon = 0;  // N, word lanes busy
   trace::ResourceId local = 0;    // N, psums on the local links (one hop a cycle)
-  trace::ResourceId dram = 0;     // N, the DRAM channel (memory: channel)
+  trace::ResourceId dram = 0;     // N, the DRAM channel (memory: channel; has_channel)
+  bool has_channel = false;
   trace::ActionId nominal_macs = 0;
   trace::ActionId spad_write_filter = 0, spad_write_ifmap = 0;
   trace::ActionId dram_read_filter = 0, dram_read_ifmap = 0, dram_write_ofmap = 0;
@@ -32,7 +33,8 @@ struct RsTraceShape {
   int rows = 0, cols = 0;
   Precision precision;
   int64_t filter_spad = 0, ifmap_spad = 0, psum_spad = 0;  // words per PE
-  bool channel = false;
+  bool channel = false;      // memory: channel: the link's busy time
+  bool dram_actions = false;  // memory: channel | hierarchy: the DRAM bytes each transfer moved
 };
 
 RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& shape, const std::string& owner);

@@ -23,6 +23,10 @@ class MemoryObserver {
   // After the pass's drain: the rest of this cluster's own part, and the shared part before
   // `shared_before` (MemoryGroup::settle).
   virtual void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) = 0;
+  // A row-stationary layer `layer`, starting at `start`, moved its data through `group` (its own
+  // source, models/memory/rs_hierarchy_source.h): the shared part before `shared_before`, with the
+  // tensors the layer holds in HBM when `start` >= 0.
+  virtual void layer_simulated(int layer, int64_t start, MemoryGroup& group, int64_t shared_before) = 0;
   // A vector kernel's traffic is done (every cluster's): the shared part before `shared_before`.
   virtual void vector_simulated(MemoryGroup& group, int64_t shared_before) = 0;
   // The run is over: the shared memory's last piece (MemoryGroup::finish).

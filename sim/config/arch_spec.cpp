@@ -316,15 +316,18 @@ ArchSpec build(const ArchFields& fields) {
   }
   if (rs) {
     const ArchField& d = require("dataflow");
-    if (s.memory != "ideal" && s.memory != "channel")
-      fail(d, fmt::format("row stationary runs with memory: ideal or channel (a DRAM channel into its global buffer); "
-                          "memory: {} is not modelled for it yet", s.memory));
+    if (s.memory == "hbm")
+      fail(d, "row stationary runs with memory: ideal, channel (a DRAM link into its global buffer) or hierarchy (the "
+              "scratchpad is its global buffer); memory: hbm feeds a FIFO of stationary tiles, which it has none of");
+    if (const ArchField* f = find("rs.glb_kib"); f && s.memory == "hierarchy")
+      fail(*f, "under memory: hierarchy the global buffer is the scratchpad: ifmaps in sram.ifmap_kib, psums in "
+               "sram.ofmap_kib, the filter prefetch buffer in sram.filter_kib");
     if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
     if (s.zero_gating)
       fail(*find("sparsity.zero_gating"), "zero gating is not modelled for dataflow: rs yet (its gated MACs are not "
                                           "counted); run it with false");
-    if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory != "channel")
-      fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel");
+    if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory == "ideal")
+      fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel or hierarchy");
   }
 
   return s;

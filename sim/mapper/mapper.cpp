@@ -184,7 +184,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         p.b_type = graph_type(a.precision, l.dtypes[1], a.precision.weight_type());
         p.dims = {c.share.M, c.share.N, c.share.K};
         p.dims[stream] = c.share.empty() ? 0 : rows;
-        if (hierarchy && !p.idle()) {
+        if (hierarchy && !p.idle() && a.dataflow != Dataflow::RS) {  // RS: its own passes (rs_map.h)
           const FoldPlan folds = fold_plan_of(a, c.share, rows, lp.sparse_2_4);
           p.has_dma = true;
           p.dma = choose_dma_buffers(a, folds, l.name, one.size() > 1);
@@ -346,7 +346,10 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     lp.weight_from = w.layers[i].weight_layer;
     for (int x = 0; x < 2; ++x) lp.same_as[size_t(x)] = {w.layers[i].same_as[size_t(x)].layer, w.layers[i].same_as[size_t(x)].matrix};
     lp.tensor_names = w.layers[i].tensors;
-    place_tensors(la, w.layers[i], plan.layers, lp, next);
+    if (lp.rs)
+      place_rs_tensors(la, w, i, plan.layers, lp, next, kTensorAlign);
+    else
+      place_tensors(la, w.layers[i], plan.layers, lp, next);
   }
   plan_vector_kernels(a, w, plan, next);
   plan_flash_kernels(a, w, plan, next);

@@ -54,6 +54,11 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   limits.ifmap_spad = a.rs.ifmap_spad;
   limits.psum_spad = a.rs.psum_spad;
   limits.glb_bits = a.rs.glb_kib * 1024 * 8;
+  if (a.memory == "hierarchy") {  // the scratchpad's partitions are the global buffer
+    limits.glb_ifmap_bits = a.ifmap_sram_kib * 1024 * 8;
+    limits.glb_psum_bits = a.ofmap_sram_kib * 1024 * 8;
+    limits.glb_bits = limits.glb_ifmap_bits + limits.glb_psum_bits;
+  }
   limits.ifmap_bits = p.value_bits();
   limits.psum_bits = p.accumulator_bits();
   const RsPlanResult planned = plan_rs(shape, limits);
@@ -69,6 +74,34 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
     plan->ofmap = {true, i + 1 < w.layers.size() ? w.layers[i + 1].input_density : 1.0};
   }
   return plan;
+}
+
+void place_rs_tensors(const ArchSpec& a, const Workload& w, size_t i, const std::vector<LayerPlan>& earlier,
+                      LayerPlan& lp, uint64_t& next, uint64_t align) {
+  const RsLayerPlan& r = *lp.rs;
+  const RsShape& s = r.shape;
+  auto bytes = [](int64_t values, int bits) { return (values * bits + 7) / 8; };
+  auto place = [&](int64_t n) {
+    const TensorPlace t{next, n};
+    next += (uint64_t(n) + align - 1) / align * align;
+    return t;
+  };
+  const size_t A = size_t(Matrix::A), B = size_t(Matrix::B), C = size_t(Matrix::C);
+  lp.tensors[A] = lp.input_from >= 0 ? earlier[size_t(lp.input_from)].tensors[C]
+                                     : place(padded_block(bytes(s.groups * s.N * s.C * s.H * s.W, r.act_bits)));
+  lp.tensors[B] = place(padded_block(bytes(s.groups * s.M * s.C * s.R * s.S, r.weight_bits)));
+  lp.tensors[C] = place(padded_block(bytes(s.groups * s.N * s.M * s.E() * s.F(), r.act_bits)));
+  const int64_t filter_room = a.filter_sram_kib * 1024;
+  for (const RsPass& p : r.passes) {
+    const RsPassTraffic t = rs_pass_traffic(r, p);
+    if ((t.filter_bits + 7) / 8 > filter_room)
+      throw InputError(w.source, w.layers[i].source_line, w.layers[i].name,
+                       fmt::format("dataflow: rs: a pass's filters take {} bytes, more than the filter partition's {} "
+                                   "(sram.filter_kib, the filter prefetch buffer)", (t.filter_bits + 7) / 8, filter_room));
+    auto moved = [](int64_t bits) { return bits > 0 ? padded_block((bits + 7) / 8) : 0; };  // whole blocks
+    lp.hbm_read_bytes += moved(t.filter_bits) + moved(t.ifmap_bits);
+    lp.hbm_write_bytes += moved(t.ofmap_bits);
+  }
 }
 
 }  // namespace cstsim

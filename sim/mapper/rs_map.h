@@ -5,6 +5,7 @@
 // and N filters (a GEMM's repeats are groups: each its own filters).
 #include <memory>
 
+#include "plan/plan.h"
 #include "plan/rs_plan.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
@@ -15,5 +16,12 @@ namespace cstsim {
 // layer's line when it has no mapping (a filter row wider than the ifmap scratchpad, dilation,
 // a global buffer too small for one pass), saying why.
 std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workload& w, size_t i);
+
+// memory: hierarchy: where layer `lp`'s ifmap, filters and ofmap lie in HBM (LayerPlan::tensors A,
+// B, C) from `next` (advanced past them, `align`-aligned): the ifmap where the layer it reads
+// wrote its ofmap (lp.input_from), the rest of their own; and the HBM bytes its passes move.
+// Throws InputError when a pass's filters do not fit the filter partition (the prefetch buffer).
+void place_rs_tensors(const ArchSpec& a, const Workload& w, size_t i, const std::vector<LayerPlan>& earlier,
+                      LayerPlan& lp, uint64_t& next, uint64_t align);
 
 }  // namespace cstsim

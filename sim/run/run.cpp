@@ -140,7 +140,7 @@ int run_simulation(const RunOptions& o) {
   if (arch.memory == "hierarchy")
     for (const LayerPlan& l : plan.layers)
       for (const ClusterLayerPlan& c : l.clusters)
-        if (!c.passes.front().idle()) {
+        if (!c.passes.front().idle() && !l.rs) {  // row stationary moves no DMA program of folds
           const PassPlan& first = c.passes.front();
           check_hierarchy(arch, dma_program(fold_plan(plan, first), first));
         }
