@@ -32,6 +32,7 @@
 #include "traces/export/export_cli.h"
 #include "traces/post/post.h"
 #include "sim/run/invariants.h"
+#include "sim/run/report.h"
 #include "sim/run/run.h"
 #include "sim/sweep/sweep_cli.h"
 #include "commit.h"
@@ -87,6 +88,19 @@ Overrides parse_overrides(const std::vector<std::string>& items) {
 // cluster's share, the stream passes and (memory: hierarchy) the DMA program and the
 // HBM bytes it moves.
 nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const LayerPlan& l) {
+  if (l.rs) {  // row stationary: processing passes, not folds (plan/rs_plan.h)
+    const RsShape& s = l.rs->shape;
+    nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K}, {"dataflow", "rs"}};
+    j["rs"] = {{"passes", l.rs->passes.size()},
+               {"conv", {{"images", s.N}, {"groups", s.groups}, {"channels", s.C}, {"filters", s.M}, {"H", s.H},
+                         {"W", s.W}, {"R", s.R}, {"S", s.S}, {"stride", s.U}}},
+               {"mapping", rs_mapping_json(l.rs->mapping)}};
+    if (a.memory == "hierarchy") {
+      j["hbm_bytes_read"] = l.hbm_read_bytes;
+      j["hbm_bytes_written"] = l.hbm_write_bytes;
+    }
+    return j;
+  }
   const FoldPlan f = make_fold_plan(plan.dataflow, plan.rows, plan.cols, l.dims.M, l.dims.N,
                                     l.sparse_2_4 ? l.dims.K / 2 : l.dims.K, plan.pack);
   nlohmann::ordered_json j{{"name", l.name}, {"M", l.dims.M}, {"N", l.dims.N}, {"K", l.dims.K},
@@ -215,6 +229,16 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
                          j["bytes_read"].dump(), j["bytes_written"].dump(), "");
       continue;
     }
+    if (j.contains("rs")) {  // row stationary: its passes, and the strip width x strips of its sets
+      const auto& m = j["rs"]["mapping"];
+      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
+                         j["K"].get<int64_t>(), "rs", j["rs"]["passes"].get<int64_t>(),
+                         fmt::format("e{}x{}", m["e"].get<int64_t>(), m["strips"].get<int64_t>()), 1,
+                         j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
+                         j.contains("hbm_bytes_written") ? j["hbm_bytes_written"].dump() : "-", "-");
+      continue;
+    }
     const auto& f = j["folds"];
     out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                        j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
@@ -234,6 +258,8 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
     out += "vec: a vector-unit kernel (rows x cols of its view; the bytes its tensors take, read and written)\n";
   if (std::any_of(layers.begin(), layers.end(), [](const auto& j) { return j.value("kind", "") == "flash"; }))
     out += "fla: flash attention (Sq, Skv, head dim; query x key blocks; passes: (batch, head) groups)\n";
+  if (std::any_of(layers.begin(), layers.end(), [](const auto& j) { return j.contains("rs"); }))
+    out += "rs: row stationary (folds: its processing passes; rows x cols: strip width e x strips; --json: n p q r t m)\n";
   if (!kept.empty())
     out += fmt::format("input on chip (overlap: pipeline; --json says why not elsewhere): {}\n", fmt::join(kept, ", "));
   return out;

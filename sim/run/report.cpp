@@ -21,13 +21,9 @@ double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
 // dataflow: rs: the mapping (JSSC 2017 Table II's parameters), the words over the array's
 // networks (the global buffer's reads and writes) and the DRAM channel's bytes.
 nlohmann::ordered_json rs_json(const RsLayerReport& r, double clock_hz) {
-  const RsMapping& m = r.mapping;
-  const RsPlacement& p = m.place;
   nlohmann::ordered_json j;
   j["passes"] = r.passes;
-  j["mapping"] = {{"n", m.n}, {"p", m.p}, {"q", m.q}, {"r", m.r}, {"t", m.t}, {"m", m.m}, {"e", p.width},
-                  {"strips", p.strips}, {"segments", p.segments}, {"filter_row_folds", p.row_folds},
-                  {"active_pes", p.active_pes()}};
+  j["mapping"] = rs_mapping_json(r.mapping);
   j["glb_words"] = {{"ifmap_reads", r.glb.ifmap_words}, {"filter_reads", r.glb.filter_words},
                     {"psum_reads", r.glb.psum_in_words}, {"psum_writes", r.glb.psum_out_words}};
   j["dram_bytes"] = {{"filter_reads", r.dram_filter_bytes}, {"ifmap_reads", r.dram_ifmap_bytes},
@@ -183,6 +179,13 @@ nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<FlashKern
 }
 
 }  // namespace
+
+nlohmann::ordered_json rs_mapping_json(const RsMapping& m) {
+  const RsPlacement& p = m.place;
+  return {{"n", m.n}, {"p", m.p}, {"q", m.q}, {"r", m.r}, {"t", m.t}, {"m", m.m}, {"e", p.width},
+          {"strips", p.strips}, {"segments", p.segments}, {"filter_row_folds", p.row_folds},
+          {"active_pes", p.active_pes()}};
+}
 
 nlohmann::ordered_json summary_json(const RunReport& r) {
   const ArchSpec& a = *r.arch;

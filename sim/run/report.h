@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/rs_plan.h"
+
 #include "models/accelerator/module_info.h"
 #include "models/array/array_module.h"
 #include "models/vector/vector_unit.h"
@@ -29,6 +31,9 @@ struct RunReport {
 };
 
 nlohmann::ordered_json summary_json(const RunReport& r);
+// dataflow: rs: a layer's mapping (JSSC 2017 Table II's parameters and the placement), as
+// summary.json and `cstsim plan` show it.
+nlohmann::ordered_json rs_mapping_json(const RsMapping& m);
 std::string layers_csv(const RunReport& r);
 std::string scalesim_compute_report(const RunReport& r);
 std::string human_table(const RunReport& r);

@@ -123,6 +123,45 @@ TEST_F(RowStationary, VerifyIsExactOnConvolutionsAndGemms) {
   EXPECT_EQ(s["layers"][2]["macs"].get<int64_t>(), s["layers"][2]["M"].get<int64_t>() * 5 * 7);
 }
 
+TEST_F(RowStationary, RunsThroughTheMemoryHierarchy) {
+  // The scratchpad is the global buffer: HBM -> mesh -> DMA -> scratchpad and back, and the
+  // register grid on a memory system of its own meets the timing mode's cycles.
+  const fs::path arch = file("h.yaml", "array: {rows: 6, cols: 5}\ndataflow: rs\n"
+                                       "precision: {operand: int16, accumulator: int32}\n"
+                                       "rs: {filter_spad: 40, ifmap_spad: 8, psum_spad: 5, rlc: true}\nmemory: hierarchy\n"
+                                       "sram: {ifmap_kib: 2, filter_kib: 1, ofmap_kib: 4}\n"
+                                       "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
+                                       "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                                       "scratchpad: {banks: 7, word_bytes: 32}\n");
+  const fs::path w = file("w.yaml", "name: two\ntensors:\n"
+                                    "  - {name: x, shape: [2, 12, 12, 4], dtype: int16, role: activation}\n"
+                                    "  - {name: w1, shape: [3, 3, 4, 6], dtype: int16, role: weight}\n"
+                                    "  - {name: w2, shape: [3, 3, 6, 5], dtype: int16, role: weight}\n"
+                                    "ops:\n"
+                                    "  - {name: c1, op: conv2d, in: [x, w1], out: y1, padding: 1, density: 0.4}\n"
+                                    "  - {name: c2, op: conv2d, in: [y1, w2], out: y2, stride: 2}\n");
+  const json s = run(arch.string(), w.string(), "--verify");
+  for (const json& l : s["layers"]) {
+    EXPECT_TRUE(l["verify"]["passed"].get<bool>()) << l["name"] << ": " << l["verify"]["detail"];
+    const json& m = l["memory"];
+    const json& d = l["rs"]["dram_bytes"];
+    // Every byte read from HBM crossed the DMA into the scratchpad, and every ofmap byte back.
+    EXPECT_EQ(m["hbm_bytes_read"], m["dma_bytes_delivered"]);
+    EXPECT_EQ(m["dma_bytes_delivered"], m["spad_bytes_written"]);
+    EXPECT_EQ(m["hbm_bytes_written"], m["dma_bytes_sent"]);
+    EXPECT_EQ(m["dma_bytes_sent"], m["spad_bytes_read"]);
+    // ... and they are the bytes the passes asked for (64-byte blocks).
+    EXPECT_EQ(m["hbm_bytes_read"].get<int64_t>(), d["filter_reads"].get<int64_t>() + d["ifmap_reads"].get<int64_t>());
+    EXPECT_EQ(m["hbm_bytes_written"], d["ofmap_writes"]);
+    EXPECT_GT(m["noc_flit_hops"].get<int64_t>(), 0);
+  }
+  // One DMA read in flight at a time: the same bytes, more waiting for them.
+  const json narrow = run(arch.string(), w.string(), "--set hbm.max_outstanding=1");
+  EXPECT_EQ(narrow["layers"][0]["memory"]["hbm_bytes_read"], s["layers"][0]["memory"]["hbm_bytes_read"]);
+  EXPECT_GT(total(narrow, "stall_cycles"), total(s, "stall_cycles"));
+  EXPECT_EQ(total(narrow, "ideal_cycles"), total(s, "ideal_cycles"));
+}
+
 TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
   const std::string eyeriss = src("configs/arch/eyeriss.yaml");
   const std::string alexnet = file("conv1.yaml", "name: conv1\ntensors:\n"
