@@ -174,6 +174,8 @@ TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
                      "sparsity.zero_gating");
   expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.glb_kib=2", "conv1");
   expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.ifmap_spad=10", "conv1");
+  expect_input_error("run --verify --arch " + eyeriss + " --workload " + alexnet + " --set precision.operand=bf16 "
+                     "--set precision.accumulator=fp32 --set precision.macs_per_pe.bf16=1", "precision.operand");
   const fs::path ws = file("ws.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nrs: {glb_kib: 10}\n");
   expect_input_error("run --arch " + ws.string() + " --workload " + alexnet, "rs.glb_kib");
   const fs::path dil = file("d.yaml", "name: d\ntensors:\n  - {name: x, shape: [1, 9, 9, 2], dtype: int16, role: activation}\n"
