@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/fold_plan.h"
+
 namespace cstsim {
 
 namespace {
@@ -182,6 +184,30 @@ RsPassShape rs_pass_shape(const RsLayerPlan& plan, const RsPass& pass) {
   out.ifmap_rows = pass.channels * distinct_rows(s.U, pass.rows, pass.filter_rows);
   out.macs = pass.filters * pass.channels * pass.filter_rows * s.S * pass.rows * s.F() * pass.images;
   return out;
+}
+
+int64_t rs_gated_macs(const RsLayerPlan& plan, const RsPass& pass) {
+  if (plan.gating_density >= 1) return 0;
+  const RsShape& s = plan.shape;
+  const int64_t values = s.groups * s.N * s.C * s.H * s.W, zeros = FoldPlan::zero_count(values, plan.gating_density);
+  if (zeros == 0) return 0;
+  // PEs (y, x) that read ifmap row U x + y of the strip, and output columns whose window holds column w.
+  std::vector<int64_t> readers(size_t(s.U * (pass.rows - 1) + pass.filter_rows), 0), cover(size_t(s.W), 0);
+  for (int64_t y = 0; y < pass.filter_rows; ++y)
+    for (int64_t x = 0; x < pass.rows; ++x) ++readers[size_t(s.U * x + y)];
+  for (int64_t f = 0; f < s.F(); ++f)
+    for (int64_t q = 0; q < s.S; ++q) ++cover[size_t(s.U * f + q)];
+  int64_t uses = 0;
+  for (int64_t i = pass.image0; i < pass.image0 + pass.images; ++i)
+    for (int64_t c = pass.channel0; c < pass.channel0 + pass.channels; ++c)
+      for (size_t rel = 0; rel < readers.size(); ++rel) {
+        if (readers[rel] == 0) continue;
+        const int64_t h = s.U * pass.row0 + pass.filter_row0 + int64_t(rel);
+        const int64_t row = (((pass.group * s.N + i) * s.C + c) * s.H + h) * s.W;
+        for (int64_t w = 0; w < s.W; ++w)
+          if (cover[size_t(w)] && FoldPlan::is_placed_zero(row + w, values, zeros)) uses += readers[rel] * cover[size_t(w)];
+      }
+  return uses * pass.filters;
 }
 
 int64_t rlc_bits(int64_t values, double density, int bits) {

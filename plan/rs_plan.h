@@ -113,6 +113,10 @@ struct RsLayerPlan {
   RsMapping mapping;
   std::vector<RsPass> passes;
   RsCoding ifmap, ofmap;          // in DRAM
+  // Zero gating (arch sparsity.zero_gating): the fraction of the ifmap's values that are nonzero;
+  // the zeros are placed as FoldPlan::is_placed_zero places them over the whole ifmap tensor
+  // ([group][image][channel][row][column], padding included). 1: no gating counted.
+  double gating_density = 1.0;
   int act_bits = 16, weight_bits = 16;  // a stored ifmap/ofmap value and filter value
 };
 
@@ -135,6 +139,11 @@ RsPassTraffic rs_pass_traffic(const RsLayerPlan& plan, const RsPass& pass);
 RsLayerPlan make_rs_layer_plan(const RsShape& shape, const RsMapping& mapping);
 
 RsPassShape rs_pass_shape(const RsLayerPlan& plan, const RsPass& pass);
+
+// Zero gating: the MACs of `pass` whose ifmap value is zero (each value meets every filter of the
+// pass in every PE that reads its row and every output column whose window covers it); 0 when
+// plan.gating_density is 1.
+int64_t rs_gated_macs(const RsLayerPlan& plan, const RsPass& pass);
 
 // The (set, channel) and (set, filter) shares of a pass: set i of `sets` gets
 // [i * per, min((i + 1) * per, total)) of `total`.

@@ -20,7 +20,8 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
   if (sink_ && params_.spec.array.dataflow == Dataflow::RS) {
     const AcceleratorSpec& a = params_.spec;
     const RsTraceShape shape{a.array.rows, a.array.cols, a.array.precision, a.rs.filter_spad, a.rs.ifmap_spad,
-                             a.rs.psum_spad, a.memory == MemoryMode::Channel, a.memory != MemoryMode::Ideal};
+                             a.rs.psum_spad, a.memory == MemoryMode::Channel, a.memory != MemoryMode::Ideal,
+                             a.array.gates_zeros};
     rs_trace_ids_ = declare_rs_trace(*sink_, shape, params_.trace_name);
   } else if (sink_) {
     const AcceleratorSpec& a = params_.spec;

@@ -12,7 +12,8 @@
 
 namespace cstsim {
 
-RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType ifmap, NumType accumulator, NumType filter) {
+RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType ifmap, NumType accumulator, NumType filter,
+                           double ifmap_density) {
   if (is_float(ifmap) || is_float(filter))
     throw std::invalid_argument("row stationary's register level takes integer operands");
   RsData d;
@@ -23,6 +24,15 @@ RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType ifmap, NumTy
   d.filters.resize(size_t(s.groups * s.M * s.C * s.R * s.S));
   for (float& v : d.ifmap) v = random_value(ifmap, rng);
   for (float& v : d.filters) v = random_value(filter, rng);
+  if (ifmap_density < 1) {
+    const int64_t values = int64_t(d.ifmap.size()), zeros = FoldPlan::zero_count(values, ifmap_density);
+    for (int64_t e = 0; e < values; ++e) {
+      float& v = d.ifmap[size_t(e)];
+      if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
+      else
+        while (v == 0.0f) v = random_value(ifmap, rng);
+    }
+  }
   return d;
 }
 
@@ -95,6 +105,7 @@ class RsGrid {
     out.end_cycle = last_gon_;
     if (memory_ && !seen_.empty()) out.end_cycle = std::max(out.end_cycle, memory_->drain(seen_.back()));
     out.counts = counts_;
+    out.gated = gated_;
     out.result.resize(glb_.size());
     const int bits = bits_of(d_.accumulator);
     for (size_t i = 0; i < glb_.size(); ++i) out.result[i] = IntArith::value(glb_[i], bits);
@@ -325,8 +336,10 @@ class RsGrid {
     for (Pe& pe : pes_) {
       if (ch >= pe.q_share || k >= pe.p_share) continue;
       Acc& acc = pe.psum[size_t(k)];
-      acc = IntArith::mac(acc, pe.window[size_t(ch * S + s)], pe.filter[size_t((k * sh_.q_max + ch) * S + s)]);
+      const Reg x = pe.window[size_t(ch * S + s)];
+      acc = IntArith::mac(acc, x, pe.filter[size_t((k * sh_.q_max + ch) * S + s)]);
       ++counts_.macs;
+      gated_ += gating_ && x == 0;
     }
     if (++mac_ < sh_.step_cycles) return;
     // The step's last MAC: every PE's psums leave it for the local network.
@@ -423,6 +436,8 @@ class RsGrid {
   int64_t global_step_ = 0, gon_done_steps_ = 0, last_gon_ = -1;
   std::deque<Token> tokens_;
   RsCounts counts_;
+  int64_t gated_ = 0;
+  const bool gating_ = plan_.gating_density < 1;  // the PEs gate (and count) zero ifmap values
   std::vector<ArrayEvent> events_;
 };
 

@@ -41,8 +41,11 @@ struct RsData {
 // Random values of integer types (core/num_type.h random_value): ifmaps of `ifmap`, filters of
 // `filter` (both exact in the operand the PEs multiply). Floats are refused
 // (std::invalid_argument): the RS grid does not yet fix a float summation order.
+// `ifmap_density` < 1: the ifmap is zero exactly where FoldPlan::is_placed_zero puts its zeros
+// (RsLayerPlan::gating_density) and nonzero elsewhere.
 RsData make_random_rs_data(const RsShape& shape, uint64_t seed, NumType ifmap = NumType::Int16,
-                           NumType accumulator = NumType::Int32, NumType filter = NumType::Int16);
+                           NumType accumulator = NumType::Int32, NumType filter = NumType::Int16,
+                           double ifmap_density = 1.0);
 
 // The plain convolution, wrapping at the accumulator's width: [group][image][filter][E][F].
 std::vector<double> reference_conv(const RsData& data);
@@ -51,6 +54,7 @@ struct RsRegisterRun {
   std::vector<ArrayEvent> events;
   int64_t end_cycle = 0;
   RsCounts counts;
+  int64_t gated = 0;  // MACs of PEs whose ifmap value was zero, counted as they ran
   std::vector<double> result;
 };
 

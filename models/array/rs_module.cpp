@@ -136,7 +136,7 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     // The grid with values of the layer's types, its own channel, from the same start.
     const Precision& p = a.array.precision;
     const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index), p.activation_type(),
-                                            p.accumulator, p.weight_type());
+                                            p.accumulator, p.weight_type(), plan.gating_density);
     std::unique_ptr<RsMemory> own = rs_memory(L, start, true);
     const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
     if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params_.cluster);
@@ -145,6 +145,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     if (problem.empty() && run.end_cycle != timing.end)
       problem = fmt::format("the grid ended at {}, the timing mode at {}", run.end_cycle, timing.end);
     if (problem.empty() && !(run.counts == timing.counts)) problem = "the networks' word counts differ";
+    if (problem.empty() && run.gated != timing.gated)
+      problem = fmt::format("the grid gated {} MACs on zero ifmap values, the timing mode {}", run.gated, timing.gated);
+    if (plan.gating_density < 1) r.verify.gated_lanes = run.gated;
     if (problem.empty() && run.result != reference_conv(data)) problem = "the result differs from the reference convolution";
     r.verify.passed = problem.empty();
     r.verify.detail = problem;

@@ -61,7 +61,8 @@ RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory
     }
     out.events.push_back({send_end, EventKind::LastInput, fold, 0});
     out.events.push_back({gon_last, EventKind::FoldEnd, fold, 0});
-    out.passes.push_back({P, cend, send_end, gon_last});
+    out.passes.push_back({P, cend, send_end, gon_last, rs_gated_macs(plan, pass)});
+    out.gated += out.passes.back().gated;
     out.counts.filter_words += sh.filter_words;
     out.counts.macs += sh.macs;
     out.end = std::max(out.end, gon_last);

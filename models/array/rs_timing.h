@@ -41,6 +41,7 @@ struct RsPassTiming {
   int64_t compute_end = 0; // last MAC cycle of its last step
   int64_t last_input = 0;  // last ifmap word on the network
   int64_t end = 0;         // FoldEnd: its last psums leave
+  int64_t gated = 0;       // zero gating: its MACs on zero ifmap values (rs_gated_macs)
 };
 
 // One step's cycles on each network and in the PEs (first and last, inclusive; psum input -1
@@ -61,6 +62,7 @@ struct RsLayerTiming {
   int64_t memory_end = -1;     // the last transfer (memory other than ideal), or -1
   std::vector<RsPassTiming> passes;
   RsCounts counts;
+  int64_t gated = 0;  // zero gating: MACs on zero ifmap values, over the passes
   std::vector<ArrayEvent> events;  // FoldStart, FirstInput, LastInput, OutputRow (per step), FoldEnd; fold = pass
 };
 

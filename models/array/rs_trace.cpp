@@ -50,6 +50,8 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   const std::string prec = p.operand_name();
   sink.bind(sink.declare_action("mac." + prec + ".executed", "MAC"), ids.active_pes, 1);
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
+  ids.gates_zeros = a.gates_zeros;
+  if (a.gates_zeros) ids.gated_macs = sink.declare_action("mac." + prec + ".gated", "MAC");
   // Per MAC: a filter and an ifmap scratchpad read, a psum read and write.
   sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
   sink.bind(sink.declare_action("reg.read.psum", "byte"), ids.active_pes, ids.acc_bytes);
@@ -82,6 +84,7 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
   const int64_t r_sets = (pass.channels + m.q - 1) / m.q, t_sets = (pass.filters + m.p - 1) / m.p;
   const int64_t pe_per_set = pass.filter_rows * pass.rows;
   sink.count(t.start, ids.nominal_macs, sh.macs);
+  if (ids.gates_zeros && t.gated > 0) sink.count(t.start, ids.gated_macs, t.gated);
   // The filter scratchpads fill from the pass's start (each word multicast to its PE row) and
   // hold until its last MAC.
   const int64_t filter_bytes = sh.filter_words * pass.rows * ids.weight_bytes;

@@ -23,7 +23,8 @@ struct RsTraceIds {
   trace::ResourceId local = 0;    // N, psums on the local links (one hop a cycle)
   trace::ResourceId dram = 0;     // N, the DRAM channel (memory: channel; has_channel)
   bool has_channel = false;
-  trace::ActionId nominal_macs = 0;
+  trace::ActionId nominal_macs = 0, gated_macs = 0;
+  bool gates_zeros = false;
   trace::ActionId spad_write_filter = 0, spad_write_ifmap = 0;
   trace::ActionId dram_read_filter = 0, dram_read_ifmap = 0, dram_write_ofmap = 0;
   int64_t act_bytes = 2, weight_bytes = 2, acc_bytes = 4;
@@ -35,6 +36,7 @@ struct RsTraceShape {
   int64_t filter_spad = 0, ifmap_spad = 0, psum_spad = 0;  // words per PE
   bool channel = false;      // memory: channel: the link's busy time
   bool dram_actions = false;  // memory: channel | hierarchy: the DRAM bytes each transfer moved
+  bool gates_zeros = false;   // sparsity.zero_gating: mac.<type>.gated
 };
 
 RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& shape, const std::string& owner);

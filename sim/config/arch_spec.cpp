@@ -323,9 +323,6 @@ ArchSpec build(const ArchFields& fields) {
       fail(*f, "under memory: hierarchy the global buffer is the scratchpad: ifmaps in sram.ifmap_kib, psums in "
                "sram.ofmap_kib, the filter prefetch buffer in sram.filter_kib");
     if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
-    if (s.zero_gating)
-      fail(*find("sparsity.zero_gating"), "zero gating is not modelled for dataflow: rs yet (its gated MACs are not "
-                                          "counted); run it with false");
     if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory == "ideal")
       fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel or hierarchy");
   }

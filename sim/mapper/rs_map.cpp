@@ -66,6 +66,7 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   auto plan = std::make_shared<RsLayerPlan>(make_rs_layer_plan(shape, planned.mapping));
   plan->act_bits = p.value_bits();
   plan->weight_bits = p.weight_bits();
+  if (a.zero_gating) plan->gating_density = l.input_density;
   if (a.rs.rlc) {
     // Every feature map in DRAM is coded but the network's input, the first layer's (JSSC 2017
     // §IV-B). An ofmap is coded after its ReLU, at the density of the next layer's input (a

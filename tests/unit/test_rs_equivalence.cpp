@@ -12,6 +12,7 @@
 
 #include "models/array/rs_grid.h"
 #include "models/array/rs_timing.h"
+#include "plan/fold_plan.h"
 #include "plan/rs_plan.h"
 
 using namespace cstsim;
@@ -25,6 +26,7 @@ struct Case {
   double channel_bytes_per_cycle = 0;  // 0: ideal memory
   int64_t channel_latency = 0;
   bool rlc = false;
+  double gating_density = 1.0;  // < 1: zeros placed in the ifmap, gated MACs counted
 };
 
 // "" or what differed.
@@ -34,7 +36,8 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   RsLayerPlan plan = make_rs_layer_plan(k.shape, planned.mapping);
   plan.ofmap = {k.rlc, 0.4};
   plan.ifmap = {k.rlc, 0.7};
-  RsData data = make_random_rs_data(k.shape, seed, operand, NumType::Int32, operand);
+  plan.gating_density = k.gating_density;
+  RsData data = make_random_rs_data(k.shape, seed, operand, NumType::Int32, operand, k.gating_density);
   // The zero border of a padded convolution.
   const RsShape& s = k.shape;
   for (int64_t g = 0; g < s.groups; ++g)
@@ -42,7 +45,7 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
       for (int64_t c = 0; c < s.C; ++c)
         for (int64_t h = 0; h < s.H; ++h)
           for (int64_t w = 0; w < s.W; ++w)
-            if (h < k.pad || w < k.pad || h >= s.H - k.pad || w >= s.W - k.pad)
+            if (k.gating_density == 1 && (h < k.pad || w < k.pad || h >= s.H - k.pad || w >= s.W - k.pad))
               data.ifmap[size_t((((g * s.N + i) * s.C + c) * s.H + h) * s.W + w)] = 0;
   const int64_t start = int64_t(seed % 7);
   std::unique_ptr<RsChannel> timing_memory, grid_memory;
@@ -57,6 +60,9 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   if (timing_memory && timing_memory->transfers().size() != grid_memory->transfers().size())
     return "the channels moved different transfers";
   if (!(run.counts == timing.counts)) return "network word counts differ";
+  if (run.gated != timing.gated) return fmt::format("gated MACs {} vs {}", run.gated, timing.gated);
+  if (k.gating_density < 1 && (run.gated == 0) != (FoldPlan::zero_count(int64_t(data.ifmap.size()), k.gating_density) == 0))
+    return "zeros placed but none gated";
   if (run.counts.macs != s.macs()) return fmt::format("macs {} != {}", run.counts.macs, s.macs());
   if (run.result != reference_conv(data)) return "result differs from the reference convolution";
   return "";
@@ -88,12 +94,13 @@ Case random_case(std::mt19937_64& rng) {
     k.channel_latency = pick(0, 20);
     k.rlc = pick(0, 1);
   }
+  if (pick(0, 3) == 0) k.gating_density = double(pick(0, 10)) / 10;
   return k;
 }
 
 TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   std::mt19937_64 rng(20261202);
-  int ran = 0, unplanned = 0, with_channel = 0, strided = 0, tall = 0, stripped = 0, segmented = 0, replicated = 0, reduced = 0;
+  int ran = 0, unplanned = 0, with_channel = 0, gating = 0, strided = 0, tall = 0, stripped = 0, segmented = 0, replicated = 0, reduced = 0;
   for (int i = 0; ran < 1000; ++i) {
     ASSERT_LT(i, 3000) << "too many cases had no mapping";
     const Case k = random_case(rng);
@@ -111,6 +118,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
                                        k.limits.glb_bits / 16);
     ++ran;
     with_channel += k.channel_bytes_per_cycle > 0;
+    gating += k.gating_density < 1;
     const RsMapping m = plan_rs(k.shape, k.limits).mapping;
     strided += k.shape.U > 1;
     tall += m.place.row_folds > 1;
@@ -128,6 +136,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   EXPECT_GT(reduced, 100);
   EXPECT_LT(unplanned, 1000);
   EXPECT_GT(with_channel, 400);
+  EXPECT_GT(gating, 150);
 }
 
 // The grid's checks are live: a wrong filter value makes the result differ.

@@ -14,18 +14,21 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 "$BIN" run -q --arch configs/arch/eyeriss.yaml --workload "$WORKLOAD" --out "$OUT/eyeriss" 2>>"$OUT/runs.log"
 # The same array, clock, types and energy table with each dataflow, memory ideal (on-chip energy
 # only: the fold dataflows' channel mode moves only their stationary tiles from DRAM).
-for df in rs ws os is; do
-  extra=""; [[ $df == rs ]] && extra="rs: {filter_spad: 224, ifmap_spad: 12, psum_spad: 24, glb_kib: 100}"
-  cat >"$OUT/eyeriss-$df.yaml" <<YAML
+for gating in false true; do
+  for df in rs ws os is; do
+    extra=""; [[ $df == rs ]] && extra="rs: {filter_spad: 224, ifmap_spad: 12, psum_spad: 24, glb_kib: 100}"
+    cat >"$OUT/eyeriss-$df-$gating.yaml" <<YAML
 name: eyeriss-$df
 array: {rows: 12, cols: 14}
 dataflow: $df
 clock_hz: 2.0e8
 precision: {operand: int16, accumulator: int16, macs_per_pe: {int16: 1}}
+sparsity: {zero_gating: $gating}
 $extra
 energy: $PWD/configs/energy/eyeriss-65nm.yaml
 YAML
-  "$BIN" run -q --arch "$OUT/eyeriss-$df.yaml" --workload "$WORKLOAD" --out "$OUT/ideal-$df" 2>>"$OUT/runs.log"
+    "$BIN" run -q --arch "$OUT/eyeriss-$df-$gating.yaml" --workload "$WORKLOAD" --out "$OUT/ideal-$df-$gating" 2>>"$OUT/runs.log"
+  done
 done
 /usr/bin/python3 - "$OUT" <<'PY'
 import json, sys
@@ -55,16 +58,17 @@ for l in s["layers"]:
 print(f"total | {tot[0]:.1f} ({tot[1]:.1f}) | {tot[2]:.1f} ({tot[3]:.1f}) | | {tot[4]:.1f} ({tot[5]:.1f}) | "
       f"{tot[6]:.2f} ({tot[7]:.1f}) | |")
 print(f"MACs: {sum(l['macs'] for l in s['layers']):,}")
-print("\ndataflow (memory ideal) | pJ/MAC | MAC | reg (spads) | link | sram (GLB) | ms")
-for df in ("rs", "ws", "os", "is"):
-    rep = json.load(open(f"{out}/ideal-{df}/report.json"))["total"]["energy"]
-    sm = json.load(open(f"{out}/ideal-{df}/summary.json"))
+print("\ndataflow (memory ideal) | zero gating | pJ/MAC | MAC | reg (spads) | link | sram (GLB) | ms")
+for gating in ("false", "true"):
+  for df in ("rs", "ws", "os", "is"):
+    rep = json.load(open(f"{out}/ideal-{df}-{gating}/report.json"))["total"]["energy"]
+    sm = json.load(open(f"{out}/ideal-{df}-{gating}/summary.json"))
     macs = sum(l["macs"] for l in sm["layers"])
     by = {}
     for k, v in rep["E_marg_by_action"].items():
         by[k.split(".")[0]] = by.get(k.split(".")[0], 0) + v["value"]
     ms = sum(l["cycles"] for l in sm["layers"]) / clock * 1e3
-    print(f"{df} | {rep['E_marg']['value'] / macs * 1e12:.2f} | " +
+    print(f"{df} | {gating} | {rep['E_marg']['value'] / macs * 1e12:.2f} | " +
           " | ".join(f"{by.get(g, 0) / macs * 1e12:.2f}" for g in ("mac", "reg", "link", "sram")) + f" | {ms:.1f}")
 try:
     import matplotlib
