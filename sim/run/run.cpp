@@ -173,6 +173,9 @@ int run_simulation(const RunOptions& o) {
   options.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
+  if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
+    throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
+                                              "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
   if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
     throw InputError("--inject-fault", 0, "", fmt::format("cluster {} outside 0..{}", o.fault_cluster, arch.clusters - 1));
   StagedDir out(o.out_dir, o.force);

@@ -201,6 +201,7 @@ TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
   expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.ifmap_spad=10", "conv1");
   expect_input_error("run --verify --arch " + eyeriss + " --workload " + alexnet + " --set precision.operand=bf16 "
                      "--set precision.accumulator=fp32 --set precision.macs_per_pe.bf16=1", "precision.operand");
+  expect_input_error("run --verify --inject-fault 10,0,0 --arch " + eyeriss + " --workload " + alexnet, "--inject-fault");
   const fs::path ws = file("ws.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nrs: {glb_kib: 10}\n");
   expect_input_error("run --arch " + ws.string() + " --workload " + alexnet, "rs.glb_kib");
   const fs::path dil = file("d.yaml", "name: d\ntensors:\n  - {name: x, shape: [1, 9, 9, 2], dtype: int16, role: activation}\n"
