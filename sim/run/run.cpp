@@ -133,6 +133,9 @@ int run_simulation(const RunOptions& o) {
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
                    o.force);
   if (o.verify) check_reference_limits(arch, workload);
+  if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
+    throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
+                                              "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
   if (o.verify && !workload.flash.empty())
     throw InputError(workload.source, workload.flash.front().line, workload.flash.front().name,
                      "--verify checks layers on the register-level array; flash attention's tiles are timed by the "
@@ -173,9 +176,6 @@ int run_simulation(const RunOptions& o) {
   options.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
   if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
     throw InputError("--inject-fault", 0, "", "PE outside the array");
-  if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
-    throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
-                                              "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
   if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
     throw InputError("--inject-fault", 0, "", fmt::format("cluster {} outside 0..{}", o.fault_cluster, arch.clusters - 1));
   StagedDir out(o.out_dir, o.force);
