@@ -39,11 +39,11 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   const AcceleratorSpec& a = params_.spec;
   const LayerPlan& L = plan_.layers[size_t(index)];
   const RsLayerPlan& plan = *L.rs;
-  std::unique_ptr<RsMemory> channel = rs_memory(L, start, false);
-  auto* hierarchy = dynamic_cast<RsHierarchySource*>(channel.get());
+  std::unique_ptr<RsMemory> memory = rs_memory(L, start, false);
+  auto* hierarchy = dynamic_cast<RsHierarchySource*>(memory.get());
   std::vector<RsStepTiming> steps;
-  const RsLayerTiming timing = compute_rs_timing(plan, start, channel.get(), sink_ ? &steps : nullptr);
-  const RsLayerTiming ideal = channel ? compute_rs_timing(plan, start) : timing;
+  const RsLayerTiming timing = compute_rs_timing(plan, start, memory.get(), sink_ ? &steps : nullptr);
+  const RsLayerTiming ideal = memory ? compute_rs_timing(plan, start) : timing;
   if (hierarchy) hierarchy->group().done(params_.cluster);  // its traffic is all in (drained)
 
   ArrayLayerResult r;
@@ -63,8 +63,8 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   rep.passes = int64_t(plan.passes.size());
   rep.glb = timing.counts;
   rep.processing_cycles = timing.array_end - start + 1;
-  if (channel)
-    for (const RsTransfer& t : channel->transfers()) {
+  if (memory)
+    for (const RsTransfer& t : memory->transfers()) {
       (t.kind == RsTransfer::Filters ? rep.dram_filter_bytes
        : t.kind == RsTransfer::Ifmap ? rep.dram_ifmap_bytes
                                      : rep.dram_ofmap_bytes) += t.bytes;
@@ -103,9 +103,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   if (sink_) {
     sink_->begin_layer(index, L.name, start);
     sink_->add(start, rs_trace_ids_.busy, 1);
-    // Pass by pass as simulated time reaches them; the channel's transfers (in channel order)
+    // Pass by pass as simulated time reaches them; the memory's transfers (by their start)
     // before the time passes their start.
-    std::vector<RsTransfer> transfers = channel ? channel->transfers() : std::vector<RsTransfer>{};
+    std::vector<RsTransfer> transfers = memory ? memory->transfers() : std::vector<RsTransfer>{};
     std::stable_sort(transfers.begin(), transfers.end(),
                      [](const RsTransfer& x, const RsTransfer& y) { return x.start < y.start; });
     size_t first = 0, sent = 0;
@@ -133,7 +133,7 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   if (hierarchy && params_.memory_observer)
     params_.memory_observer->layer_simulated(index, -1, hierarchy->group(), hierarchy->group().settle(timing.end));
   if (params_.mode == ArrayMode::Reference) {
-    // The grid with values of the layer's types, its own channel, from the same start.
+    // The grid with values of the layer's types, its own memory, from the same start.
     const Precision& p = a.array.precision;
     const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index), p.activation_type(),
                                             p.accumulator, p.weight_type(), plan.gating_density);
