@@ -47,71 +47,76 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
     double energy = 0;  // DRAM and global-buffer words at 200 : 6 (Sze et al., Proc. IEEE 2017, Fig. 22)
     double cycles = 0;  // the passes' steps at the pace of their slowest part
   };
-  std::vector<Candidate> candidates;
   int64_t smallest_need = -1;  // bits of the smallest pass group, for the message
-  for (int64_t width = widest.width; width >= narrowest; --width) {
-    const RsPlacement place = widest.strips > 1 ? place_rs({s.R, s.H, s.U}, lim.rows, lim.cols, width) : widest;
-    const int64_t replicas = place.down * place.across;
-    const int64_t strip_rows = distinct_rows(s.U, place.width, place.height);
-    const int64_t reductions_per_q = ceil_div(s.R, place.height);
-    const int64_t window_reads = s.S + (F - 1) * std::min(s.U, s.S);  // ifmap values a PE row takes per image
-    for (int64_t q = std::min(s.C, lim.ifmap_spad / s.S); q >= 1; --q) {
-      if (q * s.S > lim.filter_spad) continue;
-      for (int64_t p = std::min({s.M, lim.psum_spad, lim.filter_spad / (q * s.S)}); p >= 1; --p)
-        for (int64_t r = 1; r <= std::min(replicas, ceil_div(s.C, q)); ++r) {
-          const int64_t t = std::min(replicas / r, ceil_div(s.M, p));
-          if (t < 1) continue;
-          const int64_t block = p * t, reductions = ceil_div(s.C, q * r) * reductions_per_q;
-          for (int64_t n = 1; n <= s.N; ++n) {
-            const int64_t ifmap_values = n * q * r * strip_rows * s.W;
-            const int64_t psum_row = place.width * F;
-            const bool apart = lim.glb_ifmap_bits > 0;
-            if (apart && ifmap_values * lim.ifmap_bits > lim.glb_ifmap_bits) continue;
-            const int64_t room = apart ? lim.glb_psum_bits : lim.glb_bits - ifmap_values * lim.ifmap_bits;
-            const int64_t one_block = n * std::min(s.M, block) * psum_row * lim.psum_bits;
-            if (smallest_need < 0 || ifmap_values * lim.ifmap_bits + one_block < smallest_need)
-              smallest_need = ifmap_values * lim.ifmap_bits + one_block;
-            if (room < one_block) continue;
-            const int64_t k = std::min(ceil_div(s.M, block), room / (n * block * psum_row * lim.psum_bits));
-            const int64_t filters = std::min(s.M, std::max<int64_t>(1, k) * block);
-            // Words over a group (layer / groups), from the pass loop (make_rs_layer_plan).
-            const double images = double(s.N), strips = double(place.strips), wide = double(place.strips * place.width);
-            const double ifmap_dram = double(ceil_div(s.M, filters)) * images * s.C * strips * strip_rows * s.W;
-            const double filter_words = double(s.M) * s.C * s.R * s.S * strips * double(ceil_div(s.N, n));
-            const double ifmap_glb = images * s.C * strips * strip_rows * window_reads * double(ceil_div(s.M, block));
-            const double psums = images * s.M * wide * F * double(2 * reductions - 1);
-            const double passes = double(ceil_div(s.M, filters)) * strips * double(ceil_div(s.N, n)) *
-                                  double(reductions) * double(ceil_div(filters, block));
-            // A step takes its MACs, or longer where a network cannot keep up: the psums out (and
-            // back in) 4 a cycle, the new ifmap values one a cycle.
-            const double step = std::max({double(q * s.S * p), std::ceil(double(block * place.width) / 4),
-                                          double(q * r * strip_rows * std::min(s.U, s.S))});
-            Candidate c;
-            c.energy = 200 * (ifmap_dram + filter_words) + 6 * (ifmap_glb + filter_words + psums);
-            c.cycles = passes * double(n * F) * step;
-            RsMapping& m = c.mapping;
-            m.place = place;
-            m.n = n;
-            m.p = p;
-            m.q = q;
-            m.r = r;
-            m.t = t;
-            m.m = filters;
-            m.glb_ifmap_words = ifmap_values;
-            m.glb_psum_words = n * filters * psum_row;
-            candidates.push_back(c);
+  // Every mapping, in a fixed order, to `visit` (twice below: no list of them is kept).
+  auto enumerate = [&](auto&& visit) {
+    for (int64_t width = widest.width; width >= narrowest; --width) {
+      const RsPlacement place = widest.strips > 1 ? place_rs({s.R, s.H, s.U}, lim.rows, lim.cols, width) : widest;
+      const int64_t replicas = place.down * place.across;
+      const int64_t strip_rows = distinct_rows(s.U, place.width, place.height);
+      const int64_t reductions_per_q = ceil_div(s.R, place.height);
+      const int64_t window_reads = s.S + (F - 1) * std::min(s.U, s.S);  // ifmap values a PE row takes per image
+      for (int64_t q = std::min(s.C, lim.ifmap_spad / s.S); q >= 1; --q) {
+        if (q * s.S > lim.filter_spad) continue;
+        for (int64_t p = std::min({s.M, lim.psum_spad, lim.filter_spad / (q * s.S)}); p >= 1; --p)
+          for (int64_t r = 1; r <= std::min(replicas, ceil_div(s.C, q)); ++r) {
+            const int64_t t = std::min(replicas / r, ceil_div(s.M, p));
+            if (t < 1) continue;
+            const int64_t block = p * t, reductions = ceil_div(s.C, q * r) * reductions_per_q;
+            for (int64_t n = 1; n <= s.N; ++n) {
+              const int64_t ifmap_values = n * q * r * strip_rows * s.W;
+              const int64_t psum_row = place.width * F;
+              const bool apart = lim.glb_ifmap_bits > 0;
+              if (apart && ifmap_values * lim.ifmap_bits > lim.glb_ifmap_bits) continue;
+              const int64_t room = apart ? lim.glb_psum_bits : lim.glb_bits - ifmap_values * lim.ifmap_bits;
+              const int64_t one_block = n * std::min(s.M, block) * psum_row * lim.psum_bits;
+              if (smallest_need < 0 || ifmap_values * lim.ifmap_bits + one_block < smallest_need)
+                smallest_need = ifmap_values * lim.ifmap_bits + one_block;
+              if (room < one_block) continue;
+              const int64_t k = std::min(ceil_div(s.M, block), room / (n * block * psum_row * lim.psum_bits));
+              const int64_t filters = std::min(s.M, std::max<int64_t>(1, k) * block);
+              // Words over a group (layer / groups), from the pass loop (make_rs_layer_plan).
+              const double images = double(s.N), strips = double(place.strips), wide = double(place.strips * place.width);
+              const double ifmap_dram = double(ceil_div(s.M, filters)) * images * s.C * strips * strip_rows * s.W;
+              const double filter_words = double(s.M) * s.C * s.R * s.S * strips * double(ceil_div(s.N, n));
+              const double ifmap_glb = images * s.C * strips * strip_rows * window_reads * double(ceil_div(s.M, block));
+              const double psums = images * s.M * wide * F * double(2 * reductions - 1);
+              const double passes = double(ceil_div(s.M, filters)) * strips * double(ceil_div(s.N, n)) *
+                                    double(reductions) * double(ceil_div(filters, block));
+              // A step takes its MACs, or longer where a network cannot keep up: the psums out (and
+              // back in) 4 a cycle, the new ifmap values one a cycle.
+              const double step = std::max({double(q * s.S * p), std::ceil(double(block * place.width) / 4),
+                                            double(q * r * strip_rows * std::min(s.U, s.S))});
+              Candidate c;
+              c.energy = 200 * (ifmap_dram + filter_words) + 6 * (ifmap_glb + filter_words + psums);
+              c.cycles = passes * double(n * F) * step;
+              RsMapping& m = c.mapping;
+              m.place = place;
+              m.n = n;
+              m.p = p;
+              m.q = q;
+              m.r = r;
+              m.t = t;
+              m.m = filters;
+              m.glb_ifmap_words = ifmap_values;
+              m.glb_psum_words = n * filters * psum_row;
+              visit(c);
+            }
           }
-        }
+      }
     }
-  }
+  };
   // Throughput first: of the mappings within 5 % of the fewest cycles, the least energy.
   double fastest = -1;
-  for (const Candidate& c : candidates) fastest = fastest < 0 ? c.cycles : std::min(fastest, c.cycles);
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates)
-    if (c.cycles <= 1.05 * fastest && (!best || c.energy < best->energy)) best = &c;
-  if (best) out.mapping = best->mapping;
-  const bool found = best != nullptr;
+  enumerate([&](const Candidate& c) { fastest = fastest < 0 ? c.cycles : std::min(fastest, c.cycles); });
+  bool found = false;
+  double least = 0;
+  enumerate([&](const Candidate& c) {
+    if (c.cycles > 1.05 * fastest || (found && c.energy >= least)) return;
+    found = true;
+    least = c.energy;
+    out.mapping = c.mapping;
+  });
   if (!found)
     out.why_not = fmt::format("the global buffer's {} bytes do not hold one pass's ifmap rows and psums (at least {} "
                               "bytes)", lim.glb_bits / 8, (smallest_need + 7) / 8);
