@@ -10,6 +10,7 @@
 #include "models/array/array_module.h"
 #include "models/array/rs_grid.h"
 #include "models/array/rs_memory.h"
+#include "models/array/stall_causes.h"
 #include "models/memory/rs_hierarchy_source.h"
 
 namespace cstsim {
@@ -53,7 +54,18 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   r.cycles = timing.end - start + 1;
   r.ideal_cycles = ideal.end - start + 1;
   r.stall_cycles = r.cycles - r.ideal_cycles;
-  if (r.stall_cycles > 0) r.stalls[hierarchy ? "hbm_bandwidth" : "memory_bandwidth"] = r.stall_cycles;
+  if (r.stall_cycles > 0 && hierarchy) {
+    // By root cause along the DMA's way; the waits can exceed the stall (a later one hidden in an
+    // earlier), never fall short of it (the schedule is a max-plus system: a wait of w cycles
+    // moves the end by at most w), so they shrink to it exactly.
+    const StallCauses causes = hierarchy->explain(timing);
+    if (total(causes) < r.stall_cycles)
+      throw std::logic_error(fmt::format("RS layer {}: {} stall cycles, {} explained", L.name, r.stall_cycles,
+                                         total(causes)));
+    r.stalls = shrink(causes, r.stall_cycles);
+  } else if (r.stall_cycles > 0) {
+    r.stalls["memory_bandwidth"] = r.stall_cycles;  // one link: its bandwidth (and latency) is the cause
+  }
   r.pass_stalls = {{r.cycles, r.ideal_cycles, r.stalls}};
   r.memory_end = timing.memory_end;
   r.event_count = int64_t(timing.events.size());

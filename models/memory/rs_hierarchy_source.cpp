@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/dma/explain_wait.h"
+
 namespace cstsim {
 
 RsHierarchySource::RsHierarchySource(const AcceleratorSpec&, const RsLayerPlan& plan, RsTensors tensors,
@@ -78,12 +80,17 @@ int64_t RsHierarchySource::ready(size_t pass, const RsPassTiming* previous) {
   const int64_t after = previous ? previous->compute_end + 1 : layer_start_;
   if (previous) move(RsTransfer::Ofmap, pass - 1, rs_pass_traffic(plan_, plan_.passes[pass - 1]).ofmap_bits, after);
   const int ifmap = move(RsTransfer::Ifmap, pass, traffic.ifmap_bits, after);
+  Asked asked{after, {}};
+  for (int id : {filters, ifmap})
+    if (id >= 0) asked.reads.push_back(id);
+  asked_.push_back(asked);
   return std::max({layer_start_, wait(filters), wait(ifmap)});
 }
 
 int64_t RsHierarchySource::drain(const RsPassTiming& last) {
   const size_t pass = plan_.passes.size() - 1;
-  move(RsTransfer::Ofmap, pass, rs_pass_traffic(plan_, plan_.passes[pass]).ofmap_bits, last.compute_end + 1);
+  drain_write_ = move(RsTransfer::Ofmap, pass, rs_pass_traffic(plan_, plan_.passes[pass]).ofmap_bits,
+                      last.compute_end + 1);
   int64_t end = -1;
   for (size_t k = 0; k < ids_.size(); ++k) {  // every write back, and the transfers' cycles for the report
     end = std::max(end, wait(ids_[k]));
@@ -92,6 +99,17 @@ int64_t RsHierarchySource::drain(const RsPassTiming& last) {
     transfers_[k].end = s.done;
   }
   return end;
+}
+
+std::map<std::string, int64_t> RsHierarchySource::explain(const RsLayerTiming& t) const {
+  std::map<std::string, int64_t> causes;
+  const DmaSystem& d = group_->dma();
+  for (size_t p = 0; p < asked_.size() && p < t.passes.size(); ++p)
+    if (t.passes[p].start > asked_[p].free_from && !asked_[p].reads.empty())
+      explain_transfers(d, cluster_, asked_[p].reads, asked_[p].free_from, t.passes[p].start, causes);
+  if (t.memory_end > t.array_end && drain_write_ >= 0)
+    explain_transfers(d, cluster_, {drain_write_}, t.array_end + 1, t.memory_end + 1, causes);
+  return causes;
 }
 
 HierarchyLayerStats RsHierarchySource::stats() const {

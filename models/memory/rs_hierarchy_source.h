@@ -8,6 +8,8 @@
 // own memory system, with the same history, and gets the same answers.
 #include <array>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -32,6 +34,11 @@ class RsHierarchySource : public RsMemory {
   const std::vector<RsTransfer>& transfers() const override { return transfers_; }
   // The layer's figures (after drain): HBM and NoC of the step, this cluster's DMA and scratchpad.
   HierarchyLayerStats stats() const;
+  // Why the passes of `t` (this source's answers) waited: each pass's wait for its data, from the
+  // cycle the PEs were free, and the write-back after the last psum, split along the way of the
+  // transfer that arrived last (models/dma/explain_wait.h). They may add up to more than the
+  // layer's stall (a later wait can hide in an earlier one).
+  std::map<std::string, int64_t> explain(const RsLayerTiming& t) const;
   MemoryGroup& group() { return *group_; }
 
  private:
@@ -47,6 +54,12 @@ class RsHierarchySource : public RsMemory {
   std::array<spad::PartitionStats, spad::kPartitions> spad_base_{};
   std::vector<RsTransfer> transfers_;
   std::vector<int> ids_;  // DMA id per transfer
+  struct Asked {
+    int64_t free_from = 0;  // the first cycle the pass could have started with its data in
+    std::vector<int> reads;  // DMA ids of its filters and ifmap block
+  };
+  std::vector<Asked> asked_;  // per pass
+  int drain_write_ = -1;
 };
 
 }  // namespace cstsim
