@@ -181,6 +181,15 @@ TEST_F(RowStationary, RunsThroughTheMemoryHierarchy) {
     EXPECT_EQ(m["hbm_bytes_read"].get<int64_t>(), d["filter_reads"].get<int64_t>() + d["ifmap_reads"].get<int64_t>());
     EXPECT_EQ(m["hbm_bytes_written"], d["ofmap_writes"]);
     EXPECT_GT(m["noc_flit_hops"].get<int64_t>(), 0);
+    // Stalls split by root cause along the DMA's way, adding up to the stall exactly.
+    int64_t explained = 0, causes = 0;
+    for (const auto& [cause, cycles] : l["stalls"].items()) {
+      explained += cycles.get<int64_t>();
+      causes += cycles.get<int64_t>() > 0;
+    }
+    EXPECT_EQ(explained, l["stall_cycles"].get<int64_t>()) << l["name"];
+    EXPECT_GE(causes, 3) << l["name"];
+    EXPECT_EQ(l["stalls"]["memory_bandwidth"], 0) << l["name"];
   }
   // One DMA read in flight at a time: the same bytes, more waiting for them.
   const json narrow = run(arch.string(), w.string(), "--set hbm.max_outstanding=1");
