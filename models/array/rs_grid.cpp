@@ -1,6 +1,7 @@
 #include "models/array/rs_grid.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <random>
 #include <stdexcept>
@@ -12,25 +13,23 @@
 
 namespace cstsim {
 
-RsData make_random_rs_data(const RsShape& s, uint64_t seed, NumType ifmap, NumType accumulator, NumType filter,
-                           double ifmap_density) {
-  if (is_float(ifmap) || is_float(filter))
-    throw std::invalid_argument("row stationary's register level takes integer operands");
+RsData make_random_rs_data(const RsShape& s, uint64_t seed, const RsTypes& types, double ifmap_density) {
   RsData d;
   d.shape = s;
-  d.accumulator = accumulator;
+  d.operand = types.operand;
+  d.accumulator = types.accumulator;
   std::mt19937_64 rng(seed);
   d.ifmap.resize(size_t(s.groups * s.N * s.C * s.H * s.W));
   d.filters.resize(size_t(s.groups * s.M * s.C * s.R * s.S));
-  for (float& v : d.ifmap) v = random_value(ifmap, rng);
-  for (float& v : d.filters) v = random_value(filter, rng);
+  for (float& v : d.ifmap) v = random_value(types.ifmap, rng);
+  for (float& v : d.filters) v = random_value(types.filter, rng);
   if (ifmap_density < 1) {
     const int64_t values = int64_t(d.ifmap.size()), zeros = FoldPlan::zero_count(values, ifmap_density);
     for (int64_t e = 0; e < values; ++e) {
       float& v = d.ifmap[size_t(e)];
       if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
       else
-        while (v == 0.0f) v = random_value(ifmap, rng);
+        while (v == 0.0f) v = random_value(types.ifmap, rng);
     }
   }
   return d;
@@ -56,11 +55,72 @@ std::vector<double> reference_conv(const RsData& d) {
   return out;
 }
 
+double rs_max_relative_error(const std::vector<double>& got, const RsData& d) {
+  if (!is_float(d.operand)) return 0;
+  const RsShape& s = d.shape;
+  double worst = 0;
+  for (int64_t g = 0; g < s.groups; ++g)
+    for (int64_t i = 0; i < s.N; ++i)
+      for (int64_t m = 0; m < s.M; ++m)
+        for (int64_t e = 0; e < s.E(); ++e)
+          for (int64_t f = 0; f < s.F(); ++f) {
+            double exact = 0, magnitude = 0;  // each product of two floats is exact in a double
+            for (int64_t c = 0; c < s.C; ++c)
+              for (int64_t r = 0; r < s.R; ++r)
+                for (int64_t q = 0; q < s.S; ++q) {
+                  const double term = double(d.x(g, i, c, s.U * e + r, s.U * f + q)) * double(d.w(g, m, c, r, q));
+                  exact += term;
+                  magnitude += std::fabs(term);
+                }
+            if (magnitude > 0)
+              worst = std::max(worst, std::fabs(got[d.out_index(g, i, m, e, f)] - exact) / magnitude);
+          }
+  return worst;
+}
+
 namespace {
 
-using Reg = IntArith::Reg;
-using Acc = IntArith::Acc;
+template <class A>
+std::vector<double> reference_in_grid_order(const RsLayerPlan& plan, const RsData& d) {
+  using Acc = typename A::Acc;
+  const RsShape& s = plan.shape;
+  const RsMapping& m = plan.mapping;
+  std::vector<Acc> glb(size_t(s.groups * s.N * s.M * s.E() * s.F()), A::zero());
+  for (const RsPass& p : plan.passes) {
+    const int64_t r_sets = (p.channels + m.q - 1) / m.q;
+    for (int64_t i = p.image0; i < p.image0 + p.images; ++i)
+      for (int64_t f = 0; f < s.F(); ++f)
+        for (int64_t filter = p.filter0; filter < p.filter0 + p.filters; ++filter)
+          for (int64_t x = 0; x < p.rows; ++x) {
+            const size_t out = d.out_index(p.group, i, filter, p.row0 + x, f);
+            Acc column = A::zero();
+            for (int64_t ri = 0; ri < r_sets; ++ri)
+              for (int64_t y = 0; y < p.filter_rows; ++y) {
+                Acc pe = (ri == 0 && y == 0 && !p.first_reduction) ? glb[out] : A::zero();
+                const int64_t h = s.U * (p.row0 + x) + p.filter_row0 + y;
+                for (int64_t ch = 0; ch < rs_share(p.channels, m.q, ri); ++ch) {
+                  const int64_t c = p.channel0 + ri * m.q + ch;
+                  for (int64_t q = 0; q < s.S; ++q)
+                    pe = A::mac(pe, A::reg(d.x(p.group, i, c, h, s.U * f + q)),
+                                A::reg(d.w(p.group, filter, c, p.filter_row0 + y, q)));
+                }
+                column = A::add(column, pe);
+              }
+            glb[out] = column;
+          }
+  }
+  std::vector<double> result(glb.size());
+  for (size_t k = 0; k < glb.size(); ++k) result[k] = A::value(glb[k], bits_of(d.accumulator));
+  return result;
+}
+
 constexpr int64_t kWide = 4;  // words a cycle on the filter and psum networks
+
+// The grid in the arithmetic `A` of the PEs' operand type (models/array/grid_arith.h).
+template <class A>
+struct RsGridOf {
+using Reg = typename A::Reg;
+using Acc = typename A::Acc;
 
 struct IfmapWord {
   int64_t step, channel, col;  // channel within the pass
@@ -94,7 +154,7 @@ class RsGrid {
  public:
   RsGrid(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory)
       : plan_(plan), d_(data), s_(plan.shape), memory_(memory), now_(start) {
-    glb_.assign(size_t(s_.groups * s_.N * s_.M * s_.E() * s_.F()), IntArith::zero());
+    glb_.assign(size_t(s_.groups * s_.N * s_.M * s_.E() * s_.F()), A::zero());
     written_.resize(plan.passes.size());
   }
 
@@ -108,7 +168,7 @@ class RsGrid {
     out.gated = gated_;
     out.result.resize(glb_.size());
     const int bits = bits_of(d_.accumulator);
-    for (size_t i = 0; i < glb_.size(); ++i) out.result[i] = IntArith::value(glb_[i], bits);
+    for (size_t i = 0; i < glb_.size(); ++i) out.result[i] = A::value(glb_[i], bits);
     return out;
   }
 
@@ -158,7 +218,7 @@ class RsGrid {
             pe.p_share = rs_share(pass_->filters, m.p, ti);
             pe.filter.assign(size_t(sh_.p_max * sh_.q_max * s_.S), 0);
             pe.window.assign(size_t(sh_.q_max * s_.S), 0);
-            pe.psum.assign(size_t(sh_.p_max), IntArith::zero());
+            pe.psum.assign(size_t(sh_.p_max), A::zero());
             pes_.push_back(std::move(pe));
           }
     r_sets_ = r_sets;
@@ -196,7 +256,7 @@ class RsGrid {
                 const int64_t m = pass_->filter0 + ti * plan_.mapping.p + k;
                 const int64_t cc = pass_->channel0 + ri * plan_.mapping.q + ch;
                 filter_words_.push_back(
-                    {ri, ti, y, k, ch, s, IntArith::reg(d_.w(pass_->group, m, cc, pass_->filter_row0 + y, s))});
+                    {ri, ti, y, k, ch, s, A::reg(d_.w(pass_->group, m, cc, pass_->filter_row0 + y, s))});
               }
       }
   }
@@ -226,7 +286,7 @@ class RsGrid {
             w.channel = cc;
             w.col = U * f + s;
             const int64_t h = U * pass_->row0 + pass_->filter_row0 + int64_t(row);
-            w.value = IntArith::reg(d_.x(pass_->group, img, pass_->channel0 + cc, h, w.col));
+            w.value = A::reg(d_.x(pass_->group, img, pass_->channel0 + cc, h, w.col));
             for (auto [y, x] : readers[row])
               for (int64_t ti = 0; ti < t_sets_; ++ti) w.to.push_back(pe_index(ri, ti, y, x));
             ifmap_words_.push_back(std::move(w));
@@ -316,7 +376,7 @@ class RsGrid {
         }
       }
       pe.window = std::move(next);
-      std::fill(pe.psum.begin(), pe.psum.end(), IntArith::zero());
+      std::fill(pe.psum.begin(), pe.psum.end(), A::zero());
       if (!pass_->first_reduction && pe.ri == 0 && pe.y == 0)  // the chain's bottom PE starts from the buffer's psums
         for (int64_t k = 0; k < pe.p_share; ++k)
           pe.psum[size_t(k)] = psum_in_[size_t(j)][size_t((pe.ti * plan_.mapping.p + k) * pass_->rows + pe.x)];
@@ -337,7 +397,7 @@ class RsGrid {
       if (ch >= pe.q_share || k >= pe.p_share) continue;
       Acc& acc = pe.psum[size_t(k)];
       const Reg x = pe.window[size_t(ch * S + s)];
-      acc = IntArith::mac(acc, x, pe.filter[size_t((k * sh_.q_max + ch) * S + s)]);
+      acc = A::mac(acc, x, pe.filter[size_t((k * sh_.q_max + ch) * S + s)]);
       ++counts_.macs;
       gated_ += gating_ && x == 0;
     }
@@ -358,7 +418,7 @@ class RsGrid {
           for (int64_t y = 0; y < pass_->filter_rows; ++y)
             for (Acc v : pes_[size_t(pe_index(ri, ti, y, x))].psum) column.push_back(v);
       }
-    t.sums.assign(size_t(sh_.psum_words), IntArith::zero());
+    t.sums.assign(size_t(sh_.psum_words), A::zero());
     t.positions = r_sets_ * pass_->filter_rows;
     t.rows = pass_->rows;
     t.t_sets = t_sets_;
@@ -376,7 +436,7 @@ class RsGrid {
       const int64_t filter = ti * plan_.mapping.p + k;
       if (filter * t.rows + x >= int64_t(t.sums.size())) continue;  // the last set's spare places
       Acc& sum = t.sums[size_t(filter * t.rows + x)];
-      sum = IntArith::add(sum, column[size_t(pos * t.p_max + k)]);
+      sum = A::add(sum, column[size_t(pos * t.p_max + k)]);
     }
   }
 
@@ -440,11 +500,18 @@ class RsGrid {
   const bool gating_ = plan_.gating_density < 1;  // the PEs gate (and count) zero ifmap values
   std::vector<ArrayEvent> events_;
 };
+};  // RsGridOf
 
 }  // namespace
 
+std::vector<double> reference_rs(const RsLayerPlan& plan, const RsData& data) {
+  return with_grid_arith(data.operand, [&](auto arith) { return reference_in_grid_order<decltype(arith)>(plan, data); });
+}
+
 RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory) {
-  return RsGrid(plan, start, data, memory).run();
+  return with_grid_arith(data.operand, [&](auto arith) {
+    return typename RsGridOf<decltype(arith)>::RsGrid(plan, start, data, memory).run();
+  });
 }
 
 }  // namespace cstsim

@@ -17,11 +17,19 @@
 
 namespace cstsim {
 
+// The types of a layer's values: what the PEs multiply (`operand`, which picks the arithmetic of
+// models/array/grid_arith.h), what the ifmap and filters are stored as (exact in it), the psums'.
+struct RsTypes {
+  NumType operand = NumType::Int16, ifmap = NumType::Int16, filter = NumType::Int16;
+  NumType accumulator = NumType::Int32;
+};
+
 // One convolution's operands: ifmap [group][image][channel][H][W] and filters
-// [group][filter][channel][R][S], of an integer operand type; results wrap at `accumulator`.
+// [group][filter][channel][R][S]; integers wrap at the accumulator's width, floats accumulate in
+// fp32 one rounding per MAC.
 struct RsData {
   RsShape shape;
-  NumType accumulator = NumType::Int32;
+  NumType operand = NumType::Int16, accumulator = NumType::Int32;
   std::vector<float> ifmap, filters;
   float x(int64_t g, int64_t i, int64_t c, int64_t h, int64_t w) const {
     const RsShape& s = shape;
@@ -38,17 +46,23 @@ struct RsData {
   }
 };
 
-// Random values of integer types (core/num_type.h random_value): ifmaps of `ifmap`, filters of
-// `filter` (both exact in the operand the PEs multiply). Floats are refused
-// (std::invalid_argument): the RS grid does not yet fix a float summation order.
-// `ifmap_density` < 1: the ifmap is zero exactly where FoldPlan::is_placed_zero puts its zeros
-// (RsLayerPlan::gating_density) and nonzero elsewhere.
-RsData make_random_rs_data(const RsShape& shape, uint64_t seed, NumType ifmap = NumType::Int16,
-                           NumType accumulator = NumType::Int32, NumType filter = NumType::Int16,
-                           double ifmap_density = 1.0);
+// Random values of their types (core/num_type.h random_value). `ifmap_density` < 1: the ifmap is
+// zero exactly where FoldPlan::is_placed_zero puts its zeros (RsLayerPlan::gating_density) and
+// nonzero elsewhere.
+RsData make_random_rs_data(const RsShape& shape, uint64_t seed, const RsTypes& types = {}, double ifmap_density = 1.0);
 
-// The plain convolution, wrapping at the accumulator's width: [group][image][filter][E][F].
+// The plain convolution of integers, wrapping at the accumulator's width: [group][image][filter][E][F].
 std::vector<double> reference_conv(const RsData& data);
+
+// The convolution in the grid's order, for any type (floats round once per MAC in fp32): pass by
+// pass, each PE of a column sums its channels' taps (channel, then tap) into a psum that starts at
+// +0 (the chain's bottom PE at the buffer's psum from earlier passes), and the column adds its PEs'
+// psums bottom to top (channel sets, then filter rows) onto +0.
+std::vector<double> reference_rs(const RsLayerPlan& plan, const RsData& data);
+
+// Floats: the largest |got - exact| over the outputs, relative to each output's sum of |x w| (the
+// exact sum in fp64; models/array/gemm_data.h max_relative_error for GEMMs); 0 for integers.
+double rs_max_relative_error(const std::vector<double>& got, const RsData& data);
 
 struct RsRegisterRun {
   std::vector<ArrayEvent> events;

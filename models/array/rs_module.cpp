@@ -147,8 +147,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   if (params_.mode == ArrayMode::Reference) {
     // The grid with values of the layer's types, its own memory, from the same start.
     const Precision& p = a.array.precision;
-    const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index), p.activation_type(),
-                                            p.accumulator, p.weight_type(), plan.gating_density);
+    const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index),
+                                            {p.operand, p.activation_type(), p.weight_type(), p.accumulator},
+                                            plan.gating_density);
     std::unique_ptr<RsMemory> own = rs_memory(L, start, true);
     const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
     if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params_.cluster);
@@ -160,8 +161,10 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     if (problem.empty() && run.gated != timing.gated)
       problem = fmt::format("the grid gated {} MACs on zero ifmap values, the timing mode {}", run.gated, timing.gated);
     if (plan.gating_density < 1) r.verify.gated_lanes = run.gated;
-    if (problem.empty() && run.result != reference_conv(data)) problem = "the result differs from the reference convolution";
+    if (problem.empty() && run.result != reference_rs(plan, data))
+      problem = "the result differs from the convolution summed in the grid's order";
     r.verify.passed = problem.empty();
+    r.verify.max_relative_error = rs_max_relative_error(run.result, data);
     r.verify.detail = problem;
     spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} passes)", index + 1, plan_.layers.size(), L.name,
                  r.verify.passed ? "ok" : "FAILED", r.cycles, rep.passes);

@@ -54,11 +54,6 @@ post::Geometry energy_geometry(const ArchSpec& a) {
 // The register-level mode tags tokens with fold*T + t in 32 bits and holds the
 // operands in memory; refuse, by name, a layer it cannot take.
 void check_reference_limits(const ArchSpec& a, const Workload& w) {
-  // The row-stationary grid carries integers; its float summation order is not fixed yet.
-  if (a.dataflow == Dataflow::RS && is_float(a.precision.operand))
-    throw InputError(a.source, 0, "precision.operand",
-                     fmt::format("--verify with dataflow: rs checks integer operands (int4, int8, int16); {} runs in "
-                                 "timing mode only", to_string(a.precision.operand)));
   for (const Layer& l : w.layers) {
     const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K, a.precision.pack);
     if (double(p.fold_count()) * double(p.T) >= double(std::numeric_limits<int32_t>::max()) ||

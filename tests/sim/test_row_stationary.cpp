@@ -118,6 +118,14 @@ TEST_F(RowStationary, VerifyIsExactOnConvolutionsAndGemms) {
     EXPECT_TRUE(l["verify"]["passed"].get<bool>()) << l["name"] << ": " << l["verify"]["detail"];
   EXPECT_GE(s["layers"][0]["rs"]["passes"].get<int64_t>(), 4);  // groups x strips at least
   EXPECT_GT(s["layers"][1]["rs"]["passes"].get<int64_t>(), 4);
+  // Floats: bf16 operands, fp32 psums, checked bit for bit in the grid's summation order.
+  const json bf16 = run(arch.string(), w.string(),
+                        "--verify --set precision.operand=bf16 --set precision.accumulator=fp32 "
+                        "--set precision.macs_per_pe.bf16=1");
+  for (const json& l : bf16["layers"]) {
+    EXPECT_TRUE(l["verify"]["passed"].get<bool>()) << l["name"] << ": " << l["verify"]["detail"];
+    EXPECT_LT(l["verify"]["max_relative_error_vs_fp64"].get<double>(), 1e-5) << l["name"];
+  }
   // MACs as the layers define them: c1 3 images x 2 groups x 6 x 6 outputs x 3 filters x 2 channels x 15 taps.
   EXPECT_EQ(s["layers"][0]["macs"].get<int64_t>(), 3 * 2 * 6 * 6 * 3 * 2 * 15);
   EXPECT_EQ(s["layers"][2]["macs"].get<int64_t>(), s["layers"][2]["M"].get<int64_t>() * 5 * 7);
@@ -208,8 +216,6 @@ TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
   expect_input_error("run --arch " + eyeriss_ideal(", rlc: true").string() + " --workload " + alexnet, "rs.rlc");
   expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.glb_kib=2", "conv1");
   expect_input_error("run --arch " + eyeriss + " --workload " + alexnet + " --set rs.ifmap_spad=10", "conv1");
-  expect_input_error("run --verify --arch " + eyeriss + " --workload " + alexnet + " --set precision.operand=bf16 "
-                     "--set precision.accumulator=fp32 --set precision.macs_per_pe.bf16=1", "precision.operand");
   expect_input_error("run --verify --inject-fault 10,0,0 --arch " + eyeriss + " --workload " + alexnet, "--inject-fault");
   const fs::path ws = file("ws.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nrs: {glb_kib: 10}\n");
   expect_input_error("run --arch " + ws.string() + " --workload " + alexnet, "rs.glb_kib");

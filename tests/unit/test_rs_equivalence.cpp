@@ -37,7 +37,9 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   plan.ofmap = {k.rlc, 0.4};
   plan.ifmap = {k.rlc, 0.7};
   plan.gating_density = k.gating_density;
-  RsData data = make_random_rs_data(k.shape, seed, operand, NumType::Int32, operand, k.gating_density);
+  const bool fp = is_float(operand);
+  RsData data = make_random_rs_data(k.shape, seed, {operand, operand, operand, fp ? NumType::Fp32 : NumType::Int32},
+                                    k.gating_density);
   // The zero border of a padded convolution.
   const RsShape& s = k.shape;
   for (int64_t g = 0; g < s.groups; ++g)
@@ -64,7 +66,9 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   if (k.gating_density < 1 && (run.gated == 0) != (FoldPlan::zero_count(int64_t(data.ifmap.size()), k.gating_density) == 0))
     return "zeros placed but none gated";
   if (run.counts.macs != s.macs()) return fmt::format("macs {} != {}", run.counts.macs, s.macs());
-  if (run.result != reference_conv(data)) return "result differs from the reference convolution";
+  // Integers: the plain convolution (any order); floats: the grid's order, bit for bit.
+  if (run.result != (fp ? reference_rs(plan, data) : reference_conv(data))) return "result differs from the reference";
+  if (!fp && reference_rs(plan, data) != reference_conv(data)) return "the grid-order reference differs for integers";
   return "";
 }
 
@@ -104,7 +108,9 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   for (int i = 0; ran < 1000; ++i) {
     ASSERT_LT(i, 3000) << "too many cases had no mapping";
     const Case k = random_case(rng);
-    const NumType operand = i % 2 ? NumType::Int8 : NumType::Int16;
+    // int16, int8, and every fifth case a float type the PEs might multiply.
+    const NumType floats[] = {NumType::Bf16, NumType::Fp16, NumType::Fp8E4M3, NumType::Fp32};
+    const NumType operand = i % 5 == 4 ? floats[(i / 5) % 4] : i % 2 ? NumType::Int8 : NumType::Int16;
     const std::string diff = check(k, uint64_t(i), operand);
     if (diff.rfind("unplanned", 0) == 0) {
       ++unplanned;
