@@ -30,6 +30,7 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   ids.weight_bytes = (p.weight_bits() + 7) / 8;
   ids.acc_bytes = p.accumulator_bytes();
   const int64_t pes = int64_t(a.rows) * a.cols, ob = p.register_word_bytes();
+  ids.register_bytes = ob;
   ids.busy = sink.declare({0, owner + ".busy", ResourceClass::Compute, "device", 1, owner, ""});
   ids.active_pes = sink.declare({0, owner + ".active_pes", ResourceClass::Compute, "PE", pes, owner, ""});
   ids.spad_filter = sink.declare({0, owner + ".spad.filter", ResourceClass::Memory, "byte", pes * a.filter_spad * ob, owner, "reg"});
@@ -52,8 +53,10 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
   ids.gates_zeros = a.gates_zeros;
   if (a.gates_zeros) ids.gated_macs = sink.declare_action("mac." + prec + ".gated", "MAC");
-  // Per MAC: a filter and an ifmap scratchpad read, a psum read and write.
-  sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
+  // Per MAC: an ifmap scratchpad read, a psum read and write, and a filter read unless the MAC
+  // is gated (a zero ifmap value skips it: JSSC 2017 §V-C), booked per pass when it starts.
+  sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, ob);
+  ids.spad_read_filter = sink.declare_action("reg.read.filter", "byte");
   sink.bind(sink.declare_action("reg.read.psum", "byte"), ids.active_pes, ids.acc_bytes);
   sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ids.acc_bytes);
   ids.spad_write_filter = sink.declare_action("reg.write.filter", "byte");
@@ -85,6 +88,7 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
   const int64_t pe_per_set = pass.filter_rows * pass.rows;
   sink.count(t.start, ids.nominal_macs, sh.macs);
   if (ids.gates_zeros && t.gated > 0) sink.count(t.start, ids.gated_macs, t.gated);
+  sink.count(t.start, ids.spad_read_filter, (sh.macs - (ids.gates_zeros ? t.gated : 0)) * ids.register_bytes);
   // The filter scratchpads fill from the pass's start (each word multicast to its PE row) and
   // hold until its last MAC.
   const int64_t filter_bytes = sh.filter_words * pass.rows * ids.weight_bytes;
