@@ -1,0 +1,124 @@
+#include "models/interconnect/collectives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace cstsim::ic {
+
+int64_t Collective::end_ps(const Fabric& f) const {
+  int64_t end = 0;
+  for (int m : messages) end = std::max(end, f.timing(m).arrive_ps);
+  return end;
+}
+
+namespace {
+
+// Byte k of n parts of `bytes`: the first bytes % n parts one larger.
+int64_t part(int64_t bytes, int64_t n, int64_t k) { return bytes / n + (k < bytes % n ? 1 : 0); }
+
+// Ring steps [first, last) of a reduce-scatter then all-gather schedule over `ring`: step k, chip
+// position i sends chunk (i - k) mod N to position i + 1, after step k - 1's message into i (the
+// same slice). Steps below N - 1 reduce what arrived before forwarding it, and so does step N - 1
+// (it forwards the chunk its last reduction completed).
+Collective ring_steps(Fabric& f, const std::vector<int>& ring, int64_t bytes, const CollectiveOptions& o, int first,
+                      int last) {
+  const int n = int(ring.size());
+  if (n < 2) throw std::invalid_argument("a ring collective needs two chips");
+  Collective c;
+  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  std::vector<std::vector<int>> previous(static_cast<size_t>(n));  // per position: its last step's message per slice
+  for (int k = first; k < last; ++k) {
+    std::vector<std::vector<int>> now(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const int from = ring[size_t(i)], to = ring[size_t((i + 1) % n)];
+      const int64_t chunk = part(bytes, n, ((i - k) % n + n) % n);
+      const int64_t slices = o.slice_bytes > 0 ? std::max<int64_t>(1, (chunk + o.slice_bytes - 1) / o.slice_bytes) : 1;
+      const std::vector<int>& into = previous[size_t((i + n - 1) % n)];
+      for (int64_t j = 0; j < slices; ++j) {
+        Message msg;
+        msg.src = from;
+        msg.dst = to;
+        msg.bytes = part(chunk, slices, j);
+        msg.ready_ps = o.start_ps;
+        msg.collective = o.id;
+        if (k > first) {
+          msg.after.push_back(into[size_t(j)]);
+          if (k <= n - 1) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
+        }
+        const int id = f.send(msg);
+        now[size_t(i)].push_back(id);
+        c.messages.push_back(id);
+        c.sent_by_chip[size_t(from)] += msg.bytes;
+      }
+    }
+    previous = std::move(now);
+  }
+  return c;
+}
+
+void merge(Collective& into, const Collective& more) {
+  into.messages.insert(into.messages.end(), more.messages.begin(), more.messages.end());
+  if (into.sent_by_chip.size() < more.sent_by_chip.size()) into.sent_by_chip.resize(more.sent_by_chip.size(), 0);
+  for (size_t k = 0; k < more.sent_by_chip.size(); ++k) into.sent_by_chip[k] += more.sent_by_chip[k];
+}
+
+}  // namespace
+
+Collective ring_all_reduce(Fabric& f, const std::vector<int>& ring, int64_t bytes, const CollectiveOptions& o) {
+  return ring_steps(f, ring, bytes, o, 0, 2 * int(ring.size()) - 2);
+}
+
+Collective ring_reduce_scatter(Fabric& f, const std::vector<int>& ring, int64_t bytes, const CollectiveOptions& o) {
+  return ring_steps(f, ring, bytes, o, 0, int(ring.size()) - 1);
+}
+
+Collective ring_all_gather(Fabric& f, const std::vector<int>& ring, int64_t bytes, const CollectiveOptions& o) {
+  // The all-gather half: each chip starts with its own chunk; nothing to reduce.
+  CollectiveOptions plain = o;
+  plain.reduce_ps_per_byte = 0;
+  return ring_steps(f, ring, bytes, plain, int(ring.size()) - 1, 2 * int(ring.size()) - 2);
+}
+
+Collective bidirectional_ring_all_reduce(Fabric& f, const std::vector<int>& ring, int64_t bytes,
+                                         const CollectiveOptions& o) {
+  std::vector<int> back(ring.rbegin(), ring.rend());
+  Collective c = ring_all_reduce(f, ring, bytes - bytes / 2, o);
+  merge(c, ring_all_reduce(f, back, bytes / 2, o));
+  return c;
+}
+
+Collective all_to_all(Fabric& f, const std::vector<int>& chips, int64_t bytes, const CollectiveOptions& o) {
+  const int n = int(chips.size());
+  Collective c;
+  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  for (int a = 0; a < n; ++a)
+    for (int d = 1; d < n; ++d) {  // to the next chips first, so each link's queue is in a fixed order
+      const int b = (a + d) % n;
+      Message msg;
+      msg.src = chips[size_t(a)];
+      msg.dst = chips[size_t(b)];
+      msg.bytes = part(bytes, n, b);
+      msg.ready_ps = o.start_ps;
+      msg.collective = o.id;
+      c.messages.push_back(f.send(msg));
+      c.sent_by_chip[size_t(msg.src)] += msg.bytes;
+    }
+  return c;
+}
+
+Collective point_to_point(Fabric& f, int src, int dst, int64_t bytes, const CollectiveOptions& o) {
+  Collective c;
+  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  Message msg;
+  msg.src = src;
+  msg.dst = dst;
+  msg.bytes = bytes;
+  msg.ready_ps = o.start_ps;
+  msg.collective = o.id;
+  c.messages.push_back(f.send(msg));
+  c.sent_by_chip[size_t(src)] = bytes;
+  return c;
+}
+
+}  // namespace cstsim::ic
