@@ -37,23 +37,27 @@ void Fabric::run() {
     waiting[i] = int(messages_[i].after.size());
     for (int a : messages_[i].after) dependents[size_t(a)].push_back(int(i));
   }
-  // Events: (time a message reaches hop `hop`'s link, message, hop).
-  using Event = std::tuple<int64_t, int, int>;
+  // Events: (its first byte reaches hop `hop`'s link, message, hop, its last byte does).
+  using Event = std::tuple<int64_t, int, int, int64_t>;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   std::vector<std::vector<int>> routes(messages_.size());
   auto release = [&](int i) {
     const Message& m = messages_[size_t(i)];
     routes[size_t(i)] = topology_.route(m.src, m.dst);
-    events.emplace(std::max(m.ready_ps, inputs_in[size_t(i)]) + m.reduce_ps, i, 0);
+    const int64_t at = std::max(m.ready_ps, inputs_in[size_t(i)]) + m.reduce_ps;
+    events.emplace(at, i, 0, at);
   };
   for (size_t i = 0; i < messages_.size(); ++i)
     if (waiting[i] == 0) release(int(i));
   while (!events.empty()) {
-    const auto [at, i, hop] = events.top();
+    const auto [head, i, hop, tail] = events.top();
     events.pop();
     const Message& m = messages_[size_t(i)];
     const int l = routes[size_t(i)][size_t(hop)];
-    const int64_t start = std::max(at, link_free[size_t(l)]), end = start + wire_ps(m.bytes);
+    // Cut-through: a node forwards a message as its bytes come in, so the link may start with the
+    // first byte and cannot end before the last one is in.
+    const int64_t start = std::max(head, link_free[size_t(l)]);
+    const int64_t end = std::max(start + wire_ps(m.bytes), tail);
     link_free[size_t(l)] = end;
     LinkStats& s = links_[size_t(l)];
     s.payload_bytes += m.bytes;
@@ -63,11 +67,11 @@ void Fabric::run() {
     s.energy_pj += double(wire_bytes(m.bytes)) * 8 * spec_.pj_per_bit;
     s.uses.push_back({i, start, end, wire_bytes(m.bytes)});
     if (hop == 0) timing_[size_t(i)].leave_ps = start;
-    const int64_t there = end + spec_.latency_ps;
     if (hop + 1 < int(routes[size_t(i)].size())) {
-      events.emplace(there, i, hop + 1);
+      events.emplace(start + spec_.latency_ps, i, hop + 1, end + spec_.latency_ps);
       continue;
     }
+    const int64_t there = end + spec_.latency_ps;
     timing_[size_t(i)].arrive_ps = there;
     for (int d : dependents[size_t(i)]) {
       inputs_in[size_t(d)] = std::max(inputs_in[size_t(d)], there);

@@ -1,9 +1,12 @@
 #pragma once
 // The interconnect's timing: messages between chips cross the topology's directed links, each a
-// FIFO server of its own (one message at a time, in the order messages reach it; ties to the
-// lower message id), store-and-forward per message: a message of b payload bytes in packets of at
-// most max_payload bytes, each with `header` bytes, occupies a link for (b + packets x header) /
-// bandwidth and reaches the next node `latency` later. A message may wait for others (a
+// FIFO server of its own (one message at a time, in the order their first bytes reach it; ties to
+// the lower message id). A message of b payload bytes in packets of at most max_payload bytes,
+// each with `header` bytes, occupies a link for (b + packets x header) / bandwidth; its first byte
+// reaches the next node `latency` after it started and its last byte `latency` after it ended.
+// Nodes on the way (switches, chips that route) cut through: the next link may start with the
+// first byte and ends no earlier than the last byte is in. A message arrives `latency` after its
+// last byte left the last link. A message may wait for others (a
 // collective's step waits for the data it forwards) and for a reduction after them. Times in
 // integer picoseconds (a transfer's time rounded up to a whole ps), so results are exact and
 // repeatable. Plain C++ with computed times, like the DMA (models/dma/dma_system.h).
