@@ -28,6 +28,7 @@
 #include "sim/workload/training.h"
 #include "sim/workload/workload.h"
 #include "sim/bench/noc_bench_cli.h"
+#include "sim/bench/collective_cli.h"
 #include "sim/bench/hbm_bench.h"
 #include "traces/export/export_cli.h"
 #include "traces/post/post.h"
@@ -57,6 +58,7 @@ constexpr const char* kUsage =
     "  sweep    run a design-space sweep (locally or through Slurm) and collect results.csv\n"
     "  pareto   the non-dominated points of a sweep's results.csv\n"
     "  noc-bench  synthetic-traffic load test of the mesh NoC (latency, accepted throughput)\n"
+    "  collective one collective on a chip-to-chip interconnect (time, bytes per chip, per-link traffic)\n"
     "  hbm-bench  closed-loop traffic on one HBM stack (bandwidth, row hits, latency, refresh)\n"
     "  import   an ONNX model as an operator-graph workload (cstsim import onnx MODEL --out FILE)\n"
     "\n"
@@ -538,9 +540,10 @@ int cli_main(int argc, char** argv) {
     if (command == "sweep") return sweep_command(args);
     if (command == "pareto") return pareto_command(args);
     if (command == "noc-bench") return noc_bench_command(args);
+    if (command == "collective") return collective_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
     if (command == "import") return import_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench, import)", command));
+    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

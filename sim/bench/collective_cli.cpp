@@ -1,0 +1,166 @@
+#include "sim/bench/collective_cli.h"
+
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.h"
+#include "core/text.h"
+#include "models/interconnect/collectives.h"
+#include "sim/config/link_file.h"
+
+namespace cstsim {
+
+namespace {
+namespace po = boost::program_options;
+using namespace ic;
+
+[[noreturn]] void bad(const std::string& flag, const std::string& message) {
+  throw InputError(flag, 0, "", message);
+}
+
+// Bytes, with an optional KiB, MiB or GiB (powers of 2) or KB, MB, GB (powers of 10).
+int64_t parse_bytes(const std::string& flag, const std::string& text) {
+  static const std::pair<const char*, int64_t> units[] = {{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", int64_t(1) << 30},
+                                                          {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}};
+  int64_t scale = 1;
+  std::string digits = text;
+  for (const auto& [suffix, factor] : units) {
+    const std::string s(suffix);
+    if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
+      digits = text.substr(0, text.size() - s.size());
+      scale = factor;
+      break;
+    }
+  }
+  const auto v = text::parse_int(digits);
+  if (!v || *v < 1 || *v > (int64_t(1) << 40) / scale)
+    bad(flag, "expected a positive number of bytes up to 1 TiB (suffixes KiB, MiB, GiB, KB, MB, GB), got " +
+                  text::quoted(text));
+  return *v * scale;
+}
+
+Topology make_topology(const std::string& name, int chips) {
+  if (name == "ring") return Topology::ring(chips, false);
+  if (name == "ring2") return Topology::ring(chips, true);
+  if (name == "full") return Topology::fully_connected(chips);
+  if (name == "switch") return Topology::switched(chips);
+  if (name.rfind("torus:", 0) == 0) {
+    const std::string dims = name.substr(6);
+    const auto x = dims.find('x');
+    const auto a = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(0, x));
+    const auto b = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(x + 1));
+    if (!a || !b || *a < 2 || *b < 2 || *a * *b != chips)
+      bad("--topology", fmt::format("torus:XxY with X, Y >= 2 and X x Y = --chips ({}), got {}", chips, text::quoted(name)));
+    return Topology::torus2d(int(*a), int(*b));
+  }
+  bad("--topology", "one of ring, ring2 (both ways), torus:XxY, full, switch; got " + text::quoted(name));
+}
+
+}  // namespace
+
+int collective_command(const std::vector<std::string>& args) {
+  std::string link_path, topology = "ring", op = "all_reduce", bytes_text, slice_text;
+  int chips = 8;
+  bool json = false;
+  po::options_description d("cstsim collective");
+  d.add_options()("link", po::value(&link_path)->required(), "link preset (configs/interconnect/*.yaml)")(
+      "topology", po::value(&topology), "ring | ring2 | torus:XxY | full | switch (default ring)")(
+      "chips", po::value(&chips), "chips (default 8)")(
+      "op", po::value(&op), "all_reduce | reduce_scatter | all_gather | all_to_all | bidirectional_all_reduce")(
+      "bytes", po::value(&bytes_text)->required(), "bytes per chip (1GiB, 64MiB, ...)")(
+      "slice", po::value(&slice_text), "cut each chunk into slices of at most this many bytes (pipelining)")(
+      "json", po::bool_switch(&json), "print JSON");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(d).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError("collective", 0, "", e.what());
+  }
+  if (chips < 2 || chips > 4096) bad("--chips", fmt::format("expected 2..4096, got {}", chips));
+  const LinkFile link = load_link_file(link_path);
+  const int64_t bytes = parse_bytes("--bytes", bytes_text);
+  CollectiveOptions o;
+  if (!slice_text.empty()) o.slice_bytes = parse_bytes("--slice", slice_text);
+  Fabric f(make_topology(topology, chips), link.spec);
+  std::vector<int> ring(static_cast<size_t>(chips));
+  std::iota(ring.begin(), ring.end(), 0);
+  Collective c;
+  double bus_factor = 1;  // nccl-tests: busbw = algbw x this
+  if (op == "all_reduce") {
+    c = ring_all_reduce(f, ring, bytes, o);
+    bus_factor = 2.0 * (chips - 1) / chips;
+  } else if (op == "bidirectional_all_reduce") {
+    if (topology == "ring") bad("--op", "a bidirectional all-reduce needs links both ways (--topology ring2, torus, full, switch)");
+    c = bidirectional_ring_all_reduce(f, ring, bytes, o);
+    bus_factor = 2.0 * (chips - 1) / chips;
+  } else if (op == "reduce_scatter") {
+    c = ring_reduce_scatter(f, ring, bytes, o);
+    bus_factor = double(chips - 1) / chips;
+  } else if (op == "all_gather") {
+    c = ring_all_gather(f, ring, bytes, o);
+    bus_factor = double(chips - 1) / chips;
+  } else if (op == "all_to_all") {
+    c = all_to_all(f, ring, bytes, o);
+    bus_factor = double(chips - 1) / chips;
+  } else {
+    bad("--op", "one of all_reduce, reduce_scatter, all_gather, all_to_all, bidirectional_all_reduce; got " + text::quoted(op));
+  }
+  f.run();
+  const double seconds = double(c.end_ps(f)) * 1e-12;
+  const double algbw = double(bytes) / seconds / 1e9;
+  const int64_t sent = *std::max_element(c.sent_by_chip.begin(), c.sent_by_chip.end());
+  double energy_pj = 0;
+  int busiest = 0, used = 0;
+  for (size_t l = 0; l < f.links().size(); ++l) {
+    energy_pj += f.links()[l].energy_pj;
+    used += f.links()[l].payload_bytes > 0;
+    if (f.links()[l].busy_ps > f.links()[size_t(busiest)].busy_ps) busiest = int(l);
+  }
+  const LinkStats& top = f.links()[size_t(busiest)];
+  const DirectedLink& edge = f.topology().links()[size_t(busiest)];
+  auto node = [&](int n) { return n >= chips ? std::string("switch") : std::to_string(n); };
+  if (json) {
+    nlohmann::ordered_json j;
+    j["op"] = op;
+    j["chips"] = chips;
+    j["topology"] = f.topology().name();
+    j["link"] = {{"name", link.name}, {"bandwidth_gbps", link.spec.bytes_per_ns}, {"latency_ns", link.spec.latency_ps / 1e3}};
+    j["bytes"] = bytes;
+    j["time_s"] = seconds;
+    j["bytes_sent_per_chip"] = c.sent_by_chip;
+    j["algbw_gbps"] = algbw;
+    j["busbw_gbps"] = algbw * bus_factor;
+    j["energy_j"] = energy_pj * 1e-12;
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (size_t l = 0; l < f.links().size(); ++l) {
+      const LinkStats& s = f.links()[l];
+      if (s.messages == 0) continue;
+      links.push_back({{"src", node(f.topology().links()[l].from)}, {"dst", node(f.topology().links()[l].to)},
+                       {"payload_bytes", s.payload_bytes}, {"wire_bytes", s.wire_bytes}, {"busy_s", s.busy_ps * 1e-12},
+                       {"energy_j", s.energy_pj * 1e-12}});
+    }
+    j["links"] = links;
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("collective: {} of {} B per chip on {} chips, {}, link {} ({:g} GB/s per direction, {:g} ns)\n", op,
+                           bytes, chips, f.topology().name(), link.name, link.spec.bytes_per_ns,
+                           link.spec.latency_ps / 1e3);
+  std::cout << fmt::format("time       {:.6g} s\n", seconds);
+  std::cout << fmt::format("sent       {} B by the busiest chip\n", sent);
+  std::cout << fmt::format("bandwidth  algbw {:.4g} GB/s, busbw {:.4g} GB/s\n", algbw, algbw * bus_factor);
+  std::cout << fmt::format("links      {} of {} used; busiest {}>{}: {} B, busy {:.6g} s ({:.1f} %)\n", used,
+                           f.links().size(), node(edge.from), node(edge.to), top.payload_bytes, top.busy_ps * 1e-12,
+                           100.0 * double(top.busy_ps) / double(c.end_ps(f)));
+  std::cout << fmt::format("energy     {:.6g} J on the links\n", energy_pj * 1e-12);
+  return 0;
+}
+
+}  // namespace cstsim
