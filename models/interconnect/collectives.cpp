@@ -45,6 +45,8 @@ Collective ring_steps(Fabric& f, const std::vector<int>& ring, int64_t bytes, co
         if (k > first) {
           msg.after.push_back(into[size_t(j)]);
           if (k <= n - 1) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
+        } else if (size_t(from) < o.after_by_chip.size() && o.after_by_chip[size_t(from)] >= 0) {
+          msg.after.push_back(o.after_by_chip[size_t(from)]);
         }
         const int id = f.send(msg);
         now[size_t(i)].push_back(id);
@@ -86,6 +88,71 @@ Collective bidirectional_ring_all_reduce(Fabric& f, const std::vector<int>& ring
   Collective c = ring_all_reduce(f, ring, bytes - bytes / 2, o);
   merge(c, ring_all_reduce(f, back, bytes / 2, o));
   return c;
+}
+
+Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips, int64_t bytes,
+                                       const CollectiveOptions& o) {
+  const int n = int(chips.size());
+  int steps = 0;
+  while ((1 << steps) < n) ++steps;
+  if (n < 2 || (1 << steps) != n) throw std::invalid_argument("halving-doubling needs a power-of-two number of chips");
+  Collective c;
+  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  std::vector<int> last_in(size_t(n), -1);  // per position: the message it last received
+  std::vector<int64_t> held(size_t(n), bytes);
+  auto exchange = [&](int k, bool halving) {
+    const int d = halving ? 1 << k : n >> (k + 1);
+    std::vector<int> now(static_cast<size_t>(n), -1);
+    std::vector<int64_t> next(held);
+    for (int i = 0; i < n; ++i) {
+      const int partner = i ^ d;
+      Message msg;
+      msg.src = chips[size_t(i)];
+      msg.dst = chips[size_t(partner)];
+      // Halving: send the half the partner keeps (the larger half to the lower position); doubling:
+      // send all that is held, the partner's half comes back.
+      msg.bytes = halving ? (i < partner ? held[size_t(i)] / 2 : held[size_t(i)] - held[size_t(i)] / 2) : held[size_t(i)];
+      msg.ready_ps = o.start_ps;
+      msg.collective = o.id;
+      if (last_in[size_t(i)] >= 0) msg.after.push_back(last_in[size_t(i)]);
+      if (halving && k > 0) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
+      const int id = f.send(msg);
+      c.messages.push_back(id);
+      c.sent_by_chip[size_t(msg.src)] += msg.bytes;
+      now[size_t(partner)] = id;
+      next[size_t(partner)] = halving ? held[size_t(partner)] - msg.bytes : held[size_t(partner)] + msg.bytes;
+    }
+    held = next;
+    last_in = now;
+  };
+  for (int k = 0; k < steps; ++k) exchange(k, true);
+  for (int k = 0; k < steps; ++k) exchange(k, false);
+  return c;
+}
+
+Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const CollectiveOptions& o) {
+  Collective all;
+  all.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  CollectiveOptions phase = o;
+  phase.after_by_chip.assign(size_t(x * y), -1);
+  // Each phase's rings start on a chip once the previous phase's last message into it arrived.
+  auto run = [&](bool rows, bool scatter, int64_t size) {
+    Collective done;
+    for (int line = 0; line < (rows ? y : x); ++line) {
+      std::vector<int> ring;
+      for (int p = 0; p < (rows ? x : y); ++p) ring.push_back(rows ? line * x + p : p * x + line);
+      const Collective c = scatter ? ring_reduce_scatter(f, ring, size, phase) : ring_all_gather(f, ring, size, phase);
+      merge(done, c);
+    }
+    for (int m : done.messages) phase.after_by_chip[size_t(f.messages()[size_t(m)].dst)] = m;  // the later ids arrive later
+    merge(all, done);
+  };
+  const int64_t share = bytes / x;  // what a row's reduce-scatter leaves each chip (x divides it in the tests)
+  run(true, true, bytes);
+  run(false, true, share);
+  run(false, false, share);
+  run(true, false, bytes);
+  return all;
 }
 
 Collective all_to_all(Fabric& f, const std::vector<int>& chips, int64_t bytes, const CollectiveOptions& o) {

@@ -18,6 +18,9 @@ struct CollectiveOptions {
   int64_t slice_bytes = 0;      // 0: a chunk moves as one message
   double reduce_ps_per_byte = 0;  // the receiving chip's reduction of what it forwards (0: free)
   int id = -1;                  // Message::collective
+  // Per chip id: a message the chip must have received before it sends anything (-1 or absent:
+  // none), to run collectives one after another (a 2-D torus's phases).
+  std::vector<int> after_by_chip;
 };
 
 // What a collective added: its messages (ids in the fabric) and the bytes each chip sends.
@@ -34,6 +37,15 @@ Collective ring_all_gather(Fabric& f, const std::vector<int>& ring, int64_t byte
 // Half the data around the ring each way (a ring with links both ways).
 Collective bidirectional_ring_all_reduce(Fabric& f, const std::vector<int>& ring, int64_t bytes,
                                          const CollectiveOptions& o = {});
+// Recursive halving then doubling (N a power of two): in step k each chip exchanges half of what
+// it holds with the chip 2^k away (halving: and adds it), then gathers back the same way:
+// 2 log2(N) (alpha) + 2 (N-1)/N S / B at zero contention, on links both ways between partners.
+Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips, int64_t bytes,
+                                       const CollectiveOptions& o = {});
+// On an x by y torus (chip = row * x + column): reduce-scatter along the rows, then along the
+// columns on the row's share, all-gather back along the columns and the rows.
+Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const CollectiveOptions& o = {});
+
 // Every chip sends bytes / N to every other chip, all at once.
 Collective all_to_all(Fabric& f, const std::vector<int>& chips, int64_t bytes, const CollectiveOptions& o = {});
 Collective point_to_point(Fabric& f, int src, int dst, int64_t bytes, const CollectiveOptions& o = {});

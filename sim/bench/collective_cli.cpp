@@ -72,7 +72,7 @@ int collective_command(const std::vector<std::string>& args) {
   d.add_options()("link", po::value(&link_path)->required(), "link preset (configs/interconnect/*.yaml)")(
       "topology", po::value(&topology), "ring | ring2 | torus:XxY | full | switch (default ring)")(
       "chips", po::value(&chips), "chips (default 8)")(
-      "op", po::value(&op), "all_reduce | reduce_scatter | all_gather | all_to_all | bidirectional_all_reduce")(
+      "op", po::value(&op), "all_reduce (ring) | bidirectional_all_reduce | halving_doubling_all_reduce | torus_all_reduce | reduce_scatter | all_gather | all_to_all")(
       "bytes", po::value(&bytes_text)->required(), "bytes per chip (1GiB, 64MiB, ...)")(
       "slice", po::value(&slice_text), "cut each chunk into slices of at most this many bytes (pipelining)")(
       "json", po::bool_switch(&json), "print JSON");
@@ -100,6 +100,17 @@ int collective_command(const std::vector<std::string>& args) {
     if (topology == "ring") bad("--op", "a bidirectional all-reduce needs links both ways (--topology ring2, torus, full, switch)");
     c = bidirectional_ring_all_reduce(f, ring, bytes, o);
     bus_factor = 2.0 * (chips - 1) / chips;
+  } else if (op == "halving_doubling_all_reduce") {
+    if ((chips & (chips - 1)) != 0) bad("--chips", fmt::format("halving-doubling needs a power of two, got {}", chips));
+    if (topology == "ring") bad("--op", "halving-doubling exchanges both ways (--topology ring2, torus, full, switch)");
+    c = halving_doubling_all_reduce(f, ring, bytes, o);
+    bus_factor = 2.0 * (chips - 1) / chips;
+  } else if (op == "torus_all_reduce") {
+    if (topology.rfind("torus:", 0) != 0) bad("--op", "torus_all_reduce needs --topology torus:XxY");
+    const int x = int(*text::parse_int(topology.substr(6, topology.find('x') - 6)));
+    if (bytes % x != 0) bad("--bytes", fmt::format("must be a multiple of the torus's x ({})", x));
+    c = torus_all_reduce(f, x, chips / x, bytes, o);
+    bus_factor = 2.0 * (chips - 1) / chips;
   } else if (op == "reduce_scatter") {
     c = ring_reduce_scatter(f, ring, bytes, o);
     bus_factor = double(chips - 1) / chips;
@@ -110,7 +121,8 @@ int collective_command(const std::vector<std::string>& args) {
     c = all_to_all(f, ring, bytes, o);
     bus_factor = double(chips - 1) / chips;
   } else {
-    bad("--op", "one of all_reduce, reduce_scatter, all_gather, all_to_all, bidirectional_all_reduce; got " + text::quoted(op));
+    bad("--op", "one of all_reduce, bidirectional_all_reduce, halving_doubling_all_reduce, torus_all_reduce, "
+                "reduce_scatter, all_gather, all_to_all; got " + text::quoted(op));
   }
   f.run();
   const double seconds = double(c.end_ps(f)) * 1e-12;

@@ -22,6 +22,18 @@ TEST_F(Collective, TheWorkedCheckEndToEnd) {
   for (const json& l : j["links"]) EXPECT_EQ(l["payload_bytes"].get<int64_t>(), 1879048192);
 }
 
+TEST_F(Collective, EveryAlgorithmFromTheCommandLine) {
+  const fs::path link = file("l.yaml", "bandwidth_gbps: 100\nlatency_ns: 1000\n");
+  auto time = [&](const std::string& flags) {
+    const Result r = cstsim("collective --link " + link.string() + " --bytes 1MiB --json " + flags);
+    EXPECT_EQ(r.status, 0) << flags << ": " << r.err;
+    return json::parse(r.out)["time_s"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(time("--chips 16 --topology torus:4x4 --op torus_all_reduce"), 31.6608e-6);
+  EXPECT_DOUBLE_EQ(time("--chips 16 --topology ring"), 49.6608e-6);
+  EXPECT_DOUBLE_EQ(time("--chips 8 --topology full --op halving_doubling_all_reduce"), 24.35008e-6);
+}
+
 TEST_F(Collective, PresetsLoadWithTheirSourcesNumbers) {
   struct Want {
     const char* file;
@@ -62,6 +74,8 @@ TEST_F(Collective, BadInputsAreOneLine) {
   expect_bad(ok, "--bytes 1MiB --topology mesh", "--topology");
   expect_bad(ok, "--bytes 1MiB --op broadcast", "--op");
   expect_bad(ok, "--bytes 1MiB --op bidirectional_all_reduce", "--op");
+  expect_bad(ok, "--bytes 1MiB --op halving_doubling_all_reduce --chips 6 --topology full", "--chips");
+  expect_bad(ok, "--bytes 1MiB --op torus_all_reduce --topology full", "--op");
 }
 
 }  // namespace

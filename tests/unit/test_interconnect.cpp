@@ -23,6 +23,15 @@ std::vector<int> order(int n) {
   return v;
 }
 
+// Options: slices of at most `slice` bytes (0: whole chunks), a reduction's ps per byte, an id.
+CollectiveOptions options(int64_t slice, double reduce_ps_per_byte, int id) {
+  CollectiveOptions o;
+  o.slice_bytes = slice;
+  o.reduce_ps_per_byte = reduce_ps_per_byte;
+  o.id = id;
+  return o;
+}
+
 // 100 GB/s per direction, 1 us per step.
 LinkSpec link100() { return LinkSpec{100, 1000000, 0, 0, 0}; }
 
@@ -89,8 +98,8 @@ TEST(Interconnect, EnergyIsWireBitsTimesTheLinksCost) {
 
 TEST(Interconnect, SharedLinksServeInTurnAndConserveBytes) {
   Fabric f(Topology::ring(4, false), link100());
-  const Collective a = ring_all_reduce(f, order(4), kMiB, {0, 0, 0, 0});
-  const Collective b = ring_all_reduce(f, order(4), kMiB, {0, 0, 0, 1});
+  const Collective a = ring_all_reduce(f, order(4), kMiB, options(0, 0, 0));
+  const Collective b = ring_all_reduce(f, order(4), kMiB, options(0, 0, 1));
   f.run();
   for (const LinkStats& l : f.links()) {
     EXPECT_EQ(l.busy_ps, 2 * 15728640);  // both collectives' bytes, one at a time
@@ -127,7 +136,7 @@ TEST(Interconnect, SlicesPipelineThroughTheSteps) {
   // A 4 MiB all-reduce on 4 chips in 256 KiB slices: four slices a chunk overlap across steps.
   Fabric whole(Topology::ring(4, false), link100()), sliced(Topology::ring(4, false), link100());
   const Collective a = ring_all_reduce(whole, order(4), 4 * kMiB);
-  const Collective b = ring_all_reduce(sliced, order(4), 4 * kMiB, {0, 256 * 1024, 0, -1});
+  const Collective b = ring_all_reduce(sliced, order(4), 4 * kMiB, options(256 * 1024, 0, -1));
   whole.run();
   sliced.run();
   EXPECT_EQ(a.end_ps(whole), 6 * (1000000 + 10485760));
@@ -151,9 +160,34 @@ TEST(Interconnect, TheIssuesWorkedCheck) {
 TEST(Interconnect, ReductionsDelayTheForwardedChunks) {
   // 256 bf16 adds a cycle at 1 GHz: 512 B/ns, 0.512 us per 256 KiB chunk, in N - 1 = 3 steps.
   Fabric f(Topology::ring(4, false), link100());
-  const Collective c = ring_all_reduce(f, order(4), kMiB, {0, 0, 1000.0 / 512, -1});
+  const Collective c = ring_all_reduce(f, order(4), kMiB, options(0, 1000.0 / 512, -1));
   f.run();
   EXPECT_EQ(c.end_ps(f), 21728640 + 3 * 512000);
+}
+
+TEST(Interconnect, HalvingDoublingPaysFewerLatencies) {
+  // 8 chips, a link per pair: 2 log2 N = 6 latencies and 2 (N-1)/N S bytes, against the ring's 14.
+  Fabric f(Topology::fully_connected(8), link100());
+  const Collective c = halving_doubling_all_reduce(f, order(8), kMiB);
+  f.run();
+  EXPECT_EQ(c.end_ps(f), 6 * 1000000 + 2 * 917504 * 10);  // 917504 B = (1/2 + 1/4 + 1/8) MiB each way
+  for (int chip = 0; chip < 8; ++chip) EXPECT_EQ(c.sent_by_chip[size_t(chip)], 2 * 7 * kMiB / 8);
+  Fabric g(Topology::fully_connected(6), link100());
+  EXPECT_THROW(halving_doubling_all_reduce(g, order(6), kMiB), std::invalid_argument);
+}
+
+TEST(Interconnect, TorusAllReduceRunsRowsThenColumns) {
+  // 4 x 4: reduce-scatter along rows (3 steps of 256 KiB), along columns (3 of 64 KiB), and back.
+  Fabric f(Topology::torus2d(4, 4), link100());
+  const Collective c = torus_all_reduce(f, 4, 4, kMiB);
+  f.run();
+  EXPECT_EQ(c.end_ps(f), 2 * 3 * (1000000 + 2621440) + 2 * 3 * (1000000 + 655360));  // 31.6608 us
+  for (int chip = 0; chip < 16; ++chip) EXPECT_EQ(c.sent_by_chip[size_t(chip)], 1966080);
+  // A ring of the same 16 chips sends the same bytes in 30 steps instead of 12.
+  Fabric r(Topology::ring(16, false), link100());
+  const Collective ring = ring_all_reduce(r, order(16), kMiB);
+  r.run();
+  EXPECT_EQ(ring.end_ps(r), 30 * (1000000 + 655360));  // 49.6608 us
 }
 
 TEST(Interconnect, TorusRoutesTakeXThenYTheShortWay) {
