@@ -66,7 +66,7 @@ Topology make_topology(const std::string& name, int chips) {
 
 int collective_command(const std::vector<std::string>& args) {
   std::string link_path, topology = "ring", op = "all_reduce", bytes_text, slice_text;
-  int chips = 8;
+  int chips = 8, bins = 0;
   bool json = false;
   po::options_description d("cstsim collective");
   d.add_options()("link", po::value(&link_path)->required(), "link preset (configs/interconnect/*.yaml)")(
@@ -75,7 +75,8 @@ int collective_command(const std::vector<std::string>& args) {
       "op", po::value(&op), "all_reduce (ring) | bidirectional_all_reduce | halving_doubling_all_reduce | torus_all_reduce | reduce_scatter | all_gather | all_to_all")(
       "bytes", po::value(&bytes_text)->required(), "bytes per chip (1GiB, 64MiB, ...)")(
       "slice", po::value(&slice_text), "cut each chunk into slices of at most this many bytes (pipelining)")(
-      "json", po::bool_switch(&json), "print JSON");
+      "json", po::bool_switch(&json), "print JSON")(
+      "bins", po::value(&bins), "with --json: each link's bytes and busy fraction over time, in this many equal bins");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(d).run(), vm);
@@ -84,6 +85,8 @@ int collective_command(const std::vector<std::string>& args) {
     throw InputError("collective", 0, "", e.what());
   }
   if (chips < 2 || chips > 4096) bad("--chips", fmt::format("expected 2..4096, got {}", chips));
+  if (bins < 0 || bins > 100000) bad("--bins", fmt::format("expected 0..100000, got {}", bins));
+  if (bins > 0 && !json) bad("--bins", "goes with --json");
   const LinkFile link = load_link_file(link_path);
   const int64_t bytes = parse_bytes("--bytes", bytes_text);
   CollectiveOptions o;
@@ -154,9 +157,22 @@ int collective_command(const std::vector<std::string>& args) {
     for (size_t l = 0; l < f.links().size(); ++l) {
       const LinkStats& s = f.links()[l];
       if (s.messages == 0) continue;
-      links.push_back({{"src", node(f.topology().links()[l].from)}, {"dst", node(f.topology().links()[l].to)},
-                       {"payload_bytes", s.payload_bytes}, {"wire_bytes", s.wire_bytes}, {"busy_s", s.busy_ps * 1e-12},
-                       {"energy_j", s.energy_pj * 1e-12}});
+      nlohmann::ordered_json e{{"src", node(f.topology().links()[l].from)}, {"dst", node(f.topology().links()[l].to)},
+                               {"payload_bytes", s.payload_bytes}, {"wire_bytes", s.wire_bytes},
+                               {"busy_s", s.busy_ps * 1e-12}, {"energy_j", s.energy_pj * 1e-12}};
+      if (bins > 0) {  // each use's wire bytes and busy time, split over the bins it spans
+        const int64_t end = c.end_ps(f);
+        std::vector<double> bytes_in(size_t(bins), 0), busy(size_t(bins), 0);
+        for (const LinkUse& u : s.uses)
+          for (int b = int(u.start_ps * bins / end); b < bins && b * end / bins < u.end_ps; ++b) {
+            const int64_t lo = std::max(u.start_ps, b * end / bins), hi = std::min(u.end_ps, (b + 1) * end / bins);
+            if (hi <= lo) continue;
+            busy[size_t(b)] += double(hi - lo) / double((b + 1) * end / bins - b * end / bins);
+            bytes_in[size_t(b)] += double(u.wire_bytes) * double(hi - lo) / double(u.end_ps - u.start_ps);
+          }
+        e["timeline"] = {{"bin_s", double(end) / bins * 1e-12}, {"wire_bytes", bytes_in}, {"busy", busy}};
+      }
+      links.push_back(e);
     }
     j["links"] = links;
     std::cout << j.dump(1) << "\n";

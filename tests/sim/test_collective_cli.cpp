@@ -34,6 +34,24 @@ TEST_F(Collective, EveryAlgorithmFromTheCommandLine) {
   EXPECT_DOUBLE_EQ(time("--chips 8 --topology full --op halving_doubling_all_reduce"), 24.35008e-6);
 }
 
+TEST_F(Collective, LinksOverTime) {
+  // Per link and bin: wire bytes (adding up to the link's) and the busy fraction (at most 1).
+  const fs::path link = file("l.yaml", "bandwidth_gbps: 100\nlatency_ns: 1000\n");
+  const Result r = cstsim("collective --link " + link.string() + " --chips 4 --bytes 1MiB --json --bins 20");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  for (const json& l : j["links"]) {
+    double bytes = 0, busy = 0;
+    for (const json& b : l["timeline"]["wire_bytes"]) bytes += b.get<double>();
+    for (const json& b : l["timeline"]["busy"]) {
+      EXPECT_LE(b.get<double>(), 1 + 1e-12);
+      busy += b.get<double>() * l["timeline"]["bin_s"].get<double>();
+    }
+    EXPECT_NEAR(bytes, l["wire_bytes"].get<double>(), 1e-6);
+    EXPECT_NEAR(busy, l["busy_s"].get<double>(), 1e-15);
+  }
+}
+
 TEST_F(Collective, PresetsLoadWithTheirSourcesNumbers) {
   struct Want {
     const char* file;
@@ -76,6 +94,7 @@ TEST_F(Collective, BadInputsAreOneLine) {
   expect_bad(ok, "--bytes 1MiB --op bidirectional_all_reduce", "--op");
   expect_bad(ok, "--bytes 1MiB --op halving_doubling_all_reduce --chips 6 --topology full", "--chips");
   expect_bad(ok, "--bytes 1MiB --op torus_all_reduce --topology full", "--op");
+  expect_bad(ok, "--bytes 1MiB --bins 10", "--bins");
 }
 
 }  // namespace
