@@ -12,6 +12,7 @@
 #include "core/input_error.h"
 #include "core/text.h"
 #include "models/interconnect/collectives.h"
+#include "sim/config/arch_spec.h"
 #include "sim/config/link_file.h"
 
 namespace cstsim {
@@ -65,7 +66,7 @@ Topology make_topology(const std::string& name, int chips) {
 }  // namespace
 
 int collective_command(const std::vector<std::string>& args) {
-  std::string link_path, topology = "ring", op = "all_reduce", bytes_text, slice_text;
+  std::string link_path, topology = "ring", op = "all_reduce", bytes_text, slice_text, arch_path;
   int chips = 8, bins = 0;
   bool json = false;
   po::options_description d("cstsim collective");
@@ -75,6 +76,8 @@ int collective_command(const std::vector<std::string>& args) {
       "op", po::value(&op), "all_reduce (ring) | bidirectional_all_reduce | halving_doubling_all_reduce | torus_all_reduce | reduce_scatter | all_gather | all_to_all")(
       "bytes", po::value(&bytes_text)->required(), "bytes per chip (1GiB, 64MiB, ...)")(
       "slice", po::value(&slice_text), "cut each chunk into slices of at most this many bytes (pipelining)")(
+      "arch", po::value(&arch_path),
+      "time each chip's reduction of a forwarded chunk on this arch's vector unit (its add rate and ports)")(
       "json", po::bool_switch(&json), "print JSON")(
       "bins", po::value(&bins), "with --json: each link's bytes and busy fraction over time, in this many equal bins");
   po::variables_map vm;
@@ -91,6 +94,17 @@ int collective_command(const std::vector<std::string>& args) {
   const int64_t bytes = parse_bytes("--bytes", bytes_text);
   CollectiveOptions o;
   if (!slice_text.empty()) o.slice_bytes = parse_bytes("--slice", slice_text);
+  if (!arch_path.empty()) {
+    // A received chunk is added to the chip's own on its vector unit before it goes on: per value one
+    // add on a lane and two reads and a write through its ports, whichever is slower, at the arch's
+    // clock and stored activation width (the unit's rates alone: no other work competes yet).
+    const ArchSpec a = load_arch(arch_path);
+    if (a.vector.lanes == 0) bad("--arch", fmt::format("{} has no vector unit (vector.lanes) to reduce on", arch_path));
+    const double value_bytes = a.precision.value_bits() / 8.0;
+    const double cycles_per_byte = std::max(1.0 / (a.vector.lanes * a.vector.add_per_lane * value_bytes),
+                                            3.0 / double(a.vector.port_bytes));
+    o.reduce_ps_per_byte = cycles_per_byte * 1e12 / a.clock_hz;
+  }
   Fabric f(make_topology(topology, chips), link.spec);
   std::vector<int> ring(static_cast<size_t>(chips));
   std::iota(ring.begin(), ring.end(), 0);
@@ -148,6 +162,7 @@ int collective_command(const std::vector<std::string>& args) {
     j["topology"] = f.topology().name();
     j["link"] = {{"name", link.name}, {"bandwidth_gbps", link.spec.bytes_per_ns}, {"latency_ns", link.spec.latency_ps / 1e3}};
     j["bytes"] = bytes;
+    if (!arch_path.empty()) j["reduce_ps_per_byte"] = o.reduce_ps_per_byte;
     j["time_s"] = seconds;
     j["bytes_sent_per_chip"] = c.sent_by_chip;
     j["algbw_gbps"] = algbw;
