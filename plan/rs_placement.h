@@ -2,8 +2,8 @@
 // Row-stationary (Eyeriss; research in docs/design/row-stationary.md): where a convolution's
 // logical PE sets lie on the physical array. A logical set is R PEs high (one filter row each)
 // and E wide (one ofmap row each): filter rows are reused across a PE row, ifmap rows along the
-// diagonals (PE (r, e) reads ifmap row U*e + r), psums add up a column. This is the first step
-// of `dataflow: rs`; plan/rs_plan.h makes the passes.
+// diagonals (PE (r, e) reads ifmap row U*e + r), psums add up a column. plan/rs_plan.h
+// makes the passes from the placement.
 #include <cstdint>
 
 namespace cstsim {
