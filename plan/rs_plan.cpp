@@ -98,8 +98,8 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
               m.r = r;
               m.t = t;
               m.m = filters;
-              m.glb_ifmap_words = ifmap_values;
-              m.glb_psum_words = n * filters * psum_row;
+              m.glb_ifmap_values = ifmap_values;
+              m.glb_psum_values = n * filters * psum_row;
               visit(c);
             }
           }

@@ -55,7 +55,7 @@ struct RsMapping {
   int64_t t = 1;  // replicated sets with different filters (sharing the ifmap)
   int64_t m = 1;  // filters whose psums the global buffer holds (a multiple of p t, or M)
   // Global-buffer values the largest pass group holds: n q r ifmap rows of a strip, n m psum rows.
-  int64_t glb_ifmap_words = 0, glb_psum_words = 0;
+  int64_t glb_ifmap_values = 0, glb_psum_values = 0;
 };
 
 // The mapping of `shape` under `limits`, or an explanation of why none fits (why_not set).

@@ -22,15 +22,7 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
   // Each at its stored type (exact in the operand's, which the grid computes in).
   for (auto& v : d.A) v = random_value(p.activation_type(), rng);
   for (auto& v : d.B) v = random_value(p.weight_type(), rng);
-  if (a_density < 1) {
-    const int64_t values = M * K, zeros = FoldPlan::zero_count(values, a_density);
-    for (int64_t e = 0; e < values; ++e) {
-      float& v = d.A[size_t(e)];
-      if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
-      else
-        while (v == 0.0f) v = random_value(p.activation_type(), rng);
-    }
-  }
+  place_zeros(d.A, a_density, p.activation_type(), rng);
   if (sparse_2_4) {
     static constexpr uint8_t kPairs[6] = {0x3, 0x5, 0x6, 0x9, 0xA, 0xC};  // two places of four
     d.sparse_2_4 = true;
@@ -80,6 +72,17 @@ std::vector<double> reference_in(const GemmData& d, int64_t chunk) {
 }
 
 }  // namespace
+
+void place_zeros(std::vector<float>& values, double density, NumType type, std::mt19937_64& rng) {
+  if (density >= 1) return;
+  const int64_t n = int64_t(values.size()), zeros = FoldPlan::zero_count(n, density);
+  for (int64_t e = 0; e < n; ++e) {
+    float& v = values[size_t(e)];
+    if (FoldPlan::is_placed_zero(e, n, zeros)) v = 0.0f;
+    else
+      while (v == 0.0f) v = random_value(type, rng);
+  }
+}
 
 std::vector<double> reference_gemm(const GemmData& d, int64_t chunk) {
   return with_grid_arith(d.operand, [&](auto arith) { return reference_in<decltype(arith)>(d, chunk); });

@@ -15,6 +15,7 @@
 // add products of zero, which leave s unchanged (s never is -0: it starts at +0 and every term
 // is a product of finite values), so they need no place in it.
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "core/precision.h"
@@ -44,6 +45,10 @@ struct GemmData {
 // where FoldPlan::is_placed_zero puts its zeros and nonzero elsewhere (zero gating's count).
 GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {},
                           bool sparse_2_4 = false, double a_density = 1.0);
+
+// Zero gating's operand: zero exactly where FoldPlan::is_placed_zero puts floor(n (1 - density))
+// zeros among the n values, every other value redrawn until nonzero (of `type`); density 1: unchanged.
+void place_zeros(std::vector<float>& values, double density, NumType type, std::mt19937_64& rng);
 
 // The grid's arithmetic in the order above, `chunk` values of K at a time (0: all of K). M x N,
 // row-major; integers as their accumulator's signed value. 2:4 data: the kept values only, in K

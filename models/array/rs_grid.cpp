@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/array/gemm_data.h"
 #include "models/array/grid_arith.h"
 #include "models/array/register_array.h"
 
@@ -23,15 +24,7 @@ RsData make_random_rs_data(const RsShape& s, uint64_t seed, const RsTypes& types
   d.filters.resize(size_t(s.groups * s.M * s.C * s.R * s.S));
   for (float& v : d.ifmap) v = random_value(types.ifmap, rng);
   for (float& v : d.filters) v = random_value(types.filter, rng);
-  if (ifmap_density < 1) {
-    const int64_t values = int64_t(d.ifmap.size()), zeros = FoldPlan::zero_count(values, ifmap_density);
-    for (int64_t e = 0; e < values; ++e) {
-      float& v = d.ifmap[size_t(e)];
-      if (FoldPlan::is_placed_zero(e, values, zeros)) v = 0.0f;
-      else
-        while (v == 0.0f) v = random_value(types.ifmap, rng);
-    }
-  }
+  place_zeros(d.ifmap, ifmap_density, types.ifmap, rng);
   return d;
 }
 

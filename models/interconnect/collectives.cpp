@@ -17,6 +17,31 @@ namespace {
 // Byte k of n parts of `bytes`: the first bytes % n parts one larger.
 int64_t part(int64_t bytes, int64_t n, int64_t k) { return bytes / n + (k < bytes % n ? 1 : 0); }
 
+// A collective with nothing sent yet, on f's chips.
+Collective none_yet(const Fabric& f) {
+  Collective c;
+  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  return c;
+}
+
+Message message(int src, int dst, int64_t bytes, const CollectiveOptions& o) {
+  Message m;
+  m.src = src;
+  m.dst = dst;
+  m.bytes = bytes;
+  m.ready_ps = o.start_ps;
+  m.collective = o.id;
+  return m;
+}
+
+// Sends m as part of c; returns its id.
+int post(Fabric& f, Collective& c, const Message& m) {
+  const int id = f.send(m);
+  c.messages.push_back(id);
+  c.sent_by_chip[size_t(m.src)] += m.bytes;
+  return id;
+}
+
 // Ring steps [first, last) of a reduce-scatter then all-gather schedule over `ring`: step k, chip
 // position i sends chunk (i - k) mod N to position i + 1, after step k - 1's message into i (the
 // same slice). Steps below N - 1 reduce what arrived before forwarding it, and so does step N - 1
@@ -25,8 +50,7 @@ Collective ring_steps(Fabric& f, const std::vector<int>& ring, int64_t bytes, co
                       int last) {
   const int n = int(ring.size());
   if (n < 2) throw std::invalid_argument("a ring collective needs two chips");
-  Collective c;
-  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  Collective c = none_yet(f);
   std::vector<std::vector<int>> previous(static_cast<size_t>(n));  // per position: its last step's message per slice
   for (int k = first; k < last; ++k) {
     std::vector<std::vector<int>> now(static_cast<size_t>(n));
@@ -36,22 +60,14 @@ Collective ring_steps(Fabric& f, const std::vector<int>& ring, int64_t bytes, co
       const int64_t slices = o.slice_bytes > 0 ? std::max<int64_t>(1, (chunk + o.slice_bytes - 1) / o.slice_bytes) : 1;
       const std::vector<int>& into = previous[size_t((i + n - 1) % n)];
       for (int64_t j = 0; j < slices; ++j) {
-        Message msg;
-        msg.src = from;
-        msg.dst = to;
-        msg.bytes = part(chunk, slices, j);
-        msg.ready_ps = o.start_ps;
-        msg.collective = o.id;
+        Message msg = message(from, to, part(chunk, slices, j), o);
         if (k > first) {
           msg.after.push_back(into[size_t(j)]);
           if (k <= n - 1) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
         } else if (size_t(from) < o.after_by_chip.size() && o.after_by_chip[size_t(from)] >= 0) {
           msg.after.push_back(o.after_by_chip[size_t(from)]);
         }
-        const int id = f.send(msg);
-        now[size_t(i)].push_back(id);
-        c.messages.push_back(id);
-        c.sent_by_chip[size_t(from)] += msg.bytes;
+        now[size_t(i)].push_back(post(f, c, msg));
       }
     }
     previous = std::move(now);
@@ -96,8 +112,7 @@ Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips,
   int steps = 0;
   while ((1 << steps) < n) ++steps;
   if (n < 2 || (1 << steps) != n) throw std::invalid_argument("halving-doubling needs a power-of-two number of chips");
-  Collective c;
-  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  Collective c = none_yet(f);
   std::vector<int> last_in(size_t(n), -1);  // per position: the message it last received
   std::vector<int64_t> held(size_t(n), bytes);
   auto exchange = [&](int k, bool halving) {
@@ -106,20 +121,13 @@ Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips,
     std::vector<int64_t> next(held);
     for (int i = 0; i < n; ++i) {
       const int partner = i ^ d;
-      Message msg;
-      msg.src = chips[size_t(i)];
-      msg.dst = chips[size_t(partner)];
       // Halving: send the half the partner keeps (the larger half to the lower position); doubling:
       // send all that is held, the partner's half comes back.
-      msg.bytes = halving ? (i < partner ? held[size_t(i)] / 2 : held[size_t(i)] - held[size_t(i)] / 2) : held[size_t(i)];
-      msg.ready_ps = o.start_ps;
-      msg.collective = o.id;
+      const int64_t h = held[size_t(i)];
+      Message msg = message(chips[size_t(i)], chips[size_t(partner)], halving ? (i < partner ? h / 2 : h - h / 2) : h, o);
       if (last_in[size_t(i)] >= 0) msg.after.push_back(last_in[size_t(i)]);
       if (halving && k > 0) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
-      const int id = f.send(msg);
-      c.messages.push_back(id);
-      c.sent_by_chip[size_t(msg.src)] += msg.bytes;
-      now[size_t(partner)] = id;
+      now[size_t(partner)] = post(f, c, msg);
       next[size_t(partner)] = halving ? held[size_t(partner)] - msg.bytes : held[size_t(partner)] + msg.bytes;
     }
     held = next;
@@ -131,8 +139,7 @@ Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips,
 }
 
 Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const CollectiveOptions& o) {
-  Collective all;
-  all.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  Collective all = none_yet(f);
   CollectiveOptions phase = o;
   phase.after_by_chip.assign(size_t(x * y), -1);
   // Each phase's rings start on a chip once the previous phase's last message into it arrived.
@@ -157,34 +164,18 @@ Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const Collec
 
 Collective all_to_all(Fabric& f, const std::vector<int>& chips, int64_t bytes, const CollectiveOptions& o) {
   const int n = int(chips.size());
-  Collective c;
-  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
+  Collective c = none_yet(f);
   for (int a = 0; a < n; ++a)
     for (int d = 1; d < n; ++d) {  // to the next chips first, so each link's queue is in a fixed order
       const int b = (a + d) % n;
-      Message msg;
-      msg.src = chips[size_t(a)];
-      msg.dst = chips[size_t(b)];
-      msg.bytes = part(bytes, n, b);
-      msg.ready_ps = o.start_ps;
-      msg.collective = o.id;
-      c.messages.push_back(f.send(msg));
-      c.sent_by_chip[size_t(msg.src)] += msg.bytes;
+      post(f, c, message(chips[size_t(a)], chips[size_t(b)], part(bytes, n, b), o));
     }
   return c;
 }
 
 Collective point_to_point(Fabric& f, int src, int dst, int64_t bytes, const CollectiveOptions& o) {
-  Collective c;
-  c.sent_by_chip.assign(size_t(f.topology().chips()), 0);
-  Message msg;
-  msg.src = src;
-  msg.dst = dst;
-  msg.bytes = bytes;
-  msg.ready_ps = o.start_ps;
-  msg.collective = o.id;
-  c.messages.push_back(f.send(msg));
-  c.sent_by_chip[size_t(src)] = bytes;
+  Collective c = none_yet(f);
+  post(f, c, message(src, dst, bytes, o));
   return c;
 }
 

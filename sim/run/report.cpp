@@ -184,7 +184,8 @@ nlohmann::ordered_json rs_mapping_json(const RsMapping& m) {
   const RsPlacement& p = m.place;
   return {{"n", m.n}, {"p", m.p}, {"q", m.q}, {"r", m.r}, {"t", m.t}, {"m", m.m}, {"e", p.width},
           {"strips", p.strips}, {"segments", p.segments}, {"filter_row_folds", p.row_folds},
-          {"active_pes", p.active_pes()}};
+          {"active_pes", p.active_pes()},
+          {"glb_ifmap_values", m.glb_ifmap_values}, {"glb_psum_values", m.glb_psum_values}};
 }
 
 nlohmann::ordered_json summary_json(const RunReport& r) {

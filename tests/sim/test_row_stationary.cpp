@@ -89,6 +89,16 @@ TEST_F(RowStationary, KnobsMoveTheResultAsPhysicsSays) {
   // A smaller global buffer holds fewer psums: more passes over the ifmaps, more DRAM traffic.
   const json small = alexnet("--set rs.glb_kib=40");
   EXPECT_GT(dram(small), dram(base));
+  // 8-bit values (a topology without dtypes of its own): fewer bytes over the link, less waiting
+  // for them, and the link is what the waits are blamed on.
+  const std::string csv = src("configs/workloads/resnet18.csv");
+  const json wide = run(src("configs/arch/eyeriss.yaml"), csv);
+  const json narrow = run(src("configs/arch/eyeriss.yaml"), csv,
+                          "--set precision.operand=int8 --set precision.macs_per_pe.int8=1");
+  EXPECT_LT(double(dram(narrow)), 0.7 * double(dram(wide)));
+  EXPECT_LT(total(narrow, "stall_cycles"), 0.7 * total(wide, "stall_cycles"));
+  for (const json& l : narrow["layers"])
+    EXPECT_EQ(l["stalls"]["memory_bandwidth"].get<int64_t>(), l["stall_cycles"].get<int64_t>()) << l["name"];
   // Smaller scratchpads: fewer filters per PE, more passes.
   const json spad = alexnet("--set rs.psum_spad=8");
   EXPECT_GT(total(spad, "cycles"), total(base, "cycles"));
