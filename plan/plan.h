@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/num_type.h"
+#include "plan/collective_kernel.h"
 #include "plan/dataflow.h"
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
@@ -109,14 +110,21 @@ struct Plan {
   // without a vector unit (the workload's vector steps are then not simulated).
   std::vector<VectorKernelPlan> vector_kernels;
   std::vector<FlashKernelPlan> flash_kernels;  // attention with tiling: flash
+  // chips > 1: every chip runs this plan (its share of the workload) and meets the others in
+  // these collectives, in run order between layers (Workload::collectives).
+  int chips = 1;
+  std::vector<CollectiveKernelPlan> collectives;
 };
 
-// A kernel of the plan between two layers: vector_kernels[index] or, flash, flash_kernels[index].
+// A kernel of the plan between two layers: vector_kernels[index], or flash_kernels[index] (flash),
+// or collectives[index] (collective).
 struct KernelRef {
   bool flash = false;
   size_t index = 0;
+  bool collective = false;
 };
-// The kernels that run before layer `layer` (after the last one: layers.size()), in graph order.
+// The kernels that run before layer `layer` (after the last one: layers.size()), in graph order
+// (a collective before the vector or flash kernel of the same order).
 std::vector<KernelRef> kernels_before(const Plan& plan, size_t layer);
 
 // Whether kernels run between layer `layer` - 1 and layer `layer` (then nothing of the one is

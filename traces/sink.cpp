@@ -55,6 +55,22 @@ void TraceSink::rethrow_write_error() const {
 
 ResourceId TraceSink::declare(Resource r) {
   if (records_ > 0 || pending_ > 0) throw std::logic_error("declare resources before reporting changes");
+  if (!scope_.empty()) {
+    r.name = scope_ + r.name;
+    r.owner = scope_ + r.owner;
+    if (const size_t arrow = r.edge.find('>'); arrow != std::string::npos)
+      r.edge = scope_ + r.edge.substr(0, arrow) + ">" + scope_ + r.edge.substr(arrow + 1);
+    if (const size_t colon = r.carries.find(':');
+        colon != std::string::npos && (r.carries.compare(0, colon, "actions") == 0 || r.carries.compare(0, colon, "share") == 0)) {
+      std::string carries = r.carries.substr(0, colon + 1);
+      for (size_t at = colon + 1; at <= r.carries.size();) {
+        const size_t plus = std::min(r.carries.find('+', at), r.carries.size());
+        carries += (at > colon + 1 ? "+" : "") + scope_ + r.carries.substr(at, plus - at);
+        at = plus + 1;
+      }
+      r.carries = carries;
+    }
+  }
   for (const Resource& o : resources_)
     if (o.name == r.name) throw std::logic_error("resource declared twice: " + r.name);
   if (r.capacity <= 0) throw std::logic_error("resource capacity must be positive: " + r.name);
@@ -66,7 +82,8 @@ ResourceId TraceSink::declare(Resource r) {
   return r.id;
 }
 
-ActionId TraceSink::declare_action(const std::string& name, const std::string& unit) {
+ActionId TraceSink::declare_action(const std::string& scoped, const std::string& unit) {
+  const std::string name = scope_ + scoped;
   for (size_t i = 0; i < actions_.size(); ++i)
     if (actions_[i].first == name) {
       if (in_bits_[i]) throw std::logic_error("action " + name + " is counted in bits");
@@ -78,13 +95,14 @@ ActionId TraceSink::declare_action(const std::string& name, const std::string& u
   return ActionId(actions_.size() - 1);
 }
 
-ActionId TraceSink::declare_action_in_bits(const std::string& name) {
+ActionId TraceSink::declare_action_in_bits(const std::string& scoped) {
+  const std::string name = scope_ + scoped;
   for (size_t i = 0; i < actions_.size(); ++i)
     if (actions_[i].first == name) {
       if (!in_bits_[i]) throw std::logic_error("action " + name + " is counted in bytes");
       return ActionId(i);
     }
-  const ActionId id = declare_action(name, "byte");
+  const ActionId id = declare_action(scoped, "byte");
   in_bits_[id] = 1;
   return id;
 }
@@ -124,8 +142,9 @@ void TraceSink::count(int64_t cycle, ActionId id, int64_t n) {
 
 void TraceSink::begin_layer(int index, const std::string& name, int64_t start_cycle) {
   // Every cluster announces the layer it starts; the same layer at the same cycle counts once.
-  // A layer whose vector kernels began it is not begun again by its first pass.
-  if (!layers_.empty() && layers_.back().index == index) return;
+  // A layer whose vector kernels began it is not begun again by its first pass. With several chips
+  // the first chip to begin a layer begins it for the trace.
+  if (!layers_.empty() && index <= layers_.back().index) return;
   if (!layers_.empty() && start_cycle <= layers_.back().start)
     throw std::logic_error("layers must start in increasing cycle order");
   if (start_cycle < now_) throw std::logic_error("a layer must begin at or after the current cycle");

@@ -46,6 +46,10 @@ class TraceSink {
   TraceSink(const TraceSink&) = delete;
   TraceSink& operator=(const TraceSink&) = delete;
 
+  // Names declared from now on start with `prefix` (e.g. "chip3."), and so do their owners, the
+  // ends of their edges and the action prefixes they carry: several copies of one model (the chips
+  // of a multi-chip run) declare the same names into one trace. "" ends it.
+  void set_scope(std::string prefix) { scope_ = std::move(prefix); }
   ResourceId declare(Resource resource);
   ActionId declare_action(const std::string& name, const std::string& unit);
   // A counter of bytes kept in bits: its bindings and counts are in bits (words below a byte:
@@ -121,6 +125,7 @@ class TraceSink {
   void guarded(F&& write);
 
   Options opt_;
+  std::string scope_;  // set_scope
   std::unique_ptr<io::OutFile> rt_, actions_out_;
   std::exception_ptr write_error_;
   int64_t windows_flushed_ = 0;  // actions.csv holds every window that starts before this

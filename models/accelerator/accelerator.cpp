@@ -42,6 +42,8 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   if (index == 0) p.position = options.position;
   p.cluster = index;
   p.cluster_set = cluster_set;
+  p.chips = options.chips;
+  p.chip = options.chip;
   p.memory_driver = memory;
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";

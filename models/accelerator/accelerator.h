@@ -38,6 +38,9 @@ struct AcceleratorOptions {
   uint64_t seed = 1;        // operand values for the reference mode
   ArrayParams::Fault fault;  // reference mode: the checker's self-test
   RunPosition* position = nullptr;  // optional: where cluster 0 is, for a progress display
+  // chips > 1: this accelerator is chip `chip` of `chips` (models/interconnect/chip_set.h).
+  ic::ChipSet* chips = nullptr;
+  int chip = 0;
 };
 
 class HbmStackModule;

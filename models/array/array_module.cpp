@@ -1,4 +1,5 @@
 #include "models/array/array_module.h"
+#include "models/interconnect/chip_set.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,8 +50,14 @@ void ArrayModule::wait_until(int64_t cycle, int64_t mark) {
   const sc_core::sc_time target = period_ * double(cycle);
   if (target > sc_core::sc_time_stamp()) wait(target - sc_core::sc_time_stamp());
   // With clusters the trace is final only up to the slowest one's mark: one still waiting for
-  // its data has not yet announced what its own memory did meanwhile.
-  if (sink_) sink_->advance(set ? set->trace_time() : cycle);
+  // its data has not yet announced what its own memory did meanwhile. With chips, likewise the
+  // slowest chip's.
+  int64_t final_before = set ? set->trace_time() : cycle;
+  if (params_.chips) {  // what this chip has announced, as its clusters would mark it
+    params_.chips->trace_mark(params_.chip, set ? final_before : mark);
+    final_before = params_.chips->trace_time();
+  }
+  if (sink_) sink_->advance(final_before);
   if (params_.position) params_.position->advance(cycle);
 }
 
@@ -70,7 +77,12 @@ void ArrayModule::run() {
       // On the trace the kernels before a layer belong to it (after the last one, to the last one).
       if (sink_ && layer < plan_.layers.size()) sink_->begin_layer(int(layer), plan_.layers[layer].name, start);
       int64_t end = 0;
-      if (kernel.flash) {
+      if (kernel.collective) {  // every chip meets the others; its other clusters wait at the barrier below
+        if (!params_.chips) throw std::logic_error("a collective in a plan run on one chip");
+        // (No wait_until here: the chip's mark stays what its memory has announced, which the next
+        // step's first wait moves on.)
+        end = params_.cluster == 0 ? params_.chips->collective(params_.chip, kernel.index, start) : start - 1;
+      } else if (kernel.flash) {
         flash_results_.push_back(run_flash_kernel(plan_.flash_kernels[kernel.index], step, start));
         end = flash_results_.back().end_cycle;
       } else {

@@ -28,6 +28,10 @@ namespace cstsim {
 
 enum class ArrayMode { Timing, Reference };
 
+namespace ic {
+class ChipSet;
+}
+
 struct ArrayParams {  // gem5-style: everything the module needs, fixed at elaboration
   AcceleratorSpec spec;
   ArrayMode mode = ArrayMode::Timing;
@@ -39,6 +43,10 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   // memory: hierarchy: the process that steps the memory systems (MemoryGroup), also for one cluster.
   MemoryDriver* memory_driver = nullptr;
   RunPosition* position = nullptr;  // optional: this array publishes its layer and cycle there
+  // chips > 1: this array is (cluster 0 of) chip `chip` of `chips`, which meets the other chips in
+  // the plan's collectives and shares the trace's clock with them.
+  ic::ChipSet* chips = nullptr;
+  int chip = 0;
   std::string trace_name = "array";  // names the array's trace resources
   // Told when each step's memory traffic is final, to announce its R(t) (memory other than ideal).
   MemoryObserver* memory_observer = nullptr;

@@ -29,7 +29,7 @@ Message message(int src, int dst, int64_t bytes, const CollectiveOptions& o) {
   m.src = src;
   m.dst = dst;
   m.bytes = bytes;
-  m.ready_ps = o.start_ps;
+  m.ready_ps = size_t(src) < o.ready_by_chip.size() ? std::max(o.start_ps, o.ready_by_chip[size_t(src)]) : o.start_ps;
   m.collective = o.id;
   return m;
 }

@@ -21,6 +21,9 @@ struct CollectiveOptions {
   // Per chip id: a message the chip must have received before it sends anything (-1 or absent:
   // none), to run collectives one after another (a 2-D torus's phases).
   std::vector<int> after_by_chip;
+  // Per chip id: the earliest its messages may leave, when the chips are ready at different times
+  // (each chip's array reaches the collective when it does); absent: start_ps.
+  std::vector<int64_t> ready_by_chip;
 };
 
 // What a collective added: its messages (ids in the fabric) and the bytes each chip sends.

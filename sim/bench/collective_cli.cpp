@@ -1,4 +1,5 @@
 #include "sim/bench/collective_cli.h"
+#include "sim/run/chips.h"
 
 #include <algorithm>
 #include <iostream>
@@ -95,15 +96,9 @@ int collective_command(const std::vector<std::string>& args) {
   CollectiveOptions o;
   if (!slice_text.empty()) o.slice_bytes = parse_bytes("--slice", slice_text);
   if (!arch_path.empty()) {
-    // A received chunk is added to the chip's own on its vector unit before it goes on: per value one
-    // add on a lane and two reads and a write through its ports, whichever is slower, at the arch's
-    // clock and stored activation width (the unit's rates alone: no other work competes yet).
     const ArchSpec a = load_arch(arch_path);
     if (a.vector.lanes == 0) bad("--arch", fmt::format("{} has no vector unit (vector.lanes) to reduce on", arch_path));
-    const double value_bytes = a.precision.value_bits() / 8.0;
-    const double cycles_per_byte = std::max(1.0 / (a.vector.lanes * a.vector.add_per_lane * value_bytes),
-                                            3.0 / double(a.vector.port_bytes));
-    o.reduce_ps_per_byte = cycles_per_byte * 1e12 / a.clock_hz;
+    o.reduce_ps_per_byte = reduce_ps_per_byte(a);  // the run's own rate (sim/run/chips.h)
   }
   Fabric f(make_topology(topology, chips), link.spec);
   std::vector<int> ring(static_cast<size_t>(chips));

@@ -23,6 +23,7 @@
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
+#include "sim/workload/tensor_parallel.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
@@ -212,6 +213,16 @@ nlohmann::ordered_json flash_kernel_json(const ArchSpec& a, const FlashKernelPla
   return j;
 }
 
+// A collective the split of a multi-chip run inserts: the tensor, its bytes, and what each chip sends
+// by the ring algorithms (an all-reduce 2 (N-1)/N of them, an all-gather (N-1)/N).
+nlohmann::ordered_json collective_json(const ArchSpec& a, const CollectiveKernelPlan& c) {
+  const int n = a.chips;
+  const int64_t per_chip = c.op == "all_reduce" ? 2 * (n - 1) * c.bytes / n : (n - 1) * c.bytes / n;
+  return {{"kind", "collective"}, {"name", c.name},   {"op", c.op},
+          {"tensor", c.tensor},   {"bytes", c.bytes}, {"chips", n},
+          {"sent_bytes_per_chip", per_chip}, {"why", c.why}};
+}
+
 std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
   std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", "M", "N",
                                 "K", "df", "folds", "rows x cols", "passes", "HBM read", "HBM write", "ifmap x");
@@ -222,6 +233,14 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
                          j["head_dim"].get<int64_t>(), "fla",
                          fmt::format("{}x{}", j["q_block"].get<int64_t>(), j["kv_block"].get<int64_t>()), "",
                          j["groups"].get<int64_t>(), j["bytes_read"].dump(), j["bytes_written"].dump(), "");
+      continue;
+    }
+    if (j.value("kind", "") == "collective") {  // between chips: the tensor's bytes, what each chip sends
+      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>().substr(0, 14), "", "", "", "col",
+                         j["op"].get<std::string>() == "all_reduce" ? "allreduce" : "allgather", "", "",
+                         fmt::format("{} sent", j["sent_bytes_per_chip"].get<int64_t>()),
+                         fmt::format("{} B", j["bytes"].get<int64_t>()), "");
       continue;
     }
     if (j.value("kind", "") == "vector") {  // a kernel of the vector unit: its rows, tiles and bytes
@@ -296,20 +315,25 @@ int plan_command(const std::vector<std::string>& args) {
   for (const char* required : {"arch", "workload"})
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
-  const Workload w = with_training(with_weight_sparsity(load_workload(workload_path), sparsity), train,
-                                   arch.precision.value_bits());
+  const Workload whole = with_training(with_weight_sparsity(load_workload(workload_path), sparsity), train,
+                                       arch.precision.value_bits());
+  // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/tensor_parallel.h).
+  const Workload w =
+      arch.chips > 1 ? split_tensor_parallel(whole, arch.tensor_parallel, arch.precision.value_bits()) : whole;
   const bool explore = vm.count("explore") > 0;
   const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
   std::vector<TilingPlan> tilings;
   auto kernels = [&](size_t layer) {
     for (const KernelRef& k : kernels_before(plan, layer))
-      layers.push_back(k.flash ? flash_kernel_json(arch, plan.flash_kernels[k.index])
-                               : vector_kernel_json(arch, plan.vector_kernels[k.index]));
+      layers.push_back(k.collective ? collective_json(arch, plan.collectives[k.index])
+                       : k.flash    ? flash_kernel_json(arch, plan.flash_kernels[k.index])
+                                    : vector_kernel_json(arch, plan.vector_kernels[k.index]));
   };
   for (size_t i = 0; i < w.layers.size(); ++i) {
     kernels(i);
     layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
+    if (arch.chips > 1) layers.back()["split"] = w.layer_splits[i];
     if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
   }
   kernels(w.layers.size());
@@ -326,6 +350,7 @@ int plan_command(const std::vector<std::string>& args) {
   std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
             << arch.precision.label() << ", memory "
             << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
+            << (arch.chips > 1 ? fmt::format(", {} chips, tensor parallel: one chip's share", arch.chips) : std::string())
             << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n"
             << simulated_plan_table(layers);
   if (explore) std::cout << "\nTraffic-optimal tiling plan (an estimate, not simulated):\n" << plan_table(tilings);

@@ -135,6 +135,23 @@ const schema::Table& arch_schema() {
                      "none: every step of an op is a kernel that writes its result to HBM (seed 002's decompositions); "
                      "op: each graph op is one kernel; chain: consecutive vector ops whose intermediates nothing else "
                      "reads run as one kernel"),
+          integer_key("chips", "chip", "1", 1, 1024,
+                      "identical accelerators, each all of the above, joined by the interconnect (models/interconnect); "
+                      "the workload is split across them (parallel.*)"),
+          path_key("interconnect.link", "required with chips > 1",
+                   "a chip-to-chip link preset (configs/interconnect/*.yaml): bandwidth per direction, latency, packets, "
+                   "energy per bit; relative to the arch file"),
+          choice_key("interconnect.topology", "", "ring", {"ring", "ring_both_ways", "torus2d", "fully_connected", "switch"},
+                     "how the chips are joined: a ring (one direction, or both), an x by y torus "
+                     "(interconnect.torus_x), a link between every pair, or one switch port per chip"),
+          integer_key("interconnect.torus_x", "chip", "required with torus2d", 2, 1024,
+                      "torus2d: chips per row (chips / torus_x rows)"),
+          integer_key("interconnect.slice_bytes", "byte", "0 (a chunk moves as one message)", 0, int64_t(1) << 40,
+                      "collectives cut each chunk into slices of at most this many bytes, which pipeline through the "
+                      "ring's steps (NCCL-style chunking)"),
+          integer_key("parallel.tensor", "chip", "chips", 1, 1024,
+                      "tensor-parallel degree: weight GEMMs split by columns then rows (Megatron-LM), attention by heads, "
+                      "an all-reduce after every row split (sim/workload/tensor_parallel.h); must equal chips"),
           text_key("source", "none", "free-text citation for the numbers; ignored by the model"),
       });
   return table;

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "models/dma/clock_base.h"
 #include "core/input_error.h"
+#include "sim/config/link_file.h"
 #include "sim/config/scalesim_cfg.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
@@ -314,6 +315,36 @@ ArchSpec build(const ArchFields& fields) {
     if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
       fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
   }
+  if (const ArchField* f = find("chips")) s.chips = int(int_of(*f, "chips"));
+  if (s.chips == 1)
+    for (const char* key : {"interconnect.link", "interconnect.topology", "interconnect.torus_x",
+                            "interconnect.slice_bytes", "parallel.tensor"})
+      if (const ArchField* f = find(key)) fail(*f, "applies only with chips > 1");
+  if (s.chips > 1) {
+    const ArchField& c = *find("chips");
+    s.interconnect.link = file_path(require("interconnect.link"));
+    if (const ArchField* f = find("interconnect.topology")) s.interconnect.topology = choice_of(*f, "interconnect.topology");
+    if (const ArchField* f = find("interconnect.slice_bytes"))
+      s.interconnect.slice_bytes = int_of(*f, "interconnect.slice_bytes");
+    const ArchField* x = find("interconnect.torus_x");
+    if (s.interconnect.topology == "torus2d") {
+      s.interconnect.torus_x = int(int_of(require("interconnect.torus_x"), "interconnect.torus_x"));
+      if (s.chips % s.interconnect.torus_x != 0 || s.chips / s.interconnect.torus_x < 2)
+        fail(*x, fmt::format("{} chips do not make rows of {} (and at least 2 rows)", s.chips, s.interconnect.torus_x));
+    } else if (x) {
+      fail(*x, "applies only with interconnect.topology: torus2d");
+    }
+    s.tensor_parallel = s.chips;
+    if (const ArchField* f = find("parallel.tensor")) {
+      s.tensor_parallel = int(int_of(*f, "parallel.tensor"));
+      if (s.tensor_parallel != s.chips)
+        fail(*f, fmt::format("{} chips and tensor parallelism {}: only tensor parallelism over every chip is modelled "
+                             "yet (data and pipeline splits are not)", s.chips, s.tensor_parallel));
+    }
+    if (s.dataflow == Dataflow::RS) fail(c, "row stationary runs on one chip (chips: 1)");
+    if (s.memory == "channel" || s.memory == "hbm")
+      fail(c, "chips > 1 needs memory: ideal or hierarchy");
+  }
   if (rs) {
     const ArchField& d = require("dataflow");
     if (s.memory == "hbm")
@@ -333,6 +364,11 @@ ArchSpec build(const ArchFields& fields) {
 }  // namespace
 
 void resolve_sub_files(ArchSpec& s) {
+  if (s.chips > 1) {
+    const LinkFile link = load_link_file(s.interconnect.link);
+    s.link_spec = link.spec;
+    s.interconnect.link_name = link.name;
+  }
   if (s.memory == "hbm" || s.memory == "hierarchy") s.hbm_spec = hbm::load_hbm_spec(s.hbm.spec);
   if (s.memory == "hierarchy") s.noc_config = noc::load_noc_config(s.noc.spec);
 }
@@ -492,6 +528,11 @@ std::string canonical_text(const ArchSpec& s) {
                             s.scratchpad.write_latency) +
                     (s.overlap != "none" ? "overlap=" + s.overlap + "\n" : std::string())
               : std::string()) +
+         (s.chips > 1 ? fmt::format("chips={}\ninterconnect.link={}\ninterconnect.topology={}\ninterconnect.torus_x={}\n"
+                                    "interconnect.slice_bytes={}\nparallel.tensor={}\n",
+                                    s.chips, s.interconnect.link, s.interconnect.topology, s.interconnect.torus_x,
+                                    s.interconnect.slice_bytes, s.tensor_parallel)
+                      : std::string()) +
          (s.vector.lanes > 0
               ? fmt::format("vector.lanes={}\nvector.add_per_lane={}\nvector.mul_per_lane={}\nvector.special_per_lane={}\n"
                             "vector.port_bytes={}\nvector.latency={}\nvector.fusion={}\n",

@@ -9,6 +9,7 @@
 
 #include "core/precision.h"
 #include "models/hbm/hbm_spec.h"
+#include "models/interconnect/fabric.h"
 #include "models/memory/memory_params.h"
 #include "models/noc/noc_config.h"
 #include "plan/dataflow.h"
@@ -81,6 +82,18 @@ struct ArchSpec {
     int latency = 8;
     std::string fusion = "op";         // none | op | chain (sim/mapper/vector_plan.h)
   } vector;
+  // chips: identical accelerators joined by an interconnect (models/interconnect); the workload
+  // is split across them by parallel.tensor (sim/workload/tensor_parallel.h).
+  int chips = 1;
+  struct Interconnect {
+    std::string link;                  // interconnect.link: configs/interconnect/*.yaml (resolved path)
+    std::string link_name;             // the preset's name
+    std::string topology = "ring";     // ring | ring_both_ways | torus2d | fully_connected | switch
+    int torus_x = 0;                   // torus2d: chips per row
+    int64_t slice_bytes = 0;           // collectives' slices (0: one message a chunk)
+  } interconnect;
+  int tensor_parallel = 1;             // parallel.tensor
+  ic::LinkSpec link_spec;              // the preset, resolved (chips > 1)
   // The sub-files, read once and resolved (with their --set overrides) by load_arch:
   // the models take these, never the paths.
   hbm::HbmSpec hbm_spec;               // memory: hbm | hierarchy

@@ -6,6 +6,8 @@
 #include <array>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/pipeline.h"
 #include "sim/mapper/prefetch.h"
@@ -330,6 +332,11 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.rows = a.rows;
   plan.cols = a.cols;
   plan.pack = a.precision.pack;
+  // chips > 1: w is one chip's share (split_tensor_parallel), which every chip runs.
+  if (w.tensor_parallel != a.chips)
+    throw std::logic_error(fmt::format("a workload split over {} chips planned for {}", w.tensor_parallel, a.chips));
+  plan.chips = a.chips;
+  plan.collectives = w.collectives;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);

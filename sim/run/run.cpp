@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -31,6 +32,9 @@
 #include "sim/run/invariants.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
+#include "sim/run/chips.h"
+#include "sim/workload/tensor_parallel.h"
+#include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
 
 namespace cstsim {
@@ -48,7 +52,30 @@ post::Geometry energy_geometry(const ArchSpec& a) {
   g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
   g.pes = double(a.rows) * double(a.cols) * a.clusters;
   if (a.memory == "hierarchy") g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
+  g.sram_bytes *= a.chips, g.pes *= a.chips, g.noc_buffer_bytes *= a.chips;  // every chip's
   return g;
+}
+
+// The table the run prices its trace with (written to its directory): size-dependent rows resolved
+// for the arch; with chips, every static row once per chip (the rows that scale with size already
+// count every chip's) and the interconnect's wire bytes at its link preset's energy per bit.
+post::EnergyTable run_energy_table(const ArchSpec& a, const std::string& path) {
+  post::EnergyTable table = post::resolved(post::load_energy_table(path), energy_geometry(a));
+  if (a.chips == 1) return table;
+  const post::EnergyTable raw = post::load_energy_table(path);
+  for (size_t i = 0; i < table.static_power.size(); ++i)
+    if (raw.static_power[i].watts_per_byte < 0 && raw.static_power[i].watts_per_pe < 0 &&
+        raw.static_power[i].watts_per_buffer_byte < 0) {
+      table.static_power[i].watts *= a.chips;
+      table.static_power[i].source += fmt::format(" (x {} chips)", a.chips);
+    }
+  post::ActionEnergy link;
+  link.action = "link.interconnect";
+  link.pj = 8 * a.link_spec.pj_per_bit;
+  link.per = "byte on a chip-to-chip link (payload and headers)";
+  link.source = fmt::format("{} x 8 bits: {} ({})", a.link_spec.pj_per_bit, a.interconnect.link_name, a.interconnect.link);
+  table.actions.push_back(link);
+  return table;
 }
 
 // The register-level mode tags tokens with fold*T + t in 32 bits and holds the
@@ -102,8 +129,11 @@ int run_simulation(const RunOptions& o) {
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   std::vector<std::string> dense;  // layers --sparsity leaves dense
-  const Workload workload = with_training(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
-                                          o.train, arch.precision.value_bits());
+  const Workload whole = with_training(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
+                                       o.train, arch.precision.value_bits());
+  // chips > 1: every chip runs the same share of the workload (sim/workload/tensor_parallel.h).
+  const Workload workload =
+      arch.chips > 1 ? split_tensor_parallel(whole, arch.tensor_parallel, arch.precision.value_bits()) : whole;
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());
@@ -125,8 +155,19 @@ int run_simulation(const RunOptions& o) {
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
   // Before anything is written; the inputs include the HBM and NoC files the arch names.
-  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec},
+  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec,
+                               arch.interconnect.link},
                    o.force);
+  if (arch.chips > 1 && o.verify)
+    throw InputError("--verify", 0, "", "a multi-chip run is timed only: its chips' register grids and the reduction of "
+                                        "their partial sums are not checked yet (chips: 1 verifies one chip's share)");
+  if (arch.chips > 1 && o.fault_cycle >= 0) throw InputError("--inject-fault", 0, "", "applies to one chip (chips: 1)");
+  if (arch.chips > 1 && arch.vector.lanes == 0)
+    for (const CollectiveKernelPlan& c : workload.collectives)
+      if (c.op == "all_reduce")
+        throw InputError(o.arch_path, 0, "vector.lanes",
+                         fmt::format("{} chips add the partial sums of {} on their vector units: the arch has none "
+                                     "(vector.lanes)", arch.chips, c.tensor));
   if (o.verify) check_reference_limits(arch, workload);
   if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
     throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
@@ -183,8 +224,25 @@ int run_simulation(const RunOptions& o) {
     for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.macs()});
     auto progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
     options.position = &progress->position();
-    Accelerator accelerator("accelerator", spec, plan, options, sink.get());
-    const std::vector<ModuleInfo> modules = accelerator.modules();
+    // chips > 1: the interconnect first (its links lead the trace), then every chip, each under its
+    // own names on the trace ("chip<k>.").
+    std::unique_ptr<ic::ChipSet> chip_set;
+    if (arch.chips > 1) chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), plan.collectives, sink.get());
+    std::vector<std::unique_ptr<Accelerator>> chips;
+    for (int k = 0; k < arch.chips; ++k) {
+      AcceleratorOptions mine = options;
+      mine.chips = chip_set.get();
+      mine.chip = k;
+      if (k > 0) mine.position = nullptr;  // the progress display follows chip 0
+      if (sink && chip_set) sink->set_scope(fmt::format("chip{}.", k));
+      const std::string name = chip_set ? fmt::format("chip{}", k) : "accelerator";
+      chips.push_back(std::make_unique<Accelerator>(name.c_str(), spec, plan, mine, sink.get()));
+    }
+    if (sink) sink->set_scope("");
+    Accelerator& accelerator = *chips.front();
+    std::vector<ModuleInfo> modules;
+    for (const auto& chip : chips)
+      for (ModuleInfo& m : chip->modules()) modules.push_back(std::move(m));
     spdlog::debug("modules:\n{}", module_tree(modules));
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -194,8 +252,17 @@ int run_simulation(const RunOptions& o) {
     if (const MemorySystemModule* m = accelerator.memory())
       spdlog::debug("memory process: {} wake-ups, {} queue events", m->stats().wakeups, m->stats().steps);
     if (sink) sink->rethrow_write_error();
-    if (!accelerator.finished()) throw std::logic_error("simulation stopped before every array finished");
-    if (sink) sink->finish(accelerator.end_cycle());
+    std::vector<int64_t> end_cycles, chip_macs;
+    for (const auto& chip : chips) {
+      if (!chip->finished()) throw std::logic_error("simulation stopped before every array finished");
+      end_cycles.push_back(chip->end_cycle());
+      int64_t macs = 0;
+      for (const ArrayLayerResult& r : chip->layer_results()) macs += r.stats.macs;
+      for (const FlashKernelResult& r : chip->flash_results()) macs += r.macs;
+      chip_macs.push_back(macs);
+      check_invariants(arch, chip->layer_results());
+    }
+    if (sink) sink->finish(*std::max_element(end_cycles.begin(), end_cycles.end()));
     const std::vector<ArrayLayerResult> results = accelerator.layer_results();
     const std::vector<VectorKernelResult> vector = accelerator.vector_results();
     const std::vector<FlashKernelResult> flash = accelerator.flash_results();
@@ -204,10 +271,19 @@ int run_simulation(const RunOptions& o) {
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
                          &plan.vector_kernels, &vector, &plan.flash_kernels, &flash};
     nlohmann::ordered_json summary = summary_json(run_report);
+    if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
+      summary["arch"]["chips"] = arch.chips;
+      summary["chips"] = chips_json(arch, workload, *chip_set, end_cycles, chip_macs);
+      int64_t waiting = 0;
+      for (const ic::CollectiveRun& r : chip_set->runs()) waiting += r.end_cycle[0] - r.ready_cycle[0] + 1;
+      summary["total"]["collective_cycles"] = waiting;  // of cycles
+      summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
+      summary["total"]["scope"] = "chip 0's share (every chip runs the same share); the machine: chips";
+    }
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
-    io::write_file(out.path() / "energy.yaml", post::to_yaml(post::resolved(post::load_energy_table(energy_path), energy_geometry(arch))));
+    io::write_file(out.path() / "energy.yaml", post::to_yaml(run_energy_table(arch, energy_path)));
     post::PostOutputs report;
     if (o.trace) {
       report = post::post_process({out.path(), o.normalization, 0});

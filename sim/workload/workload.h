@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan/collective_kernel.h"
 #include "sim/workload/vector_steps.h"
 
 namespace YAML {
@@ -139,6 +140,11 @@ struct Workload {
   // unit runs them (arch vector.lanes > 0); without one the run lists them as not simulated.
   std::vector<VectorStep> vector_steps;
   std::vector<FlashAttention> flash;  // attention ops with tiling: flash
+  // Split across chips (sim/workload/tensor_parallel.h): one chip's share of every layer and op,
+  // the collectives the split needs, and per layer how it was split; tensor_parallel 1: one chip.
+  int tensor_parallel = 1;
+  std::vector<CollectiveKernelPlan> collectives;
+  std::vector<std::string> layer_splits;
   bool is_graph = false;
   // Set when the layers are a training step made from a forward pass (sim/workload/training.h).
   std::optional<TrainingStep> training;

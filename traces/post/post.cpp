@@ -1,6 +1,7 @@
 #include "traces/post/post.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -31,7 +32,8 @@ struct Machine {  // what the report needs from the run's arch
   int64_t operand_bytes = 1, accumulator_bytes = 4;
   OpsPerSecond peak_ops;
   BytesPerSecond sram_bandwidth;  // the array's edge links at full width, and partial-sum reads
-  BytesPerSecond dram_bandwidth;  // the memory channel, when there is one
+  BytesPerSecond dram_bandwidth;  // the memory channel, when there is one (every chip's)
+  int chips = 1;                  // identical accelerators (arch chips)
 };
 
 Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
@@ -44,7 +46,8 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const int pack = a.value("macs_per_pe_cycle", 1);  // operands per PE word (core/precision.h)
     m.operand_bytes = (a.at("operand_bits").get<int>() * pack + 7) / 8;
     m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
-    const int arrays = a.value("clusters", 1);  // identical arrays working in parallel
+    m.chips = a.value("chips", 1);
+    const int arrays = a.value("clusters", 1) * m.chips;  // identical arrays working in parallel
     m.peak_ops = {2.0 * m.rows * m.cols * pack * m.clock_hz * arrays};
     // Edge links at full width plus the accumulators' partial-sum reads (one per output written).
     // The links carry A and B at their stored widths (precision.activation / .weight): rows the
@@ -58,7 +61,7 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const double row = is ? b_bytes : a_bytes, col = is ? a_bytes : b_bytes;
     m.sram_bandwidth = {(m.rows * row + m.cols * (col + 2.0 * m.accumulator_bytes)) * m.clock_hz * arrays};
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
-    if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>()};
+    if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>() * m.chips};
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
@@ -99,6 +102,15 @@ Counts priced(const Counts& c) {
   return p;
 }
 
+// A multi-chip run's counters carry their chip ("chip3.hbm.read.ifmap", TraceSink::set_scope): the
+// report sums them over the chips by their name without it, and attributes link bytes by full name.
+std::string unscoped(const std::string& a) {
+  if (a.compare(0, 4, "chip") != 0) return a;
+  size_t i = 4;
+  while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) ++i;
+  return i > 4 && i < a.size() && a[i] == '.' ? a.substr(i + 1) : a;
+}
+
 bool is_memory_traffic(const std::string& a) {
   return starts_with(a, "sram.") || starts_with(a, "hbm.") || starts_with(a, "host.");
 }
@@ -126,8 +138,8 @@ class Reporter {
     out.energy_windows = std::make_shared<io::OutFile>(opt_.run_dir / "energy_windows.csv");
     io::OutFile& ew = *out.energy_windows;
     ew.put("layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n");
-    Counts total, current;
-    std::map<int, Counts> per_layer;
+    Counts total, current, total_scoped;
+    std::map<int, Counts> per_layer, per_layer_scoped;
     std::map<int, BytesPerSecond> b_peak_layer;
     BytesPerSecond b_peak_total{0};
     std::pair<int, int64_t> key{0, -1};
@@ -179,7 +191,11 @@ class Reporter {
       }
       pending.clear();
     };
-    reader_.for_each_action([&](const trace::ActionRow& a) {
+    reader_.for_each_action([&](const trace::ActionRow& row) {
+      total_scoped[row.action] += row.count;
+      per_layer_scoped[row.layer][row.action] += row.count;
+      trace::ActionRow a = row;
+      a.action = unscoped(row.action);
       total[a.action] += a.count;
       per_layer[a.layer][a.action] += a.count;
       const std::pair<int, int64_t> k{a.layer, a.window_start / window};
@@ -196,8 +212,11 @@ class Reporter {
     ordered_json& r = out.report;
     r["version"] = summary_.value("version", "");
     r["config_hash"] = summary_.value("config_hash", "");
-    r["boundary"] = "accelerator-only";
-    r["boundary_note"] = "the accelerator: array, its registers, its SRAM and the links between them; no host, no I/O";
+    r["boundary"] = boundary();
+    r["boundary_note"] = m_.chips > 1
+                             ? fmt::format("{} accelerators (each its arrays, registers, SRAM, HBM and the links between "
+                                           "them) and the chip-to-chip interconnect; no host, no I/O", m_.chips)
+                             : "the accelerator: array, its registers, its SRAM and the links between them; no host, no I/O";
     r["grade"] = "simulation";
     r["grade_note"] = fmt::format("cycle-level trace ({} mode); the analytical ledger would be a CST-D spec estimate",
                                   summary_.value("mode", "timing"));
@@ -211,12 +230,12 @@ class Reporter {
     if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
-    r["total"] = scope(in.total, total, b_peak_total, "total", -1);
+    r["total"] = scope(in.total, total, total_scoped, b_peak_total, "total", -1);
     r["layers"] = ordered_json::array();
     for (size_t i = 0; i < in.layers.size(); ++i) {
       const trace::LayerRow& lr = reader_.layers()[i];
       ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
-      head.update(scope(in.layers[i], per_layer[lr.index], b_peak_layer[lr.index], lr.name, int(i)));
+      head.update(scope(in.layers[i], per_layer[lr.index], per_layer_scoped[lr.index], b_peak_layer[lr.index], lr.name, int(i)));
       r["layers"].push_back(std::move(head));
     }
     if (!opt_.normalization.empty()) r["V_CST_star"] = scalar(load_normalization(opt_.normalization), in.total);
@@ -261,7 +280,9 @@ class Reporter {
   }
 
   // `layer`: the scope's position in the trace's layer list; -1: the run.
-  ordered_json scope(const ScopeTotals& s, const Counts& c, BytesPerSecond b_peak, const std::string& name, int layer) {
+  // `c`: the scope's counters summed over chips; `scoped`: by their full names (link bytes).
+  ordered_json scope(const ScopeTotals& s, const Counts& c, const Counts& scoped, BytesPerSecond b_peak,
+                     const std::string& name, int layer) {
     const auto& res = reader_.resources();
     const Seconds T{s.cycles() * period_};
     auto integral = [&](size_t i) { return double(s.resources[i].integral) * period_; };
@@ -317,7 +338,7 @@ class Reporter {
       if (starts_with(res[i].carries, "share:")) share_busy[res[i].carries] += s.resources[i].integral;
     for (size_t i = 0; i < res.size(); ++i) {
       if (res[i].cls != trace::ResourceClass::Network) continue;
-      const Edge e = edge_of(i, s.resources[i], c, share_busy, layer);
+      const Edge e = edge_of(i, s.resources[i], scoped, share_busy, layer);
       edges.push_back({{"src", e.src},
                        {"dst", e.dst},
                        {"links", res[i].name},
@@ -464,9 +485,11 @@ class Reporter {
     return e;
   }
 
+  std::string boundary() const { return m_.chips > 1 ? "node" : "accelerator-only"; }
+
   ordered_json scalar(const Normalization& n, const ScopeTotals& s) {
-    if (n.boundary != "accelerator-only")
-      throw InputError(n.path, 0, "boundary", "this run's boundary is accelerator-only");
+    if (n.boundary != boundary())
+      throw InputError(n.path, 0, "boundary", "this run's boundary is " + boundary());
     const auto& res = reader_.resources();
     double c = 0, mem = 0, net = 0, st = 0;
     for (size_t i = 0; i < res.size(); ++i) {

@@ -1,0 +1,90 @@
+#pragma once
+// The chips of a multi-chip run (arch chips > 1) and the interconnect between them, as the chips'
+// array processes see it: each chip's process reaches the plan's collectives in order
+// (plan/collective_kernel.h) and waits here until every chip has reached the same one (a SystemC
+// barrier, like ClusterSet's between clusters). The last to arrive runs the collective's messages
+// on the fabric (fabric.h, collectives.h), each chip's messages leaving no earlier than that chip
+// arrived; every chip then goes on when its own part is done: its last message in and its last
+// message out of its first link. The links' busy time and bytes go on the run's trace as they
+// happen (class N resources `interconnect.<from>><to>`, actions `link.interconnect.<from>-<to>.wire`).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/interconnect/collectives.h"
+#include "models/interconnect/fabric.h"
+#include "plan/collective_kernel.h"
+#include "traces/sink.h"
+
+namespace cstsim::ic {
+
+struct ChipSetParams {
+  int chips = 2;
+  Topology topology = Topology::ring(2, false);
+  LinkSpec link;
+  std::string topology_name = "ring";  // ring | ring_both_ways | torus2d | fully_connected | switch
+  int torus_x = 0;
+  int64_t slice_bytes = 0;
+  double reduce_ps_per_byte = 0;  // each chip's reduction of what it receives (its vector unit's rate)
+  double clock_hz = 1e9;
+};
+
+// What one collective did.
+struct CollectiveRun {
+  std::string name, op, algorithm;
+  int64_t bytes = 0;
+  std::vector<int64_t> ready_cycle, end_cycle;  // per chip
+  std::vector<int64_t> sent_bytes;              // per chip: payload
+  int64_t messages = 0;
+  int64_t first_message = 0;  // its messages are fabric ids [first_message, first_message + messages)
+};
+
+class ChipSet {
+ public:
+  // Declares the links' trace resources on `sink` (optional), so construct it before any record.
+  ChipSet(ChipSetParams params, std::vector<CollectiveKernelPlan> collectives, trace::TraceSink* sink);
+
+  int chips() const { return params_.chips; }
+  // Chip `chip` is ready for collective `index` at `ready_cycle`: waits until every chip is, and
+  // returns the last cycle of its own part.
+  int64_t collective(int chip, size_t index, int64_t ready_cycle);
+  // The trace's clock across chips: chip `chip` will announce nothing before `cycle`.
+  void trace_mark(int chip, int64_t cycle) { marks_[size_t(chip)] = cycle; }
+  int64_t trace_time() const;
+
+  const Fabric& fabric() const { return fabric_; }
+  const std::vector<CollectiveRun>& runs() const { return runs_; }
+  // Node names: "chip<k>", or "switch".
+  std::string node_name(int node) const;
+  const std::string& algorithm(const std::string& op) const;
+
+ private:
+  struct Barrier {
+    int arrived = 0;
+    std::vector<int64_t> ready;
+    std::unique_ptr<sc_core::sc_event> event = std::make_unique<sc_core::sc_event>();
+  };
+  void run(size_t index, const std::vector<int64_t>& ready);
+  void announce(size_t first_message);
+  int64_t cycle_floor(int64_t ps) const;
+  int64_t cycle_ceil(int64_t ps) const;
+
+  ChipSetParams params_;
+  std::vector<CollectiveKernelPlan> collectives_;
+  trace::TraceSink* sink_;
+  Fabric fabric_;
+  std::vector<Barrier> barriers_;
+  std::vector<CollectiveRun> runs_;
+  std::vector<int64_t> marks_;
+  std::vector<trace::ResourceId> link_ids_;
+  std::vector<trace::ActionId> wire_ids_;
+  std::vector<size_t> announced_uses_;  // per link: its uses already on the trace
+  std::vector<int64_t> busy_to_;        // per link: where its last busy span on the trace ends
+  std::vector<MessageTiming> timed_;    // the timing every earlier message was given
+  double ps_per_cycle_;
+};
+
+}  // namespace cstsim::ic

@@ -1,0 +1,21 @@
+#pragma once
+// A collective between the chips of a multi-chip run (arch chips > 1) as the split of the workload
+// inserted it (sim/workload/tensor_parallel.h): between two layers, like a vector kernel, every chip
+// waits for it. The interconnect runs it over its links (models/interconnect/chip_set.h).
+#include <cstdint>
+#include <string>
+
+namespace cstsim {
+
+struct CollectiveKernelPlan {
+  std::string name;    // "<layer or op>.all_reduce" / ".all_gather"
+  std::string op;      // all_reduce | all_gather
+  std::string tensor;  // what it reduces (the partial sums of a row-split GEMM) or gathers
+  int64_t bytes = 0;   // the whole tensor, as every chip holds it afterwards
+  int before_layer = 0;  // runs after layers [0, before_layer)
+  int order = 0;         // among the kernels between two layers (ties: the collective first)
+  int line = 0;          // the op's line in the workload file
+  std::string why;       // which split needs it
+};
+
+}  // namespace cstsim

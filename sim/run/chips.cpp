@@ -1,0 +1,132 @@
+#include "sim/run/chips.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cstsim {
+
+double reduce_ps_per_byte(const ArchSpec& a) {
+  if (a.vector.lanes == 0) return 0;
+  const double value_bytes = a.precision.value_bits() / 8.0;
+  const double cycles_per_byte =
+      std::max(1.0 / (a.vector.lanes * a.vector.add_per_lane * value_bytes), 3.0 / double(a.vector.port_bytes));
+  return cycles_per_byte * 1e12 / a.clock_hz;
+}
+
+ic::Topology chip_topology(const ArchSpec& a) {
+  const std::string& t = a.interconnect.topology;
+  if (t == "ring") return ic::Topology::ring(a.chips, false);
+  if (t == "ring_both_ways") return ic::Topology::ring(a.chips, true);
+  if (t == "torus2d") return ic::Topology::torus2d(a.interconnect.torus_x, a.chips / a.interconnect.torus_x);
+  if (t == "fully_connected") return ic::Topology::fully_connected(a.chips);
+  return ic::Topology::switched(a.chips);
+}
+
+ic::ChipSetParams chip_set_params(const ArchSpec& a) {
+  ic::ChipSetParams p;
+  p.chips = a.chips;
+  p.topology = chip_topology(a);
+  p.link = a.link_spec;
+  p.topology_name = a.interconnect.topology;
+  p.torus_x = a.interconnect.torus_x;
+  p.slice_bytes = a.interconnect.slice_bytes;
+  p.reduce_ps_per_byte = reduce_ps_per_byte(a);
+  p.clock_hz = a.clock_hz;
+  return p;
+}
+
+nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, const ic::ChipSet& chips,
+                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs) {
+  using nlohmann::ordered_json;
+  const ic::Fabric& f = chips.fabric();
+  const double ns_per_cycle = 1e9 / a.clock_hz;
+  ordered_json j;
+  j["count"] = a.chips;
+  j["split"] = {{"tensor_parallel", share.tensor_parallel},
+                {"rule", "Megatron-LM: weight GEMMs by columns then rows, attention by heads, an all-reduce after each "
+                         "row split (sim/workload/tensor_parallel.h)"}};
+  ordered_json layers = ordered_json::array();
+  for (size_t i = 0; i < share.layers.size(); ++i)
+    layers.push_back({{"name", share.layers[i].name}, {"split", share.layer_splits[i]}});
+  j["split"]["layers"] = std::move(layers);
+  j["interconnect"] = {{"topology", a.interconnect.topology},
+                       {"link", a.interconnect.link_name},
+                       {"link_file", a.interconnect.link},
+                       {"bandwidth_gbps_per_direction", a.link_spec.bytes_per_ns},
+                       {"latency_ns", double(a.link_spec.latency_ps) / 1e3},
+                       {"max_payload_bytes", a.link_spec.max_payload},
+                       {"header_bytes", a.link_spec.header},
+                       {"pj_per_bit", a.link_spec.pj_per_bit},
+                       {"slice_bytes", a.interconnect.slice_bytes},
+                       {"reduce_ps_per_byte", reduce_ps_per_byte(a)}};
+  const int64_t wall = *std::max_element(end_cycle.begin(), end_cycle.end()) + 1;
+  int64_t all_macs = 0;
+  ordered_json per_chip = ordered_json::array();
+  for (int c = 0; c < a.chips; ++c) {
+    int64_t waiting = 0;  // cycles in collectives
+    for (const ic::CollectiveRun& r : chips.runs()) waiting += r.end_cycle[size_t(c)] - r.ready_cycle[size_t(c)] + 1;
+    per_chip.push_back({{"chip", c}, {"end_cycle", end_cycle[size_t(c)]}, {"macs", macs[size_t(c)]},
+                        {"collective_cycles", waiting}});
+    all_macs += macs[size_t(c)];
+  }
+  j["wall_cycles"] = wall;
+  j["wall_s"] = double(wall) / a.clock_hz;
+  j["macs"] = all_macs;
+  j["per_chip"] = std::move(per_chip);
+  ordered_json collectives = ordered_json::array();
+  for (const ic::CollectiveRun& r : chips.runs()) {
+    const int64_t start = *std::max_element(r.ready_cycle.begin(), r.ready_cycle.end());
+    const int64_t end = *std::max_element(r.end_cycle.begin(), r.end_cycle.end());
+    int64_t sent = 0;
+    for (int64_t b : r.sent_bytes) sent += b;
+    // nccl-tests' bus bandwidth: the algorithm's bytes per chip over the time, comparable to a link's.
+    const double seconds = double(end - start + 1) / a.clock_hz;
+    const double factor = r.op == "all_reduce" ? 2.0 * (a.chips - 1) / a.chips : double(a.chips - 1) / a.chips;
+    collectives.push_back({{"name", r.name},
+                           {"op", r.op},
+                           {"algorithm", r.algorithm},
+                           {"bytes", r.bytes},
+                           {"sent_bytes_per_chip", r.sent_bytes},
+                           {"sent_bytes", sent},
+                           {"messages", r.messages},
+                           {"all_ready_cycle", start},
+                           {"end_cycle", end},
+                           {"cycles", end - start + 1},
+                           {"ready_cycle_per_chip", r.ready_cycle},
+                           {"end_cycle_per_chip", r.end_cycle},
+                           {"algbw_gbps", double(r.bytes) / seconds / 1e9},
+                           {"busbw_gbps", double(r.bytes) * factor / seconds / 1e9}});
+  }
+  j["collectives"] = std::move(collectives);
+  ordered_json links = ordered_json::array(), edges = ordered_json::array();
+  int64_t b_n = 0;
+  double energy_pj = 0;
+  for (size_t l = 0; l < f.links().size(); ++l) {
+    const ic::LinkStats& s = f.links()[l];
+    const ic::DirectedLink& d = f.topology().links()[l];
+    const double busy_s = double(s.busy_ps) * 1e-12;
+    links.push_back({{"src", chips.node_name(d.from)},
+                     {"dst", chips.node_name(d.to)},
+                     {"payload_bytes", s.payload_bytes},
+                     {"wire_bytes", s.wire_bytes},
+                     {"messages", s.messages},
+                     {"busy_s", busy_s},
+                     {"busy_fraction", busy_s / (double(wall) * ns_per_cycle * 1e-9)},
+                     {"energy_J", s.energy_pj * 1e-12}});
+    edges.push_back({{"src", chips.node_name(d.from)}, {"dst", chips.node_name(d.to)}, {"bytes", s.wire_bytes},
+                     {"busy_s", busy_s}});
+    b_n += s.wire_bytes;
+    energy_pj += s.energy_pj;
+  }
+  j["links"] = std::move(links);
+  j["Gamma_comm"] = {{"edges", std::move(edges)},
+                     {"B_N_bytes", b_n},
+                     {"B_N_definition", "bytes on the wire (payload and packet headers) over every chip-to-chip link"},
+                     {"synchronizations", chips.runs().size()},
+                     {"synchronization_definition", "collectives: every chip waits for them"}};
+  j["interconnect_energy_J"] = energy_pj * 1e-12;
+  return j;
+}
+
+}  // namespace cstsim

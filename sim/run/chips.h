@@ -1,0 +1,31 @@
+#pragma once
+// A multi-chip run's pieces that come from the arch (chips > 1): the interconnect's parameters and
+// the rate at which a chip adds what it receives in an all-reduce, and the run's `chips` report.
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/interconnect/chip_set.h"
+#include "sim/config/arch_spec.h"
+#include "sim/workload/workload.h"
+
+namespace cstsim {
+
+// A received chunk is added to the chip's own on its vector unit before it goes on: per value one
+// add on a lane, and two reads and a write through its ports, whichever is slower, at the arch's
+// clock and stored value width (the unit's rates: the addition is not queued on the unit's model).
+// 0 without a vector unit.
+double reduce_ps_per_byte(const ArchSpec& a);
+
+// The arch's interconnect (interconnect.*, its link preset) for `chips` chips.
+ic::Topology chip_topology(const ArchSpec& a);
+ic::ChipSetParams chip_set_params(const ArchSpec& a);
+
+// summary.json's `chips`: the split, each chip's end and MACs (counted by its arrays), every
+// collective as it ran, every directed link's bytes, busy time and energy, and Γ_comm's edges
+// between chips with the synchronizations.
+nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, const ic::ChipSet& chips,
+                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs);
+
+}  // namespace cstsim

@@ -1,0 +1,31 @@
+#pragma once
+// Tensor parallelism as a workload transform: every chip runs the same share of each layer and
+// op, and the chips meet in collectives where the shares must be combined (Shoeybi et al.,
+// "Megatron-LM", arXiv:1909.08053, 2019, §3: the MLP's first GEMM split by columns and its second
+// by rows, attention split by heads, one all-reduce after each row split).
+//
+// The rules follow how each tensor lies across the chips - whole on every chip (replicated),
+// split along its last dimension (columns), split along a leading one (rows: attention's heads), or
+// as partial sums:
+//   a GEMM of a weight      replicated A: columns (N / t), C in columns;
+//                           A in columns: rows (K / t), C partial, then an all-reduce of C
+//                           (C replicated); A in rows: an all-gather of A first;
+//                           N (or K) not a multiple of t: every chip runs it whole (replicated);
+//   attention's GEMMs       (B an activation) q, k, v split by heads: repeats / t; the scores lie
+//                           in rows, the context in columns; flash attention: heads / t;
+//   a vector op             any input split: rows / t, output split alike; a row reduction (norm,
+//                           softmax, quantize) of columns needs them whole: an all-gather first;
+//   convolutions            as GEMMs, filters (columns) or channels (rows) / t.
+// An all-reduce moves the whole C (repeats x M x N at the layer's output width) and sits right
+// after the layer, before any vector op; an all-gather moves the whole tensor.
+#include "sim/workload/workload.h"
+
+namespace cstsim {
+
+// One chip's share of `w` on `t` chips (t >= 2) with the collectives it needs. `output_bits`:
+// the width of a layer's output where the workload gives none (an operator graph's dtype does).
+// Throws InputError when a share cannot be even (heads, KV heads or a split op's rows not a
+// multiple of t), or for what is not modelled (a training step).
+Workload split_tensor_parallel(const Workload& w, int t, int output_bits);
+
+}  // namespace cstsim
