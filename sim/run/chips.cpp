@@ -60,7 +60,7 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
                        {"pj_per_bit", a.link_spec.pj_per_bit},
                        {"slice_bytes", a.interconnect.slice_bytes},
                        {"reduce_ps_per_byte", reduce_ps_per_byte(a)}};
-  const int64_t wall = *std::max_element(end_cycle.begin(), end_cycle.end()) + 1;
+  const int64_t wall = *std::max_element(end_cycle.begin(), end_cycle.end());  // end_cycle: the first after
   int64_t all_macs = 0;
   ordered_json per_chip = ordered_json::array();
   for (int c = 0; c < a.chips; ++c) {
@@ -127,6 +127,15 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
                      {"synchronization_definition", "collectives: every chip waits for them"}};
   j["interconnect_energy_J"] = energy_pj * 1e-12;
   return j;
+}
+
+std::string chips_line(const nlohmann::ordered_json& c) {
+  int64_t collective_cycles = c["per_chip"][0]["collective_cycles"].get<int64_t>(), bytes = 0;
+  for (const auto& k : c["collectives"]) bytes += k["bytes"].get<int64_t>();
+  return fmt::format("chips: {} (tensor parallel; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
+                     "{} cycles on chip 0  interconnect {} B on the wire, {:.4g} J\n",
+                     c["count"].get<int>(), c["wall_cycles"].get<int64_t>(), c["collectives"].size(), bytes,
+                     collective_cycles, c["Gamma_comm"]["B_N_bytes"].get<int64_t>(), c["interconnect_energy_J"].get<double>());
 }
 
 }  // namespace cstsim

@@ -2,6 +2,7 @@
 // A multi-chip run's pieces that come from the arch (chips > 1): the interconnect's parameters and
 // the rate at which a chip adds what it receives in an all-reduce, and the run's `chips` report.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,5 +28,9 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a);
 // between chips with the synchronizations.
 nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, const ic::ChipSet& chips,
                                   const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs);
+
+// One line for stdout under the layer table (which is chip 0's share): the chips, the wall time,
+// the collectives and the interconnect's bytes.
+std::string chips_line(const nlohmann::ordered_json& chips);
 
 }  // namespace cstsim

@@ -295,7 +295,7 @@ int run_simulation(const RunOptions& o) {
       io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
     out.commit();
 
-    if (o.print_table) fmt::print("{}{}", human_table(run_report), report.text);
+    if (o.print_table) fmt::print("{}{}{}", human_table(run_report), chip_set ? chips_line(summary["chips"]) : "", report.text);
     if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
       bool passed = true;
       for (int k = 0; k < accelerator.clusters(); ++k)

@@ -276,6 +276,7 @@ def mobilenet_v2():
 
 if __name__ == "__main__":
     llama_prefill(2048)
+    llama_prefill(512)  # the spacetime-shape study and the multi-chip tests: a quarter of the time
     llama_prefill(2048, tiling="flash")
     for B in (1, 8, 32, 64):
         llama_decode(B, 4096)

@@ -1,0 +1,210 @@
+// Several chips (arch chips > 1): the tensor-parallel split run on every chip's model at once, the
+// collectives on the interconnect's links, and what the run reports of them.
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cmath>
+#include <map>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+using nlohmann::json;
+
+class MultiChip : public Cli {
+ protected:
+  // A link with round numbers and no packet headers: 100 GB/s per direction, 1 us per hop.
+  fs::path link(double gbps = 100, double latency_ns = 1000, int header = 0, double pj = 5) {
+    return file("link.yaml", "name: test-link\nbandwidth_gbps: " + std::to_string(gbps) + "\nlatency_ns: " +
+                                 std::to_string(latency_ns) + "\nmax_payload_bytes: 256\nheader_bytes: " +
+                                 std::to_string(header) + "\npj_per_bit: " + std::to_string(pj) + "\n");
+  }
+  // A 16 x 16 array with a 64-lane vector unit (it adds what an all-reduce receives: 64 B a cycle).
+  fs::path arch(int chips, const std::string& topology, const fs::path& l, const std::string& memory = "ideal") {
+    const std::string extra = "vector: {lanes: 64}\nchips: " + std::to_string(chips) + "\ninterconnect: {link: " +
+                              l.string() + ", topology: " + topology + "}\n";
+    if (memory == "hierarchy") return small_hierarchy("arch.yaml", extra);
+    return file("arch.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\n" + extra);
+  }
+  fs::path chain(int64_t M, int64_t N, int64_t K, int layers = 2) {
+    std::string text = "name: chain\nlayers:\n";
+    for (int i = 0; i < layers; ++i)
+      text += "  - {name: fc" + std::to_string(i) + ", M: " + std::to_string(M) + ", N: " + std::to_string(N) +
+              ", K: " + std::to_string(K) + "}\n";
+    return file("chain.yaml", text);
+  }
+  json run(const fs::path& a, const fs::path& w, const std::string& out, const std::string& more = "") {
+    const Result r = cstsim("run --arch " + a.string() + " --workload " + w.string() + " --out " +
+                            (dir_ / out).string() + " " + more);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(slurp(dir_ / out / "summary.json"));
+  }
+};
+
+// Ring all-reduce of S bytes on N chips at zero contention: 2 (N-1) steps of alpha + S/(N B), and
+// N-1 reductions of a chunk on the vector unit; every chip sends 2 (N-1)/N S. fc0 splits by
+// columns, fc1 by rows: one all-reduce of fc1's 64 x 256 int8 output.
+TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
+  const json s = run(arch(4, "ring", link()), chain(64, 256, 256), "run");
+  const json& c = s["chips"];
+  ASSERT_EQ(c["collectives"].size(), 1u);
+  const json& ar = c["collectives"][0];
+  EXPECT_EQ(ar["op"], "all_reduce");
+  EXPECT_EQ(ar["algorithm"], "ring");
+  const int64_t S = 64 * 256, n = 4, chunk = S / n;
+  EXPECT_EQ(ar["bytes"], S);
+  for (const json& sent : ar["sent_bytes_per_chip"]) EXPECT_EQ(sent.get<int64_t>(), 2 * (n - 1) * S / n);
+  const int64_t wire_ps = int64_t(std::ceil(chunk * 1000.0 / 100.0));    // 40960 ps
+  const int64_t reduce_ps = int64_t(std::ceil(chunk * 1000.0 / 64.0));   // 1/64 cycle a byte at 1 GHz
+  const int64_t total_ps = 2 * (n - 1) * (1000000 + wire_ps) + (n - 1) * reduce_ps;
+  EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000);  // 6438
+  // The split keeps the MACs: every chip a quarter, together the whole.
+  EXPECT_EQ(c["macs"].get<int64_t>(), 2LL * 64 * 256 * 256);
+  for (const json& chip : c["per_chip"]) EXPECT_EQ(chip["macs"].get<int64_t>(), 2LL * 64 * 256 * 256 / 4);
+  // One direction of the ring carries it all; each link 2 (N-1) chunks.
+  ASSERT_EQ(c["links"].size(), 4u);
+  for (const json& l : c["links"]) {
+    EXPECT_EQ(l["payload_bytes"].get<int64_t>(), 2 * (n - 1) * chunk) << l.dump();
+    EXPECT_EQ(l["wire_bytes"], l["payload_bytes"]);  // no headers on this link
+  }
+  EXPECT_EQ(s["total"]["collective_cycles"], ar["cycles"]);
+}
+
+// Γ_comm: each chip-to-chip edge of report.json carries the bytes its link counted (summary.json's
+// links, per message as it crossed), they sum to the interconnect's B_N, and they are priced at the
+// link's energy per bit. Through every chip's memory hierarchy, on a switch (two hops a message).
+TEST_F(MultiChip, GammaCommEdgesAreTheLinksCountedBytes) {
+  const json s = run(arch(2, "switch", link(100, 500, 16, 5), "hierarchy"), chain(32, 128, 128), "run");
+  const json r = json::parse(slurp(dir_ / "run" / "report.json"));
+  EXPECT_EQ(r["boundary"], "node");
+  std::map<std::string, double> by_edge;
+  for (const json& e : r["total"]["Theta_CST"]["Gamma_comm"]["edges"])
+    if (e["links"].get<std::string>().rfind("interconnect.", 0) == 0)
+      by_edge[e["src"].get<std::string>() + ">" + e["dst"].get<std::string>()] = e["bytes"]["value"].get<double>();
+  ASSERT_EQ(by_edge.size(), 4u);  // chip0>switch, chip1>switch and back
+  int64_t sum = 0;
+  double pj = 0;
+  for (const json& l : s["chips"]["links"]) {
+    const std::string edge = l["src"].get<std::string>() + ">" + l["dst"].get<std::string>();
+    EXPECT_EQ(by_edge.at(edge), l["wire_bytes"].get<double>()) << edge;
+    EXPECT_GT(l["wire_bytes"].get<int64_t>(), l["payload_bytes"].get<int64_t>());  // 16 B per 256 B packet
+    sum += l["wire_bytes"].get<int64_t>();
+    pj += l["wire_bytes"].get<double>() * 8 * 5;
+  }
+  EXPECT_GT(sum, 0);
+  EXPECT_EQ(s["chips"]["Gamma_comm"]["B_N_bytes"].get<int64_t>(), sum);
+  double priced = 0;
+  for (const auto& [action, e] : r["total"]["energy"]["E_marg_by_action"].items())
+    if (action.rfind("link.interconnect.", 0) == 0) priced += e["value"].get<double>();
+  EXPECT_NEAR(priced, pj * 1e-12, 1e-9 * pj * 1e-12);
+  // Both chips ran on their own memory hierarchies: each one's HBM reads are on the trace.
+  const std::string resources = slurp(dir_ / "run" / "trace" / "resources.csv");
+  for (const char* name : {"chip0.hbm.ch00.busy", "chip1.hbm.ch00.busy", "interconnect.chip0>switch"})
+    EXPECT_NE(resources.find(name), std::string::npos) << name;
+  EXPECT_EQ(r["total"]["Theta_CST"]["D_peak"]["value"].get<double>(), 2);  // both arrays at once
+}
+
+// Invariant 8 of the metrology: more chips need not be faster. A small GEMM chain on a slow ring
+// is bound by its all-reduce's 2 (N-1) latencies: 8 chips take longer than 2, and the report says
+// why (the collective's share of every chip's time grows while its compute shrinks).
+TEST_F(MultiChip, AddingChipsToACommunicationBoundJobIsSlower) {
+  std::map<int, json> s;
+  for (int n : {1, 2, 4, 8}) {
+    const fs::path a = n == 1 ? file("one.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nvector: {lanes: 64}\n")
+                              : arch(n, "ring", link(16, 2000));
+    s[n] = run(a, chain(16, 512, 512), "run" + std::to_string(n), "--no-trace");
+  }
+  auto wall = [&](int n) {
+    return n == 1 ? s[1]["total"]["cycles"].get<int64_t>() : s[n]["chips"]["wall_cycles"].get<int64_t>();
+  };
+  EXPECT_LT(wall(2), wall(1));  // halving the compute pays for one exchange
+  EXPECT_GT(wall(8), wall(4));
+  EXPECT_GT(wall(8), wall(2));
+  auto comm = [&](int n) { return s[n]["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>(); };
+  auto compute = [&](int n) { return s[n]["total"]["cycles"].get<int64_t>() - comm(n); };
+  EXPECT_GT(comm(8), comm(4));
+  EXPECT_GT(comm(4), comm(2));
+  EXPECT_LT(compute(8), compute(4));
+  EXPECT_LT(compute(4), compute(2));
+}
+
+// `cstsim plan` names each collective the split inserts, its bytes and what every chip sends.
+TEST_F(MultiChip, PlanShowsTheCollectivesOfLlamaAtEveryDegree) {
+  for (int t : {2, 4, 8}) {
+    const Result r = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            src("configs/workloads/models/llama2-7b-prefill-s2048.yaml") + " --set chips=" +
+                            std::to_string(t) + " --set interconnect.link=" +
+                            src("configs/interconnect/nvlink4-h100.yaml") + " --set interconnect.topology=switch");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json plan = json::parse(r.out);
+    std::vector<json> collectives;
+    for (const json& e : plan)
+      if (e.value("kind", "") == "collective") collectives.push_back(e);
+    ASSERT_EQ(collectives.size(), 2u) << t;
+    const int64_t bytes = 2048LL * 4096 * 2;
+    for (const json& c : collectives) {
+      EXPECT_EQ(c["op"], "all_reduce");
+      EXPECT_EQ(c["bytes"].get<int64_t>(), bytes);
+      EXPECT_EQ(c["sent_bytes_per_chip"].get<int64_t>(), 2 * (t - 1) * bytes / t);
+    }
+    EXPECT_EQ(collectives[0]["tensor"], "b0.o");
+    EXPECT_EQ(collectives[1]["tensor"], "b0.f2");
+  }
+}
+
+TEST_F(MultiChip, BadInputsAreRefusedWithOneLine) {
+  const fs::path l = link();
+  const fs::path w = chain(64, 256, 256);
+  const std::string base = "run --workload " + w.string() + " --arch ";
+  const fs::path one = file("one.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\ninterconnect: {link: " +
+                                            l.string() + "}\n");
+  expect_input_error(base + one.string(), "interconnect.link: applies only with chips > 1");
+  const fs::path no_link = file("nolink.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nchips: 2\n");
+  expect_input_error(base + no_link.string(), "interconnect.link");
+  expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.tensor=2", "parallel.tensor");
+  expect_input_error(base + arch(6, "torus2d", l).string() + " --set interconnect.torus_x=4", "interconnect.torus_x");
+  expect_input_error(base + arch(4, "ring", l).string() + " --verify", "--verify");
+  const fs::path no_vector = file("novec.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nchips: 2\ninterconnect: "
+                                                "{link: " + l.string() + "}\n");
+  expect_input_error(base + no_vector.string(), "vector.lanes");
+}
+
+// A Llama-2-7B block (a 512-token prompt) at tensor parallelism 2, 4 and 8 on NVLink 4 through a
+// switch, every chip on its full hierarchy (HBM3, mesh, DMA, scratchpad): the MACs of one block, two
+// all-reduces of its output, each chip's link traffic on the trace, and a shorter wall time with
+// more chips (compute-bound at this size). (About three minutes.)
+TEST_F(MultiChip, LongLlamaBlockAtTensorParallel248) {
+  const int64_t S = 512, bytes = S * 4096 * 2;
+  // q, k, v, o: 4 x S x 4096^2; gate, up, down: 3 x S x 4096 x 11008; attention 2 x 32 x S^2 x 128.
+  const int64_t macs = 4 * S * 4096 * 4096 + 3 * S * 4096 * 11008 + 2 * 32 * S * S * 128;
+  int64_t last_wall = INT64_MAX;
+  for (int t : {2, 4, 8}) {
+    const std::string out = "run" + std::to_string(t);
+    const json s = run(src("configs/arch/npu-128-hbm3.yaml"),
+                       fs::path(src("configs/workloads/models/llama2-7b-prefill-s512.yaml")), out,
+                       "--set precision.operand=bf16 --set chips=" + std::to_string(t) +
+                           " --set interconnect.topology=switch --set interconnect.link=" +
+                           src("configs/interconnect/nvlink4-h100.yaml"));
+    const json& c = s["chips"];
+    ASSERT_EQ(c["collectives"].size(), 2u);
+    EXPECT_EQ(c["macs"].get<int64_t>(), macs) << t;
+    int64_t payload = 0;
+    for (const json& l : c["links"]) payload += l["payload_bytes"].get<int64_t>();
+    // Two ring all-reduces over the switch: every chip sends 2 (t-1)/t of the tensor, each message
+    // crossing two links.
+    EXPECT_EQ(payload, 2 * 2 * t * (2 * (t - 1) * bytes / t)) << t;
+    const std::string resources = slurp(dir_ / out / "trace" / "resources.csv");
+    const std::string actions = slurp(dir_ / out / "trace" / "actions.csv");
+    for (int k = 0; k < t; ++k) {
+      const std::string chip = "chip" + std::to_string(k);
+      EXPECT_NE(resources.find("interconnect." + chip + ">switch"), std::string::npos) << chip;
+      EXPECT_NE(resources.find(chip + ".hbm.ch00.busy"), std::string::npos) << chip;
+      EXPECT_NE(actions.find("link.interconnect." + chip + "-switch.wire"), std::string::npos) << chip;
+    }
+    EXPECT_LT(c["wall_cycles"].get<int64_t>(), last_wall) << t;
+    last_wall = c["wall_cycles"].get<int64_t>();
+  }
+}
+
+}  // namespace

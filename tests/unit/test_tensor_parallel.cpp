@@ -1,0 +1,97 @@
+// The tensor-parallel split (sim/workload/tensor_parallel.h) on Llama-2-7B's block and on a GEMM
+// chain: which way each layer splits, the share's MACs, and exactly the collectives and bytes
+// Megatron-LM's scheme needs.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/input_error.h"
+#include "sim/workload/tensor_parallel.h"
+
+namespace cstsim {
+namespace {
+
+const std::string kLlama = std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/models/llama2-7b-prefill-s2048.yaml";
+
+int64_t macs(const Workload& w) {
+  int64_t n = 0;
+  for (const Layer& l : w.layers) n += l.macs();
+  return n;
+}
+
+const Layer& layer(const Workload& w, const std::string& name) {
+  for (const Layer& l : w.layers)
+    if (l.name == name) return l;
+  throw std::runtime_error("no layer " + name);
+}
+
+TEST(TensorParallel, LlamaBlockSplitsAsMegatron) {
+  const Workload whole = load_workload(kLlama);
+  for (int t : {2, 4, 8}) {
+    const Workload share = split_tensor_parallel(whole, t, 16);
+    EXPECT_EQ(share.tensor_parallel, t);
+    EXPECT_EQ(macs(share) * t, macs(whole)) << t;  // every GEMM split, none run whole
+    // Q, K, V, gate, up by columns; o_proj and down by rows; attention by heads.
+    for (const char* n : {"b0.q_proj", "b0.k_proj", "b0.v_proj", "b0.gate_proj", "b0.up_proj"}) {
+      EXPECT_EQ(layer(share, n).N * t, layer(whole, n).N) << n;
+      EXPECT_EQ(layer(share, n).K, layer(whole, n).K) << n;
+    }
+    for (const char* n : {"b0.o_proj", "b0.down_proj"}) {
+      EXPECT_EQ(layer(share, n).K * t, layer(whole, n).K) << n;
+      EXPECT_EQ(layer(share, n).N, layer(whole, n).N) << n;
+    }
+    for (const char* n : {"b0.attn.scores", "b0.attn.context"})
+      EXPECT_EQ(layer(share, n).repeats * t, layer(whole, n).repeats) << n;
+    // Two all-reduces of the whole [2048, 4096] bf16 output, right after the row splits; no gathers.
+    ASSERT_EQ(share.collectives.size(), 2u) << t;
+    const int64_t bytes = 2048LL * 4096 * 2;
+    const char* after[] = {"b0.o_proj", "b0.down_proj"};
+    for (size_t c = 0; c < 2; ++c) {
+      const CollectiveKernelPlan& k = share.collectives[c];
+      EXPECT_EQ(k.op, "all_reduce");
+      EXPECT_EQ(k.bytes, bytes);
+      EXPECT_EQ(share.layers[size_t(k.before_layer) - 1].name, after[c]);
+      EXPECT_EQ(k.order, -1);  // before the residual add that reads it
+    }
+    // The vector ops on split tensors (RoPE, softmax, SiLU, the gate's product) run a share of the
+    // rows; the norms and residual adds (after the all-reduces) run whole.
+    for (size_t j = 0; j < whole.vector_steps.size(); ++j) {
+      const VectorStep& w = whole.vector_steps[j];
+      const VectorStep& s = share.vector_steps[j];
+      const bool split = w.op.find("rope") != std::string::npos || w.op.find("attn") != std::string::npos ||
+                         w.op == "b0.act" || w.op == "b0.gate_mul";
+      EXPECT_EQ(s.rows * (split ? t : 1), w.rows) << w.name << " t " << t;
+    }
+  }
+}
+
+TEST(TensorParallel, GemmChainAlternatesColumnsAndRows) {
+  Workload w;
+  w.name = w.source = "chain";
+  for (int i = 0; i < 3; ++i) w.layers.push_back(Layer::gemm("fc" + std::to_string(i), 64, 512, 512));
+  const Workload s = split_tensor_parallel(w, 4, 8);
+  EXPECT_EQ(s.layer_splits[0], "columns: N 128 of 512");
+  EXPECT_EQ(s.layer_splits[1], "rows: K 128 of 512");
+  EXPECT_EQ(s.layer_splits[2], "columns: N 128 of 512");
+  ASSERT_EQ(s.collectives.size(), 1u);
+  EXPECT_EQ(s.collectives[0].op, "all_reduce");
+  EXPECT_EQ(s.collectives[0].bytes, 64 * 512);  // int8 outputs
+  EXPECT_EQ(s.collectives[0].before_layer, 2);
+  // A width no chip count divides runs whole on every chip: MACs then add up to more than the whole.
+  w.layers[0].N = 510;
+  const Workload odd = split_tensor_parallel(w, 4, 8);
+  EXPECT_EQ(odd.layer_splits[0], "whole on every chip");
+  EXPECT_EQ(odd.layers[0].N, 510);
+  EXPECT_EQ(odd.layer_splits[1], "columns: N 128 of 512");  // its input is whole: columns again
+}
+
+TEST(TensorParallel, HeadsThatDoNotDivideAreRefused) {
+  const Workload whole = load_workload(kLlama);  // 32 heads
+  Workload w = whole;
+  for (Layer& l : w.layers)
+    if (l.name == "b0.attn.scores" || l.name == "b0.attn.context") l.repeats = 30;  // 30 heads, t = 4
+  EXPECT_THROW(split_tensor_parallel(w, 4, 16), InputError);
+}
+
+}  // namespace
+}  // namespace cstsim
