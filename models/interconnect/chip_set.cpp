@@ -104,9 +104,8 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
     const Message& msg = fabric_.messages()[m];
     const MessageTiming& t = fabric_.timing(int(m));
     end_ps[size_t(msg.dst)] = std::max(end_ps[size_t(msg.dst)], t.arrive_ps);
-    const int l = fabric_.topology().route(msg.src, msg.dst).front();
-    for (const LinkUse& u : fabric_.links()[size_t(l)].uses)
-      if (u.message == int(m)) end_ps[size_t(msg.src)] = std::max(end_ps[size_t(msg.src)], u.end_ps);
+    // On its first link a message is on the wire from when it leaves for its whole wire time.
+    end_ps[size_t(msg.src)] = std::max(end_ps[size_t(msg.src)], t.leave_ps + fabric_.wire_ps(msg.bytes));
   }
   for (int chip = 0; chip < params_.chips; ++chip)
     r.end_cycle.push_back(std::max(ready[size_t(chip)], cycle_ceil(end_ps[size_t(chip)]) - 1));

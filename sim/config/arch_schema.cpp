@@ -144,7 +144,7 @@ const schema::Table& arch_schema() {
           choice_key("interconnect.topology", "", "ring", {"ring", "ring_both_ways", "torus2d", "fully_connected", "switch"},
                      "how the chips are joined: a ring (one direction, or both), an x by y torus "
                      "(interconnect.torus_x), a link between every pair, or one switch port per chip"),
-          integer_key("interconnect.torus_x", "chip", "required with torus2d", 2, 1024,
+          integer_key("interconnect.torus_x", "chip", "required with torus2d", 1, 1024,
                       "torus2d: chips per row (chips / torus_x rows)"),
           integer_key("interconnect.slice_bytes", "byte", "0 (a chunk moves as one message)", 0, int64_t(1) << 40,
                       "collectives cut each chunk into slices of at most this many bytes, which pipeline through the "

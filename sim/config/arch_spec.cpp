@@ -329,8 +329,8 @@ ArchSpec build(const ArchFields& fields) {
     const ArchField* x = find("interconnect.torus_x");
     if (s.interconnect.topology == "torus2d") {
       s.interconnect.torus_x = int(int_of(require("interconnect.torus_x"), "interconnect.torus_x"));
-      if (s.chips % s.interconnect.torus_x != 0 || s.chips / s.interconnect.torus_x < 2)
-        fail(*x, fmt::format("{} chips do not make rows of {} (and at least 2 rows)", s.chips, s.interconnect.torus_x));
+      if (s.interconnect.torus_x < 2 || s.chips % s.interconnect.torus_x != 0 || s.chips / s.interconnect.torus_x < 2)
+        fail(*x, fmt::format("{} chips do not make a torus of rows of {} (at least 2 by 2)", s.chips, s.interconnect.torus_x));
     } else if (x) {
       fail(*x, "applies only with interconnect.topology: torus2d");
     }

@@ -25,8 +25,15 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
   std::string text;
   std::istringstream in(canonical_text(arch));
   for (std::string line; std::getline(in, line);)  // the sub-files by content, below
-    if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0 && line.rfind("energy=", 0) != 0)
+    if (line.rfind("hbm.spec=", 0) != 0 && line.rfind("noc.spec=", 0) != 0 && line.rfind("energy=", 0) != 0 &&
+        line.rfind("interconnect.link=", 0) != 0)
       text += line + "\n";
+  if (arch.chips > 1) {  // the link preset by what it says
+    const ic::LinkSpec& l = arch.link_spec;
+    text += fmt::format("interconnect.link.bytes_per_ns={}\ninterconnect.link.latency_ps={}\n"
+                        "interconnect.link.max_payload={}\ninterconnect.link.header={}\ninterconnect.link.pj_per_bit={}\n",
+                        l.bytes_per_ns, l.latency_ps, l.max_payload, l.header, l.pj_per_bit);
+  }
   if (!arch.energy.empty()) text += prefixed("energy.", post::to_yaml(post::load_energy_table(arch.energy)));
   if (arch.memory == "hbm" || arch.memory == "hierarchy")
     text += prefixed("hbm.", hbm::canonical_text(arch.hbm_spec));

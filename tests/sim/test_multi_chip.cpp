@@ -103,6 +103,8 @@ TEST_F(MultiChip, GammaCommEdgesAreTheLinksCountedBytes) {
   for (const char* name : {"chip0.hbm.ch00.busy", "chip1.hbm.ch00.busy", "interconnect.chip0>switch"})
     EXPECT_NE(resources.find(name), std::string::npos) << name;
   EXPECT_EQ(r["total"]["Theta_CST"]["D_peak"]["value"].get<double>(), 2);  // both arrays at once
+  // The trace's counters of both chips add up: the report's ops are every chip's MACs, twice.
+  EXPECT_EQ(r["total"]["C_P"]["O"]["ops"]["value"].get<double>(), 2.0 * s["chips"]["macs"].get<double>());
 }
 
 // Invariant 8 of the metrology: more chips need not be faster. A small GEMM chain on a slow ring
@@ -127,6 +129,24 @@ TEST_F(MultiChip, AddingChipsToACommunicationBoundJobIsSlower) {
   EXPECT_GT(comm(4), comm(2));
   EXPECT_LT(compute(8), compute(4));
   EXPECT_LT(compute(4), compute(2));
+}
+
+// Each topology runs the all-reduce its links suit: both ways round a ring with links both ways, rows
+// then columns on a torus; every byte a chip sends crosses one link (neighbours), so the links' payload
+// is what the chips sent.
+TEST_F(MultiChip, TopologiesPickTheirAlgorithms) {
+  const std::map<std::string, std::string> algorithm{
+      {"ring", "ring"}, {"ring_both_ways", "bidirectional_ring"}, {"torus2d", "torus2d"}, {"fully_connected", "ring"}};
+  for (const auto& [topology, expected] : algorithm) {
+    const std::string more = topology == "torus2d" ? "--set interconnect.torus_x=2" : "";
+    const json s = run(arch(4, topology, link()), chain(64, 256, 256), "run-" + topology, "--no-trace " + more);
+    const json& ar = s["chips"]["collectives"][0];
+    EXPECT_EQ(ar["algorithm"], expected) << topology;
+    int64_t payload = 0;
+    for (const json& l : s["chips"]["links"]) payload += l["payload_bytes"].get<int64_t>();
+    EXPECT_EQ(payload, ar["sent_bytes"].get<int64_t>()) << topology;
+    EXPECT_EQ(ar["sent_bytes"].get<int64_t>(), 4 * 2 * 3 * (64 * 256) / 4) << topology;  // 2 (N-1)/N S a chip
+  }
 }
 
 // `cstsim plan` names each collective the split inserts, its bytes and what every chip sends.

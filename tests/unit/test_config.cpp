@@ -607,11 +607,15 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
   const std::string channel = dir.write("c.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: channel\n"
                                                   "channel: {bandwidth_gbps: 10}\n");
   const std::string rs = dir.write("r.yaml", "array: {rows: 4, cols: 4}\ndataflow: rs\n");
+  const std::string chips = dir.write("x.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nchips: 4\ninterconnect: {link: " +
+                                                    std::string(CSTSIM_SOURCE_DIR) + "/configs/interconnect/nvlink4-h100.yaml"
+                                                    ", topology: torus2d, torus_x: 2}\n");
   int checked = 0;
   for (const schema::Key& k : arch_schema().keys()) {
     if (k.type != schema::Type::Integer) continue;
     SCOPED_TRACE(k.name);
-    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : k.name.rfind("rs.", 0) == 0 ? rs : file;
+    const bool multi = k.name == "chips" || k.name.rfind("interconnect.", 0) == 0 || k.name.rfind("parallel.", 0) == 0;
+    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : k.name.rfind("rs.", 0) == 0 ? rs : multi ? chips : file;
     const InputError low = error_of([&] { load_arch(arch, {{k.name, std::to_string(k.min - 1)}}); });
     EXPECT_EQ(low.key(), k.name);
     EXPECT_TRUE(contains(low.what(), k.min == 1 ? "must be a positive integer" : "must be a non-negative integer"))
@@ -622,7 +626,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 34);
+  EXPECT_EQ(checked, 38);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
