@@ -6,6 +6,9 @@
 #include <string>
 
 #include "core/input_error.h"
+#include "models/array/gemm_data.h"
+#include "models/array/register_array.h"
+#include "plan/fold_plan.h"
 #include "sim/workload/tensor_parallel.h"
 
 namespace cstsim {
@@ -91,6 +94,48 @@ TEST(TensorParallel, HeadsThatDoNotDivideAreRefused) {
   for (Layer& l : w.layers)
     if (l.name == "b0.attn.scores" || l.name == "b0.attn.context") l.repeats = 30;  // 30 heads, t = 4
   EXPECT_THROW(split_tensor_parallel(w, 4, 16), InputError);
+}
+
+// A column-split GEMM then a row-split one, as the split makes them, each chip's share run on a
+// register-level array of its own: the column shares side by side are the first product, and the
+// row shares' partial sums, added as the ring all-reduce adds them (chunk c from chip c + 1 on),
+// are the second, exactly (int8 operands, int32 sums that wrap: no order can change them).
+TEST(TensorParallel, SharesOnRegisterGridsAddUpToTheWholeGemm) {
+  const int t = 4;
+  Workload w;
+  w.name = w.source = "pair";
+  w.layers = {Layer::gemm("up", 24, 64, 40), Layer::gemm("down", 24, 40, 64)};
+  const Workload share = split_tensor_parallel(w, t, 8);
+  ASSERT_EQ(share.collectives.size(), 1u);
+  auto run_grid = [](const GemmData& d) {
+    auto grid = make_register_array(make_fold_plan(Dataflow::WS, 8, 8, d.M, d.N, d.K), FoldPipeline::Overlapped, 0, d);
+    while (!grid->done()) grid->step();
+    return grid->result();
+  };
+  for (int which = 0; which < 2; ++which) {
+    const Layer& whole = w.layers[size_t(which)];
+    const Layer& part = share.layers[size_t(which)];
+    const GemmData d = make_random_gemm(whole.M, whole.N, whole.K, 77 + which);
+    std::vector<double> got(size_t(whole.M * whole.N), 0.0);
+    for (int chip = 0; chip < t; ++chip) {
+      GemmData mine = d;  // this chip's columns of B (up), or its K slice of A and B (down)
+      mine.N = part.N, mine.K = part.K;
+      mine.A.assign(size_t(part.M * part.K), 0), mine.B.assign(size_t(part.K * part.N), 0);
+      const int64_t n0 = which == 0 ? chip * part.N : 0, k0 = which == 1 ? chip * part.K : 0;
+      for (int64_t m = 0; m < part.M; ++m)
+        for (int64_t k = 0; k < part.K; ++k) mine.A[size_t(m * part.K + k)] = d.A[size_t(m * d.K + k0 + k)];
+      for (int64_t k = 0; k < part.K; ++k)
+        for (int64_t n = 0; n < part.N; ++n) mine.B[size_t(k * part.N + n)] = d.B[size_t((k0 + k) * d.N + n0 + n)];
+      const std::vector<double> c = run_grid(mine);
+      for (int64_t m = 0; m < part.M; ++m)
+        for (int64_t n = 0; n < part.N; ++n) {
+          double& into = got[size_t(m * whole.N + n0 + n)];
+          // int32 wrap of the sum, as the chips' adds do it
+          into = double(int32_t(uint32_t(int64_t(into)) + uint32_t(int64_t(c[size_t(m * part.N + n)]))));
+        }
+    }
+    EXPECT_EQ(got, reference_gemm(d)) << whole.name;
+  }
 }
 
 }  // namespace
