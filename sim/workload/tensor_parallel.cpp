@@ -104,8 +104,8 @@ class Splitter {
         how = fmt::format("heads: {} of {} repeats", l.repeats, in.repeats);
       } else if (a != Lie::Whole || b != Lie::Whole) {
         throw InputError(w_.source, in.source_line, in.name,
-                         fmt::format("{} heads ({} of B) do not split evenly over {} chips (parallel.tensor)",
-                                     in.repeats, kv, t_));
+                         fmt::format("{} heads ({} of them K and V heads) do not split evenly over {} chips "
+                                     "(parallel.tensor)", in.repeats, kv, t_));
       }
     } else {
       if (a == Lie::Rows) gather_a(fmt::format("{} reads it whole", in.name));
