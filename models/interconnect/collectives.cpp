@@ -143,22 +143,24 @@ Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const Collec
   CollectiveOptions phase = o;
   phase.after_by_chip.assign(size_t(x * y), -1);
   // Each phase's rings start on a chip once the previous phase's last message into it arrived.
-  auto run = [&](bool rows, bool scatter, int64_t size) {
+  // A row's reduce-scatter leaves position p of the row with chunk (p + 1) mod x, reduced: the
+  // columns' phases run on that chunk (column `line` holds position `line` of every row).
+  auto run = [&](bool rows, bool scatter) {
     Collective done;
     for (int line = 0; line < (rows ? y : x); ++line) {
       std::vector<int> ring;
       for (int p = 0; p < (rows ? x : y); ++p) ring.push_back(rows ? line * x + p : p * x + line);
+      const int64_t size = rows ? bytes : part(bytes, x, (line + 1) % x);
       const Collective c = scatter ? ring_reduce_scatter(f, ring, size, phase) : ring_all_gather(f, ring, size, phase);
       merge(done, c);
     }
     for (int m : done.messages) phase.after_by_chip[size_t(f.messages()[size_t(m)].dst)] = m;  // the later ids arrive later
     merge(all, done);
   };
-  const int64_t share = bytes / x;  // what a row's reduce-scatter leaves each chip (x divides it in the tests)
-  run(true, true, bytes);
-  run(false, true, share);
-  run(false, false, share);
-  run(true, false, bytes);
+  run(true, true);
+  run(false, true);
+  run(false, false);
+  run(true, false);
   return all;
 }
 

@@ -60,9 +60,9 @@ post::Geometry energy_geometry(const ArchSpec& a) {
 // for the arch; with chips, every static row once per chip (the rows that scale with size already
 // count every chip's) and the interconnect's wire bytes at its link preset's energy per bit.
 post::EnergyTable run_energy_table(const ArchSpec& a, const std::string& path) {
-  post::EnergyTable table = post::resolved(post::load_energy_table(path), energy_geometry(a));
-  if (a.chips == 1) return table;
   const post::EnergyTable raw = post::load_energy_table(path);
+  post::EnergyTable table = post::resolved(raw, energy_geometry(a));
+  if (a.chips == 1) return table;
   for (size_t i = 0; i < table.static_power.size(); ++i)
     if (raw.static_power[i].watts_per_byte < 0 && raw.static_power[i].watts_per_pe < 0 &&
         raw.static_power[i].watts_per_buffer_byte < 0) {
@@ -274,8 +274,7 @@ int run_simulation(const RunOptions& o) {
     if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
       summary["arch"]["chips"] = arch.chips;
       summary["chips"] = chips_json(arch, workload, *chip_set, end_cycles, chip_macs);
-      int64_t waiting = 0;
-      for (const ic::CollectiveRun& r : chip_set->runs()) waiting += r.end_cycle[0] - r.ready_cycle[0] + 1;
+      const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
       summary["total"]["collective_cycles"] = waiting;  // of cycles
       summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
       summary["total"]["scope"] = "chip 0's share (every chip runs the same share); the machine: chips";

@@ -46,7 +46,10 @@ class MultiChip : public Cli {
 // N-1 reductions of a chunk on the vector unit; every chip sends 2 (N-1)/N S. fc0 splits by
 // columns, fc1 by rows: one all-reduce of fc1's 64 x 256 int8 output.
 TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
-  const json s = run(arch(4, "ring", link()), chain(64, 256, 256), "run");
+  // Half the bandwidth and a quarter of the latency: each term moves as the formula says.
+  for (const auto& [gbps, latency_ns] : {std::pair<double, int64_t>{100, 1000}, {50, 250}}) {
+  SCOPED_TRACE(gbps);
+  const json s = run(arch(4, "ring", link(gbps, double(latency_ns))), chain(64, 256, 256), "run" + std::to_string(latency_ns));
   const json& c = s["chips"];
   ASSERT_EQ(c["collectives"].size(), 1u);
   const json& ar = c["collectives"][0];
@@ -55,10 +58,10 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
   const int64_t S = 64 * 256, n = 4, chunk = S / n;
   EXPECT_EQ(ar["bytes"], S);
   for (const json& sent : ar["sent_bytes_per_chip"]) EXPECT_EQ(sent.get<int64_t>(), 2 * (n - 1) * S / n);
-  const int64_t wire_ps = int64_t(std::ceil(chunk * 1000.0 / 100.0));    // 40960 ps
-  const int64_t reduce_ps = int64_t(std::ceil(chunk * 1000.0 / 64.0));   // 1/64 cycle a byte at 1 GHz
-  const int64_t total_ps = 2 * (n - 1) * (1000000 + wire_ps) + (n - 1) * reduce_ps;
-  EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000);  // 6438
+  const int64_t wire_ps = int64_t(std::ceil(chunk * 1000.0 / gbps));    // 40960 ps at 100 GB/s
+  const int64_t reduce_ps = int64_t(std::ceil(chunk * 1000.0 / 64.0));  // 1/64 cycle a byte at 1 GHz
+  const int64_t total_ps = 2 * (n - 1) * (latency_ns * 1000 + wire_ps) + (n - 1) * reduce_ps;
+  EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000);  // 6438 at 100 GB/s and 1 us
   // The split keeps the MACs: every chip a quarter, together the whole.
   EXPECT_EQ(c["macs"].get<int64_t>(), 2LL * 64 * 256 * 256);
   for (const json& chip : c["per_chip"]) EXPECT_EQ(chip["macs"].get<int64_t>(), 2LL * 64 * 256 * 256 / 4);
@@ -69,6 +72,7 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
     EXPECT_EQ(l["wire_bytes"], l["payload_bytes"]);  // no headers on this link
   }
   EXPECT_EQ(s["total"]["collective_cycles"], ar["cycles"]);
+  }
 }
 
 // Γ_comm: each chip-to-chip edge of report.json carries the bytes its link counted (summary.json's

@@ -188,6 +188,14 @@ TEST(Interconnect, TorusAllReduceRunsRowsThenColumns) {
   const Collective ring = ring_all_reduce(r, order(16), kMiB);
   r.run();
   EXPECT_EQ(ring.end_ps(r), 30 * (1000000 + 655360));  // 49.6608 us
+  // Bytes the rows do not divide: each column reduces the chunk its row position holds, none lost.
+  // Each phase moves (its ring's size - 1) / size of what it reduces: on 2 x 2, each of the four
+  // phases moves the tensor once over every line (2 rows + 2 columns of chunks 501 and 500).
+  Fabric odd(Topology::torus2d(2, 2), link100());
+  const Collective o = torus_all_reduce(odd, 2, 2, 1001);
+  int64_t sent = 0;
+  for (int64_t b : o.sent_by_chip) sent += b;
+  EXPECT_EQ(sent, 2 * 1001 + 1001 + 1001 + 2 * 1001);
 }
 
 TEST(Interconnect, TorusRoutesTakeXThenYTheShortWay) {

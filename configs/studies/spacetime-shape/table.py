@@ -28,6 +28,7 @@ def load(case, n):
         "syncs": c["Gamma_comm"]["synchronizations"] if c else 0,
         "E_mJ": r["energy"]["E_gross"]["value"] * 1e3,
         "macs": c["macs"] if c else s["total"]["macs"],
+        "pes": s["arch"]["rows"] * s["arch"]["cols"] * s["arch"]["clusters"],  # one chip's
     }
 
 
@@ -45,8 +46,9 @@ fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.6))
 ax = axes[0]
 llama = cases["llama"]
 ax.plot(CHIPS, [r["T_wall_ms"] for r in llama], "o-", color="#0072B2", label="T_wall (ms)")
-ax.plot(CHIPS, [r["V_C_PE_s"] * 1e3 / 16384 / 1 for r in llama], "s--", color="#009E73",
-        label="V_C / 16384 PEs (ms)")
+pes = llama[0]["pes"]
+ax.plot(CHIPS, [r["V_C_PE_s"] * 1e3 / pes for r in llama], "s--", color="#009E73",
+        label=f"V_C / {pes} PEs (ms)")
 ax.set_xscale("log", base=2)
 ax.set_xticks(CHIPS, [str(n) for n in CHIPS])
 ax.set_xlabel("chips (tensor parallel)")
