@@ -7,6 +7,14 @@
 
 namespace cstsim {
 
+// How a layer lies across the chips of a tensor-parallel run: whole on every chip, or each chip
+// runs its share of N (columns), of K (rows: each holds partial sums of all of C) or of the
+// layer's repeats (attention's heads). `whole`: that extent of the layer before the split.
+struct ChipCut {
+  enum class Dim { None, N, K, Repeats } dim = Dim::None;
+  int64_t whole = 0;
+};
+
 struct CollectiveKernelPlan {
   std::string name;    // "<layer or op>.all_reduce" / ".all_gather"
   std::string op;      // all_reduce | all_gather

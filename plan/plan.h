@@ -87,6 +87,7 @@ struct LayerPlan {
   // Training steps: what the step holds in HBM beside this layer's operands (Layer::held_bytes).
   int64_t held_bytes = 0;
   bool sparse_2_4 = false;  // its passes run 2:4-compressed weights (PassPlan::sparse_2_4)
+  ChipCut chip_cut;         // chips > 1: how the layer is cut across the chips (Layer::chip_cut)
   std::vector<ClusterLayerPlan> clusters;
   // dataflow: rs: the layer as a convolution (a GEMM as a 1 x 1 one) in processing passes; the
   // cluster then makes one pass plan for the whole layer, its repeats included.

@@ -230,6 +230,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
   m.start_cycle = parts.front()->start_cycle;
   m.end_cycle = m.start_cycle - 1;
   m.verify = parts.front()->verify;
+  m.verify.chip_parts.clear();  // each part's own, appended below in pass order
   double mapped = 0, busy = 0, folds = 0;
   bool shared_taken = false;
   for (const ArrayLayerResult* p : parts) {
@@ -250,10 +251,15 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     m.memory_end = std::max(m.memory_end, p->memory_end);
     if (p->verify.ran) {
       m.verify.ran = true;
+      m.verify.chip_parts.insert(m.verify.chip_parts.end(), p->verify.chip_parts.begin(), p->verify.chip_parts.end());
       const double worst = std::max(m.verify.max_relative_error, p->verify.max_relative_error);
       const int64_t gated = p->verify.gated_lanes < 0 ? m.verify.gated_lanes
                                                       : std::max<int64_t>(m.verify.gated_lanes, 0) + p->verify.gated_lanes;
-      if (m.verify.passed && !p->verify.passed) m.verify = p->verify;
+      if (m.verify.passed && !p->verify.passed) {
+        std::vector<std::vector<double>> kept = std::move(m.verify.chip_parts);
+        m.verify = p->verify;
+        m.verify.chip_parts = std::move(kept);
+      }
       m.verify.max_relative_error = worst;
       m.verify.gated_lanes = gated;
     }
@@ -436,11 +442,9 @@ void ArrayModule::announce_fold_as_it_starts(int index, const FoldPlan& plan, in
 
 void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan& pass, const PassPlan* next, int64_t start,
                                 const std::vector<ArrayEvent>& expected, ArrayLayerResult& r) {
-  Precision types = params_.spec.array.precision;  // values of the layer's stored types
-  if (pass.a_type) types.activation = pass.a_type;
-  if (pass.b_type) types.weight = pass.b_type;
-  const GemmData data = make_random_gemm(plan.M, plan.N, plan.nominal_k(), params_.seed + uint64_t(index), types,
-                                         plan.sparse_2_4, plan.input_density);
+  const ChipCut& cut = plan_.layers[size_t(index)].chip_cut;
+  const GemmData data = pass_operands(plan, pass, params_.spec.array.precision, params_.seed + uint64_t(index), cut,
+                                      params_.chip, plan_.chips);
   auto grid = make_register_array(plan, params_.spec.fold_pipeline, start, data);
   // The grid gets its own channel: it fetches in the order it observes, and must
   // arrive at the closed form's schedule by itself. With clusters the grids share
@@ -497,6 +501,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   r.verify.max_relative_error = max_relative_error(grid->result(), data);
   if (plan.input_density < 1) r.verify.gated_lanes = grid->gated_count();
   if (!problems.empty()) r.verify.detail = problems.front();
+  if (cut_for_check(cut, plan_.chips)) r.verify.chip_parts.push_back(grid->result());  // the run combines the chips'
   spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} PE-updates)", index + 1, plan_.layers.size(), layer_name(index),
                r.verify.passed ? "ok" : "FAILED", r.cycles, grid->pe_updates());
 }

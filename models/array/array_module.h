@@ -82,6 +82,9 @@ struct LayerVerification {
   // Zero gating: the lanes of active PEs the registers saw a zero activation in (padding lanes
   // included), summed over passes; -1: not counted (no gating).
   int64_t gated_lanes = -1;
+  // chips > 1, a layer cut by columns or rows: each pass's grid result (M x N of this chip's
+  // share), which the run combines with the other chips' (models/array/chip_check.h).
+  std::vector<std::vector<double>> chip_parts;
 };
 
 struct ArrayLayerResult {

@@ -38,6 +38,26 @@ GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const 
   return d;
 }
 
+GemmData chip_share(const GemmData& whole, bool n_cut, int chip, int chips) {
+  GemmData d = whole;
+  const int64_t n = n_cut ? whole.N / chips : whole.N, k = n_cut ? whole.K : whole.K / chips;
+  const int64_t n0 = n_cut ? chip * n : 0, k0 = n_cut ? 0 : chip * k;
+  d.N = n;
+  d.K = k;
+  d.A.assign(size_t(d.M * k), 0.0f);
+  d.B.assign(size_t(k * n), 0.0f);
+  for (int64_t m = 0; m < d.M; ++m)
+    for (int64_t j = 0; j < k; ++j) d.A[size_t(m * k + j)] = whole.A[size_t(m * whole.K + k0 + j)];
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t c = 0; c < n; ++c) d.B[size_t(j * n + c)] = whole.B[size_t((k0 + j) * whole.N + n0 + c)];
+  if (whole.sparse_2_4) {  // K and the offset are multiples of 4 (a 2:4 layer's K per chip is)
+    d.kept.assign(size_t(k / 4 * n), 0);
+    for (int64_t g = 0; g < k / 4; ++g)
+      for (int64_t c = 0; c < n; ++c) d.kept[size_t(g * n + c)] = whole.kept[size_t((k0 / 4 + g) * whole.N + n0 + c)];
+  }
+  return d;
+}
+
 namespace {
 
 template <class Arith>

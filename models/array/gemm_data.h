@@ -46,6 +46,11 @@ struct GemmData {
 GemmData make_random_gemm(int64_t M, int64_t N, int64_t K, uint64_t seed, const Precision& p = {},
                           bool sparse_2_4 = false, double a_density = 1.0);
 
+// Chip `chip`'s share of `whole` when chips split it by columns (`n_cut`: B's columns and C's,
+// N / chips each) or else by rows of B (K / chips of A's columns and B's rows, 2:4 groups
+// whole): the operands a tensor-parallel chip computes its part of one GEMM from.
+GemmData chip_share(const GemmData& whole, bool n_cut, int chip, int chips);
+
 // Zero gating's operand: zero exactly where FoldPlan::is_placed_zero puts floor(n (1 - density))
 // zeros among the n values, every other value redrawn until nonzero (of `type`); density 1: unchanged.
 void place_zeros(std::vector<float>& values, double density, NumType type, std::mt19937_64& rng);

@@ -10,6 +10,23 @@ int64_t accumulation_chunk(const FoldPlan& plan) {
   return roles(plan.dataflow).stationary_outputs ? plan.k_values : int64_t(plan.R) * plan.pack;
 }
 
+bool cut_for_check(const ChipCut& cut, int chips) {
+  return chips > 1 && (cut.dim == ChipCut::Dim::N || cut.dim == ChipCut::Dim::K);
+}
+
+GemmData pass_operands(const FoldPlan& plan, const PassPlan& pass, Precision types, uint64_t seed, const ChipCut& cut,
+                       int chip, int chips) {
+  if (pass.a_type) types.activation = pass.a_type;
+  if (pass.b_type) types.weight = pass.b_type;
+  if (!cut_for_check(cut, chips))
+    return make_random_gemm(plan.M, plan.N, plan.nominal_k(), seed, types, plan.sparse_2_4, plan.input_density);
+  const bool n_cut = cut.dim == ChipCut::Dim::N;
+  const GemmData whole = make_random_gemm(plan.M, n_cut ? plan.N * chips : plan.N,
+                                          n_cut ? plan.nominal_k() : plan.nominal_k() * chips, seed, types,
+                                          plan.sparse_2_4, plan.input_density);
+  return chip < 0 ? whole : chip_share(whole, n_cut, chip, chips);
+}
+
 std::vector<std::string> reference_problems(const RegisterArray& grid, const std::vector<ArrayEvent>& expected,
                                             int64_t grid_end, int64_t timing_end, const ArrayLayerStats& stats,
                                             const GemmData& data) {

@@ -342,6 +342,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
     plan.layers.push_back(plan_layer(la, w.layers[i]));
     plan.layers.back().held_bytes = w.layers[i].held_bytes;
+    plan.layers.back().chip_cut = w.layers[i].chip_cut;
     if (a.dataflow == Dataflow::RS) {  // one pass plan runs the whole layer in its processing passes
       LayerPlan& lp = plan.layers.back();
       lp.rs = map_rs_layer(la, w, i);

@@ -33,6 +33,7 @@
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
 #include "sim/run/chips.h"
+#include "sim/run/chips_verify.h"
 #include "sim/workload/tensor_parallel.h"
 #include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
@@ -158,9 +159,14 @@ int run_simulation(const RunOptions& o) {
   check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec,
                                arch.interconnect.link},
                    o.force);
+  if (arch.chips > 1 && o.verify && arch.clusters > 1)
+    throw InputError(o.arch_path, 0, "clusters", "--verify across chips checks one array per chip (clusters: 1)");
   if (arch.chips > 1 && o.verify)
-    throw InputError("--verify", 0, "", "a multi-chip run is timed only: its chips' register grids and the reduction of "
-                                        "their partial sums are not checked yet (chips: 1 verifies one chip's share)");
+    for (const Layer& l : workload.layers)
+      if (l.input_density < 1)  // zeros are placed by each chip's own share, not cut from one whole
+        throw InputError(workload.source, l.source_line, l.name,
+                         "--verify across chips takes dense inputs (input_density 1): zero gating's zeros are placed "
+                         "in each chip's share");
   if (arch.chips > 1 && o.fault_cycle >= 0) throw InputError("--inject-fault", 0, "", "applies to one chip (chips: 1)");
   if (arch.chips > 1 && arch.vector.lanes == 0)
     for (const CollectiveKernelPlan& c : workload.collectives)
@@ -279,6 +285,14 @@ int run_simulation(const RunOptions& o) {
       summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
       summary["total"]["scope"] = "chip 0's share (every chip runs the same share); the machine: chips";
     }
+    bool chips_verified = true;
+    if (o.verify && chip_set) {  // every chip's grids, then the cut layers put together across the chips
+      std::vector<std::vector<ArrayLayerResult>> per_chip;
+      for (const auto& chip : chips) per_chip.push_back(chip->layer_results());
+      summary["chips"]["verify"] = verify_across_chips(plan, arch.precision, o.seed, per_chip, chips_verified);
+      summary["verify"]["passed"] = chips_verified;
+      summary["verify"]["scope"] = "every chip's grids, and the layers cut across the chips put together (chips.verify)";
+    }
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
@@ -295,7 +309,11 @@ int run_simulation(const RunOptions& o) {
     out.commit();
 
     if (o.print_table) fmt::print("{}{}{}", human_table(run_report), chip_set ? chips_line(summary["chips"]) : "", report.text);
-    if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
+    if (o.verify && chip_set) {
+      if (!chips_verified) return 1;
+      spdlog::info("verify: every chip's events, values, SRAM words and MACs match, and the {} layers cut across "
+                   "the chips put together give the whole GEMMs", summary["chips"]["verify"].size());
+    } else if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
       bool passed = true;
       for (int k = 0; k < accelerator.clusters(); ++k)
         for (size_t i = 0; i < accelerator.array(k).results().size(); ++i) {

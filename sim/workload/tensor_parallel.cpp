@@ -99,6 +99,7 @@ class Splitter {
       const int64_t kv = in.pieces[1].count(in.repeats);  // heads of B (GQA: KV heads)
       if (a != Lie::Whole && b != Lie::Whole && in.repeats % t_ == 0 && kv % t_ == 0) {
         l.repeats = in.repeats / t_;
+        l.chip_cut = {ChipCut::Dim::Repeats, in.repeats};
         if (in.pieces[1].cycle > 0) l.pieces[1].cycle = in.pieces[1].cycle / t_;
         out = in.attention_scores_layer >= 0 ? Lie::Columns : Lie::Rows;
         how = fmt::format("heads: {} of {} repeats", l.repeats, in.repeats);
@@ -112,6 +113,7 @@ class Splitter {
       const bool conv = in.conv.has_value();
       if (a == Lie::Columns && in.K % t_ == 0 && (!conv || in.conv->channels % t_ == 0)) {
         l.K = in.K / t_;
+        l.chip_cut = {ChipCut::Dim::K, in.K};
         if (conv) l.conv->channels = in.conv->channels / t_;
         how = fmt::format("rows: K {} of {}", l.K, in.K);
         collective("all_reduce", graph ? in.tensors[2] : in.name, c_bytes, int(i) + 1, -1, in.source_line,
@@ -120,6 +122,7 @@ class Splitter {
         if (a == Lie::Columns) gather_a(fmt::format("{}'s K ({}) is not a multiple of {}", in.name, in.K, t_));
         if (in.N % t_ == 0 && (!conv || in.conv->filters % t_ == 0)) {
           l.N = in.N / t_;
+          l.chip_cut = {ChipCut::Dim::N, in.N};
           if (conv) l.conv->filters = in.conv->filters / t_;
           out = Lie::Columns;
           how = fmt::format("columns: N {} of {}", l.N, in.N);

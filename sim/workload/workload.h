@@ -101,6 +101,7 @@ struct Layer {
   // The fraction of A's values that are nonzero (YAML `input_density`, a graph tensor's `density`):
   // what PEs with zero gating (arch sparsity.zero_gating) gate; energy only.
   double input_density = 1.0;
+  ChipCut chip_cut;  // chips > 1: this layer is one chip's share (sim/workload/tensor_parallel.h)
   int64_t macs() const { return repeats * M * N * K; }
   static Layer gemm(std::string name, int64_t M, int64_t N, int64_t K) {
     Layer l;
