@@ -23,7 +23,7 @@
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
-#include "sim/workload/tensor_parallel.h"
+#include "sim/workload/data_parallel.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
@@ -315,11 +315,9 @@ int plan_command(const std::vector<std::string>& args) {
   for (const char* required : {"arch", "workload"})
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
-  const Workload whole = with_training(with_weight_sparsity(load_workload(workload_path), sparsity), train,
-                                       arch.precision.value_bits());
-  // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/tensor_parallel.h).
-  const Workload w =
-      arch.chips > 1 ? split_tensor_parallel(whole, arch.tensor_parallel, arch.precision.value_bits()) : whole;
+  // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/data_parallel.h).
+  const Workload w = chip_workload(with_weight_sparsity(load_workload(workload_path), sparsity), train,
+                                   arch.precision.value_bits(), arch.tensor_parallel, arch.data_parallel);
   const bool explore = vm.count("explore") > 0;
   const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
@@ -350,7 +348,9 @@ int plan_command(const std::vector<std::string>& args) {
   std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
             << arch.precision.label() << ", memory "
             << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
-            << (arch.chips > 1 ? fmt::format(", {} chips, tensor parallel: one chip's share", arch.chips) : std::string())
+            << (arch.chips > 1 ? fmt::format(", {} chips, {} parallel: one chip's share", arch.chips,
+                                           arch.data_parallel > 1 ? "data" : "tensor")
+                             : std::string())
             << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n"
             << simulated_plan_table(layers);
   if (explore) std::cout << "\nTraffic-optimal tiling plan (an estimate, not simulated):\n" << plan_table(tilings);

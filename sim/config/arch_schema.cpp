@@ -151,7 +151,11 @@ const schema::Table& arch_schema() {
                       "ring's steps (NCCL-style chunking)"),
           integer_key("parallel.tensor", "chip", "chips", 1, 1024,
                       "tensor-parallel degree: weight GEMMs split by columns then rows (Megatron-LM), attention by heads, "
-                      "an all-reduce after every row split (sim/workload/tensor_parallel.h); must equal chips"),
+                      "an all-reduce after every row split (sim/workload/tensor_parallel.h); chips / parallel.data"),
+          integer_key("parallel.data", "chip", "1", 1, 1024,
+                      "data-parallel degree: every chip runs 1/data of the samples with the weights whole, and a training "
+                      "step all-reduces each weight's gradient before its optimizer step (sim/workload/data_parallel.h); "
+                      "tensor x data = chips, one of them 1"),
           text_key("source", "none", "free-text citation for the numbers; ignored by the model"),
       });
   return table;

@@ -318,7 +318,7 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("chips")) s.chips = int(int_of(*f, "chips"));
   if (s.chips == 1)
     for (const char* key : {"interconnect.link", "interconnect.topology", "interconnect.torus_x",
-                            "interconnect.slice_bytes", "parallel.tensor"})
+                            "interconnect.slice_bytes", "parallel.tensor", "parallel.data"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with chips > 1");
   if (s.chips > 1) {
     const ArchField& c = *find("chips");
@@ -334,13 +334,20 @@ ArchSpec build(const ArchFields& fields) {
     } else if (x) {
       fail(*x, "applies only with interconnect.topology: torus2d");
     }
-    s.tensor_parallel = s.chips;
-    if (const ArchField* f = find("parallel.tensor")) {
-      s.tensor_parallel = int(int_of(*f, "parallel.tensor"));
-      if (s.tensor_parallel != s.chips)
-        fail(*f, fmt::format("{} chips and tensor parallelism {}: only tensor parallelism over every chip is modelled "
-                             "yet (data and pipeline splits are not)", s.chips, s.tensor_parallel));
-    }
+    // One split over every chip: tensor (the default) or data; the two together would run each
+    // collective in a group of chips, which the interconnect does not model yet.
+    const ArchField* tensor = find("parallel.tensor");
+    const ArchField* data = find("parallel.data");
+    if (data) s.data_parallel = int(int_of(*data, "parallel.data"));
+    s.tensor_parallel = s.chips / s.data_parallel;
+    if (tensor) s.tensor_parallel = int(int_of(*tensor, "parallel.tensor"));
+    if (s.tensor_parallel * s.data_parallel != s.chips)
+      fail(tensor ? *tensor : *data, fmt::format("{} chips are not tensor parallelism {} x data parallelism {}", s.chips,
+                                                 s.tensor_parallel, s.data_parallel));
+    if (s.tensor_parallel > 1 && s.data_parallel > 1)
+      fail(tensor ? *tensor : *data, fmt::format("tensor parallelism {} with data parallelism {}: one split over every "
+                                                 "chip is modelled (each collective would run in a group of chips)",
+                                                 s.tensor_parallel, s.data_parallel));
     if (s.dataflow == Dataflow::RS) fail(c, "row stationary runs on one chip (chips: 1)");
     if (s.memory == "channel" || s.memory == "hbm")
       fail(c, "chips > 1 needs memory: ideal or hierarchy");
@@ -531,7 +538,8 @@ std::string canonical_text(const ArchSpec& s) {
          (s.chips > 1 ? fmt::format("chips={}\ninterconnect.link={}\ninterconnect.topology={}\ninterconnect.torus_x={}\n"
                                     "interconnect.slice_bytes={}\nparallel.tensor={}\n",
                                     s.chips, s.interconnect.link, s.interconnect.topology, s.interconnect.torus_x,
-                                    s.interconnect.slice_bytes, s.tensor_parallel)
+                                    s.interconnect.slice_bytes, s.tensor_parallel) +
+                        (s.data_parallel > 1 ? fmt::format("parallel.data={}\n", s.data_parallel) : std::string())
                       : std::string()) +
          (s.vector.lanes > 0
               ? fmt::format("vector.lanes={}\nvector.add_per_lane={}\nvector.mul_per_lane={}\nvector.special_per_lane={}\n"

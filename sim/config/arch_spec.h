@@ -93,6 +93,7 @@ struct ArchSpec {
     int64_t slice_bytes = 0;           // collectives' slices (0: one message a chunk)
   } interconnect;
   int tensor_parallel = 1;             // parallel.tensor
+  int data_parallel = 1;               // parallel.data (sim/workload/data_parallel.h)
   ic::LinkSpec link_spec;              // the preset, resolved (chips > 1)
   // The sub-files, read once and resolved (with their --set overrides) by load_arch:
   // the models take these, never the paths.

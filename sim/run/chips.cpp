@@ -43,9 +43,12 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
   const double ns_per_cycle = 1e9 / a.clock_hz;
   ordered_json j;
   j["count"] = a.chips;
-  j["split"] = {{"tensor_parallel", share.tensor_parallel},
-                {"rule", "Megatron-LM: weight GEMMs by columns then rows, attention by heads, an all-reduce after each "
-                         "row split (sim/workload/tensor_parallel.h)"}};
+  j["split"] = {{"tensor_parallel", share.tensor_parallel}, {"data_parallel", share.data_parallel}};
+  j["split"]["rule"] = share.data_parallel > 1
+                           ? "data parallel: every chip 1/data of the samples, weights whole; a training step "
+                             "all-reduces each weight's gradient before its optimizer step (sim/workload/data_parallel.h)"
+                           : "Megatron-LM: weight GEMMs by columns then rows, attention by heads, an all-reduce after "
+                             "each row split (sim/workload/tensor_parallel.h)";
   ordered_json layers = ordered_json::array();
   for (size_t i = 0; i < share.layers.size(); ++i)
     layers.push_back({{"name", share.layers[i].name}, {"split", share.layer_splits[i]}});
@@ -132,9 +135,10 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
 std::string chips_line(const nlohmann::ordered_json& c) {
   int64_t collective_cycles = c["per_chip"][0]["collective_cycles"].get<int64_t>(), bytes = 0;
   for (const auto& k : c["collectives"]) bytes += k["bytes"].get<int64_t>();
-  return fmt::format("chips: {} (tensor parallel; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
+  return fmt::format("chips: {} ({} parallel; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
                      "{} cycles on chip 0  interconnect {} B on the wire, {:.4g} J\n",
-                     c["count"].get<int>(), c["wall_cycles"].get<int64_t>(), c["collectives"].size(), bytes,
+                     c["count"].get<int>(), c["split"]["data_parallel"].get<int>() > 1 ? "data" : "tensor",
+                     c["wall_cycles"].get<int64_t>(), c["collectives"].size(), bytes,
                      collective_cycles, c["Gamma_comm"]["B_N_bytes"].get<int64_t>(), c["interconnect_energy_J"].get<double>());
 }
 

@@ -34,7 +34,7 @@
 #include "sim/mapper/mapper.h"
 #include "sim/run/chips.h"
 #include "sim/run/chips_verify.h"
-#include "sim/workload/tensor_parallel.h"
+#include "sim/workload/data_parallel.h"
 #include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
 
@@ -130,11 +130,9 @@ int run_simulation(const RunOptions& o) {
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   std::vector<std::string> dense;  // layers --sparsity leaves dense
-  const Workload whole = with_training(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
-                                       o.train, arch.precision.value_bits());
-  // chips > 1: every chip runs the same share of the workload (sim/workload/tensor_parallel.h).
-  const Workload workload =
-      arch.chips > 1 ? split_tensor_parallel(whole, arch.tensor_parallel, arch.precision.value_bits()) : whole;
+  // chips > 1: every chip runs the same share of the workload (sim/workload/data_parallel.h).
+  const Workload workload = chip_workload(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
+                                          o.train, arch.precision.value_bits(), arch.tensor_parallel, arch.data_parallel);
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());

@@ -398,6 +398,7 @@ class GraphReader {
       if (b_batches != 1 && b_batch != batch)
         shape_error(n, fmt::format("batch dimensions {} and {} differ", shape_text(batch), shape_text(b_batch)));
       l.repeats = batches;
+      l.batch = batch.empty() ? 1 : batch.front();
       if (b_batches == 1) l.pieces[1].cycle = 1;  // one b for every product
     }
     Shape out = batch;
@@ -435,6 +436,7 @@ class GraphReader {
                                  c.span_w(), dilation, c.ifmap_h, c.ifmap_w));
     Layer l = lower_conv(n.name, c);
     l.repeats = images * groups;
+    l.batch = images;
     l.pieces[1].cycle = groups;  // repeat r = image * groups + group uses filters of its group
     const int layer = add_layer(n, l, x.name, wt.name, n.out);
     output(n, {images, c.out_h(), c.out_w(), wt.shape[3]}, dtype_attr(n, x.dtype), "activation", layer);
@@ -494,6 +496,7 @@ class GraphReader {
     const int64_t share = heads / kv_heads;
     Layer scores = Layer::gemm(n.name + ".scores", Sq, Skv, d);
     scores.repeats = B * heads;
+    scores.batch = B;
     scores.pieces[1].every = share;
     const int s = add_layer(n, scores, q.name, k.name, n.name + ".scores");
     const std::string dtype = dtype_attr(n, q.dtype);
@@ -528,6 +531,7 @@ class GraphReader {
     Layer context = Layer::gemm(n.name + ".context", Sq, d, Skv);
     context.attention_scores_layer = s;
     context.repeats = B * heads;
+    context.batch = B;
     context.pieces[1].every = share;
     const int c = add_layer(n, context, n.name + ".probs", v.name, n.out);
     output(n, {B, Sq, heads * d}, dtype, "activation", c);

@@ -68,6 +68,10 @@ struct Layer {
   // matrix each one uses. MACs: repeats * M * N * K.
   int64_t repeats = 1;
   std::array<RepeatPieces, 3> pieces{};
+  // Operator graphs: the samples among the repeats (attention's B of B x heads, a convolution's
+  // images, a batched matmul's leading dimension), which lead in repeat order; 1: the repeats
+  // are of one sample (what a data-parallel split may not cut).
+  int64_t batch = 1;
   std::optional<ConvShape> conv;  // set when lowered from a convolution
   int source_line = 0;            // line in the workload file
   // YAML `input:` previous (true) | none (false): whether it reads the previous layer's output;
@@ -144,6 +148,7 @@ struct Workload {
   // Split across chips (sim/workload/tensor_parallel.h): one chip's share of every layer and op,
   // the collectives the split needs, and per layer how it was split; tensor_parallel 1: one chip.
   int tensor_parallel = 1;
+  int data_parallel = 1;  // sim/workload/data_parallel.h: this is 1/data_parallel of the samples
   std::vector<CollectiveKernelPlan> collectives;
   std::vector<std::string> layer_splits;
   bool is_graph = false;

@@ -187,6 +187,13 @@ TEST_F(MultiChip, BadInputsAreRefusedWithOneLine) {
   const fs::path no_link = file("nolink.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nchips: 2\n");
   expect_input_error(base + no_link.string(), "interconnect.link");
   expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.tensor=2", "parallel.tensor");
+  expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.data=3",
+                     "parallel.data: 4 chips are not tensor parallelism 1 x data parallelism 3");
+  expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.data=2 --set parallel.tensor=2",
+                     "parallel.tensor: tensor parallelism 2 with data parallelism 2");
+  expect_input_error("run --workload " + src("configs/workloads/models/llama2-7b-prefill-s512.yaml") + " --arch " +
+                         arch(4, "ring", l).string() + " --set parallel.data=4",
+                     "b0.attn.scores: its 1 sample(s)");
   expect_input_error(base + arch(6, "torus2d", l).string() + " --set interconnect.torus_x=4", "interconnect.torus_x");
   expect_input_error(base + arch(4, "ring", l).string() + " --set clusters=2 --verify", "clusters: --verify across chips");
   const fs::path no_vector = file("novec.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nchips: 2\ninterconnect: "
@@ -222,6 +229,32 @@ TEST_F(MultiChip, VerifyPutsTheChipsGridsTogether) {
                      "--verify --set precision.operand=bf16");
   EXPECT_EQ(s["verify"]["passed"], true);
   EXPECT_EQ(s["chips"]["verify"].size(), 7u);  // q, k, v, gate, up by columns; o and down by rows
+}
+
+// Data parallelism on a training step: 4 chips each take a quarter of the rows, every weight's
+// gradient is all-reduced on the ring right before its AdamW step, taking the ring formula to the
+// cycle; the chips' MACs are the one-chip step's, and with a fast link the step is shorter.
+TEST_F(MultiChip, DataParallelTrainingAllReducesEachGradient) {
+  const fs::path w = chain(1024, 64, 64);
+  const fs::path one = file("one.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\nvector: {lanes: 64}\n");
+  const json single = run(one, w, "one", "--train none");
+  const json s = run(arch(4, "ring", link(100, 1000)), w, "dp", "--train none --set parallel.data=4");
+  const json& c = s["chips"];
+  EXPECT_EQ(c["split"]["data_parallel"], 4);
+  EXPECT_EQ(c["macs"], single["total"]["macs"]);  // 3 x 2 x 1024 x 64 x 64
+  EXPECT_EQ(c["macs"].get<int64_t>(), 3LL * 2 * 1024 * 64 * 64);
+  ASSERT_EQ(c["collectives"].size(), 2u);
+  const int64_t S = 64 * 64, n = 4, chunk = S / n;  // a 64 x 64 int8 gradient
+  const int64_t total_ps = 2 * (n - 1) * (1000 * 1000 + chunk * 10) + (n - 1) * int64_t(std::ceil(chunk * 1000.0 / 64));
+  for (size_t k = 0; k < 2; ++k) {
+    const json& ar = c["collectives"][k];
+    EXPECT_EQ(ar["name"], std::string(k == 0 ? "fc1" : "fc0") + ".B.grad.all_reduce");
+    EXPECT_EQ(ar["bytes"], S);
+    for (const json& sent : ar["sent_bytes_per_chip"]) EXPECT_EQ(sent.get<int64_t>(), 2 * (n - 1) * S / n);
+    EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000) << ar.dump();
+  }
+  const json fast = run(arch(4, "ring", link(400, 100)), w, "dp-fast", "--train none --set parallel.data=4");
+  EXPECT_LT(fast["chips"]["wall_cycles"].get<int64_t>(), single["total"]["cycles"].get<int64_t>());
 }
 
 // A Llama-2-7B block (a 512-token prompt) at tensor parallelism 2, 4 and 8 on NVLink 4 through a
