@@ -16,8 +16,14 @@ struct ChipCut {
 };
 
 struct CollectiveKernelPlan {
-  std::string name;    // "<layer or op>.all_reduce" / ".all_gather"
-  std::string op;      // all_reduce | all_gather
+  std::string name;    // "<layer or op>.all_reduce" / ".all_gather" / ".send"
+  // all_reduce | all_gather (every chip) | send (chip `from` to chip `to`: a pipeline stage's
+  // activations; `from` goes on once they are off its link, `to` waits until they have arrived)
+  std::string op;
+  int from = -1, to = -1;
+  // The run's index of this collective (ic::ChipSet's list) when chips run different plans
+  // (pipeline stages); -1: its index in the plan's list.
+  int id = -1;
   std::string tensor;  // what it reduces (the partial sums of a row-split GEMM) or gathers
   int64_t bytes = 0;   // the whole tensor, as every chip holds it afterwards
   int before_layer = 0;  // runs after layers [0, before_layer)

@@ -144,7 +144,7 @@ void TraceSink::begin_layer(int index, const std::string& name, int64_t start_cy
   // Every cluster announces the layer it starts; the same layer at the same cycle counts once.
   // A layer whose vector kernels began it is not begun again by its first pass. With several chips
   // the first chip to begin a layer begins it for the trace.
-  if (!layers_.empty() && index <= layers_.back().index) return;
+  if (one_layer_ || (!layers_.empty() && index <= layers_.back().index)) return;
   if (!layers_.empty() && start_cycle <= layers_.back().start)
     throw std::logic_error("layers must start in increasing cycle order");
   if (start_cycle < now_) throw std::logic_error("a layer must begin at or after the current cycle");

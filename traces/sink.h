@@ -73,6 +73,12 @@ class TraceSink {
 
   // Layers partition time; a layer runs from its start to the next layer's start.
   void begin_layer(int index, const std::string& name, int64_t start_cycle);
+  // The whole trace is one layer, `name`, from cycle 0; begin_layer does nothing after it (chips
+  // running different layers at once: pipeline stages).
+  void one_layer(const std::string& name) {
+    begin_layer(0, name, 0);
+    one_layer_ = true;
+  }
 
   void advance(int64_t now);
   // Flushes everything, closes the files; the trace covers [0, end_cycle).
@@ -160,6 +166,7 @@ class TraceSink {
   std::vector<Change> same_cycle_;
   std::vector<Record> buffer_;
   std::vector<LayerSpan> layers_;
+  bool one_layer_ = false;
   // Open windows only: (window start, layer) -> count per action
   std::map<std::pair<int64_t, int>, std::vector<int64_t>> counters_;
   int64_t now_ = 0;

@@ -81,7 +81,9 @@ void ArrayModule::run() {
         if (!params_.chips) throw std::logic_error("a collective in a plan run on one chip");
         // (No wait_until here: the chip's mark stays what its memory has announced, which the next
         // step's first wait moves on.)
-        end = params_.cluster == 0 ? params_.chips->collective(params_.chip, kernel.index, start) : start - 1;
+        const int id = plan_.collectives[kernel.index].id;
+        end = params_.cluster == 0 ? params_.chips->collective(params_.chip, id >= 0 ? size_t(id) : kernel.index, start)
+                                   : start - 1;
       } else if (kernel.flash) {
         flash_results_.push_back(run_flash_kernel(plan_.flash_kernels[kernel.index], step, start));
         end = flash_results_.back().end_cycle;

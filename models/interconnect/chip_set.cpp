@@ -15,6 +15,7 @@ ChipSet::ChipSet(ChipSetParams params, std::vector<CollectiveKernelPlan> collect
       sink_(sink),
       fabric_(params_.topology, params_.link),
       barriers_(collectives_.size()),
+      run_of_(collectives_.size(), -1),
       marks_(size_t(params_.chips), 0),
       announced_uses_(params_.topology.links().size(), 0),
       busy_to_(params_.topology.links().size(), 0),
@@ -35,7 +36,8 @@ std::string ChipSet::node_name(int node) const {
 }
 
 const std::string& ChipSet::algorithm(const std::string& op) const {
-  static const std::string ring = "ring", both = "bidirectional_ring", torus = "torus2d";
+  static const std::string ring = "ring", both = "bidirectional_ring", torus = "torus2d", p2p = "point_to_point";
+  if (op == "send") return p2p;
   if (op == "all_reduce" && params_.topology_name == "ring_both_ways") return both;
   if (op == "all_reduce" && params_.topology_name == "torus2d") return torus;
   return ring;
@@ -49,18 +51,42 @@ int64_t ChipSet::cycle_ceil(int64_t ps) const { return int64_t(std::ceil(double(
 int64_t ChipSet::collective(int chip, size_t index, int64_t ready_cycle) {
   if (index >= barriers_.size()) throw std::logic_error("chip set: no such collective");
   Barrier& b = barriers_[index];
+  const CollectiveKernelPlan& k = collectives_[index];
   b.ready[size_t(chip)] = ready_cycle;
+  if (k.op == "send") {  // the two ends only; the sender never waits for the receiver
+    if (chip != k.from && chip != k.to) throw std::logic_error("chip set: a chip at another pair's send");
+    if (chip == k.from) {
+      run(index, b.ready);
+      b.event->notify(sc_core::SC_ZERO_TIME);
+    } else if (run_of_[index] < 0) {
+      sc_core::wait(*b.event);
+    }
+    CollectiveRun& r = runs_[size_t(run_of_[index])];
+    if (chip == k.to) r.ready_cycle[size_t(chip)] = ready_cycle;
+    return r.end_cycle[size_t(chip)] = std::max(r.end_cycle[size_t(chip)], ready_cycle);
+  }
   if (++b.arrived == params_.chips) {
     run(index, b.ready);
     b.event->notify(sc_core::SC_ZERO_TIME);
   }
   if (b.arrived <= params_.chips) sc_core::wait(*b.event);
-  return runs_.at(index).end_cycle[size_t(chip)];
+  return runs_.at(size_t(run_of_[index])).end_cycle[size_t(chip)];
+}
+
+void ChipSet::time_messages() {
+  fabric_.run();
+  // Messages of earlier collectives keep their times: later ones never leave before a chip was done
+  // with the earlier (checked, since the fabric times everything again).
+  for (size_t m = 0; m < timed_.size(); ++m)
+    if (fabric_.timing(int(m)).arrive_ps != timed_[m].arrive_ps || fabric_.timing(int(m)).leave_ps != timed_[m].leave_ps)
+      throw std::logic_error("chip set: a later collective changed an earlier one's timing");
+  for (size_t m = timed_.size(); m < fabric_.messages().size(); ++m) timed_.push_back(fabric_.timing(int(m)));
 }
 
 void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
-  if (runs_.size() != index) throw std::logic_error("chip set: collectives out of order");
   const CollectiveKernelPlan& k = collectives_[index];
+  if (k.op != "send" && runs_.size() != index) throw std::logic_error("chip set: collectives out of order");
+  run_of_[index] = int(runs_.size());
   CollectiveOptions o;
   o.slice_bytes = params_.slice_bytes;
   o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte : 0;
@@ -71,7 +97,9 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   const size_t first = fabric_.messages().size();
   const std::string& how = algorithm(k.op);
   Collective c;
-  if (k.op == "all_reduce" && how == "torus2d")
+  if (k.op == "send")
+    c = point_to_point(fabric_, k.from, k.to, k.bytes, o);
+  else if (k.op == "all_reduce" && how == "torus2d")
     c = torus_all_reduce(fabric_, params_.torus_x, params_.chips / params_.torus_x, k.bytes, o);
   else if (k.op == "all_reduce" && how == "bidirectional_ring")
     c = bidirectional_ring_all_reduce(fabric_, ring, k.bytes, o);
@@ -81,13 +109,7 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
     c = ring_all_gather(fabric_, ring, k.bytes, o);
   else
     throw std::logic_error("chip set: unknown collective " + k.op);
-  fabric_.run();
-  // Messages of earlier collectives keep their times: later ones never leave before a chip was done
-  // with the earlier (checked, since the fabric times everything again).
-  for (size_t m = 0; m < timed_.size(); ++m)
-    if (fabric_.timing(int(m)).arrive_ps != timed_[m].arrive_ps || fabric_.timing(int(m)).leave_ps != timed_[m].leave_ps)
-      throw std::logic_error("chip set: a later collective changed an earlier one's timing");
-  for (size_t m = timed_.size(); m < fabric_.messages().size(); ++m) timed_.push_back(fabric_.timing(int(m)));
+  time_messages();
 
   CollectiveRun r;
   r.name = k.name;
@@ -95,6 +117,8 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   r.algorithm = how;
   r.bytes = k.bytes;
   r.ready_cycle = ready;
+  r.member.assign(size_t(params_.chips), k.op != "send");
+  if (k.op == "send") r.member[size_t(k.from)] = r.member[size_t(k.to)] = 1, r.from = k.from;
   r.sent_bytes = c.sent_by_chip;
   r.first_message = int64_t(first);
   r.messages = int64_t(fabric_.messages().size() - first);

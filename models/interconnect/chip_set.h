@@ -37,6 +37,8 @@ struct CollectiveRun {
   std::string name, op, algorithm;
   int64_t bytes = 0;
   std::vector<int64_t> ready_cycle, end_cycle;  // per chip
+  std::vector<char> member;                     // per chip: takes part (a send: its two ends)
+  int from = -1;                                // a send's sender
   std::vector<int64_t> sent_bytes;              // per chip: payload
   int64_t messages = 0;
   int64_t first_message = 0;  // its messages are fabric ids [first_message, first_message + messages)
@@ -49,7 +51,8 @@ class ChipSet {
 
   int chips() const { return params_.chips; }
   // Chip `chip` is ready for collective `index` at `ready_cycle`: waits until every chip is, and
-  // returns the last cycle of its own part.
+  // returns the last cycle of its own part. A send: its sender posts the message at once and goes
+  // on once it is off its first link; its receiver waits until it has arrived.
   int64_t collective(int chip, size_t index, int64_t ready_cycle);
   // The trace's clock across chips: chip `chip` will announce nothing before `cycle`.
   void trace_mark(int chip, int64_t cycle) { marks_[size_t(chip)] = cycle; }
@@ -68,6 +71,7 @@ class ChipSet {
     std::unique_ptr<sc_core::sc_event> event = std::make_unique<sc_core::sc_event>();
   };
   void run(size_t index, const std::vector<int64_t>& ready);
+  void time_messages();  // the fabric after new messages; earlier ones must keep their times
   void announce(size_t first_message);
   int64_t cycle_floor(int64_t ps) const;
   int64_t cycle_ceil(int64_t ps) const;
@@ -77,7 +81,8 @@ class ChipSet {
   trace::TraceSink* sink_;
   Fabric fabric_;
   std::vector<Barrier> barriers_;
-  std::vector<CollectiveRun> runs_;
+  std::vector<CollectiveRun> runs_;  // in the order they ran (CollectiveRun::name says which)
+  std::vector<int> run_of_;         // per collective: its index in runs_ (-1: not yet)
   std::vector<int64_t> marks_;
   std::vector<trace::ResourceId> link_ids_;
   std::vector<trace::ActionId> wire_ids_;

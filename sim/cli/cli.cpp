@@ -23,6 +23,7 @@
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
 #include "sim/mapper/mapper.h"
+#include "sim/run/chips.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/sparsity.h"
@@ -217,6 +218,9 @@ nlohmann::ordered_json flash_kernel_json(const ArchSpec& a, const FlashKernelPla
 // by the ring algorithms (an all-reduce 2 (N-1)/N of them, an all-gather (N-1)/N).
 nlohmann::ordered_json collective_json(const ArchSpec& a, const CollectiveKernelPlan& c) {
   const int n = a.chips;
+  if (c.op == "send")
+    return {{"kind", "collective"}, {"name", c.name}, {"op", c.op},   {"tensor", c.tensor},
+            {"bytes", c.bytes},     {"from", c.from}, {"to", c.to},   {"why", c.why}};
   const int64_t per_chip = c.op == "all_reduce" ? 2 * (n - 1) * c.bytes / n : (n - 1) * c.bytes / n;
   return {{"kind", "collective"}, {"name", c.name},   {"op", c.op},
           {"tensor", c.tensor},   {"bytes", c.bytes}, {"chips", n},
@@ -238,8 +242,11 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
     if (j.value("kind", "") == "collective") {  // between chips: the tensor's bytes, what each chip sends
       out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                          j["name"].get<std::string>().substr(0, 14), "", "", "", "col",
-                         j["op"].get<std::string>() == "all_reduce" ? "allreduce" : "allgather", "", "",
-                         fmt::format("{} sent", j["sent_bytes_per_chip"].get<int64_t>()),
+                         j["op"].get<std::string>() == "all_reduce"   ? "allreduce"
+                         : j["op"].get<std::string>() == "all_gather" ? "allgather"
+                                                                      : "send",
+                         j["op"] == "send" ? fmt::format("{}>{}", j["from"].get<int>(), j["to"].get<int>()) : "", "",
+                         fmt::format("{} sent", j.value("sent_bytes_per_chip", j["bytes"].get<int64_t>())),
                          fmt::format("{} B", j["bytes"].get<int64_t>()), "");
       continue;
     }
@@ -315,26 +322,36 @@ int plan_command(const std::vector<std::string>& args) {
   for (const char* required : {"arch", "workload"})
     if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
-  // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/data_parallel.h).
-  const Workload w = chip_workload(with_weight_sparsity(load_workload(workload_path), sparsity), train,
-                                   arch.precision.value_bits(), arch.tensor_parallel, arch.data_parallel);
+  // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/data_parallel.h);
+  // pipeline stages: every stage's, one after another.
+  const std::vector<Workload> shares = chip_workloads(with_weight_sparsity(load_workload(workload_path), sparsity), train,
+                                                      arch.precision.value_bits(), chip_split(arch));
+  const bool stages = arch.pipeline_parallel > 1;
   const bool explore = vm.count("explore") > 0;
-  const Plan plan = make_plan(arch, w);
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order
   std::vector<TilingPlan> tilings;
-  auto kernels = [&](size_t layer) {
-    for (const KernelRef& k : kernels_before(plan, layer))
-      layers.push_back(k.collective ? collective_json(arch, plan.collectives[k.index])
-                       : k.flash    ? flash_kernel_json(arch, plan.flash_kernels[k.index])
-                                    : vector_kernel_json(arch, plan.vector_kernels[k.index]));
-  };
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    kernels(i);
-    layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
-    if (arch.chips > 1) layers.back()["split"] = w.layer_splits[i];
-    if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
+  std::vector<std::pair<size_t, int>> stage_starts;  // (first entry, stage)
+  for (size_t c = 0; c < (stages ? shares.size() : 1); ++c) {
+    const Workload& w = shares[c];
+    const Plan plan = make_plan(arch, w);
+    stage_starts.push_back({layers.size(), int(c)});
+    auto kernels = [&](size_t layer) {
+      for (const KernelRef& k : kernels_before(plan, layer))
+        layers.push_back(k.collective ? collective_json(arch, plan.collectives[k.index])
+                         : k.flash    ? flash_kernel_json(arch, plan.flash_kernels[k.index])
+                                      : vector_kernel_json(arch, plan.vector_kernels[k.index]));
+    };
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      kernels(i);
+      layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
+      if (arch.chips > 1) layers.back()["split"] = w.layer_splits[i];
+      if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
+    }
+    kernels(w.layers.size());
+    if (stages)
+      for (size_t e = stage_starts.back().first; e < layers.size(); ++e) layers[e]["chip"] = c;
   }
-  kernels(w.layers.size());
+  const Workload& w = shares.front();
   if (vm.count("json")) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     size_t layer = 0;
@@ -348,11 +365,18 @@ int plan_command(const std::vector<std::string>& args) {
   std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
             << arch.precision.label() << ", memory "
             << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
-            << (arch.chips > 1 ? fmt::format(", {} chips, {} parallel: one chip's share", arch.chips,
-                                           arch.data_parallel > 1 ? "data" : "tensor")
-                             : std::string())
-            << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n"
-            << simulated_plan_table(layers);
+            << (arch.chips > 1 && !stages ? fmt::format(", {} chips, {} parallel: one chip's share", arch.chips,
+                                                      arch.data_parallel > 1 ? "data" : "tensor")
+                                        : std::string())
+            << (stages ? fmt::format(", {} pipeline stages, {} micro-batches", arch.chips, arch.micro_batches)
+                       : std::string())
+            << (w.training ? ", training step, recompute " + w.training->recompute : std::string()) << "):\n";
+  if (!stages) std::cout << simulated_plan_table(layers);
+  for (size_t k = 0; stages && k < stage_starts.size(); ++k) {
+    const size_t to = k + 1 < stage_starts.size() ? stage_starts[k + 1].first : layers.size();
+    std::cout << fmt::format("{}stage {} (chip {}):\n", k ? "\n" : "", k, k)
+              << simulated_plan_table(std::vector<nlohmann::ordered_json>(layers.begin() + long(stage_starts[k].first), layers.begin() + long(to)));
+  }
   if (explore) std::cout << "\nTraffic-optimal tiling plan (an estimate, not simulated):\n" << plan_table(tilings);
   return 0;
 }

@@ -151,11 +151,16 @@ const schema::Table& arch_schema() {
                       "ring's steps (NCCL-style chunking)"),
           integer_key("parallel.tensor", "chip", "chips", 1, 1024,
                       "tensor-parallel degree: weight GEMMs split by columns then rows (Megatron-LM), attention by heads, "
-                      "an all-reduce after every row split (sim/workload/tensor_parallel.h); chips / parallel.data"),
+                      "an all-reduce after every row split (sim/workload/tensor_parallel.h); chips / the other degrees"),
           integer_key("parallel.data", "chip", "1", 1, 1024,
                       "data-parallel degree: every chip runs 1/data of the samples with the weights whole, and a training "
                       "step all-reduces each weight's gradient before its optimizer step (sim/workload/data_parallel.h); "
-                      "tensor x data = chips, one of them 1"),
+                      "tensor x data x pipeline = chips, one of them above 1"),
+          integer_key("parallel.pipeline", "chip", "1", 1, 1024,
+                      "pipeline stages: each chip a contiguous run of layers (MACs balanced), micro-batches flowing "
+                      "through them with the activations sent stage to stage (sim/workload/pipeline_parallel.h)"),
+          integer_key("parallel.micro_batches", "micro-batch", "1", 1, 65536,
+                      "pipeline stages: the samples cut into this many micro-batches (the bubble is (P-1)/(m+P-1))"),
           text_key("source", "none", "free-text citation for the numbers; ignored by the model"),
       });
   return table;

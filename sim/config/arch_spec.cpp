@@ -318,7 +318,8 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("chips")) s.chips = int(int_of(*f, "chips"));
   if (s.chips == 1)
     for (const char* key : {"interconnect.link", "interconnect.topology", "interconnect.torus_x",
-                            "interconnect.slice_bytes", "parallel.tensor", "parallel.data"})
+                            "interconnect.slice_bytes", "parallel.tensor", "parallel.data", "parallel.pipeline",
+                            "parallel.micro_batches"})
       if (const ArchField* f = find(key)) fail(*f, "applies only with chips > 1");
   if (s.chips > 1) {
     const ArchField& c = *find("chips");
@@ -334,20 +335,30 @@ ArchSpec build(const ArchFields& fields) {
     } else if (x) {
       fail(*x, "applies only with interconnect.topology: torus2d");
     }
-    // One split over every chip: tensor (the default) or data; the two together would run each
-    // collective in a group of chips, which the interconnect does not model yet.
+    // One split over every chip: tensor (the default), data or pipeline; two together would run
+    // each collective in a group of chips, which the interconnect does not model yet.
     const ArchField* tensor = find("parallel.tensor");
     const ArchField* data = find("parallel.data");
+    const ArchField* pipeline = find("parallel.pipeline");
     if (data) s.data_parallel = int(int_of(*data, "parallel.data"));
-    s.tensor_parallel = s.chips / s.data_parallel;
+    if (pipeline) s.pipeline_parallel = int(int_of(*pipeline, "parallel.pipeline"));
+    s.tensor_parallel = s.chips / (s.data_parallel * s.pipeline_parallel);
     if (tensor) s.tensor_parallel = int(int_of(*tensor, "parallel.tensor"));
-    if (s.tensor_parallel * s.data_parallel != s.chips)
-      fail(tensor ? *tensor : *data, fmt::format("{} chips are not tensor parallelism {} x data parallelism {}", s.chips,
-                                                 s.tensor_parallel, s.data_parallel));
-    if (s.tensor_parallel > 1 && s.data_parallel > 1)
-      fail(tensor ? *tensor : *data, fmt::format("tensor parallelism {} with data parallelism {}: one split over every "
-                                                 "chip is modelled (each collective would run in a group of chips)",
-                                                 s.tensor_parallel, s.data_parallel));
+    const ArchField& named = tensor ? *tensor : data ? *data : pipeline ? *pipeline : c;
+    if (s.tensor_parallel * s.data_parallel * s.pipeline_parallel != s.chips)
+      fail(named, fmt::format("{} chips are not tensor parallelism {} x data parallelism {} x pipeline stages {}", s.chips,
+                              s.tensor_parallel, s.data_parallel, s.pipeline_parallel));
+    if (int(s.tensor_parallel > 1) + int(s.data_parallel > 1) + int(s.pipeline_parallel > 1) > 1)
+      fail(named, fmt::format("tensor parallelism {}, data parallelism {}, pipeline stages {}: one split over every chip "
+                              "is modelled (each collective would run in a group of chips)",
+                              s.tensor_parallel, s.data_parallel, s.pipeline_parallel));
+    if (const ArchField* f = find("parallel.micro_batches")) {
+      s.micro_batches = int(int_of(*f, "parallel.micro_batches"));
+      if (s.pipeline_parallel == 1) fail(*f, "applies only with pipeline stages (parallel.pipeline > 1)");
+    }
+    if (s.pipeline_parallel > 1 && s.interconnect.topology == "torus2d")
+      fail(*pipeline, "pipeline stages on a torus2d: a stage's sends would share links with other pairs' (use ring, "
+                      "switch or fully_connected)");
     if (s.dataflow == Dataflow::RS) fail(c, "row stationary runs on one chip (chips: 1)");
     if (s.memory == "channel" || s.memory == "hbm")
       fail(c, "chips > 1 needs memory: ideal or hierarchy");
@@ -539,7 +550,10 @@ std::string canonical_text(const ArchSpec& s) {
                                     "interconnect.slice_bytes={}\nparallel.tensor={}\n",
                                     s.chips, s.interconnect.link, s.interconnect.topology, s.interconnect.torus_x,
                                     s.interconnect.slice_bytes, s.tensor_parallel) +
-                        (s.data_parallel > 1 ? fmt::format("parallel.data={}\n", s.data_parallel) : std::string())
+                        (s.data_parallel > 1 ? fmt::format("parallel.data={}\n", s.data_parallel) : std::string()) +
+                        (s.pipeline_parallel > 1 ? fmt::format("parallel.pipeline={}\nparallel.micro_batches={}\n",
+                                                               s.pipeline_parallel, s.micro_batches)
+                                                 : std::string())
                       : std::string()) +
          (s.vector.lanes > 0
               ? fmt::format("vector.lanes={}\nvector.add_per_lane={}\nvector.mul_per_lane={}\nvector.special_per_lane={}\n"

@@ -94,6 +94,8 @@ struct ArchSpec {
   } interconnect;
   int tensor_parallel = 1;             // parallel.tensor
   int data_parallel = 1;               // parallel.data (sim/workload/data_parallel.h)
+  int pipeline_parallel = 1;           // parallel.pipeline (sim/workload/pipeline_parallel.h)
+  int micro_batches = 1;               // parallel.micro_batches
   ic::LinkSpec link_spec;              // the preset, resolved (chips > 1)
   // The sub-files, read once and resolved (with their --set overrides) by load_arch:
   // the models take these, never the paths.

@@ -333,9 +333,8 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.cols = a.cols;
   plan.pack = a.precision.pack;
   // chips > 1: w is one chip's share (split_tensor_parallel), which every chip runs.
-  if (w.tensor_parallel * w.data_parallel != a.chips)
-    throw std::logic_error(fmt::format("a workload split over {} chips planned for {}", w.tensor_parallel * w.data_parallel,
-                                       a.chips));
+  const int split = w.tensor_parallel * w.data_parallel * w.pipeline_parallel;
+  if (split != a.chips) throw std::logic_error(fmt::format("a workload split over {} chips planned for {}", split, a.chips));
   plan.chips = a.chips;
   plan.collectives = w.collectives;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer

@@ -36,15 +36,31 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a) {
   return p;
 }
 
-nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, const ic::ChipSet& chips,
+std::vector<CollectiveKernelPlan> run_collectives(const std::vector<Workload>& shares) {
+  if (shares.front().pipeline_parallel == 1) return shares.front().collectives;
+  std::vector<CollectiveKernelPlan> all;
+  for (const Workload& w : shares)
+    for (const CollectiveKernelPlan& c : w.collectives) {
+      if (size_t(c.id) >= all.size()) all.resize(size_t(c.id) + 1);
+      all[size_t(c.id)] = c;  // both ends list it alike
+    }
+  return all;
+}
+
+nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>& shares, const ic::ChipSet& chips,
                                   const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs) {
+  const Workload& share = shares.front();
   using nlohmann::ordered_json;
   const ic::Fabric& f = chips.fabric();
   const double ns_per_cycle = 1e9 / a.clock_hz;
   ordered_json j;
   j["count"] = a.chips;
-  j["split"] = {{"tensor_parallel", share.tensor_parallel}, {"data_parallel", share.data_parallel}};
-  j["split"]["rule"] = share.data_parallel > 1
+  j["split"] = {{"tensor_parallel", share.tensor_parallel}, {"data_parallel", share.data_parallel},
+                {"pipeline_stages", share.pipeline_parallel}, {"micro_batches", share.micro_batches}};
+  j["split"]["rule"] = share.pipeline_parallel > 1
+                           ? "pipeline: each chip a contiguous run of layers (MACs balanced), micro-batches sent "
+                             "stage to stage, GPipe's forward schedule (sim/workload/pipeline_parallel.h)"
+                       : share.data_parallel > 1
                            ? "data parallel: every chip 1/data of the samples, weights whole; a training step "
                              "all-reduces each weight's gradient before its optimizer step (sim/workload/data_parallel.h)"
                            : "Megatron-LM: weight GEMMs by columns then rows, attention by heads, an all-reduce after "
@@ -68,7 +84,8 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
   ordered_json per_chip = ordered_json::array();
   for (int c = 0; c < a.chips; ++c) {
     int64_t waiting = 0;  // cycles in collectives
-    for (const ic::CollectiveRun& r : chips.runs()) waiting += r.end_cycle[size_t(c)] - r.ready_cycle[size_t(c)] + 1;
+    for (const ic::CollectiveRun& r : chips.runs())
+      if (r.member[size_t(c)]) waiting += r.end_cycle[size_t(c)] - r.ready_cycle[size_t(c)] + 1;
     per_chip.push_back({{"chip", c}, {"end_cycle", end_cycle[size_t(c)]}, {"macs", macs[size_t(c)]},
                         {"collective_cycles", waiting}});
     all_macs += macs[size_t(c)];
@@ -79,13 +96,17 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
   j["per_chip"] = std::move(per_chip);
   ordered_json collectives = ordered_json::array();
   for (const ic::CollectiveRun& r : chips.runs()) {
-    const int64_t start = *std::max_element(r.ready_cycle.begin(), r.ready_cycle.end());
-    const int64_t end = *std::max_element(r.end_cycle.begin(), r.end_cycle.end());
+    int64_t start = 0, end = 0;  // over the chips taking part: the last ready, the last done
+    for (int c = 0; c < a.chips; ++c)
+      if (r.member[size_t(c)]) start = std::max(start, r.ready_cycle[size_t(c)]), end = std::max(end, r.end_cycle[size_t(c)]);
+    if (r.op == "send") start = r.ready_cycle[size_t(r.from)];  // the receiver may come later and find it there
     int64_t sent = 0;
     for (int64_t b : r.sent_bytes) sent += b;
     // nccl-tests' bus bandwidth: the algorithm's bytes per chip over the time, comparable to a link's.
     const double seconds = double(end - start + 1) / a.clock_hz;
-    const double factor = r.op == "all_reduce" ? 2.0 * (a.chips - 1) / a.chips : double(a.chips - 1) / a.chips;
+    const double factor = r.op == "all_reduce" ? 2.0 * (a.chips - 1) / a.chips
+                          : r.op == "send"     ? 1.0
+                                               : double(a.chips - 1) / a.chips;
     collectives.push_back({{"name", r.name},
                            {"op", r.op},
                            {"algorithm", r.algorithm},
@@ -127,17 +148,44 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, cons
                      {"B_N_bytes", b_n},
                      {"B_N_definition", "bytes on the wire (payload and packet headers) over every chip-to-chip link"},
                      {"synchronizations", chips.runs().size()},
-                     {"synchronization_definition", "collectives: every chip waits for them"}};
+                     {"synchronization_definition", "collectives (every chip waits for them) and sends (the "
+                                                    "receiver waits for them)"}};
   j["interconnect_energy_J"] = energy_pj * 1e-12;
+  if (share.pipeline_parallel > 1) {
+    const int P = share.pipeline_parallel, m = share.micro_batches;
+    ordered_json stages = ordered_json::array();
+    for (int c = 0; c < a.chips; ++c) {
+      const Workload& w = shares[size_t(c)];
+      const int64_t waiting = j["per_chip"][size_t(c)]["collective_cycles"].get<int64_t>();
+      const int64_t idle = waiting + (wall - end_cycle[size_t(c)]);  // waiting or sending, then done early
+      ordered_json names = ordered_json::array();
+      for (size_t i = 0; i < w.layers.size() / size_t(m); ++i) {
+        std::string name = w.layers[i].name;
+        if (m > 1) name.erase(name.rfind(".mb"));
+        names.push_back(name);
+      }
+      stages.push_back({{"chip", c}, {"layers", std::move(names)}, {"macs", macs[size_t(c)]},
+                        {"idle_cycles", idle}, {"idle_fraction", double(idle) / double(wall)}});
+    }
+    j["pipeline"] = {{"stages", std::move(stages)},
+                     {"micro_batches", m},
+                     {"idle_definition", "a stage's cycles waiting for a micro-batch's activations or sending its "
+                                         "own, and after its last micro-batch until the wall"},
+                     {"gpipe_bubble", double(P - 1) / double(m + P - 1)},
+                     {"gpipe_bubble_definition", "(P-1)/(m+P-1): the idle share of P stages of equal time with no "
+                                                 "link time (Huang et al., GPipe, 2019)"}};
+  }
   return j;
 }
 
 std::string chips_line(const nlohmann::ordered_json& c) {
   int64_t collective_cycles = c["per_chip"][0]["collective_cycles"].get<int64_t>(), bytes = 0;
   for (const auto& k : c["collectives"]) bytes += k["bytes"].get<int64_t>();
-  return fmt::format("chips: {} ({} parallel; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
+  return fmt::format("chips: {} ({}; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
                      "{} cycles on chip 0  interconnect {} B on the wire, {:.4g} J\n",
-                     c["count"].get<int>(), c["split"]["data_parallel"].get<int>() > 1 ? "data" : "tensor",
+                     c["count"].get<int>(), c["split"]["pipeline_stages"].get<int>() > 1 ? "pipeline stages"
+                     : c["split"]["data_parallel"].get<int>() > 1 ? "data parallel"
+                                                                  : "tensor parallel",
                      c["wall_cycles"].get<int64_t>(), c["collectives"].size(), bytes,
                      collective_cycles, c["Gamma_comm"]["B_N_bytes"].get<int64_t>(), c["interconnect_energy_J"].get<double>());
 }

@@ -9,6 +9,7 @@
 
 #include "models/interconnect/chip_set.h"
 #include "sim/config/arch_spec.h"
+#include "sim/workload/data_parallel.h"
 #include "sim/workload/workload.h"
 
 namespace cstsim {
@@ -19,6 +20,11 @@ namespace cstsim {
 // 0 without a vector unit.
 double reduce_ps_per_byte(const ArchSpec& a);
 
+// How the arch splits the workload over its chips (parallel.*).
+inline ChipSplit chip_split(const ArchSpec& a) {
+  return {a.tensor_parallel, a.data_parallel, a.pipeline_parallel, a.micro_batches};
+}
+
 // The arch's interconnect (interconnect.*, its link preset) for `chips` chips.
 ic::Topology chip_topology(const ArchSpec& a);
 ic::ChipSetParams chip_set_params(const ArchSpec& a);
@@ -26,8 +32,14 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a);
 // summary.json's `chips`: the split, each chip's end and MACs (counted by its arrays), every
 // collective as it ran, every directed link's bytes, busy time and energy, and Γ_comm's edges
 // between chips with the synchronizations.
-nlohmann::ordered_json chips_json(const ArchSpec& a, const Workload& share, const ic::ChipSet& chips,
+// `shares`: every chip's workload. Pipeline stages add `pipeline`: each stage's layers and its idle
+// time, counted (waiting for a micro-batch, sending, done before the wall), against GPipe's bubble.
+nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>& shares, const ic::ChipSet& chips,
                                   const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs);
+
+// The run's collectives in ChipSet's order: the plan's when every chip runs the same share, else
+// (pipeline stages) every stage's sends by their id.
+std::vector<CollectiveKernelPlan> run_collectives(const std::vector<Workload>& shares);
 
 // One line for stdout under the layer table (which is chip 0's share): the chips, the wall time,
 // the collectives and the interconnect's bytes.

@@ -130,9 +130,13 @@ int run_simulation(const RunOptions& o) {
   const std::string energy_path =
       !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
   std::vector<std::string> dense;  // layers --sparsity leaves dense
-  // chips > 1: every chip runs the same share of the workload (sim/workload/data_parallel.h).
-  const Workload workload = chip_workload(with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense),
-                                          o.train, arch.precision.value_bits(), arch.tensor_parallel, arch.data_parallel);
+  // chips > 1: every chip runs the same share of the workload (sim/workload/data_parallel.h), or,
+  // in pipeline stages, each chip its stage's.
+  const std::vector<Workload> shares = chip_workloads(
+      with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense), o.train, arch.precision.value_bits(),
+      chip_split(arch));
+  const size_t distinct = arch.pipeline_parallel > 1 ? shares.size() : 1;  // the shares that differ
+  const Workload& workload = shares.front();
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());
@@ -172,26 +176,32 @@ int run_simulation(const RunOptions& o) {
         throw InputError(o.arch_path, 0, "vector.lanes",
                          fmt::format("{} chips add the partial sums of {} on their vector units: the arch has none "
                                      "(vector.lanes)", arch.chips, c.tensor));
-  if (o.verify) check_reference_limits(arch, workload);
+  if (o.verify)
+    for (size_t d = 0; d < distinct; ++d) check_reference_limits(arch, shares[d]);
   if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
     throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
                                               "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
-  if (o.verify && !workload.flash.empty())
-    throw InputError(workload.source, workload.flash.front().line, workload.flash.front().name,
-                     "--verify checks layers on the register-level array; flash attention's tiles are timed by the "
-                     "closed form only (use tiling: materialized to verify)");
-  // The one plan the models execute; every layer must map, and its DMA programs fit,
-  // before anything runs (each share's first pass is its longest).
-  const Plan plan = make_plan(arch, workload);
+  for (size_t d = 0; d < distinct && o.verify; ++d)
+    if (!shares[d].flash.empty())
+      throw InputError(workload.source, shares[d].flash.front().line, shares[d].flash.front().name,
+                       "--verify checks layers on the register-level array; flash attention's tiles are timed by the "
+                       "closed form only (use tiling: materialized to verify)");
+  // The one plan the models execute (pipeline stages: one per chip); every layer must map, and its
+  // DMA programs fit, before anything runs (each share's first pass is its longest).
+  std::vector<Plan> plans;
+  for (size_t d = 0; d < distinct; ++d) plans.push_back(make_plan(arch, shares[d]));
+  const Plan& plan = plans.front();
   if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
-  if (arch.memory == "hierarchy") check_hbm_capacity(arch, plan);
-  if (arch.memory == "hierarchy")
-    for (const LayerPlan& l : plan.layers)
+  for (const Plan& each : plans) {
+    if (arch.memory != "hierarchy") break;
+    check_hbm_capacity(arch, each);
+    for (const LayerPlan& l : each.layers)
       for (const ClusterLayerPlan& c : l.clusters)
         if (!c.passes.front().idle() && !l.rs) {  // row stationary moves no DMA program of folds
           const PassPlan& first = c.passes.front();
-          check_hierarchy(arch, dma_program(fold_plan(plan, first), first));
+          check_hierarchy(arch, dma_program(fold_plan(each, first), first));
         }
+  }
   AcceleratorSpec spec = accelerator_spec(arch);
   spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
@@ -231,7 +241,9 @@ int run_simulation(const RunOptions& o) {
     // chips > 1: the interconnect first (its links lead the trace), then every chip, each under its
     // own names on the trace ("chip<k>.").
     std::unique_ptr<ic::ChipSet> chip_set;
-    if (arch.chips > 1) chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), plan.collectives, sink.get());
+    // Pipeline stages run different layers at once: the trace is one band over them all.
+    if (sink && distinct > 1) sink->one_layer(fmt::format("{} pipeline stages x {} micro-batches", arch.chips, arch.micro_batches));
+    if (arch.chips > 1) chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), run_collectives(shares), sink.get());
     std::vector<std::unique_ptr<Accelerator>> chips;
     for (int k = 0; k < arch.chips; ++k) {
       AcceleratorOptions mine = options;
@@ -240,7 +252,8 @@ int run_simulation(const RunOptions& o) {
       if (k > 0) mine.position = nullptr;  // the progress display follows chip 0
       if (sink && chip_set) sink->set_scope(fmt::format("chip{}.", k));
       const std::string name = chip_set ? fmt::format("chip{}", k) : "accelerator";
-      chips.push_back(std::make_unique<Accelerator>(name.c_str(), spec, plan, mine, sink.get()));
+      chips.push_back(std::make_unique<Accelerator>(name.c_str(), spec, plans[distinct > 1 ? size_t(k) : 0], mine,
+                                                    sink.get()));
     }
     if (sink) sink->set_scope("");
     Accelerator& accelerator = *chips.front();
@@ -277,7 +290,7 @@ int run_simulation(const RunOptions& o) {
     nlohmann::ordered_json summary = summary_json(run_report);
     if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
       summary["arch"]["chips"] = arch.chips;
-      summary["chips"] = chips_json(arch, workload, *chip_set, end_cycles, chip_macs);
+      summary["chips"] = chips_json(arch, shares, *chip_set, end_cycles, chip_macs);
       const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
       summary["total"]["collective_cycles"] = waiting;  // of cycles
       summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;

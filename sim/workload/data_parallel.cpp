@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "sim/workload/pipeline_parallel.h"
 #include "sim/workload/tensor_parallel.h"
 #include "sim/workload/training.h"
 
@@ -27,14 +28,15 @@ std::set<std::string> made_tensors(const Workload& w) {
 
 }  // namespace
 
-Workload split_data_parallel(const Workload& w, int d) {
+Workload split_data_parallel(const Workload& w, int d, const std::string& key) {
   if (d < 2) return w;
   Workload s = w;
   s.data_parallel = d;
   s.layer_splits.assign(w.layers.size(), "");
   const std::set<std::string> made = made_tensors(w);
   auto uneven = [&](int line, const std::string& name, const std::string& what) {
-    throw InputError(w.source, line, name, fmt::format("{} do not split into {} data-parallel shares (parallel.data)", what, d));
+    throw InputError(w.source, line, name, fmt::format("{} do not split into {} {} ({})", what, d,
+                                                       key == "parallel.data" ? "data-parallel shares" : "micro-batches", key));
   };
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& in = w.layers[i];
@@ -86,7 +88,20 @@ Workload with_gradient_all_reduces(Workload step) {
   return step;
 }
 
-Workload chip_workload(const Workload& loaded, const std::string& train, int value_bits, int tensor, int data) {
+std::vector<Workload> chip_workloads(const Workload& loaded, const std::string& train, int value_bits,
+                                     const ChipSplit& split) {
+  if (split.pipeline > 1) {
+    if (!train.empty())
+      throw InputError("--train", 0, "", "a training step over pipeline stages (its backward schedule, 1F1B) is not "
+                                         "modelled yet");
+    return split_pipeline(loaded, split.pipeline, split.micro_batches, value_bits);
+  }
+  return std::vector<Workload>(size_t(split.chips()), chip_workload(loaded, train, value_bits, split));
+}
+
+Workload chip_workload(const Workload& loaded, const std::string& train, int value_bits, const ChipSplit& split) {
+  const int tensor = split.tensor, data = split.data;
+  if (split.pipeline > 1) return chip_workloads(loaded, train, value_bits, split).front();
   if (data > 1) {
     Workload share = with_training(split_data_parallel(loaded, data), train, value_bits);
     share.data_parallel = data;

@@ -17,14 +17,24 @@ namespace cstsim {
 
 // One chip's share of `forward` on `d` chips (d >= 2). Throws InputError, with the op's file and
 // line, where a share cannot be whole samples or even (a batch, M or rows not a multiple of d).
-Workload split_data_parallel(const Workload& forward, int d);
+// `key`: the arch key the shares come from, for the message (micro-batches use this split too).
+Workload split_data_parallel(const Workload& forward, int d, const std::string& key = "parallel.data");
 
 // `step`, a training step made from a data-parallel share, with an all-reduce of every weight's
 // gradient right before the weight's AdamW step (the gradient's bytes, at its dtype).
 Workload with_gradient_all_reduces(Workload step);
 
-// The workload one chip of a run on `tensor` x `data` chips executes: `loaded` split by data
-// before the training step (`train`, as with_training) is made, by tensor parallelism after.
-Workload chip_workload(const Workload& loaded, const std::string& train, int value_bits, int tensor, int data);
+// How a run's workload is split over its chips (arch parallel.*): one of the degrees > 1.
+struct ChipSplit {
+  int tensor = 1, data = 1, pipeline = 1, micro_batches = 1;
+  int chips() const { return tensor * data * pipeline; }
+};
+
+// The workload each chip of a run executes (one for every chip, the same share, unless pipeline
+// stages differ): `loaded` split by data before the training step (`train`, as with_training) is
+// made, by tensor parallelism after; pipeline stages from the loaded workload (inference only).
+std::vector<Workload> chip_workloads(const Workload& loaded, const std::string& train, int value_bits,
+                                     const ChipSplit& split);
+Workload chip_workload(const Workload& loaded, const std::string& train, int value_bits, const ChipSplit& split);
 
 }  // namespace cstsim

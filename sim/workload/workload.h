@@ -149,6 +149,9 @@ struct Workload {
   // the collectives the split needs, and per layer how it was split; tensor_parallel 1: one chip.
   int tensor_parallel = 1;
   int data_parallel = 1;  // sim/workload/data_parallel.h: this is 1/data_parallel of the samples
+  // sim/workload/pipeline_parallel.h: this is stage pipeline_stage of pipeline_parallel, its layers
+  // once per micro-batch.
+  int pipeline_parallel = 1, pipeline_stage = 0, micro_batches = 1;
   std::vector<CollectiveKernelPlan> collectives;
   std::vector<std::string> layer_splits;
   bool is_graph = false;

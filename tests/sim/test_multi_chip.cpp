@@ -190,7 +190,12 @@ TEST_F(MultiChip, BadInputsAreRefusedWithOneLine) {
   expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.data=3",
                      "parallel.data: 4 chips are not tensor parallelism 1 x data parallelism 3");
   expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.data=2 --set parallel.tensor=2",
-                     "parallel.tensor: tensor parallelism 2 with data parallelism 2");
+                     "parallel.tensor: tensor parallelism 2, data parallelism 2, pipeline stages 1: one split");
+  expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.micro_batches=2", "parallel.micro_batches");
+  expect_input_error(base + arch(4, "ring", l).string() + " --set parallel.pipeline=4", "2 layers do not fill 4 pipeline");
+  expect_input_error(base + arch(2, "ring", l).string() + " --set parallel.pipeline=2 --train none", "--train");
+  expect_input_error(base + arch(4, "torus2d", l).string() + " --set interconnect.torus_x=2 --set parallel.pipeline=4",
+                     "parallel.pipeline: pipeline stages on a torus2d");
   expect_input_error("run --workload " + src("configs/workloads/models/llama2-7b-prefill-s512.yaml") + " --arch " +
                          arch(4, "ring", l).string() + " --set parallel.data=4",
                      "b0.attn.scores: its 1 sample(s)");
@@ -255,6 +260,42 @@ TEST_F(MultiChip, DataParallelTrainingAllReducesEachGradient) {
   }
   const json fast = run(arch(4, "ring", link(400, 100)), w, "dp-fast", "--train none --set parallel.data=4");
   EXPECT_LT(fast["chips"]["wall_cycles"].get<int64_t>(), single["total"]["cycles"].get<int64_t>());
+}
+
+// Pipeline stages: four equal layers on four chips. With one micro-batch the run is the one-chip
+// run plus three hops (latency and the 32 KiB activations at 100 GB/s), to the cycle; more
+// micro-batches shrink the wall and every stage's idle share, which stays above GPipe's bubble
+// (P-1)/(m+P-1) by the links' time. Each stage-to-stage link carries the activations once.
+TEST_F(MultiChip, PipelineStagesAndTheirBubble) {
+  const fs::path w = chain(512, 64, 64, 4);
+  const fs::path one = file("one.yaml", "array: {rows: 16, cols: 16}\ndataflow: ws\n");
+  const int64_t single = run(one, w, "one")["total"]["cycles"].get<int64_t>();
+  const int64_t hop = 1000 + (512 * 64 + 99) / 100;  // latency + 32768 B at 100 B/cycle, rounded up
+  int64_t last_wall = INT64_MAX;
+  double last_idle = 1;
+  for (int m : {1, 2, 4, 8}) {
+    SCOPED_TRACE(m);
+    const json s = run(arch(4, "ring", link()), w, "pp" + std::to_string(m),
+                       "--set parallel.pipeline=4 --set parallel.micro_batches=" + std::to_string(m));
+    const json& c = s["chips"];
+    const int64_t wall = c["wall_cycles"].get<int64_t>();
+    if (m == 1) EXPECT_EQ(wall, single + 3 * hop);
+    EXPECT_LT(wall, last_wall);
+    last_wall = wall;
+    const json& p = c["pipeline"];
+    EXPECT_DOUBLE_EQ(p["gpipe_bubble"].get<double>(), 3.0 / (m + 3));
+    for (const json& st : p["stages"]) {
+      EXPECT_EQ(st["layers"].size(), 1u);
+      EXPECT_EQ(st["macs"].get<int64_t>(), 512LL * 64 * 64);
+      EXPECT_GE(st["idle_fraction"].get<double>(), p["gpipe_bubble"].get<double>());
+      EXPECT_LT(st["idle_fraction"].get<double>(), p["gpipe_bubble"].get<double>() + 0.2);
+    }
+    EXPECT_LT(p["stages"][0]["idle_fraction"].get<double>(), last_idle);
+    last_idle = p["stages"][0]["idle_fraction"].get<double>();
+    EXPECT_EQ(c["collectives"].size(), size_t(3 * m));
+    for (const json& l : c["links"])
+      EXPECT_EQ(l["payload_bytes"].get<int64_t>(), l["dst"] == "chip0" ? 0 : 512 * 64) << l.dump();
+  }
 }
 
 // A Llama-2-7B block (a 512-token prompt) at tensor parallelism 2, 4 and 8 on NVLink 4 through a

@@ -31,7 +31,7 @@ Workload chain(int64_t M) {
 TEST(DataParallel, EveryChipTakesItsRowsWithTheWeightsWhole) {
   const Workload whole = chain(256);
   for (int d : {2, 4, 8}) {
-    const Workload share = chip_workload(whole, "", 8, 1, d);
+    const Workload share = chip_workload(whole, "", 8, ChipSplit{1, d});
     EXPECT_EQ(share.data_parallel, d);
     EXPECT_TRUE(share.collectives.empty());  // inference: the chips never meet
     for (size_t i = 0; i < 2; ++i) {
@@ -48,7 +48,7 @@ TEST(DataParallel, EveryChipTakesItsRowsWithTheWeightsWhole) {
 TEST(DataParallel, ATrainingStepAllReducesEachGradientBeforeItsOptimizerStep) {
   const Workload whole = chain(256);
   const Workload step = with_training(whole, "none", 8);
-  const Workload share = chip_workload(whole, "none", 8, 1, 4);
+  const Workload share = chip_workload(whole, "none", 8, ChipSplit{1, 4});
   EXPECT_EQ(macs(share) * 4, macs(step));
   ASSERT_EQ(share.collectives.size(), 2u);
   const char* order[] = {"fc1", "fc0"};
@@ -74,20 +74,20 @@ TEST(DataParallel, ATrainingStepAllReducesEachGradientBeforeItsOptimizerStep) {
 TEST(DataParallel, AttentionSplitsBySamplesOnly) {
   const Workload decode = load_workload(kModels + "llama2-7b-decode-b8-l4096.yaml");
   for (int d : {2, 4, 8}) {
-    const Workload share = chip_workload(decode, "", 16, 1, d);
+    const Workload share = chip_workload(decode, "", 16, ChipSplit{1, d});
     EXPECT_EQ(macs(share) * d, macs(decode)) << d;
     for (size_t i = 0; i < decode.layers.size(); ++i)
       if (decode.layers[i].batch > 1) EXPECT_EQ(share.layers[i].repeats * d, decode.layers[i].repeats);
   }
   const Workload prefill = load_workload(kModels + "llama2-7b-prefill-s512.yaml");
   try {
-    chip_workload(prefill, "", 16, 1, 2);
+    chip_workload(prefill, "", 16, ChipSplit{1, 2});
     FAIL() << "a batch of one split by data";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("b0.attn.scores: its 1 sample(s)"), std::string::npos) << e.what();
   }
   try {
-    chip_workload(chain(250), "", 8, 1, 4);
+    chip_workload(chain(250), "", 8, ChipSplit{1, 4});
     FAIL() << "250 rows split in 4";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("chain:2: fc0: its M rows (250) do not split into 4"), std::string::npos)
