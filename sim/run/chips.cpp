@@ -1,6 +1,7 @@
 #include "sim/run/chips.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -47,8 +48,26 @@ std::vector<CollectiveKernelPlan> run_collectives(const std::vector<Workload>& s
   return all;
 }
 
+int64_t whole_work_cycles(const Workload& share, const Plan& plan, const std::vector<ArrayLayerResult>& layers,
+                          const std::vector<VectorKernelResult>& vector, const std::vector<FlashKernelResult>& flash,
+                          int64_t end_cycle) {
+  const std::set<std::string>& whole = share.whole_on_every_chip;
+  int64_t cycles = 0;
+  for (size_t i = 0; i < layers.size() && i < plan.layers.size(); ++i)
+    if (whole.count(plan.layers[i].name)) cycles += layers[i].end_cycle - layers[i].start_cycle + 1;
+  for (size_t k = 0; k < vector.size() && k < plan.vector_kernels.size(); ++k) {
+    const std::vector<std::string>& ops = plan.vector_kernels[k].ops;
+    if (!ops.empty() && std::all_of(ops.begin(), ops.end(), [&](const std::string& op) { return whole.count(op) > 0; }))
+      cycles += vector[k].end_cycle - vector[k].start_cycle + 1;
+  }
+  for (size_t k = 0; k < flash.size() && k < plan.flash_kernels.size(); ++k)
+    if (whole.count(plan.flash_kernels[k].name)) cycles += flash[k].end_cycle - flash[k].start_cycle + 1;
+  return std::min(cycles, end_cycle);  // spans that overlap (on-chip pipelining) count once at most
+}
+
 nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>& shares, const ic::ChipSet& chips,
-                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs) {
+                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs,
+                                  const std::vector<int64_t>& whole_cycles) {
   const Workload& share = shares.front();
   using nlohmann::ordered_json;
   const ic::Fabric& f = chips.fabric();
@@ -69,6 +88,7 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>
   for (size_t i = 0; i < share.layers.size(); ++i)
     layers.push_back({{"name", share.layers[i].name}, {"split", share.layer_splits[i]}});
   j["split"]["layers"] = std::move(layers);
+  j["split"]["whole_on_every_chip"] = share.whole_on_every_chip;
   j["interconnect"] = {{"topology", a.interconnect.topology},
                        {"link", a.interconnect.link_name},
                        {"link_file", a.interconnect.link},
@@ -83,17 +103,40 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>
   int64_t all_macs = 0;
   ordered_json per_chip = ordered_json::array();
   for (int c = 0; c < a.chips; ++c) {
-    int64_t waiting = 0;  // cycles in collectives
-    for (const ic::CollectiveRun& r : chips.runs())
-      if (r.member[size_t(c)]) waiting += r.end_cycle[size_t(c)] - r.ready_cycle[size_t(c)] + 1;
-    per_chip.push_back({{"chip", c}, {"end_cycle", end_cycle[size_t(c)]}, {"macs", macs[size_t(c)]},
-                        {"collective_cycles", waiting}});
+    // In a collective a chip first waits for the others to arrive (sync; a send's receiver, for the
+    // sender), then for its own part of the messages (comm).
+    int64_t waiting = 0, sync = 0;
+    for (const ic::CollectiveRun& r : chips.runs()) {
+      if (!r.member[size_t(c)]) continue;
+      const int64_t mine = r.ready_cycle[size_t(c)];
+      int64_t all_ready = r.op == "send" ? r.ready_cycle[size_t(r.from)] : mine;
+      for (int o = 0; o < a.chips && r.op != "send"; ++o)
+        if (r.member[size_t(o)]) all_ready = std::max(all_ready, r.ready_cycle[size_t(o)]);
+      waiting += r.end_cycle[size_t(c)] - mine + 1;
+      sync += std::clamp(all_ready - mine, int64_t(0), r.end_cycle[size_t(c)] - mine + 1);
+    }
+    const int64_t serial = whole_cycles[size_t(c)];
+    per_chip.push_back({{"chip", c},
+                        {"end_cycle", end_cycle[size_t(c)]},
+                        {"macs", macs[size_t(c)]},
+                        {"collective_cycles", waiting},
+                        {"T_serial_cycles", serial},
+                        {"T_parallel_cycles", end_cycle[size_t(c)] - serial - waiting},
+                        {"T_comm_cycles", waiting - sync},
+                        {"T_sync_cycles", sync},
+                        {"done_before_wall_cycles", *std::max_element(end_cycle.begin(), end_cycle.end()) -
+                                                        end_cycle[size_t(c)]}});
     all_macs += macs[size_t(c)];
   }
   j["wall_cycles"] = wall;
   j["wall_s"] = double(wall) / a.clock_hz;
   j["macs"] = all_macs;
   j["per_chip"] = std::move(per_chip);
+  j["T_n_definition"] =
+      "per chip, its time T_n = T_serial + T_parallel(n) + T_comm(n) + T_sync(n), each counted: T_serial the spans of "
+      "the layers and ops every chip runs whole (split.whole_on_every_chip: no number of chips shortens them), T_comm "
+      "its part of the collectives' messages, T_sync its wait in them for the other chips to arrive, T_parallel the "
+      "rest (its share of the split work, stalls included)";
   ordered_json collectives = ordered_json::array();
   for (const ic::CollectiveRun& r : chips.runs()) {
     int64_t start = 0, end = 0;  // over the chips taking part: the last ready, the last done

@@ -7,7 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/array/array_module.h"
 #include "models/interconnect/chip_set.h"
+#include "models/vector/vector_unit.h"
+#include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/workload.h"
@@ -32,10 +35,17 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a);
 // summary.json's `chips`: the split, each chip's end and MACs (counted by its arrays), every
 // collective as it ran, every directed link's bytes, busy time and energy, and Γ_comm's edges
 // between chips with the synchronizations.
-// `shares`: every chip's workload. Pipeline stages add `pipeline`: each stage's layers and its idle
+// Cycles a chip spent on the work every chip does whole (Workload::whole_on_every_chip): the spans
+// of those layers and kernels as they ran (at most `end_cycle`, the first cycle after the chip's run).
+int64_t whole_work_cycles(const Workload& share, const Plan& plan, const std::vector<ArrayLayerResult>& layers,
+                          const std::vector<VectorKernelResult>& vector, const std::vector<FlashKernelResult>& flash,
+                          int64_t end_cycle);
+
+// `shares`: every chip's workload; `whole_cycles`: per chip, whole_work_cycles. Pipeline stages add `pipeline`: each stage's layers and its idle
 // time, counted (waiting for a micro-batch, sending, done before the wall), against GPipe's bubble.
 nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>& shares, const ic::ChipSet& chips,
-                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs);
+                                  const std::vector<int64_t>& end_cycle, const std::vector<int64_t>& macs,
+                                  const std::vector<int64_t>& whole_cycles);
 
 // The run's collectives in ChipSet's order: the plan's when every chip runs the same share, else
 // (pipeline stages) every stage's sends by their id.

@@ -290,7 +290,11 @@ int run_simulation(const RunOptions& o) {
     nlohmann::ordered_json summary = summary_json(run_report);
     if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
       summary["arch"]["chips"] = arch.chips;
-      summary["chips"] = chips_json(arch, shares, *chip_set, end_cycles, chip_macs);
+      std::vector<int64_t> whole_cycles;
+      for (size_t k = 0; k < chips.size(); ++k)
+        whole_cycles.push_back(whole_work_cycles(shares[k], plans[distinct > 1 ? k : 0], chips[k]->layer_results(),
+                                                 chips[k]->vector_results(), chips[k]->flash_results(), end_cycles[k]));
+      summary["chips"] = chips_json(arch, shares, *chip_set, end_cycles, chip_macs, whole_cycles);
       const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
       summary["total"]["collective_cycles"] = waiting;  // of cycles
       summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;

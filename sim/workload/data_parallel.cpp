@@ -68,6 +68,7 @@ Workload split_data_parallel(const Workload& w, int d, const std::string& key) {
 Workload with_gradient_all_reduces(Workload step) {
   for (const VectorStep& v : step.vector_steps) {
     if (v.kind != "adamw") continue;
+    step.whole_on_every_chip.insert(v.op);  // every chip updates the whole weight
     const VectorAccess& grad = v.reads.front();  // the weight's gradient, at the layer's dtype
     CollectiveKernelPlan c;
     c.tensor = grad.tensor;

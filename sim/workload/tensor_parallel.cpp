@@ -130,6 +130,7 @@ class Splitter {
       }
     }
     s_.layer_splits[i] = how;
+    if (out == Lie::Whole && l.K == in.K && l.repeats == in.repeats) s_.whole_on_every_chip.insert(in.name);
     layer_lie_[i] = out;
     if (graph) {
       lie_[in.tensors[2]] = out;
@@ -153,6 +154,7 @@ class Splitter {
       rows |= l == Lie::Rows;
     }
     const Lie out = !split ? Lie::Whole : rows ? Lie::Rows : Lie::Columns;
+    if (!split) s_.whole_on_every_chip.insert(in.op);
     if (split) {
       if (in.rows % t_ != 0)
         throw InputError(w_.source, in.line, in.name,
@@ -178,6 +180,7 @@ class Splitter {
       f.kv_heads = in.kv_heads / t_;
     }
     lie_[in.out] = split ? Lie::Columns : Lie::Whole;
+    if (!split) s_.whole_on_every_chip.insert(in.name);
     whole_bytes_[in.out] = (in.batch * in.Sq * in.heads * in.d * in.dtype_bits + 7) / 8;
   }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -154,6 +155,9 @@ struct Workload {
   int pipeline_parallel = 1, pipeline_stage = 0, micro_batches = 1;
   std::vector<CollectiveKernelPlan> collectives;
   std::vector<std::string> layer_splits;
+  // The layers, graph ops and flash kernels (by name) every chip runs whole: the work more chips do
+  // not shorten (a tensor split's norms and residual adds, a data split's optimizer steps).
+  std::set<std::string> whole_on_every_chip;
   bool is_graph = false;
   // Set when the layers are a training step made from a forward pass (sim/workload/training.h).
   std::optional<TrainingStep> training;

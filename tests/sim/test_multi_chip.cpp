@@ -133,6 +133,16 @@ TEST_F(MultiChip, AddingChipsToACommunicationBoundJobIsSlower) {
   EXPECT_GT(comm(4), comm(2));
   EXPECT_LT(compute(8), compute(4));
   EXPECT_LT(compute(4), compute(2));
+  // T_n's parts, counted, add up to each chip's time; T_comm is what grows.
+  for (int n : {2, 4, 8}) {
+    for (const json& c : s[n]["chips"]["per_chip"])
+      EXPECT_EQ(c["T_serial_cycles"].get<int64_t>() + c["T_parallel_cycles"].get<int64_t>() +
+                    c["T_comm_cycles"].get<int64_t>() + c["T_sync_cycles"].get<int64_t>(),
+                c["end_cycle"].get<int64_t>());
+    if (n > 2)
+      EXPECT_GT(s[n]["chips"]["per_chip"][0]["T_comm_cycles"].get<int64_t>(),
+                s[n / 2]["chips"]["per_chip"][0]["T_comm_cycles"].get<int64_t>());
+  }
 }
 
 // Each topology runs the all-reduce its links suit: both ways round a ring with links both ways, rows
@@ -234,6 +244,15 @@ TEST_F(MultiChip, VerifyPutsTheChipsGridsTogether) {
                      "--verify --set precision.operand=bf16");
   EXPECT_EQ(s["verify"]["passed"], true);
   EXPECT_EQ(s["chips"]["verify"].size(), 7u);  // q, k, v, gate, up by columns; o and down by rows
+  // T_serial: the norms and residual adds every chip runs whole, as they ran.
+  EXPECT_EQ(s["chips"]["split"]["whole_on_every_chip"],
+            json::array({"b0.norm1", "b0.norm2", "b0.res1", "b0.res2"}));
+  for (const json& c : s["chips"]["per_chip"]) {
+    EXPECT_GT(c["T_serial_cycles"].get<int64_t>(), 0);
+    EXPECT_EQ(c["T_serial_cycles"].get<int64_t>() + c["T_parallel_cycles"].get<int64_t>() +
+                  c["T_comm_cycles"].get<int64_t>() + c["T_sync_cycles"].get<int64_t>(),
+              c["end_cycle"].get<int64_t>());
+  }
 }
 
 // Data parallelism on a training step: 4 chips each take a quarter of the rows, every weight's

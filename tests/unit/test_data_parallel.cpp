@@ -3,6 +3,7 @@
 // its optimizer step in a training step, and a clear refusal where samples cannot be kept whole.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "core/input_error.h"
@@ -67,6 +68,7 @@ TEST(DataParallel, ATrainingStepAllReducesEachGradientBeforeItsOptimizerStep) {
     EXPECT_EQ(adamw->rows * adamw->cols, bytes[c]);  // the optimizer updates the whole weight on every chip
   }
   EXPECT_EQ(share.layer_splits.size(), share.layers.size());
+  EXPECT_EQ(share.whole_on_every_chip, (std::set<std::string>{"fc0.adamw", "fc1.adamw"}));  // T_serial's work
 }
 
 // Llama-2-7B decoding a batch of 8: attention splits by whole samples (repeats / d), the weight
