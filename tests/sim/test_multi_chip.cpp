@@ -312,6 +312,18 @@ TEST_F(MultiChip, PipelineStagesAndTheirBubble) {
     EXPECT_LT(p["stages"][0]["idle_fraction"].get<double>(), last_idle);
     last_idle = p["stages"][0]["idle_fraction"].get<double>();
     EXPECT_EQ(c["collectives"].size(), size_t(3 * m));
+    if (m == 2) {  // the plan prints every stage: its layer twice, and its receives and sends
+      const Result r = cstsim("plan --json --arch " + arch(4, "ring", link()).string() + " --workload " + w.string() +
+                              " --set parallel.pipeline=4 --set parallel.micro_batches=2");
+      ASSERT_EQ(r.status, 0) << r.err;
+      std::map<int, int> layers, sends;
+      for (const json& e : json::parse(r.out)) {
+        if (!e.contains("kind")) ++layers[e["chip"].get<int>()];
+        if (e.value("op", "") == "send") ++sends[e["chip"].get<int>()];
+      }
+      EXPECT_EQ(layers, (std::map<int, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+      EXPECT_EQ(sends, (std::map<int, int>{{0, 2}, {1, 4}, {2, 4}, {3, 2}}));  // ends: send only, receive only
+    }
     for (const json& l : c["links"])
       EXPECT_EQ(l["payload_bytes"].get<int64_t>(), l["dst"] == "chip0" ? 0 : 512 * 64) << l.dump();
   }

@@ -39,6 +39,31 @@ for case, rows in cases.items():
     for r in rows:
         print(f"{r['chips']} | {r['T_wall_ms']:.4f} | {r['collective_cycles']} | {r['V_C_PE_s']:.4f} | "
               f"{r['D_peak']:.0f} | {r['B_N_interconnect']} | {r['syncs']} | {r['E_mJ']:.4f} | {r['macs']}")
+
+# C. One decode step of a batch of 8 on one chip and on 4 chips split three ways.
+SPLITS = ["one", "tp4", "dp4", "pp4m1", "pp4"]
+splits = {}
+for name in SPLITS:
+    s = json.load(open(f"{out}/decode-{name}/summary.json"))
+    r = json.load(open(f"{out}/decode-{name}/report.json"))["total"]
+    c = s.get("chips")
+    row = {"T_wall_us": r["Theta_CST"]["T_wall"]["value"] * 1e6, "E_mJ": r["energy"]["E_gross"]["value"] * 1e3,
+           "B_N_interconnect": c["Gamma_comm"]["B_N_bytes"] if c else 0, "macs": c["macs"] if c else s["total"]["macs"]}
+    if c:  # chip 0's time in its parts, and (pipeline) the idle shares against GPipe's
+        p0 = c["per_chip"][0]
+        for part in ("T_serial", "T_parallel", "T_comm", "T_sync"):
+            row[part + "_cycles"] = p0[part + "_cycles"]
+        if "pipeline" in c:
+            row["idle"] = [round(st["idle_fraction"], 3) for st in c["pipeline"]["stages"]]
+            row["gpipe_bubble"] = round(c["pipeline"]["gpipe_bubble"], 3)
+    splits[name] = row
+print("\ndecode b8, 4 chips: split | T_wall us | chip 0: T_serial / T_parallel / T_comm / T_sync cycles | "
+      "interconnect B_N bytes | E_gross mJ | MACs | stage idle (GPipe bubble)")
+for name, r in splits.items():
+    parts = " / ".join(str(r.get(p + "_cycles", "-")) for p in ("T_serial", "T_parallel", "T_comm", "T_sync"))
+    idle = f"{r['idle']} ({r['gpipe_bubble']})" if "idle" in r else "-"
+    print(f"{name} | {r['T_wall_us']:.1f} | {parts} | {r['B_N_interconnect']} | {r['E_mJ']:.3f} | {r['macs']} | {idle}")
+cases["decode_splits"] = splits
 json.dump(cases, open(f"{out}/spacetime-shape.json", "w"), indent=2)
 
 plt.rcParams.update({"font.size": 8, "figure.dpi": 200})
