@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -12,29 +13,27 @@
 namespace cstsim {
 namespace {
 
-// First layer of each stage (and the end), cutting where the running MACs pass s/P of the total.
+// First layer of each stage (and the end): each cut at the layer boundary whose running MACs come
+// closest to s/P of the total, every stage keeping at least one layer.
 std::vector<int> stage_starts(const Workload& w, int stages) {
   const int n = int(w.layers.size());
   if (n < stages)
     throw InputError(w.source, 0, "layers",
                      fmt::format("{} layers do not fill {} pipeline stages (parallel.pipeline)", n, stages));
-  double total = 0;
-  for (const Layer& l : w.layers) total += double(l.macs());
+  std::vector<double> before(size_t(n) + 1, 0);  // MACs of layers [0, i)
+  for (int i = 0; i < n; ++i) before[size_t(i) + 1] = before[size_t(i)] + double(w.layers[size_t(i)].macs());
   std::vector<int> starts{0};
-  double done = 0;
-  for (int i = 0; i < n; ++i) {
-    done += double(w.layers[size_t(i)].macs());
-    const int s = int(starts.size());  // the stage whose start comes next
-    // Cut after layer i once this stage has its share, keeping a layer for every stage after it.
-    if (s < stages && (done >= total * s / stages || n - (i + 1) == stages - s)) starts.push_back(i + 1);
+  for (int s = 1; s < stages; ++s) {
+    const double target = before[size_t(n)] * s / stages;
+    int best = starts.back() + 1;
+    for (int i = best; i <= n - (stages - s); ++i)
+      if (std::abs(before[size_t(i)] - target) < std::abs(before[size_t(best)] - target)) best = i;
+    starts.push_back(best);
   }
   starts.push_back(n);
   return starts;
 }
 
-struct Tensors {  // what each tensor's maker is (a layer index; for ops and flash, the layer they precede)
-  std::map<std::string, std::pair<int, int64_t>> made;  // name -> (position, bytes)
-};
 
 int64_t layer_c_bytes(const Layer& l, int value_bits) {
   return (l.repeats * l.M * l.N * (l.dtype_bits > 0 ? l.dtype_bits : value_bits) + 7) / 8;
