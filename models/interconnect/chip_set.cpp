@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/vector_kernel.h"
+
 namespace cstsim::ic {
 
 ChipSet::ChipSet(ChipSetParams params, std::vector<CollectiveKernelPlan> collectives, trace::TraceSink* sink)
@@ -22,6 +24,11 @@ ChipSet::ChipSet(ChipSetParams params, std::vector<CollectiveKernelPlan> collect
       ps_per_cycle_(1e12 / params_.clock_hz) {
   for (Barrier& b : barriers_) b.ready.assign(size_t(params_.chips), 0);
   if (!sink_) return;
+  for (int c = 0; c < params_.chips && params_.value_bytes > 0; ++c) {
+    reduce_adds_.push_back(sink_->declare_action(fmt::format("chip{}.vector.{}", c, to_string(VectorClass::Add)), "op"));
+    reduce_reads_.push_back(sink_->declare_action(fmt::format("chip{}.sram.read.vector", c), "byte"));
+    reduce_writes_.push_back(sink_->declare_action(fmt::format("chip{}.sram.write.vector", c), "byte"));
+  }
   for (const DirectedLink& l : fabric_.topology().links()) {
     const std::string from = node_name(l.from), to = node_name(l.to);
     const std::string action = fmt::format("link.interconnect.{}-{}.wire", from, to);
@@ -143,6 +150,16 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
 void ChipSet::announce(size_t first) {
   if (!sink_) return;
   const int64_t now = trace_time();
+  // The additions before a message leaves: booked in the cycle it leaves (when they are done).
+  for (size_t m = first; m < fabric_.messages().size() && !reduce_adds_.empty(); ++m) {
+    const Message& msg = fabric_.messages()[m];
+    if (msg.reduce_ps == 0) continue;
+    const int64_t at = cycle_floor(fabric_.timing(int(m)).leave_ps);
+    const auto src = size_t(msg.src);
+    sink_->count(at, reduce_adds_[src], std::llround(double(msg.bytes) / params_.value_bytes));
+    sink_->count(at, reduce_reads_[src], 2 * msg.bytes);  // the chunk received and the chip's own
+    sink_->count(at, reduce_writes_[src], msg.bytes);
+  }
   for (size_t l = 0; l < fabric_.links().size(); ++l) {
     const std::vector<LinkUse>& uses = fabric_.links()[l].uses;
     int64_t span_from = -1, span_to = -1;

@@ -5,7 +5,9 @@
 // barrier, like ClusterSet's between clusters). The last to arrive runs the collective's messages
 // on the fabric (fabric.h, collectives.h), each chip's messages leaving no earlier than that chip
 // arrived; every chip then goes on when its own part is done: its last message in and its last
-// message out of its first link. The links' busy time and bytes go on the run's trace as they
+// message out of its first link. A chip that adds a received chunk to its own before forwarding it
+// does so on its vector unit (at the unit's rate; its additions, two scratchpad reads and a write a
+// value, go on the trace as the unit's). The links' busy time and bytes go on the run's trace as they
 // happen (class N resources `interconnect.<from>><to>`, actions `link.interconnect.<from>-<to>.wire`).
 #include <cstdint>
 #include <memory>
@@ -29,6 +31,7 @@ struct ChipSetParams {
   int torus_x = 0;
   int64_t slice_bytes = 0;
   double reduce_ps_per_byte = 0;  // each chip's reduction of what it receives (its vector unit's rate)
+  double value_bytes = 0;         // the width of a value it adds (its vector unit's additions go on the trace)
   double clock_hz = 1e9;
 };
 
@@ -86,6 +89,9 @@ class ChipSet {
   std::vector<int64_t> marks_;
   std::vector<trace::ResourceId> link_ids_;
   std::vector<trace::ActionId> wire_ids_;
+  // Per chip: its vector unit's additions and scratchpad reads and writes in an all-reduce (the
+  // same actions as the unit's own kernels: `chip<k>.vector.add`, `.sram.read.vector`, ...).
+  std::vector<trace::ActionId> reduce_adds_, reduce_reads_, reduce_writes_;
   std::vector<size_t> announced_uses_;  // per link: its uses already on the trace
   std::vector<int64_t> busy_to_;        // per link: where its last busy span on the trace ends
   std::vector<MessageTiming> timed_;    // the timing every earlier message was given

@@ -33,6 +33,7 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a) {
   p.torus_x = a.interconnect.torus_x;
   p.slice_bytes = a.interconnect.slice_bytes;
   p.reduce_ps_per_byte = reduce_ps_per_byte(a);
+  p.value_bytes = a.vector.lanes > 0 ? a.precision.value_bits() / 8.0 : 0;
   p.clock_hz = a.clock_hz;
   return p;
 }

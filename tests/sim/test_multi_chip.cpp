@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "tests/sim/cli_fixture.h"
 
@@ -72,6 +73,21 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
     EXPECT_EQ(l["wire_bytes"], l["payload_bytes"]);  // no headers on this link
   }
   EXPECT_EQ(s["total"]["collective_cycles"], ar["cycles"]);
+  // Each chip's vector unit adds N-1 received chunks (int8: a value a byte): its additions and
+  // scratchpad traffic on the trace as the unit's own.
+  std::map<std::string, int64_t> counted;
+  std::istringstream rows(slurp(dir_ / ("run" + std::to_string(latency_ns)) / "trace" / "actions.csv"));
+  for (std::string line; std::getline(rows, line);) {
+    const size_t a = line.find(",chip"), unit = line.find(',', a + 1);
+    if (a != std::string::npos && line.find("vector") != std::string::npos)
+      counted[line.substr(a + 1, unit - a - 1)] += std::stoll(line.substr(line.rfind(',') + 1));
+  }
+  for (int k = 0; k < n; ++k) {
+    const std::string chip = "chip" + std::to_string(k);
+    EXPECT_EQ(counted[chip + ".vector.add"], (n - 1) * chunk) << chip;
+    EXPECT_EQ(counted[chip + ".sram.read.vector"], 2 * (n - 1) * chunk) << chip;
+    EXPECT_EQ(counted[chip + ".sram.write.vector"], (n - 1) * chunk) << chip;
+  }
   }
 }
 
