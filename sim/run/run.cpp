@@ -326,8 +326,10 @@ int run_simulation(const RunOptions& o) {
     if (o.print_table) fmt::print("{}{}{}", human_table(run_report), chip_set ? chips_line(summary["chips"]) : "", report.text);
     if (o.verify && chip_set) {
       if (!chips_verified) return 1;
-      spdlog::info("verify: every chip's events, values, SRAM words and MACs match, and the {} layers cut across "
-                   "the chips put together give the whole GEMMs", summary["chips"]["verify"].size());
+      const size_t cut = summary["chips"]["verify"].size();
+      spdlog::info("verify: every chip's events, values, SRAM words and MACs match{}",
+                   cut ? fmt::format(", and the {} layers cut across the chips put together give the whole GEMMs", cut)
+                       : " (no layer is cut across the chips)");
     } else if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
       bool passed = true;
       for (int k = 0; k < accelerator.clusters(); ++k)
