@@ -7,19 +7,15 @@
 #include <string>
 
 #include "core/input_error.h"
+#include "tests/unit/split_test_util.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/training.h"
 
 namespace cstsim {
 namespace {
 
-const std::string kModels = std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/models/";
-
-int64_t macs(const Workload& w) {
-  int64_t n = 0;
-  for (const Layer& l : w.layers) n += l.macs();
-  return n;
-}
+using testing_util::kModels;
+using testing_util::macs;
 
 Workload chain(int64_t M) {
   Workload w;

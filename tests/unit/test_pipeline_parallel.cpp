@@ -8,19 +8,15 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "tests/unit/split_test_util.h"
 #include "plan/plan.h"
 #include "sim/workload/pipeline_parallel.h"
 
 namespace cstsim {
 namespace {
 
-const std::string kModels = std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/models/";
-
-int64_t macs(const Workload& w) {
-  int64_t n = 0;
-  for (const Layer& l : w.layers) n += l.macs();
-  return n;
-}
+using testing_util::kModels;
+using testing_util::macs;
 
 Workload chain(int layers, int64_t M) {
   Workload w;

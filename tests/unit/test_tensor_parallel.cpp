@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/input_error.h"
+#include "tests/unit/split_test_util.h"
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
 #include "plan/fold_plan.h"
@@ -14,13 +15,10 @@
 namespace cstsim {
 namespace {
 
-const std::string kLlama = std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/models/llama2-7b-prefill-s2048.yaml";
+using testing_util::kModels;
+using testing_util::macs;
 
-int64_t macs(const Workload& w) {
-  int64_t n = 0;
-  for (const Layer& l : w.layers) n += l.macs();
-  return n;
-}
+const std::string kLlama = kModels + "llama2-7b-prefill-s2048.yaml";
 
 const Layer& layer(const Workload& w, const std::string& name) {
   for (const Layer& l : w.layers)
