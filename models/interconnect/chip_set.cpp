@@ -153,12 +153,12 @@ void ChipSet::announce(size_t first) {
   // The additions before a message leaves: booked in the cycle it leaves (when they are done).
   for (size_t m = first; m < fabric_.messages().size() && !reduce_adds_.empty(); ++m) {
     const Message& msg = fabric_.messages()[m];
-    if (msg.reduce_ps == 0) continue;
+    if (msg.reduce_bytes == 0) continue;
     const int64_t at = cycle_floor(fabric_.timing(int(m)).leave_ps);
     const auto src = size_t(msg.src);
-    sink_->count(at, reduce_adds_[src], std::llround(double(msg.bytes) / params_.value_bytes));
-    sink_->count(at, reduce_reads_[src], 2 * msg.bytes);  // the chunk received and the chip's own
-    sink_->count(at, reduce_writes_[src], msg.bytes);
+    sink_->count(at, reduce_adds_[src], std::llround(double(msg.reduce_bytes) / params_.value_bytes));
+    sink_->count(at, reduce_reads_[src], 2 * msg.reduce_bytes);  // the chunk received and the chip's own
+    sink_->count(at, reduce_writes_[src], msg.reduce_bytes);
   }
   for (size_t l = 0; l < fabric_.links().size(); ++l) {
     const std::vector<LinkUse>& uses = fabric_.links()[l].uses;

@@ -42,6 +42,8 @@ int post(Fabric& f, Collective& c, const Message& m) {
   return id;
 }
 
+int64_t reduce_ps(double ps_per_byte, int64_t bytes) { return int64_t(std::ceil(ps_per_byte * double(bytes))); }
+
 // Ring steps [first, last) of a reduce-scatter then all-gather schedule over `ring`: step k, chip
 // position i sends chunk (i - k) mod N to position i + 1, after step k - 1's message into i (the
 // same slice). Steps below N - 1 reduce what arrived before forwarding it, and so does step N - 1
@@ -63,9 +65,15 @@ Collective ring_steps(Fabric& f, const std::vector<int>& ring, int64_t bytes, co
         Message msg = message(from, to, part(chunk, slices, j), o);
         if (k > first) {
           msg.after.push_back(into[size_t(j)]);
-          if (k <= n - 1) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
-        } else if (size_t(from) < o.after_by_chip.size() && o.after_by_chip[size_t(from)] >= 0) {
-          msg.after.push_back(o.after_by_chip[size_t(from)]);
+          if (k <= n - 1) msg.reduce_ps = reduce_ps(o.reduce_ps_per_byte, msg.reduce_bytes = msg.bytes);
+        } else {
+          if (size_t(from) < o.after_by_chip.size() && o.after_by_chip[size_t(from)] >= 0)
+            msg.after.push_back(o.after_by_chip[size_t(from)]);
+          if (size_t(from) < o.pending_reduce_bytes_by_chip.size()) {  // every slice waits for it, one counts it
+            const int64_t pending = o.pending_reduce_bytes_by_chip[size_t(from)];
+            msg.reduce_ps = reduce_ps(o.pending_reduce_ps_per_byte, pending);
+            if (j == 0) msg.reduce_bytes = pending;
+          }
         }
         now[size_t(i)].push_back(post(f, c, msg));
       }
@@ -115,10 +123,11 @@ Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips,
   Collective c = none_yet(f);
   std::vector<int> last_in(size_t(n), -1);  // per position: the message it last received
   std::vector<int64_t> held(size_t(n), bytes);
+  std::vector<int64_t> unadded(size_t(n), 0);  // per position: received, not yet added
   auto exchange = [&](int k, bool halving) {
     const int d = halving ? 1 << k : n >> (k + 1);
     std::vector<int> now(static_cast<size_t>(n), -1);
-    std::vector<int64_t> next(held);
+    std::vector<int64_t> next(held), next_unadded(size_t(n), 0);
     for (int i = 0; i < n; ++i) {
       const int partner = i ^ d;
       // Halving: send the half the partner keeps (the larger half to the lower position); doubling:
@@ -126,11 +135,14 @@ Collective halving_doubling_all_reduce(Fabric& f, const std::vector<int>& chips,
       const int64_t h = held[size_t(i)];
       Message msg = message(chips[size_t(i)], chips[size_t(partner)], halving ? (i < partner ? h / 2 : h - h / 2) : h, o);
       if (last_in[size_t(i)] >= 0) msg.after.push_back(last_in[size_t(i)]);
-      if (halving && k > 0) msg.reduce_ps = int64_t(std::ceil(o.reduce_ps_per_byte * double(msg.bytes)));
+      // What arrived in the last halving step is added before anything leaves.
+      msg.reduce_ps = reduce_ps(o.reduce_ps_per_byte, msg.reduce_bytes = unadded[size_t(i)]);
+      next_unadded[size_t(partner)] = halving ? msg.bytes : 0;
       now[size_t(partner)] = post(f, c, msg);
       next[size_t(partner)] = halving ? held[size_t(partner)] - msg.bytes : held[size_t(partner)] + msg.bytes;
     }
     held = next;
+    unadded = next_unadded;
     last_in = now;
   };
   for (int k = 0; k < steps; ++k) exchange(k, true);
@@ -145,15 +157,20 @@ Collective torus_all_reduce(Fabric& f, int x, int y, int64_t bytes, const Collec
   // Each phase's rings start on a chip once the previous phase's last message into it arrived.
   // A row's reduce-scatter leaves position p of the row with chunk (p + 1) mod x, reduced: the
   // columns' phases run on that chunk (column `line` holds position `line` of every row).
+  phase.pending_reduce_ps_per_byte = o.reduce_ps_per_byte;
   auto run = [&](bool rows, bool scatter) {
     Collective done;
+    std::vector<int64_t> pending(size_t(x * y), 0);  // a reduce-scatter's last chunk, added at the next phase
     for (int line = 0; line < (rows ? y : x); ++line) {
       std::vector<int> ring;
       for (int p = 0; p < (rows ? x : y); ++p) ring.push_back(rows ? line * x + p : p * x + line);
       const int64_t size = rows ? bytes : part(bytes, x, (line + 1) % x);
       const Collective c = scatter ? ring_reduce_scatter(f, ring, size, phase) : ring_all_gather(f, ring, size, phase);
       merge(done, c);
+      const int n = int(ring.size());
+      for (int p = 0; p < n && scatter; ++p) pending[size_t(ring[size_t(p)])] = part(size, n, (p + 1) % n);
     }
+    phase.pending_reduce_bytes_by_chip = pending;
     for (int m : done.messages) phase.after_by_chip[size_t(f.messages()[size_t(m)].dst)] = m;  // the later ids arrive later
     merge(all, done);
   };

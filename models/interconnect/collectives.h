@@ -24,6 +24,10 @@ struct CollectiveOptions {
   // Per chip id: the earliest its messages may leave, when the chips are ready at different times
   // (each chip's array reaches the collective when it does); absent: start_ps.
   std::vector<int64_t> ready_by_chip;
+  // Per chip id: bytes it still adds before its first message leaves (a reduce-scatter phase's last
+  // chunk, whose addition no message of that phase carries), at reduce_ps_per_byte.
+  std::vector<int64_t> pending_reduce_bytes_by_chip;
+  double pending_reduce_ps_per_byte = 0;
 };
 
 // What a collective added: its messages (ids in the fabric) and the bytes each chip sends.
@@ -40,6 +44,9 @@ Collective ring_all_gather(Fabric& f, const std::vector<int>& ring, int64_t byte
 // Half the data around the ring each way (a ring with links both ways).
 Collective bidirectional_ring_all_reduce(Fabric& f, const std::vector<int>& ring, int64_t bytes,
                                          const CollectiveOptions& o = {});
+// Every all-reduce here adds (N-1)/N S per chip on its critical path: each received chunk is added
+// before what depends on it leaves (the last halving's, or a torus phase's last chunk, before the
+// next phase's first message).
 // Recursive halving then doubling (N a power of two): in step k each chip exchanges half of what
 // it holds with the chip 2^k away (halving: and adds it), then gathers back the same way:
 // 2 log2(N) (alpha) + 2 (N-1)/N S / B at zero contention, on links both ways between partners.

@@ -33,6 +33,7 @@ struct Message {
   int64_t ready_ps = 0;           // the earliest it may leave
   std::vector<int> after;         // messages it waits for (their arrival at their destination)
   int64_t reduce_ps = 0;          // work at src after those arrive, before it leaves (a reduction)
+  int64_t reduce_bytes = 0;       // the bytes of values src adds in reduce_ps (what the trace counts)
   int collective = -1;            // which collective it belongs to (for the report)
 };
 

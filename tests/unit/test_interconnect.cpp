@@ -176,6 +176,35 @@ TEST(Interconnect, HalvingDoublingPaysFewerLatencies) {
   EXPECT_THROW(halving_doubling_all_reduce(g, order(6), kMiB), std::invalid_argument);
 }
 
+// With the reductions timed (10 ps a byte), every all-reduce adds (N-1)/N S per chip on its critical
+// path, whatever its algorithm: 15/16 MiB on 16 chips (a ring: 15 chunks; a 4 x 4 torus: 3 row
+// chunks and 3 column chunks, the last of each phase before the next one's first message), 7/8 MiB
+// on 8 chips by halving (1/2, 1/4, then 1/8 before the first doubling message).
+TEST(Interconnect, EveryAllReduceAddsItsShareOnTheCriticalPath) {
+  CollectiveOptions o;
+  o.reduce_ps_per_byte = 10;
+  const int64_t adds16 = 10 * (kMiB - kMiB / 16);
+  Fabric t(Topology::torus2d(4, 4), link100());
+  const Collective torus = torus_all_reduce(t, 4, 4, kMiB, o);
+  t.run();
+  EXPECT_EQ(torus.end_ps(t), 2 * 3 * (1000000 + 2621440) + 2 * 3 * (1000000 + 655360) + adds16);
+  Fabric r(Topology::ring(16, false), link100());
+  const Collective ring = ring_all_reduce(r, order(16), kMiB, o);
+  r.run();
+  EXPECT_EQ(ring.end_ps(r), 30 * (1000000 + 655360) + adds16);
+  Fabric h(Topology::fully_connected(8), link100());
+  const Collective hd = halving_doubling_all_reduce(h, order(8), kMiB, o);
+  h.run();
+  EXPECT_EQ(hd.end_ps(h), 6 * 1000000 + 2 * 917504 * 10 + 10 * (kMiB - kMiB / 8));
+  // What the trace counts as added: the same share, once per chip.
+  for (const auto* pair : {&t, &r, &h}) {
+    std::vector<int64_t> added(16, 0);
+    for (const Message& m : pair->messages()) added[size_t(m.src)] += m.reduce_bytes;
+    const int64_t chips = pair == &h ? 8 : 16;
+    for (int c = 0; c < chips; ++c) EXPECT_EQ(added[size_t(c)], kMiB - kMiB / chips) << c;
+  }
+}
+
 TEST(Interconnect, TorusAllReduceRunsRowsThenColumns) {
   // 4 x 4: reduce-scatter along rows (3 steps of 256 KiB), along columns (3 of 64 KiB), and back.
   Fabric f(Topology::torus2d(4, 4), link100());
