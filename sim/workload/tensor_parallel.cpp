@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.h"
+#include "sim/workload/training.h"
 
 namespace cstsim {
 namespace {
@@ -193,6 +194,42 @@ class Splitter {
 };
 
 }  // namespace
+
+Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits) {
+  if (recompute == "full")
+    throw InputError("--train", 0, "", "recompute full under tensor parallelism is not modelled (the recomputed "
+                                       "layers would repeat the forward's all-reduces)");
+  for (const CollectiveKernelPlan& c : forward.collectives)
+    if (c.op == "all_gather")
+      throw InputError(forward.source, c.line, c.tensor, "training with an all-gather in the forward pass (its "
+                                                         "backward, a reduce-scatter) is not modelled");
+  Workload step = with_training(forward, recompute, value_bits);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < step.layers.size(); ++i) index[step.layers[i].name] = int(i);
+  for (size_t i = 0; i < forward.layers.size(); ++i) {
+    const Layer& f = forward.layers[i];
+    if (forward.whole_on_every_chip.count(f.name))
+      for (const char* part : {".dX", ".dW", ".adamw"}) step.whole_on_every_chip.insert(f.name + part);
+    if (f.chip_cut.dim != ChipCut::Dim::N) continue;
+    const Layer& dx = step.layers[size_t(index.at(f.name + ".dX"))];
+    CollectiveKernelPlan c;
+    c.tensor = dx.tensors[2].empty() ? dx.name : dx.tensors[2];
+    c.name = c.tensor + ".all_reduce";
+    c.op = "all_reduce";
+    c.bytes = (dx.repeats * dx.M * dx.N * (dx.dtype_bits > 0 ? dx.dtype_bits : value_bits) + 7) / 8;
+    c.before_layer = index.at(dx.name) + 1;
+    c.order = -1;  // before anything reads it
+    c.line = f.source_line;
+    c.why = fmt::format("{} is split by columns: each chip's dX holds partial sums of its whole input's gradient", f.name);
+    step.collectives.push_back(std::move(c));
+  }
+  std::stable_sort(step.collectives.begin(), step.collectives.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.before_layer, a.order) < std::pair(b.before_layer, b.order);
+  });
+  for (size_t i = step.layer_splits.size(); i < step.layers.size(); ++i)
+    step.layer_splits.push_back("the share's backward");
+  return step;
+}
 
 Workload split_tensor_parallel(const Workload& w, int t, int output_bits) {
   if (t < 2) return w;

@@ -28,4 +28,14 @@ namespace cstsim {
 // multiple of t), or for what is not modelled (a training step).
 Workload split_tensor_parallel(const Workload& w, int t, int output_bits);
 
+// A training step made (training.h) from a tensor-parallel share `forward`, with the collectives
+// its backward needs (Megatron-LM's f and g operators run backwards): a layer split by columns
+// read a whole input, so its dX (dY's columns times W's) holds partial sums of the whole input's
+// gradient - an all-reduce right after it; a row split's dX comes out split like its input and its
+// forward all-reduce passes the gradient through whole; the weights' gradients are each chip's
+// own. Layers run whole on every chip run their backward whole too. Throws InputError for what is
+// not modelled: recompute full (it would repeat the forward's all-reduces), an all-gather's
+// backward (a reduce-scatter).
+Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits);
+
 }  // namespace cstsim

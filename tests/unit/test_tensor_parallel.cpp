@@ -10,7 +10,9 @@
 #include "models/array/gemm_data.h"
 #include "models/array/register_array.h"
 #include "plan/fold_plan.h"
+#include "sim/workload/data_parallel.h"
 #include "sim/workload/tensor_parallel.h"
+#include "sim/workload/training.h"
 
 namespace cstsim {
 namespace {
@@ -134,6 +136,38 @@ TEST(TensorParallel, SharesOnRegisterGridsAddUpToTheWholeGemm) {
     }
     EXPECT_EQ(got, reference_gemm(d)) << whole.name;
   }
+}
+
+}  // namespace
+}  // namespace cstsim
+
+namespace cstsim {
+namespace {
+
+// A training step on a tensor-parallel share of Llama-2-7B's block (Megatron-LM's backward): the
+// step's MACs split evenly, and beside the forward's two all-reduces, one of each column split's
+// input gradient right after its dX - q, k and v's (all of b0.h1's gradient) and gate and up's
+// (b0.h2's), 2048 x 4096 bf16 each - in the order the backward reaches them. Full recomputation
+// is refused.
+TEST(TensorParallel, TrainingStepAllReducesTheColumnSplitsInputGradients) {
+  const Workload whole = load_workload(kLlama);
+  const Workload step = with_training(whole, "none", 16);
+  for (int t : {2, 4}) {
+    const Workload share = chip_workload(whole, "none", 16, ChipSplit{t});
+    EXPECT_EQ(macs(share) * t, macs(step)) << t;
+    std::vector<std::string> reduced;
+    for (const CollectiveKernelPlan& c : share.collectives) {
+      EXPECT_EQ(c.op, "all_reduce");
+      EXPECT_EQ(c.bytes, 2048LL * 4096 * 2);
+      reduced.push_back(c.tensor + " after " + share.layers[size_t(c.before_layer) - 1].name);
+    }
+    EXPECT_EQ(reduced, (std::vector<std::string>{
+                           "b0.o after b0.o_proj", "b0.f2 after b0.down_proj", "b0.h2.grad after b0.up_proj.dX",
+                           "b0.h2.grad after b0.gate_proj.dX", "b0.h1.grad after b0.v_proj.dX",
+                           "b0.h1.grad after b0.k_proj.dX", "b0.h1.grad after b0.q_proj.dX"}))
+        << t;
+  }
+  EXPECT_THROW(chip_workload(whole, "full", 16, ChipSplit{2}), InputError);
 }
 
 }  // namespace
