@@ -260,6 +260,15 @@ TEST_F(MultiChip, VerifyPutsTheChipsGridsTogether) {
                      "--verify --set precision.operand=bf16");
   EXPECT_EQ(s["verify"]["passed"], true);
   EXPECT_EQ(s["chips"]["verify"].size(), 7u);  // q, k, v, gate, up by columns; o and down by rows
+  // The same block's training step on 2 chips: the backward's five dX all-reduces join the
+  // forward's two, every chip's grids verify, and the chips' MACs are the step's.
+  const json t = run(arch(2, "switch", link(), "hierarchy"), fs::path(dir_ / "tiny.yaml"), "tiny-train",
+                     "--verify --train none --set precision.operand=bf16");
+  EXPECT_EQ(t["verify"]["passed"], true);
+  EXPECT_EQ(t["chips"]["collectives"].size(), 7u);
+  const json& m = t["training"]["macs"];
+  EXPECT_EQ(t["chips"]["macs"].get<int64_t>(),
+            2 * (m["forward"].get<int64_t>() + m["backward"].get<int64_t>()));
   // T_serial: the norms and residual adds every chip runs whole, as they ran.
   EXPECT_EQ(s["chips"]["split"]["whole_on_every_chip"],
             json::array({"b0.norm1", "b0.norm2", "b0.res1", "b0.res2"}));
