@@ -1,5 +1,7 @@
 #include "traces/reader.h"
 
+#include "core/csv.h"
+
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -10,16 +12,9 @@ namespace cstsim::trace {
 namespace fs = std::filesystem;
 
 std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (!out.empty() && !out.back().empty() && out.back().back() == '\r') out.back().pop_back();
-  return out;
+  std::vector<std::vector<std::string>> rows;
+  if (!csv::parse(line, rows)) throw std::runtime_error("unterminated quoted field in: " + line);
+  return rows.empty() ? std::vector<std::string>{""} : rows.front();
 }
 
 namespace {

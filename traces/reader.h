@@ -56,7 +56,7 @@ class TraceReader {
   uint64_t read_ = 0;
 };
 
-// Splits one CSV line (no quoting: trace files never quote).
+// Splits one CSV line (RFC 4180: a quoted field may hold commas and doubled quotes; core/csv.h).
 std::vector<std::string> split_csv(const std::string& line);
 
 }  // namespace cstsim::trace

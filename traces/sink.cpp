@@ -1,5 +1,7 @@
 #include "traces/sink.h"
 
+#include "core/csv.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -343,14 +345,15 @@ void TraceSink::finish(int64_t end_cycle) {
 void TraceSink::write_side_files(int64_t end_cycle) {
   std::string res = "id,name,class,unit,capacity,owner,level,edge,carries\n";
   for (const Resource& r : resources_)
-    res += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.id, r.name, class_letter(r.cls), r.unit, r.capacity, r.owner,
-                       r.level, r.edge, r.carries);
+    res += csv::row({std::to_string(r.id), r.name, std::string(1, class_letter(r.cls)), r.unit, std::to_string(r.capacity),
+                     r.owner, r.level, r.edge, r.carries});
   io::write_file(opt_.dir / "resources.csv", res);
 
   auto layer_end = [&](size_t i) { return i + 1 < layers_.size() ? layers_[i + 1].start : end_cycle; };
   std::string lay = "layer,name,start_cycle,end_cycle\n";
   for (size_t i = 0; i < layers_.size(); ++i)
-    lay += fmt::format("{},{},{},{}\n", layers_[i].index, layers_[i].name, layers_[i].start, layer_end(i) - 1);
+    lay += csv::row({std::to_string(layers_[i].index), layers_[i].name, std::to_string(layers_[i].start),
+                     std::to_string(layer_end(i) - 1)});
   io::write_file(opt_.dir / "layers.csv", lay);
 
 }

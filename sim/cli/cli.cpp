@@ -228,20 +228,23 @@ nlohmann::ordered_json collective_json(const ArchSpec& a, const CollectiveKernel
 }
 
 std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& layers) {
-  std::string out = fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", "M", "N",
+  // The name column is as wide as the longest name (names are often alike until their end).
+  size_t w = 14;
+  for (const auto& j : layers) w = std::max(w, j["name"].get<std::string>().size());
+  std::string out = fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n", "layer", w, "M", "N",
                                 "K", "df", "folds", "rows x cols", "passes", "HBM read", "HBM write", "ifmap x");
   for (const auto& j : layers) {
     if (j.value("kind", "") == "flash") {  // flash attention: its blocks and bytes
-      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                         j["name"].get<std::string>().substr(0, 14), j["Sq"].get<int64_t>(), j["Skv"].get<int64_t>(),
+      out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>(), w, j["Sq"].get<int64_t>(), j["Skv"].get<int64_t>(),
                          j["head_dim"].get<int64_t>(), "fla",
                          fmt::format("{}x{}", j["q_block"].get<int64_t>(), j["kv_block"].get<int64_t>()), "",
                          j["groups"].get<int64_t>(), j["bytes_read"].dump(), j["bytes_written"].dump(), "");
       continue;
     }
     if (j.value("kind", "") == "collective") {  // between chips: the tensor's bytes, what each chip sends
-      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                         j["name"].get<std::string>().substr(0, 14), "", "", "", "col",
+      out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>(), w, "", "", "", "col",
                          j["op"].get<std::string>() == "all_reduce"   ? "allreduce"
                          : j["op"].get<std::string>() == "all_gather" ? "allgather"
                                                                       : "send",
@@ -251,16 +254,16 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
       continue;
     }
     if (j.value("kind", "") == "vector") {  // a kernel of the vector unit: its rows, tiles and bytes
-      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                         j["name"].get<std::string>().substr(0, 14), j["rows"].get<int64_t>(), j["cols"].get<int64_t>(),
+      out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>(), w, j["rows"].get<int64_t>(), j["cols"].get<int64_t>(),
                          "", "vec", fmt::format("{} tiles", j["tiles"].get<int64_t>()), "", "",
                          j["bytes_read"].dump(), j["bytes_written"].dump(), "");
       continue;
     }
     if (j.contains("rs")) {  // row stationary: its passes, and the strip width x strips of its sets
       const auto& m = j["rs"]["mapping"];
-      out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                         j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
+      out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>(), w, j["M"].get<int64_t>(), j["N"].get<int64_t>(),
                          j["K"].get<int64_t>(), "rs", j["rs"]["passes"].get<int64_t>(),
                          fmt::format("e{}x{}", m["e"].get<int64_t>(), m["strips"].get<int64_t>()), 1,
                          j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",
@@ -268,8 +271,8 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
       continue;
     }
     const auto& f = j["folds"];
-    out += fmt::format("{:<14} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                       j["name"].get<std::string>().substr(0, 14), j["M"].get<int64_t>(), j["N"].get<int64_t>(),
+    out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                       j["name"].get<std::string>(), w, j["M"].get<int64_t>(), j["N"].get<int64_t>(),
                        j["K"].get<int64_t>(), j["dataflow"].get<std::string>(), f["count"].get<int64_t>(),
                        fmt::format("{}x{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>()),
                        j.contains("repeats") ? fmt::format("{}x{}", j["stream_passes"].size(), j["repeats"].get<int64_t>())

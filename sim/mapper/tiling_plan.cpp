@@ -184,11 +184,13 @@ nlohmann::ordered_json to_json(const TilingPlan& p) {
 }
 
 std::string plan_table(const std::vector<TilingPlan>& plans) {
-  std::string out = fmt::format("{:<14} {:>3} {:>17} {:>12} {:<18} {:>12} {:>12} {:>12} {:>12}\n", "layer", "df",
+  size_t w = 14;  // as wide as the longest name
+  for (const TilingPlan& p : plans) w = std::max(w, p.layer.size());
+  std::string out = fmt::format("{:<{}} {:>3} {:>17} {:>12} {:<18} {:>12} {:>12} {:>12} {:>12}\n", "layer", w, "df",
                                 "block Sr,Sc,T", "loop", "resident", "DRAM ifmap", "DRAM filter", "DRAM ofmap",
                                 "DRAM psum");
   for (const TilingPlan& p : plans)
-    out += fmt::format("{:<14} {:>3} {:>17} {:>12} {:<18} {:>12} {:>12} {:>12} {:>12}\n", p.layer.substr(0, 14),
+    out += fmt::format("{:<{}} {:>3} {:>17} {:>12} {:<18} {:>12} {:>12} {:>12} {:>12}\n", p.layer, w,
                        to_string(p.dataflow), fmt::format("{},{},{}", p.sr_block, p.sc_block, p.t_block), p.loop_order,
                        p.resident, p.hbm_read_ifmap, p.hbm_read_filter, p.hbm_write_ofmap, p.hbm_read_psum);
   return out;

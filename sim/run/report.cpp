@@ -1,5 +1,7 @@
 #include "sim/run/report.h"
 
+#include "core/csv.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -409,7 +411,7 @@ std::string layers_csv(const RunReport& r) {
       "mapping_efficiency,compute_utilization,sram_ifmap_reads,sram_filter_reads,sram_ofmap_writes\n";
   for (size_t i = 0; i < r.layers->size(); ++i) {
     const ArrayLayerResult& L = (*r.layers)[i];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{},{}\n", i, L.shape.name,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{},{}\n", i, csv::field(L.shape.name),
                        L.shape.M, L.shape.N, L.shape.K, to_string(a.dataflow), L.plan.fold_count(),
                        L.start_cycle, L.end_cycle, L.cycles, L.stats.macs,
                        utilization(a, L.stats.macs, L.cycles), L.stats.mapping_efficiency,
@@ -438,7 +440,12 @@ std::string human_table(const RunReport& r) {
   std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
                                 a.name, a.rows, a.cols, to_string(a.dataflow), typed, to_string(a.fold_pipeline),
                                 r.mode, r.workload->name);
-  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7} {:>7}  {}\n", "layer", "M", "N", "K",
+  // The name column is as wide as the longest name: names are often alike until their end.
+  size_t w = 16;
+  for (const ArrayLayerResult& L : *r.layers) w = std::max(w, L.shape.name.size());
+  if (r.flash)
+    for (const FlashKernelResult& k : *r.flash) w = std::max(w, k.name.size());
+  out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7} {:>7}  {}\n", "layer", w, "M", "N", "K",
                      "folds", "cycles", "stalls", "util%", "map%", r.mode == "reference" ? "verify" : "");
   int64_t cycles = 0, macs = 0;
   size_t index = 0;
@@ -449,8 +456,8 @@ std::string human_table(const RunReport& r) {
     if (L.verify.ran) v += L.verify.passed ? "ok" : "FAILED: " + L.verify.detail;
     if (L.verify.ran && L.verify.passed && is_float(a.precision.operand))
       v += fmt::format(" (bit-exact; {:.1e} vs fp64)", L.verify.max_relative_error);
-    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
-                       L.shape.name.substr(0, 16), L.shape.M, L.shape.N, src.K, L.plan.fold_count(), L.cycles,
+    out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f} {:>7.2f}  {}\n",
+                       L.shape.name, w, L.shape.M, L.shape.N, src.K, L.plan.fold_count(), L.cycles,
                        L.stall_cycles, 100 * utilization(a, L.stats.macs, L.cycles),
                        100 * L.stats.mapping_efficiency, v);
     cycles += L.cycles;
@@ -469,20 +476,20 @@ std::string human_table(const RunReport& r) {
       waiting += k.cycles() - k.compute_cycles;
       hbm += k.shared.hbm_bytes_read + k.shared.hbm_bytes_written;
     }
-    out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10}  {} kernels ({} fusion){}\n", "vector unit", "", "", "",
+    out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10}  {} kernels ({} fusion){}\n", "vector unit", w, "", "", "",
                        "", vcycles, waiting, r.vector->size(), a.vector.fusion,
                        a.memory == "hierarchy" ? fmt::format(", {} HBM bytes", hbm) : std::string());
     cycles += vcycles;
   }
   if (r.flash)
     for (const FlashKernelResult& k : *r.flash) {  // a line per flash-attention kernel
-      out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}  flash attention, {} tiles\n",
-                         k.name.substr(0, 16), "", "", "", "", k.cycles(), k.waiting_cycles,
+      out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}  flash attention, {} tiles\n",
+                         k.name, w, "", "", "", "", k.cycles(), k.waiting_cycles,
                          100 * utilization(a, k.macs, k.cycles()), k.tiles);
       cycles += k.cycles();
       macs += k.macs;
     }
-  out += fmt::format("{:<16} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", "", "", "", "", cycles, stalls,
+  out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10} {:>7.2f}\n", "total", w, "", "", "", "", cycles, stalls,
                      100 * utilization(a, macs, cycles));
   if (stalls > 0) {  // largest cause first
     std::vector<std::pair<int64_t, std::string>> by_size;

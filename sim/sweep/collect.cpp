@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/input_error.h"
-#include "sim/sweep/csv.h"
+#include "core/csv.h"
 #include "sim/sweep/sweep_dir.h"
 
 namespace cstsim::sweep {

@@ -10,7 +10,7 @@
 
 #include "core/input_error.h"
 #include "core/text.h"
-#include "sim/sweep/csv.h"
+#include "core/csv.h"
 #include "sim/sweep/sweep_dir.h"
 
 namespace cstsim::sweep {

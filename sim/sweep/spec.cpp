@@ -6,7 +6,7 @@
 
 #include "core/input_error.h"
 #include "core/text.h"
-#include "sim/sweep/csv.h"
+#include "core/csv.h"
 
 // The sweep plan's files (tasks.csv, sweep.json) and a point's command line;
 // expand() is in expand.cpp, the spec's reader in spec_read.cpp.

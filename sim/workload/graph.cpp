@@ -114,6 +114,8 @@ class GraphReader {
 
   std::string name_of(const YAML::Node& v, int line, const std::string& key) const {
     if (!v.IsScalar() || text::trim(v.Scalar()).empty()) fail(line, key, "must be a non-empty name");
+    if (text::control_char(v.Scalar()))  // every table holds a name on one line
+      fail(line, key, fmt::format("{} holds a control character (a line break or tab)", text::quoted(v.Scalar())));
     return std::string(text::trim(v.Scalar()));
   }
 

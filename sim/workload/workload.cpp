@@ -69,6 +69,9 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
   const YAML::Node& name = fields["name"];
   if (!name.IsScalar() || text::trim(name.Scalar()).empty())
     throw InputError(path, lines["name"], "name", "must be a non-empty string");
+  if (text::control_char(name.Scalar()))  // every table holds a name on one line
+    throw InputError(path, lines["name"], "name",
+                     fmt::format("{} holds a control character (a line break or tab)", text::quoted(name.Scalar())));
   layer.name = std::string(text::trim(name.Scalar()));
   layer.M = positive(path, lines["M"], "M", fields["M"]);
   layer.N = positive(path, lines["N"], "N", fields["N"]);

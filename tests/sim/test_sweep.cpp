@@ -23,12 +23,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/sweep/csv.h"
+#include "core/csv.h"
 #include "sim/sweep/process.h"
 #include "tests/cli_util.h"
 
 namespace fs = std::filesystem;
-namespace csv = cstsim::sweep::csv;
+namespace csv = cstsim::csv;
 
 extern char** environ;
 

@@ -11,7 +11,7 @@
 
 #include "core/input_error.h"
 #include "sim/sweep/constraint.h"
-#include "sim/sweep/csv.h"
+#include "core/csv.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/sweep_dir.h"

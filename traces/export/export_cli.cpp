@@ -116,6 +116,10 @@ int export_command(const std::vector<std::string>& args) {
     if (format == "csv") trace::export_csv(run_dir, out_path);
     else if (format == "perfetto") trace::export_perfetto(run_dir, out_path);
     else trace::export_vcd(run_dir, out_path);
+    std::error_code size_error;  // say what was written, and how big it is
+    const auto bytes = fs::file_size(out_path, size_error);
+    std::cout << fmt::format("wrote {} ({} export, {} bytes)\n", out_path.string(), format,
+                             size_error ? std::string("?") : std::to_string(bytes));
     return 0;
   } catch (const std::exception& e) {  // usage errors, unreadable traces, outputs that cannot be written
     std::cerr << "error: export: " << one_line(e.what()) << "\n";

@@ -1,10 +1,11 @@
 #pragma once
-// RFC 4180 CSV, just enough for tasks.csv, results.csv and pareto.csv: a field
-// is quoted when it holds a comma, a quote or a line break, quotes are doubled.
+// RFC 4180 CSV, the one writer and reader of every CSV the tool writes and reads (traces, run
+// tables, sweeps): a field is quoted when it holds a comma, a quote or a line break, quotes are
+// doubled, so a layer named `a, "b"` survives every table.
 #include <string>
 #include <vector>
 
-namespace cstsim::sweep::csv {
+namespace cstsim::csv {
 
 inline std::string field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -83,4 +84,4 @@ inline bool parse(const std::string& text, std::vector<std::vector<std::string>>
   return true;
 }
 
-}  // namespace cstsim::sweep::csv
+}  // namespace cstsim::csv
