@@ -1,4 +1,4 @@
-// fold_pipeline: scalesim against real SCALE-Sim v2 reports (../shared/data/scalesim-v2):
+// fold_pipeline: scalesim against real SCALE-Sim v2 reports (tests/golden/scalesim-v2):
 // every COMPUTE_REPORT column and the SRAM counts of DETAILED_ACCESS_REPORT.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A copy of ../shared/data/scalesim-v2 (reports and inputs, no traces).
+// SCALE-Sim v2's reports and inputs (no traces), in tests/golden/scalesim-v2.
 const fs::path kData = fs::path(CSTSIM_SOURCE_DIR) / "tests" / "golden" / "scalesim-v2";
 
 std::vector<std::vector<double>> read_report(const fs::path& path) {

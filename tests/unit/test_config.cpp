@@ -27,7 +27,7 @@ using namespace cstsim::testing_util;
 namespace {
 
 const std::string kSource = CSTSIM_SOURCE_DIR;
-// A copy of ../shared/data/scalesim-v2 lives in tests/golden so the suite runs from a bare clone.
+// SCALE-Sim v2's own files live in tests/golden so the suite runs from a bare clone.
 const std::string kShared = std::string(CSTSIM_SOURCE_DIR) + "/tests/golden";
 const std::string kScaleSimInputs = kShared + "/scalesim-v2/inputs/";
 

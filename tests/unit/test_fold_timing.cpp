@@ -13,7 +13,7 @@ int64_t scalesim_cycles(Dataflow d, int R, int C, int64_t M, int64_t N, int64_t 
 }
 
 TEST(FoldTiming, ScaleSimTotalsMatchItsReports) {
-  // ../shared/data/scalesim-v2 COMPUTE_REPORT.csv values.
+  // tests/golden/scalesim-v2 COMPUTE_REPORT.csv values.
   EXPECT_EQ(scalesim_cycles(Dataflow::WS, 32, 32, 512, 512, 512), 155135);
   EXPECT_EQ(scalesim_cycles(Dataflow::IS, 32, 32, 512, 512, 512), 155135);
   EXPECT_EQ(scalesim_cycles(Dataflow::OS, 32, 32, 512, 512, 512), 146943);

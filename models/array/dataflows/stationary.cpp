@@ -51,7 +51,7 @@ class Stationary : public ArrayDataflow {
   }
 
   // SCALE-Sim v2's compute utilization, fitted to its reports (golden data in
-  // ../shared/data/scalesim-v2): WS and IS use the window L+C-1. All golden runs
+  // tests/golden/scalesim-v2): WS and IS use the window L+C-1. All golden runs
   // have R = C, so C-1 versus R-1 is not pinned down by data.
   double scalesim_utilization_window(const FoldPlan& p) const override {
     return double(scalesim_fold_length(p) + p.C - 1);
