@@ -34,6 +34,7 @@
 #include "sim/mapper/mapper.h"
 #include "sim/run/chips.h"
 #include "sim/run/chips_verify.h"
+#include "sim/run/debug_log.h"
 #include "sim/workload/data_parallel.h"
 #include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
@@ -191,6 +192,7 @@ int run_simulation(const RunOptions& o) {
   std::vector<Plan> plans;
   for (size_t d = 0; d < distinct; ++d) plans.push_back(make_plan(arch, shares[d]));
   const Plan& plan = plans.front();
+  log_plan(arch, plan);
   if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
   for (const Plan& each : plans) {
     if (arch.memory != "hierarchy") break;
@@ -284,6 +286,7 @@ int run_simulation(const RunOptions& o) {
     const std::vector<VectorKernelResult> vector = accelerator.vector_results();
     const std::vector<FlashKernelResult> flash = accelerator.flash_results();
     check_invariants(arch, results);  // before anything is written
+    log_timing(results, vector);
 
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
                          &plan.vector_kernels, &vector, &plan.flash_kernels, &flash};
