@@ -466,6 +466,9 @@ TEST_F(Cli, HierarchyFullPath) {
     const auto s = nlohmann::json::parse(slurp(dir_ / df / "summary.json"));
     const auto rep = nlohmann::json::parse(slurp(dir_ / df / "report.json"));
     EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << s["layers"][0]["verify"];
+    // The cluster's router as resolved: the 4 x 4 mesh's centre, not the unset marker.
+    EXPECT_EQ(s["arch"]["noc"]["cluster_x"], 2);
+    EXPECT_EQ(s["arch"]["noc"]["cluster_y"], 2);
     int64_t hbm_bytes = 0;
     for (const auto& L : s["layers"]) {
       const auto& m = L["memory"];
