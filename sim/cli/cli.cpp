@@ -1,4 +1,5 @@
 #include "sim/cli/cli.h"
+#include "sim/cli/plot_cli.h"
 #include "sim/onnx/onnx_import.h"
 
 #include <cstdio>
@@ -56,6 +57,7 @@ constexpr const char* kUsage =
     "  plan     the mapper's tiling plan per layer (blocks, loop order, DRAM bytes)\n"
     "  post     recompute report.json (V_CST, Theta_CST, H_peak, C_P, energy, roofline) from a run directory\n"
     "  export   turn a run's trace into perfetto JSON, VCD or CSV\n"
+    "  plot     every figure of a run (R(t), power, roofline, stalls, utilization, energy, traffic)\n"
     "  ledger   analytical roofline ledger of operators (seeds 002/003)\n"
     "  sweep    run a design-space sweep (locally or through Slurm) and collect results.csv\n"
     "  pareto   the non-dominated points of a sweep's results.csv\n"
@@ -593,9 +595,10 @@ int cli_main(int argc, char** argv) {
     if (command == "pareto") return pareto_command(args);
     if (command == "noc-bench") return noc_bench_command(args);
     if (command == "collective") return collective_command(args);
+    if (command == "plot") return plot_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
     if (command == "import") return import_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
+    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

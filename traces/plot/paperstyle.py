@@ -28,7 +28,7 @@ def setup():
         "axes.labelsize": 8,
         "xtick.labelsize": 7,
         "ytick.labelsize": 7,
-        "legend.fontsize": 6.5,
+        "legend.fontsize": 7,
         "legend.frameon": False,
         "lines.linewidth": 0.9,
         "axes.linewidth": 0.6,
@@ -68,8 +68,15 @@ def add_width_arg(ap, default):
                     help="figure width: single (3.5 in), double (7 in) or inches (default %s)" % default)
 
 
+MIN_POINTS = 7  # no text of a figure smaller than this (what papers ask of figures)
+
+
 def save(fig, prefix):
-    """Writes PREFIX.png and PREFIX.pdf; returns the two paths."""
+    """Writes PREFIX.png and PREFIX.pdf, every text at least MIN_POINTS; returns the two paths."""
+    import matplotlib.text
+    for t in fig.findobj(matplotlib.text.Text):
+        if t.get_fontsize() < MIN_POINTS:
+            t.set_fontsize(MIN_POINTS)
     d = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(d, exist_ok=True)
     paths = [prefix + ".png", prefix + ".pdf"]

@@ -136,12 +136,13 @@ def main():
             roof_color = "black" if len(runs) == 1 else color
             ax.plot([x_lo, ridge, x_hi], [x_lo * r["bw"], r["peak"], r["peak"]], color=roof_color, linewidth=1.0,
                     zorder=2)
-            # The ridge: a dotted drop line to the x axis, labelled at the bottom, away from the layers.
+            # The ridge: a dotted drop line to the x axis.
             ax.plot([ridge, ridge], [y_lo, r["peak"]], color=roof_color, linewidth=0.5, linestyle=":", zorder=1)
             ax.plot([ridge], [r["peak"]], marker="o", markersize=3.5, markerfacecolor="white",
                     markeredgecolor=roof_color, zorder=3)
-            ax.text(ridge * 1.12, y_lo * 1.6, "ridge %.3g op/B" % ridge, rotation=90, ha="left", va="bottom",
-                    fontsize=6, color=roof_color)
+            # Above the roof, left of the ridge: no layer is ever plotted above a roof.
+            ax.text(ridge / 1.1, r["peak"] * 1.25, "ridge %.3g op/B" % ridge, ha="right", va="bottom",
+                    fontsize=7, color=roof_color)
             if r["peak"] not in peak_labels:
                 peak_labels.add(r["peak"])
                 ax.text(x_hi / 1.3, r["peak"] * 1.25, "peak " + ps.si(r["peak"], "op/s"), ha="right",

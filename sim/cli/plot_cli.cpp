@@ -1,0 +1,89 @@
+#include "sim/cli/plot_cli.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace cstsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: cstsim plot <run-dir> [--out DIR]\n\n"
+    "Every figure of a run, as PNG and PDF (text at least 7 pt, colour-blind-safe colours), in\n"
+    "<run-dir>/figures/ unless --out: rt (R(t), with a trace), power (energy per window), roofline,\n"
+    "and the breakdowns stalls, utilization, energy and traffic per layer. Needs /usr/bin/python3\n"
+    "with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n";
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a plot script; its stdout (the files it wrote) is passed on, its stderr too. False on failure.
+bool run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
+  std::string cmd = shell_quoted(python) + " " + shell_quoted(std::string(CSTSIM_PLOT_DIR) + "/" + script);
+  for (const std::string& a : args) cmd += " " + shell_quoted(a);
+  std::fflush(stdout);
+  return std::system(cmd.c_str()) == 0;
+}
+
+}  // namespace
+
+int plot_command(const std::vector<std::string>& args) {
+  std::string run, out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
+    else if (!args[i].empty() && args[i][0] == '-') {
+      std::cerr << fmt::format("error: plot: unknown option '{}' (see cstsim plot --help)\n", args[i]);
+      return 2;
+    } else if (run.empty()) run = args[i];
+    else {
+      std::cerr << fmt::format("error: plot: unexpected argument '{}'\n", args[i]);
+      return 2;
+    }
+  }
+  if (run.empty()) {
+    std::cerr << "error: plot: missing <run-dir> (see cstsim plot --help)\n";
+    return 2;
+  }
+  const fs::path dir = run;
+  if (!fs::is_regular_file(dir / "summary.json")) {
+    std::cerr << fmt::format("error: plot: {}: no summary.json there (not a run directory)\n", run);
+    return 2;
+  }
+  const fs::path figures = out.empty() ? dir / "figures" : fs::path(out);
+  std::error_code ec;
+  fs::create_directories(figures, ec);
+  if (ec) {
+    std::cerr << fmt::format("error: plot: --out {}: {}\n", figures.string(), ec.message());
+    return 2;
+  }
+  const char* env = std::getenv("CSTSIM_PYTHON");
+  const std::string python = env && *env ? env : "/usr/bin/python3";
+  const std::string prefix = (figures / "").string();
+  bool ok = true;
+  if (fs::is_directory(dir / "trace")) ok &= run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
+  if (fs::is_regular_file(dir / "energy_windows.csv"))
+    ok &= run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
+  if (fs::is_regular_file(dir / "report.json"))
+    ok &= run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
+  ok &= run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
+  if (!ok) {
+    std::cerr << "error: plot: a figure failed (its script's message is above)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace cstsim

@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""A run's breakdowns, from <run-dir>/summary.json and report.json, each as PREFIX-<name>.png/.pdf:
+
+  stalls       per layer: cycles with ideal memory, and the stall cycles by root cause, stacked
+  utilization  per layer: MACs / (PEs x cycles), and the fraction of PEs its folds map
+  energy       the run's energy by component (the first part of each action's name) and its
+               largest actions, marginal and static
+  traffic      per layer: bytes moved at each memory level (registers, SRAM, HBM, host)
+
+Layers are named in full on the y axis (one row each), so long names stay readable."""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paperstyle as ps  # noqa: E402
+
+plt = ps.plt
+
+# Okabe-Ito, then greys: colour-blind safe, one per stall cause in a fixed order.
+# (Blue is the ideal-memory bar's.)
+CAUSE_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#D55E00", "#CC79A7", "#000000", "#999999",
+                "#666666", "#BBBBBB"]
+OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}  # legends right of the axes, never over bars
+
+
+def value(x):
+    return x["value"] if isinstance(x, dict) else x
+
+
+def caption(summary):
+    a = summary["arch"]
+    return "%s: %dx%d %s, memory %s, %s; workload %s" % (
+        a["name"], a["rows"], a["cols"], a["dataflow"], a["memory"], a.get("operand", ""), summary["workload"]["name"])
+
+
+def layer_axes(summary, n, width):
+    height = 0.9 + 0.16 * n
+    fig, ax = ps.figure(width, height)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([l["name"] for l in summary["layers"]])
+    ax.invert_yaxis()
+    ax.grid(axis="x")
+    return fig, ax
+
+
+def stalls(summary, prefix, width):
+    layers = summary["layers"]
+    causes = sorted({c for l in layers for c, v in l.get("stalls", {}).items() if v > 0})
+    fig, ax = layer_axes(summary, len(layers), width)
+    left = [l["ideal_cycles"] for l in layers]
+    ax.barh(range(len(layers)), left, color="#0072B2", label="with ideal memory")
+    for i, c in enumerate(causes):
+        v = [l.get("stalls", {}).get(c, 0) for l in layers]
+        ax.barh(range(len(layers)), v, left=left, color=CAUSE_COLORS[i % len(CAUSE_COLORS)], label="stall: " + c)
+        left = [a + b for a, b in zip(left, v)]
+    ax.set_xlabel("cycles")
+    ax.legend(**OUTSIDE)
+    ax.set_title("Cycles per layer by stall cause\n" + caption(summary))
+    return ps.save(fig, prefix + "-stalls")
+
+
+def utilization(summary, prefix, width):
+    layers = summary["layers"]
+    fig, ax = layer_axes(summary, len(layers), width)
+    y = range(len(layers))
+    ax.barh([i - 0.2 for i in y], [100 * l["utilization"] for l in layers], height=0.4, color="#0072B2",
+            label="utilization (MACs / PEs x cycles)")
+    ax.barh([i + 0.2 for i in y], [100 * l["mapping_efficiency"] for l in layers], height=0.4, color="#E69F00",
+            label="mapping efficiency (PEs the folds map)")
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("%")
+    ax.legend(**OUTSIDE)
+    ax.set_title("Utilization per layer\n" + caption(summary))
+    return ps.save(fig, prefix + "-utilization")
+
+
+def energy(summary, report, prefix, width, top=12):
+    e = report["total"]["energy"]
+    by_component = {}
+    actions = []
+    for kind, table in (("marginal", e.get("E_marg_by_action", {})), ("static", e.get("E_base_by_action", {}))):
+        for name, v in table.items():
+            j = value(v)
+            if j <= 0:
+                continue
+            parts = name.split(".")
+            component = parts[1] if parts[0].startswith("chip") and len(parts) > 1 else parts[0]
+            by_component[component] = by_component.get(component, 0) + j
+            actions.append((j, name + (" (static)" if kind == "static" else "")))
+    actions.sort(reverse=True)
+    actions = actions[:top]
+    comps = sorted(by_component.items(), key=lambda kv: -kv[1])
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(width, 0.9 + 0.17 * max(len(comps), len(actions))))
+    a1.barh(range(len(comps)), [v * 1e3 for _, v in comps], color="#0072B2")
+    a1.set_yticks(range(len(comps)))
+    a1.set_yticklabels([c for c, _ in comps])
+    a1.invert_yaxis()
+    a1.set_xlabel("mJ")
+    a1.set_title("by component")
+    a2.barh(range(len(actions)), [v * 1e3 for v, _ in actions], color="#E69F00")
+    a2.set_yticks(range(len(actions)))
+    a2.set_yticklabels([n for _, n in actions])
+    a2.invert_yaxis()
+    a2.set_xlabel("mJ")
+    a2.set_title("largest %d actions" % len(actions))
+    fig.suptitle("Energy: E_gross %.4g mJ (%s)\n%s" % (value(e["E_gross"]) * 1e3,
+                 report.get("energy_table", {}).get("name", ""), caption(summary)))
+    fig.tight_layout()
+    return ps.save(fig, prefix + "-energy")
+
+
+def traffic(summary, report, prefix, width):
+    layers = report["layers"]
+    levels = ["reg", "sram", "hbm", "host"]
+    present = [lv for lv in levels if any(value(l["C_P"]["B_M"].get(lv, 0)) > 0 for l in layers)]
+    fig, ax = ps.figure(width, 0.9 + 0.16 * len(layers))
+    colors = {"reg": "#CC79A7", "sram": "#E69F00", "hbm": "#0072B2", "host": "#009E73"}
+    h = 0.8 / max(1, len(present))
+    for k, lv in enumerate(present):
+        ax.barh([i - 0.4 + h * (k + 0.5) for i in range(len(layers))],
+                [max(value(l["C_P"]["B_M"].get(lv, 0)), 1e-9) for l in layers], height=h, color=colors[lv], label=lv)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(layers)))
+    ax.set_yticklabels([l["name"] for l in layers])
+    ax.invert_yaxis()
+    ax.set_xlabel("bytes moved (log)")
+    ax.legend(**OUTSIDE)
+    ax.set_title("Traffic per memory level per layer\n" + caption(summary))
+    return ps.save(fig, prefix + "-traffic")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run_dir")
+    ap.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX-<figure>.png and .pdf")
+    ps.add_width_arg(ap, "double")
+    args = ap.parse_args()
+    ps.setup()
+    try:
+        summary = json.load(open(os.path.join(args.run_dir, "summary.json")))
+        report_path = os.path.join(args.run_dir, "report.json")
+        report = json.load(open(report_path)) if os.path.exists(report_path) else None
+    except (OSError, ValueError) as e:
+        sys.exit("error: plot_breakdown.py: %s" % e)
+    written = stalls(summary, args.out, args.width) + utilization(summary, args.out, args.width)
+    if report:  # a run with --no-trace has no report
+        written += energy(summary, report, args.out, args.width) + traffic(summary, report, args.out, args.width)
+    for p in written:
+        print(p)
+
+
+if __name__ == "__main__":
+    main()
