@@ -14,11 +14,12 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
-    "usage: cstsim plot <run-dir> [--out DIR]\n\n"
-    "Every figure of a run, as PNG and PDF (text at least 7 pt, colour-blind-safe colours), in\n"
-    "<run-dir>/figures/ unless --out: rt (R(t), with a trace), power (energy per window), roofline,\n"
-    "and the breakdowns stalls, utilization, energy and traffic per layer. Needs /usr/bin/python3\n"
-    "with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n";
+    "usage: cstsim plot <run-dir | sweep-dir> [--out DIR]\n\n"
+    "Every figure of a run or a sweep, as PNG and PDF (text at least 7 pt, colour-blind-safe colours),\n"
+    "in <dir>/figures/ unless --out. A run: rt (R(t), with a trace), power (energy per window),\n"
+    "roofline, and the breakdowns stalls, utilization, energy and traffic per layer. A sweep: lines\n"
+    "(cycles and energy against the swept size, one line per dataflow), pareto, roofline. Needs\n"
+    "/usr/bin/python3 with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n";
 
 std::string shell_quoted(const std::string& s) {
   std::string out = "'";
@@ -32,6 +33,18 @@ bool run_script(const std::string& python, const std::string& script, const std:
   for (const std::string& a : args) cmd += " " + shell_quoted(a);
   std::fflush(stdout);
   return std::system(cmd.c_str()) == 0;
+}
+
+// A run's figures.
+bool plot_run(const std::string& python, const std::string& run, const fs::path& dir, const std::string& prefix) {
+  bool ok = true;
+  if (fs::is_directory(dir / "trace")) ok &= run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
+  if (fs::is_regular_file(dir / "energy_windows.csv"))
+    ok &= run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
+  if (fs::is_regular_file(dir / "report.json"))
+    ok &= run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
+  ok &= run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
+  return ok;
 }
 
 }  // namespace
@@ -58,8 +71,9 @@ int plot_command(const std::vector<std::string>& args) {
     return 2;
   }
   const fs::path dir = run;
-  if (!fs::is_regular_file(dir / "summary.json")) {
-    std::cerr << fmt::format("error: plot: {}: no summary.json there (not a run directory)\n", run);
+  const bool sweep = fs::is_regular_file(dir / "results.csv");
+  if (!sweep && !fs::is_regular_file(dir / "summary.json")) {
+    std::cerr << fmt::format("error: plot: {}: no summary.json or results.csv there (not a run or a sweep)\n", run);
     return 2;
   }
   const fs::path figures = out.empty() ? dir / "figures" : fs::path(out);
@@ -73,12 +87,13 @@ int plot_command(const std::vector<std::string>& args) {
   const std::string python = env && *env ? env : "/usr/bin/python3";
   const std::string prefix = (figures / "").string();
   bool ok = true;
-  if (fs::is_directory(dir / "trace")) ok &= run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
-  if (fs::is_regular_file(dir / "energy_windows.csv"))
-    ok &= run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
-  if (fs::is_regular_file(dir / "report.json"))
-    ok &= run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
-  ok &= run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
+  if (sweep) {  // a sweep's results: metrics against the swept size, the Pareto front, the roofline
+    ok &= run_script(python, "plot_sweep_lines.py", {run, "--out", prefix + "lines"});
+    ok &= run_script(python, "plot_pareto.py", {run, "--out", prefix + "pareto"});
+    ok &= run_script(python, "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"});
+  } else {
+    ok &= plot_run(python, run, dir, prefix);
+  }
   if (!ok) {
     std::cerr << "error: plot: a figure failed (its script's message is above)\n";
     return 1;
