@@ -225,11 +225,13 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>
 std::string chips_line(const nlohmann::ordered_json& c) {
   int64_t collective_cycles = c["per_chip"][0]["collective_cycles"].get<int64_t>(), bytes = 0;
   for (const auto& k : c["collectives"]) bytes += k["bytes"].get<int64_t>();
-  return fmt::format("chips: {} ({}; the table is chip 0's share)  wall {} cycles  collectives {} ({} B) "
+  const bool stages = c["split"]["pipeline_stages"].get<int>() > 1;
+  return fmt::format("chips: {} ({}; the table is chip 0's {})  wall {} cycles  collectives {} ({} B) "
                      "{} cycles on chip 0  interconnect {} B on the wire, {:.4g} J\n",
-                     c["count"].get<int>(), c["split"]["pipeline_stages"].get<int>() > 1 ? "pipeline stages"
+                     c["count"].get<int>(), stages ? "pipeline stages"
                      : c["split"]["data_parallel"].get<int>() > 1 ? "data parallel"
                                                                   : "tensor parallel",
+                     stages ? "stage" : "share",
                      c["wall_cycles"].get<int64_t>(), c["collectives"].size(), bytes,
                      collective_cycles, c["Gamma_comm"]["B_N_bytes"].get<int64_t>(), c["interconnect_energy_J"].get<double>());
 }

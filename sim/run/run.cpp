@@ -244,7 +244,8 @@ int run_simulation(const RunOptions& o) {
     // own names on the trace ("chip<k>.").
     std::unique_ptr<ic::ChipSet> chip_set;
     // Pipeline stages run different layers at once: the trace is one band over them all.
-    if (sink && distinct > 1) sink->one_layer(fmt::format("{} pipeline stages x {} micro-batches", arch.chips, arch.micro_batches));
+    if (sink && distinct > 1)
+      sink->one_layer(fmt::format("{} pipeline stages x {} micro-batches", arch.chips, arch.micro_batches));
     if (arch.chips > 1) chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), run_collectives(shares), sink.get());
     std::vector<std::unique_ptr<Accelerator>> chips;
     for (int k = 0; k < arch.chips; ++k) {
@@ -301,7 +302,8 @@ int run_simulation(const RunOptions& o) {
       const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
       summary["total"]["collective_cycles"] = waiting;  // of cycles
       summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
-      summary["total"]["scope"] = "chip 0's share (every chip runs the same share); the machine: chips";
+      summary["total"]["scope"] = distinct > 1 ? "chip 0's pipeline stage (the stages differ); the machine: chips"
+                                               : "chip 0's share (every chip runs the same share); the machine: chips";
     }
     bool chips_verified = true;
     if (o.verify && chip_set) {  // every chip's grids, then the cut layers put together across the chips
