@@ -236,8 +236,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     // The cluster's router as resolved (unset: the mesh's centre), never the unset marker.
     const int x = a.noc.cluster_x < 0 ? a.noc_config.cols / 2 : a.noc.cluster_x;
     const int y = a.noc.cluster_y < 0 ? a.noc_config.rows / 2 : a.noc.cluster_y;
-    j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", x}, {"cluster_y", y},
-                        {"cluster_router", a.noc.cluster_x < 0 && a.noc.cluster_y < 0 ? "the mesh's centre (default)" : "set"}};
+    j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", x}, {"cluster_y", y}};
     j["arch"]["scratchpad"] = {{"banks", a.scratchpad.banks},
                                {"word_bytes", a.scratchpad.word_bytes},
                                {"ports_per_bank", a.scratchpad.ports_per_bank},
