@@ -15,12 +15,10 @@
 #include "core/clock.h"
 #include "core/input_error.h"
 #include "core/schema.h"
+#include "core/install_paths.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
 
-#ifndef CSTSIM_CONFIG_DIR
-#define CSTSIM_CONFIG_DIR "configs"
-#endif
 
 namespace cstsim::hbm {
 
@@ -319,7 +317,7 @@ HbmSpec build(const Fields& fields) {
 
 }  // namespace
 
-std::string preset_dir() { return std::string(CSTSIM_CONFIG_DIR) + "/memory"; }
+std::string preset_dir() { return config_dir() + "/memory"; }
 
 Cycle ns_to_cycles(double t_ns, double tck_ns) {
   const int64_t t_ps = std::llround(t_ns * 1000.0);

@@ -1,5 +1,6 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/plot_cli.h"
+#include "core/install_paths.h"
 #include "sim/onnx/onnx_import.h"
 
 #include <cstdio>
@@ -581,7 +582,8 @@ int cli_main(int argc, char** argv) {
       return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
-      std::cout << "cstsim " << CSTSIM_VERSION << " (commit " << CSTSIM_COMMIT << ")\n";
+      std::cout << "cstsim " << CSTSIM_VERSION << " (commit " << CSTSIM_COMMIT << ")\n"
+                << "configs: " << config_dir() << "\nplot scripts: " << plot_dir() << "\n";
       return 0;
     }
     const std::string command = args[0];

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/install_paths.h"
+
 namespace cstsim {
 namespace {
 
@@ -29,7 +31,7 @@ std::string shell_quoted(const std::string& s) {
 
 // Runs a plot script; its stdout (the files it wrote) is passed on, its stderr too. False on failure.
 bool run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd = shell_quoted(python) + " " + shell_quoted(std::string(CSTSIM_PLOT_DIR) + "/" + script);
+  std::string cmd = shell_quoted(python) + " " + shell_quoted(plot_dir() + "/" + script);
   for (const std::string& a : args) cmd += " " + shell_quoted(a);
   std::fflush(stdout);
   return std::system(cmd.c_str()) == 0;

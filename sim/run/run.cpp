@@ -32,6 +32,7 @@
 #include "sim/run/invariants.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
+#include "core/install_paths.h"
 #include "sim/run/chips.h"
 #include "sim/run/chips_verify.h"
 #include "sim/run/debug_log.h"
@@ -42,7 +43,7 @@
 namespace cstsim {
 namespace {
 
-std::string default_energy_table() { return std::string(CSTSIM_CONFIG_DIR) + "/energy/horowitz-45nm.yaml"; }
+std::string default_energy_table() { return config_dir() + "/energy/horowitz-45nm.yaml"; }
 
 // What the energy table's size-dependent rows scale with: the SRAM partitions (every
 // cluster has its own) split into scratchpad.banks banks, the PEs, and the mesh's router
