@@ -1,7 +1,5 @@
 #include "sim/cli/plot_cli.h"
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/install_paths.h"
+#include "sim/sweep/process.h"
 
 namespace cstsim {
 namespace {
@@ -23,18 +22,16 @@ constexpr const char* kUsage =
     "(cycles and energy against the swept size, one line per dataflow), pareto, roofline. Needs\n"
     "/usr/bin/python3 with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n";
 
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs a plot script; its stdout (the files it wrote) is passed on, its stderr too. False on failure.
+// Runs a plot script without a shell (sweep/process.h); what it printed (the files it wrote, or its
+// error) is passed on. False on failure.
 bool run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd = shell_quoted(python) + " " + shell_quoted(plot_dir() + "/" + script);
-  for (const std::string& a : args) cmd += " " + shell_quoted(a);
-  std::fflush(stdout);
-  return std::system(cmd.c_str()) == 0;
+  std::vector<std::string> argv{python, plot_dir() + "/" + script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string out, err;
+  const int status = sweep::proc::capture(argv, out, &err);
+  std::cout << out << std::flush;
+  std::cerr << err;
+  return status == 0;
 }
 
 // A run's figures.
@@ -58,8 +55,13 @@ int plot_command(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     }
-    if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
-    else if (!args[i].empty() && args[i][0] == '-') {
+    if (args[i] == "--out") {
+      if (i + 1 == args.size()) {
+        std::cerr << "error: plot: --out needs a directory\n";
+        return 2;
+      }
+      out = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << fmt::format("error: plot: unknown option '{}' (see cstsim plot --help)\n", args[i]);
       return 2;
     } else if (run.empty()) run = args[i];

@@ -1,7 +1,6 @@
 #include "sim/workload/pipeline_parallel.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <map>
 
