@@ -52,6 +52,9 @@ struct FoldPlan {
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   std::vector<Fold> folds;
+  // fold_pipeline: scalesim: the stall cycles SCALE-Sim's memory adds before fold slot g's start
+  // (ScaleSimMemory::stalls_before_fold), then one more entry: all it adds to the layer. Empty: none.
+  std::vector<int64_t> scalesim_stalls;
 
   int64_t fold_count() const { return row_folds * col_folds; }
   // Sum over folds of r*c / (F*R*C): SCALE-Sim's mapping efficiency.

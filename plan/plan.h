@@ -63,6 +63,19 @@ struct TensorPlace {
   int64_t bytes = 0;
 };
 
+// fold_pipeline: scalesim: SCALE-Sim's memory system replayed over the layer
+// (models/scalesim/scalesim_memory.h): what its DETAILED_ACCESS_REPORT.csv says and the stall
+// cycles its DRAM bandwidth costs (InterfaceBandwidth: USER).
+struct ScaleSimMemory {
+  struct Access {
+    int64_t start = 0, stop = 0;  // first and last cycle the interface is busy
+    int64_t words = 0;            // DRAM interfaces: words moved
+  };
+  int64_t total_cycles = 0, stall_cycles = 0;  // SCALE-Sim's "Total Cycles" and "Stall Cycles"
+  std::array<Access, kMatrices> sram{}, dram{};  // ifmap (A), filter (B), ofmap (C)
+  std::vector<int64_t> stalls_before_fold;       // accumulated before each fold's first cycle
+};
+
 struct LayerPlan {
   std::string name;
   GemmDims dims;
@@ -92,6 +105,7 @@ struct LayerPlan {
   // dataflow: rs: the layer as a convolution (a GEMM as a 1 x 1 one) in processing passes; the
   // cluster then makes one pass plan for the whole layer, its repeats included.
   std::shared_ptr<const RsLayerPlan> rs;
+  std::optional<ScaleSimMemory> scalesim;  // fold_pipeline: scalesim
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;

@@ -11,6 +11,7 @@
 #include "models/array/gemm_data.h"
 #include "models/array/reference_check.h"
 #include "models/array/register_array.h"
+#include "models/array/array_dataflow.h"
 #include "models/array/stall_causes.h"
 
 namespace cstsim {
@@ -350,6 +351,12 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
   if (plan_.layers[size_t(index)].rs) return run_rs_layer(index, start);
   const AcceleratorSpec& a = params_.spec;
   FoldPlan plan = fold_plan(plan_, pass);
+  if (const auto& s = plan_.layers[size_t(index)].scalesim; s && s->stall_cycles > 0) {
+    if (int64_t(s->stalls_before_fold.size()) != plan.fold_count())
+      throw std::logic_error("SCALE-Sim's memory replay has another number of folds than the plan");
+    plan.scalesim_stalls = s->stalls_before_fold;
+    plan.scalesim_stalls.push_back(s->total_cycles - (plan.fold_count() * array_dataflow(plan.dataflow).scalesim_fold_length(plan) - 1));
+  }
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
   std::unique_ptr<TileSource> channel = make_source(plan, pass, start, sink_ != nullptr, false);
   link_passes(channel.get(), pass, next, handed_);

@@ -115,17 +115,22 @@ LayerTiming compute_layer_timing(const FoldPlan& p, FoldPipeline pipeline, int64
 
   if (pipeline == FoldPipeline::ScaleSim) {
     // Folds never overlap: fold g owns the array for cycles [start+g*L, start+(g+1)*L).
+    // SCALE-Sim's memory (InterfaceBandwidth: USER) holds the whole array while a read waits for
+    // DRAM; its stalls move every later fold, booked at the slot they delay.
     const int64_t L = df.scalesim_fold_length(p);
+    const std::vector<int64_t>& stalls = p.scalesim_stalls;
     lt.slot_length = L;
     for (size_t g = 0; g < p.folds.size(); ++g) {
       FoldTiming& t = lt.folds[g];
-      t.start = start + int64_t(g) * L;
+      t.start = start + int64_t(g) * L + (stalls.empty() ? 0 : stalls[g]);
       fill_stream_events(p, p.folds[g], t.start + df.scalesim_stream_delay(p), t);
       t.end = t.start + L - 1;
     }
-    lt.end = start + int64_t(p.folds.size()) * L - 1;
-    lt.reported_cycles = int64_t(p.folds.size()) * L - 1;
-    lt.ideal_cycles = lt.reported_cycles;
+    lt.ideal_cycles = int64_t(p.folds.size()) * L - 1;
+    lt.stall_cycles = stalls.empty() ? 0 : stalls.back();
+    lt.reported_cycles = lt.ideal_cycles + lt.stall_cycles;
+    lt.end = start + lt.reported_cycles;
+    if (lt.stall_cycles > 0) lt.stall_causes["memory_bandwidth"] = lt.stall_cycles;
     return lt;
   }
 

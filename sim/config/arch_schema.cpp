@@ -69,6 +69,12 @@ const schema::Table& arch_schema() {
                      "is priced at mac.<type>.gated; the workload's input_density says how many are zero)"),
           choice_key("fold_pipeline", "", "overlapped", {"scalesim", "overlapped"},
                      "scalesim: SCALE-Sim v2's fixed fold slots; overlapped: folds overlap as the registers allow"),
+          choice_key("scalesim.interface_bandwidth", "", "calc", {"calc", "user"},
+                     "fold_pipeline: scalesim: SCALE-Sim's DRAM interface (its InterfaceBandwidth): calc sizes "
+                     "every prefetch to arrive in time (no read stalls); user moves scalesim.bandwidth_words a "
+                     "cycle and stalls the array on a miss"),
+          integer_key("scalesim.bandwidth_words", "word/cycle", "10", 1, 1 << 20,
+                      "with scalesim.interface_bandwidth: user, words each DRAM interface moves a cycle (its Bandwidth)"),
           integer_key("sram.ifmap_kib", "KiB", "0", 1, kMaxKib, "input partition (memory: hierarchy: of the scratchpad)"),
           integer_key("sram.filter_kib", "KiB", "0", 1, kMaxKib, "weight partition"),
           integer_key("sram.ofmap_kib", "KiB", "0", 1, kMaxKib, "output and accumulator partition"),

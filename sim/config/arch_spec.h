@@ -35,6 +35,9 @@ struct ArchSpec {
   // only (models/array/README.md, "Zero gating").
   bool zero_gating = false;
   FoldPipeline fold_pipeline = FoldPipeline::Overlapped;
+  // fold_pipeline: scalesim: SCALE-Sim's DRAM interface (models/scalesim/scalesim_memory.h).
+  bool scalesim_user_bandwidth = false;  // InterfaceBandwidth: USER (false: CALC)
+  int64_t scalesim_bandwidth_words = 10;  // USER: words a cycle per interface
   // SCALE-Sim-style per-operand SRAM sizes (KiB); informational until the memory issue.
   int64_t ifmap_sram_kib = 0;
   int64_t filter_sram_kib = 0;

@@ -25,11 +25,12 @@ const CfgKey kKeys[] = {
     {"architecture_presets", "IfmapSramSzkB", "sram.ifmap_kib"},
     {"architecture_presets", "FilterSramSzkB", "sram.filter_kib"},
     {"architecture_presets", "OfmapSramSzkB", "sram.ofmap_kib"},
-    // Addresses, DRAM bandwidth and banking only matter once memory is modelled.
+    // Offsets only place the operands apart in SCALE-Sim's trace files; banking and request
+    // buffers only matter to its Ramulator path (UseRamulatorTrace, refused below).
     {"architecture_presets", "IfmapOffset", nullptr},
     {"architecture_presets", "FilterOffset", nullptr},
     {"architecture_presets", "OfmapOffset", nullptr},
-    {"architecture_presets", "Bandwidth", nullptr},
+    {"architecture_presets", "Bandwidth", "scalesim.bandwidth_words"},
     {"architecture_presets", "MemoryBanks", nullptr},
     {"architecture_presets", "ReadRequestBuffer", nullptr},
     {"architecture_presets", "WriteRequestBuffer", nullptr},
@@ -46,7 +47,7 @@ const CfgKey kKeys[] = {
     {"sparsity", "OptimizedMapping", nullptr},
     {"sparsity", "BlockSize", nullptr},
     {"sparsity", "RandomNumberGeneratorSeed", nullptr},
-    {"run_presets", "InterfaceBandwidth", nullptr},
+    {"run_presets", "InterfaceBandwidth", "scalesim.interface_bandwidth"},
     {"run_presets", "UseRamulatorTrace", nullptr},
     {"network_presets", "TopologyCsvLoc", nullptr},
     {"memory_map_files", "MemoryMapIfmap", nullptr},
@@ -80,6 +81,24 @@ bool cfg_true(const std::string& file, int line, const std::string& key, std::st
   if (s == "1" || s == "yes" || s == "true" || s == "on") return true;
   if (s == "0" || s == "no" || s == "false" || s == "off") return false;
   throw InputError(file, line, key, "expected true or false, got " + text::quoted(v));
+}
+
+// SCALE-Sim v2 reads Bandwidth as a list and gives its first value to all three DRAM
+// interfaces; a list that says otherwise would be read differently from what it says.
+std::string one_bandwidth(const std::string& file, int line, const std::string& key, std::string_view v) {
+  std::vector<std::string> values;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = v.find(',', start);
+    values.emplace_back(text::trim(v.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  for (const std::string& x : values)
+    if (x != values[0])
+      throw InputError(file, line, key, "SCALE-Sim v2 uses the first bandwidth for every DRAM interface; give one value, got " +
+                                            text::quoted(v));
+  return values[0];
 }
 
 }  // namespace
@@ -128,10 +147,22 @@ ArchFields read_scalesim_cfg(const std::string& path) {
     if (std::string(key->name) == "Dataflow" && text::trim(value) == "rs")
       throw InputError(path, line, name, "SCALE-Sim's dataflows are os, ws and is; row stationary runs from a cstsim arch "
                                          "YAML (dataflow: rs)");
-    if (key->arch) out.values[key->arch] = {std::string(value), path, line, name};
+    std::string arch_value(value);
+    if (std::string(key->name) == "InterfaceBandwidth") {  // scale_config.py takes these two exactly
+      if (value != "USER" && value != "CALC")
+        throw InputError(path, line, name, "expected USER or CALC, got " + text::quoted(value));
+      arch_value = text::lower(value);
+    }
+    if (std::string(key->name) == "Bandwidth") arch_value = one_bandwidth(path, line, name, value);
+    if (std::string(key->name) == "UseRamulatorTrace" && cfg_true(path, line, name, value))
+      throw InputError(path, line, name, "SCALE-Sim's Ramulator path is not reproduced; run with False");
+    if (key->arch) out.values[key->arch] = {arch_value, path, line, name};
     if (std::string(key->name) == "SparsitySupport" && cfg_true(path, line, name, value))
       throw InputError(path, line, name, "sparse arrays are not supported");
   }
+  if (auto mode = out.values.find("scalesim.interface_bandwidth");
+      mode != out.values.end() && mode->second.text == "user" && !out.values.count("scalesim.bandwidth_words"))
+    throw InputError(path, mode->second.line, "InterfaceBandwidth", "USER needs Bandwidth in [architecture_presets]");
   return out;
 }
 

@@ -43,6 +43,7 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
     throw InputError(w.source, l.source_line, l.name, "dataflow: rs cannot map this layer: " + why);
   };
   if (l.conv && l.conv->dilation != 1) fail("row stationary slides filter rows over ifmap rows; dilation is not modelled");
+  if (l.conv && l.conv->col_stride() != l.conv->stride) fail("row stationary has one stride U; the width's differs");
   if (l.weights_2_4) fail("2:4 weights need dataflow: ws");
   const RsShape shape = shape_of(l);
   const Precision& p = a.precision;

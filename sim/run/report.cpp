@@ -13,12 +13,12 @@
 #include "version.h"
 
 namespace cstsim {
-namespace {
 
-// Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).
 double utilization(const ArchSpec& a, int64_t macs, int64_t cycles) {
   return cycles > 0 ? double(macs) / (double(a.rows) * a.cols * a.precision.pack * a.clusters * double(cycles)) : 0.0;
 }
+
+namespace {
 
 // dataflow: rs: the mapping (JSSC 2017 Table II's parameters), the words over the array's
 // networks (the global buffer's reads and writes) and the DRAM channel's bytes.
@@ -45,13 +45,6 @@ nlohmann::ordered_json sram_json(const ArrayLayerStats& s, FoldPipeline pipeline
   if (pipeline == FoldPipeline::ScaleSim) j["ofmap_writes_scalesim"] = s.scalesim_ofmap_writes;
   j["unit"] = "words";
   return j;
-}
-
-// Python's repr of a float (shortest round-trip, always with a '.'), as SCALE-Sim prints.
-std::string py_float(double v) {
-  std::string s = fmt::format("{}", v);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
 }
 
 // Stall cycles (cycles - ideal-memory cycles) by root cause, every cause always present (0
@@ -420,19 +413,6 @@ std::string layers_csv(const RunReport& r) {
                        utilization(a, L.stats.macs, L.cycles), L.stats.mapping_efficiency,
                        L.stats.compute_utilization, L.stats.sram.ifmap_reads, L.stats.sram.filter_reads,
                        L.stats.sram.ofmap_writes);
-  }
-  return out;
-}
-
-std::string scalesim_compute_report(const RunReport& r) {
-  // Same columns and number format as SCALE-Sim v2's COMPUTE_REPORT.csv.
-  const ArchSpec& a = *r.arch;
-  std::string out =
-      "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n";
-  for (size_t i = 0; i < r.layers->size(); ++i) {
-    const ArrayLayerResult& L = (*r.layers)[i];
-    out += fmt::format("{}, {}, 0, {}, {}, {},\n", i, L.cycles, py_float(100.0 * utilization(a, L.stats.macs, L.cycles)),
-                       py_float(100.0 * L.stats.mapping_efficiency), py_float(100.0 * L.stats.compute_utilization));
   }
   return out;
 }

@@ -1,11 +1,12 @@
 #pragma once
 // Turns array results into the run's outputs: summary.json (stable shape, see
-// README.md), layers.csv, SCALE-Sim's COMPUTE_REPORT.csv, and the stdout table.
+// README.md), layers.csv and the stdout table (SCALE-Sim's reports: scalesim_reports.h).
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "plan/plan.h"
 #include "plan/rs_plan.h"
 
 #include "models/accelerator/module_info.h"
@@ -28,6 +29,7 @@ struct RunReport {
   const std::vector<VectorKernelResult>* vector = nullptr;
   const std::vector<FlashKernelPlan>* flash_plan = nullptr;  // attention with tiling: flash
   const std::vector<FlashKernelResult>* flash = nullptr;
+  const Plan* plan = nullptr;  // the plan the run executed (fold_pipeline: scalesim's memory replay)
 };
 
 nlohmann::ordered_json summary_json(const RunReport& r);
@@ -35,7 +37,8 @@ nlohmann::ordered_json summary_json(const RunReport& r);
 // summary.json and `cstsim plan` show it.
 nlohmann::ordered_json rs_mapping_json(const RsMapping& m);
 std::string layers_csv(const RunReport& r);
-std::string scalesim_compute_report(const RunReport& r);
+// Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).
+double utilization(const ArchSpec& a, int64_t macs, int64_t cycles);
 std::string human_table(const RunReport& r);
 
 }  // namespace cstsim

@@ -22,6 +22,7 @@
 #include "sim/config/config_hash.h"
 #include "sim/run/progress.h"
 #include "sim/run/report.h"
+#include "sim/run/scalesim_reports.h"
 #include "sim/workload/workload.h"
 #include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
@@ -291,7 +292,7 @@ int run_simulation(const RunOptions& o) {
     log_timing(results, vector);
 
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
-                         &plan.vector_kernels, &vector, &plan.flash_kernels, &flash};
+                         &plan.vector_kernels, &vector, &plan.flash_kernels, &flash, &plan};
     nlohmann::ordered_json summary = summary_json(run_report);
     if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
       summary["arch"]["chips"] = arch.chips;
@@ -325,8 +326,16 @@ int run_simulation(const RunOptions& o) {
       post::write_post_outputs(out.path(), report);
     }
     io::write_file(out.path() / "layers.csv", layers_csv(run_report));
-    if (arch.fold_pipeline == FoldPipeline::ScaleSim)
+    if (arch.fold_pipeline == FoldPipeline::ScaleSim) {
       io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
+      if (has_scalesim_memory(run_report)) {
+        io::write_file(out.path() / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(run_report));
+        io::write_file(out.path() / "DETAILED_ACCESS_REPORT.csv", scalesim_access_report(run_report));
+      } else {
+        spdlog::info("no BANDWIDTH_REPORT.csv or DETAILED_ACCESS_REPORT.csv: SCALE-Sim's memory has no such layers "
+                     "(run with -v to see which)");
+      }
+    }
     out.commit();
 
     if (o.print_table) fmt::print("{}{}{}", human_table(run_report), chip_set ? chips_line(summary["chips"]) : "", report.text);

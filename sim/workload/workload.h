@@ -31,12 +31,15 @@ struct ConvShape {  // as written in a SCALE-Sim conv topology row
   bool scalesim_rounding = true;
   int64_t span_h() const { return dilation * (filter_h - 1) + 1; }
   int64_t span_w() const { return dilation * (filter_w - 1) + 1; }
-  int64_t out_h() const { return out_dim(ifmap_h, span_h()); }
-  int64_t out_w() const { return out_dim(ifmap_w, span_w()); }
+  // `stride` is along the height; SCALE-Sim's 9th topology field gives the width its own.
+  int64_t stride_w = 0;  // 0: stride
+  int64_t col_stride() const { return stride_w > 0 ? stride_w : stride; }
+  int64_t out_h() const { return out_dim(ifmap_h, span_h(), stride); }
+  int64_t out_w() const { return out_dim(ifmap_w, span_w(), col_stride()); }
 
  private:
-  int64_t out_dim(int64_t in, int64_t span) const {
-    return scalesim_rounding ? (in - span + stride + stride - 1) / stride : (in - span) / stride + 1;
+  int64_t out_dim(int64_t in, int64_t span, int64_t s) const {
+    return scalesim_rounding ? (in - span + s + s - 1) / s : (in - span) / s + 1;
   }
 };
 

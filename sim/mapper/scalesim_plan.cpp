@@ -1,0 +1,46 @@
+#include "sim/mapper/scalesim_plan.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/input_error.h"
+#include "models/scalesim/scalesim_memory.h"
+
+namespace cstsim {
+
+std::optional<ScaleSimMemory> scalesim_memory_of(const ArchSpec& a, const Workload& w, size_t i) {
+  if (a.fold_pipeline != FoldPipeline::ScaleSim) return std::nullopt;
+  const Layer& l = w.layers[i];
+  std::string unlike;  // why SCALE-Sim has no such layer
+  if (a.dataflow == Dataflow::RS) unlike = "dataflow: rs";
+  else if (a.clusters != 1) unlike = "clusters";
+  else if (l.repeats != 1) unlike = "several GEMMs in one layer";
+  else if (a.skip_2_4 && l.weights_2_4) unlike = "2:4 weights";
+  else if (l.conv && l.conv->dilation != 1) unlike = "a dilated convolution";
+  else if (a.precision.pack != 1) unlike = "several operands to a PE word";
+  if (!unlike.empty()) {
+    if (a.scalesim_user_bandwidth)
+      throw InputError(w.source, l.source_line, l.name,
+                       "scalesim.interface_bandwidth: user replays SCALE-Sim's memory, which has no " + unlike);
+    spdlog::debug("{}: no SCALE-Sim memory replay ({})", l.name, unlike);
+    return std::nullopt;
+  }
+  scalesim::LayerGeometry g = scalesim::LayerGeometry::gemm(l.M, l.N, l.K);
+  if (l.conv) {
+    const ConvShape& c = *l.conv;
+    g = {c.ifmap_h, c.ifmap_w, c.filter_h, c.filter_w, c.channels, c.filters, c.stride, c.col_stride(), c.out_h(), c.out_w()};
+  }
+  const scalesim::OperandMatrices operands(g);
+  const scalesim::DemandStream demand(operands, a.dataflow, a.rows, a.cols);
+  scalesim::MemoryParams p;
+  p.ifmap_words = a.ifmap_sram_kib * 1024;  // 1-byte words, as SCALE-Sim v2 has them
+  p.filter_words = a.filter_sram_kib * 1024;
+  p.ofmap_words = a.ofmap_sram_kib * 1024;
+  p.user_bandwidth = a.scalesim_user_bandwidth;
+  p.bandwidth = a.scalesim_bandwidth_words;
+  ScaleSimMemory m = scalesim::replay_layer(demand, p);
+  spdlog::debug("{}: SCALE-Sim memory replay: {} cycles, {} stalls, DRAM words {} / {} / {}", l.name, m.total_cycles,
+                m.stall_cycles, m.dram[0].words, m.dram[1].words, m.dram[2].words);
+  return m;
+}
+
+}  // namespace cstsim
