@@ -1,5 +1,7 @@
 #include "models/array/array_stats.h"
 
+#include <algorithm>
+
 #include "models/array/array_dataflow.h"
 
 namespace cstsim {
@@ -17,9 +19,19 @@ ArrayLayerStats compute_layer_stats(const FoldPlan& p) {
   const ArrayDataflow& df = array_dataflow(p.dataflow);
   ArrayLayerStats s;
   s.macs = p.M * p.N * p.k_values;
-  s.mapping_efficiency = p.mapping_efficiency();
+  // SCALE-Sim's two averages, summed fold by fold in its order (column folds outside) and
+  // divided as it divides, so that its reports match to the last bit.
+  const double pes = double(p.R) * p.C, window = pes * df.scalesim_utilization_window(p);
+  double mapped = 0, computing = 0;
+  for (int64_t fc = 0; fc < p.col_folds; ++fc)
+    for (int64_t fr = 0; fr < p.row_folds; ++fr) {
+      const int64_t used = std::min<int64_t>(p.R, p.Sr - fr * p.R) * std::min<int64_t>(p.C, p.Sc - fc * p.C);
+      mapped += double(used) / pes;
+      computing += double(used * p.T) / window;
+    }
+  s.mapping_efficiency = mapped / double(p.fold_count());
   s.sram = df.sram_counts(p, sums);
-  s.compute_utilization = s.mapping_efficiency * double(p.T) / df.scalesim_utilization_window(p);
+  s.compute_utilization = computing / double(p.fold_count());
   s.scalesim_ofmap_writes = s.sram.ofmap_writes + df.scalesim_extra_ofmap_writes(p);
   s.psum_reads = psum_reads;
   return s;

@@ -239,13 +239,13 @@ ArchSpec build(const ArchFields& fields) {
   }
   if (const ArchField* f = find("sparsity.zero_gating")) s.zero_gating = choice_of(*f, "sparsity.zero_gating") == "true";
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
-  for (const char* key : {"scalesim.interface_bandwidth", "scalesim.bandwidth_words"})
-    if (const ArchField* f = find(key); f && s.fold_pipeline != FoldPipeline::ScaleSim)
-      fail(*f, "SCALE-Sim's DRAM interface needs fold_pipeline: scalesim");
   if (const ArchField* f = find("scalesim.interface_bandwidth"))
     s.scalesim_user_bandwidth = choice_of(*f, "scalesim.interface_bandwidth") == "user";
   if (const ArchField* f = find("scalesim.bandwidth_words"))
     s.scalesim_bandwidth_words = int_of(*f, "scalesim.bandwidth_words");
+  for (const char* key : {"scalesim.interface_bandwidth", "scalesim.bandwidth_words"})
+    if (const ArchField* f = find(key); f && s.fold_pipeline != FoldPipeline::ScaleSim)
+      fail(*f, "SCALE-Sim's DRAM interface needs fold_pipeline: scalesim");
   if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = int_of(*f, "sram.ofmap_kib");

@@ -160,9 +160,15 @@ ArchFields read_scalesim_cfg(const std::string& path) {
     if (std::string(key->name) == "SparsitySupport" && cfg_true(path, line, name, value))
       throw InputError(path, line, name, "sparse arrays are not supported");
   }
-  if (auto mode = out.values.find("scalesim.interface_bandwidth");
-      mode != out.values.end() && mode->second.text == "user" && !out.values.count("scalesim.bandwidth_words"))
+  // CALC is what cstsim does anyway (and what an overridden fold_pipeline may drop); USER is a
+  // memory the run must model, and needs its bandwidth.
+  const auto mode = out.values.find("scalesim.interface_bandwidth");
+  if (mode == out.values.end() || mode->second.text == "calc") {
+    out.values.erase("scalesim.interface_bandwidth");
+    out.values.erase("scalesim.bandwidth_words");
+  } else if (!out.values.count("scalesim.bandwidth_words")) {
     throw InputError(path, mode->second.line, "InterfaceBandwidth", "USER needs Bandwidth in [architecture_presets]");
+  }
   return out;
 }
 

@@ -12,7 +12,6 @@
 #include "sim/mapper/pipeline.h"
 #include "sim/mapper/prefetch.h"
 #include "sim/mapper/rs_map.h"
-#include "sim/mapper/scalesim_plan.h"
 
 namespace cstsim {
 
@@ -344,7 +343,6 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     plan.layers.push_back(plan_layer(la, w.layers[i]));
     plan.layers.back().held_bytes = w.layers[i].held_bytes;
     plan.layers.back().chip_cut = w.layers[i].chip_cut;
-    plan.layers.back().scalesim = scalesim_memory_of(la, w, i);
     if (a.dataflow == Dataflow::RS) {  // one pass plan runs the whole layer in its processing passes
       LayerPlan& lp = plan.layers.back();
       lp.rs = map_rs_layer(la, w, i);

@@ -324,6 +324,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                                 : L.hierarchy.im2col_ifmap_passes == 0 ? "im2col on chip from the raw ifmap"
                                 : L.hierarchy.raw_ifmap_passes == 0   ? "im2col rows from HBM"
                                                                        : "mixed: raw ifmap where it fits, else im2col rows"}};
+      if (c.col_stride() != c.stride) l["conv"]["stride_w"] = c.col_stride();  // SCALE-Sim's 9th field
     }
     if (src.conv && src.conv->dilation > 1) l["conv"]["dilation"] = src.conv->dilation;
     if (L.verify.ran) {

@@ -22,6 +22,7 @@
 #include "sim/config/config_hash.h"
 #include "sim/run/progress.h"
 #include "sim/run/report.h"
+#include "sim/run/scalesim_replay.h"
 #include "sim/run/scalesim_reports.h"
 #include "sim/workload/workload.h"
 #include "sim/workload/sparsity.h"
@@ -192,7 +193,10 @@ int run_simulation(const RunOptions& o) {
   // The one plan the models execute (pipeline stages: one per chip); every layer must map, and its
   // DMA programs fit, before anything runs (each share's first pass is its longest).
   std::vector<Plan> plans;
-  for (size_t d = 0; d < distinct; ++d) plans.push_back(make_plan(arch, shares[d]));
+  for (size_t d = 0; d < distinct; ++d) {
+    plans.push_back(make_plan(arch, shares[d]));
+    add_scalesim_memory(arch, shares[d], plans.back());
+  }
   const Plan& plan = plans.front();
   log_plan(arch, plan);
   if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it

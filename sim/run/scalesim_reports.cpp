@@ -34,7 +34,7 @@ std::string scalesim_compute_report(const RunReport& r) {
     const ArrayLayerResult& L = (*r.layers)[i];
     const auto& m = r.plan ? r.plan->layers.at(i).scalesim : std::nullopt;
     out += fmt::format("{}, {}, {}, {}, {}, {},\n", i, L.cycles, m ? m->stall_cycles : L.stall_cycles,
-                       py_float(100.0 * utilization(a, L.stats.macs, L.cycles)),
+                       py_float(double(L.stats.macs * 100) / double(L.cycles * a.rows * a.cols)),  // as it divides
                        py_float(100.0 * L.stats.mapping_efficiency), py_float(100.0 * L.stats.compute_utilization));
   }
   return out;

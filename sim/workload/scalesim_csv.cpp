@@ -16,8 +16,8 @@ enum class Form { Gemm, Conv };
 
 // Field names as SCALE-Sim's headers spell them; used as the key in errors.
 const char* const kGemmFields[] = {"Layer", "M", "N", "K"};
-const char* const kConvFields[] = {"Layer name",   "IFMAP Height", "IFMAP Width", "Filter Height",
-                                   "Filter Width", "Channels",     "Num Filter",  "Strides"};
+const char* const kConvFields[] = {"Layer name", "IFMAP Height", "IFMAP Width", "Filter Height", "Filter Width",
+                                   "Channels",   "Num Filter",   "Strides",     "Stride Width"};
 
 std::vector<std::string> split_row(const std::string& line) {
   std::vector<std::string> fields;
@@ -28,8 +28,10 @@ std::vector<std::string> split_row(const std::string& line) {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  // SCALE-Sim writes a trailing comma on every row; it is optional here.
-  if (fields.size() > 1 && fields.back().empty()) fields.pop_back();
+  // SCALE-Sim drops whatever follows a row's last comma: the empty field after its trailing
+  // comma, or a note such as `#dw`. Anything else there is read (the trailing comma is optional
+  // here), so a mistyped last number is an error rather than a silently missing stride.
+  if (fields.size() > 1 && (fields.back().empty() || fields.back()[0] == '#')) fields.pop_back();
   return fields;
 }
 
@@ -75,10 +77,10 @@ Layer gemm_row(const Row& r) {
   return layer;
 }
 
-Layer conv_row(const Row& r) {
-  if (r.fields.size() != 7 && r.fields.size() != 8)
+ConvShape conv_row(const Row& r) {
+  if (r.fields.size() < 7 || r.fields.size() > 9)
     throw InputError(r.path, r.line, "",
-                     fmt::format("expected 7 or 8 fields (stride optional), found {}", r.fields.size()));
+                     fmt::format("expected 7 to 9 fields (the strides optional), found {}", r.fields.size()));
   ConvShape c;
   std::string name = r.name();
   c.ifmap_h = r.positive(1);
@@ -87,7 +89,8 @@ Layer conv_row(const Row& r) {
   c.filter_w = r.positive(4);
   c.channels = r.positive(5);
   c.filters = r.positive(6);
-  c.stride = r.fields.size() == 8 ? r.positive(7) : 1;
+  c.stride = r.fields.size() >= 8 ? r.positive(7) : 1;
+  c.stride_w = r.fields.size() == 9 ? r.positive(8) : c.stride;
   if (c.filter_h > c.ifmap_h)
     throw InputError(r.path, r.line, "Filter Height",
                      fmt::format("larger than IFMAP Height ({} > {})", c.filter_h, c.ifmap_h));
@@ -97,7 +100,25 @@ Layer conv_row(const Row& r) {
   int64_t k = 0;
   if (__builtin_mul_overflow(c.filter_h * c.filter_w, c.channels, &k))
     throw InputError(r.path, r.line, "Channels", "Filter Height x Filter Width x Channels overflows");
-  return lower_conv(name, c);
+  return c;
+}
+
+// One row's layers. SCALE-Sim (topology_utils.py) runs a layer whose name contains "DP" (a
+// depthwise convolution) as one convolution per input channel, each of one channel, named
+// <name>Channel_<i>.
+void append_conv_layers(const Row& r, std::vector<Layer>& out) {
+  ConvShape c = conv_row(r);
+  const std::string name = r.name();
+  if (name.find("DP") == std::string::npos) {
+    out.push_back(lower_conv(name, c));
+    return;
+  }
+  const int64_t channels = c.channels;
+  if (channels > 65536)
+    throw InputError(r.path, r.line, "Channels",
+                     fmt::format("a DP layer becomes one layer per channel; at most 65536, got {}", channels));
+  c.channels = 1;
+  for (int64_t i = 0; i < channels; ++i) out.push_back(lower_conv(name + "Channel_" + std::to_string(i), c));
 }
 
 }  // namespace
@@ -122,9 +143,10 @@ Workload read_scalesim_csv(const std::string& path) {
       continue;
     }
     Row row{path, line, fields, form == Form::Gemm ? kGemmFields : kConvFields};
-    Layer layer = form == Form::Gemm ? gemm_row(row) : conv_row(row);
-    layer.source_line = line;
-    w.layers.push_back(std::move(layer));
+    const size_t first = w.layers.size();
+    if (form == Form::Gemm) w.layers.push_back(gemm_row(row));
+    else append_conv_layers(row, w.layers);
+    for (size_t i = first; i < w.layers.size(); ++i) w.layers[i].source_line = line;
   }
   if (w.layers.empty()) throw InputError(path, 0, "", "no layers");
   return w;

@@ -1,4 +1,4 @@
-#include "sim/mapper/scalesim_plan.h"
+#include "sim/run/scalesim_replay.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,8 +7,9 @@
 
 namespace cstsim {
 
-std::optional<ScaleSimMemory> scalesim_memory_of(const ArchSpec& a, const Workload& w, size_t i) {
-  if (a.fold_pipeline != FoldPipeline::ScaleSim) return std::nullopt;
+namespace {
+
+std::optional<ScaleSimMemory> replay(const ArchSpec& a, const Workload& w, size_t i) {
   const Layer& l = w.layers[i];
   std::string unlike;  // why SCALE-Sim has no such layer
   if (a.dataflow == Dataflow::RS) unlike = "dataflow: rs";
@@ -17,6 +18,7 @@ std::optional<ScaleSimMemory> scalesim_memory_of(const ArchSpec& a, const Worklo
   else if (a.skip_2_4 && l.weights_2_4) unlike = "2:4 weights";
   else if (l.conv && l.conv->dilation != 1) unlike = "a dilated convolution";
   else if (a.precision.pack != 1) unlike = "several operands to a PE word";
+  else if (a.ifmap_sram_kib <= 0 || a.filter_sram_kib <= 0 || a.ofmap_sram_kib <= 0) unlike = "unsized SRAMs (sram.*_kib)";
   if (!unlike.empty()) {
     if (a.scalesim_user_bandwidth)
       throw InputError(w.source, l.source_line, l.name,
@@ -37,10 +39,24 @@ std::optional<ScaleSimMemory> scalesim_memory_of(const ArchSpec& a, const Worklo
   p.ofmap_words = a.ofmap_sram_kib * 1024;
   p.user_bandwidth = a.scalesim_user_bandwidth;
   p.bandwidth = a.scalesim_bandwidth_words;
-  ScaleSimMemory m = scalesim::replay_layer(demand, p);
+  ScaleSimMemory m;
+  try {
+    m = scalesim::replay_layer(demand, p);
+  } catch (const std::runtime_error& e) {  // where SCALE-Sim's own model fails (its words)
+    if (a.scalesim_user_bandwidth) throw InputError(w.source, l.source_line, l.name, e.what());
+    spdlog::warn("{}: no SCALE-Sim memory replay: {}", l.name, e.what());
+    return std::nullopt;
+  }
   spdlog::debug("{}: SCALE-Sim memory replay: {} cycles, {} stalls, DRAM words {} / {} / {}", l.name, m.total_cycles,
                 m.stall_cycles, m.dram[0].words, m.dram[1].words, m.dram[2].words);
   return m;
+}
+
+}  // namespace
+
+void add_scalesim_memory(const ArchSpec& a, const Workload& w, Plan& plan) {
+  if (a.fold_pipeline != FoldPipeline::ScaleSim) return;
+  for (size_t i = 0; i < w.layers.size(); ++i) plan.layers.at(i).scalesim = replay(a, w, i);
 }
 
 }  // namespace cstsim

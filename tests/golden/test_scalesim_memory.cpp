@@ -1,0 +1,59 @@
+// fold_pipeline: scalesim's memory replay against SCALE-Sim v2 itself: cstsim run on SCALE-Sim's
+// own .cfg and topology files writes COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and
+// DETAILED_ACCESS_REPORT.csv byte for byte as SCALE-Sim wrote them (tests/golden/scalesim-v2:
+// CALC and USER bandwidth, ws/os/is, GEMM and conv topologies, a 9-field row, a `#dw` note and
+// a DP layer split per channel).
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include "tests/sim/cli_fixture.h"
+
+namespace {
+
+const fs::path kData = fs::path(CSTSIM_SOURCE_DIR) / "tests" / "golden" / "scalesim-v2";
+
+struct Case {
+  std::string dir;  // under kData: SCALE-Sim's three reports
+  std::string cfg, topology;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out = {{"v2_g16_a8_ws_calc_trace", "a8_ws_calc.cfg", "gemm16.csv"},
+                           {"v2_g16_a8_os_calc_trace", "a8_os_calc.cfg", "gemm16.csv"},
+                           {"v2_g16_a8_is_calc_trace", "a8_is_calc.cfg", "gemm16.csv"},
+                           {"v2_g512_a32_ws_calc", "a32_ws_calc.cfg", "gemm512.csv"},
+                           {"v2_g512_a32_os_calc", "a32_os_calc.cfg", "gemm512.csv"},
+                           {"v2_g512_a32_is_calc", "a32_is_calc.cfg", "gemm512.csv"},
+                           {"v2_resnet18_scalecfg", "scale.cfg", "Resnet18.csv"}};
+  // memory/<cfg>_<topology>: small SRAMs (1-2 kB) where USER bandwidth stalls the array.
+  std::vector<std::string> runs;
+  for (const auto& e : fs::directory_iterator(kData / "memory")) runs.push_back(e.path().filename().string());
+  std::sort(runs.begin(), runs.end());
+  for (const std::string& run : runs) {
+    const size_t cut = run.rfind('_');
+    out.push_back({"memory/" + run, run.substr(0, cut) + ".cfg", run.substr(cut + 1) + ".csv"});
+  }
+  return out;
+}
+
+class ScaleSimMemory : public Cli, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(ScaleSimMemory, ReportsAreSCALESims) {
+  const Case& c = GetParam();
+  const fs::path out = dir_ / "run";
+  const Result r = cstsim("run --no-trace --arch " + (kData / "inputs" / c.cfg).string() + " --workload " +
+                          (kData / "inputs" / c.topology).string() + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* report : {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"})
+    EXPECT_EQ(slurp(out / report), slurp(kData / c.dir / report)) << report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Runs, ScaleSimMemory, ::testing::ValuesIn(cases()), [](const auto& info) {
+  std::string name = info.param.dir;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+});
+
+}  // namespace
