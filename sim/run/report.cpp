@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -401,19 +402,54 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
   return j;
 }
 
-std::string layers_csv(const RunReport& r) {
+namespace {
+
+// The stall causes, in stalls_json's order (the one vocabulary of every memory mode).
+std::vector<std::string> stall_causes() {
+  std::vector<std::string> out;
+  const nlohmann::ordered_json none = stalls_json({});
+  for (const auto& [cause, cycles] : none.items()) out.push_back(cause);
+  return out;
+}
+
+// DRAM bytes a layer read and wrote, where the run's memory counts them; nullopt: not modelled
+// (memory: channel carries only the stationary operand's reads).
+std::pair<int64_t, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t i, const ArrayLayerResult& L) {
+  const auto& replay = r.plan && i < r.plan->layers.size() ? r.plan->layers[i].scalesim : std::nullopt;
+  if (replay) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
+  if (L.has_hierarchy) return {L.hierarchy.shared.hbm_bytes_read, L.hierarchy.shared.hbm_bytes_written};
+  if (r.arch->memory == "ideal") return {0, 0};
+  return {L.dram_bytes, std::nullopt};
+}
+
+}  // namespace
+
+std::string layers_csv(const RunReport& r, const nlohmann::ordered_json* post_report) {
   const ArchSpec& a = *r.arch;
+  const std::vector<std::string> causes = stall_causes();
   std::string out =
-      "layer,name,M,N,K,dataflow,folds,start_cycle,end_cycle,cycles,macs,utilization,"
-      "mapping_efficiency,compute_utilization,sram_ifmap_reads,sram_filter_reads,sram_ofmap_writes\n";
+      "layer,name,M,N,K,dataflow,folds,start_cycle,end_cycle,cycles,time_s,macs,utilization,"
+      "mapping_efficiency,compute_utilization,ideal_cycles,stall_cycles";
+  for (const std::string& c : causes) out += ",stall_" + c;
+  out += ",sram_ifmap_reads,sram_filter_reads,sram_ofmap_writes,sram_ofmap_writes_scalesim,"
+         "dram_bytes_read,dram_bytes_written,energy_J\n";
   for (size_t i = 0; i < r.layers->size(); ++i) {
     const ArrayLayerResult& L = (*r.layers)[i];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{},{},{}\n", i, csv::field(L.shape.name),
-                       L.shape.M, L.shape.N, L.shape.K, to_string(a.dataflow), L.plan.fold_count(),
-                       L.start_cycle, L.end_cycle, L.cycles, L.stats.macs,
-                       utilization(a, L.stats.macs, L.cycles), L.stats.mapping_efficiency,
-                       L.stats.compute_utilization, L.stats.sram.ifmap_reads, L.stats.sram.filter_reads,
-                       L.stats.sram.ofmap_writes);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{},{:.9g},{:.9g},{:.9g},{},{}", i, csv::field(L.shape.name),
+                       L.shape.M, L.shape.N, L.shape.K, to_string(a.dataflow), L.plan.fold_count(), L.start_cycle,
+                       L.end_cycle, L.cycles, double(L.cycles) / a.clock_hz, L.stats.macs,
+                       utilization(a, L.stats.macs, L.cycles), L.stats.mapping_efficiency, L.stats.compute_utilization,
+                       L.ideal_cycles, L.stall_cycles);
+    const nlohmann::ordered_json stalls = stalls_json(L.stalls);
+    for (const std::string& c : causes) out += fmt::format(",{}", stalls[c].get<int64_t>());
+    const auto [read, written] = dram_bytes(r, i, L);
+    out += fmt::format(",{},{},{},{},{},{},", L.stats.sram.ifmap_reads, L.stats.sram.filter_reads,
+                       L.stats.sram.ofmap_writes, L.stats.scalesim_ofmap_writes, read,
+                       written ? std::to_string(*written) : std::string());
+    // The layer's attributed energy, from the trace's post-processing (none with --no-trace).
+    if (post_report && i < (*post_report)["layers"].size())
+      out += fmt::format("{:.9g}", (*post_report)["layers"][i]["energy"]["E_attrib"]["value"].get<double>());
+    out += "\n";
   }
   return out;
 }

@@ -36,7 +36,9 @@ nlohmann::ordered_json summary_json(const RunReport& r);
 // dataflow: rs: a layer's mapping (JSSC 2017 Table II's parameters and the placement), as
 // summary.json and `cstsim plan` show it.
 nlohmann::ordered_json rs_mapping_json(const RsMapping& m);
-std::string layers_csv(const RunReport& r);
+// The tidy per-layer table (README.md, "layers.csv"); post_report: the trace's report.json,
+// whose per-layer energy it adds (nullptr with --no-trace: the column stays empty).
+std::string layers_csv(const RunReport& r, const nlohmann::ordered_json* post_report);
 // Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).
 double utilization(const ArchSpec& a, int64_t macs, int64_t cycles);
 std::string human_table(const RunReport& r);

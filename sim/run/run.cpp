@@ -329,7 +329,7 @@ int run_simulation(const RunOptions& o) {
       check_report_invariants(report.report);  // before report.json is written
       post::write_post_outputs(out.path(), report);
     }
-    io::write_file(out.path() / "layers.csv", layers_csv(run_report));
+    io::write_file(out.path() / "layers.csv", layers_csv(run_report, o.trace ? &report.report : nullptr));
     if (arch.fold_pipeline == FoldPipeline::ScaleSim) {
       io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
       if (has_scalesim_memory(run_report)) {
