@@ -1,77 +1,107 @@
 #include "sim/sweep/constraint.h"
 
 #include <cctype>
+#include <string_view>
 
+#include <boost/fusion/include/at_c.hpp>
+#include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
 
 #include "core/input_error.h"
 #include "core/text.h"
 
 namespace cstsim::sweep {
-namespace {
 
-struct Token {
-  enum Kind { Word, Number, String, Op, End } kind = End;
-  std::string text;
+// One node of the expression: a leaf (number, string literal, key) or an operator on a and b.
+struct Constraint::Node {
+  enum Kind { Number, String, Key, Unary, Binary } kind = Number;
+  std::string text;  // the literal, key or operator
+  double number = 0;
+  std::shared_ptr<const Node> a, b;
 };
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+namespace {
 
-std::vector<Token> tokenize(const std::string& s, const std::function<void(const std::string&)>& fail) {
-  std::vector<Token> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      const size_t end = s.find(c, i + 1);
-      if (end == std::string::npos) fail(fmt::format("unterminated string starting at column {}", i + 1));
-      out.push_back({Token::String, s.substr(i + 1, end - i - 1)});
-      i = end + 1;
-      continue;
-    }
-    auto two = s.substr(i, 2);
-    if (two == "==" || two == "!=" || two == "<=" || two == ">=" || two == "&&" || two == "||") {
-      out.push_back({Token::Op, two});
-      i += 2;
-      continue;
-    }
-    if (c == '<' || c == '>' || c == '*') {
-      out.push_back({Token::Op, std::string(1, c)});
-      ++i;
-      continue;
-    }
-    if (c == '=') fail(fmt::format("'=' at column {}: write == to compare", i + 1));
-    const bool signed_number = (c == '-' || c == '+') && i + 1 < s.size() &&
-                               (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '.');
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || signed_number) {
-      size_t j = i + 1;
-      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.' ||
-                              ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
-        ++j;
-      out.push_back({Token::Number, s.substr(i, j - i)});
-      i = j;
-      continue;
-    }
-    if (is_word_char(c)) {
-      size_t j = i;
-      while (j < s.size() && is_word_char(s[j])) ++j;
-      out.push_back({Token::Word, s.substr(i, j - i)});
-      i = j;
-      continue;
-    }
-    fail(fmt::format("unexpected '{}' at column {}", c, i + 1));
-  }
-  out.push_back({Token::End, ""});
-  return out;
+using Node = Constraint::Node;
+using NodePtr = std::shared_ptr<const Node>;
+namespace x3 = boost::spirit::x3;
+using boost::fusion::at_c;
+
+NodePtr leaf(Node::Kind kind, std::string text, double number = 0) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  n->text = std::move(text);
+  n->number = number;
+  return n;
 }
+NodePtr apply(std::string op, NodePtr a, NodePtr b = nullptr) {
+  auto n = std::make_shared<Node>();
+  n->kind = b ? Node::Binary : Node::Unary;
+  n->text = std::move(op);
+  n->a = std::move(a);
+  n->b = std::move(b);
+  return n;
+}
+
+// Semantic actions: each rule's attribute is the node built so far.
+const auto take = [](auto& ctx) { x3::_val(ctx) = x3::_attr(ctx); };
+const auto fold = [](auto& ctx) {  // _val := _val OP operand, OP parsed
+  x3::_val(ctx) = apply(std::string(1, at_c<0>(x3::_attr(ctx))), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
+};
+const auto fold_compare = [](auto& ctx) {
+  x3::_val(ctx) = apply(at_c<0>(x3::_attr(ctx)), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
+};
+const auto fold_and = [](auto& ctx) { x3::_val(ctx) = apply("&&", x3::_val(ctx), x3::_attr(ctx)); };
+const auto fold_or = [](auto& ctx) { x3::_val(ctx) = apply("||", x3::_val(ctx), x3::_attr(ctx)); };
+const auto negate = [](auto& ctx) { x3::_val(ctx) = apply("-", x3::_attr(ctx)); };
+const auto invert = [](auto& ctx) { x3::_val(ctx) = apply("!", x3::_attr(ctx)); };
+const auto number = [](auto& ctx) {
+  x3::_val(ctx) = leaf(Node::Number, fmt::format("{}", x3::_attr(ctx)), x3::_attr(ctx));
+};
+const auto string = [](auto& ctx) { x3::_val(ctx) = leaf(Node::String, x3::_attr(ctx)); };
+const auto key = [](auto& ctx) { x3::_val(ctx) = leaf(Node::Key, x3::_attr(ctx)); };
+
+// Unsigned reals without `inf` and `nan` (those are barewords, so unknown keys).
+struct FinitePolicies : x3::ureal_policies<double> {
+  template <typename It, typename Attr>
+  static bool parse_nan(It&, const It&, Attr&) { return false; }
+  template <typename It, typename Attr>
+  static bool parse_inf(It&, const It&, Attr&) { return false; }
+};
+const x3::real_parser<double, FinitePolicies> real;
+
+const x3::rule<class expr_id, NodePtr> expr = "expression";
+const x3::rule<class conj_id, NodePtr> conj = "conjunction";
+const x3::rule<class negation_id, NodePtr> negation = "negation";
+const x3::rule<class comparison_id, NodePtr> comparison = "comparison";
+const x3::rule<class sum_id, NodePtr> sum = "sum";
+const x3::rule<class product_id, NodePtr> product = "product";
+const x3::rule<class unary_id, NodePtr> unary = "unary";
+const x3::rule<class primary_id, NodePtr> primary = "primary";
+const x3::rule<class identifier_id, std::string> identifier = "key";
+const x3::rule<class quoted_id, std::string> quoted = "string";
+
+const auto compare_op = x3::string("==") | x3::string("!=") | x3::string("<=") | x3::string(">=") |
+                        x3::string("<") | x3::string(">");
+const auto expr_def = conj[take] >> *(("||" >> conj)[fold_or]);
+const auto conj_def = negation[take] >> *(("&&" >> negation)[fold_and]);
+const auto negation_def = (x3::lexeme['!' >> !x3::lit('=')] >> negation)[invert] | comparison[take];
+const auto comparison_def = sum[take] >> -((compare_op >> sum)[fold_compare]);
+const auto sum_def = product[take] >> *(((x3::char_('+') | x3::char_('-')) >> product)[fold]);
+const auto product_def = unary[take] >> *((x3::char_("*/") >> unary)[fold]);
+const auto unary_def = ('-' >> unary)[negate] | primary[take];
+const auto primary_def = identifier[key] | real[number] | quoted[string] | ('(' >> expr >> ')')[take];
+const auto identifier_def = x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_("_."))];
+const auto quoted_def = x3::lexeme['\'' >> *(x3::char_ - '\'') >> '\''] | x3::lexeme['"' >> *(x3::char_ - '"') >> '"'];
+BOOST_SPIRIT_DEFINE(expr, conj, negation, comparison, sum, product, unary, primary, identifier, quoted)
 
 bool is_comparison(const std::string& op) {
   return op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
 }
+bool is_arithmetic(const std::string& op) { return op == "+" || op == "-" || op == "*" || op == "/"; }
+
+// What a node gives, as far as it is known before a point: a key may be a number or text.
+enum class Type { Number, Text, Truth, Either };
 
 }  // namespace
 
@@ -85,129 +115,119 @@ Constraint Constraint::parse(const std::string& text, const std::string& file, i
   c.file_ = file;
   c.line_ = line;
   if (c.text_.empty()) fail("empty");
-  const std::vector<Token> toks = tokenize(c.text_, fail);
-  size_t pos = 0;
-  auto atom = [&]() {
-    const Token& t = toks[pos];
-    Atom a;
-    switch (t.kind) {
-      case Token::Word:
-        if (!is_key(t.text))
-          fail(fmt::format("unknown key '{}' (a bareword must be a config key, workload or batch; quote string "
-                           "literals)", t.text));
-        a = {Atom::Key, t.text, 0};
-        break;
-      case Token::Number: {
-        const auto v = text::parse_double(t.text);
-        if (!v) fail(fmt::format("'{}' is not a number", t.text));
-        a = {Atom::Number, t.text, *v};
-        break;
-      }
-      case Token::String: a = {Atom::String, t.text, 0}; break;
-      case Token::Op: fail(fmt::format("expected a key or a value before '{}'", t.text)); break;
-      case Token::End: fail("expected a key or a value at the end"); break;
-    }
-    ++pos;
-    return a;
-  };
-  auto side = [&]() {
-    std::vector<Atom> out{atom()};
-    while (toks[pos].kind == Token::Op && toks[pos].text == "*") {
-      ++pos;
-      out.push_back(atom());
-      if (out.back().kind == Atom::String) fail("a product of strings");
-    }
-    if (out.size() > 1 && out.front().kind == Atom::String) fail("a product of strings");
-    return out;
-  };
-  std::vector<Cmp> conj;
-  for (;;) {
-    Cmp cmp;
-    cmp.lhs = side();
-    if (toks[pos].kind != Token::Op || !is_comparison(toks[pos].text))
-      fail(toks[pos].kind == Token::End ? "expected a comparison (== != < <= > >=)"
-                                        : fmt::format("expected a comparison, found '{}'", toks[pos].text));
-    cmp.op = toks[pos++].text;
-    cmp.rhs = side();
-    bool has_key = false;
-    for (const auto* s : {&cmp.lhs, &cmp.rhs})
-      for (const Atom& a : *s) has_key |= a.kind == Atom::Key;
-    if (!has_key) fail("the comparison names no key");
-    if (cmp.op != "==" && cmp.op != "!=")
-      for (const auto* s : {&cmp.lhs, &cmp.rhs})
-        if (s->size() == 1 && s->front().kind == Atom::String) fail(fmt::format("'{}' orders a string", cmp.op));
-    conj.push_back(std::move(cmp));
-    const Token& t = toks[pos];
-    if (t.kind == Token::End) break;
-    if (t.kind == Token::Op && (t.text == "&&" || t.text == "||")) {
-      ++pos;
-      if (t.text == "||") {
-        c.any_of_.push_back(std::move(conj));
-        conj.clear();
-      }
-      continue;
-    }
-    fail(fmt::format("unexpected '{}' after a comparison (join comparisons with && or ||)", t.text));
+
+  auto first = c.text_.cbegin();
+  const auto last = c.text_.cend();
+  NodePtr root;
+  const bool parsed = x3::phrase_parse(first, last, expr, x3::space, root);
+  if (!parsed || first != last) {  // the parser stopped at `first`: say what follows it
+    auto at = first;
+    while (at != last && std::isspace(static_cast<unsigned char>(*at))) ++at;
+    auto operand = at;  // past an operator whose operand is missing or bad
+    while (operand != last && std::string_view("=!<>&|+-*/").find(*operand) != std::string_view::npos) ++operand;
+    const std::string op(at, operand);
+    while (operand != last && std::isspace(static_cast<unsigned char>(*operand))) ++operand;
+    auto column = [&](auto it) { return size_t(it - c.text_.cbegin()) + 1; };
+    if (op == "=") fail(fmt::format("'=' at column {}: write == to compare", column(at)));
+    if (operand == last) fail("expected a key or a value at the end");
+    if (*operand == '\'' || *operand == '"') fail(fmt::format("unterminated string starting at column {}", column(operand)));
+    fail(fmt::format("unexpected '{}' at column {}", std::string(at, std::min(last, at + 8)), column(at)));
   }
-  c.any_of_.push_back(std::move(conj));
+
+  bool names_a_key = false;
+  std::function<Type(const Node&)> check = [&](const Node& n) -> Type {
+    switch (n.kind) {
+      case Node::Number: return Type::Number;
+      case Node::String: return Type::Text;
+      case Node::Key:
+        if (!is_key(n.text))
+          fail(fmt::format("unknown key '{}' (a bareword must be a config key, workload or batch; quote string "
+                           "literals)", n.text));
+        names_a_key = true;
+        return Type::Either;
+      case Node::Unary: {
+        const Type a = check(*n.a);
+        if (n.text == "!") {
+          if (a != Type::Truth) fail("'!' negates a comparison, not a value");
+          return Type::Truth;
+        }
+        if (a == Type::Text || a == Type::Truth) fail("'-' needs a number");
+        return Type::Number;
+      }
+      case Node::Binary: break;
+    }
+    const Type a = check(*n.a), b = check(*n.b);
+    if (is_arithmetic(n.text)) {
+      if (a == Type::Text || b == Type::Text) fail(fmt::format("'{}' on a string", n.text));
+      if (a == Type::Truth || b == Type::Truth) fail(fmt::format("'{}' on a comparison's truth", n.text));
+      return Type::Number;
+    }
+    if (is_comparison(n.text)) {
+      if (a == Type::Truth || b == Type::Truth)
+        fail(fmt::format("'{}' compares a comparison (join comparisons with && or ||)", n.text));
+      if (n.text != "==" && n.text != "!=" && (a == Type::Text || b == Type::Text))
+        fail(fmt::format("'{}' orders a string", n.text));
+      return Type::Truth;
+    }
+    if (a != Type::Truth || b != Type::Truth) fail(fmt::format("'{}' joins comparisons, not values", n.text));
+    return Type::Truth;
+  };
+  if (check(*root) != Type::Truth) fail("expected a comparison (== != < <= > >=)");
+  if (!names_a_key) fail("the comparison names no key");
+  c.root_ = std::move(root);
   return c;
 }
 
 bool Constraint::holds(const std::function<std::string(const std::string&)>& value) const {
   struct Val {
-    bool numeric;
-    double number;
-    std::string text;
+    bool numeric = false;
+    double number = 0;
+    std::string text;  // as written, or the number's shortest form
+    bool truth = false;
   };
-  auto eval = [&](const std::vector<Atom>& side) -> Val {
-    if (side.size() == 1) {
-      const Atom& a = side.front();
-      if (a.kind == Atom::Number) return {true, a.number, a.text};
-      if (a.kind == Atom::String) return {false, 0, a.text};
-      const std::string v = value(a.text);
-      const auto d = text::parse_double(v);
-      return {d.has_value(), d.value_or(0), v};
-    }
-    double p = 1;
-    for (const Atom& a : side) {
-      if (a.kind == Atom::Number) {
-        p *= a.number;
-        continue;
-      }
-      const std::string v = value(a.text);
-      const auto d = text::parse_double(v);
-      if (!d)
-        throw InputError(file_, line_, "constraints",
-                         fmt::format("bad constraint {}: {} is {}, not a number", text::quoted(text_), a.text,
-                                     text::quoted(v)));
-      p *= *d;
-    }
-    return {true, p, ""};
+  auto bad = [&](const std::string& msg) {
+    throw InputError(file_, line_, "constraints", fmt::format("bad constraint {}: {}", text::quoted(text_), msg));
   };
-  for (const auto& conj : any_of_) {
-    bool all = true;
-    for (const Cmp& c : conj) {
-      const Val l = eval(c.lhs), r = eval(c.rhs);
-      bool ok;
-      if (l.numeric && r.numeric) {
-        const double a = l.number, b = r.number;
-        ok = c.op == "==" ? a == b : c.op == "!=" ? a != b : c.op == "<" ? a < b : c.op == "<=" ? a <= b
-             : c.op == ">" ? a > b : a >= b;
-      } else if (c.op == "==" || c.op == "!=") {
-        ok = (l.text == r.text) == (c.op == "==");
-      } else {
-        throw InputError(file_, line_, "constraints",
-                         fmt::format("bad constraint {}: '{}' needs numbers, got {} and {}", text::quoted(text_),
-                                     c.op, text::quoted(l.text), text::quoted(r.text)));
+  std::function<Val(const Node&)> eval = [&](const Node& n) -> Val {
+    switch (n.kind) {
+      case Node::Number: return {true, n.number, n.text};
+      case Node::String: return {false, 0, n.text};
+      case Node::Key: {
+        const std::string v = value(n.text);
+        const auto d = text::parse_double(v);
+        return {d.has_value(), d.value_or(0), v};
       }
-      if (!ok) {
-        all = false;
-        break;
-      }
+      default: break;
     }
-    if (all) return true;
-  }
-  return false;
+    auto number = [&](const Node& side) {
+      const Val v = eval(side);
+      if (!v.numeric) bad(fmt::format("{} is {}, not a number", side.kind == Node::Key ? side.text : "a value", text::quoted(v.text)));
+      return v.number;
+    };
+    const std::string& op = n.text;
+    if (n.kind == Node::Unary) {
+      if (op == "!") return {false, 0, "", !eval(*n.a).truth};
+      const double x = -number(*n.a);
+      return {true, x, fmt::format("{}", x)};
+    }
+    if (op == "&&") return {false, 0, "", eval(*n.a).truth && eval(*n.b).truth};
+    if (op == "||") return {false, 0, "", eval(*n.a).truth || eval(*n.b).truth};
+    if (is_arithmetic(op)) {
+      const double a = number(*n.a), b = number(*n.b);
+      const double x = op == "+" ? a + b : op == "-" ? a - b : op == "*" ? a * b : a / b;
+      return {true, x, fmt::format("{}", x)};
+    }
+    const Val l = eval(*n.a), r = eval(*n.b);
+    if (l.numeric && r.numeric) {
+      const double a = l.number, b = r.number;
+      return {false, 0, "",
+              op == "==" ? a == b : op == "!=" ? a != b : op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : a >= b};
+    }
+    if (op != "==" && op != "!=")
+      bad(fmt::format("'{}' needs numbers, got {} and {}", op, text::quoted(l.text), text::quoted(r.text)));
+    return {false, 0, "", (l.text == r.text) == (op == "==")};
+  };
+  return eval(*root_).truth;
 }
 
 }  // namespace cstsim::sweep

@@ -1,29 +1,36 @@
 #pragma once
-// Sweep constraints: small boolean expressions over a point's parameters that a
-// grid point must satisfy to be kept, e.g.
+// Sweep constraints: expressions over a point's parameters that a grid point must satisfy to
+// be kept, e.g.
 //
 //   array.rows == array.cols
-//   array.rows * array.cols <= 16384
+//   (sram.ifmap_kib + sram.filter_kib + sram.ofmap_kib) * 1024 <= 2 * 1024 * 1024
 //   dataflow != 'is' || batch == 1
+//   !(array.rows > 64 && dataflow == 'os')
 //
-// Grammar (no parentheses; && binds tighter than ||):
-//   expr   := conj ('||' conj)*
-//   conj   := cmp ('&&' cmp)*
-//   cmp    := side OP side          OP: == != < <= > >=
-//   side   := atom ('*' atom)*
-//   atom   := KEY | NUMBER | 'string' | "string"
-// A bareword must name a key (a config key, `workload` or `batch`); string
-// literals are quoted. Both sides numbers -> numeric comparison; otherwise ==
-// and != compare text and an ordering or a product of non-numbers is an error.
+// Grammar (parsed with Boost.Spirit X3; C's precedence, lowest first):
+//   expr    := and ('||' and)*
+//   and     := not ('&&' not)*
+//   not     := '!' not | cmp
+//   cmp     := sum (OP sum)?                OP: == != < <= > >=
+//   sum     := product (('+' | '-') product)*
+//   product := unary (('*' | '/') unary)*
+//   unary   := '-' unary | primary
+//   primary := KEY | NUMBER | 'string' | "string" | '(' expr ')'
+// A bareword must name a key (a config key, `workload` or `batch`); string literals are quoted.
+// The whole must be true or false and name a key. Arithmetic and ordering need numbers; == and
+// != compare numbers as numbers and anything else as text. What can be checked without a point
+// (a string in arithmetic, an ordered string literal, && on a number) is an error when the spec
+// is read; a key whose value turns out not to be a number where one is needed, when the point is.
 #include <functional>
+#include <memory>
 #include <string>
-#include <vector>
 
 namespace cstsim::sweep {
 
 class Constraint {
  public:
-  // Throws InputError(file, line, "constraints", ...) on a syntax error or an unknown key.
+  // Throws InputError(file, line, "constraints", ...) on a syntax error, an unknown key or a
+  // type error.
   static Constraint parse(const std::string& text, const std::string& file, int line,
                           const std::function<bool(const std::string&)>& is_key);
 
@@ -34,19 +41,12 @@ class Constraint {
   const std::string& text() const { return text_; }
   int line() const { return line_; }
 
+  struct Node;  // the parsed expression (constraint.cpp)
+
  private:
-  struct Atom {
-    enum Kind { Key, Number, String } kind = Key;
-    std::string text;
-    double number = 0;
-  };
-  struct Cmp {
-    std::vector<Atom> lhs, rhs;  // products of atoms
-    std::string op;
-  };
   std::string text_, file_;
   int line_ = 0;
-  std::vector<std::vector<Cmp>> any_of_;  // OR of ANDs
+  std::shared_ptr<const Node> root_;
 };
 
 }  // namespace cstsim::sweep

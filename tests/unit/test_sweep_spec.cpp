@@ -134,8 +134,18 @@ TEST_F(SweepSpec, ConstraintParser) {
   EXPECT_FALSE(holds("a > b || s != \"ws\""));
   EXPECT_TRUE(holds("a > b || s == 'ws' && b == 8"));
   EXPECT_TRUE(holds("a == 4.0"));
+  // Arithmetic with C's precedence, parentheses, unary minus and !.
+  EXPECT_TRUE(holds("a + b * 2 == 20"));
+  EXPECT_TRUE(holds("(a + b) * 2 == 24"));
+  EXPECT_TRUE(holds("b / a - 1 == 1 && -a == 0 - 4"));
+  EXPECT_TRUE(holds("(a + b + 4) * 1024 <= 16 * 1024"));  // an SRAM budget
+  EXPECT_TRUE(holds("!(a > b) && !(s == 'os')"));
+  EXPECT_FALSE(holds("(a > b || s == 'ws') && b != 8"));
+  EXPECT_TRUE(holds("a > b || (s == 'ws' && b == 8)"));
+  EXPECT_TRUE(holds("a * 2.5e1 == 100"));
   for (const char* bad : {"", "a", "a = b", "a == ", "rows == cols", "a == b c", "'x' == 'y'", "s < 'ws'",
-                          "a == 'unterminated", "a # b"}) {
+                          "a == 'unterminated", "a # b", "a + 's' == 1", "(a == 1) + 2 == 3", "a && b", "!a",
+                          "inf == a", "(a == 1", "a == 1)", "(a < b) == (b < a)", "-'x' == a"}) {
     try {
       Constraint::parse(bad, "f", 3, is_key);
       ADD_FAILURE() << "accepted: " << bad;

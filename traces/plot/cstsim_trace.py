@@ -151,25 +151,39 @@ class Trace:
             total[rid] += last_v[rid] * (self.end_cycle - last_c[rid])
         return dict(enumerate(total))
 
-    def binned_means(self, bins, ids=None):
+    def binned_means(self, bins, ids=None, start=0, stop=None):
         """(edges, {id: means}): the exact time-average of each resource over `bins` equal
-        spans of [0, end_cycle) - for plotting traces with too many records to draw."""
-        end = max(self.end_cycle, 1)
-        bins = max(1, min(bins, end))
-        edges = [end * k / bins for k in range(bins + 1)]
+        spans of [start, stop) (default the whole run) - for plotting traces with too many
+        records to draw."""
+        edges, means, _ = self.binned(bins, ids, start, stop)
+        return edges, means
+
+    def binned(self, bins, ids=None, start=0, stop=None):
+        """(edges, {id: means}, {id: peaks}) over `bins` equal spans of [start, stop): each
+        resource's exact time-average in a span, and the highest value it held there (a spike
+        shorter than a span stays visible)."""
+        stop = max(self.end_cycle, 1) if stop is None else stop
+        if not 0 <= start < stop:
+            raise ValueError("window [%s, %s) is empty" % (start, stop))
+        span = stop - start
+        bins = max(1, min(bins, span))
+        edges = [start + span * k / bins for k in range(bins + 1)]
         want = set(range(len(self.resources))) if ids is None else set(ids)
         acc = {i: [0.0] * bins for i in want}
+        peak = {i: [0.0] * bins for i in want}
         last_c = {i: 0 for i in want}
         last_v = {i: 0 for i in want}
 
-        def spread(rid, c0, c1, v):  # adds v over [c0, c1) into the bins
-            if v == 0 or c1 <= c0:
+        def spread(rid, c0, c1, v):  # value v held over cycles [c0, c1), clipped to the window
+            c0, c1 = max(c0, start), min(c1, stop)
+            if c1 <= c0:
                 return
-            a = acc[rid]
-            k = min(int(c0 * bins // end), bins - 1)
+            a, p = acc[rid], peak[rid]
+            k = min(int((c0 - start) * bins // span), bins - 1)
             while c0 < c1:
                 hi = min(c1, edges[k + 1]) if k + 1 < bins else c1
                 a[k] += v * (hi - c0)
+                p[k] = max(p[k], v)
                 c0 = hi
                 k += 1
 
@@ -180,7 +194,7 @@ class Trace:
         for rid in acc:
             spread(rid, last_c[rid], self.end_cycle, last_v[rid])
         means = {rid: [s / (edges[k + 1] - edges[k]) for k, s in enumerate(a)] for rid, a in acc.items()}
-        return edges, means
+        return edges, means, peak
 
 
 def main():

@@ -5,8 +5,10 @@ thin vertical lines.
 
     /usr/bin/python3 traces/plot/plot_rt.py runs/r1 --out fig/rt     # fig/rt.png, fig/rt.pdf
 
-Traces with more records than --max-points (20000) are drawn as exact per-bin time averages
-(--bins bins) instead of steps, and the panel says so.
+Traces with more records than --max-points (20000) are drawn binned by pixel: the exact time
+average of each bin as a line and the highest value held in it as a light band above, so a
+spike shorter than a pixel stays visible. --layer and --window zoom in (the bins then span the
+zoomed stretch only); layers are shaded in alternate bands, named when 16 or fewer are in view.
 """
 
 import argparse
@@ -56,6 +58,30 @@ def summed_steps(series, family):
     return cs, vs
 
 
+def zoom(t, window, layer):
+    """[start, stop) cycles to draw: the whole run, a --window FROM:TO, or a --layer's span."""
+    start, stop = 0, max(t.end_cycle, 1)
+    if window is not None and layer is not None:
+        sys.exit("error: plot_rt: --window and --layer: give one")
+    if layer is not None:
+        picked = [l for l in t.layers if l["name"] == layer]
+        if not picked and layer.isdigit():
+            picked = [l for l in t.layers if l["layer"] == int(layer)]
+        if not picked:
+            sys.exit("error: plot_rt: --layer %r: no such layer (names as in layers.csv, or an index)" % layer)
+        start, stop = picked[0]["start_cycle"], picked[0]["end_cycle"] + 1
+    if window is not None:
+        a, sep, b = window.partition(":")
+        try:
+            start = int(a) if a.strip() else start
+            stop = int(b) if b.strip() else stop
+        except ValueError:
+            sep = ""
+        if not sep or not 0 <= start < stop:
+            sys.exit("error: plot_rt: --window %r: expected FROM:TO cycles with 0 <= FROM < TO" % window)
+    return start, stop
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plot R(t): occupancy/capacity per resource, one panel per class.")
     ap.add_argument("run_dir", help="run directory holding trace/")
@@ -65,7 +91,12 @@ def main():
     ap.add_argument("--time-unit", choices=sorted(TIME_UNITS), default="us", help="x axis unit (default us)")
     ap.add_argument("--max-points", type=int, default=20000,
                     help="draw exact steps up to this many records, bin averages above (default 20000)")
-    ap.add_argument("--bins", type=int, default=2000, help="bins of the averaged view (default 2000)")
+    ap.add_argument("--bins", type=int, default=None,
+                    help="bins of the averaged view (default 60 per inch of width: one per 5 pixels at 300 dpi)")
+    ap.add_argument("--window", metavar="FROM:TO", default=None,
+                    help="zoom to cycles [FROM, TO) (either side may be empty: the run's start or end)")
+    ap.add_argument("--layer", metavar="NAME|INDEX", default=None,
+                    help="zoom to one layer's cycles (its full name as in layers.csv, or its index)")
     ap.add_argument("--no-layer-names", action="store_true", help="omit layer names above the first panel")
     ap.add_argument("--title", default=None)
     ap.add_argument("--per-resource", action="store_true",
@@ -81,10 +112,11 @@ def main():
     if not classes:
         sys.exit("error: plot_rt: %s declares no resources" % t.dir)
 
+    start, stop = zoom(t, args.window, args.layer)
     scale = TIME_UNITS[args.time_unit] * t.period_s  # x units per cycle
     binned = t.record_count > args.max_points
     if binned:
-        edges, means = t.binned_means(args.bins)
+        edges, means, peaks = t.binned(args.bins or int(args.width * 60), None, start, stop)
     else:
         series = t.step_series()
 
@@ -102,8 +134,11 @@ def main():
             style = dict(color=base, linestyle=LINESTYLES[k % len(LINESTYLES)],
                          alpha=1.0 if k < len(LINESTYLES) else 0.6, label=label)
             if binned:
+                xs = [e * scale for e in edges]
                 ys = [sum(col) / cap for col in zip(*(means[r["id"]] for r in family))]
-                ax.stairs(ys, [e * scale for e in edges], baseline=None, **style)
+                tops = [sum(col) / cap for col in zip(*(peaks[r["id"]] for r in family))]
+                ax.stairs(tops, xs, baseline=ys, fill=True, color=base, alpha=0.18, linewidth=0)
+                ax.stairs(ys, xs, baseline=None, **style)
             else:
                 cs, vs = summed_steps(series, family) if len(family) > 1 else series[family[0]["id"]]
                 ax.step([c * scale for c in cs], [v / cap for v in vs], where="post", **style)
@@ -114,26 +149,29 @@ def main():
         else:
             ax.set_ylabel("%s\n%s" % (cls, ct.CLASS_NAMES[cls]), rotation=0, ha="right", va="center")
         ax.grid(True, axis="y")
-        for layer in t.layers[1:]:
-            ax.axvline(layer["start_cycle"] * scale, color="0.45", linewidth=0.4, zorder=0)
+        for k, layer in enumerate(t.layers):  # alternate bands: a boundary stays readable at any zoom
+            if k % 2 == 1:
+                ax.axvspan(layer["start_cycle"] * scale, (layer["end_cycle"] + 1) * scale, color="0.93", zorder=0,
+                           linewidth=0)
         if narrow:  # a single column: the legend goes above the panel, inside the figure
             ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(members), 2), handlelength=2.2,
-                      borderaxespad=0.1, fontsize=5.5)
+                      borderaxespad=0.1)
         else:
             ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), ncol=1 if len(members) <= 3 else 2,
                       handlelength=2.2, borderaxespad=0.0)
         ax.spines["top"].set_visible(False)
         ax.spines["right"].set_visible(False)
-    axes[0].set_xlim(0, x_end if x_end > 0 else 1)
+    axes[0].set_xlim(start * scale, stop * scale if stop > start else 1)
     axes[-1].set_xlabel("time (%s), clock %.4g MHz" % (TIME_LABEL[args.time_unit], t.clock_hz / 1e6))
-    if not args.no_layer_names and not narrow and 0 < len(t.layers) <= 16:
-        for layer in t.layers:
-            mid = (layer["start_cycle"] + layer["end_cycle"] + 1) / 2 * scale
-            axes[0].text(mid, 1.1, layer["name"], ha="center", va="bottom", fontsize=6,
+    in_view = [l for l in t.layers if l["end_cycle"] >= start and l["start_cycle"] < stop]
+    if not args.no_layer_names and not narrow and 0 < len(in_view) <= 16:
+        for layer in in_view:
+            mid = (max(layer["start_cycle"], start) + min(layer["end_cycle"] + 1, stop)) / 2 * scale
+            axes[0].text(mid, 1.1, layer["name"], ha="center", va="bottom", fontsize=7,
                          clip_on=False, transform=axes[0].get_xaxis_transform())
     title = args.title
     if title is None and binned:
-        title = "occupancy / capacity, mean per %.3g %s bin" % (
+        title = "occupancy / capacity: mean per %.3g %s bin (line), highest held (band)" % (
             (edges[1] - edges[0]) * scale, TIME_LABEL[args.time_unit])
     if title:
         fig.suptitle(title, fontsize=8)

@@ -22,6 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cstsim_trace as ct  # noqa: E402
 import paperstyle as ps  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 LINESTYLES = ["-", "--", ":", "-."]
 
@@ -159,6 +160,19 @@ def main():
     fig, axes = ps.figure(args.width, args.panel_height * len(classes) + 0.75, nrows=len(classes), ncols=len(traces),
                           squeeze=False, sharey=True)
     any_binned = False
+    # One style per resource name across the columns, and one legend listing every name: runs of
+    # different dataflows have different resources (OS's accumulators, WS's stationary registers).
+    names = {cls: [] for cls in classes}
+    for t in traces:
+        for r in t.resources:
+            if r["class"] in names and r["name"] not in names[r["class"]]:
+                names[r["class"]].append(r["name"])
+
+    def style_of(cls, name):
+        k = names[cls].index(name)
+        return dict(color=ps.CLASS_COLORS[cls], linestyle=LINESTYLES[k % len(LINESTYLES)],
+                    alpha=1.0 if k < len(LINESTYLES) else 0.6, label=name)
+
     for col, (t, (lo, hi), title) in enumerate(zip(traces, spans, titles)):
         ids = [r["id"] for r in t.resources if r["class"] in classes]
         series, binned = span_series(t, lo, hi, set(ids), args.max_points, args.bins)
@@ -169,11 +183,10 @@ def main():
         for row, cls in enumerate(classes):
             ax = axes[row][col]
             members = [r for r in t.resources if r["class"] == cls]
-            for k, r in enumerate(members):
+            for r in members:
                 xs, ys = series[r["id"]]
                 cap = float(r["capacity"]) or 1.0
-                style = dict(color=ps.CLASS_COLORS[cls], linestyle=LINESTYLES[k % len(LINESTYLES)],
-                             alpha=1.0 if k < len(LINESTYLES) else 0.6, label=r["name"])
+                style = style_of(cls, r["name"])
                 if binned:
                     ax.stairs([y / cap for y in ys], [(x - lo) * scale for x in xs], baseline=None, **style)
                 else:
@@ -194,7 +207,8 @@ def main():
             if row == 0:
                 ax.set_title(title, fontsize=7, pad=3)
             if col == len(traces) - 1:
-                ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=5.2, handlelength=2.0,
+                handles = [Line2D([], [], **style_of(cls, n)) for n in names[cls]]
+                ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, handlelength=2.0,
                           borderaxespad=0.0)
         axes[-1][col].set_xlabel("time (%s)%s" % (unit, "" if not args.layer else " in " + args.layer), fontsize=7)
     head = args.title

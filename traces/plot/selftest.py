@@ -92,6 +92,18 @@ def check_reader(run, end, per_cycle, records):
         for i in per_cycle:
             total = sum(m * (edges[k + 1] - edges[k]) for k, m in enumerate(means[i]))
             assert abs(total - integ[i]) <= 1e-9 * max(1, integ[i]), (bins, i, total, integ[i])
+    # A window: each bin's mean is the exact average of its cycles, its peak the highest value held.
+    for start, stop, bins in ((0, end, 5), (3, end - 2, 4), (end // 3, end // 3 + 7, 7)):
+        edges, means, peaks = t.binned(bins, None, start, stop)
+        assert edges[0] == start and edges[-1] == stop
+        for i, values in per_cycle.items():
+            for k in range(len(edges) - 1):
+                lo, hi = edges[k], edges[k + 1]
+                cycles = [c for c in range(start, stop) if lo <= c < hi or (c < hi and c + 1 > lo)]
+                weight = sum(min(c + 1, hi) - max(c, lo) for c in cycles)
+                exact = sum(values[c] * (min(c + 1, hi) - max(c, lo)) for c in cycles) / weight
+                assert abs(means[i][k] - exact) <= 1e-9 * max(1, abs(exact)), (start, stop, bins, i, k)
+                assert peaks[i][k] == max(values[c] for c in cycles), (start, stop, bins, i, k)
     assert t.actions()[0]["count"] == 123
     print("reader: %d records, %d resources: ok" % (len(records), len(t.resources)))
 
@@ -124,8 +136,9 @@ def write_side_files(run, end, hz):
 
 def check_scripts(run, out):
     for script, extra in (("plot_rt.py", []), ("plot_rt.py", ["--max-points", "10", "--bins", "50"]),
-                          ("plot_energy.py", []), ("plot_roofline.py", [run])):
-        prefix = os.path.join(out, script[:-3] + ("-binned" if extra and extra[0] == "--max-points" else ""))
+                          ("plot_rt.py", ["--max-points", "10", "--layer", "fc2"]),
+                          ("plot_rt.py", ["--window", "5:40"]), ("plot_energy.py", []), ("plot_roofline.py", [run])):
+        prefix = os.path.join(out, script[:-3] + "".join(x.strip("-:").replace(":", "_") for x in extra[::2]))
         cmd = [sys.executable, os.path.join(HERE, script), run] + extra + ["--out", prefix]
         p = subprocess.run(cmd, capture_output=True, text=True)
         assert p.returncode == 0, "%s failed:\n%s" % (" ".join(cmd), p.stderr)
@@ -135,6 +148,10 @@ def check_scripts(run, out):
     p = subprocess.run([sys.executable, os.path.join(HERE, "plot_rt.py"), os.path.join(run, "missing"),
                         "--out", os.path.join(out, "x")], capture_output=True, text=True)
     assert p.returncode != 0 and p.stderr.startswith("error: plot_rt:"), p.stderr
+    for bad in (["--layer", "nope"], ["--window", "9:3"], ["--window", "x"]):
+        p = subprocess.run([sys.executable, os.path.join(HERE, "plot_rt.py"), run, "--out", os.path.join(out, "x")] + bad,
+                           capture_output=True, text=True)
+        assert p.returncode != 0 and p.stderr.startswith("error: plot_rt: --"), (bad, p.stderr)
 
 
 def check_cli(run, records, hz):
