@@ -1,5 +1,6 @@
 #include "sim/sweep/constraint.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -34,7 +35,7 @@ NodePtr leaf(Node::Kind kind, std::string text, double number = 0) {
   n->number = number;
   return n;
 }
-NodePtr apply(std::string op, NodePtr a, NodePtr b = nullptr) {
+NodePtr make_op(std::string op, NodePtr a, NodePtr b = nullptr) {
   auto n = std::make_shared<Node>();
   n->kind = b ? Node::Binary : Node::Unary;
   n->text = std::move(op);
@@ -46,15 +47,15 @@ NodePtr apply(std::string op, NodePtr a, NodePtr b = nullptr) {
 // Semantic actions: each rule's attribute is the node built so far.
 const auto take = [](auto& ctx) { x3::_val(ctx) = x3::_attr(ctx); };
 const auto fold = [](auto& ctx) {  // _val := _val OP operand, OP parsed
-  x3::_val(ctx) = apply(std::string(1, at_c<0>(x3::_attr(ctx))), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
+  x3::_val(ctx) = make_op(std::string(1, at_c<0>(x3::_attr(ctx))), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
 };
 const auto fold_compare = [](auto& ctx) {
-  x3::_val(ctx) = apply(at_c<0>(x3::_attr(ctx)), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
+  x3::_val(ctx) = make_op(at_c<0>(x3::_attr(ctx)), x3::_val(ctx), at_c<1>(x3::_attr(ctx)));
 };
-const auto fold_and = [](auto& ctx) { x3::_val(ctx) = apply("&&", x3::_val(ctx), x3::_attr(ctx)); };
-const auto fold_or = [](auto& ctx) { x3::_val(ctx) = apply("||", x3::_val(ctx), x3::_attr(ctx)); };
-const auto negate = [](auto& ctx) { x3::_val(ctx) = apply("-", x3::_attr(ctx)); };
-const auto invert = [](auto& ctx) { x3::_val(ctx) = apply("!", x3::_attr(ctx)); };
+const auto fold_and = [](auto& ctx) { x3::_val(ctx) = make_op("&&", x3::_val(ctx), x3::_attr(ctx)); };
+const auto fold_or = [](auto& ctx) { x3::_val(ctx) = make_op("||", x3::_val(ctx), x3::_attr(ctx)); };
+const auto negate = [](auto& ctx) { x3::_val(ctx) = make_op("-", x3::_attr(ctx)); };
+const auto invert = [](auto& ctx) { x3::_val(ctx) = make_op("!", x3::_attr(ctx)); };
 const auto number = [](auto& ctx) {
   x3::_val(ctx) = leaf(Node::Number, fmt::format("{}", x3::_attr(ctx)), x3::_attr(ctx));
 };
@@ -81,19 +82,25 @@ const x3::rule<class primary_id, NodePtr> primary = "primary";
 const x3::rule<class identifier_id, std::string> identifier = "key";
 const x3::rule<class quoted_id, std::string> quoted = "string";
 
-const auto compare_op = x3::string("==") | x3::string("!=") | x3::string("<=") | x3::string(">=") |
-                        x3::string("<") | x3::string(">");
+const x3::rule<class compare_op_id, std::string> compare_op = "comparison operator";
+const x3::rule<class add_op_id, char> add_op = "'+' or '-'";
+const x3::rule<class mul_op_id, char> mul_op = "'*' or '/'";
+const auto compare_op_def = x3::string("==") | x3::string("!=") | x3::string("<=") | x3::string(">=") |
+                            x3::string("<") | x3::string(">");
+const auto add_op_def = x3::char_('+') | x3::char_('-');
+const auto mul_op_def = x3::char_('*') | x3::char_('/');
 const auto expr_def = conj[take] >> *(("||" >> conj)[fold_or]);
 const auto conj_def = negation[take] >> *(("&&" >> negation)[fold_and]);
 const auto negation_def = (x3::lexeme['!' >> !x3::lit('=')] >> negation)[invert] | comparison[take];
 const auto comparison_def = sum[take] >> -((compare_op >> sum)[fold_compare]);
-const auto sum_def = product[take] >> *(((x3::char_('+') | x3::char_('-')) >> product)[fold]);
-const auto product_def = unary[take] >> *((x3::char_("*/") >> unary)[fold]);
+const auto sum_def = product[take] >> *((add_op >> product)[fold]);
+const auto product_def = unary[take] >> *((mul_op >> unary)[fold]);
 const auto unary_def = ('-' >> unary)[negate] | primary[take];
 const auto primary_def = identifier[key] | real[number] | quoted[string] | ('(' >> expr >> ')')[take];
 const auto identifier_def = x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_("_."))];
 const auto quoted_def = x3::lexeme['\'' >> *(x3::char_ - '\'') >> '\''] | x3::lexeme['"' >> *(x3::char_ - '"') >> '"'];
-BOOST_SPIRIT_DEFINE(expr, conj, negation, comparison, sum, product, unary, primary, identifier, quoted)
+BOOST_SPIRIT_DEFINE(expr, conj, negation, comparison, sum, product, unary, primary, identifier, quoted, compare_op,
+                    add_op, mul_op)
 
 bool is_comparison(const std::string& op) {
   return op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
@@ -129,6 +136,8 @@ Constraint Constraint::parse(const std::string& text, const std::string& file, i
     while (operand != last && std::isspace(static_cast<unsigned char>(*operand))) ++operand;
     auto column = [&](auto it) { return size_t(it - c.text_.cbegin()) + 1; };
     if (op == "=") fail(fmt::format("'=' at column {}: write == to compare", column(at)));
+    if (std::count(c.text_.begin(), c.text_.end(), '(') > std::count(c.text_.begin(), c.text_.end(), ')'))
+      fail("a '(' is never closed");
     if (operand == last) fail("expected a key or a value at the end");
     if (*operand == '\'' || *operand == '"') fail(fmt::format("unterminated string starting at column {}", column(operand)));
     fail(fmt::format("unexpected '{}' at column {}", std::string(at, std::min(last, at + 8)), column(at)));
