@@ -1,11 +1,15 @@
 #include "core/schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "core/quantity.h"
 #include "core/text.h"
 
 namespace cstsim::schema {
@@ -66,10 +70,40 @@ std::string Table::describe(const std::string& section, const std::string& prefi
   return out;
 }
 
+namespace {
+
+// A value written with a unit (`64KiB`, `1GHz`, `14ns`: core/quantity.h), in the key's unit.
+std::optional<double> with_unit(const Key& k, const std::string& text, std::string& problem) {
+  const std::string_view t = text::trim(text);
+  // Only a number followed by a unit: a plain bad number or a word keeps the key's own message.
+  if (t.empty() || !std::isalpha(static_cast<unsigned char>(t.back())) ||
+      !(std::isdigit(static_cast<unsigned char>(t.front())) || t.front() == '.'))
+    return std::nullopt;
+  const QuantityResult q = parse_quantity(t, k.unit);
+  if (!q.problem.empty()) {
+    problem = q.problem + ", got " + text::quoted(text);
+    return std::nullopt;
+  }
+  return q.value;
+}
+
+}  // namespace
+
 IntResult check_integer(const Key& k, const std::string& text) {
   if (k.type != Type::Integer) throw std::logic_error("check_integer: " + k.name + " is not an integer key");
   IntResult r;
-  const auto v = text::parse_int(text);
+  std::optional<int64_t> v = text::parse_int(text);
+  if (!v) {
+    if (const auto q = with_unit(k, text, r.problem)) {
+      if (*q != std::floor(*q) || std::fabs(*q) > 9e18) {
+        r.problem = fmt::format("must be a whole number of {}, got {} ({} {})", k.unit, text::quoted(text), *q, k.unit);
+        return r;
+      }
+      v = int64_t(*q);
+    } else if (!r.problem.empty()) {
+      return r;
+    }
+  }
   if (!v || *v < k.min) {
     r.problem = k.min == 1   ? "must be a positive integer, got " + text::quoted(text)
                 : k.min == 0 ? "must be a non-negative integer, got " + text::quoted(text)
@@ -91,7 +125,11 @@ IntResult check_integer(const Key& k, const std::string& text) {
 NumberResult check_number(const Key& k, const std::string& text) {
   if (k.type != Type::Number) throw std::logic_error("check_number: " + k.name + " is not a number key");
   NumberResult r;
-  const auto v = text::parse_double(text);
+  std::optional<double> v = text::parse_double(text);
+  if (!v) {
+    v = with_unit(k, text, r.problem);
+    if (!r.problem.empty()) return r;
+  }
   const std::string of_unit = k.unit.empty() ? "" : " of " + k.unit;
   const bool below = v && k.has_floor && (k.floor_inclusive ? *v < k.floor : *v <= k.floor);
   if (!v || below) {

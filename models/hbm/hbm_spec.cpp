@@ -16,6 +16,7 @@
 #include "core/input_error.h"
 #include "core/schema.h"
 #include "core/install_paths.h"
+#include "core/quantity.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
 
@@ -197,35 +198,28 @@ int64_t power_of_two(const Field& f) {
   return r.value;
 }
 
-// "12ns", "3.9us", "625ps", "14ck"  ->  (value, unit)
-std::pair<double, std::string> split_unit(const Field& f) {
-  const std::string& t = f.text;
-  size_t end = t.size();
-  while (end > 0 && std::isalpha(static_cast<unsigned char>(t[end - 1]))) --end;
-  const std::string unit = text::lower(t.substr(end));
-  auto v = text::parse_double(t.substr(0, end));
-  if (!v || unit.empty())
-    fail(f, "expected a number with a unit (ns, us, ps, or ck for clock cycles), got " + text::quoted(t));
-  if (*v < 0) fail(f, "must not be negative, got " + text::quoted(t));
-  return {*v, unit};
-}
-
+// A time with its unit (core/quantity.h: ns, us, ps, ...), in ns; a bare number is refused here,
+// where ns and clock cycles are both common.
 double time_ns(const Field& f) {
-  auto [v, unit] = split_unit(f);
-  if (unit == "ns") return v;
-  if (unit == "us") return v * 1e3;
-  if (unit == "ps") return v * 1e-3;
-  fail(f, "expected a time in ns, us or ps, got " + text::quoted(f.text));
+  if (text::parse_double(f.text)) fail(f, "expected a number with a unit (ns, us, ps, or ck for clock cycles), got " + text::quoted(f.text));
+  const QuantityResult q = parse_quantity(f.text, "ns");
+  if (q.problem.rfind("expected a number", 0) == 0)
+    fail(f, "expected a number with a unit (ns, us, ps, or ck for clock cycles), got " + text::quoted(f.text));
+  if (!q.problem.empty()) fail(f, q.problem + ", got " + text::quoted(f.text));
+  if (q.value < 0) fail(f, "must not be negative, got " + text::quoted(f.text));
+  return q.value;
 }
 
+// A timing: clock cycles ("14ck") or a time rounded up to whole cycles ("12ns").
 Cycle timing_cycles(const Field& f, double tck_ns) {
-  auto [v, unit] = split_unit(f);
-  if (unit == "ck") {
-    if (v != std::floor(v) || v > 1e12) fail(f, "a count of clock cycles must be a whole number, got " + f.text);
-    return Cycle(v);
+  if (!text::parse_double(f.text)) {
+    const QuantityResult ck = parse_quantity(f.text, "cycles");
+    if (ck.problem.empty()) {
+      if (ck.value < 0 || ck.value != std::floor(ck.value) || ck.value > 1e12)
+        fail(f, "a count of clock cycles must be a whole number, got " + f.text);
+      return Cycle(ck.value);
+    }
   }
-  if (unit != "ns" && unit != "us" && unit != "ps")
-    fail(f, "unknown unit " + text::quoted(unit) + " (ns, us, ps, or ck for clock cycles)");
   const double ns = time_ns(f);
   if (ns / tck_ns > 1e12) fail(f, "is too long");
   return ns_to_cycles(ns, tck_ns);
