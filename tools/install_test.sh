@@ -17,4 +17,10 @@ c="$prefix/share/cstsim/configs"
 test -f run/summary.json
 test -s run/energy.yaml
 test -f "$prefix/share/doc/cstsim/LICENSE"
+# man cstsim: the page renders, and has a section for every command `cstsim --help` lists.
+page="$prefix/share/man/man1/cstsim.1"
+MANWIDTH=100 man -l "$page" > "$work/man.txt" 2> "$work/man.err" || { cat "$work/man.err"; exit 1; }
+for cmd in $("$prefix/bin/cstsim" --help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && NF {print $1}'); do
+  grep -q "^   $cmd\$" "$work/man.txt" || { echo "man page has no section for $cmd"; exit 1; }
+done
 echo "install_test: OK ($prefix)"

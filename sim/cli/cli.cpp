@@ -488,8 +488,9 @@ int run_command(const std::vector<std::string>& args) {
       "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n"
       "       cstsim run --describe [SECTION] [--arch <yaml> [--set key=value ...]]\n\n"
       "Simulates every layer of the workload on the accelerator and writes <dir>/summary.json\n"
-      "and <dir>/layers.csv (plus COMPUTE_REPORT.csv in SCALE-Sim's format under\n"
-      "fold_pipeline: scalesim). The directory appears only when the run completed.\n\noptions");
+      "and <dir>/layers.csv (plus SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and\n"
+      "DETAILED_ACCESS_REPORT.csv under fold_pipeline: scalesim). The directory appears only when\n"
+      "the run completed.\n\noptions");
   desc.add_options()
       ("help,h", "show this help")
       ("arch", po::value(&o.arch_path)->value_name("FILE"),
