@@ -1,6 +1,9 @@
 #include "sim/sweep/collect.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,6 +12,8 @@
 
 #include "core/input_error.h"
 #include "core/csv.h"
+#include "core/text.h"
+#include "sim/sweep/result_columns.h"
 #include "sim/sweep/sweep_dir.h"
 
 namespace cstsim::sweep {
@@ -163,15 +168,57 @@ CollectStats collect(const fs::path& dir, bool quiet) {
   for (std::string& c : s_host.columns)
     if (c.rfind("host_", 0) != 0) c = "host_" + c;
 
+  // A figure both reports carry under two names (time_s and Theta_CST.T_wall, C_P.E and
+  // energy.E_gross, ...) is written once: an alias (result_columns.h) whose values equal its
+  // canonical column's in every point is left out, and results.columns.csv says so.
+  std::map<std::string, std::string> also;  // canonical column -> the aliases left out
+  {
+    auto text_of = [&](const Row& r, const Task& t, const std::string& col) -> std::optional<std::string> {
+      for (size_t k = 0; k < plan.param_keys.size(); ++k)
+        if (plan.param_keys[k] == col) return t.params[k];
+      for (const auto* cells : {&r.arch, &r.total, &r.machine, &r.report})
+        for (const Cell& c : *cells)
+          if (c.column == col) return c.text;
+      return std::nullopt;
+    };
+    auto same = [](const std::string& a, const std::string& b) {
+      if (a == b) return true;
+      const auto x = text::parse_double(a), y = text::parse_double(b);
+      return x && y && std::fabs(*x - *y) <= 1e-9 * std::max(std::fabs(*x), std::fabs(*y));
+    };
+    for (Section* s : {&s_arch, &s_total, &s_report}) {
+      std::vector<std::string> kept;
+      for (const std::string& c : s->columns) {
+        const std::string canonical = column_info(c, plan.param_keys).same_as;
+        bool equal = !canonical.empty();
+        for (const Task& t : plan.tasks) {
+          const Row& r = rows[size_t(t.index)];
+          if (!equal || r.status != "done") continue;
+          const auto a = text_of(r, t, c), b = text_of(r, t, canonical);
+          equal = a && b && same(*a, *b);
+        }
+        if (equal) also[canonical] += (also[canonical].empty() ? "" : " ") + c;
+        else kept.push_back(c);
+      }
+      s->columns = kept;
+    }
+  }
+
   std::vector<std::string> head{"index", "status", "workload", "batch"};
   head.insert(head.end(), plan.param_keys.begin(), plan.param_keys.end());
   head.insert(head.end(), {"hash", "error"});
-  std::string columns_csv = "column,unit,from\n";
-  for (const std::string& c : head) columns_csv += csv::row({c, "", "sweep"});
+  std::string columns_csv = "column,unit,from,what\n";
+  auto describe = [&](const std::string& c, const std::string& unit, const std::string& from) {
+    const ColumnInfo info = column_info(c, plan.param_keys);
+    std::string what = info.what;
+    if (also.count(c)) what += (what.empty() ? "" : "; ") + std::string("also as ") + also.at(c) + " (left out)";
+    columns_csv += csv::row({c, unit.empty() ? info.unit : unit, from, what});
+  };
+  for (const std::string& c : head) describe(c, "", "sweep");
   auto add_section = [&](const Section& s, const char* from) {
     for (const std::string& c : s.columns) {
       head.push_back(c);
-      columns_csv += csv::row({c, s.units.count(c) ? s.units.at(c) : "", from});
+      describe(c, s.units.count(c) ? s.units.at(c) : "", from);
     }
   };
   add_section(s_arch, "summary.json");
