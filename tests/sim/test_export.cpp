@@ -16,12 +16,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "traces/export/export_cli.h"
 #include "traces/reader.h"
+#include "perfetto_trace.pb.h"
 #include "traces/sink.h"
 
 namespace {
@@ -202,6 +204,72 @@ TEST(Export, CsvOutOption) {
 }
 
 // ------------------------------------------------------------ Perfetto
+
+// --format proto: Perfetto's own trace format, read back with the same schema: a process track
+// per owner with its resources' counter tracks, every record a counter value in time order, the
+// layers as slices, timestamps in ns.
+TEST(Export, PerfettoProtoTracksPerOwnerCountersAndSlices) {
+  for (const double hz : {1e9, 7e8}) {
+    SCOPED_TRACE(hz);
+    TempDir tmp;
+    const fs::path run = make_run(tmp.path, hz);
+    const Captured r = run_export({"perfetto", run.string(), "--format", "proto"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("perfetto.pftrace (perfetto proto export"), std::string::npos) << r.out;
+    cstsim::perfetto::Trace t;
+    ASSERT_TRUE(t.ParseFromString(slurp(run / "trace" / "perfetto.pftrace")));
+    const auto ns = [&](int64_t cycle) { return uint64_t(std::llround(double(cycle) * 1e9 / hz)); };
+    std::map<uint64_t, std::string> processes;                    // uuid -> name
+    std::map<uint64_t, std::pair<std::string, uint64_t>> counters;  // uuid -> (resource, parent)
+    std::map<std::string, std::vector<std::pair<uint64_t, int64_t>>> values;
+    std::vector<std::tuple<uint64_t, bool, std::string>> slices;
+    uint64_t previous = 0;
+    for (const auto& p : t.packet()) {
+      EXPECT_EQ(p.trusted_packet_sequence_id(), 1u);
+      if (p.has_track_descriptor()) {
+        const auto& d = p.track_descriptor();
+        if (d.has_process()) processes[d.uuid()] = d.process().process_name();
+        if (d.has_counter()) counters[d.uuid()] = {d.name(), d.parent_uuid()};
+        continue;
+      }
+      ASSERT_TRUE(p.has_track_event());
+      EXPECT_GE(p.timestamp(), previous) << "packets in time order";
+      previous = p.timestamp();
+      const auto& e = p.track_event();
+      if (e.type() == cstsim::perfetto::TrackEvent::TYPE_COUNTER) {
+        ASSERT_TRUE(counters.count(e.track_uuid()));
+        values[counters[e.track_uuid()].first].push_back({p.timestamp(), e.counter_value()});
+      } else {
+        slices.emplace_back(p.timestamp(), e.type() == cstsim::perfetto::TrackEvent::TYPE_SLICE_BEGIN, e.name());
+      }
+    }
+    ASSERT_EQ(counters.size(), kResources.size());
+    for (const Spec& s : kResources) {
+      SCOPED_TRACE(s.name);
+      const auto it = std::find_if(counters.begin(), counters.end(), [&](const auto& c) { return c.second.first == s.name; });
+      ASSERT_NE(it, counters.end());
+      EXPECT_EQ(processes.at(it->second.second), s.owner);  // under its owner's process
+      const uint32_t id = uint32_t(&s - kResources.data());
+      const auto& v = values[s.name];
+      ASSERT_FALSE(v.empty());
+      EXPECT_EQ(v.front().first, 0u);
+      EXPECT_EQ(v.back().first, ns(kEnd));  // the last value's extent
+      for (const auto& [when, value] : v) {
+        int64_t cycle = 0;
+        while (ns(cycle) < when) ++cycle;
+        EXPECT_EQ(value, value_at(id, uint64_t(cycle))) << "at " << when << " ns";
+      }
+    }
+    ASSERT_EQ(slices.size(), 2 * kLayers.size());
+    EXPECT_EQ(slices[0], std::make_tuple(ns(0), true, std::string("conv1")));
+    EXPECT_EQ(slices[1], std::make_tuple(ns(50), false, std::string()));
+    EXPECT_EQ(slices[2], std::make_tuple(ns(50), true, std::string("fc2")));
+    EXPECT_EQ(slices[3], std::make_tuple(ns(100), false, std::string()));
+    // A small trace's default is the JSON form.
+    ASSERT_EQ(run_export({"perfetto", run.string()}).status, 0);
+    EXPECT_TRUE(fs::exists(run / "trace" / "perfetto.json"));
+  }
+}
 
 TEST(Export, PerfettoCountersAndLayerSlices) {
   for (const double hz : {1e9, 7e8}) {

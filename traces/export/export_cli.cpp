@@ -25,14 +25,17 @@ constexpr const char* kUsage =
     "formats:\n"
     "  csv       one row per change record: cycle,time_s,resource,name,value\n"
     "            (default output <run-dir>/trace/rt.csv)\n"
-    "  perfetto  Chrome trace-event JSON for ui.perfetto.dev: one counter track per\n"
-    "            resource, one slice per layer (default <run-dir>/trace/perfetto.json)\n"
+    "  perfetto  for ui.perfetto.dev: a process per owner module with a counter track per\n"
+    "            resource, one slice per layer. Perfetto's protobuf trace (default\n"
+    "            <run-dir>/trace/perfetto.pftrace) above 1,000,000 trace records, Chrome\n"
+    "            trace-event JSON (<run-dir>/trace/perfetto.json) below; --format picks one\n"
     "  vcd       Value Change Dump for GTKWave/Surfer: one 64-bit integer signal per\n"
     "            resource, scoped by owner module (default <run-dir>/trace/rt.vcd)\n"
     "\n"
     "options:\n"
     "  --out FILE   write FILE instead of the default (its directory must exist)\n"
     "  --force      replace FILE even if it is not an export of the same format\n"
+    "  --format F   perfetto only: json or proto (default: by the trace's size, above)\n"
     "  -h, --help   show this help\n"
     "\n"
     "The output appears only when complete, and replaces only an earlier export of the\n"
@@ -42,7 +45,9 @@ constexpr const char* kUsage =
 // What each format's output begins with, to recognise an earlier export.
 bool is_export_of(const std::string& format, std::string_view head) {
   if (format == "csv") return head.rfind("cycle,time_s,resource,name,value\n", 0) == 0;
-  if (format == "perfetto") return head.rfind("{\"displayTimeUnit\"", 0) == 0 && head.find("\"generator\":\"cstsim ") != head.npos;
+  if (format == "perfetto")
+    return (head.rfind("{\"displayTimeUnit\"", 0) == 0 && head.find("\"generator\":\"cstsim ") != head.npos) ||
+           (head.rfind("\x0a", 0) == 0 && head.find("cstsim export perfetto: ") != head.npos);
   return head.rfind("$date\n", 0) == 0 && head.find("$version\n  cstsim ") != head.npos;
 }
 
@@ -72,7 +77,7 @@ int export_command(const std::vector<std::string>& args) {
       throw UsageError(fmt::format("unknown format '{}' (formats: csv, perfetto, vcd)", format));
     }
     std::vector<std::string> positional;
-    std::string out;
+    std::string out, perfetto_form;
     bool have_out = false, force = false;
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -82,6 +87,11 @@ int export_command(const std::vector<std::string>& args) {
         have_out = true;
       } else if (a == "--force") {
         force = true;
+      } else if (a == "--format") {
+        if (format != "perfetto") throw UsageError(fmt::format("{}: --format is for perfetto only", format));
+        if (i + 1 >= args.size() || (args[i + 1] != "json" && args[i + 1] != "proto"))
+          throw UsageError("perfetto: --format needs json or proto");
+        perfetto_form = args[++i];
       } else if (a.rfind("--out=", 0) == 0) {
         out = a.substr(6);
         have_out = true;
@@ -95,6 +105,12 @@ int export_command(const std::vector<std::string>& args) {
     if (positional.size() > 1) throw UsageError(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
     if (have_out && out.empty()) throw UsageError(fmt::format("{}: --out needs a file name", format));
     const fs::path run_dir = positional[0];
+    if (format == "perfetto" && perfetto_form.empty())  // by size: the JSON grows ~100 bytes a record
+      perfetto_form = fs::is_directory(run_dir / "trace") && trace::open_trace(run_dir)->header().record_count >
+                                                                  trace::kPerfettoJsonMaxRecords
+                          ? "proto"
+                          : "json";
+    if (perfetto_form == "proto") default_name = "perfetto.pftrace";
     const fs::path out_path = have_out ? fs::path(out) : run_dir / "trace" / default_name;
     if (have_out) {
       const fs::path parent = out_path.parent_path().empty() ? fs::path(".") : out_path.parent_path();
@@ -114,11 +130,13 @@ int export_command(const std::vector<std::string>& args) {
       io::check_replaceable(out_path, "--out", force, [&](std::string_view head) { return is_export_of(format, head); },
                             "a cstsim " + format + " export");
     if (format == "csv") trace::export_csv(run_dir, out_path);
+    else if (format == "perfetto" && perfetto_form == "proto") trace::export_perfetto_proto(run_dir, out_path);
     else if (format == "perfetto") trace::export_perfetto(run_dir, out_path);
     else trace::export_vcd(run_dir, out_path);
     std::error_code size_error;  // say what was written, and how big it is
     const auto bytes = fs::file_size(out_path, size_error);
-    std::cout << fmt::format("wrote {} ({} export, {} bytes)\n", out_path.string(), format,
+    std::cout << fmt::format("wrote {} ({} export, {} bytes)\n", out_path.string(),
+                             format == "perfetto" ? "perfetto " + perfetto_form : format,
                              size_error ? std::string("?") : std::to_string(bytes));
     return 0;
   } catch (const std::exception& e) {  // usage errors, unreadable traces, outputs that cannot be written

@@ -25,6 +25,10 @@ namespace trace {
 // std::runtime_error on a bad trace or a failed write (and leave no output).
 void export_csv(const std::filesystem::path& run_dir, const std::filesystem::path& out);
 void export_perfetto(const std::filesystem::path& run_dir, const std::filesystem::path& out);
+void export_perfetto_proto(const std::filesystem::path& run_dir, const std::filesystem::path& out);
+// `cstsim export perfetto` writes the protobuf form by default above this many records (the
+// JSON takes about 100 bytes a record; the protobuf about 12).
+inline constexpr uint64_t kPerfettoJsonMaxRecords = 1'000'000;
 void export_vcd(const std::filesystem::path& run_dir, const std::filesystem::path& out);
 
 // VCD time base for a clock period. When the period is a whole number of
