@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "core/install_paths.h"
 #include "sim/config/arch_spec.h"
 #include "core/input_error.h"
 #include "sim/ledger/graph_rows.h"
@@ -29,6 +30,9 @@ struct FlagError : std::runtime_error {
 };
 
 constexpr double kMaxCount = 1e15;  // keeps every product well inside a double's range
+// The machine without --machine or --machine-arch: the shipped default accelerator on HBM3
+// (configs/arch/), so the ledger prices what cstsim simulates unless told otherwise.
+constexpr const char* kDefaultArch = "arch/npu-128-hbm3.yaml";
 
 constexpr const char* kUsage =
     "usage: cstsim ledger [options]\n"
@@ -43,7 +47,8 @@ constexpr const char* kUsage =
     "Counts accept 4096, 7e9 or 2^24; shapes are RxC or TxHxD; bandwidths are GB/s (1e9 B/s).\n"
     "\n"
     "examples:\n"
-    "  cstsim ledger                                    both suites, H200 calibrated (seed defaults)\n"
+    "  cstsim ledger                                    both suites on the default preset (npu-128-hbm3)\n"
+    "  cstsim ledger --machine h200-measured            the seeds' own tables (H200, calibrated)\n"
     "  cstsim ledger --machine h100-spec --suite 003\n"
     "  cstsim ledger --seq-len 8192 --heads 32 --head-dim 128 --op attention\n"
     "  cstsim ledger --params 7e9 --world 64 --op adamw,allreduce\n"
@@ -128,10 +133,11 @@ struct FlagSpec {
 const std::vector<FlagSpec>& general_flags() {
   static const std::vector<FlagSpec> f = {
       {"suite", "002|003|all", "which seed table(s) to print (default all)"},
-      {"machine", "NAME", "machine profile: h200-measured (default), h200-spec, h100-spec"},
-      {"machine-arch", "FILE", "a cstsim arch (.yaml or SCALE-Sim .cfg) as the machine: peak = 2 x rows x cols x "
-                               "clock_hz ops/s; needs --bandwidth (the arch's memory is ideal)"},
-      {"bandwidth", "GBPS", "memory bandwidth in GB/s: required with --machine-arch; overrides a profile's"},
+      {"machine", "NAME", "machine profile: h200-measured (the seeds' tables), h200-spec, h100-spec"},
+      {"machine-arch", "FILE", "a cstsim arch (.yaml or SCALE-Sim .cfg) as the machine (default: the shipped "
+                               "configs/arch/npu-128-hbm3.yaml): peak = 2 x rows x cols x clock_hz ops/s, bandwidth "
+                               "its channel's or its HBM's peak (an ideal memory needs --bandwidth)"},
+      {"bandwidth", "GBPS", "memory bandwidth in GB/s: overrides the arch's or the profile's"},
       {"link-bandwidth", "GBPS", "bandwidth pricing the all-reduce row (default: the memory bandwidth, as seed 003)"},
       {"op", "LIST", "comma-separated operators or groups to keep (see below)"},
       {"graph", "FILE", "an operator-graph workload instead of the seeds' tables: a row per layer and per vector "
@@ -300,19 +306,21 @@ Shapes002 shapes002(const Flags& f) {
 }
 
 Machine pick_machine(const Flags& f) {
-  if (f.has("machine-arch")) {
-    if (f.has("machine")) throw FlagError("--machine-arch", "cannot be combined with --machine");
-    if (!f.has("bandwidth"))
-      throw FlagError("--bandwidth", "required with --machine-arch (an arch's memory is ideal, so give the "
-                                     "bandwidth in GB/s, e.g. --bandwidth 34)");
-    const double bw = parse_gbps("--bandwidth", f.get("bandwidth"));
+  // The accelerator: --machine-arch, or with neither flag the shipped default preset.
+  if (f.has("machine-arch") || !f.has("machine")) {
+    if (f.has("machine-arch") && f.has("machine")) throw FlagError("--machine-arch", "cannot be combined with --machine");
+    const std::string flag = f.has("machine-arch") ? "--machine-arch" : "(default)";
+    const std::string path = f.has("machine-arch") ? f.get("machine-arch") : config_dir() + "/" + kDefaultArch;
+    const double bw = f.has("bandwidth") ? parse_gbps("--bandwidth", f.get("bandwidth")) : 0.0;
     try {
-      return machine_from_arch(load_arch(f.get("machine-arch")), bw);
+      return machine_from_arch(load_arch(path), bw);
     } catch (const InputError& e) {
-      throw FlagError("--machine-arch", e.what());
+      throw FlagError(flag, e.what());
+    } catch (const std::invalid_argument& e) {
+      throw FlagError("--bandwidth", "required with " + flag + " " + path + ": " + e.what());
     }
   }
-  const std::string id = f.has("machine") ? trim(f.get("machine")) : "h200-measured";
+  const std::string id = trim(f.get("machine"));
   const Machine* profile = find_profile(id);
   if (!profile) throw FlagError("--machine", fmt::format("unknown profile '{}' (known: {})", id, profile_names()));
   Machine m = *profile;

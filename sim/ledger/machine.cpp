@@ -79,6 +79,18 @@ std::string profile_names() {
 }
 
 Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s) {
+  std::string bandwidth_from = "--bandwidth";
+  if (bandwidth_bytes_per_s <= 0) {
+    if (arch.memory == "channel") {
+      bandwidth_bytes_per_s = arch.channel.bandwidth_bytes_per_s;
+      bandwidth_from = "the arch's channel";
+    } else if (arch.memory == "hbm" || arch.memory == "hierarchy") {
+      bandwidth_bytes_per_s = arch.hbm_spec.peak_gbps_per_pc() * 1e9 * arch.hbm_spec.org.pcs() * arch.chips;
+      bandwidth_from = fmt::format("the arch's HBM ({}, peak{})", arch.hbm_spec.name, arch.chips > 1 ? " x chips" : "");
+    } else {
+      throw std::invalid_argument("the arch's memory is ideal: give its bandwidth in GB/s with --bandwidth");
+    }
+  }
   Machine m;
   m.id = arch.name;
   m.from_arch = true;
@@ -91,12 +103,12 @@ Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s) {
   m.bandwidth = bandwidth_bytes_per_s;
   m.spec_peak_flops = m.peak_flops;
   m.spec_bandwidth = m.bandwidth;
-  m.description = fmt::format("{} (cstsim arch: {}x{} PEs at {:g} MHz; bandwidth given with --bandwidth)", arch.name,
-                              arch.rows, arch.cols, arch.clock_hz / 1e6);
+  m.description = fmt::format("{} (cstsim arch: {}x{} PEs at {:g} MHz; bandwidth from {})", arch.name, arch.rows,
+                              arch.cols, arch.clock_hz / 1e6, bandwidth_from);
   m.compute_note = fmt::format("2 x {} x {} PEs x {} MACs x {:g} MHz, {} operands", arch.rows, arch.cols,
                                arch.precision.pack, arch.clock_hz / 1e6, to_string(arch.precision.operand));
-  m.source = fmt::format("{} (peak = 2 x rows x cols x clock_hz); bandwidth {:g} GB/s from --bandwidth",
-                         arch.source, bandwidth_bytes_per_s / 1e9);
+  m.source = fmt::format("{} (peak = 2 x rows x cols x clock_hz); bandwidth {:g} GB/s from {}", arch.source,
+                         bandwidth_bytes_per_s / 1e9, bandwidth_from);
   return m;
 }
 

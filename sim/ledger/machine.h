@@ -41,6 +41,8 @@ std::string profile_names();
 
 // An arch config as a machine: peak = 2 x rows x cols x clock_hz ops/s (one MAC =
 // 2 ops); the arch's memory is ideal, so the bandwidth (bytes/s) must be given.
+// `bandwidth_bytes_per_s` 0: the arch's own memory (a channel's bandwidth, an HBM stack's peak
+// times chips); an arch with ideal memory then has none, and std::invalid_argument says so.
 Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s);
 
 }  // namespace ledger

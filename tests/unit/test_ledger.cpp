@@ -28,10 +28,19 @@ struct Outcome {
   std::string out, err;
 };
 
-Outcome invoke(const std::vector<std::string>& args) {
+// The seeds' tables are H200's: every test that does not name a machine prices against it
+// (`cstsim ledger` alone prices the shipped default preset: LedgerCli.DefaultMachineIsTheDefaultPreset).
+Outcome invoke_as_is(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int status = run_ledger(args, out, err);
   return {status, out.str(), err.str()};
+}
+Outcome invoke(std::vector<std::string> args) {
+  const bool named = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--machine" || a == "--machine-arch" || a == "--help" || a == "-h";
+  });
+  if (!named) args.insert(args.begin(), {"--machine", "h200-measured"});
+  return invoke_as_is(args);
 }
 
 // Runs of spaces collapse to one, as in the seeds' printed tables.
@@ -344,6 +353,19 @@ TEST(LedgerCli, ArchMachineNeedsBandwidth) {
   const Outcome missing = invoke({"--machine-arch", tpu});
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.err.rfind("error: ledger: --bandwidth: required with --machine-arch", 0), 0u) << missing.err;
+}
+
+// Without --machine the ledger prices the shipped default accelerator, its bandwidth its HBM's
+// peak: npu-128-hbm3 is 128 x 128 int8 PEs at 1 GHz, one HBM3-6400 stack of 16 channels x 2
+// pseudo-channels x 32 bit at 6.4 Gb/s per pin = 819.2 GB/s.
+TEST(LedgerCli, DefaultMachineIsTheDefaultPreset) {
+  const Outcome r = invoke_as_is({"--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto m = nlohmann::json::parse(r.out)["machine"];
+  EXPECT_DOUBLE_EQ(m["peak_flops_per_s"].get<double>(), 2.0 * 128 * 128 * 1e9);
+  EXPECT_NE(m.dump().find("npu-128-hbm3"), std::string::npos) << m.dump();
+  const Outcome tpu = invoke_as_is({"--machine-arch", kSource + "/configs/arch/tpu-v1-ddr3.yaml", "--json"});
+  ASSERT_EQ(tpu.status, 0) << tpu.err;  // a channel's bandwidth is the arch's own
 }
 
 TEST(LedgerCli, LinkBandwidthPricesOnlyTheAllReduce) {
