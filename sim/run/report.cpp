@@ -60,6 +60,16 @@ nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes)
   return j;
 }
 
+// DRAM bytes a layer read and wrote, where the run's memory counts them; nullopt: not modelled
+// (memory: channel carries only the stationary operand's reads).
+std::pair<int64_t, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t i, const ArrayLayerResult& L) {
+  const auto& replay = r.plan && i < r.plan->layers.size() ? r.plan->layers[i].scalesim : std::nullopt;
+  if (replay) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
+  if (L.has_hierarchy) return {L.hierarchy.shared.hbm_bytes_read, L.hierarchy.shared.hbm_bytes_written};
+  if (r.arch->memory == "ideal") return {0, 0};
+  return {L.dram_bytes, std::nullopt};
+}
+
 nlohmann::ordered_json hierarchy_json(const HierarchyLayerStats& h, int64_t memory_end) {
   return {{"hbm_bytes_read", h.shared.hbm_bytes_read},
           {"hbm_bytes_written", h.shared.hbm_bytes_written},
@@ -278,6 +288,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0, psum_reads = 0;
+  std::optional<int64_t> dram_written_total = 0;  // none once a layer's memory does not model writes
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
@@ -304,7 +315,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     l["ideal_cycles"] = L.ideal_cycles;
     l["stall_cycles"] = L.stall_cycles;
     l["stalls"] = stalls_json(L.stalls);
-    l["dram_bytes"] = L.dram_bytes;
+    const auto [dram_read, dram_written] = dram_bytes(r, i, L);
+    l["dram_bytes"] = dram_read;  // read; written beside it (null: the memory does not model writes)
+    l["dram_bytes_written"] = dram_written ? nlohmann::ordered_json(*dram_written) : nlohmann::ordered_json();
     if (L.has_hierarchy) {
       l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
       l["memory"]["stream_passes"] = L.passes;
@@ -344,7 +357,9 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     macs += L.stats.macs;
     stalls += L.stall_cycles;
     for (const auto& [cause, n] : L.stalls) stall_causes[cause] += n;
-    dram += L.dram_bytes;
+    dram += dram_read;
+    if (dram_written && dram_written_total) *dram_written_total += *dram_written;
+    else dram_written_total.reset();
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
     sram.ofmap_writes += L.stats.sram.ofmap_writes;
@@ -387,6 +402,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
                 {"stall_cycles", stalls},
                 {"stalls", stalls_json(stall_causes)},
                 {"dram_bytes", dram},
+                {"dram_bytes_written", dram_written_total ? nlohmann::ordered_json(*dram_written_total) : nlohmann::ordered_json()},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
                           {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
@@ -410,16 +426,6 @@ std::vector<std::string> stall_causes() {
   const nlohmann::ordered_json none = stalls_json({});
   for (const auto& [cause, cycles] : none.items()) out.push_back(cause);
   return out;
-}
-
-// DRAM bytes a layer read and wrote, where the run's memory counts them; nullopt: not modelled
-// (memory: channel carries only the stationary operand's reads).
-std::pair<int64_t, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t i, const ArrayLayerResult& L) {
-  const auto& replay = r.plan && i < r.plan->layers.size() ? r.plan->layers[i].scalesim : std::nullopt;
-  if (replay) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
-  if (L.has_hierarchy) return {L.hierarchy.shared.hbm_bytes_read, L.hierarchy.shared.hbm_bytes_written};
-  if (r.arch->memory == "ideal") return {0, 0};
-  return {L.dram_bytes, std::nullopt};
 }
 
 }  // namespace
