@@ -36,6 +36,15 @@ TraceSink::TraceSink(Options options) : opt_(std::move(options)) {
   arrived_.reserve(4096);
   actions_out_ = std::make_unique<io::OutFile>(opt_.dir / "actions.csv");
   actions_out_->put("layer,window_start,window_end,action,unit,count\n");
+  slices_out_ = std::make_unique<io::OutFile>(opt_.dir / "slices.csv");
+  slices_out_->put("track,name,start_cycle,end_cycle\n");
+}
+
+void TraceSink::slice(const std::string& track, const std::string& name, int64_t start, int64_t end) {
+  if (end < start) throw std::logic_error(fmt::format("slice {} on {}: ends at {} before its start {}", name, track, end, start));
+  guarded([&] {
+    slices_out_->put(csv::row({scope_ + track, name, std::to_string(start), std::to_string(end)}));
+  });
 }
 
 TraceSink::~TraceSink() = default;
@@ -325,6 +334,7 @@ void TraceSink::finish(int64_t end_cycle) {
   flush_buffer();
   rethrow_write_error();
   actions_out_->commit();
+  slices_out_->commit();
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof h.magic);
   h.version = kVersion;

@@ -73,6 +73,10 @@ class TraceSink {
 
   // Layers partition time; a layer runs from its start to the next layer's start.
   void begin_layer(int index, const std::string& name, int64_t start_cycle);
+  // A named span of cycles [start, end] on a track ("array.folds"), for timeline viewers:
+  // slices.csv, a row each, in the order booked (traces/FORMAT.md). Spans on one track do not
+  // overlap. The track takes the sink's scope.
+  void slice(const std::string& track, const std::string& name, int64_t start, int64_t end);
   // The whole trace is one layer, `name`, from cycle 0; begin_layer does nothing after it (chips
   // running different layers at once: pipeline stages).
   void one_layer(const std::string& name) {
@@ -132,7 +136,7 @@ class TraceSink {
 
   Options opt_;
   std::string scope_;  // set_scope
-  std::unique_ptr<io::OutFile> rt_, actions_out_;
+  std::unique_ptr<io::OutFile> rt_, actions_out_, slices_out_;
   std::exception_ptr write_error_;
   int64_t windows_flushed_ = 0;  // actions.csv holds every window that starts before this
   std::vector<Resource> resources_;

@@ -434,6 +434,7 @@ ArrayLayerResult ArrayModule::run_pass(int index, int step, bool first_pass, con
       }
     wait_until(timing.end);
   }
+  if (sink_) book_fold_slices(*sink_, trace_ids_, layer.name, timing);
   plan.folds.clear();
   plan.folds.shrink_to_fit();
   r.plan = std::move(plan);

@@ -19,6 +19,7 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   const int row_bits = a.precision.word_bits(!rows_are_ifmap), col_bits = a.precision.word_bits(rows_are_ifmap);
   ArrayTraceIds ids;
   ids.stationary_bytes = os ? ab : ob;
+  ids.owner = owner;
   ids.busy = sink.declare({0, owner + ".busy", ResourceClass::Compute, "device", 1, owner, ""});
   ids.active_pes = sink.declare({0, owner + ".active_pes", ResourceClass::Compute, "PE", pes, owner, ""});
   // WS/IS hold two weight banks; OS one accumulator per PE.
@@ -70,6 +71,14 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
     sink.bind_in_layer(link, ids.in_cols, l.layer, cols_of(l));
   }
   return ids;
+}
+
+void book_fold_slices(trace::TraceSink& sink, const ArrayTraceIds& ids, const std::string& layer, const LayerTiming& t) {
+  for (size_t g = 0; g < t.folds.size(); ++g) {
+    const FoldTiming& f = t.folds[g];
+    const int64_t end = g + 1 < t.folds.size() ? std::min(f.end, t.folds[g + 1].start - 1) : f.end;
+    sink.slice(ids.owner + ".folds", layer + " fold " + std::to_string(g), f.start, std::max(end, f.start));
+  }
 }
 
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& p) {

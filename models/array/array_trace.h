@@ -15,6 +15,7 @@
 namespace cstsim {
 
 struct ArrayTraceIds {
+  std::string owner;                  // the array's name in the trace ("array", "cluster1.array")
   trace::ResourceId busy = 0;         // C, device: the array is running a layer
   trace::ResourceId active_pes = 0;   // C, PE: PEs doing a mapped MAC this cycle
   trace::ResourceId stationary = 0;   // M (reg), byte: weight banks held (WS, IS) / live accumulators (OS)
@@ -61,6 +62,10 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
 // Books the work a pass asks for, when it starts: nominal MACs, padding lanes, skipped (2:4) and
 // gated (zero activations) lanes.
 void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t start, const FoldPlan& plan);
+// A slice per fold on <owner>.folds (slices.csv): from its start to the cycle before the next
+// fold starts (its end if sooner), so consecutive folds' slices never overlap where the
+// overlapped pipeline overlaps the folds themselves.
+void book_fold_slices(trace::TraceSink& sink, const ArrayTraceIds& ids, const std::string& layer, const LayerTiming& t);
 
 // Announces fold g's occupancy changes (all at or after its FoldStart).
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan, FoldPipeline pipeline,

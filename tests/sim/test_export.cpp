@@ -233,10 +233,10 @@ TEST(Export, PerfettoProtoTracksPerOwnerCountersAndSlices) {
         continue;
       }
       ASSERT_TRUE(p.has_track_event());
-      EXPECT_GE(p.timestamp(), previous) << "packets in time order";
-      previous = p.timestamp();
       const auto& e = p.track_event();
       if (e.type() == cstsim::perfetto::TrackEvent::TYPE_COUNTER) {
+        EXPECT_GE(p.timestamp(), previous) << "counters in time order";
+        previous = p.timestamp();
         ASSERT_TRUE(counters.count(e.track_uuid()));
         values[counters[e.track_uuid()].first].push_back({p.timestamp(), e.counter_value()});
       } else {

@@ -1,4 +1,5 @@
 // `cstsim export perfetto`: Chrome trace-event JSON, a counter track per resource.
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -82,6 +83,22 @@ void export_perfetto(const fs::path& run_dir, const fs::path& out_path) {
               json_string(l.name), kPid, kLayerTid, ts(uint64_t(l.start_cycle)),
               double(end - l.start_cycle) * us_per_cycle, l.index, l.start_cycle, l.end_cycle);
   }
+
+  // Slices (slices.csv: folds): a thread per track after the owners' threads.
+  std::vector<std::string> slice_tracks;
+  for_each_slice(run_dir, [&](const SliceRow& sl) {
+    size_t k = size_t(std::find(slice_tracks.begin(), slice_tracks.end(), sl.track) - slice_tracks.begin());
+    const int stid = kLayerTid + 1 + int(owners.size() + k);
+    if (k == slice_tracks.size()) {
+      slice_tracks.push_back(sl.track);
+      out.print(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", kPid, stid,
+                json_string(sl.track));
+    }
+    out.print(",\n{{\"ph\":\"X\",\"cat\":\"slice\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{:.15g},\"dur\":{:.15g},"
+              "\"args\":{{\"start_cycle\":{},\"end_cycle\":{}}}}}",
+              json_string(sl.name), kPid, stid, ts(uint64_t(sl.start)), double(sl.end + 1 - sl.start) * us_per_cycle,
+              sl.start, sl.end);
+  });
 
   // Every resource is 0 from cycle 0 until its first record; the zero is emitted
   // only for resources without a record at cycle 0 (records are in cycle order).

@@ -24,7 +24,8 @@ namespace {
 constexpr uint32_t kSequence = 1;            // the one writer sequence
 constexpr uint64_t kLayersTrack = 1;         // uuids: the layers' process track,
 constexpr uint64_t kOwnerTrack0 = 1000;      // owners' process tracks from here,
-constexpr uint64_t kResourceTrack0 = 1 << 20;  // counter tracks from here (+ resource id)
+constexpr uint64_t kResourceTrack0 = 1 << 20;  // counter tracks from here (+ resource id),
+constexpr uint64_t kSliceTrack0 = 1ull << 40;    // slice tracks (slices.csv) from here
 
 // Appends a packet as one `packet` field of Trace (field 1, length-delimited), so the file is a
 // Trace message without holding it whole.
@@ -169,6 +170,33 @@ void export_perfetto_proto(const fs::path& run_dir, const fs::path& out_path) {
   edges_until(h.end_cycle);
   for (size_t i = 0; i < res.size(); ++i) counter(h.end_cycle, i, last[i]);  // the last value's extent
   edges_until(UINT64_MAX);
+
+  // Slices (slices.csv: folds), each track under the process of the owner its name starts with.
+  // Perfetto orders packets by timestamp when it loads a trace; these follow the counters.
+  std::vector<std::string> slice_tracks;
+  for_each_slice(run_dir, [&](const SliceRow& sl) {
+    const size_t k = size_t(std::find(slice_tracks.begin(), slice_tracks.end(), sl.track) - slice_tracks.begin());
+    const uint64_t uuid = kSliceTrack0 + k;
+    if (k == slice_tracks.size()) {
+      slice_tracks.push_back(sl.track);
+      pb::TracePacket& d = fresh();
+      pb::TrackDescriptor* t = d.mutable_track_descriptor();
+      t->set_uuid(uuid);
+      t->set_name(sl.track);
+      for (size_t o = 0; o < owners.size(); ++o)
+        if (sl.track.rfind(owners[o] + ".", 0) == 0) t->set_parent_uuid(kOwnerTrack0 + o);
+      writer.write(d);
+    }
+    for (const bool begin : {true, false}) {
+      pb::TracePacket& e = fresh();
+      e.set_timestamp(ts(uint64_t(begin ? sl.start : sl.end + 1)));
+      pb::TrackEvent* ev = e.mutable_track_event();
+      ev->set_track_uuid(uuid);
+      ev->set_type(begin ? pb::TrackEvent::TYPE_SLICE_BEGIN : pb::TrackEvent::TYPE_SLICE_END);
+      if (begin) ev->set_name(sl.name);
+      writer.write(e);
+    }
+  });
   out.commit();
 }
 

@@ -1,6 +1,10 @@
 #include "traces/export/trace_input.h"
 
 #include <cmath>
+#include <fstream>
+
+#include "core/csv.h"
+#include "core/text.h"
 
 namespace cstsim::trace {
 namespace fs = std::filesystem;
@@ -21,6 +25,23 @@ std::unique_ptr<TraceReader> open_trace(const fs::path& run_dir) {
   if (!(period > 0) || !std::isfinite(period))
     throw std::runtime_error(fmt::format("{}: bad clock period {}", (dir / "rt.bin").string(), period));
   return reader;
+}
+
+void for_each_slice(const fs::path& run_dir, const std::function<void(const SliceRow&)>& f) {
+  const fs::path path = run_dir / "trace" / "slices.csv";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (n == 1) continue;  // the header
+    if (!csv::parse(line, rows) || rows.size() != 1 || rows[0].size() != 4)
+      throw std::runtime_error(fmt::format("{}:{}: malformed slice row", path.string(), n));
+    const auto start = text::parse_int(rows[0][2]), end = text::parse_int(rows[0][3]);
+    if (!start || !end || *start < 0 || *end < *start)
+      throw std::runtime_error(fmt::format("{}:{}: bad cycles {}..{}", path.string(), n, rows[0][2], rows[0][3]));
+    f({rows[0][0], rows[0][1], *start, *end});
+  }
 }
 
 std::string run_name(const fs::path& run_dir) {

@@ -2,6 +2,7 @@
 // What every exporter reads: a run directory's trace/, opened with errors that name
 // what is missing, and its records streamed with their ids and order checked.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,15 @@ void stream_records(TraceReader& reader, const std::filesystem::path& run_dir, F
     f(rec);
   }
 }
+
+// A row of slices.csv: a named span [start, end] of cycles on a track (traces/FORMAT.md).
+struct SliceRow {
+  std::string track, name;
+  int64_t start = 0, end = 0;
+};
+// Calls f(slice) for every row of <run-dir>/trace/slices.csv, streamed (traces written before
+// slices existed have none).
+void for_each_slice(const std::filesystem::path& run_dir, const std::function<void(const SliceRow&)>& f);
 
 // The run directory's own name ("runs/a/" -> "a").
 std::string run_name(const std::filesystem::path& run_dir);
