@@ -24,6 +24,10 @@ void RegisterArray::fold_ended(int fold, int64_t cycle) {
   emit(cycle, EventKind::FoldEnd, fold);
   ++folds_ended_;
   end_cycle_ = std::max(end_cycle_, cycle);
+  // SCALE-Sim's memory may stall the last fold's rows too: the layer ends when it has served them.
+  const std::vector<int64_t>& stalls = plan_.scalesim_stalls;
+  if (scalesim() && !stalls.empty() && fold + 1 == fold_count())
+    end_cycle_ = std::max(end_cycle_, cycle + stalls.back() - stalls[size_t(fold)]);
 }
 
 void RegisterArray::fold_drained(int fold) {
@@ -32,7 +36,7 @@ void RegisterArray::fold_drained(int fold) {
 }
 
 void RegisterArray::close_slot() {
-  if (!scalesim() || next_slot_end_ >= fold_count() || now_ != start_ + (next_slot_end_ + 1) * slot_ - 1) return;
+  if (!scalesim() || next_slot_end_ >= fold_count() || now_ != slot_start(next_slot_end_) + slot_ - 1) return;
   if (!drained_[size_t(next_slot_end_)])
     throw ArrayHazard(fmt::format("fold {} still in flight at the end of its slot", next_slot_end_));
   fold_ended(next_slot_end_++, now_);

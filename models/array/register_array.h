@@ -78,7 +78,12 @@ class RegisterArray {
   // The fold's last output has left the array: it ends now (overlapped) or at its slot end (scalesim).
   void fold_drained(int fold);
   // scalesim: may fold g take the array now (its slot has come and fold g-1 has ended)?
-  bool slot_open(int fold) const { return now_ >= start_ + fold * slot_ && folds_ended_ >= fold; }
+  // SCALE-Sim's slot of fold g: L cycles from start + g L, later by the stalls its memory added
+  // before it (FoldPlan::scalesim_stalls, InterfaceBandwidth: USER).
+  int64_t slot_start(int fold) const {
+    return start_ + int64_t(fold) * slot_ + (plan_.scalesim_stalls.empty() ? 0 : plan_.scalesim_stalls[size_t(fold)]);
+  }
+  bool slot_open(int fold) const { return now_ >= slot_start(fold) && folds_ended_ >= fold; }
   // scalesim: ends the fold whose slot closes this cycle; it must have drained.
   void close_slot();
 
