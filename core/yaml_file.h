@@ -2,11 +2,16 @@
 // Loading a YAML input file with errors in InputError form (1-based lines).
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
 
 namespace cstsim {
 
@@ -14,14 +19,62 @@ namespace cstsim {
 inline int line_of(const YAML::Mark& mark) { return mark.line >= 0 ? mark.line + 1 : 0; }
 inline int line_of(const YAML::Node& node) { return line_of(node.Mark()); }
 
+inline const char* yaml_kind(const YAML::Node& node) {
+  if (node.IsMap()) return "a map";
+  if (node.IsSequence()) return "a list";
+  if (node.IsNull()) return "nothing";
+  return "a single value";
+}
+
+// A key given twice in one map (yaml-cpp keeps both and answers the first): an error naming the
+// dotted path and both lines, in every file read through load_yaml_file.
+inline void reject_duplicate_keys(const std::string& path, const YAML::Node& node, const std::string& prefix) {
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      reject_duplicate_keys(path, node[i], prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1) + "[" + std::to_string(i) + "].");
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar()) throw InputError(path, line_of(it->first), prefix, "a key must be a plain word, not " + std::string(it->first.IsMap() ? "a map" : "a list"));
+    const std::string key = it->first.Scalar();
+    if (auto [at, fresh] = seen.emplace(key, line_of(it->first)); !fresh)
+      throw InputError(path, line_of(it->first), prefix + key, "duplicate key (first at line " + std::to_string(at->second) + ")");
+    reject_duplicate_keys(path, it->second, prefix + key + ".");
+  }
+}
+
 inline YAML::Node load_yaml_file(const std::string& path) {
+  check_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(in);
+    documents = YAML::LoadAll(in);
   } catch (const YAML::ParserException& e) {
     throw InputError(path, line_of(e.mark), "", "malformed YAML: " + e.msg);
   }
+  if (documents.size() > 1)
+    throw InputError(path, line_of(documents[1]), "", "a second YAML document (---): one document per file");
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+  reject_duplicate_keys(path, root, "");
+  return root;
+}
+
+// A number: finite, from a scalar ("expected a number" otherwise; .nan and .inf refused).
+inline double yaml_number(const std::string& file, const YAML::Node& node, const std::string& key) {
+  double v = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, v))
+    throw InputError(file, line_of(node), key, std::string("expected a number, got ") + (node.IsScalar() ? "'" + node.Scalar() + "'" : yaml_kind(node)));
+  if (!std::isfinite(v)) throw InputError(file, line_of(node), key, "must be a finite number, got '" + node.Scalar() + "'");
+  return v;
+}
+
+// A single value as text ("expected a single value" for a list or a map).
+inline std::string yaml_text(const std::string& file, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) throw InputError(file, line_of(node), key, std::string("expected a single value, got ") + yaml_kind(node));
+  return node.Scalar();
 }
 
 // Rejects any key of `map` not in `allowed`, naming it as prefix + key.
@@ -35,11 +88,5 @@ inline void reject_unknown_keys(const std::string& file, const YAML::Node& map, 
   }
 }
 
-inline const char* yaml_kind(const YAML::Node& node) {
-  if (node.IsMap()) return "a map";
-  if (node.IsSequence()) return "a list";
-  if (node.IsNull()) return "nothing";
-  return "a single value";
-}
 
 }  // namespace cstsim

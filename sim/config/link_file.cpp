@@ -1,7 +1,6 @@
 #include "sim/config/link_file.h"
 
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -15,10 +14,8 @@ LinkFile load_link_file(const std::string& path) {
   if (!root.IsMap()) throw InputError(path, line_of(root), "", std::string("expected a map of keys, got ") + yaml_kind(root));
   reject_unknown_keys(path, root, "",
                       {"name", "source", "bandwidth_gbps", "latency_ns", "max_payload_bytes", "header_bytes", "pj_per_bit"});
-  std::set<std::string> seen;
-  for (auto it = root.begin(); it != root.end(); ++it) {
+  for (auto it = root.begin(); it != root.end(); ++it) {  // duplicate keys: load_yaml_file
     const std::string key = it->first.as<std::string>();
-    if (!seen.insert(key).second) throw InputError(path, line_of(it->first), key, "given twice");
     if (!it->second.IsScalar())
       throw InputError(path, line_of(it->second), key, std::string("expected a single value, got ") + yaml_kind(it->second));
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/text.h"
 
 namespace cstsim {
@@ -104,6 +105,7 @@ std::string one_bandwidth(const std::string& file, int line, const std::string& 
 }  // namespace
 
 ArchFields read_scalesim_cfg(const std::string& path) {
+  check_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
 

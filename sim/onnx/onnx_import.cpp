@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
 
 namespace cstsim {
 namespace {
@@ -64,6 +65,7 @@ class Importer {
 
   OnnxImport run() {
     onnx::ModelProto model;
+    check_input_file(path_);
     std::ifstream in(path_, std::ios::binary);
     if (!in) throw InputError(path_, 0, "", "cannot read the file");
     if (!model.ParseFromIstream(&in) || !model.has_graph())

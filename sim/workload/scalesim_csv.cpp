@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/text.h"
 
 namespace cstsim {
@@ -124,6 +125,7 @@ void append_conv_layers(const Row& r, std::vector<Layer>& out) {
 }  // namespace
 
 Workload read_scalesim_csv(const std::string& path) {
+  check_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
   Workload w;

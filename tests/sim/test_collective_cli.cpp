@@ -97,7 +97,7 @@ TEST_F(Collective, BadInputsAreOneLine) {
   expect_bad("latency_ns: 1000\n", "--bytes 1MiB", "bandwidth_gbps");
   expect_bad("bandwidth_gbps: .nan\nlatency_ns: 1\n", "--bytes 1MiB", "bandwidth_gbps");
   expect_bad("bandwidth_gbps: 0\nlatency_ns: 1\n", "--bytes 1MiB", "bandwidth_gbps");
-  expect_bad(ok + "bandwidth_gbps: 200\n", "--bytes 1MiB", "given twice");
+  expect_bad(ok + "bandwidth_gbps: 200\n", "--bytes 1MiB", "bad.yaml:3: bandwidth_gbps: duplicate key (first at line 1)");
   expect_bad(ok + "bandwith: 3\n", "--bytes 1MiB", "bandwith");
   expect_bad("bandwidth_gbps: 100\nlatency_ns: 0.0001\n", "--bytes 1MiB", "latency_ns");
   expect_bad(ok + "header_bytes: -4\n", "--bytes 1MiB", "header_bytes");

@@ -406,7 +406,7 @@ TEST(LedgerCli, BadFlagsGiveOneErrorLine) {
       {{"--machine", "h100-spec", "--machine-arch", tpu, "--bandwidth", "34"},
        "error: ledger: --machine-arch: cannot be combined with --machine"},
       {{"--machine-arch", "/nonexistent/arch.yaml", "--bandwidth", "34"},
-       "error: ledger: --machine-arch: /nonexistent/arch.yaml: cannot open file"},
+       "error: ledger: --machine-arch: /nonexistent/arch.yaml: cannot open file: no such file"},
       {{"gemm"}, "error: ledger: unexpected argument 'gemm' (ledger takes only --flags)"},
   };
   for (const auto& [args, want] : cases) {

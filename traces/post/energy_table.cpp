@@ -14,12 +14,7 @@ namespace cstsim::post {
 namespace {
 
 double number(const std::string& file, const YAML::Node& n, const std::string& key, bool positive_or_zero) {
-  double v;
-  try {
-    v = n.as<double>();
-  } catch (const YAML::Exception&) {
-    throw InputError(file, line_of(n), key, "must be a number");
-  }
+  const double v = yaml_number(file, n, key);  // finite: .nan and .inf are refused
   if (positive_or_zero && v < 0) throw InputError(file, line_of(n), key, "must not be negative");
   return v;
 }
@@ -120,13 +115,13 @@ EnergyTable load_table(const std::string& path, int depth) {
   if (const YAML::Node b = root["base"]) {
     if (!b.IsScalar()) throw InputError(path, line_of(b), "base", "expected a table file name");
     if (depth > 8) throw InputError(path, line_of(b), "base", "bases nest more than 8 deep (a cycle?)");
-    const std::filesystem::path base = std::filesystem::path(path).parent_path() / b.as<std::string>();
+    const std::filesystem::path base = std::filesystem::path(path).parent_path() / b.Scalar();
     if (!std::filesystem::is_regular_file(base))
       throw InputError(path, line_of(b), "base", "no such file: " + base.string());
     t = load_table(base.string(), depth + 1);
   }
   t.path = path;
-  t.name = root["name"] ? root["name"].as<std::string>() : std::filesystem::path(path).stem().string();
+  t.name = root["name"] ? yaml_text(path, root["name"], "name") : std::filesystem::path(path).stem().string();
   if (root["temperature_K"]) {
     t.temperature_k = number(path, root["temperature_K"], "temperature_K", true);
     if (t.temperature_k <= 0) throw InputError(path, line_of(root["temperature_K"]), "temperature_K", "must be positive");
@@ -135,7 +130,7 @@ EnergyTable load_table(const std::string& path, int depth) {
   if ((!actions && !root["base"]) || (actions && !actions.IsMap()))
     throw InputError(path, 0, "actions", "required: a map of action -> {pJ, per, source}");
   for (auto it = actions.begin(); actions && it != actions.end(); ++it) {
-    const std::string key = "actions." + it->first.as<std::string>();
+    const std::string key = "actions." + yaml_text(path, it->first, "actions");
     const YAML::Node row = it->second;
     if (!row.IsMap()) throw InputError(path, line_of(row), key, "expected {pJ, per, source}");
     reject_unknown_keys(path, row, key + ".", {"pJ", "W", "pJ_by_bank_bytes", "per", "source"});
@@ -143,8 +138,8 @@ EnergyTable load_table(const std::string& path, int depth) {
       throw InputError(path, line_of(row), key,
                        "needs exactly one of pJ (per unit), W (per unit held a cycle) or pJ_by_bank_bytes");
     if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required: every row cites its source");
-    ActionEnergy a{it->first.as<std::string>(), 0, -1, row["per"] ? row["per"].as<std::string>() : "",
-                   row["source"].as<std::string>()};
+    ActionEnergy a{it->first.Scalar(), 0, -1, row["per"] ? yaml_text(path, row["per"], key + ".per") : "",
+                   yaml_text(path, row["source"], key + ".source")};
     if (row["pJ"]) {
       a.pj = number(path, row["pJ"], key + ".pJ", true);
     } else if (row["W"]) {
@@ -166,8 +161,9 @@ EnergyTable load_table(const std::string& path, int depth) {
   if (const YAML::Node sp = root["static_power"]) {
     if (!sp.IsMap()) throw InputError(path, line_of(sp), "static_power", "expected a map of component -> {W, source}");
     for (auto it = sp.begin(); it != sp.end(); ++it) {
-      const std::string key = "static_power." + it->first.as<std::string>();
+      const std::string key = "static_power." + yaml_text(path, it->first, "static_power");
       const YAML::Node row = it->second;
+      if (!row.IsMap()) throw InputError(path, line_of(row), key, "expected {W, source} (or W_per_byte, W_per_PE, W_per_buffer_byte)");
       reject_unknown_keys(path, row, key + ".", {"W", "W_per_byte", "W_per_PE", "W_per_buffer_byte", "source"});
       if (int(bool(row["W"])) + int(bool(row["W_per_byte"])) + int(bool(row["W_per_PE"])) +
               int(bool(row["W_per_buffer_byte"])) !=
@@ -175,7 +171,7 @@ EnergyTable load_table(const std::string& path, int depth) {
         throw InputError(path, line_of(row), key,
                          "needs exactly one of W, W_per_byte (of SRAM), W_per_PE or W_per_buffer_byte (of NoC buffers)");
       if (!row["source"]) throw InputError(path, line_of(row), key + ".source", "required");
-      StaticPower p{it->first.as<std::string>(), 0, row["source"].as<std::string>()};
+      StaticPower p{it->first.Scalar(), 0, yaml_text(path, row["source"], key + ".source")};
       if (row["W"]) p.watts = number(path, row["W"], key + ".W", true);
       if (row["W_per_byte"]) p.watts_per_byte = number(path, row["W_per_byte"], key + ".W_per_byte", true);
       if (row["W_per_PE"]) p.watts_per_pe = number(path, row["W_per_PE"], key + ".W_per_PE", true);

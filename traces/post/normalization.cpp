@@ -16,14 +16,10 @@ double reference(const std::string& file, const YAML::Node& refs, const char* ke
   const YAML::Node n = refs[key];
   if (!n || !n.IsMap()) throw InputError(file, line_of(refs), name, std::string("required: {value, unit: ") + unit + "}");
   reject_unknown_keys(file, n, name + ".", {"value", "unit"});
-  if (!n["unit"] || n["unit"].as<std::string>() != unit)
+  if (!n["unit"] || yaml_text(file, n["unit"], name + ".unit") != unit)
     throw InputError(file, line_of(n), name + ".unit", std::string("must be '") + unit + "'");
-  double v = 0;
-  try {
-    v = n["value"].as<double>();
-  } catch (const YAML::Exception&) {
-    throw InputError(file, line_of(n), name + ".value", "must be a number");
-  }
+  if (!n["value"]) throw InputError(file, line_of(n), name + ".value", "required");
+  const double v = yaml_number(file, n["value"], name + ".value");  // finite
   if (!(v > 0)) throw InputError(file, line_of(n), name + ".value", "must be positive");
   return v;
 }
@@ -31,12 +27,7 @@ double reference(const std::string& file, const YAML::Node& refs, const char* ke
 double weight(const std::string& file, const YAML::Node& w, const char* key) {
   const YAML::Node n = w[key];
   if (!n) throw InputError(file, line_of(w), std::string("weights.") + key, "required");
-  double v = 0;
-  try {
-    v = n.as<double>();
-  } catch (const YAML::Exception&) {
-    throw InputError(file, line_of(n), std::string("weights.") + key, "must be a number");
-  }
+  const double v = yaml_number(file, n, std::string("weights.") + key);  // finite
   if (v < 0) throw InputError(file, line_of(n), std::string("weights.") + key, "must not be negative");
   return v;
 }
@@ -50,7 +41,7 @@ Normalization load_normalization(const std::string& path) {
   Normalization n;
   n.path = path;
   if (!root["boundary"]) throw InputError(path, 0, "boundary", "required: accelerator-only or node");
-  n.boundary = root["boundary"].as<std::string>();
+  n.boundary = yaml_text(path, root["boundary"], "boundary");
   if (n.boundary != "accelerator-only" && n.boundary != "node")
     throw InputError(path, line_of(root["boundary"]), "boundary", "must be accelerator-only or node");
   const YAML::Node refs = root["reference"];
