@@ -82,6 +82,8 @@ int write_all(int fd, const char* p, size_t n, int64_t offset = -1) {
 void OutFile::write(const void* data, size_t bytes) {
   if (buf_.size() + bytes > kFlushBytes) flush();
   if (bytes >= kFlushBytes) {  // large blocks go straight to the file
+    crc_.process_bytes(data, bytes);
+    appended_ += bytes;
     if (const int err = write_all(fd_, static_cast<const char*>(data), bytes)) fail("cannot write", err);
     return;
   }
@@ -89,6 +91,8 @@ void OutFile::write(const void* data, size_t bytes) {
 }
 
 void OutFile::flush() {
+  crc_.process_bytes(buf_.data(), buf_.size());
+  appended_ += buf_.size();
   if (const int err = write_all(fd_, buf_.data(), buf_.size())) fail("cannot write", err);
   buf_.clear();
 }

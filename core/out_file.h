@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include <boost/crc.hpp>
 #include <fmt/format.h>
 
 namespace cstsim::io {
@@ -45,6 +46,10 @@ class OutFile {
   // Flushes, closes (checked) and renames onto the target.
   void commit();
   const std::filesystem::path& target() const { return target_; }
+  // What write, put and print appended (not write_at), once committed: its size and CRC-32, for a
+  // manifest that lets a reader tell a damaged file (traces/manifest.h).
+  uint64_t appended_bytes() const { return appended_; }
+  uint32_t appended_crc32() const { return crc_.checksum(); }
 
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
@@ -55,6 +60,8 @@ class OutFile {
   int fd_ = -1;
   fmt::memory_buffer buf_;
   bool settled_ = false;  // committed, or failed and cleaned up
+  boost::crc_32_type crc_;
+  uint64_t appended_ = 0;
 };
 
 // The whole of `text` as the file `target`, through an OutFile.

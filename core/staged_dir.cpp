@@ -41,13 +41,15 @@ bool contains(const fs::path& outer, const fs::path& inner) {
 
 fs::path staging_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp-"; }
 
-// Removes staging directories of runs that were killed: ours by name and stamp, left
-// by a process of this host that is gone (a live one belongs to a concurrent run).
-void remove_stale_staging(const fs::path& parent, const std::string& prefix) {
+// Removes the staging directories of killed runs in `parent`, whatever --out they were for:
+// recognised by name (".NAME.tmp-<owner>-...") and stamp, and left by a process of this host that
+// is gone (a live one belongs to a concurrent run).
+void remove_stale_staging(const fs::path& parent) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0 || !io::left_by_dead_process(name)) continue;
+    if (name.empty() || name[0] != '.' || name.find(".tmp-") == std::string::npos || !io::left_by_dead_process(name))
+      continue;
     if (!fs::is_directory(e.symlink_status(ec)) || !fs::is_regular_file(fs::symlink_status(e.path() / kRunStamp, ec)))
       continue;
     fs::remove_all(e.path(), ec);
@@ -97,7 +99,7 @@ StagedDir::StagedDir(fs::path target, bool force) : target_(std::move(target)), 
     throw io::OutputError(parent, "cannot create the directory: " + ec.message());
   }
   const std::string prefix = staging_prefix(target_).string();
-  remove_stale_staging(parent, prefix);
+  remove_stale_staging(parent);
   std::string templ = (parent / (prefix + io::owner_tag() + "-XXXXXX")).string();
   if (!::mkdtemp(templ.data())) {
     const int err = errno;

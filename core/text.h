@@ -70,6 +70,33 @@ inline std::optional<size_t> control_char(std::string_view s) {
   return std::nullopt;
 }
 
+// The offset of the first byte that does not begin or continue a well-formed UTF-8 sequence
+// (overlong forms, surrogates and code points past U+10FFFF included), if any. Names go into JSON,
+// which must be UTF-8: a bad byte is an input error, not a failure after the simulation.
+inline std::optional<size_t> invalid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned min = 0;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xc2 && c <= 0xdf) n = 1, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) n = 2, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) n = 3, min = 0x10000;
+    else return i;
+    unsigned cp = c & (0x3fu >> n);
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return std::nullopt;
+}
+
 // The `n` candidates closest to `key` by edit distance (ties in the given order), for
 // "unknown key" hints.
 inline std::vector<std::string> nearest(const std::string& key, const std::vector<std::string>& candidates, size_t n = 3) {

@@ -1,5 +1,6 @@
 #pragma once
 // Loading a YAML input file with errors in InputError form (1-based lines).
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "core/input_error.h"
 #include "core/input_file.h"
+#include "core/text.h"
 
 namespace cstsim {
 
@@ -26,22 +28,32 @@ inline const char* yaml_kind(const YAML::Node& node) {
   return "a single value";
 }
 
-// A key given twice in one map (yaml-cpp keeps both and answers the first): an error naming the
-// dotted path and both lines, in every file read through load_yaml_file.
-inline void reject_duplicate_keys(const std::string& path, const YAML::Node& node, const std::string& prefix) {
+// Every file read through load_yaml_file: a key given twice in one map (yaml-cpp keeps both and
+// answers the first) is an error naming the dotted path and both lines; so is a key or value that
+// is not UTF-8 (it would fail only when the run's JSON is written, after the simulation).
+inline void check_yaml_tree(const std::string& path, const YAML::Node& node, const std::string& prefix) {
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i)
-      reject_duplicate_keys(path, node[i], prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1) + "[" + std::to_string(i) + "].");
+      check_yaml_tree(path, node[i], prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1) + "[" + std::to_string(i) + "].");
+    return;
+  }
+  if (node.IsScalar()) {  // names and values end up in JSON and CSV: UTF-8 only
+    if (const auto at = text::invalid_utf8(node.Scalar()))
+      throw InputError(path, line_of(node), prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
+                       fmt::format("not UTF-8 (byte 0x{:02x} at offset {} of the value)",
+                                   static_cast<unsigned char>(node.Scalar()[*at]), *at));
     return;
   }
   if (!node.IsMap()) return;
   std::map<std::string, int> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    if (!it->first.IsScalar()) throw InputError(path, line_of(it->first), prefix, "a key must be a plain word, not " + std::string(it->first.IsMap() ? "a map" : "a list"));
+    if (!it->first.IsScalar()) throw InputError(path, line_of(it->first), prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1), "a key must be a plain word, not " + std::string(it->first.IsMap() ? "a map" : "a list"));
     const std::string key = it->first.Scalar();
+    if (const auto at = text::invalid_utf8(key))
+      throw InputError(path, line_of(it->first), prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1), fmt::format("a key that is not UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(key[*at])));
     if (auto [at, fresh] = seen.emplace(key, line_of(it->first)); !fresh)
       throw InputError(path, line_of(it->first), prefix + key, "duplicate key (first at line " + std::to_string(at->second) + ")");
-    reject_duplicate_keys(path, it->second, prefix + key + ".");
+    check_yaml_tree(path, it->second, prefix + key + ".");
   }
 }
 
@@ -58,7 +70,7 @@ inline YAML::Node load_yaml_file(const std::string& path) {
   if (documents.size() > 1)
     throw InputError(path, line_of(documents[1]), "", "a second YAML document (---): one document per file");
   const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
-  reject_duplicate_keys(path, root, "");
+  check_yaml_tree(path, root, "");
   return root;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "traces/format.h"
+#include "traces/manifest.h"
 
 namespace cstsim::trace {
 
@@ -28,13 +29,17 @@ struct ActionRow {
 
 class TraceReader {
  public:
-  // `trace_dir` is <run-dir>/trace. Throws std::runtime_error naming the file on any problem.
+  // `trace_dir` is <run-dir>/trace. Every file is checked against manifest.json (size, CRC-32,
+  // rows) and every field against its bounds; InputError naming the file (and line) on any
+  // problem. Records and actions.csv rows are checked as they are streamed, rt.bin's CRC once
+  // the last record is read.
   explicit TraceReader(std::filesystem::path trace_dir);
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
   const FileHeader& header() const { return header_; }
+  const Manifest& manifest() const { return manifest_; }
   const std::vector<Resource>& resources() const { return resources_; }
   const std::vector<LayerRow>& layers() const { return layers_; }
   std::vector<ActionRow> actions() const;  // the whole actions.csv (tests, small traces)
@@ -54,6 +59,10 @@ class TraceReader {
   std::vector<Record> buffer_;
   size_t pos_ = 0;
   uint64_t read_ = 0;
+  uint64_t last_cycle_ = 0;
+  boost::crc_32_type crc_;  // of the records read so far
+  Manifest manifest_;
+  void check_record(const Record& r, uint64_t index);
 };
 
 // Splits one CSV line (RFC 4180: a quoted field may hold commas and doubled quotes; core/csv.h).

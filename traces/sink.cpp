@@ -1,5 +1,7 @@
 #include "traces/sink.h"
 
+#include "core/input_error.h"
+
 #include "core/csv.h"
 
 #include <algorithm>
@@ -44,6 +46,7 @@ void TraceSink::slice(const std::string& track, const std::string& name, int64_t
   if (end < start) throw std::logic_error(fmt::format("slice {} on {}: ends at {} before its start {}", name, track, end, start));
   guarded([&] {
     slices_out_->put(csv::row({scope_ + track, name, std::to_string(start), std::to_string(end)}));
+    ++slice_rows_;
   });
 }
 
@@ -238,10 +241,13 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
     const auto [aligned, layer] = it->first;
     int64_t start = aligned, end = aligned + opt_.window;
     if (end_cycle >= 0) end = std::min(end, end_cycle);
-    for (size_t i = 0; i < layers_.size(); ++i) {
-      if (layers_[i].index != layer) continue;
-      start = std::max(start, layers_[i].start);
-      if (i + 1 < layers_.size()) end = std::min(end, layers_[i + 1].start);
+    // layers_ is sorted by index (begin_layer refuses anything else): a binary search, not a scan
+    // (a scan made tracing quadratic in the number of layers).
+    const auto span = std::lower_bound(layers_.begin(), layers_.end(), layer,
+                                       [](const LayerSpan& l, int64_t index) { return l.index < index; });
+    if (span != layers_.end() && span->index == layer) {
+      start = std::max(start, span->start);
+      if (span + 1 != layers_.end()) end = std::min(end, (span + 1)->start);
     }
     for (ActionId a : order)  // bits to whole bytes, the rest carried
       if (a < it->second.size() && in_bits_[a] && it->second[a] != 0) {
@@ -251,13 +257,16 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
       }
     guarded([&] {
       for (ActionId a : order)
-        if (a < it->second.size() && it->second[a] != 0)
+        if (a < it->second.size() && it->second[a] != 0) {
           actions_out_->print("{},{},{},{},{},{}\n", layer, start, end, actions_[a].first, actions_[a].second,
                               it->second[a]);
+          ++action_rows_;
+        }
     });
     it = counters_.erase(it);
   }
   windows_flushed_ = boundary;
+  check_size();
 }
 
 void TraceSink::apply_cycle(int64_t cycle, std::vector<Change>& changes) {
@@ -288,8 +297,22 @@ void TraceSink::write_record(int64_t cycle, ResourceId id, int64_t value) {
 
 void TraceSink::flush_buffer() {
   if (buffer_.empty()) return;
+  records_crc_.process_bytes(buffer_.data(), sizeof(Record) * buffer_.size());
   guarded([&] { rt_->write(buffer_.data(), sizeof(Record) * buffer_.size()); });
   buffer_.clear();
+  check_size();
+}
+
+void TraceSink::check_size() {
+  if (opt_.max_bytes == 0 || write_error_) return;
+  const uint64_t bytes = rt_->appended_bytes() + actions_out_->appended_bytes() + slices_out_->appended_bytes();
+  if (bytes <= opt_.max_bytes) return;
+  write_error_ = std::make_exception_ptr(InputError(
+      "--max-trace-bytes", 0, "",
+      fmt::format("the trace passed {} bytes at cycle {} and was stopped: raise the limit, give a coarser "
+                  "--window (now {} cycles), or run with --no-trace",
+                  opt_.max_bytes, now_, opt_.window)));
+  if (opt_.on_write_error) opt_.on_write_error();
 }
 
 void TraceSink::accrue(const Binding& b, int64_t from, int64_t to, int64_t value) {
@@ -348,7 +371,15 @@ void TraceSink::finish(int64_t end_cycle) {
   h.action_window = uint64_t(opt_.window);
   rt_->write_at(0, &h, sizeof h);
   rt_->commit();
+  manifest_.end_cycle = uint64_t(end_cycle);
+  manifest_.records = records_;
+  manifest_.files["rt.bin"] = {kHeaderBytes + records_ * kRecordBytes, records_crc_.checksum(), records_};
+  manifest_.files["actions.csv"] = {actions_out_->appended_bytes(), actions_out_->appended_crc32(), action_rows_};
+  manifest_.files["slices.csv"] = {slices_out_->appended_bytes(), slices_out_->appended_crc32(), slice_rows_};
   write_side_files(end_cycle);
+  const std::string manifest = manifest_.json();
+  manifest_crc32_ = crc32_of(manifest);
+  io::write_file(opt_.dir / "manifest.json", manifest);
   finished_ = true;
 }
 
@@ -358,6 +389,7 @@ void TraceSink::write_side_files(int64_t end_cycle) {
     res += csv::row({std::to_string(r.id), r.name, std::string(1, class_letter(r.cls)), r.unit, std::to_string(r.capacity),
                      r.owner, r.level, r.edge, r.carries});
   io::write_file(opt_.dir / "resources.csv", res);
+  manifest_.files["resources.csv"] = {res.size(), crc32_of(res), resources_.size()};
 
   auto layer_end = [&](size_t i) { return i + 1 < layers_.size() ? layers_[i + 1].start : end_cycle; };
   std::string lay = "layer,name,start_cycle,end_cycle\n";
@@ -365,6 +397,7 @@ void TraceSink::write_side_files(int64_t end_cycle) {
     lay += csv::row({std::to_string(layers_[i].index), layers_[i].name, std::to_string(layers_[i].start),
                      std::to_string(layer_end(i) - 1)});
   io::write_file(opt_.dir / "layers.csv", lay);
+  manifest_.files["layers.csv"] = {lay.size(), crc32_of(lay), layers_.size()};
 
 }
 

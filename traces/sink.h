@@ -24,6 +24,7 @@
 
 #include "core/out_file.h"
 #include "traces/format.h"
+#include "traces/manifest.h"
 
 namespace cstsim::trace {
 
@@ -40,6 +41,9 @@ class TraceSink {
     // Called once when a trace file cannot be written (disk full...). The sink stops
     // writing and finish() throws the error; a run uses this to stop the simulation.
     std::function<void()> on_write_error;
+    // The trace's files may not grow past this many bytes (0: no limit): past it the sink stops
+    // writing, calls on_write_error, and finish() throws an InputError naming --max-trace-bytes.
+    uint64_t max_bytes = 0;
   };
   explicit TraceSink(Options options);
   ~TraceSink();  // an unfinished trace's files are removed
@@ -91,7 +95,16 @@ class TraceSink {
   void rethrow_write_error() const;
 
   const std::vector<Resource>& resources() const { return resources_; }
+  // The actions declared so far, by name (before the run: every action it can count).
+  std::vector<std::string> action_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, unit] : actions_) names.push_back(name);
+    return names;
+  }
   uint64_t records_written() const { return records_; }
+  // What finish() wrote (trace/manifest.json) and that file's own CRC-32, for summary.json.
+  const Manifest& manifest() const { return manifest_; }
+  uint32_t manifest_crc32() const { return manifest_crc32_; }
   // Largest number of announced-but-not-final changes held at once (memory bound check).
   size_t peak_pending() const { return peak_pending_; }
 
@@ -121,6 +134,7 @@ class TraceSink {
   void apply_cycle(int64_t cycle, std::vector<Change>& changes);
   void write_record(int64_t cycle, ResourceId id, int64_t value);
   void flush_buffer();
+  void check_size();  // against Options::max_bytes
   // Adds `amount` per cycle over [from, to) to an action, split at windows and layers.
   void accrue(ActionId action, int64_t from, int64_t to, int64_t amount);
   // A bound counter: `value` units of its resource over [from, to), at the binding's rate in
@@ -175,6 +189,10 @@ class TraceSink {
   std::map<std::pair<int64_t, int>, std::vector<int64_t>> counters_;
   int64_t now_ = 0;
   uint64_t records_ = 0;
+  boost::crc_32_type records_crc_;  // of rt.bin's records as written
+  uint64_t action_rows_ = 0, slice_rows_ = 0;
+  Manifest manifest_;
+  uint32_t manifest_crc32_ = 0;
   size_t peak_pending_ = 0;
   bool finished_ = false;
 };

@@ -6,7 +6,7 @@ namespace cstsim {
 
 MemorySystemModule::MemorySystemModule(sc_core::sc_module_name name) : sc_module(name) {
   SC_HAS_PROCESS(MemorySystemModule);
-  SC_METHOD(serve);  // a method, not a thread: it never waits inside, and costs no stack switch
+  SC_METHOD(guarded_serve);  // a method, not a thread: it never waits inside, and costs no stack switch
   sensitive << work_;
   dont_initialize();
 }

@@ -18,6 +18,7 @@
 #include <systemc>
 
 #include "models/memory/memory_group.h"
+#include "models/accelerator/process_guard.h"
 
 namespace cstsim {
 
@@ -36,6 +37,7 @@ class MemorySystemModule : public sc_core::sc_module, public MemoryDriver {
 
  private:
   void serve();  // SC_METHOD, on work_
+  void guarded_serve() { guard_process([this] { serve(); }); }  // what SC_*(serve) registers
 
   struct Request {
     MemoryGroup* group;

@@ -40,7 +40,7 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
   }
   // SystemC time only orders the processes; cycles are counted as integers.
   period_ = sc_core::sc_time(std::round(1e12 / params_.spec.clock_hz), sc_core::SC_PS);
-  SC_THREAD(run);
+  SC_THREAD(guarded_run);
 }
 
 void ArrayModule::wait_until(int64_t cycle) { wait_until(cycle, cycle); }

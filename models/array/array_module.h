@@ -23,6 +23,7 @@
 #include "models/accelerator/accelerator_spec.h"
 #include "core/progress.h"
 #include "plan/plan.h"
+#include "models/accelerator/process_guard.h"
 
 namespace cstsim {
 
@@ -168,6 +169,7 @@ class ArrayModule : public sc_core::sc_module {
 
  private:
   void run();
+  void guarded_run() { guard_process([this] { run(); }); }  // what SC_*(run) registers
   // Step `step`: this cluster's share of vector kernel k on its vector unit, from `start`.
   VectorKernelResult run_vector_kernel(const VectorKernelPlan& k, int step, int64_t start);
   // Step `step`: this cluster's share of flash kernel k (models/array/flash_attention.cpp).

@@ -18,9 +18,9 @@ HbmModule::HbmModule(sc_core::sc_module_name name, HbmSpec spec, IdleRefresh idl
   socket.register_b_transport(this, &HbmModule::b_transport);
   if (period_.value() == 0 || period_ != sc_core::sc_time(device_.spec().tck_ns * 1000.0, sc_core::SC_PS))
     throw std::invalid_argument("HBM tCK is not a whole number of SystemC time units");
-  SC_METHOD(process);  // runs once at time 0 (Timed: schedules the first refresh), then on wake_
+  SC_METHOD(guarded_process);  // runs once at time 0 (Timed: schedules the first refresh), then on wake_
   sensitive << wake_;
-  SC_METHOD(send_response);  // the next BEGIN_RESP once the initiator ended the last
+  SC_METHOD(guarded_send_response);  // the next BEGIN_RESP once the initiator ended the last
   sensitive << response_freed_;
   dont_initialize();
 }
@@ -238,6 +238,7 @@ TrafficResult run_traffic_tlm(const HbmSpec& spec, const TrafficOptions& options
   TrafficRecorder rec(hbm.device(), options, 1);
   TlmTrafficSource source("traffic", hbm, rec);
   sc_core::sc_start();
+  ProcessErrors::rethrow_if_any();
   hbm.device().run_until(rec.end_cycle());
   return rec.finish(hbm.device());
 }
@@ -250,6 +251,7 @@ TrafficResult run_traffic_systemc(const HbmSpec& spec, const TrafficOptions& opt
     if (auto next = rec.on_completion(c)) hbm.submit(*next);
   });
   sc_core::sc_start();
+  ProcessErrors::rethrow_if_any();
   // The run ends when the last request completes; count refresh up to that cycle.
   hbm.device().run_until(rec.end_cycle());
   return rec.finish(hbm.device());

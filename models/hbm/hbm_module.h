@@ -31,6 +31,7 @@
 
 #include "models/hbm/hbm_device.h"
 #include "models/hbm/traffic.h"
+#include "models/accelerator/process_guard.h"
 
 namespace cstsim::hbm {
 
@@ -76,6 +77,7 @@ class HbmModule : public sc_core::sc_module {
 
  private:
   void process();
+  void guarded_process() { guard_process([this] { process(); }); }  // what SC_*(process) registers
   void schedule();
   // TLM-2.0 target side.
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase, sc_core::sc_time& delay);
@@ -86,6 +88,7 @@ class HbmModule : public sc_core::sc_module {
   Cycle enter(HbmRequest request);  // submit() without the id check
   void respond(const HbmCompletion& c);
   void send_response();
+  void guarded_send_response() { guard_process([this] { send_response(); }); }  // what SC_*(send_response) registers
 
   HbmDevice device_;
   sc_core::sc_time period_;

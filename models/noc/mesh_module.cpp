@@ -10,7 +10,7 @@ namespace cstsim::noc {
 MeshModule::MeshModule(sc_core::sc_module_name name, const NocConfig& config) : sc_module(name), network_(config) {
   // SystemC time only orders the processes; cycles are counted as integers.
   period_ = sc_core::sc_time(std::round(1e12 / config.clock_hz), sc_core::SC_PS);
-  SC_METHOD(wake);
+  SC_METHOD(guarded_wake);
   sensitive << wake_event_;
   dont_initialize();
 }

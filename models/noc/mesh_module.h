@@ -23,6 +23,7 @@
 #include <systemc>
 
 #include "models/noc/network.h"
+#include "models/accelerator/process_guard.h"
 
 namespace cstsim::noc {
 
@@ -46,6 +47,7 @@ class MeshModule : public sc_core::sc_module {
 
  private:
   void wake();
+  void guarded_wake() { guard_process([this] { wake(); }); }  // what SC_*(wake) registers
   void schedule();
 
   Network network_;

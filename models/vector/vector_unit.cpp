@@ -46,7 +46,7 @@ VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult
 VectorUnitModule::VectorUnitModule(sc_core::sc_module_name name, VectorParams params, double clock_hz)
     : sc_module(name), params_(params) {
   period_ = sc_core::sc_time(std::round(1e12 / clock_hz), sc_core::SC_PS);
-  SC_THREAD(run);
+  SC_THREAD(guarded_run);
 }
 
 void VectorUnitModule::declare(trace::TraceSink& sink, const std::string& prefix, bool hierarchy) {

@@ -31,6 +31,7 @@
 #include "models/vector/vector_params.h"
 #include "plan/vector_kernel.h"
 #include "traces/sink.h"
+#include "models/accelerator/process_guard.h"
 
 namespace cstsim {
 
@@ -83,6 +84,7 @@ class VectorUnitModule : public sc_core::sc_module {
  private:
   struct Job;
   void run();  // the unit's process: one kernel per request
+  void guarded_run() { guard_process([this] { run(); }); }  // what SC_*(run) registers
   VectorKernelResult simulate(const Job& job, MemoryGroup* group, bool record);
   int64_t tile_cycles(const std::array<int64_t, 3>& ops, int64_t bytes) const;
 

@@ -3,6 +3,7 @@
 #include "core/install_paths.h"
 #include "sim/onnx/onnx_import.h"
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -21,6 +22,7 @@
 
 #include "core/input_error.h"
 #include "core/out_file.h"
+#include "core/quantity.h"
 #include "core/text.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
@@ -482,7 +484,7 @@ int post_command(const std::vector<std::string>& args) {
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
-  std::string fault, describe;
+  std::string fault, describe, seed, max_trace;
   bool verbose = false, quiet = false;
   po::options_description desc(
       "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n"
@@ -524,7 +526,10 @@ int run_command(const std::vector<std::string>& args) {
        "5-10 % faster on hierarchy runs)")
       ("window", po::value(&o.window)->value_name("CYCLES"),
        "window of the trace's action counters, in cycles (default 1024)")
-      ("seed", po::value(&o.seed)->value_name("N"), "seed of the --verify operand values (default 1)")
+      ("max-trace-bytes", po::value(&max_trace)->value_name("BYTES"),
+       "largest trace to write (default 4GiB; 0: no limit; units: 512MiB, 2GiB): a run whose trace is "
+       "estimated past it is refused before it starts, and one that grows past it is stopped")
+      ("seed", po::value(&seed)->value_name("N"), "seed of the --verify operand values (default 1)")
       ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL[,CLUSTER]"),
        "with --verify: flip one bit of PE(ROW,COL)'s sum register in cluster CLUSTER (default 0) after the clock "
        "edge of CYCLE, to see the checker catch it")
@@ -561,6 +566,21 @@ int run_command(const std::vector<std::string>& args) {
   o.trace = vm.count("no-trace") == 0;
   o.check_hbm = vm.count("no-hbm-check") == 0;
   if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
+  for (const char* path_option : {"arch", "workload", "energy", "normalization"})
+    if (vm.count(path_option) && vm[path_option].as<std::string>().empty())
+      throw InputError(std::string("--") + path_option, 0, "", "an empty path (leave the option out instead)");
+  if (!max_trace.empty()) {
+    const QuantityResult q = parse_quantity(max_trace, "bytes");
+    if (!q.problem.empty() || !(q.value >= 0) || q.value > 1.8e19 || q.value != std::floor(q.value))
+      throw InputError("--max-trace-bytes", 0, "",
+                       "must be a whole number of bytes (or with a unit: 512MiB, 2GiB), got " + text::quoted(max_trace));
+    o.max_trace_bytes = uint64_t(q.value);
+  }
+  if (!seed.empty()) {  // read here: program_options would take -1 as 2^64 - 1
+    const std::optional<int64_t> s = text::parse_int(seed);
+    if (!s || *s < 0) throw InputError("--seed", 0, "", "must be a non-negative integer, got " + text::quoted(seed));
+    o.seed = uint64_t(*s);
+  }
   if (!fault.empty()) {
     char tail = 0;
     long long cycle = 0;
@@ -578,9 +598,12 @@ int run_command(const std::vector<std::string>& args) {
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args.empty())
+      throw UsageError("no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
+                       "collective, import; cstsim --help for the usage)");
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::cout << kUsage;
-      return args.empty() ? 2 : 0;
+      return 0;
     }
     if (args[0] == "--version") {
       std::cout << "cstsim " << CSTSIM_VERSION << " (commit " << CSTSIM_COMMIT << ")\n"
@@ -617,6 +640,13 @@ int cli_main(int argc, char** argv) {
   } catch (const InvariantError& e) {  // a model bug, not the input: nothing was written
     std::cerr << "error: " << e.what() << "\n";
     return 3;
+  } catch (const std::bad_alloc&) {  // sizes are checked before anything is made; this is the backstop
+    std::cerr << "error: out of memory: the run needs more memory than this machine gives it (reduce the "
+                 "workload's sizes or the trace, or see --no-trace)\n";
+    return 2;
+  } catch (const std::exception& e) {  // never past SystemC's kernel: one line, whatever the reader or model met
+    std::cerr << "error: " << InputError::one_line(e.what()) << "\n";
+    return 2;
   }
 }
 

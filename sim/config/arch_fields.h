@@ -13,6 +13,7 @@ struct ArchField {
   std::string file;  // where it was written ("--set" for overrides)
   int line = 0;      // 1-based; 0 when implied or from the command line
   std::string key;   // the key as the user spelled it ("array.rows", "ArrayHeight")
+  bool quoted = false;  // a quoted YAML string ("8"): never read as a number
 };
 
 struct ArchFields {

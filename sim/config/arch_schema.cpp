@@ -1,5 +1,7 @@
 #include "sim/config/arch_schema.h"
 
+#include <fmt/format.h>
+
 #include <climits>
 
 #include "core/clock.h"
@@ -22,6 +24,18 @@ std::vector<std::string> operand_type_names() {
 schema::Key pe_macs_key(const std::string& type) {
   return schema::integer_key("precision.macs_per_pe." + type, "MAC/cycle", "no table: precision.operand at 1 (int4: 2)", 1, 64,
                              type + " MACs a PE does per cycle, side by side along K; unlisted: the PE cannot do " + type);
+}
+
+// The channel model counts its time in cycles of int64: bounds that keep every latency and
+// transfer time far inside it (1e-6 GB/s moves a 64 KiB tile in 65 s; 1e9 ns is a second), and
+// that no real memory channel comes near.
+std::string channel_bandwidth_problem(double gbps) {
+  if (gbps < 1e-6 || gbps > 1e7) return fmt::format("{} GB/s is outside 1e-6..1e7 GB/s (1 kB/s to 10 PB/s)", gbps);
+  return "";
+}
+std::string channel_latency_problem(double ns) {
+  if (ns > 1e9) return fmt::format("{} ns is more than 1e9 ns (a second per access)", ns);
+  return "";
 }
 
 }  // namespace
@@ -82,8 +96,12 @@ const schema::Table& arch_schema() {
                    "energy table for report.json (configs/energy/*.yaml), relative to the arch file; --energy overrides it"),
           choice_key("memory", "", "ideal", {"ideal", "channel", "hbm", "hierarchy"},
                      "what feeds the array: nothing to wait for, a DRAM channel, an HBM stack, or HBM > NoC > DMA > scratchpad"),
-          only_with(above(number_key("channel.bandwidth_gbps", "GB/s", "required with channel", "channel bandwidth (1e9 B/s)"), 0), channel),
-          only_with(at_least(number_key("channel.latency_ns", "ns", "0", "access latency added to every tile's arrival"), 0), channel),
+          only_with(with_rule(above(number_key("channel.bandwidth_gbps", "GB/s", "required with channel",
+                                                "channel bandwidth (1e9 B/s), 1e-6..1e7"), 0),
+                              channel_bandwidth_problem), channel),
+          only_with(with_rule(at_least(number_key("channel.latency_ns", "ns", "0",
+                                                  "access latency added to every tile's arrival, at most 1e9 (1 s)"), 0),
+                              channel_latency_problem), channel),
           only_with(integer_key("channel.fifo_tiles", "tiles", "4", 1, 1024, "tiles fetched ahead (TPU v1: 4)"), channel),
           only_with(path_key("hbm.spec", "required with hbm | hierarchy",
                    "an HBM file (configs/memory/*.yaml), relative to the arch file; its keys are hbm.<key>"), hbm),

@@ -77,7 +77,7 @@ void read_yaml_map(const YAML::Node& map, const std::string& prefix, ArchFields&
     if (!value.IsScalar())
       throw InputError(out.file, line, key,
                        fmt::format("expected a single value, got {}", yaml_kind(value)));
-    out.values[key] = {std::string(text::trim(value.Scalar())), out.file, line, key};
+    out.values[key] = {std::string(text::trim(value.Scalar())), out.file, line, key, value.Tag() == "!"};
   }
 }
 
@@ -106,7 +106,13 @@ const schema::Key& arch_key(const std::string& key) {
 }
 
 // An integer key, checked against the range the schema gives it.
+// A number written as a quoted string ("8") is a type error, as the configs README says.
+void refuse_quoted_number(const ArchField& f) {
+  if (f.quoted) fail(f, fmt::format("expected a number, got the quoted string {} (write it without quotes)", text::quoted(f.text)));
+}
+
 int64_t int_of(const ArchField& f, const std::string& key) {
+  refuse_quoted_number(f);
   const schema::IntResult r = schema::check_integer(arch_key(key), f.text);
   if (!r.problem.empty()) fail(f, r.problem);
   return r.value;
@@ -114,6 +120,7 @@ int64_t int_of(const ArchField& f, const std::string& key) {
 
 // A number key, checked against its row's floor and rule.
 double number_of(const ArchField& f, const std::string& key) {
+  refuse_quoted_number(f);
   const schema::NumberResult r = schema::check_number(arch_key(key), f.text);
   if (!r.problem.empty()) fail(f, r.problem);
   return r.value;

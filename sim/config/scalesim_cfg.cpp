@@ -1,5 +1,7 @@
 #include "sim/config/scalesim_cfg.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <set>
 #include <vector>
@@ -122,6 +124,8 @@ ArchFields read_scalesim_cfg(const std::string& path) {
   std::map<const CfgKey*, int> keys_seen;  // -> line, to report duplicates
   std::string raw;
   for (int line = 1; std::getline(in, raw); ++line) {
+    if (const auto at = text::invalid_utf8(raw))
+      throw InputError(path, line, "", fmt::format("not UTF-8 (byte 0x{:02x} in column {})", static_cast<unsigned char>(raw[*at]), *at + 1));
     std::string_view s = text::trim(raw);
     if (s.empty() || s[0] == '#' || s[0] == ';') continue;
     if (s[0] == '[') {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/input_error.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/pipeline.h"
 #include "sim/mapper/prefetch.h"
@@ -324,6 +325,27 @@ ArchSpec with_tensor_width(const ArchSpec& a, const Layer& l) {
   return s;
 }
 
+constexpr int64_t kMaxFoldsPerPass = int64_t(1) << 24;
+
+// The array models hold a pass's folds (their places and timing) in memory: a layer with more
+// folds in one pass than kMaxFoldsPerPass is refused here, before any is made, with the count.
+void check_fold_count(const ArchSpec& a, const Workload& w, const Layer& l) {
+  if (a.dataflow == Dataflow::RS) return;  // row stationary maps its own passes (rs_map.h)
+  const bool sparse = a.skip_2_4 && l.weights_2_4;
+  const ClusterShare share = cluster_share(a, l.M, l.N, sparse ? l.K / 2 : l.K, 0);  // cluster 0's is the largest
+  const int pack = a.precision.pack;
+  const GemmDims dims{std::max<int64_t>(1, share.M), std::max<int64_t>(1, share.N),
+                      (std::max<int64_t>(1, share.K) + pack - 1) / pack};
+  const DataflowRoles& r = roles(a.dataflow);
+  const int64_t row_folds = (dims[r.Sr] + a.rows - 1) / a.rows, col_folds = (dims[r.Sc] + a.cols - 1) / a.cols;
+  if (row_folds > kMaxFoldsPerPass / col_folds)
+    throw InputError(w.source, l.source_line, l.name,
+                     fmt::format("{} x {} = {} folds on the {}x{} array ({}); at most {} are simulated per pass "
+                                 "(each is held in memory): use a larger array or split the layer",
+                                 row_folds, col_folds, row_folds * col_folds, a.rows, a.cols,
+                                 to_string(a.dataflow), kMaxFoldsPerPass));
+}
+
 }  // namespace
 
 Plan make_plan(const ArchSpec& a, const Workload& w) {
@@ -340,6 +362,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
+    check_fold_count(la, w, w.layers[i]);
     plan.layers.push_back(plan_layer(la, w.layers[i]));
     plan.layers.back().held_bytes = w.layers[i].held_bytes;
     plan.layers.back().chip_cut = w.layers[i].chip_cut;

@@ -15,12 +15,14 @@
 #include <systemc>
 
 #include "models/accelerator/accelerator.h"
+#include "models/accelerator/process_guard.h"
 #include "models/noc/topology.h"
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
 #include "sim/config/config_hash.h"
 #include "sim/run/progress.h"
+#include "sim/run/trace_budget.h"
 #include "sim/run/report.h"
 #include "sim/run/scalesim_replay.h"
 #include "sim/run/scalesim_reports.h"
@@ -223,10 +225,8 @@ int run_simulation(const RunOptions& o) {
                      fmt::format("no row mac.{}.gated prices the {} MACs the PEs gate (sparsity.zero_gating; layer {} "
                                  "has input density {})", type, type, gated->name, gated->input_density));
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
+  StagedDir out(o.out_dir, o.force);  // an output path that cannot be made fails here, before any progress line
   const std::string mode = o.verify ? "reference" : "timing";
-  spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
-               arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
-               workload.layers.size(), mode);
 
   AcceleratorOptions options;
   options.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
@@ -236,12 +236,12 @@ int run_simulation(const RunOptions& o) {
     throw InputError("--inject-fault", 0, "", "PE outside the array");
   if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
     throw InputError("--inject-fault", 0, "", fmt::format("cluster {} outside 0..{}", o.fault_cluster, arch.clusters - 1));
-  StagedDir out(o.out_dir, o.force);
   try {
     std::unique_ptr<trace::TraceSink> sink;
     if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
       sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
-          out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }});
+          out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); },
+          o.max_trace_bytes});
     std::vector<RunProgress::Layer> layers;
     for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.macs()});
     auto progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
@@ -265,14 +265,25 @@ int run_simulation(const RunOptions& o) {
                                                     sink.get()));
     }
     if (sink) sink->set_scope("");
+    if (sink) check_trace_budget(plan, arch, o.window, sink->action_names().size(), o.max_trace_bytes);
+    const post::EnergyTable run_table = run_energy_table(arch, energy_path);  // as energy.yaml will hold it
+    if (sink)  // every action the run can count has its price, found now rather than after the run
+      for (const std::string& action : sink->action_names())
+        if (!run_table.find(action) && !post::EnergyTable::is_nominal(action))
+          throw InputError(energy_path, 0, "actions",
+                           fmt::format("no row prices {}, an action this run counts (add a row for it)", action));
     Accelerator& accelerator = *chips.front();
     std::vector<ModuleInfo> modules;
     for (const auto& chip : chips)
       for (ModuleInfo& m : chip->modules()) modules.push_back(std::move(m));
     spdlog::debug("modules:\n{}", module_tree(modules));
 
+    spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
+                 arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
+                 workload.layers.size(), mode);
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
+    ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress.reset();  // the bar goes before anything else is printed
     if (const MemorySystemModule* m = accelerator.memory())
@@ -298,6 +309,10 @@ int run_simulation(const RunOptions& o) {
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
                          &plan.vector_kernels, &vector, &plan.flash_kernels, &flash, &plan};
     nlohmann::ordered_json summary = summary_json(run_report);
+    if (sink)  // ties this report to its trace (cstsim post and export check it)
+      summary["trace"] = {{"records", sink->manifest().records},
+                          {"end_cycle", sink->manifest().end_cycle},
+                          {"manifest_crc32", sink->manifest_crc32()}};
     if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
       summary["arch"]["chips"] = arch.chips;
       std::vector<int64_t> whole_cycles;
@@ -322,7 +337,7 @@ int run_simulation(const RunOptions& o) {
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
-    io::write_file(out.path() / "energy.yaml", post::to_yaml(run_energy_table(arch, energy_path)));
+    io::write_file(out.path() / "energy.yaml", post::to_yaml(run_table));
     post::PostOutputs report;
     if (o.trace) {
       report = post::post_process({out.path(), o.normalization, 0});

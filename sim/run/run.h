@@ -21,6 +21,9 @@ struct RunOptions {
   bool trace = true;      // false: no trace/, no report.json (summary only)
   bool check_hbm = true;  // false (--no-hbm-check): no HBM protocol checker, for speed
   int64_t window = 1024;  // action-counter window of the trace, cycles
+  // The trace may not grow past this (0: no limit); a run whose estimate is already past it is
+  // refused before it starts (sim/run/trace_budget.h).
+  uint64_t max_trace_bytes = uint64_t(4) << 30;
   std::string energy_table;   // configs/energy/*.yaml; "" = the default table
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test

@@ -123,7 +123,7 @@ CollectStats collect(const fs::path& dir, bool quiet) {
         r.json["machine"] = report.value("machine", ordered_json::object());
         r.json["report"] = rt;
       } catch (const std::exception& e) {
-        throw InputError(p.string(), 0, "", std::string("cannot read the point's results: ") + e.what());
+        throw InputError(p.string(), 0, "", std::string("cannot read the point's results (run the sweep again: a damaged point is run anew): ") + e.what());
       }
       if (fs::exists(dirs::host(dir, t.index))) {
         try {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -129,7 +130,12 @@ class Expander {
       v.file = v.source;
       workloads_.push_back(base);
     } else {
+      // Names that differ only in characters file_safe drops ("a b", "a_b") must not share a file.
       v.file = fmt::format("workloads/{}-b{}.yaml", file_safe(v.name), v.batch);
+      for (int k = 2; std::any_of(plan_.variants.begin(), plan_.variants.end(),
+                                  [&](const WorkloadVariant& o) { return o.file == v.file; });
+           ++k)
+        v.file = fmt::format("workloads/{}.{}-b{}.yaml", file_safe(v.name), k, v.batch);
       workloads_.push_back(batched(base, batch, S_, line, v.derived_text));
     }
     plan_.variants.push_back(std::move(v));
@@ -138,7 +144,9 @@ class Expander {
 
   int variant_of(size_t w, int64_t batch) const {
     for (size_t i = 0; i < plan_.variants.size(); ++i)
-      if (plan_.variants[i].name == sp_.workloads[w].name && plan_.variants[i].batch == batch) return int(i);
+      if (plan_.variants[i].name == sp_.workloads[w].name && plan_.variants[i].source == sp_.workloads[w].source &&
+          plan_.variants[i].batch == batch)
+        return int(i);
     return -1;
   }
 

@@ -95,6 +95,7 @@ std::vector<Value> grid_values(const std::string& file, const std::string& key, 
     for (int64_t v = from; v <= to; v += f["step"]) {
       out.push_back({std::to_string(v), line});
       if (out.size() > size_t(kMaxPoints)) throw InputError(file, line, key, "range too long");
+      if (v > INT64_MAX - f["step"]) break;  // the next value would not fit
     }
   }
   return out;

@@ -1,9 +1,11 @@
 #include "sim/sweep/sweep_cli.h"
 
+#include <cmath>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -168,7 +170,8 @@ int sweep_command(const std::vector<std::string>& args) {
   if (spec.empty()) throw InputError("sweep", 0, "", "a sweep spec is required (see cstsim sweep --help)");
   if (out.empty()) throw InputError("sweep", 0, "", "--out is required (see cstsim sweep --help)");
   if (jobs < 1) throw InputError("--jobs", 0, "", "must be at least 1");
-  if (vm.count("timeout") && timeout < 0) throw InputError("--timeout", 0, "", "must be >= 0 seconds");
+  if (vm.count("timeout") && !(timeout >= 0 && std::isfinite(timeout)))
+    throw InputError("--timeout", 0, "", fmt::format("must be a finite number of seconds >= 0, got {}", timeout));
   if (vm.count("chunk") && so.chunk < 1) throw InputError("--chunk", 0, "", "must be at least 1");
   if (vm.count("max-running") && so.max_running < 1) throw InputError("--max-running", 0, "", "must be at least 1");
   if (!slurm)

@@ -43,11 +43,27 @@ std::string summary_hash(const fs::path& summary_json) {
   }
 }
 
+namespace {
+
+// Whole and well-formed: a point whose results were damaged after it ran is run again, not
+// counted as done and then refused by collect.
+bool readable_json(const fs::path& p) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(io::read_file(p));
+    return j.is_object();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 bool point_done(const fs::path& dir, const Task& task) {
   const fs::path p = dirs::point(dir, task.index);
   std::error_code ec;
   return fs::is_regular_file(p / "report.json", ec) && fs::is_regular_file(p / "summary.json", ec) &&
-         summary_hash(p / "summary.json") == task.hash;
+         summary_hash(p / "summary.json") == task.hash && readable_json(p / "summary.json") &&
+         readable_json(p / "report.json");
 }
 
 

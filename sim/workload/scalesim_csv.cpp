@@ -137,6 +137,8 @@ Workload read_scalesim_csv(const std::string& path) {
   std::string raw;
   for (int line = 1; std::getline(in, raw); ++line) {
     if (line == 1 && raw.compare(0, 3, "\xEF\xBB\xBF") == 0) raw.erase(0, 3);  // UTF-8 BOM
+    if (const auto at = text::invalid_utf8(raw))
+      throw InputError(path, line, "", fmt::format("not UTF-8 (byte 0x{:02x} in column {})", static_cast<unsigned char>(raw[*at]), *at + 1));
     if (text::trim(raw).empty()) continue;
     std::vector<std::string> fields = split_row(raw);
     if (!have_header) {

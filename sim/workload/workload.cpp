@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/input_error.h"
 #include "core/text.h"
@@ -156,11 +157,31 @@ Workload read_workload_yaml(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Every reader caps the sizes it reads at INT_MAX; a convolution's lowered GEMM (M = Eh*Ew,
+// K = Fh*Fw*C) and a graph op's (batches joining M) are products of them: held to the same cap
+// here, once for every format, before anything is sized from them.
+void check_lowered_sizes(const Workload& w) {
+  for (const Layer& l : w.layers)
+    for (const auto& [dim, value, how] : {std::tuple{"M", l.M, l.conv ? " (output height x width)" : ""},
+                                          std::tuple{"N", l.N, ""},
+                                          std::tuple{"K", l.K, l.conv ? " (filter height x width x channels)" : ""}})
+      if (value > INT_MAX)
+        throw InputError(w.source, l.source_line, l.name,
+                         fmt::format("its GEMM's {}{} is {}; at most {}", dim, how, value, INT_MAX));
+}
+
+}  // namespace
+
 Workload load_workload(const std::string& path) {
   const std::string lower = text::lower(path);
-  if (text::ends_with(lower, ".csv")) return read_scalesim_csv(path);
-  if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) return read_workload_yaml(path);
-  throw InputError(path, 0, "", "unknown workload format (expected .yaml, .yml or .csv)");
+  Workload w;
+  if (text::ends_with(lower, ".csv")) w = read_scalesim_csv(path);
+  else if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) w = read_workload_yaml(path);
+  else throw InputError(path, 0, "", "unknown workload format (expected .yaml, .yml or .csv)");
+  check_lowered_sizes(w);
+  return w;
 }
 
 bool shape_reads_output_of(const Layer& l, const Layer& previous) {

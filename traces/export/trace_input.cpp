@@ -3,7 +3,10 @@
 #include <cmath>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/csv.h"
+#include "core/input_error.h"
 #include "core/text.h"
 
 namespace cstsim::trace {
@@ -15,22 +18,32 @@ std::unique_ptr<TraceReader> open_trace(const fs::path& run_dir) {
   if (!fs::is_directory(run_dir)) throw ExportUsageError(fmt::format("{} is not a run directory", run_dir.string()));
   const fs::path dir = run_dir / "trace";
   if (!fs::is_directory(dir)) throw ExportUsageError(fmt::format("{}: no trace folder in this run directory", dir.string()));
-  std::unique_ptr<TraceReader> reader;
+  auto reader = std::make_unique<TraceReader>(dir);
+  // The whole trace is checked before anything is exported: its summary.json entry, and
+  // actions.csv (which no exporter reads) against the manifest, like rt.bin's records as they stream.
+  const fs::path summary_path = run_dir / "summary.json";
+  if (!fs::is_regular_file(summary_path))
+    throw InputError(summary_path.string(), 0, "", "missing: not a run directory, or damaged");
+  nlohmann::json summary;
   try {
-    reader = std::make_unique<TraceReader>(dir);
-  } catch (const std::logic_error& e) {  // std::stoll / class letters
-    throw std::runtime_error(fmt::format("{}: malformed resources.csv or layers.csv ({})", dir.string(), e.what()));
+    std::ifstream in(summary_path);
+    summary = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());
   }
-  const double period = reader->header().period_s;
-  if (!(period > 0) || !std::isfinite(period))
-    throw std::runtime_error(fmt::format("{}: bad clock period {}", (dir / "rt.bin").string(), period));
+  reader->manifest().check_summary(summary_path, summary);
+  reader->for_each_action([](const ActionRow&) {});
   return reader;
 }
 
 void for_each_slice(const fs::path& run_dir, const std::function<void(const SliceRow&)>& f) {
   const fs::path path = run_dir / "trace" / "slices.csv";
+  if (!fs::exists(path)) return;
+  const Manifest manifest = Manifest::read(run_dir / "trace");
+  const FileCheck& check = manifest.file(run_dir / "trace", "slices.csv");
+  check_streamed(path, check);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return;
+  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
   std::string line;
   std::vector<std::vector<std::string>> rows;
   for (int n = 1; std::getline(in, line); ++n) {

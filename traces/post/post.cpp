@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/clock.h"
 #include "core/input_error.h"
 #include "core/num_type.h"
 #include "traces/post/energy_table.h"
@@ -43,6 +44,10 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     m.rows = a.at("rows").get<int>();
     m.cols = a.at("cols").get<int>();
     m.clock_hz = a.at("clock_hz").get<double>();
+    if (const std::string why = clock_hz_problem(m.clock_hz); !why.empty())
+      throw InputError(summary_path.string(), 0, "arch.clock_hz", why);
+    if (m.rows < 1 || m.cols < 1)
+      throw InputError(summary_path.string(), 0, "arch", fmt::format("a {}x{} array", m.rows, m.cols));
     const int pack = a.value("macs_per_pe_cycle", 1);  // operands per PE word (core/precision.h)
     m.operand_bytes = (a.at("operand_bits").get<int>() * pack + 7) / 8;
     m.accumulator_bytes = (a.at("accumulator_bits").get<int>() + 7) / 8;
@@ -567,12 +572,11 @@ PostOutputs post_process(const PostOptions& o) {
   const EnergyTable energy = load_energy_table(table.string());
   if (!energy.resolved())  // the run writes its table resolved for its geometry
     throw InputError(table.string(), 0, "", "has size-dependent rows (pJ_by_bank_bytes, W_per_byte, W_per_PE, W_per_buffer_byte): not a run's table");
-  std::unique_ptr<trace::TraceReader> reader;
-  try {
-    reader = std::make_unique<trace::TraceReader>(o.run_dir / "trace");
-  } catch (const std::runtime_error& e) {
-    throw InputError((o.run_dir / "trace").string(), 0, "", e.what());
-  }
+  auto reader = std::make_unique<trace::TraceReader>(o.run_dir / "trace");
+  reader->manifest().check_summary(summary_path, summary);
+  if (reader->header().clock_hz != machine.clock_hz)
+    throw InputError(summary_path.string(), 0, "arch.clock_hz",
+                     fmt::format("{} Hz, but its trace runs at {} Hz", machine.clock_hz, reader->header().clock_hz));
   return Reporter(o, summary, machine, *reader, energy).build();
 }
 
