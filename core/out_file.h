@@ -46,9 +46,9 @@ class OutFile {
   // Flushes, closes (checked) and renames onto the target.
   void commit();
   const std::filesystem::path& target() const { return target_; }
-  // What write, put and print appended (not write_at), once committed: its size and CRC-32, for a
-  // manifest that lets a reader tell a damaged file (traces/manifest.h).
-  uint64_t appended_bytes() const { return appended_; }
+  // What write, put and print appended (not write_at): its size (at any time) and, once committed,
+  // its CRC-32, for a manifest that lets a reader tell a damaged file (traces/manifest.h).
+  uint64_t appended_bytes() const { return appended_ + buf_.size(); }  // buffered bytes included
   uint32_t appended_crc32() const { return crc_.checksum(); }
 
  private:

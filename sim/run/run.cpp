@@ -269,7 +269,7 @@ int run_simulation(const RunOptions& o) {
     const post::EnergyTable run_table = run_energy_table(arch, energy_path);  // as energy.yaml will hold it
     if (sink)  // every action the run can count has its price, found now rather than after the run
       for (const std::string& action : sink->action_names())
-        if (!run_table.find(action) && !post::EnergyTable::is_nominal(action))
+        if (!run_table.find(post::unscoped_action(action)) && !post::EnergyTable::is_nominal(post::unscoped_action(action)))
           throw InputError(energy_path, 0, "actions",
                            fmt::format("no row prices {}, an action this run counts (add a row for it)", action));
     Accelerator& accelerator = *chips.front();

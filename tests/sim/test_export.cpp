@@ -25,6 +25,7 @@
 #include "traces/reader.h"
 #include "perfetto_trace.pb.h"
 #include "traces/sink.h"
+#include "tests/trace_util.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -123,6 +124,7 @@ fs::path make_run(const fs::path& root, double clock_hz) {
   for (const LayerSpec& l : kLayers) sink.begin_layer(l.index, l.name, l.start);
   for (const Change& c : kChanges) sink.set(int64_t(c.cycle), c.id, c.value);
   sink.finish(kEnd);
+  cstsim::testing_util::tie_summary(run, sink);
   EXPECT_EQ(sink.records_written(), kChanges.size());
   return run;
 }
@@ -540,6 +542,7 @@ TEST(Export, VcdManyResources) {
     sink.begin_layer(0, "g", 0);
     for (uint32_t i = 0; i < kCount; ++i) sink.set(i % 7, i, i + 1);
     sink.finish(10);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   ASSERT_EQ(run_export({"vcd", run.string()}).status, 0);
   const fs::path vcd = run / "trace" / "rt.vcd";
@@ -608,6 +611,7 @@ TEST(Export, ManyRecordsStreamThroughAllFormats) {
       sink.advance(c);
     }
     sink.finish(kToggles + 10);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   ASSERT_EQ(run_export({"csv", run.string()}).status, 0);
   EXPECT_EQ(lines_of(slurp(run / "trace" / "rt.csv")).size(), size_t(kToggles + 1));

@@ -77,3 +77,59 @@ TEST_F(InputGuards, NormalizationValuesAreChecked) {
 }
 
 }  // namespace
+
+namespace {
+
+// Workload names that differ only in characters file names drop ("a b", "a_b") get derived
+// files of their own: each point runs its own workload (they used to share one, and those points
+// failed on every resume).
+TEST_F(InputGuards, SweepWorkloadNamesThatCollideGetFilesOfTheirOwn) {
+  file("a.yaml", "name: t\narray: {rows: 8, cols: 8}\ndataflow: ws\n");
+  file("w1.yaml", "name: a b\nlayers:\n  - {name: g1, M: 16, N: 16, K: 16}\n");
+  file("w2.yaml", "name: a_b\nlayers:\n  - {name: g1, M: 8, N: 16, K: 16}\n");
+  const fs::path spec = file("s.yaml", "name: sw\nbase: a.yaml\nworkloads: [w1.yaml, w2.yaml]\nbatch: [2]\n"
+                                       "grid:\n  array.rows: [8]\n");
+  const Result r = cstsim("sweep " + spec.string() + " --out " + (dir_ / "sw").string() + " -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "sw/workloads/a_b-b2.yaml"));
+  EXPECT_TRUE(fs::exists(dir_ / "sw/workloads/a_b.2-b2.yaml"));
+  const std::string first = slurp(dir_ / "sw/workloads/a_b-b2.yaml"), second = slurp(dir_ / "sw/workloads/a_b.2-b2.yaml");
+  EXPECT_NE(first.find("M: 32"), std::string::npos) << first;  // 16 rows x batch 2
+  EXPECT_NE(second.find("M: 16"), std::string::npos) << second;
+}
+
+// A point whose report.json was damaged after it ran is not counted as done: the next sweep runs
+// it again, and collect then has every point.
+TEST_F(InputGuards, ADamagedSweepPointRunsAgain) {
+  file("a.yaml", "name: t\narray: {rows: 8, cols: 8}\ndataflow: ws\n");
+  file("w.yaml", "name: w\nlayers:\n  - {name: g1, M: 16, N: 16, K: 16}\n");
+  const fs::path spec = file("s.yaml", "name: sw\nbase: a.yaml\nworkloads: [w.yaml]\ngrid:\n  array.rows: [8, 16]\n");
+  const std::string sweep = "sweep " + spec.string() + " --out " + (dir_ / "sw").string() + " -q";
+  ASSERT_EQ(cstsim(sweep).status, 0);
+  const std::string good = slurp(dir_ / "sw/points/0/report.json");
+  std::ofstream(dir_ / "sw/points/0/report.json") << good.substr(0, 10);
+  const Result again = cstsim(sweep);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(slurp(dir_ / "sw/points/0/report.json"), good);
+}
+
+// The trace size: a run whose trace is estimated past --max-trace-bytes is refused before it
+// starts (the estimate of GEMM 65536^3 on 128x128 is the 6.0 GB the reliability review measured
+// growing past 300 s); one that grows past it while running is stopped, and nothing is left.
+TEST_F(InputGuards, TraceSizeIsBounded) {
+  const fs::path arch = file("a.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 256, N: 256, K: 256}\n");
+  // 2^21 MACs / 64 PEs = 32768 cycles at least: 32 windows x 9 actions x 40 B = 11.5 kB estimated
+  expect_input_error("run --arch " + arch.string() + " --workload " + w.string() + " --max-trace-bytes 4000",
+                     "--max-trace-bytes: the trace would take about");
+  // under the estimate's bar but over the real size: stopped while running
+  const Result r = cstsim("run -q --arch " + arch.string() + " --workload " + w.string() +
+                          " --window 1000000 --max-trace-bytes 2000 --out " + (dir_ / "run").string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--max-trace-bytes: the trace passed 2000 bytes at cycle"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "run"));
+  const Result ok = cstsim("run -q --arch " + arch.string() + " --workload " + w.string() + " --out " + (dir_ / "run").string());
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+}  // namespace

@@ -15,6 +15,7 @@
 #include "traces/post/post.h"
 #include "traces/reader.h"
 #include "traces/sink.h"
+#include "tests/trace_util.h"
 
 using namespace cstsim;
 using namespace cstsim::trace;
@@ -68,6 +69,7 @@ TEST_F(Post, IntegralsAreExactSumsOfValueTimesDuration) {
     sink.set(15, pe, 16);  // 16 PEs over [15, 20)
     sink.advance(20);
     sink.finish(20);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   TraceReader reader(run / "trace");
   EXPECT_EQ(reader.header().end_cycle, 20u);
@@ -97,6 +99,7 @@ TEST_F(Post, SinkWritesOnlyChangesInOrder) {
     sink.add(4, a, -1);  // net zero within one cycle: no record
     sink.set(6, a, 0);
     sink.finish(8);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   TraceReader reader(run / "trace");
   std::vector<Record> got;
@@ -147,6 +150,7 @@ TEST_F(Post, SinkAppliesChangesInCycleThenAnnouncementOrder) {
       sink.advance(now);
     }
     sink.finish(end);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   // The reference: one stable sort, then each cycle's changes resource by resource.
   std::stable_sort(all.begin(), all.end(), [](const Announced& a, const Announced& b) { return a.cycle < b.cycle; });
@@ -194,6 +198,7 @@ TEST_F(Post, SinkCountsBelowAByteInBits) {
     sink.set(5, link, 1);
     sink.set(6, link, 0);
     sink.finish(8);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   const std::vector<ActionRow> rows = TraceReader(run / "trace").actions();
   std::vector<int64_t> got;
@@ -235,6 +240,7 @@ TEST_F(Post, SameVolumeDifferentShape) {
       sink.set(cycles, pe[size_t(d)], 0);
     }
     sink.finish(cycles);
+    cstsim::testing_util::tie_summary(run, sink);
     post::PostOptions o;
     o.run_dir = run;
     return post::post_process(o).report["total"];
@@ -273,6 +279,7 @@ TEST_F(Post, EnergyVectorAndScalarOnlyWithNormalization) {
     sink.set(0, mem, 32);
     sink.set(0, link, 4);
     sink.finish(100);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   post::PostOptions o;
   o.run_dir = run;
@@ -311,6 +318,7 @@ TEST_F(Post, BadNormalizationAndEnergyTableAreInputErrors) {
     sink.begin_layer(0, "L", 0);
     sink.set(0, pe, 1);
     sink.finish(4);
+    cstsim::testing_util::tie_summary(run, sink);
   }
   post::PostOptions o;
   o.run_dir = run;

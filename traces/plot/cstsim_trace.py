@@ -19,9 +19,11 @@ mean occupancy and the exact integral in unit*s.
 
 import argparse
 import csv
+import json
 import os
 import struct
 import sys
+import zlib
 
 MAGIC = b"CSTSIMRT"
 HEADER = struct.Struct("<8sIIddQQIIQ")
@@ -89,9 +91,49 @@ def read_header(tdir):
             "resource_count": nres}
 
 
+def _crc32_of_file(path, skip=0):
+    crc, size = 0, 0
+    with open(path, "rb") as f:
+        f.seek(skip)
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            crc = zlib.crc32(block, crc)
+            size += len(block)
+    return crc, size + skip
+
+
+def verify(tdir):
+    """Checks every file of the trace against manifest.json (size, CRC-32; rt.bin's CRC is of its
+    records) and rt.bin's header against it, as cstsim's own readers do; ValueError naming the
+    file on damage."""
+    mpath = os.path.join(tdir, "manifest.json")
+    try:
+        with open(mpath) as f:
+            manifest = json.load(f)
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError("%s: missing or malformed (%s)" % (mpath, e))
+    for name, want in files.items():
+        path = os.path.join(tdir, name)
+        if not os.path.exists(path):
+            raise ValueError("%s: missing" % path)
+        crc, size = _crc32_of_file(path, skip=HEADER.size if name == "rt.bin" else 0)
+        if size != want["bytes"]:
+            raise ValueError("%s: damaged: %d bytes where manifest.json has %d" % (path, size, want["bytes"]))
+        if crc != want["crc32"]:
+            raise ValueError("%s: damaged: its CRC-32 is %08x where manifest.json has %08x" % (path, crc, want["crc32"]))
+    h = read_header(tdir)
+    if h["record_count"] != manifest.get("records") or h["end_cycle"] != manifest.get("end_cycle"):
+        raise ValueError("%s: damaged: the header disagrees with manifest.json" % os.path.join(tdir, "rt.bin"))
+
+
 class Trace:
-    def __init__(self, path):
+    def __init__(self, path, check=True):
         self.dir = trace_dir(path)
+        if check:
+            verify(self.dir)
         self.resources = read_resources(self.dir)
         self.layers = read_layers(self.dir)
         h = read_header(self.dir)
@@ -117,6 +159,9 @@ class Trace:
                 if len(raw) != n * RECORD.size:
                     raise ValueError("%s: truncated" % path)
                 for cycle, rid, _, value in RECORD.iter_unpack(raw):
+                    if rid >= len(self.resources) or not 0 <= value <= self.resources[rid]["capacity"] \
+                            or cycle > self.end_cycle:
+                        raise ValueError("%s: record (%d, %d, %d) outside the trace's bounds" % (path, cycle, rid, value))
                     yield cycle, rid, value
                 left -= n
 

@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -68,7 +69,21 @@ def write_trace(run, end, hz, seed):
         f.write("layer,name,start_cycle,end_cycle\n0,conv1,0,%d\n1,fc2,%d,%d\n" % (half - 1, half, end - 1))
     with open(os.path.join(tdir, "actions.csv"), "w") as f:
         f.write("layer,window_start,window_end,action,unit,count\n0,0,%d,mac.int8.nominal,MAC,123\n" % half)
+    write_manifest(tdir, end, len(records))
     return per_cycle, records
+
+
+def write_manifest(tdir, end, records):
+    """manifest.json as the sink writes it (traces/manifest.h): sizes, CRC-32 and rows of every file."""
+    files = {}
+    for name in ("rt.bin", "actions.csv", "resources.csv", "layers.csv"):
+        with open(os.path.join(tdir, name), "rb") as f:
+            data = f.read()
+        body = data[64:] if name == "rt.bin" else data
+        rows = records if name == "rt.bin" else data.count(b"\n") - 1
+        files[name] = {"bytes": len(data), "crc32": zlib.crc32(body), "rows": rows}
+    with open(os.path.join(tdir, "manifest.json"), "w") as f:
+        json.dump({"format": 1, "end_cycle": end, "records": records, "files": files}, f, indent=2)
 
 
 def check_reader(run, end, per_cycle, records):

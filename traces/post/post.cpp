@@ -556,6 +556,8 @@ class Reporter {
 
 }  // namespace
 
+std::string unscoped_action(const std::string& action) { return unscoped(action); }
+
 PostOutputs post_process(const PostOptions& o) {
   if (o.window < 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   const fs::path summary_path = o.run_dir / "summary.json";

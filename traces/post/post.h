@@ -33,4 +33,7 @@ PostOutputs post_process(const PostOptions& options);
 // Writes report.json, report.txt, energy_windows.csv into `dir` (each an io::OutFile).
 void write_post_outputs(const std::filesystem::path& dir, const PostOutputs& outputs);
 
+// An action's name without its chip ("chip3.hbm.read" -> "hbm.read"): what the energy table prices.
+std::string unscoped_action(const std::string& action);
+
 }  // namespace cstsim::post
