@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace cstsim {
 
@@ -10,6 +11,12 @@ double FoldPlan::mapping_efficiency() const {
   double used = 0;
   for (const Fold& f : folds) used += double(f.rows_used) * f.cols_used;
   return used / (double(fold_count()) * R * C);
+}
+
+std::pair<int64_t, int64_t> fold_grid(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack) {
+  const DataflowRoles& r = roles(dataflow);
+  const GemmDims dims{M, N, (K + pack - 1) / pack};
+  return {(dims[r.Sr] + R - 1) / R, (dims[r.Sc] + C - 1) / C};
 }
 
 FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack) {
@@ -29,8 +36,7 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   p.Sr = dims[r.Sr];
   p.Sc = dims[r.Sc];
   p.T = dims[r.T];
-  p.row_folds = (p.Sr + R - 1) / R;
-  p.col_folds = (p.Sc + C - 1) / C;
+  std::tie(p.row_folds, p.col_folds) = fold_grid(dataflow, R, C, M, N, K, pack);
   p.folds.reserve(size_t(p.row_folds * p.col_folds));
   for (int64_t fc = 0; fc < p.col_folds; ++fc) {
     for (int64_t fr = 0; fr < p.row_folds; ++fr) {

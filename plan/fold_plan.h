@@ -5,6 +5,7 @@
 // in the PEs, and a stream of T vectors pushed through it (roles() in dataflow.h).
 // Folds are visited with row folds inner and column folds outer (SCALE-Sim's order).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "plan/dataflow.h"
@@ -60,6 +61,10 @@ struct FoldPlan {
   // Sum over folds of r*c / (F*R*C): SCALE-Sim's mapping efficiency.
   double mapping_efficiency() const;
 };
+
+// The fold grid make_fold_plan would build (row folds, column folds), without building it: for
+// bounds checked before any fold is made. K in values; `pack` of them make a word.
+std::pair<int64_t, int64_t> fold_grid(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack = 1);
 
 // K in values; `pack` of them make a word.
 FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, int64_t K, int pack = 1);

@@ -182,9 +182,9 @@ std::vector<ActionRow> TraceReader::actions() const {
 void TraceReader::for_each_action(const std::function<void(const ActionRow&)>& visit) const {
   const fs::path path = dir_ / "actions.csv";
   const FileCheck& check = manifest_.file(dir_, "actions.csv");
+  check_streamed(path, check);  // damage is found before any row is handed on
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), 0, "", "cannot open file");
-  check_streamed(path, check);  // damage is found before any row is handed on
   const int64_t end = int64_t(header_.end_cycle);
   const int first_layer = layers_.empty() ? -1 : layers_.front().index;
   const int last_layer = layers_.empty() ? -1 : layers_.back().index;

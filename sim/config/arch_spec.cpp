@@ -105,12 +105,12 @@ const schema::Key& arch_key(const std::string& key) {
   return *k;
 }
 
-// An integer key, checked against the range the schema gives it.
 // A number written as a quoted string ("8") is a type error, as the configs README says.
 void refuse_quoted_number(const ArchField& f) {
   if (f.quoted) fail(f, fmt::format("expected a number, got the quoted string {} (write it without quotes)", text::quoted(f.text)));
 }
 
+// An integer key, checked against the range the schema gives it.
 int64_t int_of(const ArchField& f, const std::string& key) {
   refuse_quoted_number(f);
   const schema::IntResult r = schema::check_integer(arch_key(key), f.text);

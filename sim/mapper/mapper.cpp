@@ -333,11 +333,9 @@ void check_fold_count(const ArchSpec& a, const Workload& w, const Layer& l) {
   if (a.dataflow == Dataflow::RS) return;  // row stationary maps its own passes (rs_map.h)
   const bool sparse = a.skip_2_4 && l.weights_2_4;
   const ClusterShare share = cluster_share(a, l.M, l.N, sparse ? l.K / 2 : l.K, 0);  // cluster 0's is the largest
-  const int pack = a.precision.pack;
-  const GemmDims dims{std::max<int64_t>(1, share.M), std::max<int64_t>(1, share.N),
-                      (std::max<int64_t>(1, share.K) + pack - 1) / pack};
-  const DataflowRoles& r = roles(a.dataflow);
-  const int64_t row_folds = (dims[r.Sr] + a.rows - 1) / a.rows, col_folds = (dims[r.Sc] + a.cols - 1) / a.cols;
+  const auto [row_folds, col_folds] =
+      fold_grid(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M), std::max<int64_t>(1, share.N),
+                std::max<int64_t>(1, share.K), a.precision.pack);
   if (row_folds > kMaxFoldsPerPass / col_folds)
     throw InputError(w.source, l.source_line, l.name,
                      fmt::format("{} x {} = {} folds on the {}x{} array ({}); at most {} are simulated per pass "

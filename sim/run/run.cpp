@@ -216,11 +216,11 @@ int run_simulation(const RunOptions& o) {
   spec.check_hbm_protocol = o.check_hbm;
   // Read the energy table (and normalization) now, so bad input fails before any output exists.
   const std::string type = to_string(arch.precision.operand), mac_row = "mac." + type + ".executed";
-  const post::EnergyTable energy_table = post::load_energy_table(energy_path);
-  if (!energy_table.find(mac_row))
+  const post::EnergyTable run_table = run_energy_table(arch, energy_path);  // as energy.yaml will hold it
+  if (!run_table.find(mac_row))
     throw InputError(energy_path, 0, "actions",
                      fmt::format("no row prices {} MACs ({}), the array's operand type (precision.operand)", type, mac_row));
-  if (gated && !energy_table.find("mac." + type + ".gated"))
+  if (gated && !run_table.find("mac." + type + ".gated"))
     throw InputError(energy_path, 0, "actions",
                      fmt::format("no row mac.{}.gated prices the {} MACs the PEs gate (sparsity.zero_gating; layer {} "
                                  "has input density {})", type, type, gated->name, gated->input_density));
@@ -265,13 +265,14 @@ int run_simulation(const RunOptions& o) {
                                                     sink.get()));
     }
     if (sink) sink->set_scope("");
-    if (sink) check_trace_budget(plan, arch, o.window, sink->action_names().size(), o.max_trace_bytes);
-    const post::EnergyTable run_table = run_energy_table(arch, energy_path);  // as energy.yaml will hold it
-    if (sink)  // every action the run can count has its price, found now rather than after the run
-      for (const std::string& action : sink->action_names())
+    if (sink) {  // the trace's size, and a price for every action it can count: found now, not after the run
+      const std::vector<std::string> actions = sink->action_names();
+      check_trace_budget(plan, arch, o.window, actions.size(), o.max_trace_bytes);
+      for (const std::string& action : actions)
         if (!run_table.find(post::unscoped_action(action)) && !post::EnergyTable::is_nominal(post::unscoped_action(action)))
           throw InputError(energy_path, 0, "actions",
                            fmt::format("no row prices {}, an action this run counts (add a row for it)", action));
+    }
     Accelerator& accelerator = *chips.front();
     std::vector<ModuleInfo> modules;
     for (const auto& chip : chips)

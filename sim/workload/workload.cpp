@@ -155,10 +155,6 @@ Workload read_workload_yaml(const std::string& path) {
   return w;
 }
 
-}  // namespace
-
-namespace {
-
 // Every reader caps the sizes it reads at INT_MAX; a convolution's lowered GEMM (M = Eh*Ew,
 // K = Fh*Fw*C) and a graph op's (batches joining M) are products of them: held to the same cap
 // here, once for every format, before anything is sized from them.

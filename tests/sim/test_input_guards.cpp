@@ -119,7 +119,7 @@ TEST_F(InputGuards, ADamagedSweepPointRunsAgain) {
 TEST_F(InputGuards, TraceSizeIsBounded) {
   const fs::path arch = file("a.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");
   const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 256, N: 256, K: 256}\n");
-  // 2^21 MACs / 64 PEs = 32768 cycles at least: 32 windows x 9 actions x 40 B = 11.5 kB estimated
+  // 2^24 MACs / 64 PEs = 262144 cycles at least: (256 windows + 1 layer) x 9 actions x 40 B = 92.5 kB
   expect_input_error("run --arch " + arch.string() + " --workload " + w.string() + " --max-trace-bytes 4000",
                      "--max-trace-bytes: the trace would take about");
   // under the estimate's bar but over the real size: stopped while running
