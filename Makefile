@@ -5,11 +5,11 @@ BUILD ?= build
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
         libspdlog-dev libfmt-dev libboost-dev libboost-program-options-dev libgtest-dev \
-        libbenchmark-dev gtkwave python3-matplotlib python3-yaml libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base
+        libbenchmark-dev gtkwave python3-matplotlib python3-yaml libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base clang
 DEFAULT_ARCH ?= configs/arch/npu-128.yaml
 DEFAULT_WORKLOAD ?= configs/workloads/resnet18.csv
 
-.PHONY: deps configure build run test test-long bench clean
+.PHONY: deps configure build run test test-long bench fuzz clean
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -35,6 +35,12 @@ test: build
 
 test-long: build
 	cd $(BUILD) && ctest -j $(JOBS) -L long --output-on-failure
+
+# libFuzzer targets for every parser (clang, ASan, UBSan), FUZZ_SECONDS each; needs build/cstsim
+# for the trace target's seed.
+FUZZ_SECONDS ?= 60
+fuzz: build
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: build
 	$(BUILD)/bench/cstsim_bench

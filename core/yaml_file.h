@@ -1,6 +1,7 @@
 #pragma once
 // Loading a YAML input file with errors in InputError form (1-based lines).
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -57,19 +59,44 @@ inline void check_yaml_tree(const std::string& path, const YAML::Node& node, con
   }
 }
 
+// Where the parser's documents start: enough to count them and to see the parser move on.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 inline YAML::Node load_yaml_file(const std::string& path) {
   check_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::vector<YAML::Node> documents;
+  std::stringstream text;
+  text << in.rdbuf();
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(in);
+    root = YAML::Load(text.str());
+    // One document per file. Counted with the parser itself, two documents at most: yaml-cpp
+    // 0.7's LoadAll never returns on a stream its parser cannot move through (a lone ',':
+    // yaml-cpp #1040, found by tests/fuzz), and neither would a loop over HandleNextDocument.
+    std::istringstream again(text.str());
+    YAML::Parser parser(again);
+    DocumentStarts docs;
+    if (parser.HandleNextDocument(docs) && parser.HandleNextDocument(docs)) {
+      if (docs.starts.size() == 2 && docs.starts[1].pos <= docs.starts[0].pos)
+        throw InputError(path, line_of(docs.starts[0]), "", "malformed YAML: the parser cannot go past this line (a stray ','?)");
+      throw InputError(path, line_of(docs.starts.back()), "", "a second YAML document (---): one document per file");
+    }
   } catch (const YAML::ParserException& e) {
     throw InputError(path, line_of(e.mark), "", "malformed YAML: " + e.msg);
   }
-  if (documents.size() > 1)
-    throw InputError(path, line_of(documents[1]), "", "a second YAML document (---): one document per file");
-  const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
   check_yaml_tree(path, root, "");
   return root;
 }

@@ -238,7 +238,8 @@ void TraceSink::flush_windows(int64_t boundary, int64_t end_cycle) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = ActionId(i);
   std::sort(order.begin(), order.end(), [&](ActionId a, ActionId b) { return actions_[a].first < actions_[b].first; });
   for (auto it = counters_.begin(); it != counters_.end() && it->first.first < boundary;) {
-    const auto [aligned, layer] = it->first;
+    const int64_t aligned = it->first.first;  // not a structured binding: the lambda below captures it
+    const int layer = it->first.second;
     int64_t start = aligned, end = aligned + opt_.window;
     if (end_cycle >= 0) end = std::min(end, end_cycle);
     // layers_ is sorted by index (begin_layer refuses anything else): a binary search, not a scan

@@ -122,7 +122,7 @@ void read_file(const std::string& path, Fields& out, int depth) {
       target = std::filesystem::path(path).parent_path() / name;
     else
       target = std::filesystem::path(preset_dir()) / (name + ".yaml");
-    if (!std::filesystem::exists(target)) {
+    if (!is_file(target)) {
       std::string known;
       if (std::filesystem::is_directory(preset_dir()))
         for (const auto& e : std::filesystem::directory_iterator(preset_dir()))

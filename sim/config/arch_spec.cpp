@@ -273,7 +273,7 @@ ArchSpec build(const ArchFields& fields) {
   auto file_path = [&](const ArchField& p) {
     std::filesystem::path path = p.text;
     if (path.is_relative() && p.file != "--set") path = std::filesystem::path(p.file).parent_path() / path;
-    if (!std::filesystem::is_regular_file(path)) fail(p, "no such file: " + text::quoted(path.string()));
+    if (!is_file(path)) fail(p, "no such file: " + text::quoted(path.string()));
     return path.string();
   };
   if (const ArchField* f = find("energy")) s.energy = file_path(*f);

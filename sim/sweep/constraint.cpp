@@ -122,7 +122,19 @@ Constraint Constraint::parse(const std::string& text, const std::string& file, i
   c.file_ = file;
   c.line_ = line;
   if (c.text_.empty()) fail("empty");
+  // Keys, numbers and quoted values are ASCII; other bytes would reach Spirit's character classes,
+  // which take only ASCII (a byte >= 0x80 is undefined behaviour there: found by tests/fuzz).
+  for (size_t i = 0; i < c.text_.size(); ++i)
+    if (static_cast<unsigned char>(c.text_[i]) >= 0x80 || (static_cast<unsigned char>(c.text_[i]) < 0x20 && c.text_[i] != '\t'))
+      fail(fmt::format("byte 0x{:02x} at column {}: a constraint is ASCII text on one line",
+                       static_cast<unsigned char>(c.text_[i]), i + 1));
 
+  // The parser recurses once per '(' , '!' and unary '-': a bound far above any real constraint
+  // keeps a pathological one from overflowing the stack (found by tests/fuzz).
+  constexpr long kMaxNesting = 128;
+  if (std::count_if(c.text_.begin(), c.text_.end(), [](char ch) { return ch == '(' || ch == '!' || ch == '-'; }) >
+      kMaxNesting)
+    fail(fmt::format("more than {} of '(', '!' and '-': too deep to be a constraint", kMaxNesting));
   auto first = c.text_.cbegin();
   const auto last = c.text_.cend();
   NodePtr root;

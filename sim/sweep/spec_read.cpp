@@ -110,7 +110,7 @@ std::string resolve_path(const std::string& spec, const std::string& p) {
 std::string require_file(const std::string& spec, int line, const std::string& key, const std::string& written) {
   if (written.empty()) throw InputError(spec, line, key, "must be a file path");
   const std::string p = resolve_path(spec, written);
-  if (!fs::is_regular_file(p))
+  if (!is_file(p))
     throw InputError(spec, line, key, fmt::format("cannot open {} (paths are relative to the spec file)", p));
   return p;
 }

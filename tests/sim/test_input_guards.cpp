@@ -41,7 +41,7 @@ TEST_F(InputGuards, InputsMustBeRegularFiles) {
 TEST_F(InputGuards, OneYamlDocumentPerFile) {
   expect_input_error("run --arch " + file("two.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n---\ndataflow: os\n").string() +
                          " --workload " + file("w.yaml", "layers:\n  - {name: a, M: 8, N: 8, K: 8}\n").string(),
-                     "two.yaml:4: a second YAML document");
+                     "two.yaml:3: a second YAML document");
 }
 
 // The energy table: finite numbers only, one row per action, single values where one is meant.

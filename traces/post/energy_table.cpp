@@ -116,7 +116,7 @@ EnergyTable load_table(const std::string& path, int depth) {
     if (!b.IsScalar()) throw InputError(path, line_of(b), "base", "expected a table file name");
     if (depth > 8) throw InputError(path, line_of(b), "base", "bases nest more than 8 deep (a cycle?)");
     const std::filesystem::path base = std::filesystem::path(path).parent_path() / b.Scalar();
-    if (!std::filesystem::is_regular_file(base))
+    if (!is_file(base))
       throw InputError(path, line_of(b), "base", "no such file: " + base.string());
     t = load_table(base.string(), depth + 1);
   }

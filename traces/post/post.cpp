@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/num_type.h"
 #include "traces/post/energy_table.h"
 #include "traces/post/integrate.h"
@@ -561,7 +562,7 @@ std::string unscoped_action(const std::string& action) { return unscoped(action)
 PostOutputs post_process(const PostOptions& o) {
   if (o.window < 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   const fs::path summary_path = o.run_dir / "summary.json";
-  if (!fs::is_regular_file(summary_path)) throw InputError(summary_path.string(), 0, "", "not a run directory (no summary.json)");
+  if (!is_file(summary_path)) throw InputError(summary_path.string(), 0, "", "not a run directory (no summary.json)");
   nlohmann::json summary;
   try {
     std::ifstream in(summary_path);
