@@ -13,8 +13,8 @@ namespace cstsim {
 inline void check_input_file(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st))
-    throw InputError(path, 0, "", "cannot open file: " + (ec ? ec.message() : std::string("no such file")));
+  if (st.type() == std::filesystem::file_type::not_found) throw InputError(path, 0, "", "cannot open file: no such file");
+  if (ec || !std::filesystem::exists(st)) throw InputError(path, 0, "", "cannot open file: " + ec.message());  // name too long...
   if (std::filesystem::is_directory(st)) throw InputError(path, 0, "", "is a directory, not a file");
   if (!std::filesystem::is_regular_file(st))
     throw InputError(path, 0, "", "is not a regular file (a FIFO, device or socket would block or never end)");

@@ -4,16 +4,20 @@
 # (default 60), two at a time. A crash, an uncaught exception other than an input error, a
 # sanitizer report, a leak or an input taking over 10 s fails the run; its input is kept under
 # build-fuzz/artifacts/ (replay: build-fuzz/fuzz_X build-fuzz/artifacts/fuzz_X-crash-...).
+# The mutation seed is fixed (FUZZ_SEED, default 1) and the corpus starts from the seeds alone, so
+# CI explores what a local run of the same length explored, not a new random walk each time.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 SECS=${1:-60}
+SEED=${FUZZ_SEED:-1}
 shift || true
 B=build-fuzz
 cmake -S tests/fuzz -B $B -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build $B -j 2 >/dev/null
 
+rm -rf $B/corpus  # the seeds alone (a corpus grown by earlier runs would start elsewhere)
 seed() {  # seed TARGET FILE...: copies the files into the target's corpus
   local dir=$B/corpus/$1
   shift
@@ -52,7 +56,7 @@ mkdir -p $B/artifacts $B/logs
 status=0
 run() {  # in a directory of its own: libFuzzer may write there
   mkdir -p "$ROOT/$B/work/$1"
-  (cd "$ROOT/$B/work/$1" && ASAN_OPTIONS=detect_leaks=1 "$ROOT/$B/$1" "$ROOT/$B/corpus/$1" -max_total_time=$SECS \
+  (cd "$ROOT/$B/work/$1" && ASAN_OPTIONS=detect_leaks=1 "$ROOT/$B/$1" "$ROOT/$B/corpus/$1" -max_total_time=$SECS -seed=$SEED \
      -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
      -artifact_prefix="$ROOT/$B/artifacts/$1-" > "$ROOT/$B/logs/$1.log" 2>&1)
 }
