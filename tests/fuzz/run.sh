@@ -66,7 +66,7 @@ for ((i = 0; i < ${#targets[@]}; i += 2)); do
   for k in "${!pids[@]}"; do
     t=${targets[$((i + k))]}
     if wait "${pids[$k]}"; then
-      echo "$t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' $B/logs/$t.log | grep -o '[0-9]*$') runs in ${SECS} s, $(grep -m1 -o 'cov: [0-9]*' $B/logs/$t.log | tail -1) ok"
+      echo "$t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' $B/logs/$t.log | grep -o '[0-9]*$') runs in ${SECS} s, final $(grep -o 'cov: [0-9]*' $B/logs/$t.log | tail -1) ok"
     else
       echo "$t: FAILED (see $B/logs/$t.log; input in $B/artifacts/)"
       grep -m3 -E 'ERROR|terminate|deadly|SUMMARY' $B/logs/$t.log || true
