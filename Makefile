@@ -1,6 +1,7 @@
 # Two entry points that do all the set-up on a fresh Debian machine (as root):
 #   make run   - install packages, build Release, run the default workload
 #   make test  - install packages, build, run the whole test suite
+#   make test-sanitize - the suite again, built with ASan and UBSan (CI runs both)
 BUILD ?= build
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
@@ -9,7 +10,7 @@ DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann
 DEFAULT_ARCH ?= configs/arch/npu-128.yaml
 DEFAULT_WORKLOAD ?= configs/workloads/resnet18.csv
 
-.PHONY: deps configure build run test test-long bench fuzz clean
+.PHONY: deps configure build run test test-long test-sanitize bench fuzz clean
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -36,6 +37,13 @@ test: build
 test-long: build
 	cd $(BUILD) && ctest -j $(JOBS) -L long --output-on-failure
 
+# The suite under AddressSanitizer + UndefinedBehaviorSanitizer (CMakePresets.json "asan": clang,
+# into build-asan/), then the CLI smoke set; a test failure or any sanitizer report fails it.
+test-sanitize: deps
+	cmake --preset asan >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	tools/test_sanitize.sh build-asan
+
 # libFuzzer targets for every parser (clang, ASan, UBSan), FUZZ_SECONDS each; needs build/cstsim
 # for the trace target's seed.
 FUZZ_SECONDS ?= 60
@@ -46,4 +54,4 @@ bench: build
 	$(BUILD)/bench/cstsim_bench
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) out build-asan build-fuzz

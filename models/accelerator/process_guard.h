@@ -6,6 +6,8 @@
 #include <exception>
 #include <systemc>
 
+#include "models/accelerator/sanitizer_stack.h"
+
 namespace cstsim {
 
 class ProcessErrors {
@@ -16,6 +18,7 @@ class ProcessErrors {
   }
   // After sc_start: the exception a process threw, if one did.
   static void rethrow_if_any() {
+    sanitizer::on_main_stack();  // the kernel's last switch left AddressSanitizer without its bounds
     if (std::exception_ptr e = first()) {
       first() = nullptr;
       std::rethrow_exception(e);
@@ -25,6 +28,7 @@ class ProcessErrors {
 
 template <class Body>
 void guard_process(Body&& body) {
+  sanitizer::on_main_stack();  // methods run on the kernel's own stack; threads on theirs
   try {
     body();
   } catch (const sc_core::sc_unwind_exception&) {  // the kernel killing or resetting the thread: its own

@@ -107,7 +107,6 @@ std::vector<double> reference_in_grid_order(const RsLayerPlan& plan, const RsDat
   return result;
 }
 
-constexpr int64_t kWide = 4;  // words a cycle on the filter and psum networks
 
 // The grid in the arithmetic `A` of the PEs' operand type (models/array/grid_arith.h).
 template <class A>
@@ -291,7 +290,7 @@ class RsGrid {
 
   // ---- networks ----
   void send_filters() {
-    for (int64_t n = 0; n < kWide && filters_sent_ < filter_words_.size(); ++n) {
+    for (int64_t n = 0; n < kRsWideNetworkWords && filters_sent_ < filter_words_.size(); ++n) {
       const FilterWord& w = filter_words_[filters_sent_++];
       for (int64_t x = 0; x < pass_->rows; ++x) {
         Pe& pe = pes_[size_t(pe_index(w.ri, w.ti, w.y, x))];
@@ -323,7 +322,7 @@ class RsGrid {
     if (made < 0) return;  // not yet written (writes come after this in a cycle)
     std::vector<Acc>& in = psum_in_[size_t(j)];
     if (in.empty()) in.resize(size_t(per_step));
-    for (int64_t n = 0; n < kWide && psum_in_sent_ < (j + 1) * per_step; ++n) {
+    for (int64_t n = 0; n < kRsWideNetworkWords && psum_in_sent_ < (j + 1) * per_step; ++n) {
       const int64_t w = psum_in_sent_ % per_step;
       in[size_t(w)] = glb_[glb_index(j, w)];
       ++psum_in_sent_;
@@ -445,7 +444,7 @@ class RsGrid {
     Token& head = tokens_.front();
     if (head.added < head.positions || c < head.created) return;
     const RsPass& pass = plan_.passes[size_t(head.pass)];
-    for (int64_t n = 0; n < kWide && head.sent < int64_t(head.sums.size()); ++n, ++head.sent) {
+    for (int64_t n = 0; n < kRsWideNetworkWords && head.sent < int64_t(head.sums.size()); ++n, ++head.sent) {
       glb_[glb_index_of(pass, head.step, head.sent)] = head.sums[size_t(head.sent)];
       ++counts_.psum_out_words;
     }

@@ -12,7 +12,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory* memory,
                                 std::vector<RsStepTiming>* steps) {
-  constexpr int64_t kWide = 4;  // words a cycle on the filter and psum networks (64 b of 16-b words)
   RsLayerTiming out;
   out.start = start;
   out.end = start;
@@ -27,8 +26,8 @@ RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory
     const int64_t P = memory ? std::max(next_start, memory->ready(pi, pi ? &out.passes.back() : nullptr)) : next_start;
     out.events.push_back({P, EventKind::FoldStart, fold, 0});
     out.events.push_back({P, EventKind::FirstInput, fold, 0});
-    const int64_t filters_in = P + ceil_div(sh.filter_words, kWide);
-    const int64_t psum_cycles = ceil_div(sh.psum_words, kWide);
+    const int64_t filters_in = P + ceil_div(sh.filter_words, kRsWideNetworkWords);
+    const int64_t psum_cycles = ceil_div(sh.psum_words, kRsWideNetworkWords);
     std::vector<int64_t>& gon = written[pi];
     gon.resize(size_t(sh.steps));
     int64_t send_end = P - 1, psin_end = P - 1, cstart = P, cend = P - 1;

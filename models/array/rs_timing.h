@@ -23,6 +23,9 @@
 
 namespace cstsim {
 
+// Words a cycle on the filter and psum networks (64 b of 16-b words); the ifmap network carries one.
+inline constexpr int64_t kRsWideNetworkWords = 4;
+
 // Words over each network and MACs over a layer (what both modes count).
 struct RsCounts {
   int64_t filter_words = 0;   // filter network (global buffer reads of filters)

@@ -7,7 +7,6 @@
 namespace cstsim {
 
 namespace {
-constexpr int64_t kWide = 4;  // words a cycle on the filter and psum networks
 
 // `words` over a `lanes`-wide network from `start`: full cycles, then the rest.
 void announce_words(trace::TraceSink& sink, trace::ResourceId id, int64_t start, int64_t words, int64_t lanes) {
@@ -38,13 +37,13 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   ids.spad_psum = sink.declare({0, owner + ".spad.psum", ResourceClass::Memory, "byte", pes * a.psum_spad * ids.acc_bytes,
                                 owner, "reg"});
   auto carries = [](int64_t bytes) { return fmt::format("link_cycle:{}", bytes); };
-  ids.gin_filter = sink.declare({0, owner + ".gin.filter", ResourceClass::Network, "word", kWide, owner, "",
+  ids.gin_filter = sink.declare({0, owner + ".gin.filter", ResourceClass::Network, "word", kRsWideNetworkWords, owner, "",
                                  "sram>" + owner, carries(ids.weight_bytes)});
   ids.gin_ifmap = sink.declare({0, owner + ".gin.ifmap", ResourceClass::Network, "word", 1, owner, "", "sram>" + owner,
                                 carries(ids.act_bytes)});
-  ids.gin_psum = sink.declare({0, owner + ".gin.psum", ResourceClass::Network, "word", kWide, owner, "", "sram>" + owner,
+  ids.gin_psum = sink.declare({0, owner + ".gin.psum", ResourceClass::Network, "word", kRsWideNetworkWords, owner, "", "sram>" + owner,
                                carries(ids.acc_bytes)});
-  ids.gon = sink.declare({0, owner + ".gon", ResourceClass::Network, "word", kWide, owner, "", owner + ">sram",
+  ids.gon = sink.declare({0, owner + ".gon", ResourceClass::Network, "word", kRsWideNetworkWords, owner, "", owner + ">sram",
                           carries(ids.acc_bytes)});
   ids.local = sink.declare({0, owner + ".link.local", ResourceClass::Network, "word", pes * a.psum_spad, owner, "",
                             owner + ">" + owner, carries(ids.acc_bytes)});
@@ -94,8 +93,8 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
   const int64_t filter_bytes = sh.filter_words * pass.rows * ids.weight_bytes;
   sink.add(t.start, ids.spad_filter, filter_bytes);
   sink.add(t.compute_end + 1, ids.spad_filter, -filter_bytes);
-  announce_words(sink, ids.gin_filter, t.start, sh.filter_words, kWide);
-  sink.count(t.start + (sh.filter_words + kWide - 1) / kWide - 1, ids.spad_write_filter, filter_bytes);
+  announce_words(sink, ids.gin_filter, t.start, sh.filter_words, kRsWideNetworkWords);
+  sink.count(t.start + (sh.filter_words + kRsWideNetworkWords - 1) / kRsWideNetworkWords - 1, ids.spad_write_filter, filter_bytes);
   // Per step: the windows and psums held, the MACs, the networks' words.
   std::vector<int64_t> q_of(static_cast<size_t>(r_sets)), p_of(static_cast<size_t>(t_sets));
   for (int64_t i = 0; i < r_sets; ++i) q_of[size_t(i)] = rs_share(pass.channels, m.q, i);
@@ -107,8 +106,8 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
   for (size_t k = 0; k < count; ++k) {
     const RsStepTiming& st = steps[k];
     announce_words(sink, ids.gin_ifmap, st.send_start, st.send_end - st.send_start + 1, 1);
-    if (st.psum_in_start >= 0) announce_words(sink, ids.gin_psum, st.psum_in_start, sh.psum_words, kWide);
-    announce_words(sink, ids.gon, st.out_start, sh.psum_words, kWide);
+    if (st.psum_in_start >= 0) announce_words(sink, ids.gin_psum, st.psum_in_start, sh.psum_words, kRsWideNetworkWords);
+    announce_words(sink, ids.gon, st.out_start, sh.psum_words, kRsWideNetworkWords);
     if (sh.chain > 1) {  // hops up the columns: one a cycle after the step's last MAC
       sink.add(st.compute_end + 2, ids.local, sh.psum_words);
       sink.add(st.compute_end + 1 + sh.chain, ids.local, -sh.psum_words);

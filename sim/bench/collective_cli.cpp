@@ -22,7 +22,7 @@ namespace {
 namespace po = boost::program_options;
 using namespace ic;
 
-[[noreturn]] void bad(const std::string& flag, const std::string& message) {
+[[noreturn]] void bad_option(const std::string& flag, const std::string& message) {
   throw InputError(flag, 0, "", message);
 }
 
@@ -42,7 +42,7 @@ int64_t parse_bytes(const std::string& flag, const std::string& text) {
   }
   const auto v = text::parse_int(digits);
   if (!v || *v < 1 || *v > (int64_t(1) << 40) / scale)
-    bad(flag, "expected a positive number of bytes up to 1 TiB (suffixes KiB, MiB, GiB, KB, MB, GB), got " +
+    bad_option(flag, "expected a positive number of bytes up to 1 TiB (suffixes KiB, MiB, GiB, KB, MB, GB), got " +
                   text::quoted(text));
   return *v * scale;
 }
@@ -58,10 +58,10 @@ Topology make_topology(const std::string& name, int chips) {
     const auto a = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(0, x));
     const auto b = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(x + 1));
     if (!a || !b || *a < 2 || *b < 2 || *a * *b != chips)
-      bad("--topology", fmt::format("torus:XxY with X, Y >= 2 and X x Y = --chips ({}), got {}", chips, text::quoted(name)));
+      bad_option("--topology", fmt::format("torus:XxY with X, Y >= 2 and X x Y = --chips ({}), got {}", chips, text::quoted(name)));
     return Topology::torus2d(int(*a), int(*b));
   }
-  bad("--topology", "one of ring, ring2 (both ways), torus:XxY, full, switch; got " + text::quoted(name));
+  bad_option("--topology", "one of ring, ring2 (both ways), torus:XxY, full, switch; got " + text::quoted(name));
 }
 
 }  // namespace
@@ -80,24 +80,33 @@ int collective_command(const std::vector<std::string>& args) {
       "arch", po::value(&arch_path),
       "time each chip's reduction of a forwarded chunk on this arch's vector unit (its add rate and ports)")(
       "json", po::bool_switch(&json), "print JSON")(
-      "bins", po::value(&bins), "with --json: each link's bytes and busy fraction over time, in this many equal bins");
+      "bins", po::value(&bins), "with --json: each link's bytes and busy fraction over time, in this many equal bins")(
+      "help", "this text");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(d).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: cstsim collective --link <yaml> --bytes N [--topology T] [--chips N] [--op OP] [options]\n"
+                   "  cstsim collective --link configs/interconnect/nvlink4-h100.yaml --bytes 64MiB --chips 8\n"
+                   "  cstsim collective --link configs/interconnect/ici-v5p.yaml --topology torus:4x4 --chips 16 "
+                   "--op torus_all_reduce --bytes 1GiB --json\n"
+               << d;
+      return 0;
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     throw InputError("collective", 0, "", e.what());
   }
-  if (chips < 2 || chips > 4096) bad("--chips", fmt::format("expected 2..4096, got {}", chips));
-  if (bins < 0 || bins > 100000) bad("--bins", fmt::format("expected 0..100000, got {}", bins));
-  if (bins > 0 && !json) bad("--bins", "goes with --json");
+  if (chips < 2 || chips > 4096) bad_option("--chips", fmt::format("expected 2..4096, got {}", chips));
+  if (bins < 0 || bins > 100000) bad_option("--bins", fmt::format("expected 0..100000, got {}", bins));
+  if (bins > 0 && !json) bad_option("--bins", "goes with --json");
   const LinkFile link = load_link_file(link_path);
   const int64_t bytes = parse_bytes("--bytes", bytes_text);
   CollectiveOptions o;
   if (!slice_text.empty()) o.slice_bytes = parse_bytes("--slice", slice_text);
   if (!arch_path.empty()) {
     const ArchSpec a = load_arch(arch_path);
-    if (a.vector.lanes == 0) bad("--arch", fmt::format("{} has no vector unit (vector.lanes) to reduce on", arch_path));
+    if (a.vector.lanes == 0) bad_option("--arch", fmt::format("{} has no vector unit (vector.lanes) to reduce on", arch_path));
     o.reduce_ps_per_byte = reduce_ps_per_byte(a);  // the run's own rate (sim/run/chips.h)
   }
   Fabric f(make_topology(topology, chips), link.spec);
@@ -109,18 +118,18 @@ int collective_command(const std::vector<std::string>& args) {
     c = ring_all_reduce(f, ring, bytes, o);
     bus_factor = 2.0 * (chips - 1) / chips;
   } else if (op == "bidirectional_all_reduce") {
-    if (topology == "ring") bad("--op", "a bidirectional all-reduce needs links both ways (--topology ring2, torus, full, switch)");
+    if (topology == "ring") bad_option("--op", "a bidirectional all-reduce needs links both ways (--topology ring2, torus, full, switch)");
     c = bidirectional_ring_all_reduce(f, ring, bytes, o);
     bus_factor = 2.0 * (chips - 1) / chips;
   } else if (op == "halving_doubling_all_reduce") {
-    if ((chips & (chips - 1)) != 0) bad("--chips", fmt::format("halving-doubling needs a power of two, got {}", chips));
-    if (topology == "ring") bad("--op", "halving-doubling exchanges both ways (--topology ring2, torus, full, switch)");
+    if ((chips & (chips - 1)) != 0) bad_option("--chips", fmt::format("halving-doubling needs a power of two, got {}", chips));
+    if (topology == "ring") bad_option("--op", "halving-doubling exchanges both ways (--topology ring2, torus, full, switch)");
     c = halving_doubling_all_reduce(f, ring, bytes, o);
     bus_factor = 2.0 * (chips - 1) / chips;
   } else if (op == "torus_all_reduce") {
-    if (topology.rfind("torus:", 0) != 0) bad("--op", "torus_all_reduce needs --topology torus:XxY");
+    if (topology.rfind("torus:", 0) != 0) bad_option("--op", "torus_all_reduce needs --topology torus:XxY");
     const int x = int(*text::parse_int(topology.substr(6, topology.find('x') - 6)));
-    if (bytes % x != 0) bad("--bytes", fmt::format("must be a multiple of the torus's x ({})", x));
+    if (bytes % x != 0) bad_option("--bytes", fmt::format("must be a multiple of the torus's x ({})", x));
     c = torus_all_reduce(f, x, chips / x, bytes, o);
     bus_factor = 2.0 * (chips - 1) / chips;
   } else if (op == "reduce_scatter") {
@@ -133,7 +142,7 @@ int collective_command(const std::vector<std::string>& args) {
     c = all_to_all(f, ring, bytes, o);
     bus_factor = double(chips - 1) / chips;
   } else {
-    bad("--op", "one of all_reduce, bidirectional_all_reduce, halving_doubling_all_reduce, torus_all_reduce, "
+    bad_option("--op", "one of all_reduce, bidirectional_all_reduce, halving_doubling_all_reduce, torus_all_reduce, "
                 "reduce_scatter, all_gather, all_to_all; got " + text::quoted(op));
   }
   f.run();

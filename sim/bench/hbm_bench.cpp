@@ -23,7 +23,7 @@ struct FlagError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-constexpr const char* kUsage =
+constexpr const char* kHbmBenchUsage =
     "usage: cstsim hbm-bench --memory <yaml> [--pattern seq|random|strided] [options]\n"
     "\n"
     "Closed-loop traffic on one HBM stack (models/hbm): --outstanding requests in flight, a new\n"
@@ -154,7 +154,7 @@ int run(const std::vector<std::string>& args) {
   std::vector<std::string> sets;
   TrafficOptions o;
   bool json = false;
-  po::options_description desc(std::string(kUsage) + "\noptions");
+  po::options_description desc(std::string(kHbmBenchUsage) + "\noptions");
   desc.add_options()("help,h", "show this help")("memory", po::value(&memory)->value_name("FILE"),
                                                  "memory YAML (configs/memory/)")(
       "pattern", po::value(&pattern)->value_name("P"), "seq | random | strided (default seq)")(

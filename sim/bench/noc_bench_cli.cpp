@@ -26,28 +26,28 @@ struct BenchUsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] void bad(const std::string& flag, const std::string& message) {
+[[noreturn]] void bad_flag(const std::string& flag, const std::string& message) {
   throw BenchUsageError(flag + ": " + message);
 }
 
 int64_t parse_whole(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   const auto v = text::parse_int(text);
   if (!v || *v < min || *v > max)
-    bad(flag, fmt::format("expected a whole number in {}..{}, got {}", min, max, text::quoted(text)));
+    bad_flag(flag, fmt::format("expected a whole number in {}..{}, got {}", min, max, text::quoted(text)));
   return *v;
 }
 
 double parse_real(const std::string& flag, const std::string& text) {
   const auto v = text::parse_double(text);
-  if (!v) bad(flag, "expected a number, got " + text::quoted(text));
+  if (!v) bad_flag(flag, "expected a number, got " + text::quoted(text));
   return *v;
 }
 
 std::pair<int, int> parse_pair(const std::string& flag, const std::string& text, char sep, const char* form) {
   const auto at = text.find(sep);
-  if (at == std::string::npos) bad(flag, fmt::format("expected {}, got {}", form, text::quoted(text)));
+  if (at == std::string::npos) bad_flag(flag, fmt::format("expected {}, got {}", form, text::quoted(text)));
   const auto a = text::parse_int(text.substr(0, at)), b = text::parse_int(text.substr(at + 1));
-  if (!a || !b) bad(flag, fmt::format("expected {}, got {}", form, text::quoted(text)));
+  if (!a || !b) bad_flag(flag, fmt::format("expected {}, got {}", form, text::quoted(text)));
   return {int(*a), int(*b)};
 }
 
@@ -109,7 +109,7 @@ void print_json(const BenchOptions& o, const BenchResult& r) {
   std::cout << j.dump(2) << "\n";
 }
 
-constexpr const char* kUsage =
+constexpr const char* kNocBenchUsage =
     "usage: cstsim noc-bench --rate R [--mesh KxK] [--traffic uniform|transpose|hotspot] [options]\n\n"
     "Synthetic load on the mesh NoC: Bernoulli injection at R flits/node/cycle (a packet of F flits\n"
     "starts with probability R/F per node and cycle; vnet drawn uniformly), warm-up, measurement window,\n"
@@ -124,7 +124,7 @@ int noc_bench_command(const std::vector<std::string>& args) {
                       config, seed = "1", hotspot, hotspot_fraction = "0.2";
     std::vector<std::string> sets;
     bool json = false;
-    po::options_description desc(kUsage);
+    po::options_description desc(kNocBenchUsage);
     desc.add_options()("help,h", "show this help")("mesh", po::value(&mesh)->value_name("KxK"),
                                                    "mesh size, columns x rows (default: the config's, 4x4)")(
         "traffic", po::value(&traffic)->value_name("NAME"), "uniform (default), transpose or hotspot")(
@@ -158,7 +158,7 @@ int noc_bench_command(const std::vector<std::string>& args) {
     if (!mesh.empty()) {
       const auto [cols, rows] = parse_pair("--mesh", mesh, 'x', "KxK (e.g. 8x8)");
       if (cols < 1 || rows < 1 || cols > 64 || rows > 64)
-        bad("--mesh", "each side must be 1..64, got " + text::quoted(mesh));
+        bad_flag("--mesh", "each side must be 1..64, got " + text::quoted(mesh));
       o.config.cols = cols;
       o.config.rows = rows;
       o.config.edge_nodes.clear();  // the bench loads tiles only
@@ -175,28 +175,28 @@ int noc_bench_command(const std::vector<std::string>& args) {
     try {
       o.traffic.kind = noc::parse_traffic(traffic);
     } catch (const std::invalid_argument& e) {
-      bad("--traffic", e.what());
+      bad_flag("--traffic", e.what());
     }
-    if (!vm.count("rate")) bad("--rate", "is required (flits/node/cycle, e.g. --rate 0.2)");
+    if (!vm.count("rate")) bad_flag("--rate", "is required (flits/node/cycle, e.g. --rate 0.2)");
     o.rate = parse_real("--rate", rate);
-    if (!(o.rate > 0 && o.rate <= 1)) bad("--rate", fmt::format("must be in (0, 1] flits/node/cycle, got {}", rate));
+    if (!(o.rate > 0 && o.rate <= 1)) bad_flag("--rate", fmt::format("must be in (0, 1] flits/node/cycle, got {}", rate));
     o.cycles = parse_whole("--cycles", cycles, 1, int64_t(1) << 40);
     o.warmup = parse_whole("--warmup", warmup, 0, int64_t(1) << 40);
     o.packet_bytes = parse_whole("--packet-bytes", packet_bytes, 1, int64_t(65535) * o.config.flit_bytes);
     o.seed = uint64_t(parse_whole("--seed", seed, 0, INT64_MAX));
     o.traffic.hotspot_fraction = parse_real("--hotspot-fraction", hotspot_fraction);
     if (!(o.traffic.hotspot_fraction >= 0 && o.traffic.hotspot_fraction <= 1))
-      bad("--hotspot-fraction", "must be in [0, 1], got " + text::quoted(hotspot_fraction));
+      bad_flag("--hotspot-fraction", "must be in [0, 1], got " + text::quoted(hotspot_fraction));
     const noc::Mesh m(o.config.cols, o.config.rows);
     o.traffic.hotspot = m.node(o.config.cols / 2, o.config.rows / 2);
     if (!hotspot.empty()) {
       const auto [x, y] = parse_pair("--hotspot", hotspot, ',', "X,Y");
       if (x < 0 || y < 0 || x >= o.config.cols || y >= o.config.rows)
-        bad("--hotspot", fmt::format("({},{}) is outside the {}x{} mesh", x, y, o.config.cols, o.config.rows));
+        bad_flag("--hotspot", fmt::format("({},{}) is outside the {}x{} mesh", x, y, o.config.cols, o.config.rows));
       o.traffic.hotspot = m.node(x, y);
     }
     if (o.traffic.kind == noc::TrafficKind::Transpose && o.config.cols != o.config.rows)
-      bad("--traffic", fmt::format("transpose needs a square mesh, got {}x{}", o.config.cols, o.config.rows));
+      bad_flag("--traffic", fmt::format("transpose needs a square mesh, got {}x{}", o.config.cols, o.config.rows));
     const BenchResult r = noc::run_noc_bench(o);
     if (json)
       print_json(o, r);

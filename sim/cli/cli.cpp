@@ -50,7 +50,7 @@ namespace fs = std::filesystem;
 namespace po = boost::program_options;
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kCliUsage =
     "cstsim — cycle-accurate systolic-array accelerator simulator\n"
     "\n"
     "usage: cstsim <command> [options]\n"
@@ -602,7 +602,7 @@ int cli_main(int argc, char** argv) {
       throw UsageError("no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
                        "collective, import; cstsim --help for the usage)");
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-      std::cout << kUsage;
+      std::cout << kCliUsage;
       return 0;
     }
     if (args[0] == "--version") {

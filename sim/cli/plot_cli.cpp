@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage =
+constexpr const char* kPlotUsage =
     "usage: cstsim plot <run-dir | sweep-dir> [--out DIR]\n\n"
     "Every figure of a run or a sweep, as PNG and PDF (text at least 7 pt, colour-blind-safe colours),\n"
     "in <dir>/figures/ unless --out. A run: rt (R(t), with a trace), power (energy per window),\n"
@@ -52,7 +52,7 @@ int plot_command(const std::vector<std::string>& args) {
   std::string run, out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
-      std::cout << kUsage;
+      std::cout << kPlotUsage;
       return 0;
     }
     if (args[i] == "--out") {

@@ -34,7 +34,7 @@ constexpr double kMaxCount = 1e15;  // keeps every product well inside a double'
 // (configs/arch/), so the ledger prices what cstsim simulates unless told otherwise.
 constexpr const char* kDefaultArch = "arch/npu-128-hbm3.yaml";
 
-constexpr const char* kUsage =
+constexpr const char* kLedgerUsage =
     "usage: cstsim ledger [options]\n"
     "\n"
     "The analytical roofline ledger of seeds 002 and 003: FLOPs, minimum bytes moved, arithmetic\n"
@@ -203,7 +203,7 @@ std::string help_text() {
   Flags flags;
   std::map<std::string, std::string> raw;
   std::ostringstream out;
-  out << kUsage << "\n" << describe(flags, raw) << "\n";
+  out << kLedgerUsage << "\n" << describe(flags, raw) << "\n";
   out << "--op names, suite 003: " << join(op_names003()) << "\n";
   out << "--op names, suite 002: " << join(op_names002()) << "\n";
   out << "\nmachines:\n";

@@ -8,7 +8,7 @@
 //   compute:     cycles >= MACs / (PEs x clusters)
 //   bandwidth:   memory: hbm | hierarchy: cycles >= HBM bytes / the stack's peak per cycle
 //   stalls also: stall cycles = cycles - ideal-memory cycles, no cause negative
-// and on report.json (check_report_invariants), per layer and in total:
+// and on report.json (check_report_scope: the total and each layer, as post makes them):
 //   work:        executed MACs (counted from the active PEs, cycle by cycle) = nominal MACs
 //                (M x N x K of every pass), per precision
 //   landauer:    E_gross >= E_thermo_min (k_B T ln 2 per erased bit)
@@ -29,6 +29,6 @@ class InvariantError : public std::runtime_error {
 };
 
 void check_invariants(const ArchSpec& arch, const std::vector<ArrayLayerResult>& layers);
-void check_report_invariants(const nlohmann::ordered_json& report);
+void check_report_scope(const nlohmann::ordered_json& scope, const std::string& what);
 
 }  // namespace cstsim

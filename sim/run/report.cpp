@@ -194,7 +194,7 @@ nlohmann::ordered_json rs_mapping_json(const RsMapping& m) {
           {"glb_ifmap_values", m.glb_ifmap_values}, {"glb_psum_values", m.glb_psum_values}};
 }
 
-nlohmann::ordered_json summary_json(const RunReport& r) {
+nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* layer_spool) {
   const ArchSpec& a = *r.arch;
   const bool scalesim = a.fold_pipeline == FoldPipeline::ScaleSim;
   nlohmann::ordered_json j;
@@ -351,7 +351,8 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
       verify_ran = true;
       verified = verified && L.verify.passed;
     }
-    layers.push_back(std::move(l));
+    if (layer_spool) layer_spool->push(l);
+    else layers.push_back(std::move(l));
     cycles += L.cycles;
     ideal_cycles += L.ideal_cycles;
     macs += L.stats.macs;
@@ -367,7 +368,7 @@ nlohmann::ordered_json summary_json(const RunReport& r) {
     if (i == 0) first = L.start_cycle;
     last = L.end_cycle;
   }
-  j["layers"] = std::move(layers);
+  j["layers"] = layer_spool ? io::JsonArraySpool::placeholder() : std::move(layers);
   int64_t vector_cycles = 0;
   if (r.vector && !r.vector->empty()) {
     j["vector"] = vector_json(a, *r.vector_plan, *r.vector);
@@ -430,7 +431,7 @@ std::vector<std::string> stall_causes() {
 
 }  // namespace
 
-std::string layers_csv(const RunReport& r, const nlohmann::ordered_json* post_report) {
+std::string layers_csv(const RunReport& r, const std::vector<double>* layer_energy) {
   const ArchSpec& a = *r.arch;
   const std::vector<std::string> causes = stall_causes();
   std::string out =
@@ -453,8 +454,7 @@ std::string layers_csv(const RunReport& r, const nlohmann::ordered_json* post_re
                        L.stats.sram.ofmap_writes, L.stats.scalesim_ofmap_writes, read,
                        written ? std::to_string(*written) : std::string());
     // The layer's attributed energy, from the trace's post-processing (none with --no-trace).
-    if (post_report && i < (*post_report)["layers"].size())
-      out += fmt::format("{:.9g}", (*post_report)["layers"][i]["energy"]["E_attrib"]["value"].get<double>());
+    if (layer_energy && i < layer_energy->size()) out += fmt::format("{:.9g}", (*layer_energy)[i]);
     out += "\n";
   }
   return out;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_spool.h"
+
 #include "plan/plan.h"
 #include "plan/rs_plan.h"
 
@@ -32,13 +34,15 @@ struct RunReport {
   const Plan* plan = nullptr;  // the plan the run executed (fold_pipeline: scalesim's memory replay)
 };
 
-nlohmann::ordered_json summary_json(const RunReport& r);
+// `layers`: where the per-layer entries go (summary["layers"] is then its placeholder, and the
+// caller writes the file with layers->write_document); nullptr keeps them in the tree.
+nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* layers = nullptr);
 // dataflow: rs: a layer's mapping (JSSC 2017 Table II's parameters and the placement), as
 // summary.json and `cstsim plan` show it.
 nlohmann::ordered_json rs_mapping_json(const RsMapping& m);
-// The tidy per-layer table (README.md, "layers.csv"); post_report: the trace's report.json,
-// whose per-layer energy it adds (nullptr with --no-trace: the column stays empty).
-std::string layers_csv(const RunReport& r, const nlohmann::ordered_json* post_report);
+// The tidy per-layer table (README.md, "layers.csv"); layer_energy: each layer's attributed
+// energy from the trace's report.json (nullptr with --no-trace: the column stays empty).
+std::string layers_csv(const RunReport& r, const std::vector<double>* layer_energy);
 // Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).
 double utilization(const ArchSpec& a, int64_t macs, int64_t cycles);
 std::string human_table(const RunReport& r);

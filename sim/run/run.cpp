@@ -309,7 +309,8 @@ int run_simulation(const RunOptions& o) {
 
     RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
                          &plan.vector_kernels, &vector, &plan.flash_kernels, &flash, &plan};
-    nlohmann::ordered_json summary = summary_json(run_report);
+    io::JsonArraySpool summary_layers(out.path());
+    nlohmann::ordered_json summary = summary_json(run_report, &summary_layers);
     if (sink)  // ties this report to its trace (cstsim post and export check it)
       summary["trace"] = {{"records", sink->manifest().records},
                           {"end_cycle", sink->manifest().end_cycle},
@@ -337,15 +338,14 @@ int run_simulation(const RunOptions& o) {
     }
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
-    io::write_file(out.path() / "summary.json", summary.dump(2) + "\n");
+    summary_layers.write_document(out.path() / "summary.json", summary);
     io::write_file(out.path() / "energy.yaml", post::to_yaml(run_table));
     post::PostOutputs report;
     if (o.trace) {
-      report = post::post_process({out.path(), o.normalization, 0});
-      check_report_invariants(report.report);  // before report.json is written
+      report = post::post_process({out.path(), o.normalization, 0, check_report_scope});  // before report.json is written
       post::write_post_outputs(out.path(), report);
     }
-    io::write_file(out.path() / "layers.csv", layers_csv(run_report, o.trace ? &report.report : nullptr));
+    io::write_file(out.path() / "layers.csv", layers_csv(run_report, o.trace ? &report.layer_energy : nullptr));
     if (arch.fold_pipeline == FoldPipeline::ScaleSim) {
       io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
       if (has_scalesim_memory(run_report)) {

@@ -32,7 +32,7 @@ printf 'boundary: node\nreference:\n  C_ref: {value: 1024, unit: PE}\n  M_ref: {
 seed fuzz_workload_yaml configs/workloads/*.yaml configs/workloads/models/*.yaml configs/sweeps/workloads/*.yaml
 seed fuzz_topology_csv configs/workloads/*.csv tests/golden/scalesim-v2/inputs/*.csv
 seed fuzz_arch configs/arch/*.yaml tests/golden/scalesim-v2/inputs/*.cfg
-mkdir -p $B/corpus/fuzz_constraint $B/corpus/fuzz_sweep_spec $B/corpus/fuzz_trace
+mkdir -p $B/corpus/fuzz_constraint $B/corpus/fuzz_sweep_spec $B/corpus/fuzz_trace $B/corpus/fuzz_onnx  # onnx: seeds its own
 printf 'array.rows == array.cols' > $B/corpus/fuzz_constraint/eq
 printf "(array.rows + array.cols) * 1024 <= 2 * 1024 * 1024 && dataflow != 'is' || batch == 1" > $B/corpus/fuzz_constraint/mixed
 printf "!(array.rows > 64 && dataflow == 'os')" > $B/corpus/fuzz_constraint/not

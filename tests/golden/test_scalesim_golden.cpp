@@ -35,16 +35,16 @@ std::vector<std::vector<double>> read_report(const fs::path& path) {
   return rows;
 }
 
-struct Case {
+struct GoldenCase {
   const char* run;
   const char* cfg;
   const char* topology;
 };
 
-class ScaleSimGolden : public ::testing::TestWithParam<Case> {};
+class ScaleSimGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(ScaleSimGolden, ReportsMatch) {
-  const Case c = GetParam();
+  const GoldenCase c = GetParam();
   const ArchSpec arch = load_arch((kData / "inputs" / c.cfg).string());
   ASSERT_EQ(arch.fold_pipeline, FoldPipeline::ScaleSim);
   const Workload w = load_workload((kData / "inputs" / c.topology).string());
@@ -71,13 +71,13 @@ TEST_P(ScaleSimGolden, ReportsMatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Runs, ScaleSimGolden,
-    ::testing::Values(Case{"v2_g16_a8_ws_calc_trace", "a8_ws_calc.cfg", "gemm16.csv"},
-                      Case{"v2_g16_a8_os_calc_trace", "a8_os_calc.cfg", "gemm16.csv"},
-                      Case{"v2_g16_a8_is_calc_trace", "a8_is_calc.cfg", "gemm16.csv"},
-                      Case{"v2_g512_a32_ws_calc", "a32_ws_calc.cfg", "gemm512.csv"},
-                      Case{"v2_g512_a32_os_calc", "a32_os_calc.cfg", "gemm512.csv"},
-                      Case{"v2_g512_a32_is_calc", "a32_is_calc.cfg", "gemm512.csv"},
-                      Case{"v2_resnet18_scalecfg", "scale.cfg", "Resnet18.csv"}),
+    ::testing::Values(GoldenCase{"v2_g16_a8_ws_calc_trace", "a8_ws_calc.cfg", "gemm16.csv"},
+                      GoldenCase{"v2_g16_a8_os_calc_trace", "a8_os_calc.cfg", "gemm16.csv"},
+                      GoldenCase{"v2_g16_a8_is_calc_trace", "a8_is_calc.cfg", "gemm16.csv"},
+                      GoldenCase{"v2_g512_a32_ws_calc", "a32_ws_calc.cfg", "gemm512.csv"},
+                      GoldenCase{"v2_g512_a32_os_calc", "a32_os_calc.cfg", "gemm512.csv"},
+                      GoldenCase{"v2_g512_a32_is_calc", "a32_is_calc.cfg", "gemm512.csv"},
+                      GoldenCase{"v2_resnet18_scalecfg", "scale.cfg", "Resnet18.csv"}),
     [](const auto& info) { return std::string(info.param.run); });
 
 }  // namespace

@@ -11,15 +11,15 @@
 
 namespace {
 
-const fs::path kData = fs::path(CSTSIM_SOURCE_DIR) / "tests" / "golden" / "scalesim-v2";
+const fs::path kGoldenData = fs::path(CSTSIM_SOURCE_DIR) / "tests" / "golden" / "scalesim-v2";
 
-struct Case {
-  std::string dir;  // under kData: SCALE-Sim's three reports
+struct MemoryCase {
+  std::string dir;  // under kGoldenData: SCALE-Sim's three reports
   std::string cfg, topology;
 };
 
-std::vector<Case> cases() {
-  std::vector<Case> out = {{"v2_g16_a8_ws_calc_trace", "a8_ws_calc.cfg", "gemm16.csv"},
+std::vector<MemoryCase> cases() {
+  std::vector<MemoryCase> out = {{"v2_g16_a8_ws_calc_trace", "a8_ws_calc.cfg", "gemm16.csv"},
                            {"v2_g16_a8_os_calc_trace", "a8_os_calc.cfg", "gemm16.csv"},
                            {"v2_g16_a8_is_calc_trace", "a8_is_calc.cfg", "gemm16.csv"},
                            {"v2_g512_a32_ws_calc", "a32_ws_calc.cfg", "gemm512.csv"},
@@ -28,7 +28,7 @@ std::vector<Case> cases() {
                            {"v2_resnet18_scalecfg", "scale.cfg", "Resnet18.csv"}};
   // memory/<cfg>_<topology>: small SRAMs (1-2 kB) where USER bandwidth stalls the array.
   std::vector<std::string> runs;
-  for (const auto& e : fs::directory_iterator(kData / "memory")) runs.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(kGoldenData / "memory")) runs.push_back(e.path().filename().string());
   std::sort(runs.begin(), runs.end());
   for (const std::string& run : runs) {
     const size_t cut = run.rfind('_');
@@ -37,16 +37,16 @@ std::vector<Case> cases() {
   return out;
 }
 
-class ScaleSimMemory : public Cli, public ::testing::WithParamInterface<Case> {};
+class ScaleSimMemory : public Cli, public ::testing::WithParamInterface<MemoryCase> {};
 
 TEST_P(ScaleSimMemory, ReportsAreSCALESims) {
-  const Case& c = GetParam();
+  const MemoryCase& c = GetParam();
   const fs::path out = dir_ / "run";
-  const Result r = cstsim("run --no-trace --arch " + (kData / "inputs" / c.cfg).string() + " --workload " +
-                          (kData / "inputs" / c.topology).string() + " --out " + out.string());
+  const Result r = cstsim("run --no-trace --arch " + (kGoldenData / "inputs" / c.cfg).string() + " --workload " +
+                          (kGoldenData / "inputs" / c.topology).string() + " --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* report : {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"})
-    EXPECT_EQ(slurp(out / report), slurp(kData / c.dir / report)) << report;
+    EXPECT_EQ(slurp(out / report), slurp(kGoldenData / c.dir / report)) << report;
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ScaleSimMemory, ::testing::ValuesIn(cases()), [](const auto& info) {

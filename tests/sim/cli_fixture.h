@@ -11,19 +11,12 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_util.h"
+
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-inline std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = cstsim::testing_util::CliResult;
+using cstsim::testing_util::slurp;
 
 class Cli : public ::testing::Test {
  protected:

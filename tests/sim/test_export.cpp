@@ -87,12 +87,12 @@ const std::vector<Change> kChanges = {
     {40, 1, 2048}, {40, 2, 0}, {60, 0, 0},  {75, 0, 32}, {80, 3, 0},
 };
 constexpr int64_t kEnd = 100;
-struct LayerSpec {
+struct ExportLayer {
   int index;
   const char* name;
   int64_t start, end;  // end inclusive, as in layers.csv
 };
-const std::vector<LayerSpec> kLayers = {{0, "conv1", 0, 49}, {1, "fc2", 50, 99}};
+const std::vector<ExportLayer> kExportLayers = {{0, "conv1", 0, 49}, {1, "fc2", 50, 99}};
 
 int64_t value_at(uint32_t id, uint64_t cycle) {
   int64_t v = 0;
@@ -121,7 +121,7 @@ fs::path make_run(const fs::path& root, double clock_hz) {
   }
   const ActionId mac = sink.declare_action("mac.int8.nominal", "MAC");
   sink.bind(mac, 0, 1);
-  for (const LayerSpec& l : kLayers) sink.begin_layer(l.index, l.name, l.start);
+  for (const ExportLayer& l : kExportLayers) sink.begin_layer(l.index, l.name, l.start);
   for (const Change& c : kChanges) sink.set(int64_t(c.cycle), c.id, c.value);
   sink.finish(kEnd);
   cstsim::testing_util::tie_summary(run, sink);
@@ -262,7 +262,7 @@ TEST(Export, PerfettoProtoTracksPerOwnerCountersAndSlices) {
         EXPECT_EQ(value, value_at(id, uint64_t(cycle))) << "at " << when << " ns";
       }
     }
-    ASSERT_EQ(slices.size(), 2 * kLayers.size());
+    ASSERT_EQ(slices.size(), 2 * kExportLayers.size());
     EXPECT_EQ(slices[0], std::make_tuple(ns(0), true, std::string("conv1")));
     EXPECT_EQ(slices[1], std::make_tuple(ns(50), false, std::string()));
     EXPECT_EQ(slices[2], std::make_tuple(ns(50), true, std::string("fc2")));
@@ -336,14 +336,14 @@ TEST(Export, PerfettoCountersAndLayerSlices) {
     }
 
     // One complete slice per layer on the "layers" thread, spanning [start, end + 1).
-    ASSERT_EQ(slices.size(), kLayers.size());
-    for (size_t k = 0; k < kLayers.size(); ++k) {
+    ASSERT_EQ(slices.size(), kExportLayers.size());
+    for (size_t k = 0; k < kExportLayers.size(); ++k) {
       const auto& e = slices[k];
-      EXPECT_EQ(e["name"], kLayers[k].name);
+      EXPECT_EQ(e["name"], kExportLayers[k].name);
       EXPECT_EQ(thread_names[e["tid"].get<int>()], "layers");
-      EXPECT_NEAR(e["ts"].get<double>(), double(kLayers[k].start) * us, 1e-12);
-      EXPECT_NEAR(e["dur"].get<double>(), double(kLayers[k].end + 1 - kLayers[k].start) * us, 1e-12);
-      EXPECT_EQ(e["args"]["layer"], kLayers[k].index);
+      EXPECT_NEAR(e["ts"].get<double>(), double(kExportLayers[k].start) * us, 1e-12);
+      EXPECT_NEAR(e["dur"].get<double>(), double(kExportLayers[k].end + 1 - kExportLayers[k].start) * us, 1e-12);
+      EXPECT_EQ(e["args"]["layer"], kExportLayers[k].index);
     }
   }
 }

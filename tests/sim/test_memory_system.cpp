@@ -45,7 +45,8 @@ TEST(MemorySystem, ItsProcessStepsTheQueueToTheInlineTiming) {
   const FoldPlan folds = fold_plan(plan, pass);
   HierarchySource inline_source(accelerator_spec(a), folds, dma_program(folds, pass), 0, false);
   const LayerTiming inline_timing = compute_layer_timing(folds, a.fold_pipeline, 0, &inline_source);
-  const ArrayLayerResult& run = acc.layer_results()[0];
+  const std::vector<ArrayLayerResult> results = acc.layer_results();  // a copy: keep it while `run` is used
+  const ArrayLayerResult& run = results[0];
   ASSERT_GT(inline_timing.stall_cycles, 0);
   EXPECT_EQ(run.end_cycle, std::max(inline_timing.end, inline_timing.memory_end));
   EXPECT_EQ(run.stalls, inline_timing.stall_causes);

@@ -32,19 +32,10 @@ namespace csv = cstsim::csv;
 
 extern char** environ;
 
+using Result = cstsim::testing_util::CliResult;
+using cstsim::testing_util::slurp;
+
 namespace {
-
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;

@@ -111,8 +111,8 @@ TEST(EquivalenceChannel, RandomShapesAndChannels) {
     ch.latency_s = pick(0, 20) * 1e-9;
     ch.fifo_tiles = pick(1, 4);
     const FoldPlan plan = make_fold_plan(d, s.R, s.C, s.M, s.N, s.K);
-    WeightChannel timing_channel(ch, 1e9, fifo_tiles_of(plan, Precision{}), 3),
-        grid_channel(ch, 1e9, fifo_tiles_of(plan, Precision{}), 3);
+    WeightChannel timing_channel(ch, 1e9, fifo_tiles_of(plan, cstsim::Precision{}), 3),
+        grid_channel(ch, 1e9, fifo_tiles_of(plan, cstsim::Precision{}), 3);
     const LayerTiming timing = compute_layer_timing(plan, FoldPipeline::Overlapped, 3, &timing_channel);
     std::vector<ArrayEvent> expected;
     append_events(timing, expected);
@@ -141,7 +141,7 @@ TEST(EquivalenceChannel, SlowChannelMakesWeightStallsDominate) {
   ch.bandwidth_bytes_per_s = 34e9;
   ch.fifo_tiles = 4;
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 256, 256, 200, 2048, 2048);
-  WeightChannel channel(ch, 700e6, fifo_tiles_of(plan, Precision{}), 0);
+  WeightChannel channel(ch, 700e6, fifo_tiles_of(plan, cstsim::Precision{}), 0);
   const LayerTiming t = compute_layer_timing(plan, FoldPipeline::Overlapped, 0, &channel);
   const double cycles = double(t.reported_cycles);
   // Each 64 KiB tile takes 65536 / (34e9 / 700e6) = 1350 cycles on the channel.

@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/bench/hbm_bench.h"
+#include "tests/hbm_util.h"
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
 
 struct Out {
   int rc;

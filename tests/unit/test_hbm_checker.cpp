@@ -4,22 +4,13 @@
 
 #include "models/hbm/checker.h"
 #include "models/hbm/hbm_spec.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
 HbmSpec spec() { return load_hbm_spec(CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml"); }
-
-Address at(int bg, int bank, int64_t row = 0, int pc = 0, int ch = 0) {
-  Address a;
-  a.channel = ch;
-  a.pc = pc;
-  a.bank_group = bg;
-  a.bank = bank;
-  a.row = row;
-  return a;
-}
 
 // Records the sequence; returns the first violation's text ("" when all were legal).
 struct Seq {

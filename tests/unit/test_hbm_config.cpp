@@ -9,14 +9,13 @@
 #include "models/hbm/address_map.h"
 #include "models/hbm/hbm_spec.h"
 #include "core/input_error.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 using cstsim::InputError;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // Writes `text` to a file unique to the running test.
 std::string write_yaml(const std::string& text) {

@@ -10,13 +10,12 @@
 #include "models/hbm/checker.h"
 #include "models/hbm/hbm_device.h"
 #include "models/hbm/scheduler/i_scheduler.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // A small stack so random traffic collides a lot: 2 channels x 2 PCs x 4 groups x 2 banks x 64 rows.
 HbmSpec small_spec(const std::string& file, HbmOverrides extra = {}) {
@@ -24,11 +23,6 @@ HbmSpec small_spec(const std::string& file, HbmOverrides extra = {}) {
   o.insert(o.end(), extra.begin(), extra.end());
   return load_hbm_spec(file, o);
 }
-
-struct Log : HbmObserver {
-  std::vector<CommandEvent> events;
-  void on_command(const CommandEvent& e) override { events.push_back(e); }
-};
 
 // Runs requests (already timed) to completion; returns completions in done order.
 std::vector<HbmCompletion> run_all(HbmDevice& dev, const std::vector<HbmRequest>& reqs) {
@@ -177,7 +171,7 @@ void random_run_is_legal(const HbmSpec& spec, uint64_t seed, const char* schedul
 
 TEST(HbmController, read_to_an_idle_bank_takes_tRCD_tCL_tBL) {
   HbmDevice dev(load_hbm_spec(kHbm2));
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   const auto done = run_all(dev, {rd(0, 100)});
   const HbmSpec& s = dev.spec();
@@ -301,7 +295,7 @@ TEST(HbmController, refresh_wait_under_per_bank_refresh_counts_only_the_refreshe
   // bank, (bg0, ba0), at tREFI (every bank starts refreshed).
   HbmDevice dev(load_hbm_spec(kHbm3, {{"organization.channels", "1"}}));
   const HbmSpec& s = dev.spec();
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   const Cycle t0 = s.t("tREFI");
   Address other;
@@ -359,7 +353,7 @@ TEST(HbmController, unknown_scheduler_lists_the_known_ones) {
 
 TEST(HbmController, idle_pseudo_channels_refresh_exactly_every_tREFI) {
   HbmDevice dev(small_spec(kHbm2));
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   const Cycle refi = dev.spec().t("tREFI");
   dev.run_until(10 * refi + 1);
@@ -384,7 +378,7 @@ TEST(HbmController, a_read_during_refresh_waits_for_tRFC) {
 
 TEST(HbmController, refresh_closes_open_rows_first) {
   HbmDevice dev(load_hbm_spec(kHbm2));
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   run_all(dev, {rd(0, 0)});
   const Cycle refi = dev.spec().t("tREFI");
@@ -406,7 +400,7 @@ TEST(HbmController, refresh_closes_open_rows_first) {
 static void event_skipping_matches_cycle_stepping(const HbmSpec& s) {
   HbmDevice fast(s), slow(s);
   slow.set_cycle_stepping(true);
-  Log a, b;
+  CommandLog a, b;
   fast.add_observer(&a);
   slow.add_observer(&b);
   const auto reqs = random_requests(fast, 1500, 7);

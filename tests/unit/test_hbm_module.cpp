@@ -7,13 +7,12 @@
 #include <systemc>
 
 #include "models/hbm/hbm_module.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // An accelerator-side thread on its own clock (1.5 ns) that reads twice, far apart.
 struct Dma : sc_core::sc_module {

@@ -8,13 +8,12 @@
 
 #include "models/hbm/hbm_device.h"
 #include "models/hbm/traffic.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 const HbmOverrides kAllBank = {{"controller.refresh", "all_bank"}};
 

@@ -12,18 +12,12 @@
 #include "models/hbm/checker.h"
 #include "models/hbm/hbm_device.h"
 #include "models/hbm/traffic.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
-
-struct Log : HbmObserver {
-  std::vector<CommandEvent> events;
-  void on_command(const CommandEvent& e) override { events.push_back(e); }
-};
 
 int flat_bank(const HbmSpec& s, const Address& a) { return a.bank_group * s.org.banks_per_group + a.bank; }
 
@@ -127,7 +121,7 @@ TrafficResult run(HbmDevice& dev, Pattern p, uint64_t bytes, double writes = 0.0
 TEST(HbmRefreshPb, idle_pseudo_channels_refresh_each_bank_once_per_tREFI_in_turn) {
   const HbmSpec s = load_hbm_spec(kHbm3, {{"organization.channels", "1"}});
   HbmDevice dev(s);
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   const Cycle T = s.t("tREFI");
   const int B = s.org.banks_per_pc();
@@ -149,7 +143,7 @@ TEST(HbmRefreshPb, idle_pseudo_channels_refresh_each_bank_once_per_tREFI_in_turn
 TEST(HbmRefreshPb, every_bank_is_refreshed_once_per_tREFI_under_sequential_traffic) {
   const HbmSpec s = load_hbm_spec(kHbm3, {{"organization.channels", "1"}, {"organization.pseudo_channels", "1"}});
   HbmDevice dev(s);
-  Log log;
+  CommandLog log;
   dev.add_observer(&log);
   const TrafficResult r = run(dev, Pattern::Seq, 4 << 20);  // ~42 tREFI
   ASSERT_GT(r.end_cycle, 40 * s.t("tREFI"));
@@ -160,11 +154,11 @@ TEST(HbmRefreshPb, every_bank_is_refreshed_once_per_tREFI_under_random_traffic) 
   for (const std::string& file : {kHbm3, kHbm2}) {
     const HbmSpec s = load_hbm_spec(file, {{"organization.channels", "1"}, {"controller.refresh", "per_bank"}});
     HbmDevice dev(s);
-    Log log;
+    CommandLog log;
     ProtocolChecker chk(s);
     chk.expect_refresh(s.t("tREFI"), 2);  // per-bank: the first round ends by 2 tREFI, and may be postponed
     struct Both : HbmObserver {
-      Log* log;
+      CommandLog* log;
       ProtocolChecker* chk;
       void on_command(const CommandEvent& e) override {
         log->on_command(e);

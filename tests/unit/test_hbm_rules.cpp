@@ -8,13 +8,12 @@
 #include "models/hbm/checker.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/hbm/timing_engine.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
-const std::string kHbm3 = CSTSIM_SOURCE_DIR "/configs/memory/hbm3-6400.yaml";
 
 // Pairwise distinct where two rows could otherwise bind the same pair of commands.
 HbmSpec distinct_spec(HbmOverrides extra = {}) {
@@ -27,16 +26,6 @@ HbmSpec distinct_spec(HbmOverrides extra = {}) {
       {"timing.tACT_BUS", "2ck"}, {"timing.tRFCpb", "97ck"}, {"timing.tRREFD", "11ck"}};
   o.insert(o.end(), extra.begin(), extra.end());
   return load_hbm_spec(kHbm2, o);
-}
-
-Address at(int bg, int bank, int64_t row = 0, int pc = 0, int ch = 0) {
-  Address a;
-  a.channel = ch;
-  a.pc = pc;
-  a.bank_group = bg;
-  a.bank = bank;
-  a.row = row;
-  return a;
 }
 
 class HbmRules : public ::testing::Test {

@@ -10,12 +10,12 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/hbm/hbm_module.h"
+#include "tests/hbm_util.h"
 
 using namespace cstsim::hbm;
 
 namespace {
 
-const std::string kHbm2 = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";
 
 struct Access {
   double at_ns;

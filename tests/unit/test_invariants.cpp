@@ -88,11 +88,9 @@ TEST(Invariants, ReportLawsAreNamedWithTheirScope) {
     return s;
   };
   auto error = [&](const nlohmann::ordered_json& layer) -> std::string {
-    nlohmann::ordered_json r;
-    r["total"] = scope(10, 10, 1, 0);
-    r["layers"] = nlohmann::ordered_json::array({layer});
     try {
-      check_report_invariants(r);
+      check_report_scope(scope(10, 10, 1, 0), "the run's total");
+      check_report_scope(layer, "layer 0 (fc)");
     } catch (const InvariantError& e) {
       return e.what();
     }

@@ -19,7 +19,7 @@ using namespace cstsim;
 
 namespace {
 
-struct Case {
+struct RsCase {
   RsShape shape;
   RsLimits limits;
   int pad = 0;
@@ -30,7 +30,7 @@ struct Case {
 };
 
 // "" or what differed.
-std::string check(const Case& k, uint64_t seed, NumType operand) {
+std::string check(const RsCase& k, uint64_t seed, NumType operand) {
   const RsPlanResult planned = plan_rs(k.shape, k.limits);
   if (!planned.why_not.empty()) return "unplanned: " + planned.why_not;
   RsLayerPlan plan = make_rs_layer_plan(k.shape, planned.mapping);
@@ -72,9 +72,9 @@ std::string check(const Case& k, uint64_t seed, NumType operand) {
   return "";
 }
 
-Case random_case(std::mt19937_64& rng) {
+RsCase random_case(std::mt19937_64& rng) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  Case k;
+  RsCase k;
   RsShape& s = k.shape;
   s.R = pick(1, 11);
   s.S = pick(1, 11);
@@ -107,7 +107,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
   int ran = 0, unplanned = 0, with_channel = 0, gating = 0, strided = 0, tall = 0, stripped = 0, segmented = 0, replicated = 0, reduced = 0;
   for (int i = 0; ran < 1000; ++i) {
     ASSERT_LT(i, 3000) << "too many cases had no mapping";
-    const Case k = random_case(rng);
+    const RsCase k = random_case(rng);
     // int16, int8, and every fifth case a float type the PEs might multiply.
     const NumType floats[] = {NumType::Bf16, NumType::Fp16, NumType::Fp8E4M3, NumType::Fp32};
     const NumType operand = i % 5 == 4 ? floats[(i / 5) % 4] : i % 2 ? NumType::Int8 : NumType::Int16;
@@ -147,7 +147,7 @@ TEST(RsEquivalence, TimingEqualsRegistersOnRandomConvolutions) {
 
 // The grid's checks are live: a wrong filter value makes the result differ.
 TEST(RsEquivalence, AWrongWeightIsCaught) {
-  Case k;
+  RsCase k;
   k.shape = {2, 3, 4, 1, 7, 7, 3, 3, 1};
   const RsLayerPlan plan = make_rs_layer_plan(k.shape, plan_rs(k.shape, k.limits).mapping);
   RsData data = make_random_rs_data(k.shape, 5);

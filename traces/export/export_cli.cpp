@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 
-constexpr const char* kUsage =
+constexpr const char* kExportUsage =
     "usage: cstsim export <format> <run-dir> [--out FILE]\n"
     "\n"
     "Converts the R(t) trace in <run-dir>/trace/ (see traces/FORMAT.md) for other tools.\n"
@@ -63,7 +63,7 @@ int export_command(const std::vector<std::string>& args) {
   try {
     for (const std::string& a : args)
       if (a == "--help" || a == "-h") {
-        std::cout << kUsage;
+        std::cout << kExportUsage;
         return 0;
       }
     if (args.empty()) throw UsageError("missing format (csv, perfetto or vcd; see cstsim export --help)");

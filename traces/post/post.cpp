@@ -159,9 +159,12 @@ class Reporter {
     auto close_window = [&]() {
       if (key.second < 0) return;
       const auto& ls = reader_.layers();
-      auto it = std::find_if(ls.begin(), ls.end(), [&](const trace::LayerRow& l) { return l.index == key.first; });
-      const int64_t lo = it != ls.end() ? it->start_cycle : 0;
-      const int64_t hi = it != ls.end() ? it->end_cycle + 1 : int64_t(reader_.header().end_cycle);
+      // The reader holds the layers in increasing index: a binary search, not a scan per window.
+      auto it = std::lower_bound(ls.begin(), ls.end(), key.first,
+                                 [](const trace::LayerRow& l, int index) { return l.index < index; });
+      const bool found = it != ls.end() && it->index == key.first;
+      const int64_t lo = found ? it->start_cycle : 0;
+      const int64_t hi = found ? it->end_cycle + 1 : int64_t(reader_.header().end_cycle);
       const int64_t start = std::max(lo, key.second * window), end = std::min(hi, (key.second + 1) * window);
       const Seconds d{(end - start) * period_};
       if (d.value > 0) {
@@ -237,12 +240,18 @@ class Reporter {
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
     r["total"] = scope(in.total, total, total_scoped, b_peak_total, "total", -1);
-    r["layers"] = ordered_json::array();
-    for (size_t i = 0; i < in.layers.size(); ++i) {
+    if (opt_.check_scope) opt_.check_scope(r["total"], "the run's total");
+    r["layers"] = io::JsonArraySpool::placeholder();
+    out.layers = std::make_shared<io::JsonArraySpool>(opt_.run_dir);
+    for (size_t i = 0; i < in.layers.size(); ++i) {  // one entry in memory at a time
       const trace::LayerRow& lr = reader_.layers()[i];
       ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
       head.update(scope(in.layers[i], per_layer[lr.index], per_layer_scoped[lr.index], b_peak_layer[lr.index], lr.name, int(i)));
-      r["layers"].push_back(std::move(head));
+      if (opt_.check_scope) opt_.check_scope(head, fmt::format("layer {} ({})", i, lr.name));
+      out.layer_energy.push_back(head["energy"]["E_attrib"]["value"].get<double>());
+      out.layers->push(head);
+      per_layer.erase(lr.index);
+      per_layer_scoped.erase(lr.index);
     }
     if (!opt_.normalization.empty()) r["V_CST_star"] = scalar(load_normalization(opt_.normalization), in.total);
     out.text = text(r);
@@ -584,7 +593,7 @@ PostOutputs post_process(const PostOptions& o) {
 }
 
 void write_post_outputs(const fs::path& dir, const PostOutputs& out) {
-  io::write_file(dir / "report.json", out.report.dump(2) + "\n");
+  out.layers->write_document(dir / "report.json", out.report);
   io::write_file(dir / "report.txt", out.text);
   if (out.energy_windows->target() != dir / "energy_windows.csv")
     throw std::logic_error("write_post_outputs: energy_windows.csv belongs to another directory");

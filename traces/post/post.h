@@ -5,11 +5,14 @@
 // `cstsim post <run-dir>`. Schema: traces/FORMAT.md, "report.json".
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_spool.h"
 #include "core/out_file.h"
 
 namespace cstsim::post {
@@ -18,10 +21,15 @@ struct PostOptions {
   std::filesystem::path run_dir;
   std::string normalization;  // YAML declaring references, weights, boundary; "" = no scalar V_CST*
   int64_t window = 0;         // B_peak / energy-over-time window in cycles; 0 = the trace's window
+  // Called on the run's total and on each layer's entry as it is made (the run's invariants):
+  // the layers are spooled to disk, not kept.
+  std::function<void(const nlohmann::ordered_json& scope, const std::string& what)> check_scope;
 };
 
 struct PostOutputs {
-  nlohmann::ordered_json report;
+  nlohmann::ordered_json report;  // report.json but its layers: report["layers"] is the spool's placeholder
+  std::shared_ptr<io::JsonArraySpool> layers;  // report.json's per-layer entries, in order
+  std::vector<double> layer_energy;  // each layer's E_attrib, J (layers.csv)
   std::string text;                // readable summary
   std::shared_ptr<io::OutFile> energy_windows;  // written while streaming; committed by write_post_outputs
 };
