@@ -6,7 +6,7 @@ BUILD ?= build
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
         libspdlog-dev libfmt-dev libboost-dev libboost-program-options-dev libgtest-dev \
-        libbenchmark-dev gtkwave python3-matplotlib python3-yaml libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base clang
+        libbenchmark-dev gtkwave python3-matplotlib python3-yaml libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base clang zlib1g-dev
 DEFAULT_ARCH ?= configs/arch/npu-128.yaml
 DEFAULT_WORKLOAD ?= configs/workloads/resnet18.csv
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include <boost/crc.hpp>
+#include "core/crc32.h"
 #include <fmt/format.h>
 
 namespace cstsim::io {
@@ -60,7 +60,7 @@ class OutFile {
   int fd_ = -1;
   fmt::memory_buffer buf_;
   bool settled_ = false;  // committed, or failed and cleaned up
-  boost::crc_32_type crc_;
+  Crc32 crc_;
   uint64_t appended_ = 0;
 };
 

@@ -63,7 +63,7 @@ const FileCheck& Manifest::file(const fs::path& dir, const std::string& name) co
 }
 
 uint32_t crc32_of(const std::string& text) {
-  boost::crc_32_type crc;
+  Crc32 crc;
   crc.process_bytes(text.data(), text.size());
   return crc.checksum();
 }
@@ -81,7 +81,7 @@ void check_file(const fs::path& path, const FileCheck& expected, uint64_t bytes,
 void check_streamed(const fs::path& path, const FileCheck& expected) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), 0, "", "cannot open file");
-  boost::crc_32_type crc;
+  Crc32 crc;
   uint64_t bytes = 0;
   std::vector<char> block(1 << 16);
   while (in.read(block.data(), std::streamsize(block.size())) || in.gcount() > 0) {

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include <boost/crc.hpp>
+#include "core/crc32.h"
 #include <nlohmann/json_fwd.hpp>
 
 namespace cstsim::trace {

@@ -147,18 +147,19 @@ bool TraceReader::next(Record& record) {
 // The bounds traces/FORMAT.md promises: ids in range, cycles in order and within the trace,
 // values from 0 to the resource's capacity.
 void TraceReader::check_record(const Record& r, uint64_t index) {
-  const fs::path rt = dir_ / "rt.bin";
+  // The path is made only for a message: this runs once per record.
+  auto rt = [&] { return dir_ / "rt.bin"; };
   if (r.resource >= resources_.size())
-    throw InputError(rt.string(), 0, "",
+    throw InputError(rt().string(), 0, "",
                      fmt::format("record {}: resource id {} out of range (resources.csv has {})", index, r.resource,
                                  resources_.size()));
   if (r.cycle < last_cycle_ || r.cycle > header_.end_cycle)
-    throw InputError(rt.string(), 0, "",
+    throw InputError(rt().string(), 0, "",
                      fmt::format("record {}: cycle {} outside {}..{} (records in cycle order, within the trace)",
                                  index, r.cycle, last_cycle_, header_.end_cycle));
   const Resource& res = resources_[r.resource];
   if (r.value < 0 || r.value > res.capacity)
-    throw InputError(rt.string(), 0, "",
+    throw InputError(rt().string(), 0, "",
                      fmt::format("record {}: {} = {} outside 0..{} (its capacity)", index, res.name, r.value,
                                  res.capacity));
   last_cycle_ = r.cycle;
@@ -170,7 +171,7 @@ void TraceReader::rewind() {
   pos_ = 0;
   read_ = 0;
   last_cycle_ = 0;
-  crc_.reset();
+  crc_ = {};
 }
 
 std::vector<ActionRow> TraceReader::actions() const {

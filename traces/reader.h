@@ -60,7 +60,7 @@ class TraceReader {
   size_t pos_ = 0;
   uint64_t read_ = 0;
   uint64_t last_cycle_ = 0;
-  boost::crc_32_type crc_;  // of the records read so far
+  Crc32 crc_;  // of the records read so far
   Manifest manifest_;
   void check_record(const Record& r, uint64_t index);
 };

@@ -181,17 +181,20 @@ void TraceSink::sort_arrivals() {
     last.changes.insert(last.changes.end(), arrived_.begin(), arrived_.end());
   } else {
     runs_.push_back({std::move(arrived_), 0});
+    arrived_ = take_spare();
   }
   arrived_.clear();
   while (runs_.size() >= 2 && runs_[runs_.size() - 2].left() <= 2 * runs_.back().left()) {
     Run& older = runs_[runs_.size() - 2];
     const Run& newer = runs_.back();
-    std::vector<Change> merged;
+    std::vector<Change> merged = take_spare();
     merged.reserve(older.left() + newer.left());
     // std::merge takes the first range's element on equal cycles: the older announcement.
     std::merge(older.changes.begin() + long(older.head), older.changes.end(), newer.changes.begin() + long(newer.head),
                newer.changes.end(), std::back_inserter(merged), by_cycle);
+    recycle(std::move(older.changes));
     older = {std::move(merged), 0};
+    recycle(std::move(runs_.back().changes));
     runs_.pop_back();
   }
 }
@@ -210,6 +213,11 @@ void TraceSink::advance(int64_t now) {
     apply_cycle(cycle, same_cycle_);
   }
   // Applied runs go; a run mostly applied drops its applied part.
+  for (Run& r : runs_)
+    if (r.left() == 0) {
+      recycle(std::move(r.changes));
+      r = {};  // empty, no head: still left() == 0 for the erase below
+    }
   runs_.erase(std::remove_if(runs_.begin(), runs_.end(), [](const Run& r) { return r.left() == 0; }), runs_.end());
   for (Run& r : runs_)
     if (2 * r.head > r.changes.size()) {
