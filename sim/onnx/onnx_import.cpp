@@ -1,6 +1,12 @@
 #include "sim/onnx/onnx_import.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <fstream>
 #include <set>
 #include <vector>
@@ -16,6 +22,59 @@
 
 namespace cstsim {
 namespace {
+
+// ONNX's shape inference (Debian's libonnx 1.12) is not safe on malformed models: libFuzzer found
+// a Conv/MaxPool pair that makes convPoolShapeInference read wild memory (SIGSEGV). It runs in a
+// child process, which sends the inferred model back through a pipe; a child that dies, or takes
+// over 10 s, makes the model an input error instead of taking cstsim down.
+void infer_shapes_apart(onnx::ModelProto& model, const std::string& path) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("import onnx: cannot make a pipe");
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error("import onnx: cannot fork for shape inference");
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    ::alarm(10);
+    std::string reply;
+    try {
+      onnx::shape_inference::InferShapes(model);
+      reply = "M" + model.SerializeAsString();
+    } catch (const std::exception& e) {
+      reply = std::string("E") + e.what();
+    }
+    for (size_t done = 0; done < reply.size();) {
+      const ssize_t n = ::write(fds[1], reply.data() + done, reply.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(3);
+      done += size_t(n);
+    }
+    ::_exit(0);  // no destructors, no atexit: the parent owns everything
+  }
+  ::close(fds[1]);
+  std::string reply;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buf, size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0) || reply.empty())
+    throw InputError(path, 0, "shape inference",
+                     WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
+                         ? "ONNX's shape inference ran over 10 s on this model"
+                         : "ONNX's shape inference crashed on this model (a malformed model it does not check)");
+  if (reply[0] == 'E') throw InputError(path, 0, "shape inference", reply.substr(1));
+  if (!model.ParseFromString(reply.substr(1))) throw InputError(path, 0, "shape inference", "returned an unreadable model");
+}
 
 using Shape = std::vector<int64_t>;
 
@@ -70,11 +129,7 @@ class Importer {
     if (!in) throw InputError(path_, 0, "", "cannot read the file");
     if (!model.ParseFromIstream(&in) || !model.has_graph())
       throw InputError(path_, 0, "", "not an ONNX model (no graph in its protobuf)");
-    try {
-      onnx::shape_inference::InferShapes(model);
-    } catch (const std::exception& e) {
-      throw InputError(path_, 0, "shape inference", e.what());
-    }
+    infer_shapes_apart(model, path_);
     const onnx::GraphProto& g = model.graph();
     for (const onnx::TensorProto& t : g.initializer()) {
       Tensor& x = tensors_[t.name()];
