@@ -1,7 +1,7 @@
 # Two entry points that do all the set-up on a fresh Debian machine (as root):
 #   make run   - install packages, build Release, run the default workload
 #   make test  - install packages, build, run the whole test suite
-#   make test-sanitize - the suite again, built with ASan and UBSan (CI runs both)
+#   make test-sanitize - the suite built with ASan and UBSan (`make test SANITIZE=1`, what CI runs)
 BUILD ?= build
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
@@ -24,15 +24,23 @@ $(BUILD)/build.ninja: CMakeLists.txt
 
 configure: deps $(BUILD)/build.ninja
 
+# TARGETS: only these (CI builds the Release binary alone: the suite runs in the sanitizer build).
+TARGETS ?=
 build: configure
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) $(if $(TARGETS),--target $(TARGETS))
 
 run: build
 	rm -rf out/default
 	$(BUILD)/cstsim run --arch $(DEFAULT_ARCH) --workload $(DEFAULT_WORKLOAD) --out out/default
 
+# SANITIZE=1: the suite in the sanitizer build instead (test-sanitize), as CI runs it.
+SANITIZE ?=
+ifeq ($(SANITIZE),)
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+else
+test: test-sanitize
+endif
 
 test-long: build
 	cd $(BUILD) && ctest -j $(JOBS) -L long --output-on-failure
@@ -44,10 +52,10 @@ test-sanitize: deps
 	cmake --build build-asan -j $(JOBS)
 	tools/test_sanitize.sh build-asan
 
-# libFuzzer targets for every parser (clang, ASan, UBSan), FUZZ_SECONDS each; needs build/cstsim
-# for the trace target's seed.
+# libFuzzer targets for every parser (clang, ASan, UBSan), FUZZ_SECONDS each; the trace target's
+# seed is a run of build/cstsim when there is one (`make build` first).
 FUZZ_SECONDS ?= 60
-fuzz: build
+fuzz: deps
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: build
