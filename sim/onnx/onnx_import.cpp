@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -158,6 +159,7 @@ class Importer {
     if (!in) throw InputError(path_, 0, "", "cannot read the file");
     if (!model.ParseFromIstream(&in) || !model.has_graph())
       throw InputError(path_, 0, "", "not an ONNX model (no graph in its protobuf)");
+    check_arity(model.graph());
     infer_shapes_apart(model, path_);
     const onnx::GraphProto& g = model.graph();
     for (const onnx::TensorProto& t : g.initializer()) {
@@ -207,6 +209,27 @@ class Importer {
     }
     x.shape = s;
     x.known = true;
+  }
+
+  // Every node this importer converts reads inputs and output 0 by position: too few is the
+  // model's error (fuzz_onnx found a MatMul with one input, which protobuf aborts on).
+  void check_arity(const onnx::GraphProto& g) const {
+    static const std::map<std::string, int> min_inputs = {
+        {"MatMul", 2}, {"Gemm", 2}, {"Conv", 2}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2},
+        {"BatchNormalization", 3}, {"Gather", 2}, {"Constant", 0}, {"Relu", 1}, {"Gelu", 1}, {"Sigmoid", 1},
+        {"Softmax", 1}, {"LayerNormalization", 1}, {"MaxPool", 1}, {"AveragePool", 1}, {"GlobalAveragePool", 1},
+        {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1}, {"Unsqueeze", 1}, {"Transpose", 1}, {"Identity", 1},
+        {"Dropout", 1}, {"Concat", 1}};  // others: listed by check_supported as having no counterpart
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      const auto m = min_inputs.find(n.op_type());
+      if (m == min_inputs.end()) continue;
+      const int need = m->second;
+      if (n.input_size() < need || n.output_size() < 1)
+        throw InputError(path_, 0, n.name().empty() ? fmt::format("node {}", i) : n.name(),
+                         fmt::format("{} has {} inputs and {} outputs; it needs at least {} and 1", n.op_type(),
+                                     n.input_size(), n.output_size(), need));
+    }
   }
 
   void constant(const onnx::NodeProto& n) {
