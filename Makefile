@@ -2,7 +2,14 @@
 #   make run   - install packages, build Release, run the default workload
 #   make test  - install packages, build, run the whole test suite
 #   make test-sanitize - the suite built with ASan and UBSan (`make test SANITIZE=1`, what CI runs)
+# SANITIZE=1: build and test in the sanitizer build (CMakePresets.json "asan": clang, ASan + UBSan,
+# into build-asan/) instead of the Release one.
+SANITIZE ?=
+ifeq ($(SANITIZE),)
 BUILD ?= build
+else
+BUILD := build-asan
+endif
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
         libspdlog-dev libfmt-dev libboost-dev libboost-program-options-dev libgtest-dev \
@@ -19,12 +26,17 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+ifeq ($(SANITIZE),)
 $(BUILD)/build.ninja: CMakeLists.txt
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+else
+$(BUILD)/build.ninja: CMakeLists.txt CMakePresets.json
+	cmake --preset asan >/dev/null
+endif
 
 configure: deps $(BUILD)/build.ninja
 
-# TARGETS: only these (CI builds the Release binary alone: the suite runs in the sanitizer build).
+# TARGETS: only these targets.
 TARGETS ?=
 build: configure
 	cmake --build $(BUILD) -j $(JOBS) $(if $(TARGETS),--target $(TARGETS))
@@ -33,8 +45,6 @@ run: build
 	rm -rf out/default
 	$(BUILD)/cstsim run --arch $(DEFAULT_ARCH) --workload $(DEFAULT_WORKLOAD) --out out/default
 
-# SANITIZE=1: the suite in the sanitizer build instead (test-sanitize), as CI runs it.
-SANITIZE ?=
 ifeq ($(SANITIZE),)
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
@@ -47,13 +57,12 @@ test-long: build
 
 # The suite under AddressSanitizer + UndefinedBehaviorSanitizer (CMakePresets.json "asan": clang,
 # into build-asan/), then the CLI smoke set; a test failure or any sanitizer report fails it.
-test-sanitize: deps
-	cmake --preset asan >/dev/null
-	cmake --build build-asan -j $(JOBS)
+test-sanitize:
+	$(MAKE) build SANITIZE=1
 	tools/test_sanitize.sh build-asan
 
 # libFuzzer targets for every parser (clang, ASan, UBSan), FUZZ_SECONDS each; the trace target's
-# seed is a run of build/cstsim when there is one (`make build` first).
+# seed is a run of build/cstsim or build-asan/cstsim when there is one (`make build` first).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	tests/fuzz/run.sh $(FUZZ_SECONDS)

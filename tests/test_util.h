@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -20,8 +21,9 @@ struct TempDir {
   fs::path path;
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::temp_directory_path() / ("cstsim_" + std::string(info->test_suite_name()) + "_" +
-                                        info->name() + "_" + std::to_string(getpid()));
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // a parameterized test: one directory
+    path = fs::temp_directory_path() / ("cstsim_" + name + "_" + std::to_string(getpid()));
     fs::remove_all(path);
     fs::create_directories(path);
   }

@@ -7,14 +7,7 @@
 // __asan_handle_no_return", google/sanitizers#189), and later calls report false stack overflows.
 // on_main_stack() gives the sanitizer the main stack's bounds again whenever code runs on it; it is
 // empty in a build without AddressSanitizer.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CSTSIM_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CSTSIM_ASAN 1
-#endif
+#include "core/sanitizer.h"
 
 #ifdef CSTSIM_ASAN
 #include <pthread.h>

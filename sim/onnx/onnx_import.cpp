@@ -22,21 +22,10 @@
 
 #include "core/input_error.h"
 #include "core/input_file.h"
+#include "core/sanitizer.h"
 
 namespace cstsim {
 namespace {
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CSTSIM_ONNX_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CSTSIM_ONNX_ASAN 1
-#endif
-#ifdef CSTSIM_ONNX_ASAN
-extern "C" void __sanitizer_set_report_fd(void* fd);
-#endif
 
 // In the shape-inference child, a crash is the expected failure it exists to contain: it dies by
 // its signal, without a core file, a message on the user's terminal or (in the sanitizer build) a
@@ -47,9 +36,7 @@ void quiet_crash() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
   const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (null >= 0) ::dup2(null, STDERR_FILENO);
-#ifdef CSTSIM_ONNX_ASAN
-  if (null >= 0) __sanitizer_set_report_fd(reinterpret_cast<void*>(intptr_t(null)));
-#endif
+  if (null >= 0) sanitizer::reports_to(null);
 }
 
 // ONNX's shape inference (Debian's libonnx 1.12) is not safe on malformed models: libFuzzer found

@@ -39,11 +39,12 @@ printf "!(array.rows > 64 && dataflow == 'os')" > $B/corpus/fuzz_constraint/not
 printf 'name: sw\nbase: a.yaml\nworkloads: [w.yaml]\nbatch: [1, 2]\ngrid:\n  array.rows: [8, 16]\n  dataflow: [ws, os]\nconstraints:\n  - array.rows == array.cols\n' \
   > $B/corpus/fuzz_sweep_spec/grid
 printf 'name: sw\nbase: a.yaml\nworkloads: [w.yaml]\ngrid:\n  array.rows: {from: 8, to: 64, times: 2}\n' > $B/corpus/fuzz_sweep_spec/range
-if [ -x build/cstsim ]; then  # a real trace, its files joined as fuzz_trace.cpp cuts them
+cstsim_bin=$(ls build/cstsim build-asan/cstsim 2>/dev/null | head -1 || true)
+if [ -n "$cstsim_bin" ]; then  # a real trace, its files joined as fuzz_trace.cpp cuts them
   t=$(mktemp -d)
   printf 'name: t\narray: {rows: 8, cols: 8}\ndataflow: ws\n' > $t/a.yaml
   printf 'name: w\nlayers:\n  - {name: g1, M: 16, N: 16, K: 16}\n  - {name: g2, M: 8, N: 24, K: 12}\n' > $t/w.yaml
-  SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 build/cstsim run -q --arch $t/a.yaml --workload $t/w.yaml --out $t/r --window 64
+  SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$cstsim_bin" run -q --arch $t/a.yaml --workload $t/w.yaml --out $t/r --window 64
   for f in manifest.json resources.csv layers.csv actions.csv; do cat $t/r/trace/$f; printf '\n%%%%\n'; done \
     > $B/corpus/fuzz_trace/run
   cat $t/r/trace/rt.bin >> $B/corpus/fuzz_trace/run
@@ -54,9 +55,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=($(cd $B && ls fuzz_* | grep -v '\.'))
 mkdir -p $B/artifacts $B/logs
 status=0
-run() {  # in a directory of its own: libFuzzer may write there
+run() {  # in a directory of its own, its scratch files too: libFuzzer may write there, and exits without cleaning
   mkdir -p "$ROOT/$B/work/$1"
-  (cd "$ROOT/$B/work/$1" && ASAN_OPTIONS=detect_leaks=1 "$ROOT/$B/$1" "$ROOT/$B/corpus/$1" -max_total_time=$SECS -seed=$SEED \
+  (cd "$ROOT/$B/work/$1" && TMPDIR="$ROOT/$B/work/$1" ASAN_OPTIONS=detect_leaks=1 "$ROOT/$B/$1" "$ROOT/$B/corpus/$1" -max_total_time=$SECS -seed=$SEED \
      -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
      -artifact_prefix="$ROOT/$B/artifacts/$1-" > "$ROOT/$B/logs/$1.log" 2>&1)
 }
