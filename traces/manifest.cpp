@@ -110,4 +110,19 @@ void Manifest::check_summary(const fs::path& summary_path, const nlohmann::json&
                                  m.own_crc32));
 }
 
+nlohmann::json read_run_summary(const fs::path& summary_path) {
+  if (!is_file(summary_path)) throw InputError(summary_path.string(), 0, "", "missing: not a run directory, or damaged");
+  // Dropped as they are read: the top level's "layers" (the parser builds none of their values).
+  const nlohmann::json::parser_callback_t skip_layers = [](int depth, nlohmann::json::parse_event_t event,
+                                                           nlohmann::json& parsed) {
+    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "layers");
+  };
+  try {
+    std::ifstream in(summary_path);
+    return nlohmann::json::parse(in, skip_layers);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());
+  }
+}
+
 }  // namespace cstsim::trace

@@ -35,6 +35,11 @@ struct Manifest {
   const FileCheck& file(const std::filesystem::path& dir, const std::string& name) const;
 };
 
+// A run's summary.json as the trace readers need it (arch, mode, version, its "trace" entry):
+// without its per-layer lists, which are never held (a run of many layers writes megabytes of
+// them). InputError if missing or malformed JSON.
+nlohmann::json read_run_summary(const std::filesystem::path& summary_path);
+
 // The CRC-32 of `text` (IEEE 802.3, as zlib's crc32).
 uint32_t crc32_of(const std::string& text);
 

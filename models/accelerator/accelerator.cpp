@@ -168,8 +168,9 @@ int64_t Accelerator::end_cycle() const {
   return end;
 }
 
-std::vector<ArrayLayerResult> Accelerator::layer_results() const {
+const std::vector<ArrayLayerResult>& Accelerator::layer_results() const {
   if (clusters_.size() == 1) return clusters_.front()->array().results();
+  if (merged_finished_) return merged_results_;
   std::vector<ArrayLayerResult> merged;
   for (size_t i = 0; i < plan_.layers.size(); ++i) {
     const LayerPlan& l = plan_.layers[i];
@@ -177,7 +178,9 @@ std::vector<ArrayLayerResult> Accelerator::layer_results() const {
     for (const auto& c : clusters_) parts.push_back(&c->array().results()[i]);
     merged.push_back(merge_layer_parts(spec_, {l.name, l.dims.M, l.dims.N, l.dims.K}, parts, true));
   }
-  return merged;
+  merged_results_ = std::move(merged);
+  merged_finished_ = finished();  // merged again while the run goes on
+  return merged_results_;
 }
 
 std::vector<FlashKernelResult> Accelerator::flash_results() const {

@@ -86,8 +86,9 @@ class Accelerator : public sc_core::sc_module {
   const ArrayModule& array(int cluster) const { return clusters_[size_t(cluster)]->array(); }
   bool finished() const;
   int64_t end_cycle() const;  // first cycle after the last layer, once finished()
-  // Per layer, over every cluster (one cluster: its own results).
-  std::vector<ArrayLayerResult> layer_results() const;
+  // Per layer, over every cluster (one cluster: its own results). Several clusters' are merged once
+  // the run has finished and kept (a run of many layers holds one copy, not one per call).
+  const std::vector<ArrayLayerResult>& layer_results() const;
   // Per vector kernel of the plan, over every cluster.
   std::vector<VectorKernelResult> vector_results() const;
   std::vector<FlashKernelResult> flash_results() const;  // per flash-attention kernel, over every cluster
@@ -103,6 +104,8 @@ class Accelerator : public sc_core::sc_module {
   std::unique_ptr<HbmStackModule> hbm_;
   std::unique_ptr<NocModule> noc_;
   std::vector<std::unique_ptr<ClusterModule>> clusters_;
+  mutable std::vector<ArrayLayerResult> merged_results_;  // several clusters
+  mutable bool merged_finished_ = false;                  // merged_results_ are the finished run's
 };
 
 }  // namespace cstsim

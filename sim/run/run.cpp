@@ -301,7 +301,7 @@ int run_simulation(const RunOptions& o) {
       check_invariants(arch, chip->layer_results());
     }
     if (sink) sink->finish(*std::max_element(end_cycles.begin(), end_cycles.end()));
-    const std::vector<ArrayLayerResult> results = accelerator.layer_results();
+    const std::vector<ArrayLayerResult>& results = accelerator.layer_results();
     const std::vector<VectorKernelResult> vector = accelerator.vector_results();
     const std::vector<FlashKernelResult> flash = accelerator.flash_results();
     check_invariants(arch, results);  // before anything is written

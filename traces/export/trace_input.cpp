@@ -22,16 +22,7 @@ std::unique_ptr<TraceReader> open_trace(const fs::path& run_dir) {
   // The whole trace is checked before anything is exported: its summary.json entry, and
   // actions.csv (which no exporter reads) against the manifest, like rt.bin's records as they stream.
   const fs::path summary_path = run_dir / "summary.json";
-  if (!fs::is_regular_file(summary_path))
-    throw InputError(summary_path.string(), 0, "", "missing: not a run directory, or damaged");
-  nlohmann::json summary;
-  try {
-    std::ifstream in(summary_path);
-    summary = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());
-  }
-  reader->manifest().check_summary(summary_path, summary);
+  reader->manifest().check_summary(summary_path, read_run_summary(summary_path));
   reader->for_each_action([](const ActionRow&) {});
   return reader;
 }

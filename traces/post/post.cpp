@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -117,6 +119,49 @@ std::string unscoped(const std::string& a) {
   return i > 4 && i < a.size() && a[i] == '.' ? a.substr(i + 1) : a;
 }
 
+// The action names of actions.csv, numbered as first seen, with the number of each one's name
+// without its chip: per-layer counts, held for every layer until the pass ends, keep numbers.
+class ActionNames {
+ public:
+  uint32_t id(const std::string& name) {
+    const auto [it, fresh] = ids_.try_emplace(name, uint32_t(names_.size()));
+    if (fresh) names_.push_back(name), unscoped_.push_back(kUnknown);
+    return it->second;
+  }
+  uint32_t unscoped_id(uint32_t id) {
+    if (unscoped_[id] == kUnknown) {
+      const uint32_t u = this->id(unscoped(names_[id]));
+      unscoped_[id] = u;
+    }
+    return unscoped_[id];
+  }
+  const std::string& name(uint32_t id) const { return names_[id]; }
+
+ private:
+  static constexpr uint32_t kUnknown = ~uint32_t(0);
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<std::string> names_;
+  std::vector<uint32_t> unscoped_;
+};
+
+// One layer's action counts by number (a handful of actions: a short list, not a map of strings).
+struct PackedCounts {
+  std::vector<std::pair<uint32_t, long double>> counts;
+  void add(uint32_t id, long double n) {
+    for (auto& [k, v] : counts)
+      if (k == id) {
+        v += n;
+        return;
+      }
+    counts.emplace_back(id, n);
+  }
+  Counts unpacked(const ActionNames& names) const {
+    Counts c;
+    for (const auto& [k, v] : counts) c[names.name(k)] += v;
+    return c;
+  }
+};
+
 bool is_memory_traffic(const std::string& a) {
   return starts_with(a, "sram.") || starts_with(a, "hbm.") || starts_with(a, "host.");
 }
@@ -145,7 +190,8 @@ class Reporter {
     io::OutFile& ew = *out.energy_windows;
     ew.put("layer,window_start,window_end,time_start_s,time_end_s,e_marg_J,e_base_J,e_gross_J\n");
     Counts total, current, total_scoped;
-    std::map<int, Counts> per_layer, per_layer_scoped;
+    ActionNames names;
+    std::map<int, PackedCounts> per_layer, per_layer_scoped;
     std::map<int, BytesPerSecond> b_peak_layer;
     BytesPerSecond b_peak_total{0};
     std::pair<int, int64_t> key{0, -1};
@@ -186,7 +232,7 @@ class Reporter {
     };
     auto flush_layer = [&]() {
       for (Window& w : pending) {
-        const Counts& layer = per_layer[w.layer];
+        const Counts layer = per_layer[w.layer].unpacked(names);
         for (const auto& [exec, n] : w.executed) {
           const std::string gated = exec.substr(0, exec.size() - 9) + ".gated";
           const auto g = layer.find(gated);
@@ -201,19 +247,19 @@ class Reporter {
       pending.clear();
     };
     reader_.for_each_action([&](const trace::ActionRow& row) {
+      const uint32_t scoped_id = names.id(row.action), id = names.unscoped_id(scoped_id);
+      const std::string& action = names.name(id);
       total_scoped[row.action] += row.count;
-      per_layer_scoped[row.layer][row.action] += row.count;
-      trace::ActionRow a = row;
-      a.action = unscoped(row.action);
-      total[a.action] += a.count;
-      per_layer[a.layer][a.action] += a.count;
-      const std::pair<int, int64_t> k{a.layer, a.window_start / window};
+      per_layer_scoped[row.layer].add(scoped_id, row.count);
+      total[action] += row.count;
+      per_layer[row.layer].add(id, row.count);
+      const std::pair<int, int64_t> k{row.layer, row.window_start / window};
       if (k != key) {
         close_window();
         if (k.first != key.first) flush_layer();
         key = k;
       }
-      current[a.action] += a.count;
+      current[action] += row.count;
     });
     close_window();
     flush_layer();
@@ -246,7 +292,8 @@ class Reporter {
     for (size_t i = 0; i < in.layers.size(); ++i) {  // one entry in memory at a time
       const trace::LayerRow& lr = reader_.layers()[i];
       ordered_json head{{"name", lr.name}, {"start_cycle", lr.start_cycle}, {"end_cycle", lr.end_cycle}};
-      head.update(scope(in.layers[i], per_layer[lr.index], per_layer_scoped[lr.index], b_peak_layer[lr.index], lr.name, int(i)));
+      head.update(scope(in.layers[i], per_layer[lr.index].unpacked(names), per_layer_scoped[lr.index].unpacked(names),
+                        b_peak_layer[lr.index], lr.name, int(i)));
       if (opt_.check_scope) opt_.check_scope(head, fmt::format("layer {} ({})", i, lr.name));
       out.layer_energy.push_back(head["energy"]["E_attrib"]["value"].get<double>());
       out.layers->push(head);
@@ -572,13 +619,7 @@ PostOutputs post_process(const PostOptions& o) {
   if (o.window < 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   const fs::path summary_path = o.run_dir / "summary.json";
   if (!is_file(summary_path)) throw InputError(summary_path.string(), 0, "", "not a run directory (no summary.json)");
-  nlohmann::json summary;
-  try {
-    std::ifstream in(summary_path);
-    summary = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json summary = trace::read_run_summary(summary_path);
   const Machine machine = read_machine(summary_path, summary);
   const fs::path table = o.run_dir / "energy.yaml";
   const EnergyTable energy = load_energy_table(table.string());
