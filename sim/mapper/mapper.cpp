@@ -358,6 +358,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   plan.chips = a.chips;
   plan.collectives = w.collectives;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
+  plan.layers.reserve(w.layers.size());  // no second copy of the layers while the vector grows
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
     check_fold_count(la, w, w.layers[i]);
