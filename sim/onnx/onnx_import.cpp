@@ -133,6 +133,14 @@ Shape ints_attribute(const onnx::NodeProto& n, const std::string& name) {
 
 // The op kinds whose 4-D tensors are images (NCHW in ONNX), and those that pass a layout through.
 const std::set<std::string> kImageOps = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization"};
+// The ops this importer converts, with the inputs each reads by position (the output it reads is 0).
+const std::map<std::string, int> kMinInputs = {
+    {"MatMul", 2}, {"Gemm", 2}, {"Conv", 2}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2},
+    {"BatchNormalization", 3}, {"Gather", 2}, {"Constant", 0}, {"Relu", 1}, {"Gelu", 1}, {"Sigmoid", 1},
+    {"Softmax", 1}, {"LayerNormalization", 1}, {"MaxPool", 1}, {"AveragePool", 1}, {"GlobalAveragePool", 1},
+    {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1}, {"Unsqueeze", 1}, {"Transpose", 1}, {"Identity", 1},
+    {"Dropout", 1}, {"Concat", 1}};
+
 const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Relu", "Gelu", "Sigmoid", "Identity", "Dropout"};
 
 class Importer {
@@ -201,16 +209,10 @@ class Importer {
   // Every node this importer converts reads inputs and output 0 by position: too few is the
   // model's error (fuzz_onnx found a MatMul with one input, which protobuf aborts on).
   void check_arity(const onnx::GraphProto& g) const {
-    static const std::map<std::string, int> min_inputs = {
-        {"MatMul", 2}, {"Gemm", 2}, {"Conv", 2}, {"Add", 2}, {"Sub", 2}, {"Mul", 2}, {"Div", 2},
-        {"BatchNormalization", 3}, {"Gather", 2}, {"Constant", 0}, {"Relu", 1}, {"Gelu", 1}, {"Sigmoid", 1},
-        {"Softmax", 1}, {"LayerNormalization", 1}, {"MaxPool", 1}, {"AveragePool", 1}, {"GlobalAveragePool", 1},
-        {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1}, {"Unsqueeze", 1}, {"Transpose", 1}, {"Identity", 1},
-        {"Dropout", 1}, {"Concat", 1}};  // others: listed by check_supported as having no counterpart
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
-      const auto m = min_inputs.find(n.op_type());
-      if (m == min_inputs.end()) continue;
+      const auto m = kMinInputs.find(n.op_type());
+      if (m == kMinInputs.end()) continue;  // check_supported lists it as having no counterpart
       const int need = m->second;
       if (n.input_size() < need || n.output_size() < 1)
         throw InputError(path_, 0, n.name().empty() ? fmt::format("node {}", i) : n.name(),
@@ -253,13 +255,9 @@ class Importer {
   }
 
   void check_supported(const onnx::GraphProto& g) {
-    static const std::set<std::string> known = {
-        "MatMul", "Gemm", "Conv", "Relu", "Gelu", "Sigmoid", "Add", "Sub", "Mul", "Div", "Softmax",
-        "LayerNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Reshape",
-        "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Identity", "Dropout", "Concat", "Gather", "Constant"};
     std::vector<std::string> missing;
     for (const onnx::NodeProto& n : g.node())
-      if (!known.count(n.op_type())) missing.push_back(fmt::format("{} ({})", n.op_type(), n.name()));
+      if (!kMinInputs.count(n.op_type())) missing.push_back(fmt::format("{} ({})", n.op_type(), n.name()));
     if (!missing.empty())
       fail("node", fmt::format("{} op{} with no counterpart in cstsim's graph: {}", missing.size(),
                                missing.size() > 1 ? "s" : "", fmt::join(missing, ", ")));
