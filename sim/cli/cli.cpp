@@ -533,6 +533,9 @@ int run_command(const std::vector<std::string>& args) {
       ("inject-fault", po::value(&fault)->value_name("CYCLE,ROW,COL[,CLUSTER]"),
        "with --verify: flip one bit of PE(ROW,COL)'s sum register in cluster CLUSTER (default 0) after the clock "
        "edge of CYCLE, to see the checker catch it")
+      ("inject-plan-fault", po::value(&o.plan_fault_layer)->value_name("LAYER"),
+       "halve K in every pass the plan makes of LAYER (a planning error the register grid and its reference "
+       "share), to see the run's check against the workload as written stop it (exit 3)")
       ("describe", po::value(&describe)->implicit_value("")->value_name("SECTION"),
        "print every arch key (type, unit, default, meaning), or those of one SECTION (array, hbm, noc, "
        "scratchpad, ...); with --arch also the keys and values of its HBM and NoC files; then exit")
@@ -595,6 +598,10 @@ int run_command(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// What an internal error asks of the user.
+constexpr const char* kReportBug =
+    " (a cstsim bug, not your input: nothing was written; please report it with the command line and input files)";
+
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
@@ -638,7 +645,10 @@ int cli_main(int argc, char** argv) {
     std::cerr << "error: " << InputError::one_line(e.what()) << "\n";
     return 2;
   } catch (const InvariantError& e) {  // a model bug, not the input: nothing was written
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "internal error: " << InputError::one_line(e.what()) << kReportBug << "\n";
+    return 3;
+  } catch (const std::logic_error& e) {  // a law of the code broken: never the user's mistake
+    std::cerr << "internal error: " << InputError::one_line(e.what()) << kReportBug << "\n";
     return 3;
   } catch (const std::bad_alloc&) {  // sizes are checked before anything is made; this is the backstop
     std::cerr << "error: out of memory: the run needs more memory than this machine gives it (reduce the "

@@ -1,6 +1,7 @@
 #include "sim/mapper/dma_plan.h"
 
 #include <optional>
+#include <stdexcept>
 
 #include <algorithm>
 
@@ -168,7 +169,14 @@ std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64
   const ClusterShare w = widest_share(a, M, N, K);
   FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack);
   whole.sparse_2_4 = sparse;
-  return stream_passes(a, whole, layer);
+  std::vector<int64_t> passes = stream_passes(a, whole, layer);
+  if (roles(a.dataflow).T != Dim::K) return passes;
+  // OS streams K, which a fold plan counts in PE words of `pack` values: the passes are returned
+  // in the layer's own values (the last word of the layer may be part padding).
+  int64_t left = w.K;
+  for (int64_t& rows : passes) left -= rows = std::min(left, rows * whole.pack);
+  if (left != 0) throw std::logic_error(fmt::format("layer {}: stream passes cover K but for {} values", layer, left));
+  return passes;
 }
 
 }  // namespace cstsim

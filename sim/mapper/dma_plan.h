@@ -51,7 +51,8 @@ LayerDmaPlan make_dma_plan(const ArchSpec& arch, const FoldPlan& plan, const std
 // make_dma_plan's error when not even one row fits.
 std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, const std::string& layer);
 
-// The stream passes (rows of T each) every cluster makes of a layer: under memory:
+// The stream passes every cluster makes of a layer, in the layer's own values of the stream
+// dimension (OS: values of K, not PE words of `pack`): under memory:
 // hierarchy as many as the widest share needs (rows that fit it fit every share),
 // otherwise one pass of the whole T.
 // `sparse`: 2:4 weights, K their kept half (PassPlan::sparse_2_4).

@@ -140,13 +140,14 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   d.stream_slot = padded;
 }
 
-// The folds of a cluster's share over one pass of `rows` stream rows.
+// The folds of a cluster's share over one pass of `rows` stream rows (values; OS: of K).
 // `sparse`: the layer's 2:4 weights, kept half only (share.K counts it).
 FoldPlan fold_plan_of(const ArchSpec& a, const ClusterShare& share, int64_t rows, bool sparse) {
   FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, std::max<int64_t>(1, share.M),
                                   std::max<int64_t>(1, share.N), std::max<int64_t>(1, share.K), a.precision.pack);
   whole.sparse_2_4 = sparse;
-  return with_stream(whole, rows);
+  // with_stream counts a K stream in PE words
+  return with_stream(whole, roles(a.dataflow).T == Dim::K ? (rows + whole.pack - 1) / whole.pack : rows);
 }
 
 // An operator graph's dtype for a matrix where it is exact in the operand and not the run's type.

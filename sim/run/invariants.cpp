@@ -1,5 +1,8 @@
 #include "sim/run/invariants.h"
 
+#include <algorithm>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace cstsim {
@@ -55,6 +58,42 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
     if (hbm_bytes_per_cycle > 0 && span * hbm_bytes_per_cycle < hbm)
       violated("bandwidth", i, L,
                fmt::format("{} HBM bytes in {} cycles at a peak of {:.1f} B/cycle", hbm, span, hbm_bytes_per_cycle));
+  }
+}
+
+void check_work_as_written(const ArchSpec& a, const Workload& w, const std::vector<ArrayLayerResult>& layers,
+                           const std::vector<FlashKernelResult>& flash) {
+  auto fail = [&](const std::string& where, const std::string& detail) {
+    throw InvariantError(fmt::format("invariant 'work as written' violated in {}: {}", where, detail));
+  };
+  // A layer's MACs from its own shape: repeats x M x N x K, K the kept half where the PEs skip 2:4 weights.
+  auto asked = [&](const Layer& l) { return l.repeats * l.M * l.N * (a.skip_2_4 && l.weights_2_4 ? l.K / 2 : l.K); };
+  int64_t done = 0, want = 0;
+  for (const ArrayLayerResult& r : layers) done += r.stats.macs;
+  for (const Layer& l : w.layers) want += asked(l);
+  // Layer by layer where the results are the workload's layers in order.
+  bool in_order = layers.size() == w.layers.size();
+  for (size_t i = 0; in_order && i < layers.size(); ++i) in_order = layers[i].shape.name == w.layers[i].name;
+  for (size_t i = 0; in_order && i < layers.size(); ++i)
+    if (layers[i].stats.macs != asked(w.layers[i]))
+      fail(fmt::format("layer {} ({})", i, w.layers[i].name),
+           fmt::format("{} MACs executed, its shape asks for {} ({} x {}x{}x{})", layers[i].stats.macs,
+                       asked(w.layers[i]), w.layers[i].repeats, w.layers[i].M, w.layers[i].N, w.layers[i].K));
+  if (done != want) fail("the layers", fmt::format("{} MACs executed, the workload's layers ask for {}", done, want));
+  // Flash attention: every score's two products, or with a causal mask at least those on and below
+  // the diagonal (tiles cut across it compute their whole block).
+  for (const FlashAttention& f : w.flash) {
+    const FlashKernelResult* r = nullptr;
+    for (const FlashKernelResult& k : flash)
+      if (k.name == f.name) r = &k;
+    if (!r) fail(f.name, "no result for this flash-attention op");
+    const int64_t dense = f.dense_macs();
+    const int64_t causal_min =  // queries aligned with the last keys; none promised when there are fewer keys
+        f.Sq > f.Skv ? 0 : 2 * f.batch * f.heads * f.d * (f.Sq * (f.Sq + 1) / 2 + f.Sq * (f.Skv - f.Sq));
+    if (f.causal ? (r->macs < std::min(dense, causal_min) || r->macs > dense) : r->macs != dense)
+      fail(f.name, fmt::format("{} MACs executed, its shape asks for {}{}", r->macs, f.causal ? "between " : "",
+                               f.causal ? fmt::format("{} and {}", std::min(dense, causal_min), dense)
+                                        : std::to_string(dense)));
   }
 }
 

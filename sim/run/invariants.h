@@ -20,6 +20,7 @@
 
 #include "models/array/array_module.h"
 #include "sim/config/arch_spec.h"
+#include "sim/workload/workload.h"
 
 namespace cstsim {
 
@@ -29,6 +30,13 @@ class InvariantError : public std::runtime_error {
 };
 
 void check_invariants(const ArchSpec& arch, const std::vector<ArrayLayerResult>& layers);
+// The work the run did against the workload as written, never against the plan: every layer's
+// MACs (counted by the array as it works) equal repeats x M x N x K of the layer's own shape (K
+// the kept half where the PEs skip 2:4 weights), the layers' sum the workload's, every flash
+// kernel's MACs its attention's. A planning error that grid and reference share (--verify
+// compares the two) is caught here.
+void check_work_as_written(const ArchSpec& arch, const Workload& workload, const std::vector<ArrayLayerResult>& layers,
+                           const std::vector<FlashKernelResult>& flash);
 void check_report_scope(const nlohmann::ordered_json& scope, const std::string& what);
 
 }  // namespace cstsim

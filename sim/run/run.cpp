@@ -17,6 +17,7 @@
 #include "models/accelerator/accelerator.h"
 #include "models/accelerator/process_guard.h"
 #include "models/noc/topology.h"
+#include "core/text.h"
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
@@ -199,6 +200,14 @@ int run_simulation(const RunOptions& o) {
     plans.push_back(make_plan(arch, shares[d]));
     add_scalesim_memory(arch, shares[d], plans.back());
   }
+  if (!o.plan_fault_layer.empty()) {
+    auto layer = std::find_if(plans.front().layers.begin(), plans.front().layers.end(),
+                              [&](const LayerPlan& l) { return l.name == o.plan_fault_layer; });
+    if (layer == plans.front().layers.end() || layer->rs)
+      throw InputError("--inject-plan-fault", 0, "", "no GEMM layer named " + text::quoted(o.plan_fault_layer));
+    for (ClusterLayerPlan& c : layer->clusters)
+      for (PassPlan& p : c.passes) p.dims.K = (p.dims.K + 1) / 2;
+  }
   const Plan& plan = plans.front();
   log_plan(arch, plan);
   if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
@@ -299,6 +308,8 @@ int run_simulation(const RunOptions& o) {
       for (const FlashKernelResult& r : chip->flash_results()) macs += r.macs;
       chip_macs.push_back(macs);
       check_invariants(arch, chip->layer_results());
+      check_work_as_written(arch, shares[distinct > 1 ? size_t(&chip - &chips.front()) : 0], chip->layer_results(),
+                            chip->flash_results());
     }
     if (sink) sink->finish(*std::max_element(end_cycles.begin(), end_cycles.end()));
     const std::vector<ArrayLayerResult>& results = accelerator.layer_results();

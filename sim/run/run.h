@@ -28,12 +28,15 @@ struct RunOptions {
   std::string normalization;  // optional: declares references, weights, boundary for V_CST*
   int64_t fault_cycle = -1;  // --inject-fault: checker self-test
   int fault_row = 0, fault_col = 0, fault_cluster = 0;
+  // --inject-plan-fault LAYER: halve K in every pass the plan makes of LAYER, a planning error the
+  // register grid and its reference share; the work-as-written law must stop the run (exit 3).
+  std::string plan_fault_layer;
   // Seconds between progress lines on stderr when it is not a terminal (a terminal gets a
   // bar); 0: none.
   double progress_every = 10;
 };
 
-// Returns the process exit status: 0 ok, 1 verification failed.
+// Returns the process exit status: 0 ok, 1 verification failed. A broken law throws InvariantError.
 // Bad input throws InputError before anything is written.
 int run_simulation(const RunOptions& options);
 
