@@ -206,7 +206,11 @@ int run_simulation(const RunOptions& o) {
     if (layer == plans.front().layers.end() || layer->rs)
       throw InputError("--inject-plan-fault", 0, "", "no GEMM layer named " + text::quoted(o.plan_fault_layer));
     for (ClusterLayerPlan& c : layer->clusters)
-      for (PassPlan& p : c.passes) p.dims.K = (p.dims.K + 1) / 2;
+      for (PassPlan& p : c.passes) {
+        if (p.idle()) continue;  // a cluster with no share of the layer
+        if (p.dims.K < 2) throw InputError("--inject-plan-fault", 0, "", "a pass of K < 2 has no half to lose");
+        p.dims.K /= 2;
+      }
   }
   const Plan& plan = plans.front();
   log_plan(arch, plan);

@@ -38,7 +38,35 @@ struct Machine {  // what the report needs from the run's arch
   BytesPerSecond sram_bandwidth;  // the array's edge links at full width, and partial-sum reads
   BytesPerSecond dram_bandwidth;  // the memory channel, when there is one (every chip's)
   int chips = 1;                  // identical accelerators (arch chips)
+  double edge_row_bytes = 1, edge_col_bytes = 1;  // a value on a row (column) edge link, as stored
+  int arrays = 1;
+  BytesPerSecond edge_bandwidth() const {
+    return {(rows * edge_row_bytes + cols * (edge_col_bytes + 2.0 * accumulator_bytes)) * clock_hz * arrays};
+  }
 };
+
+// An operator graph's tensors may be stored wider than the arch's types (a bf16 graph on int8 PEs):
+// those layers' edge links carry their own widths (the links' "link_cycle:<n>;<layer>=<n>" rates),
+// and the SRAM delivers them at that width. The SRAM level's bandwidth is then the widest the run
+// used, so that no layer's bytes can beat it.
+void widen_edges_to_the_trace(Machine& m, const std::vector<trace::Resource>& resources) {
+  double row = 1, col = 1;  // the widest rate of a row (column) link over its base rate
+  for (const trace::Resource& r : resources) {
+    const bool rows = r.name.size() > 13 && r.name.compare(r.name.size() - 13, 13, ".link.in_rows") == 0;
+    const bool cols = r.name.size() > 13 && r.name.compare(r.name.size() - 13, 13, ".link.in_cols") == 0;
+    if ((!rows && !cols) || r.carries.rfind("link_cycle:", 0) != 0) continue;
+    const std::string rates = r.carries.substr(11);
+    const double base = std::strtod(rates.c_str(), nullptr);
+    if (!(base > 0)) continue;
+    double widest = base;
+    for (size_t at = rates.find('='); at != std::string::npos; at = rates.find('=', at + 1))
+      widest = std::max(widest, std::strtod(rates.c_str() + at + 1, nullptr));
+    (rows ? row : col) = std::max(rows ? row : col, widest / base);
+  }
+  if (row == 1 && col == 1) return;
+  m.edge_row_bytes *= row, m.edge_col_bytes *= col;
+  m.sram_bandwidth = m.edge_bandwidth();
+}
 
 Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
   try {
@@ -67,7 +95,8 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const bool is = a.value("dataflow", "ws") == "is";
     const double a_bytes = stored_bytes("activation"), b_bytes = stored_bytes("weight");
     const double row = is ? b_bytes : a_bytes, col = is ? a_bytes : b_bytes;
-    m.sram_bandwidth = {(m.rows * row + m.cols * (col + 2.0 * m.accumulator_bytes)) * m.clock_hz * arrays};
+    m.edge_row_bytes = row, m.edge_col_bytes = col, m.arrays = arrays;
+    m.sram_bandwidth = m.edge_bandwidth();
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>() * m.chips};
     return m;
@@ -620,13 +649,14 @@ PostOutputs post_process(const PostOptions& o) {
   const fs::path summary_path = o.run_dir / "summary.json";
   if (!is_file(summary_path)) throw InputError(summary_path.string(), 0, "", "not a run directory (no summary.json)");
   const nlohmann::json summary = trace::read_run_summary(summary_path);
-  const Machine machine = read_machine(summary_path, summary);
+  Machine machine = read_machine(summary_path, summary);
   const fs::path table = o.run_dir / "energy.yaml";
   const EnergyTable energy = load_energy_table(table.string());
   if (!energy.resolved())  // the run writes its table resolved for its geometry
     throw InputError(table.string(), 0, "", "has size-dependent rows (pJ_by_bank_bytes, W_per_byte, W_per_PE, W_per_buffer_byte): not a run's table");
   auto reader = std::make_unique<trace::TraceReader>(o.run_dir / "trace");
   reader->manifest().check_summary(summary_path, summary);
+  widen_edges_to_the_trace(machine, reader->resources());
   if (reader->header().clock_hz != machine.clock_hz)
     throw InputError(summary_path.string(), 0, "arch.clock_hz",
                      fmt::format("{} Hz, but its trace runs at {} Hz", machine.clock_hz, reader->header().clock_hz));
