@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
+#include "core/signal_cleanup.h"
 
 namespace cstsim::io {
 namespace fs = std::filesystem;
@@ -44,6 +46,7 @@ OutFile::OutFile(fs::path target) : target_(std::move(target)) {
   fd_ = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd_ < 0) throw OutputError::from_errno(target_, "cannot create", errno);
   tmp_ = name.data();
+  cleanup_slot_ = cleanup::add(tmp_);
   // mkostemp makes the file 0600; give it the mode an ordinary create would.
   if (::fchmod(fd_, mode_t(0666 & ~file_mode_mask())) != 0) fail("cannot set the mode of", errno);
 }
@@ -52,12 +55,14 @@ OutFile::~OutFile() {
   if (settled_) return;
   if (fd_ >= 0) ::close(fd_);
   ::unlink(tmp_.c_str());
+  cleanup::remove(cleanup_slot_);
 }
 
 void OutFile::fail(const std::string& what, int err) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(tmp_.c_str());
+  cleanup::remove(cleanup_slot_);
   settled_ = true;  // nothing left to clean up
   throw OutputError::from_errno(target_, what, err);
 }
@@ -110,6 +115,7 @@ void OutFile::commit() {
   fd_ = -1;
   if (::close(fd) != 0) fail("cannot write", errno);  // a delayed write error (NFS, full disk) shows here
   if (std::rename(tmp_.c_str(), target_.c_str()) != 0) fail("cannot replace", errno);
+  cleanup::remove(cleanup_slot_);
   settled_ = true;
 }
 
@@ -153,13 +159,7 @@ void remove_stale_temporaries(const fs::path& dir) {
 }
 
 std::string read_file(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path.string(), 0, "", "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw InputError(path.string(), 0, "", std::string("cannot open the file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input(path.string());
 }
 
 void check_replaceable(const fs::path& target, const std::string& key, bool force,

@@ -60,6 +60,7 @@ class OutFile {
   int fd_ = -1;
   fmt::memory_buffer buf_;
   bool settled_ = false;  // committed, or failed and cleaned up
+  int cleanup_slot_ = -1;  // the temporary, for a signal handler to remove
   Crc32 crc_;
   uint64_t appended_ = 0;
 };

@@ -12,6 +12,7 @@
 
 #include "core/input_error.h"
 #include "core/out_file.h"
+#include "core/signal_cleanup.h"
 
 namespace cstsim {
 namespace fs = std::filesystem;
@@ -107,12 +108,14 @@ StagedDir::StagedDir(fs::path target, bool force) : target_(std::move(target)), 
     throw io::OutputError::from_errno(target_, "cannot create a staging directory beside it", err);
   }
   staging_ = templ;
+  cleanup_slot_ = cleanup::add(staging_);
   // The stamp goes in first: it marks the staging directory as ours while it exists
   // and the run directory afterwards.
   try {
     io::write_file(staging_ / kRunStamp, "cstsim run directory: `cstsim run --out` may replace this directory\n");
   } catch (const io::OutputError& e) {
     fs::remove_all(staging_, ec);
+    cleanup::remove(cleanup_slot_);
     remove_created_parents();
     rethrow_for_target(e);
   }
@@ -124,6 +127,7 @@ StagedDir::~StagedDir() {
     fs::remove_all(staging_, ec);
     remove_created_parents();
   }
+  cleanup::remove(cleanup_slot_);  // after a swap the old contents were under the staging name until removed
 }
 
 void StagedDir::remove_created_parents() {

@@ -47,6 +47,7 @@ class StagedDir {
   std::filesystem::path staging_;
   bool force_ = false;
   bool committed_ = false;
+  int cleanup_slot_ = -1;  // the staging directory, for a signal handler to remove
 };
 
 }  // namespace cstsim

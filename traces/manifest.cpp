@@ -26,13 +26,10 @@ Manifest Manifest::read(const fs::path& dir) {
   const fs::path path = dir / "manifest.json";
   if (!fs::exists(path))
     throw InputError(path.string(), 0, "", "missing: the trace cannot be checked (a trace of cstsim before 2026-12, or damaged)");
-  check_input_file(path.string());
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input(path.string());
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path.string(), 0, "", std::string("malformed JSON: ") + e.what());
   }
@@ -42,7 +39,7 @@ Manifest Manifest::read(const fs::path& dir) {
     return at[key].get<uint64_t>();
   };
   Manifest m;
-  m.own_crc32 = crc32_of(text.str());
+  m.own_crc32 = crc32_of(text);
   if (count(j, "format", "") != 1) throw InputError(path.string(), 0, "format", "unknown manifest format");
   m.end_cycle = count(j, "end_cycle", "");
   m.records = count(j, "records", "");
@@ -79,8 +76,7 @@ void check_file(const fs::path& path, const FileCheck& expected, uint64_t bytes,
 }
 
 void check_streamed(const fs::path& path, const FileCheck& expected) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
+  InputStream in(path.string());
   Crc32 crc;
   uint64_t bytes = 0;
   std::vector<char> block(1 << 16);
@@ -118,7 +114,7 @@ nlohmann::json read_run_summary(const fs::path& summary_path) {
     return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "layers");
   };
   try {
-    std::ifstream in(summary_path);
+    InputStream in(summary_path.string());
     return nlohmann::json::parse(in, skip_layers);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "", std::string("malformed JSON: ") + e.what());

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/csv.h"
+#include "core/input_file.h"
 #include "core/input_error.h"
 #include "core/text.h"
 
@@ -35,11 +36,7 @@ int64_t field(const fs::path& path, int line, const char* column, const std::str
 
 // A small CSV file, whole: checked against the manifest, then split into rows of `fields`.
 std::vector<std::vector<std::string>> read_checked(const fs::path& path, const FileCheck& check, size_t fields) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_input(path.string());
   check_file(path, check, text.size(), crc32_of(text));
   std::vector<std::vector<std::string>> rows;
   std::istringstream lines(text);
@@ -90,8 +87,7 @@ TraceReader::TraceReader(fs::path trace_dir) : dir_(std::move(trace_dir)) {
     layers_.push_back(std::move(l));
   }
   const fs::path rt = dir_ / "rt.bin";
-  rt_ = std::fopen(rt.c_str(), "rb");
-  if (!rt_) throw InputError(rt.string(), 0, "", "cannot open file");
+  rt_ = fopen_input(rt.string());
   if (std::fread(&header_, sizeof header_, 1, rt_) != 1 || std::memcmp(header_.magic, kMagic, 8) != 0)
     throw InputError(rt.string(), 0, "", "not a cstsim trace");
   if (header_.version != kVersion || header_.record_bytes != kRecordBytes || header_.header_bytes != kHeaderBytes)
@@ -184,8 +180,7 @@ void TraceReader::for_each_action(const std::function<void(const ActionRow&)>& v
   const fs::path path = dir_ / "actions.csv";
   const FileCheck& check = manifest_.file(dir_, "actions.csv");
   check_streamed(path, check);  // damage is found before any row is handed on
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
+  InputStream in(path.string());
   const int64_t end = int64_t(header_.end_cycle);
   const int first_layer = layers_.empty() ? -1 : layers_.front().index;
   const int last_layer = layers_.empty() ? -1 : layers_.back().index;

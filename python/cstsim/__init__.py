@@ -142,11 +142,12 @@ def _sets(sets: Optional[Mapping[str, Any]]) -> List[str]:
 
 
 def run(arch: PathLike, workload: PathLike, out: PathLike, sets: Optional[Mapping[str, Any]] = None,
-        trace: bool = True, force: bool = True, extra: Iterable[str] = (), train: Optional[str] = None,
+        trace: bool = True, force: bool = False, extra: Iterable[str] = (), train: Optional[str] = None,
         sparsity: Optional[str] = None) -> Run:
     """Runs one point (cstsim run) into `out` and loads it. `sets`: --set overrides, {key: value};
     `train`: the workload's training step with this recompute policy (none, selective, full);
-    `sparsity`: "2:4" weights (run --sparsity)."""
+    `sparsity`: "2:4" weights (run --sparsity). `out` is replaced only if it is a run directory
+    (as the CLI does); `force=True` passes --force, which replaces any directory that holds no input."""
     args = ["run", "-q", "--arch", str(arch), "--workload", str(workload), "--out", str(out)] + _sets(sets)
     if train:
         args += ["--train", train]

@@ -52,6 +52,22 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(e.exception.status, 2)
         self.assertIn("array.rows", e.exception.stderr)
 
+    def test_run_never_replaces_a_directory_it_did_not_make(self):
+        arch, w = ROOT / "configs/arch/npu-128.yaml", ROOT / "configs/sweeps/workloads/tiny-gemm.yaml"
+        proj = self.out / "proj"
+        proj.mkdir()
+        (proj / "thesis.tex").write_text("thesis draft\n")
+        with self.assertRaises(cstsim.CstsimError) as e:
+            cstsim.run(arch, w, proj, trace=False)  # no --force by default
+        self.assertEqual(e.exception.status, 2)
+        self.assertIn("not a cstsim run directory", e.exception.stderr)
+        self.assertEqual((proj / "thesis.tex").read_text(), "thesis draft\n")
+        # A run directory of its own is replaced without force; force=True replaces the rest.
+        cstsim.run(arch, w, self.out / "r", trace=False)
+        self.assertGreater(cstsim.run(arch, w, self.out / "r", trace=False).cycles, 0)
+        cstsim.run(arch, w, proj, trace=False, force=True)
+        self.assertFalse((proj / "thesis.tex").exists())
+
     def test_sweep_results_have_a_row_per_point(self):
         s = cstsim.sweep(ROOT / "configs/sweeps/ci-small.yaml", self.out / "s", jobs=2)
         results = s.results()

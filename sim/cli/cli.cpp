@@ -23,6 +23,7 @@
 #include "core/input_error.h"
 #include "core/out_file.h"
 #include "core/quantity.h"
+#include "core/signal_cleanup.h"
 #include "core/text.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
@@ -399,7 +400,8 @@ int import_command(const std::vector<std::string>& args) {
       "is named (exit 2) and nothing is written.\n\noptions");
   desc.add_options()("help,h", "show this help")("out", po::value(&out)->value_name("FILE"), "the workload YAML to write")(
       "dim", po::value(&dims)->value_name("NAME=VALUE")->composing(),
-      "a value for a symbolic dimension of the model (repeatable), e.g. --dim batch=1");
+      "a value for a symbolic dimension of the model (repeatable), e.g. --dim batch=1")(
+      "force", "replace FILE even if it is not a workload cstsim import wrote (never the model itself)");
   po::options_description hidden;
   hidden.add_options()("format", po::value(&format))("model", po::value(&model));
   po::options_description all;
@@ -427,6 +429,15 @@ int import_command(const std::vector<std::string>& args) {
     if (!value || *value < 1 || eq == 0) throw InputError("--dim", 0, d, "expected NAME=VALUE with a positive integer");
     bound[d.substr(0, eq)] = *value;
   }
+  // Before anything is read or written: never the model, nor a file import did not write (without --force).
+  const fs::path out_path = out;
+  std::error_code ec;
+  if (fs::exists(out_path, ec) && fs::exists(model, ec) && fs::equivalent(out_path, model, ec))
+    throw InputError(out, 0, "--out", "is the input model " + model + "; choose another path");
+  if (fs::is_directory(out_path, ec)) throw InputError(out, 0, "--out", "is a directory; name the workload file");
+  io::check_replaceable(out_path, "--out", vm.count("force") > 0,
+                        [](std::string_view head) { return head.rfind("# imported by cstsim import onnx ", 0) == 0; },
+                        "a workload written by cstsim import onnx");
   const OnnxImport imported = import_onnx(model, bound);
   io::write_file(out, imported.yaml);
   fmt::print("wrote {}: {} ops on {} tensors from {} ONNX nodes\n", out, imported.ops, imported.tensors, imported.nodes);
@@ -604,6 +615,7 @@ constexpr const char* kReportBug =
 
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  cleanup::install();  // a signal removes the staging directory; a file-size limit is an error line
   try {
     if (args.empty())
       throw UsageError("no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "

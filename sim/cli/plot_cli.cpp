@@ -6,7 +6,17 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/install_paths.h"
+#include "core/out_file.h"
+#include "core/signal_cleanup.h"
 #include "sim/sweep/process.h"
 
 namespace cstsim {
@@ -14,42 +24,124 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What paperstyle.save writes into every figure (PNG Software, PDF Creator): how plot knows its own.
+constexpr const char* kFigureMark = "cstsim plot";
+
 constexpr const char* kPlotUsage =
-    "usage: cstsim plot <run-dir | sweep-dir> [--out DIR]\n\n"
+    "usage: cstsim plot <run-dir | sweep-dir> [--out DIR] [--force]\n\n"
     "Every figure of a run or a sweep, as PNG and PDF (text at least 7 pt, colour-blind-safe colours),\n"
     "in <dir>/figures/ unless --out. A run: rt (R(t), with a trace), power (energy per window),\n"
     "roofline, and the breakdowns stalls, utilization, energy and traffic per layer. A sweep: lines\n"
     "(cycles and energy against the swept size, one line per dataflow), pareto, roofline. Needs\n"
-    "/usr/bin/python3 with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n";
+    "/usr/bin/python3 with matplotlib (Debian: python3-matplotlib), or $CSTSIM_PYTHON.\n"
+    "The figures are drawn into a hidden directory first and moved into place only when all of them\n"
+    "are there; a figure of the same name is replaced only if cstsim plot made it (--force: any file).\n";
 
-// Runs a plot script without a shell (sweep/process.h); what it printed (the files it wrote, or its
-// error) is passed on. False on failure.
-bool run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
+// A failed script's one line: its own `error:` line, else the last line of what it printed (the
+// exception of a traceback).
+std::string script_error(const std::string& script, const std::string& err) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < err.size()) {
+    const size_t nl = err.find('\n', at);
+    std::string line = err.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (it->rfind("error: ", 0) == 0) return InputError::one_line(*it);
+  return InputError::one_line(fmt::format("error: plot: {} failed: {}", script,
+                                          lines.empty() ? std::string("no message") : lines.back()));
+}
+
+// Runs a plot script without a shell (sweep/process.h); throws PlotFailed with its one line.
+struct PlotFailed {
+  std::string line;
+};
+void run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
   std::vector<std::string> argv{python, plot_dir() + "/" + script};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string out, err;
-  const int status = sweep::proc::capture(argv, out, &err);
-  std::cout << out << std::flush;
-  std::cerr << err;
-  return status == 0;
+  if (sweep::proc::capture(argv, out, &err) != 0) throw PlotFailed{script_error(script, err)};
 }
 
 // A run's figures.
-bool plot_run(const std::string& python, const std::string& run, const fs::path& dir, const std::string& prefix) {
-  bool ok = true;
-  if (fs::is_directory(dir / "trace")) ok &= run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
-  if (fs::is_regular_file(dir / "energy_windows.csv"))
-    ok &= run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
-  if (fs::is_regular_file(dir / "report.json"))
-    ok &= run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
-  ok &= run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
-  return ok;
+void plot_run(const std::string& python, const std::string& run, const fs::path& dir, const std::string& prefix) {
+  if (fs::is_directory(dir / "trace")) run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
+  if (fs::is_regular_file(dir / "energy_windows.csv")) run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
+  if (fs::is_regular_file(dir / "report.json")) run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
+  run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
+}
+
+// The scripts read with Python's open(), which waits on a FIFO forever: every file they may read
+// (the run's or sweep's own files and its trace) must be a regular file, a directory or absent.
+void check_readable(const fs::path& dir) {
+  for (const fs::path& d : {dir, dir / "trace"}) {
+    std::error_code ec;
+    if (!fs::is_directory(d, ec)) continue;
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      const fs::file_status st = e.status(ec);
+      if (!ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st))
+        throw InputError(e.path().string(), 0, "", "is not a regular file (a FIFO, device or socket would block or never end)");
+    }
+  }
+}
+
+// Whether the figure `target` is one cstsim plot made: its PNG text chunk, or its PDF's Creator,
+// names us (paperstyle.save writes both).
+bool our_figure(const fs::path& target, std::string_view head) {
+  if (head.rfind("\x89PNG", 0) == 0) return head.find(kFigureMark) != std::string_view::npos;
+  if (head.rfind("%PDF-", 0) != 0) return false;
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(target, ec);
+  if (ec) return false;
+  InputStream in(target.string());  // the PDF's Info dictionary is near its end
+  const uintmax_t tail = std::min<uintmax_t>(size, 1 << 18);
+  in.seekg(std::streamoff(size - tail));
+  std::string text(size_t(tail), '\0');
+  in.read(text.data(), std::streamsize(tail));
+  return text.find(std::string("/Creator (") + kFigureMark + ")") != std::string::npos;
+}
+
+// Every name a figure may take: checked before anything is drawn, so a refusal is quick.
+std::vector<std::string> figure_names(bool sweep) {
+  const std::vector<std::string> stems =
+      sweep ? std::vector<std::string>{"lines", "pareto", "roofline"}
+            : std::vector<std::string>{"rt", "power", "roofline", "layers-stalls", "layers-utilization", "layers-energy",
+                                       "layers-traffic"};
+  std::vector<std::string> names;
+  for (const std::string& s : stems)
+    for (const char* ext : {".png", ".pdf"}) names.push_back(s + ext);
+  return names;
+}
+
+void check_figure(const fs::path& target, bool force) {
+  io::check_replaceable(target, "plot", force, [&](std::string_view head) { return our_figure(target, head); },
+                        "a figure written by cstsim plot", "; choose another --out, or --force to replace it");
+}
+
+// Moves every figure of `staging` into `figures`: first checks them all (nothing moves if one may not
+// be replaced), then renames each (rename replaces a link at the name, never the file it points to).
+std::vector<fs::path> commit_figures(const fs::path& staging, const fs::path& figures, bool force) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(staging)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) check_figure(figures / n, force);  // again: the directory may have changed
+  std::vector<fs::path> done;
+  for (const std::string& n : names) {
+    if (std::rename((staging / n).c_str(), (figures / n).c_str()) != 0)
+      throw io::OutputError::from_errno(figures / n, "cannot replace", errno);
+    done.push_back(figures / n);
+  }
+  return done;
 }
 
 }  // namespace
 
 int plot_command(const std::vector<std::string>& args) {
   std::string run, out;
+  bool force = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::cout << kPlotUsage;
@@ -61,6 +153,8 @@ int plot_command(const std::vector<std::string>& args) {
         return 2;
       }
       out = args[++i];
+    } else if (args[i] == "--force") {
+      force = true;
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << fmt::format("error: plot: unknown option '{}' (see cstsim plot --help)\n", args[i]);
       return 2;
@@ -80,28 +174,54 @@ int plot_command(const std::vector<std::string>& args) {
     std::cerr << fmt::format("error: plot: {}: no summary.json or results.csv there (not a run or a sweep)\n", run);
     return 2;
   }
+  check_readable(dir);
   const fs::path figures = out.empty() ? dir / "figures" : fs::path(out);
   std::error_code ec;
-  fs::create_directories(figures, ec);
-  if (ec) {
-    std::cerr << fmt::format("error: plot: --out {}: {}\n", figures.string(), ec.message());
-    return 2;
+  const fs::file_status st = fs::symlink_status(figures, ec);
+  if (fs::is_symlink(st))  // planted or not, the figures would land wherever it points
+    throw InputError(figures.string(), 0, "--out", "is a symbolic link; name the directory itself");
+  if (fs::exists(st) && !fs::is_directory(st)) throw InputError(figures.string(), 0, "--out", "exists and is not a directory");
+  for (const std::string& n : figure_names(sweep)) check_figure(figures / n, force);
+  // Directories made here are removed again if nothing is written.
+  std::vector<fs::path> created;
+  for (fs::path p = fs::absolute(figures); !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+    created.push_back(p);
+    if (p == p.root_path()) break;
   }
+  fs::create_directories(figures, ec);
+  if (ec) throw io::OutputError(figures, "cannot create the directory: " + ec.message());
+  std::string templ = (figures / (".figures.tmp-" + io::owner_tag() + "-XXXXXX")).string();
+  if (!::mkdtemp(templ.data())) throw io::OutputError::from_errno(figures, "cannot create a staging directory in", errno);
+  const fs::path staging = templ;
+  const int slot = cleanup::add(staging);
+  const auto discard = [&] {
+    fs::remove_all(staging, ec);
+    cleanup::remove(slot);
+    for (const fs::path& p : created) fs::remove(p, ec);  // deepest first; only if empty
+  };
   const char* env = std::getenv("CSTSIM_PYTHON");
   const std::string python = env && *env ? env : "/usr/bin/python3";
-  const std::string prefix = (figures / "").string();
-  bool ok = true;
-  if (sweep) {  // a sweep's results: metrics against the swept size, the Pareto front, the roofline
-    ok &= run_script(python, "plot_sweep_lines.py", {run, "--out", prefix + "lines"});
-    ok &= run_script(python, "plot_pareto.py", {run, "--out", prefix + "pareto"});
-    ok &= run_script(python, "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"});
-  } else {
-    ok &= plot_run(python, run, dir, prefix);
+  const std::string prefix = (staging / "").string();
+  std::vector<fs::path> written;
+  try {
+    if (sweep) {  // a sweep's results: metrics against the swept size, the Pareto front, the roofline
+      run_script(python, "plot_sweep_lines.py", {run, "--out", prefix + "lines"});
+      run_script(python, "plot_pareto.py", {run, "--out", prefix + "pareto"});
+      run_script(python, "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"});
+    } else {
+      plot_run(python, run, dir, prefix);
+    }
+    written = commit_figures(staging, figures, force);
+  } catch (const PlotFailed& f) {
+    discard();
+    std::cerr << f.line << "\n";
+    return 2;
+  } catch (...) {
+    discard();
+    throw;
   }
-  if (!ok) {
-    std::cerr << "error: plot: a figure failed (its script's message is above)\n";
-    return 1;
-  }
+  discard();  // the staging directory is empty now
+  for (const fs::path& f : written) std::cout << f.string() << "\n";
   return 0;
 }
 

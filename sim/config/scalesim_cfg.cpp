@@ -107,9 +107,7 @@ std::string one_bandwidth(const std::string& file, int line, const std::string& 
 }  // namespace
 
 ArchFields read_scalesim_cfg(const std::string& path) {
-  check_input_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
+  InputStream in(path);
 
   ArchFields out;
   out.file = path;

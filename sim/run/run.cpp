@@ -19,6 +19,7 @@
 #include "models/noc/topology.h"
 #include "core/text.h"
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/out_file.h"
 #include "core/staged_dir.h"
 #include "sim/config/config_hash.h"
@@ -164,10 +165,17 @@ int run_simulation(const RunOptions& o) {
     }
   warn_unsimulated(arch, workload);
   warn_dtype(arch, workload);
-  // Before anything is written; the inputs include the HBM and NoC files the arch names.
-  check_out_target(o.out_dir, {o.arch_path, o.workload_path, energy_path, o.normalization, arch.hbm.spec, arch.noc.spec,
-                               arch.interconnect.link},
-                   o.force);
+  // Before anything is written. The inputs: those named, and every file a loader has opened so far
+  // (an HBM file's preset chain, NoC presets, link files, includes), however it was reached.
+  std::vector<std::filesystem::path> named{o.arch_path,    o.workload_path, energy_path,
+                                           o.normalization, arch.hbm.spec,  arch.noc.spec,
+                                           arch.interconnect.link};
+  const auto check_out = [&] {
+    std::vector<std::filesystem::path> inputs = named;
+    for (std::filesystem::path& p : inputs_read()) inputs.push_back(std::move(p));
+    check_out_target(o.out_dir, inputs, o.force);
+  };
+  check_out();
   if (arch.chips > 1 && o.verify && arch.clusters > 1)
     throw InputError(o.arch_path, 0, "clusters", "--verify across chips checks one array per chip (clusters: 1)");
   if (arch.chips > 1 && o.verify)
@@ -238,6 +246,7 @@ int run_simulation(const RunOptions& o) {
                      fmt::format("no row mac.{}.gated prices the {} MACs the PEs gate (sparsity.zero_gating; layer {} "
                                  "has input density {})", type, type, gated->name, gated->input_density));
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
+  check_out();  // again, now with the energy table's base chain and the normalization read
   StagedDir out(o.out_dir, o.force);  // an output path that cannot be made fails here, before any progress line
   const std::string mode = o.verify ? "reference" : "timing";
 

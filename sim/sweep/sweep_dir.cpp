@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "version.h"
 
 namespace cstsim::sweep {
@@ -25,8 +26,9 @@ fs::path lock(const fs::path& dir, int i) { return dir / "locks" / (std::to_stri
 
 std::string summary_hash(const fs::path& summary_json) {
   // summary.json begins {"version", "config_hash", ...}: read the head, parse the whole only if needed.
-  std::ifstream in(summary_json, std::ios::binary);
-  if (!in) return "";
+  std::error_code ec;
+  if (!fs::exists(summary_json, ec)) return "";
+  InputStream in(summary_json.string());  // a FIFO or a device is an InputError, never a wait
   char head[512];
   in.read(head, sizeof head);
   const std::string h(head, size_t(in.gcount()));

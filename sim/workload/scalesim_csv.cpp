@@ -125,9 +125,7 @@ void append_conv_layers(const Row& r, std::vector<Layer>& out) {
 }  // namespace
 
 Workload read_scalesim_csv(const std::string& path) {
-  check_input_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
+  InputStream in(path);
   Workload w;
   w.name = text::stem(path);
   w.source = path;

@@ -83,6 +83,15 @@ def damage(root, op):
     elif kind == "write":
         with open(path, "w") as f:
             f.write(op["text"])
+    elif kind == "fifo":  # the file (if any) replaced by a named pipe: a reader must not wait on it
+        if os.path.lexists(path):
+            os.remove(path)
+        os.mkfifo(path)
+    elif kind == "symlink":  # a link planted at the name, pointing at `to` (its directory made)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            os.remove(path)
+        os.symlink(op["to"], path)
     else:
         raise SystemExit(f"damage: unknown op {kind}")
 

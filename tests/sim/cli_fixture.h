@@ -34,8 +34,9 @@ class Cli : public ::testing::Test {
     std::ofstream(dir_ / name) << text;
     return dir_ / name;
   }
-  Result cstsim(const std::string& args) {
-    const std::string cmd = std::string(CSTSIM_BINARY) + " " + args + " >" + (dir_ / "stdout").string() +
+  // `env`: shell text before the binary, e.g. "CSTSIM_PYTHON=/x".
+  Result cstsim(const std::string& args, const std::string& env = "") {
+    const std::string cmd = env + " " + std::string(CSTSIM_BINARY) + " " + args + " >" + (dir_ / "stdout").string() +
                             " 2>" + (dir_ / "stderr").string();
     const int rc = std::system(cmd.c_str());
     return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -102,7 +104,7 @@ int64_t value_at(uint32_t id, uint64_t cycle) {
 }
 
 // Writes <root>/run/trace with the resources, changes and layers above.
-fs::path make_run(const fs::path& root, double clock_hz) {
+fs::path make_run(const fs::path& root, double clock_hz, bool folds = false) {
   const fs::path run = root / "run";
   TraceSink::Options o;
   o.dir = run / "trace";
@@ -123,6 +125,10 @@ fs::path make_run(const fs::path& root, double clock_hz) {
   sink.bind(mac, 0, 1);
   for (const ExportLayer& l : kExportLayers) sink.begin_layer(l.index, l.name, l.start);
   for (const Change& c : kChanges) sink.set(int64_t(c.cycle), c.id, c.value);
+  if (folds)  // fold slices on the array's track, booked as a run books them (slices.csv)
+    for (const auto& [name, start, end] : {std::tuple{"conv1 fold 0", 0, 19}, std::tuple{"conv1 fold 1", 20, 49},
+                                           std::tuple{"fc2 fold 0", 50, 99}})
+      sink.slice("top.array.folds", name, start, end);
   sink.finish(kEnd);
   cstsim::testing_util::tie_summary(run, sink);
   EXPECT_EQ(sink.records_written(), kChanges.size());
@@ -271,6 +277,33 @@ TEST(Export, PerfettoProtoTracksPerOwnerCountersAndSlices) {
     ASSERT_EQ(run_export({"perfetto", run.string()}).status, 0);
     EXPECT_TRUE(fs::exists(run / "trace" / "perfetto.json"));
   }
+}
+
+// Every event packet in time order, the folds' slices merged with the counters and the layers (they
+// used to follow the counters, starting again from 0).
+TEST(Export, PerfettoProtoPacketsInTimeOrder) {
+  TempDir tmp;
+  const fs::path run = make_run(tmp.path, 1e9, true);
+  const Captured r = run_export({"perfetto", run.string(), "--format", "proto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  cstsim::perfetto::Trace t;
+  ASSERT_TRUE(t.ParseFromString(slurp(run / "trace" / "perfetto.pftrace")));
+  uint64_t previous = 0;
+  size_t events = 0, fold_slices = 0;
+  bool descriptors_done = false;
+  for (const auto& p : t.packet()) {
+    if (p.has_track_descriptor()) {
+      EXPECT_FALSE(descriptors_done) << "a track described after the first event";
+      continue;
+    }
+    descriptors_done = true;
+    ++events;
+    EXPECT_GE(p.timestamp(), previous) << "packet " << events << " steps back in time";
+    previous = p.timestamp();
+    if (p.track_event().name().find(" fold ") != std::string::npos) ++fold_slices;
+  }
+  EXPECT_EQ(fold_slices, 3u);
+  EXPECT_GT(events, kChanges.size());
 }
 
 TEST(Export, PerfettoCountersAndLayerSlices) {
@@ -517,6 +550,22 @@ TEST(Export, VcdAcceptedByVcd2fstAndReadsBack) {
       check_vcd_values(b, k.time_of);
     }
   }
+}
+
+// Two exports of one run are the same bytes: no wall-clock $date, and the run named relative to the
+// VCD's directory, whatever spelling of the run directory the command was given.
+TEST(Export, VcdHeaderReproducible) {
+  TempDir tmp;
+  const fs::path run = make_run(tmp.path, 1e9);
+  const fs::path a = tmp.path / "a.vcd", b = tmp.path / "b.vcd";
+  ASSERT_EQ(run_export({"vcd", run.string(), "--out", a.string()}).status, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a clock in the header would tick
+  ASSERT_EQ(run_export({"vcd", (run / "trace" / "..").string(), "--out", b.string()}).status, 0);
+  const std::string text = slurp(a);
+  EXPECT_EQ(text, slurp(b));
+  EXPECT_EQ(text.find("$date"), std::string::npos);
+  EXPECT_NE(text.find("run run (seen from"), std::string::npos) << text.substr(0, 300);  // relative to tmp/
+  EXPECT_EQ(text.find(tmp.path.string()), std::string::npos);
 }
 
 // Over 93 resources the identifier codes take two characters; all stay distinct.

@@ -4,14 +4,19 @@
 // and clocks outside the physical range are input errors.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/cli_util.h"
@@ -242,6 +247,93 @@ TEST_F(OutputSafety, HierarchyClocksOutsideThePhysicalRangeAreInputErrors) {
   expect_one_error_line(cli(base + " --set noc.spec=" + nocfile.string()), "noc.yaml");
   EXPECT_NE(slurp(dir_ / "stderr").find("clock_hz: 10000000000000 Hz is above 100 GHz"), std::string::npos)
       << slurp(dir_ / "stderr");
+}
+
+// ------------------------------------------------------------ signals and file-size limits
+
+// Starts cstsim with `args` in `dir` (stdout and stderr to dir/stdout, dir/stderr), with default
+// signal dispositions (whatever ctest set) and optionally a file-size limit (ulimit -f).
+pid_t start_cstsim(const fs::path& dir, std::vector<std::string> args, rlim_t fsize = RLIM_INFINITY) {
+  args.insert(args.begin(), CSTSIM_BINARY);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) ::signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (!::freopen("stderr", "w", stderr) || !::freopen("stdout", "w", stdout)) ::_exit(126);
+    const rlimit lim{fsize, fsize};
+    if (fsize != RLIM_INFINITY) ::setrlimit(RLIMIT_FSIZE, &lim);
+    std::vector<char*> c;
+    for (std::string& a : args) c.push_back(a.data());
+    c.push_back(nullptr);
+    ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    ::execv(c[0], c.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Names in `dir` of a staging directory or temporary of `out` (".out.tmp-...").
+std::vector<std::string> staged(const fs::path& dir, const std::string& out) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("." + out + ".tmp-", 0) == 0) names.push_back(e.path().filename());
+  return names;
+}
+
+std::vector<std::string> long_run(const std::string& out) {
+  return {"run", "-q", "--arch", std::string(CSTSIM_SOURCE_DIR) + "/configs/arch/npu-128-hbm3.yaml", "--workload",
+          std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/resnet50.csv", "--out", out};
+}
+
+// SIGTERM, SIGINT or SIGHUP while a run writes its trace: the staging directory is removed, one
+// line says so, and the process ends by the signal (as a shell or a sweep expects).
+TEST_F(OutputSafety, InterruptedRunRemovesItsStagingDirectoryAndSaysSoInOneLine) {
+  for (const auto& [sig, name] : {std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGINT, "SIGINT"}, std::pair{SIGHUP, "SIGHUP"}}) {
+    SCOPED_TRACE(name);
+    const pid_t pid = start_cstsim(dir_, long_run("o"));
+    bool began = false;  // the staging directory exists: the run is writing
+    for (int i = 0; i < 1500 && !began; ++i) {
+      began = !staged(dir_, "o").empty();
+      if (!began) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(began) << "no staging directory appeared: " << slurp(dir_ / "stderr");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the simulation and its trace
+    ASSERT_EQ(::kill(pid, sig), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended by itself first (status " << WEXITSTATUS(status) << ")";
+    EXPECT_EQ(WTERMSIG(status), sig);
+    const std::string err = slurp(dir_ / "stderr");
+    EXPECT_EQ(err.rfind(std::string("error: interrupted by ") + name, 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_TRUE(staged(dir_, "o").empty()) << "left: " << staged(dir_, "o").front();
+    EXPECT_FALSE(fs::exists(dir_ / "o"));
+  }
+}
+
+// With SIGXFSZ ignored, the write over the limit fails with EFBIG: one line, exit 2, the staging
+// directory removed. A plot's figures too (Python's write fails the same way), none left.
+TEST_F(OutputSafety, FileSizeLimitIsOneErrorLine) {
+  const pid_t pid = start_cstsim(dir_, long_run("o"), 64 * 1024);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  const std::string err = slurp(dir_ / "stderr");
+  expect_one_error_line({WEXITSTATUS(status), "", err}, "File too large");
+  EXPECT_TRUE(staged(dir_, "o").empty());
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib (Debian package python3-matplotlib)";
+  ASSERT_EQ(run(shell_word((dir_ / "r").string())).status, 0);
+  const pid_t plot = start_cstsim(dir_, {"plot", "r"}, 4 * 1024);
+  ASSERT_EQ(::waitpid(plot, &status, 0), plot);
+  ASSERT_TRUE(WIFEXITED(status));
+  expect_one_error_line({WEXITSTATUS(status), "", slurp(dir_ / "stderr")}, "File too large");
+  EXPECT_FALSE(fs::exists(dir_ / "r" / "figures")) << "figures left behind";
 }
 
 }  // namespace

@@ -29,6 +29,56 @@ TEST_F(Plot, EveryFigureOfAHierarchyRun) {
       << bad.err;
 }
 
+// A figure is replaced only if cstsim plot made it (--force: anything); a link at a figure's name
+// is replaced, never written through.
+TEST_F(Plot, ReplacesOnlyItsOwnFigures) {
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib (Debian package python3-matplotlib)";
+  const fs::path a = small_hierarchy("a.yaml");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 64, N: 32, K: 48}\n");
+  const fs::path run = dir_ / "r", figures = run / "figures";
+  ASSERT_EQ(cstsim("run -q --arch " + a.string() + " --workload " + w.string() + " --out " + run.string()).status, 0);
+  ASSERT_EQ(cstsim("plot " + run.string()).status, 0);
+  const Result again = cstsim("plot " + run.string());  // its own figures: replaced
+  ASSERT_EQ(again.status, 0) << again.err;
+  std::ofstream(figures / "rt.png") << "my figure\n";
+  const Result refused = cstsim("plot " + run.string());
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(refused.err, "error: " + (figures / "rt.png").string() +
+                             ": plot: exists and is not a figure written by cstsim plot; choose another --out, or "
+                             "--force to replace it\n");
+  EXPECT_EQ(slurp(figures / "rt.png"), "my figure\n");
+  const fs::path victim = file("victim.txt", "victim\n");
+  fs::remove(figures / "power.pdf");
+  fs::create_symlink(victim, figures / "power.pdf");
+  const Result forced = cstsim("plot " + run.string() + " --force");
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(slurp(victim), "victim\n");  // the link was replaced, not written through
+  EXPECT_FALSE(fs::is_symlink(figures / "power.pdf"));
+  EXPECT_NE(slurp(figures / "rt.png"), "my figure\n");
+  for (const auto& e : fs::directory_iterator(figures))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// A script that fails (here: a stand-in interpreter dying with a traceback, as on a full disk) is
+// one error line, exit 2, and no figure at all: the others were drawn into the staging directory.
+TEST_F(Plot, AFailedScriptIsOneLineAndWritesNothing) {
+  const fs::path a = small_hierarchy("a.yaml");
+  const fs::path w = file("w.yaml", "layers:\n  - {name: a, M: 64, N: 32, K: 48}\n");
+  const fs::path run = dir_ / "r";
+  ASSERT_EQ(cstsim("run -q --arch " + a.string() + " --workload " + w.string() + " --out " + run.string()).status, 0);
+  // Draws its "figure" for every script but the roofline's, which dies as Python does.
+  const fs::path fake = file("python", "#!/bin/sh\ncase \"$1\" in *plot_roofline.py) "
+                                       "printf 'Traceback (most recent call last):\\n  File x\\nOSError: [Errno 28] No "
+                                       "space left on device\\n' >&2; exit 1;; esac\n"
+                                       "out=\"$4\"; echo x > \"$out.png\"; echo x > \"$out.pdf\"\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  const Result r = cstsim("plot " + run.string(), "CSTSIM_PYTHON=" + fake.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: plot: plot_roofline.py failed: OSError: [Errno 28] No space left on device\n");
+  EXPECT_FALSE(fs::exists(run / "figures")) << "figures or their directory left behind";
+}
+
 // On a sweep: metrics against the swept size (one line per dataflow), the Pareto front, the roofline.
 TEST_F(Plot, EveryFigureOfASweep) {
   if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)

@@ -101,16 +101,37 @@ void export_perfetto_proto(const fs::path& run_dir, const fs::path& out_path) {
     writer.write(d);
   }
 
-  // Layer slices, merged with the counter records in time order.
+  // Slices (slices.csv: folds), each track under the process of the owner its name starts with;
+  // their descriptors now, their events merged with the layers' and the counters' below.
   struct Edge {
     uint64_t cycle;
     bool begin;
+    uint64_t track;
     std::string name;
   };
   std::vector<Edge> edges;
+  std::vector<std::string> slice_tracks;
+  for_each_slice(run_dir, [&](const SliceRow& sl) {
+    const size_t k = size_t(std::find(slice_tracks.begin(), slice_tracks.end(), sl.track) - slice_tracks.begin());
+    const uint64_t uuid = kSliceTrack0 + k;
+    if (k == slice_tracks.size()) {
+      slice_tracks.push_back(sl.track);
+      pb::TracePacket& d = fresh();
+      pb::TrackDescriptor* t = d.mutable_track_descriptor();
+      t->set_uuid(uuid);
+      t->set_name(sl.track);
+      for (size_t o = 0; o < owners.size(); ++o)
+        if (sl.track.rfind(owners[o] + ".", 0) == 0) t->set_parent_uuid(kOwnerTrack0 + o);
+      writer.write(d);
+    }
+    edges.push_back({uint64_t(sl.start), true, uuid, sl.name});
+    edges.push_back({uint64_t(sl.end + 1), false, uuid, ""});  // the end is inclusive
+  });
+
+  // Layer slices, merged with the fold slices and the counter records: every packet in time order.
   for (const LayerRow& l : reader->layers()) {
-    edges.push_back({uint64_t(l.start_cycle), true, l.name});
-    edges.push_back({uint64_t(l.end_cycle + 1), false, ""});  // layers.csv's end is inclusive
+    edges.push_back({uint64_t(l.start_cycle), true, kLayersTrack, l.name});
+    edges.push_back({uint64_t(l.end_cycle + 1), false, kLayersTrack, ""});  // layers.csv's end is inclusive
   }
   std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : !a.begin && b.begin;  // an end before the next begin
@@ -121,7 +142,7 @@ void export_perfetto_proto(const fs::path& run_dir, const fs::path& out_path) {
       pb::TracePacket& e = fresh();
       e.set_timestamp(ts(edges[next_edge].cycle));
       pb::TrackEvent* ev = e.mutable_track_event();
-      ev->set_track_uuid(kLayersTrack);
+      ev->set_track_uuid(edges[next_edge].track);
       ev->set_type(edges[next_edge].begin ? pb::TrackEvent::TYPE_SLICE_BEGIN : pb::TrackEvent::TYPE_SLICE_END);
       if (edges[next_edge].begin) ev->set_name(edges[next_edge].name);
       writer.write(e);
@@ -171,32 +192,6 @@ void export_perfetto_proto(const fs::path& run_dir, const fs::path& out_path) {
   for (size_t i = 0; i < res.size(); ++i) counter(h.end_cycle, i, last[i]);  // the last value's extent
   edges_until(UINT64_MAX);
 
-  // Slices (slices.csv: folds), each track under the process of the owner its name starts with.
-  // Perfetto orders packets by timestamp when it loads a trace; these follow the counters.
-  std::vector<std::string> slice_tracks;
-  for_each_slice(run_dir, [&](const SliceRow& sl) {
-    const size_t k = size_t(std::find(slice_tracks.begin(), slice_tracks.end(), sl.track) - slice_tracks.begin());
-    const uint64_t uuid = kSliceTrack0 + k;
-    if (k == slice_tracks.size()) {
-      slice_tracks.push_back(sl.track);
-      pb::TracePacket& d = fresh();
-      pb::TrackDescriptor* t = d.mutable_track_descriptor();
-      t->set_uuid(uuid);
-      t->set_name(sl.track);
-      for (size_t o = 0; o < owners.size(); ++o)
-        if (sl.track.rfind(owners[o] + ".", 0) == 0) t->set_parent_uuid(kOwnerTrack0 + o);
-      writer.write(d);
-    }
-    for (const bool begin : {true, false}) {
-      pb::TracePacket& e = fresh();
-      e.set_timestamp(ts(uint64_t(begin ? sl.start : sl.end + 1)));
-      pb::TrackEvent* ev = e.mutable_track_event();
-      ev->set_track_uuid(uuid);
-      ev->set_type(begin ? pb::TrackEvent::TYPE_SLICE_BEGIN : pb::TrackEvent::TYPE_SLICE_END);
-      if (begin) ev->set_name(sl.name);
-      writer.write(e);
-    }
-  });
   out.commit();
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "core/input_error.h"
+#include "core/input_file.h"
 #include "core/text.h"
 
 namespace cstsim::trace {
@@ -33,8 +34,7 @@ void for_each_slice(const fs::path& run_dir, const std::function<void(const Slic
   const Manifest manifest = Manifest::read(run_dir / "trace");
   const FileCheck& check = manifest.file(run_dir / "trace", "slices.csv");
   check_streamed(path, check);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
+  InputStream in(path.string());
   std::string line;
   std::vector<std::vector<std::string>> rows;
   for (int n = 1; std::getline(in, line); ++n) {

@@ -1,6 +1,5 @@
 // `cstsim export vcd`: a Value Change Dump, one 64-bit signal per resource.
 #include <cmath>
-#include <ctime>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -44,13 +43,14 @@ std::string vcd_binary(int64_t v) {
   return std::string(s.rbegin(), s.rend());
 }
 
-std::string now_text() {
-  const std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
+// The run as seen from the VCD's directory: the header names it without the absolute path or the
+// shell's current directory, so two exports of one run to one place are the same bytes.
+std::string run_seen_from(const fs::path& run_dir, const fs::path& out_path) {
+  std::error_code ec;
+  const fs::path run = fs::weakly_canonical(fs::absolute(run_dir), ec);
+  const fs::path at = fs::weakly_canonical(fs::absolute(out_path).parent_path(), ec);
+  const fs::path rel = ec ? fs::path() : run.lexically_relative(at);
+  return rel.empty() ? run_dir.filename().string() : rel.string();
 }
 
 }  // namespace
@@ -94,11 +94,11 @@ void export_vcd(const fs::path& run_dir, const fs::path& out_path) {
   const std::string layer_code = vcd_code(res.size());
 
   io::OutFile out(out_path);
-  out.print("$date\n  {}\n$end\n", now_text());
+  // No $date (optional in VCD): the file depends on the run only, not on when it was exported.
   out.print("$version\n  cstsim {} export vcd\n$end\n", CSTSIM_VERSION);
-  out.print("$comment\n  run {}; clock {} Hz (period {} s); one time unit = {}; cycle c starts at {}; "
+  out.print("$comment\n  run {} (seen from this file's directory); clock {} Hz (period {} s); one time unit = {}; cycle c starts at {}; "
             "the trace covers cycles [0, {})\n$end\n",
-            run_dir.string(), h.clock_hz, h.period_s, tb.unit,
+            run_seen_from(run_dir, out_path), h.clock_hz, h.period_s, tb.unit,
             tb.exact ? fmt::format("time c*{}", tb.per_cycle) : fmt::format("time round(c*{:.15g})", tb.units_per_cycle),
             h.end_cycle);
   out.print("$timescale {} $end\n", tb.unit);

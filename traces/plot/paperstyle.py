@@ -4,6 +4,7 @@ widths of a two-column paper, and saving PREFIX.png + PREFIX.pdf."""
 
 import os
 import sys
+import tempfile
 
 try:
     import matplotlib
@@ -68,6 +69,8 @@ def add_width_arg(ap, default):
                     help="figure width: single (3.5 in), double (7 in) or inches (default %s)" % default)
 
 
+FIGURE_MARK = "cstsim plot"  # sim/cli/plot_cli.cpp looks for it
+
 MIN_POINTS = 7  # no text of a figure smaller than this (what papers ask of figures)
 
 
@@ -78,12 +81,36 @@ def save(fig, prefix):
         if t.get_fontsize() < MIN_POINTS:
             t.set_fontsize(MIN_POINTS)
     d = os.path.dirname(os.path.abspath(prefix))
-    os.makedirs(d, exist_ok=True)
     paths = [prefix + ".png", prefix + ".pdf"]
+    # The mark tells `cstsim plot` which figures are its own to replace (PNG: a text chunk at the
+    # start; PDF: the Info dictionary at the end).
+    marks = {".png": {"Software": FIGURE_MARK}, ".pdf": {"Creator": FIGURE_MARK}}
     for p in paths:
-        fig.savefig(p)
+        # Under an unguessable name (O_EXCL: a planted name or link is never opened), then renamed.
+        try:
+            os.makedirs(d, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(p) + ".tmp-")
+        except OSError as e:
+            sys.exit("error: %s: cannot create: %s" % (p, e.strerror))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                fig.savefig(f, format=p.rsplit(".", 1)[1], metadata=marks[os.path.splitext(p)[1]])
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, p)
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            sys.exit("error: %s: cannot write: %s" % (p, e.strerror or e))
     plt.close(fig)
     return paths
+
+
+def _umask():
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
 
 
 def si(x, unit, digits=3):
