@@ -74,8 +74,8 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
-inline YAML::Node load_yaml_file(const std::string& path) {
-  const std::string text = read_input(path);
+// YAML text as if read from `path` (errors name it): what load_yaml_file does after reading.
+inline YAML::Node load_yaml_text(const std::string& path, const std::string& text) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -96,6 +96,8 @@ inline YAML::Node load_yaml_file(const std::string& path) {
   check_yaml_tree(path, root, "");
   return root;
 }
+
+inline YAML::Node load_yaml_file(const std::string& path) { return load_yaml_text(path, read_input(path)); }
 
 // A number: finite, from a scalar ("expected a number" otherwise; .nan and .inf refused).
 inline double yaml_number(const std::string& file, const YAML::Node& node, const std::string& key) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/arith.h"
 #include "plan/vector_kernel.h"
 
 namespace cstsim::ic {
@@ -98,7 +99,8 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   o.slice_bytes = params_.slice_bytes;
   o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte : 0;
   o.id = int(index);
-  for (int64_t cycle : ready) o.ready_by_chip.push_back(int64_t(std::llround(double(cycle) * ps_per_cycle_)));
+  for (int64_t cycle : ready)
+    o.ready_by_chip.push_back(checked_ps(std::round((long double)cycle * ps_per_cycle_), "interconnect: a chip's ready time"));
   std::vector<int> ring(size_t(params_.chips));
   std::iota(ring.begin(), ring.end(), 0);
   const size_t first = fabric_.messages().size();
@@ -136,7 +138,8 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
     const MessageTiming& t = fabric_.timing(int(m));
     end_ps[size_t(msg.dst)] = std::max(end_ps[size_t(msg.dst)], t.arrive_ps);
     // On its first link a message is on the wire from when it leaves for its whole wire time.
-    end_ps[size_t(msg.src)] = std::max(end_ps[size_t(msg.src)], t.leave_ps + fabric_.wire_ps(msg.bytes));
+    end_ps[size_t(msg.src)] =
+        std::max(end_ps[size_t(msg.src)], checked_add_ps(t.leave_ps, fabric_.wire_ps(msg.bytes), "interconnect: a collective's time"));
   }
   for (int chip = 0; chip < params_.chips; ++chip)
     r.end_cycle.push_back(std::max(ready[size_t(chip)], cycle_ceil(end_ps[size_t(chip)]) - 1));

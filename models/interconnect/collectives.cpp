@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/arith.h"
+
 namespace cstsim::ic {
 
 int64_t Collective::end_ps(const Fabric& f) const {
@@ -42,7 +44,9 @@ int post(Fabric& f, Collective& c, const Message& m) {
   return id;
 }
 
-int64_t reduce_ps(double ps_per_byte, int64_t bytes) { return int64_t(std::ceil(ps_per_byte * double(bytes))); }
+int64_t reduce_ps(double ps_per_byte, int64_t bytes) {
+  return checked_ps((long double)ps_per_byte * (long double)bytes, "interconnect: the reduction of a collective's chunk");
+}
 
 // Ring steps [first, last) of a reduce-scatter then all-gather schedule over `ring`: step k, chip
 // position i sends chunk (i - k) mod N to position i + 1, after step k - 1's message into i (the

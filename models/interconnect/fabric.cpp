@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <fmt/format.h>
+
+#include "core/arith.h"
+
 namespace cstsim::ic {
 
 int Fabric::send(Message m) {
@@ -23,7 +27,10 @@ int64_t Fabric::wire_bytes(int64_t bytes) const {
 
 int64_t Fabric::wire_ps(int64_t bytes) const {
   // bytes / (bytes per ns) in ps, rounded up; long double keeps 1 GiB messages exact to the ps.
-  return int64_t(std::ceil((long double)wire_bytes(bytes) * 1000.0L / (long double)spec_.bytes_per_ns - 1e-9L));
+  // A slow link and a large message may need more than the models can count: checked, not cast.
+  const long double ps = (long double)wire_bytes(bytes) * 1000.0L / (long double)spec_.bytes_per_ns - 1e-9L;
+  return checked_ps(std::max(ps, 0.0L), fmt::format("interconnect: a message of {} bytes on a {} GB/s link takes {:.3g} s",
+                                                    bytes, spec_.bytes_per_ns, double(ps * 1e-12L)));
 }
 
 void Fabric::run() {
@@ -44,7 +51,7 @@ void Fabric::run() {
   auto release = [&](int i) {
     const Message& m = messages_[size_t(i)];
     routes[size_t(i)] = topology_.route(m.src, m.dst);
-    const int64_t at = std::max(m.ready_ps, inputs_in[size_t(i)]) + m.reduce_ps;
+    const int64_t at = checked_add_ps(std::max(m.ready_ps, inputs_in[size_t(i)]), m.reduce_ps, "interconnect: a collective's time");
     events.emplace(at, i, 0, at);
   };
   for (size_t i = 0; i < messages_.size(); ++i)
@@ -57,7 +64,7 @@ void Fabric::run() {
     // Cut-through: a node forwards a message as its bytes come in, so the link may start with the
     // first byte and cannot end before the last one is in.
     const int64_t start = std::max(head, link_free[size_t(l)]);
-    const int64_t end = std::max(start + wire_ps(m.bytes), tail);
+    const int64_t end = std::max(checked_add_ps(start, wire_ps(m.bytes), "interconnect: a collective's time"), tail);
     link_free[size_t(l)] = end;
     LinkStats& s = links_[size_t(l)];
     s.payload_bytes += m.bytes;
@@ -68,10 +75,11 @@ void Fabric::run() {
     s.uses.push_back({i, start, end, wire_bytes(m.bytes)});
     if (hop == 0) timing_[size_t(i)].leave_ps = start;
     if (hop + 1 < int(routes[size_t(i)].size())) {
-      events.emplace(start + spec_.latency_ps, i, hop + 1, end + spec_.latency_ps);
+      events.emplace(start + spec_.latency_ps, i, hop + 1,
+                     checked_add_ps(end, spec_.latency_ps, "interconnect: a collective's time"));
       continue;
     }
-    const int64_t there = end + spec_.latency_ps;
+    const int64_t there = checked_add_ps(end, spec_.latency_ps, "interconnect: a collective's time");
     timing_[size_t(i)].arrive_ps = there;
     for (int d : dependents[size_t(i)]) {
       inputs_in[size_t(d)] = std::max(inputs_in[size_t(d)], there);

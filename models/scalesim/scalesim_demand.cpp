@@ -31,21 +31,21 @@ DemandStream::DemandStream(const OperandMatrices& m, Dataflow df, int rows, int 
   switch (df) {
     case Dataflow::WS:  // the filter stays: reduction down the rows, filters across
       Sr_ = m.window(), Sc_ = m.filters(), T_ = m.pixels();
-      block_[kIfmap] = {R_, R_, T_, true};
-      block_[kFilter] = {C_, 0, R_, false};
-      block_[kOfmap] = {C_, 2 * R_ - 1, T_, true};
+      block_[kIfmap] = {int(R_), R_, T_, true};
+      block_[kFilter] = {int(C_), 0, R_, false};
+      block_[kOfmap] = {int(C_), 2 * R_ - 1, T_, true};
       break;
     case Dataflow::OS:  // outputs stay: pixels down the rows, filters across
       Sr_ = m.pixels(), Sc_ = m.filters(), T_ = m.window();
-      block_[kIfmap] = {R_, 0, T_, true};
-      block_[kFilter] = {C_, 0, T_, true};
-      block_[kOfmap] = {C_, T_ - 1, R_, true};
+      block_[kIfmap] = {int(R_), 0, T_, true};
+      block_[kFilter] = {int(C_), 0, T_, true};
+      block_[kOfmap] = {int(C_), T_ - 1, R_, true};
       break;
     case Dataflow::IS:  // the ifmap stays: reduction down the rows, pixels across
       Sr_ = m.window(), Sc_ = m.pixels(), T_ = m.filters();
-      block_[kIfmap] = {C_, 0, R_, false};
-      block_[kFilter] = {R_, R_, T_, true};
-      block_[kOfmap] = {C_, 2 * R_ - 1, T_, true};
+      block_[kIfmap] = {int(C_), 0, R_, false};
+      block_[kFilter] = {int(R_), R_, T_, true};
+      block_[kOfmap] = {int(C_), 2 * R_ - 1, T_, true};
       break;
     default:
       throw std::invalid_argument("SCALE-Sim's memory replay knows ws, os and is");
@@ -89,7 +89,7 @@ void DemandStream::fill(Operand o, int64_t row, int64_t* out) const {
 void DemandStream::prefetch_sequence(Operand o, const std::function<void(int64_t)>& visit) const {
   // The prefetch matrix: `rows` x `cols`, folds stacked; at(a, p) is its element.
   int64_t rows = 0;
-  int cols = 0;
+  int64_t cols = 0;
   bool diagonal = true;
   std::function<int64_t(int64_t, int)> at;
   const bool ifmap = o == kIfmap;

@@ -77,7 +77,7 @@ class DemandStream {
 
   const OperandMatrices& m_;
   Dataflow df_;
-  int R_, C_;
+  int64_t R_, C_;  // the array's rows and columns (64 bits: 2 R - 1 must not wrap)
   int64_t Sr_, Sc_, T_;
   int64_t row_folds_, col_folds_, L_;
   Block block_[3];

@@ -439,6 +439,13 @@ int import_command(const std::vector<std::string>& args) {
                         [](std::string_view head) { return head.rfind("# imported by cstsim import onnx ", 0) == 0; },
                         "a workload written by cstsim import onnx");
   const OnnxImport imported = import_onnx(model, bound);
+  try {  // what cstsim plan would refuse in it is refused now, naming the ONNX node, and nothing is written
+    read_workload_text(out, imported.yaml);
+  } catch (const InputError& e) {
+    const std::string node = imported.origin_of(e.line());
+    throw InputError(model, 0, node.empty() ? "graph" : node,
+                     "its operator graph is refused: " + (e.key().empty() ? "" : e.key() + ": ") + e.message());
+  }
   io::write_file(out, imported.yaml);
   fmt::print("wrote {}: {} ops on {} tensors from {} ONNX nodes\n", out, imported.ops, imported.tensors, imported.nodes);
   return 0;

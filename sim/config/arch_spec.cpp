@@ -246,6 +246,18 @@ ArchSpec build(const ArchFields& fields) {
   }
   if (const ArchField* f = find("sparsity.zero_gating")) s.zero_gating = choice_of(*f, "sparsity.zero_gating") == "true";
   if (const ArchField* f = find("fold_pipeline")) s.fold_pipeline = parse_fold_pipeline(*f);
+  if (s.fold_pipeline == FoldPipeline::ScaleSim) {
+    // SCALE-Sim's replay walks demand matrices a row per cycle and a column per port: its time
+    // grows with the square of the array's sides, not with the work (a 16x64x64 GEMM: 2.6 s on
+    // 16384^2, 10 s on 32768^2, 9 s on 65536 x 64).
+    for (const char* key : {"array.rows", "array.cols"}) {
+      const ArchField& f = require(key);
+      const int side = std::string(key) == "array.rows" ? s.rows : s.cols;
+      if (side > kMaxScaleSimSide)
+        fail(f, fmt::format("{} PEs; SCALE-Sim's replay (fold_pipeline: scalesim) runs arrays of at most {} per side",
+                            side, kMaxScaleSimSide));
+    }
+  }
   if (const ArchField* f = find("scalesim.interface_bandwidth"))
     s.scalesim_user_bandwidth = choice_of(*f, "scalesim.interface_bandwidth") == "user";
   if (const ArchField* f = find("scalesim.bandwidth_words"))

@@ -16,6 +16,10 @@
 
 namespace cstsim {
 
+// The longest side of an array SCALE-Sim's replay (fold_pipeline: scalesim, every .cfg) runs on:
+// its cost grows with the square of the sides whatever the work (configs/README.md states it).
+constexpr int kMaxScaleSimSide = 16384;
+
 struct ArchSpec {
   std::string name;             // preset name, or the file stem
   std::string source;           // the file it came from

@@ -43,9 +43,12 @@ LinkFile load_link_file(const std::string& path) {
   LinkFile f;
   f.name = root["name"] ? root["name"].Scalar() : text::stem(path);
   if (root["source"]) f.source = root["source"].Scalar();
+  // 1 MB/s to 10 PB/s: far outside every chip-to-chip link there is, and at 1e-3 GB/s a 4 TB
+  // message still takes less than the 2^62 ps the models count (1e-300 would wrap their time).
   f.spec.bytes_per_ns = *number("bandwidth_gbps", true, 0, true);
-  if (f.spec.bytes_per_ns > 1e7)
-    throw InputError(path, line_of(root["bandwidth_gbps"]), "bandwidth_gbps", "must be at most 1e7 GB/s");
+  if (f.spec.bytes_per_ns < 1e-3 || f.spec.bytes_per_ns > 1e7)
+    throw InputError(path, line_of(root["bandwidth_gbps"]), "bandwidth_gbps",
+                     fmt::format("must be from 1e-3 to 1e7 GB/s (1 MB/s to 10 PB/s), got {}", root["bandwidth_gbps"].Scalar()));
   const double latency_ns = *number("latency_ns", true, 0, false);
   const double ps = latency_ns * 1000;
   if (ps > 1e15 || std::fabs(ps - std::round(ps)) > 1e-6)

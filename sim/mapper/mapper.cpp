@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 
 #include <fmt/format.h>
@@ -345,6 +346,27 @@ void check_fold_count(const ArchSpec& a, const Workload& w, const Layer& l) {
                                  to_string(a.dataflow), kMaxFoldsPerPass));
 }
 
+// A plan holds every pass of a layer, in every cluster (about 1 KiB each in the plan, 2 KiB in a
+// run): a layer's repeats (attention's batch x heads, a convolution's images x groups, a batched
+// matmul's batch) times its passes per repeat are capped here, before any is made. 2^18 passes
+// plan in about 0.1 s and 150 MB and run in about a second (configs/README.md, "Size limits");
+// 2^20 took 8.8 s and 1.6 GB to run.
+constexpr int64_t kMaxPassesPerLayer = int64_t(1) << 18;
+
+void check_pass_count(const ArchSpec& a, const Workload& w, const Layer& l) {
+  const bool sparse = a.skip_2_4 && l.weights_2_4;
+  const int64_t per_repeat = int64_t(layer_passes(a, l.M, l.N, sparse ? l.K / 2 : l.K, l.name, sparse).size());
+  const int64_t per_cluster = std::max<int64_t>(1, per_repeat) * std::max<int64_t>(1, a.clusters);
+  if (l.repeats > kMaxPassesPerLayer / per_cluster)
+    throw InputError(w.source, l.source_line, l.name,
+                     fmt::format("{} repeats x {} pass{} x {} cluster{} = {} passes; at most {} (2^18) a layer are "
+                                 "planned (repeats: attention's batch x heads, a convolution's images x groups, a batched "
+                                 "matmul's batch)",
+                                 l.repeats, per_repeat, per_repeat == 1 ? "" : "es", a.clusters, a.clusters == 1 ? "" : "s",
+                                 l.repeats > INT64_MAX / per_cluster ? std::string("over 2^63") : std::to_string(l.repeats * per_cluster),
+                                 kMaxPassesPerLayer));
+}
+
 }  // namespace
 
 Plan make_plan(const ArchSpec& a, const Workload& w) {
@@ -363,6 +385,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const ArchSpec la = with_tensor_width(a, w.layers[i]);
     check_fold_count(la, w, w.layers[i]);
+    check_pass_count(la, w, w.layers[i]);
     plan.layers.push_back(plan_layer(la, w.layers[i]));
     plan.layers.back().held_bytes = w.layers[i].held_bytes;
     plan.layers.back().chip_cut = w.layers[i].chip_cut;

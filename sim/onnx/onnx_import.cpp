@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <csignal>
 #include <fstream>
@@ -23,6 +24,8 @@
 #include "core/input_error.h"
 #include "core/input_file.h"
 #include "core/sanitizer.h"
+#include "core/text.h"
+#include "sim/workload/graph.h"
 
 namespace cstsim {
 namespace {
@@ -154,12 +157,15 @@ class Importer {
     if (!in) throw InputError(path_, 0, "", "cannot read the file");
     if (!model.ParseFromIstream(&in) || !model.has_graph())
       throw InputError(path_, 0, "", "not an ONNX model (no graph in its protobuf)");
+    check_names(model.graph());
     check_arity(model.graph());
+    check_wiring(model.graph());
     infer_shapes_apart(model, path_);
     const onnx::GraphProto& g = model.graph();
     for (const onnx::TensorProto& t : g.initializer()) {
       Tensor& x = tensors_[t.name()];
       x.shape.assign(t.dims().begin(), t.dims().end());
+      check_dims(t.name(), x.shape);
       x.dtype = dtype_of(t.data_type());
       x.known = true;
       weights_.insert(t.name());
@@ -182,6 +188,90 @@ class Importer {
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
     throw InputError(path_, 0, key, message);
   }
+  static std::string label(const onnx::NodeProto& n, int index) {
+    return n.name().empty() ? fmt::format("node {}", index) : n.name();
+  }
+
+  // Names become YAML keys, table cells and JSON strings on one line: a control character or a
+  // byte that is not UTF-8 is refused here, where the model is named, not after conversion. The
+  // message names the node by position and never echoes the name itself.
+  void check_names(const onnx::GraphProto& g) const {
+    auto check = [&](const std::string& name, const std::string& what) {
+      const auto bad = text::control_char(name) ? text::control_char(name) : text::invalid_utf8(name);
+      if (bad)
+        fail(what, fmt::format("its name holds {} (byte 0x{:02x} at offset {}): names must be UTF-8 text on one line",
+                               text::control_char(name) ? "a control character" : "a byte that is not UTF-8",
+                               static_cast<unsigned char>(name[*bad]), *bad));
+    };
+    check(g.name(), "graph");
+    for (int i = 0; i < g.initializer_size(); ++i) check(g.initializer(i).name(), fmt::format("initializer {}", i));
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+      for (int i = 0; i < list->size(); ++i)
+        check(list->Get(i).name(), fmt::format("graph {} {}", list == &g.input() ? "input" : list == &g.output() ? "output" : "value_info", i));
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      const std::string node = fmt::format("node {} ({})", i, text::control_char(n.op_type()) || text::invalid_utf8(n.op_type()) ? "?" : n.op_type());
+      check(n.op_type(), node + " op type");
+      check(n.name(), node);
+      for (int k = 0; k < n.input_size(); ++k) check(n.input(k), fmt::format("{} input {}", node, k));
+      for (int k = 0; k < n.output_size(); ++k) check(n.output(k), fmt::format("{} output {}", node, k));
+    }
+  }
+
+  // Each tensor written once, by a node that does not read it, after the nodes it reads: what the
+  // graph reader holds an operator graph to (a model that breaks it would be written and then
+  // refused by cstsim plan), checked before ONNX's shape inference walks the graph.
+  void check_wiring(const onnx::GraphProto& g) const {
+    std::set<std::string> given;
+    for (const onnx::TensorProto& t : g.initializer()) given.insert(t.name());
+    for (const onnx::ValueInfoProto& v : g.input()) given.insert(v.name());
+    std::map<std::string, int> writer;
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      for (const std::string& out : n.output()) {
+        if (out.empty()) continue;  // an optional output left out
+        if (std::find(n.input().begin(), n.input().end(), out) != n.input().end())
+          fail(label(n, i), fmt::format("{} writes {}, which it reads (a node's output is a new tensor)", n.op_type(), text::quoted(out)));
+        if (given.count(out))
+          fail(label(n, i), fmt::format("{} writes {}, an input or initializer of the graph", n.op_type(), text::quoted(out)));
+        if (auto [it, fresh] = writer.emplace(out, i); !fresh)
+          fail(label(n, i), fmt::format("{} writes {}, which {} writes too", n.op_type(), text::quoted(out),
+                                        text::quoted(label(g.node(it->second), it->second))));
+      }
+    }
+    // Kahn's order over the nodes: those never ready lie on a cycle or behind one.
+    std::vector<int> waiting(size_t(g.node_size()), 0);
+    std::vector<std::vector<int>> readers(size_t(g.node_size()));
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const std::string& in : g.node(i).input())
+        if (auto w = writer.find(in); w != writer.end()) {
+          readers[size_t(w->second)].push_back(i);
+          ++waiting[size_t(i)];
+        }
+    std::vector<int> ready;
+    for (int i = 0; i < g.node_size(); ++i)
+      if (waiting[size_t(i)] == 0) ready.push_back(i);
+    for (size_t k = 0; k < ready.size(); ++k)
+      for (int r : readers[size_t(ready[k])])
+        if (--waiting[size_t(r)] == 0) ready.push_back(r);
+    for (int i = 0; i < g.node_size(); ++i)
+      if (waiting[size_t(i)] > 0)
+        fail(label(g.node(i), i), fmt::format("{} depends on its own output (a cycle through its inputs)", g.node(i).op_type()));
+  }
+
+  // Sizes the graph can hold: every dimension from 1 to INT_MAX and at most
+  // kMaxGraphTensorElements in all (a negative or zero dimension, or one past the reader's range,
+  // would be written and refused later, or wrap in a product).
+  void check_dims(const std::string& tensor, const Shape& s) const {
+    int64_t n = 1;
+    for (size_t k = 0; k < s.size(); ++k) {
+      if (s[k] < 1)
+        fail(tensor, fmt::format("dimension {} is {}: an empty or negative dimension is not modelled", k, s[k]));
+      if (s[k] > INT_MAX) fail(tensor, fmt::format("dimension {} is {}; at most {}", k, s[k], INT_MAX));
+      if (__builtin_mul_overflow(n, s[k], &n) || n > kMaxGraphTensorElements)
+        fail(tensor, fmt::format("[{}] has more than 2^48 elements (the most a graph tensor holds)", fmt::join(s, ", ")));
+    }
+  }
 
   void learn(const onnx::ValueInfoProto& v) {
     if (!v.type().has_tensor_type()) return;
@@ -202,6 +292,7 @@ class Importer {
         return;
       }
     }
+    check_dims(v.name(), s);
     x.shape = s;
     x.known = true;
   }
@@ -226,6 +317,7 @@ class Importer {
     if (!a || !a->has_t()) return;
     Tensor& x = tensors_[n.output(0)];
     x.shape.assign(a->t().dims().begin(), a->t().dims().end());
+    check_dims(n.output(0), x.shape);
     x.dtype = dtype_of(a->t().data_type());
     x.known = true;
     weights_.insert(n.output(0));
@@ -277,10 +369,21 @@ class Importer {
   Shape graph_shape(const std::string& t) {
     Shape s = shape(t);
     if (s.empty()) s = {1};  // a scalar: one element
+    // Only 4-D tensors are made images (find_images) or convolution weights (convert's Conv).
+    if ((images_.count(t) || conv_weights_.count(t)) && s.size() != 4)
+      throw std::logic_error(fmt::format("import onnx: {} is laid out as an image but has {} dimensions", t, s.size()));
     if (images_.count(t)) return {s[0], s[2], s[3], s[1]};
     if (conv_weights_.count(t)) return {s[2], s[3], s[1], s[0]};
     return s;
   }
+  // The node's input k must have `rank` dimensions (ONNX allows more forms than the graph models).
+  void need_rank(const std::string& node, const std::string& t, size_t rank, const std::string& what) {
+    if (shape(t).size() != rank)
+      fail(node, fmt::format("{}: {} has {} dimension{} [{}]", what, text::quoted(t), shape(t).size(),
+                             shape(t).size() == 1 ? "" : "s", fmt::join(shape(t), ", ")));
+  }
+  // A pair attribute (strides, dilations) as the graph writes it: one value when both agree.
+  static YAML::Node pair_or_one(const Shape& v) { return v[0] == v[1] ? YAML::Node(v[0]) : YAML::Node(v); }
 
   YAML::Node op(const std::string& name, const std::string& kind, std::vector<std::string> in, const std::string& out) {
     YAML::Node o;
@@ -290,6 +393,7 @@ class Importer {
     o["out"] = out;
     o["in"].SetStyle(YAML::EmitterStyle::Flow);
     ops_.push_back(o);
+    op_nodes_.push_back(node_);
     return ops_.back();
   }
   void view(const std::string& name, const std::string& in, const std::string& out) {
@@ -298,9 +402,29 @@ class Importer {
     o["shape"].SetStyle(YAML::EmitterStyle::Flow);
   }
 
+  // A 2-D window's pads [top, left, bottom, right], strides and dilations [h, w]: two values
+  // each (four pads), positive (pads from 0), symmetric pads; auto_pad only NOTSET or VALID (the
+  // graph takes explicit padding).
+  void check_window_attributes(const onnx::NodeProto& n, const std::string& name, const Shape& pads,
+                               const Shape& strides, const Shape& dilations) {
+    if (const onnx::AttributeProto* a = attribute(n, "auto_pad"); a && a->s() != "NOTSET" && a->s() != "VALID")
+      fail(name, "auto_pad SAME_UPPER/SAME_LOWER is not modelled (give the pads)");
+    if (!pads.empty() && pads.size() != 4) fail(name, fmt::format("{} pads for a 2-D window (4: top, left, bottom, right)", pads.size()));
+    for (int64_t p : pads)
+      if (p < 0 || p > INT_MAX) fail(name, fmt::format("a pad of {}", p));
+    if (pads.size() == 4 && (pads[0] != pads[2] || pads[1] != pads[3]))
+      fail(name, fmt::format("asymmetric padding {} is not modelled", fmt::join(pads, ", ")));
+    for (const auto& [key, v] : {std::pair<const char*, const Shape&>{"strides", strides}, {"dilations", dilations}}) {
+      if (!v.empty() && v.size() != 2) fail(name, fmt::format("{} {} for a 2-D window (2: h, w)", v.size(), key));
+      for (int64_t x : v)
+        if (x < 1 || x > INT_MAX) fail(name, fmt::format("{} holds {}", key, x));
+    }
+  }
+
   void convert(const onnx::NodeProto& n, int index) {
     const std::string& t = n.op_type();
     const std::string name = n.name().empty() ? fmt::format("{}_{}", t, index) : n.name();
+    node_ = label(n, index);
     const std::string out = n.output_size() > 0 ? n.output(0) : "";
     auto with_bias = [&](const std::string& kind, std::vector<std::string> in, const std::string& bias) {
       if (bias.empty()) return op(name, kind, std::move(in), out);
@@ -313,22 +437,35 @@ class Importer {
     };
     if (t == "Constant") return;
     if (t == "MatMul") {
+      for (int k = 0; k < 2; ++k)
+        if (shape(n.input(k)).size() < 2)
+          fail(name, fmt::format("a MatMul of the vector {} is not modelled (both inputs need 2 or more dimensions)",
+                                 text::quoted(n.input(k))));
       op(name, "matmul", {n.input(0), n.input(1)}, out);
     } else if (t == "Gemm") {
+      need_rank(name, n.input(0), 2, "Gemm's A is a matrix");
+      need_rank(name, n.input(1), 2, "Gemm's B is a matrix");
       YAML::Node o = with_bias("matmul", {n.input(0), n.input(1)}, n.input_size() > 2 ? n.input(2) : "");
       if (int_attribute(n, "transA", 0)) o["transpose_a"] = true;
       if (int_attribute(n, "transB", 0)) o["transpose_b"] = true;
     } else if (t == "Conv") {
-      conv_weights_.insert(n.input(1));
+      const size_t rank = shape(n.input(1)).size();
+      if (rank != 4)
+        fail(name, rank >= 3 ? fmt::format("a {}-D convolution is not modelled (2-D only: weight [F, C/g, Fh, Fw])", rank - 2)
+                             : fmt::format("the weight {} has {} dimensions; a 2-D convolution's is [F, C/g, Fh, Fw]",
+                                           text::quoted(n.input(1)), rank));
+      need_rank(name, n.input(0), 4, "a 2-D convolution reads [N, C, H, W]");
       const Shape pads = ints_attribute(n, "pads"), strides = ints_attribute(n, "strides"),
                   dilations = ints_attribute(n, "dilations");
-      if (pads.size() == 4 && (pads[0] != pads[2] || pads[1] != pads[3]))
-        fail(name, fmt::format("asymmetric padding {} is not modelled", fmt::join(pads, ", ")));
+      check_window_attributes(n, name, pads, strides, dilations);
+      if (!dilations.empty() && dilations[0] != dilations[1])
+        fail(name, fmt::format("unequal dilations {} are not modelled", fmt::join(dilations, ", ")));
+      conv_weights_.insert(n.input(1));
       YAML::Node o = with_bias("conv2d", {n.input(0), n.input(1)}, n.input_size() > 2 ? n.input(2) : "");
-      if (!strides.empty()) o["stride"] = strides[0];
-      if (pads.size() == 4) o["padding"] = pads[0] == pads[1] ? YAML::Node(pads[0]) : YAML::Node(std::vector<int64_t>{pads[0], pads[1]});
+      if (!strides.empty()) o["stride"] = pair_or_one(strides);
+      if (!pads.empty()) o["padding"] = pair_or_one({pads[0], pads[1]});
       if (!dilations.empty()) o["dilation"] = dilations[0];
-      if (int_attribute(n, "group", 1) > 1) o["groups"] = int_attribute(n, "group", 1);
+      if (int_attribute(n, "group", 1) != 1) o["groups"] = int_attribute(n, "group", 1);
     } else if (t == "Relu" || t == "Gelu" || t == "Sigmoid") {
       std::string kind = t;
       std::transform(kind.begin(), kind.end(), kind.begin(), ::tolower);
@@ -351,18 +488,30 @@ class Importer {
       op(name + ".shift", "add", {out + ".scaled", n.input(2)}, out);
     } else if (t == "MaxPool" || t == "AveragePool") {
       const Shape k = ints_attribute(n, "kernel_shape"), s = ints_attribute(n, "strides"), p = ints_attribute(n, "pads");
+      if (k.size() != 2)
+        fail(name, k.empty() ? std::string("kernel_shape is missing")
+                             : fmt::format("a {}-D pool is not modelled (2-D only: kernel_shape [h, w])", k.size()));
+      need_rank(name, n.input(0), 4, "a 2-D pool reads [N, C, H, W]");
+      check_window_attributes(n, name, p, s, ints_attribute(n, "dilations"));
+      if (int_attribute(n, "ceil_mode", 0) != 0) fail(name, "ceil_mode 1 is not modelled (windows inside the input only)");
+      for (int64_t d : ints_attribute(n, "dilations"))
+        if (d != 1) fail(name, "a dilated pool is not modelled");
       YAML::Node o = op(name, t == "MaxPool" ? "maxpool" : "avgpool", {n.input(0)}, out);
-      o["kernel"] = k.size() == 2 && k[0] == k[1] ? YAML::Node(k[0]) : YAML::Node(k);
-      if (!s.empty()) o["stride"] = s[0];
-      if (p.size() == 4) o["padding"] = p[0];
+      o["kernel"] = pair_or_one(k);
+      if (!s.empty()) o["stride"] = pair_or_one(s);
+      if (!p.empty()) o["padding"] = pair_or_one({p[0], p[1]});
     } else if (t == "GlobalAveragePool") {
+      need_rank(name, n.input(0), 4, "a global pool is modelled over [N, C, H, W]");
       const Shape s = shape(n.input(0));  // NCHW
       YAML::Node o = op(name, "avgpool", {n.input(0)}, out);
       o["kernel"] = std::vector<int64_t>{s[2], s[3]};
       o["kernel"].SetStyle(YAML::EmitterStyle::Flow);
     } else if (t == "Concat") {
+      if (n.input_size() < 2 || n.input_size() > 8)
+        fail(name, fmt::format("a Concat of {} tensors; the graph's concat joins 2 to 8", n.input_size()));
       int64_t axis = int_attribute(n, "axis", 0);
       const int64_t rank = int64_t(shape(out).size());
+      if (axis < -rank || axis >= rank) fail(name, fmt::format("axis {} of a {}-D tensor", axis, rank));
       if (axis < 0) axis += rank;
       if (images_.count(out)) axis = axis == 1 ? 3 : axis >= 2 ? axis - 1 : axis;  // NCHW -> NHWC
       YAML::Node o = op(name, "concat", {n.input().begin(), n.input().end()}, out);
@@ -403,7 +552,14 @@ class Importer {
     e << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
     for (const YAML::Node& o : ops_) e << YAML::Flow << o;
     e << YAML::EndSeq << YAML::EndMap;
-    return {std::string(e.c_str()) + "\n", g.node_size(), int(ops_.size()), tensors};
+    OnnxImport result{std::string(e.c_str()) + "\n", g.node_size(), int(ops_.size()), tensors, {}};
+    // Where each tensor and op landed in the text, for errors the graph reader finds in it.
+    const YAML::Node written = YAML::Load(result.yaml);
+    for (const YAML::Node& t : written["tensors"])
+      result.origin[t.Mark().line + 1] = "tensor " + text::quoted(t["name"].Scalar());
+    size_t k = 0;
+    for (const YAML::Node& o : written["ops"]) result.origin[o.Mark().line + 1] = op_nodes_.at(k++);
+    return result;
   }
 
   std::string path_;
@@ -412,6 +568,8 @@ class Importer {
   std::set<std::string> weights_, images_, conv_weights_, unbound_, used_;
   std::vector<std::string> inputs_;
   std::vector<YAML::Node> ops_;
+  std::vector<std::string> op_nodes_;  // the ONNX node each of ops_ converts
+  std::string node_;                   // the node convert() is at
 };
 
 }  // namespace

@@ -15,6 +15,12 @@ namespace cstsim {
 struct OnnxImport {
   std::string yaml;  // the operator graph
   int nodes = 0, ops = 0, tensors = 0;
+  std::map<int, std::string> origin;  // a line of `yaml` -> the ONNX node (or tensor) written there
+  // The ONNX node (or tensor) written at `line` of yaml; "" for another line.
+  std::string origin_of(int line) const {
+    auto it = origin.find(line);
+    return it == origin.end() ? std::string() : it->second;
+  }
 };
 
 // `dims`: values for the model's symbolic dimensions (dim_param), e.g. {"batch", 1}; one left

@@ -8,9 +8,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/details/log_msg_buffer.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 #include <systemc>
 
@@ -98,6 +101,53 @@ void check_reference_limits(const ArchSpec& a, const Workload& w) {
   }
 }
 
+// Warnings said while the inputs are still being checked wait until every check has passed: a run
+// refused as bad input prints its one error line and nothing else. Other lines pass at once; the
+// held ones are dropped if the run never gets to release() (it failed, and says why).
+class HeldWarnings {
+ public:
+  HeldWarnings() : logger_(spdlog::default_logger()) {
+    if (!logger_) return;
+    hold_ = std::make_shared<Hold>(logger_->sinks());
+    logger_->sinks() = {hold_};
+  }
+  ~HeldWarnings() { restore(); }
+  HeldWarnings(const HeldWarnings&) = delete;
+  HeldWarnings& operator=(const HeldWarnings&) = delete;
+  void release() {
+    if (!hold_) return;
+    std::shared_ptr<Hold> hold = hold_;
+    restore();
+    for (const spdlog::details::log_msg_buffer& m : hold->held)
+      for (const spdlog::sink_ptr& s : logger_->sinks())
+        if (s->should_log(m.level)) s->log(m);
+    logger_->flush();
+  }
+
+ private:
+  struct Hold : spdlog::sinks::base_sink<std::mutex> {
+    explicit Hold(std::vector<spdlog::sink_ptr> out) : out(std::move(out)) {}
+    std::vector<spdlog::sink_ptr> out;
+    std::vector<spdlog::details::log_msg_buffer> held;
+    void sink_it_(const spdlog::details::log_msg& m) override {
+      if (m.level >= spdlog::level::warn) held.emplace_back(m);
+      else
+        for (const spdlog::sink_ptr& s : out)
+          if (s->should_log(m.level)) s->log(m);
+    }
+    void flush_() override {
+      for (const spdlog::sink_ptr& s : out) s->flush();
+    }
+  };
+  void restore() {
+    if (!hold_) return;
+    logger_->sinks() = hold_->out;
+    hold_.reset();
+  }
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<Hold> hold_;
+};
+
 // Without a vector unit an operator graph's vector ops do not run: say so before the run, not only
 // in summary.json.
 void warn_unsimulated(const ArchSpec& a, const Workload& w) {
@@ -133,6 +183,7 @@ void warn_dtype(const ArchSpec& a, const Workload& w) {
 }  // namespace
 
 int run_simulation(const RunOptions& o) {
+  HeldWarnings held;  // until the inputs are all checked
   const ArchSpec arch = load_arch(o.arch_path, o.overrides);
   // --energy, else the table the arch names, else the default.
   const std::string energy_path =
@@ -248,6 +299,7 @@ int run_simulation(const RunOptions& o) {
   if (!o.normalization.empty()) post::load_normalization(o.normalization);
   check_out();  // again, now with the energy table's base chain and the normalization read
   StagedDir out(o.out_dir, o.force);  // an output path that cannot be made fails here, before any progress line
+  held.release();  // every input has passed: the warnings about them may now be said
   const std::string mode = o.verify ? "reference" : "timing";
 
   AcceleratorOptions options;

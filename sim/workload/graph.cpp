@@ -133,7 +133,7 @@ class GraphReader {
     for (const YAML::Node& d : v) s.push_back(positive(d, line_of(d), key));
     int64_t n = 1;
     for (int64_t d : s)
-      if (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 48))
+      if (__builtin_mul_overflow(n, d, &n) || n > kMaxGraphTensorElements)
         fail(line, key, fmt::format("{} has too many elements", shape_text(s)));
     return s;
   }

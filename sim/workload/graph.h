@@ -15,6 +15,10 @@
 
 namespace cstsim {
 
+// The most elements a graph tensor may have (2^48: its bytes stay far from int64's range in every
+// product the models make of them).
+constexpr int64_t kMaxGraphTensorElements = int64_t(1) << 48;
+
 struct GraphTensor {
   std::string name;
   std::vector<int64_t> shape;

@@ -79,9 +79,14 @@ Layer gemm_row(const Row& r) {
 }
 
 ConvShape conv_row(const Row& r) {
-  if (r.fields.size() < 7 || r.fields.size() > 9)
+  // SCALE-Sim's reader (topology_utils.py append_topo_arrays) copies a missing Stride Width from
+  // Strides but has no default for Strides: a row without it fails there (IndexError), so it is
+  // refused here rather than run at stride 1.
+  if (r.fields.size() == 7)
+    throw InputError(r.path, r.line, "Strides", "missing (SCALE-Sim has no default for it; write 1 for unit stride)");
+  if (r.fields.size() < 8 || r.fields.size() > 9)
     throw InputError(r.path, r.line, "",
-                     fmt::format("expected 7 to 9 fields (the strides optional), found {}", r.fields.size()));
+                     fmt::format("expected 8 or 9 fields (Stride Width optional), found {}", r.fields.size()));
   ConvShape c;
   std::string name = r.name();
   c.ifmap_h = r.positive(1);
@@ -90,7 +95,7 @@ ConvShape conv_row(const Row& r) {
   c.filter_w = r.positive(4);
   c.channels = r.positive(5);
   c.filters = r.positive(6);
-  c.stride = r.fields.size() >= 8 ? r.positive(7) : 1;
+  c.stride = r.positive(7);
   c.stride_w = r.fields.size() == 9 ? r.positive(8) : c.stride;
   if (c.filter_h > c.ifmap_h)
     throw InputError(r.path, r.line, "Filter Height",

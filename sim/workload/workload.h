@@ -170,6 +170,9 @@ struct Workload {
 // CSV: SCALE-Sim topology, conv form or GEMM form, read unchanged.
 // Dispatch by extension (.yaml/.yml vs .csv). Throws InputError on bad input.
 Workload load_workload(const std::string& path);
+// A YAML workload held in `text`, read as if from the file `path` (what `cstsim import` checks its
+// output with before writing it).
+Workload read_workload_text(const std::string& path, const std::string& text);
 
 // SCALE-Sim's im2col lowering: Eh = ceil((H - Fh + S) / S), M = Eh*Ew, N = filters, K = Fh*Fw*C.
 Layer lower_conv(const std::string& name, const ConvShape& conv);

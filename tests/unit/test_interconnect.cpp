@@ -241,3 +241,27 @@ TEST(Interconnect, TorusRoutesTakeXThenYTheShortWay) {
 }
 
 }  // namespace
+
+// Issue 39 (S9): a time past what the models count is an error, not a wrapped integer (a link of
+// 1e-300 GB/s made an all-reduce faster). The link file bounds the bandwidth below at 1e-3 GB/s;
+// a message large enough still overflows there, and the fabric says so.
+TEST(Interconnect, ATimePastTheCountableIsAnErrorNotAWrap) {
+  Fabric slow(Topology::ring(2, false), LinkSpec{1e-3, 1000, 0, 0, 0});
+  EXPECT_NEAR(double(slow.wire_ps(kMiB)), 1.048576e12, 1);  // 1 MiB at 1 MB/s: 1.048576 s
+  EXPECT_THROW(slow.wire_ps(int64_t(1) << 53), std::overflow_error);  // 2^53 B at 1 MB/s: 9e21 ps
+  Fabric tiny(Topology::ring(2, false), LinkSpec{1e-300, 1000, 0, 0, 0});
+  Message m;
+  m.src = 0, m.dst = 1, m.bytes = 1024;
+  tiny.send(m);
+  EXPECT_THROW(tiny.run(), std::overflow_error);
+  try {
+    Fabric big(Topology::ring(2, false), link100());
+    Message late;
+    late.src = 0, late.dst = 1, late.bytes = 1, late.ready_ps = (int64_t(1) << 62) - 10;
+    big.send(late);
+    big.run();
+    FAIL() << "a message arriving past 2^62 ps was timed";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2^62 ps"), std::string::npos) << e.what();
+  }
+}

@@ -133,21 +133,29 @@ TEST(ScaleSimCsv, NoTrailingCommaCrlfBlankLinesAndSpaces) {
   EXPECT_EQ(load_workload(file).layers.at(0).K, 16);
 }
 
-TEST(ScaleSimCsv, StrideOptional) {
+TEST(ScaleSimCsv, StrideRequiredItsTrailingCommaNot) {
   TempDir dir;
-  // 9 fields counting the trailing empty one: stride given. 8: stride defaults to 1.
+  // The trailing comma is optional; the stride is not (SCALE-Sim's reader has no default for it).
   std::string file = dir.write("s.csv", std::string(kConvHeader) +
                                             "with_stride,56,56,3,3,64,128,2,\n"
-                                            "no_stride,56,56,3,3,64,128,\n"
-                                            "no_stride_no_comma,56,56,3,3,64,128\n");
+                                            "no_comma,56,56,3,3,64,128,1\n");
   Workload w = load_workload(file);
-  ASSERT_EQ(w.layers.size(), 3u);
+  ASSERT_EQ(w.layers.size(), 2u);
   EXPECT_EQ(w.layers[0].conv->stride, 2);
   EXPECT_EQ(w.layers[0].M, 28 * 28);
   EXPECT_EQ(w.layers[1].conv->stride, 1);
   EXPECT_EQ(w.layers[1].M, 54 * 54);
-  EXPECT_EQ(w.layers[2].conv->stride, 1);
-  EXPECT_EQ(w.layers[2].K, 3 * 3 * 64);
+  EXPECT_EQ(w.layers[1].K, 3 * 3 * 64);
+  for (const char* row : {"no_stride,56,56,3,3,64,128,\n", "no_stride_no_comma,56,56,3,3,64,128\n"}) {
+    const std::string bad = dir.write("bad.csv", std::string(kConvHeader) + row);
+    try {
+      load_workload(bad);
+      FAIL() << "a row without its stride was read: " << row;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "Strides") << e.what();
+      EXPECT_EQ(e.line(), 2) << e.what();
+    }
+  }
 }
 
 TEST(ScaleSimCsv, Utf8BomIsIgnored) {
