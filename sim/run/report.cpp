@@ -138,6 +138,7 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKe
   nlohmann::ordered_json v;
   v["lanes"] = a.vector.lanes;
   v["fusion"] = a.vector.fusion;
+  v["port_bytes"] = a.vector.port_bytes;  // per cycle, reads and writes: the roofline's SRAM level counts it
   v["kernels"] = std::move(kernels);
   v["total"] = {{"kernels", results.size()}, {"compute_cycles", compute}, {"memory_cycles", waiting},
                 {"bytes_read", read}, {"bytes_written", written}};

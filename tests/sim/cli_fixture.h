@@ -51,6 +51,12 @@ class Cli : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(dir_))
       EXPECT_EQ(e.path().filename().string().find(".run"), std::string::npos) << "staging left behind";
   }
+  // g.yaml: one GEMM layer `fc` of M x N x K.
+  std::string gemm(int64_t M, int64_t N, int64_t K) {
+    return file("g.yaml", "name: g\nlayers:\n  - {name: fc, M: " + std::to_string(M) + ", N: " + std::to_string(N) +
+                              ", K: " + std::to_string(K) + "}\n")
+        .string();
+  }
   std::string src(const std::string& rel) { return std::string(CSTSIM_SOURCE_DIR) + "/" + rel; }
   // A 16x16 WS array on the whole memory hierarchy (HBM2, the NPU mesh, a 96 KiB
   // scratchpad in 24 banks of 32 B); `extra` adds keys (clusters: 2).

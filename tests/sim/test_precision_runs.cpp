@@ -26,11 +26,6 @@ class Precision : public Cli {
     EXPECT_EQ(r.status, 0) << r.err;
     return json::parse(r.out);
   }
-  std::string gemm(int64_t M, int64_t N, int64_t K) {
-    return file("g.yaml", "name: g\nlayers:\n  - {name: fc, M: " + std::to_string(M) + ", N: " + std::to_string(N) +
-                              ", K: " + std::to_string(K) + "}\n")
-        .string();
-  }
 };
 
 // int4 (two to an 8-bit PE word on npu-128) against int8 on a compute-bound GEMM: every HBM

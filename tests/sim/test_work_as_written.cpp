@@ -9,14 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-class WorkAsWritten : public Cli {
- protected:
-  std::string gemm(int64_t M, int64_t N, int64_t K) {
-    return file("g.yaml", "name: g\nlayers:\n  - {name: fc, M: " + std::to_string(M) + ", N: " + std::to_string(N) +
-                              ", K: " + std::to_string(K) + "}\n")
-        .string();
-  }
-};
+using WorkAsWritten = Cli;
 
 // The fidelity review's case: OS with two int4 values to a PE word under memory: hierarchy divided
 // K by the packing twice (575,484 MACs instead of 1,139,684, in 773 cycles, below the 909 the MACs

@@ -13,9 +13,16 @@
 namespace cstsim::post {
 namespace {
 
+// Every figure of a table (pJ an action, W, bank bytes, kelvin) is at most 1e9: a millijoule an
+// action or a gigawatt is past any chip, and products of such figures with counts stay finite
+// (a row of 1.7e308 pJ made the run's energy inf).
+constexpr double kMostOfAnyFigure = 1e9;
+
 double number(const std::string& file, const YAML::Node& n, const std::string& key, bool positive_or_zero) {
   const double v = yaml_number(file, n, key);  // finite: .nan and .inf are refused
   if (positive_or_zero && v < 0) throw InputError(file, line_of(n), key, "must not be negative");
+  if (std::fabs(v) > kMostOfAnyFigure)
+    throw InputError(file, line_of(n), key, "must be at most 1e9 (a millijoule an action, a gigawatt), got " + n.Scalar());
   return v;
 }
 

@@ -21,6 +21,10 @@ double reference(const std::string& file, const YAML::Node& refs, const char* ke
   if (!n["value"]) throw InputError(file, line_of(n), name + ".value", "required");
   const double v = yaml_number(file, n["value"], name + ".value");  // finite
   if (!(v > 0)) throw InputError(file, line_of(n), name + ".value", "must be positive");
+  // A reference divides the run's integrals: one below 1e-9 (a denormal such as 1e-320 passed
+  // "positive") or above 1e30 sends V_CST* to inf or 0.
+  if (v < 1e-9 || v > 1e30)
+    throw InputError(file, line_of(n), name + ".value", "must be between 1e-9 and 1e30, got " + n["value"].Scalar());
   return v;
 }
 

@@ -40,8 +40,10 @@ struct Machine {  // what the report needs from the run's arch
   int chips = 1;                  // identical accelerators (arch chips)
   double edge_row_bytes = 1, edge_col_bytes = 1;  // a value on a row (column) edge link, as stored
   int arrays = 1;
+  double vector_port_bytes = 0;  // the vector units' SRAM ports, bytes a cycle (all chips')
   BytesPerSecond edge_bandwidth() const {
-    return {(rows * edge_row_bytes + cols * (edge_col_bytes + 2.0 * accumulator_bytes)) * clock_hz * arrays};
+    return {((rows * edge_row_bytes + cols * (edge_col_bytes + 2.0 * accumulator_bytes)) * arrays + vector_port_bytes) *
+            clock_hz};
   }
 };
 
@@ -96,6 +98,11 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const double a_bytes = stored_bytes("activation"), b_bytes = stored_bytes("weight");
     const double row = is ? b_bytes : a_bytes, col = is ? a_bytes : b_bytes;
     m.edge_row_bytes = row, m.edge_col_bytes = col, m.arrays = arrays;
+    m.sram_bandwidth = m.edge_bandwidth();
+    // A vector unit (one a chip) reads and writes the SRAM through its own ports beside the array's
+    // edges: the SRAM level delivers to both (a graph's kernels between layers are in its bytes).
+    if (summary.contains("vector") && summary["vector"].contains("port_bytes"))
+      m.vector_port_bytes = summary["vector"]["port_bytes"].get<double>() * m.chips;
     m.sram_bandwidth = m.edge_bandwidth();
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>() * m.chips};
@@ -310,7 +317,8 @@ class Reporter {
                     {"bandwidth", to_json(dram ? m_.dram_bandwidth : m_.sram_bandwidth)},
                     {"bandwidth_level", dram ? "hbm" : "sram"},
                     {"bandwidth_note", dram ? "the memory channel (memory: channel)"
-                                            : "all array edge links at full width and the partial-sum reads: R x operand + C x (operand + 2 x accumulator) bytes per cycle"}};
+                                            : std::string("all array edge links at full width and the partial-sum reads: R x operand + C x (operand + 2 x accumulator) bytes per cycle") +
+                                                  (m_.vector_port_bytes > 0 ? ", and the vector unit's SRAM ports" : "")}};
     if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
