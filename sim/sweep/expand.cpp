@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -11,11 +12,10 @@
 #include "core/input_error.h"
 #include "core/text.h"
 #include "sim/config/config_hash.h"
+#include "sim/run/run_workloads.h"
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/spec_read.h"
-#include "sim/workload/sparsity.h"
-#include "sim/workload/training.h"
 #include "sim/workload/workload.h"
 
 // expand(): a read spec (spec_read.h) becomes the sweep's points: workload variants
@@ -256,13 +256,30 @@ class Expander {
       ++plan_.duplicates;
       return;
     }
-    // What the point runs: the workload after run.sparsity and run.train, as `run` makes it.
-    const Workload w = with_training(with_weight_sparsity(workloads_[size_t(variant)], plan_.run.sparsity),
-                                     plan_.run.train, arch.precision.value_bits());
-    t.hash = config_hash(arch, w, "timing", 1);
-    t.cost = estimate_cycles(arch, w);
+    // What the point runs, made and hashed as `run` makes and hashes it.
+    const std::vector<Workload>& shares = run_workloads_of(variant, arch, values);
+    t.hash = run_config_hash(arch, shares, "timing", 1);
+    t.cost = estimate_cycles(arch, shares.front());
     t.index = int(plan_.tasks.size());
     plan_.tasks.push_back(std::move(t));
+  }
+
+  // The chips' workloads of a variant on `arch` (run_workloads), made once per split and value width.
+  const std::vector<Workload>& run_workloads_of(int variant, const ArchSpec& arch, const Values& values) {
+    const auto key = std::make_tuple(variant, arch.tensor_parallel, arch.data_parallel, arch.pipeline_parallel,
+                                     arch.micro_batches, arch.precision.value_bits());
+    if (auto it = shares_.find(key); it != shares_.end()) return it->second;
+    const WorkloadVariant& v = plan_.variants[size_t(variant)];
+    try {
+      return shares_[key] = run_workloads(arch, workloads_[size_t(variant)], plan_.run.sparsity, plan_.run.train);
+    } catch (const InputError& e) {  // a split or training step this point cannot make: at the point's line
+      int line = values.empty() ? sp_.line_of("workloads") : values.front().second.line;
+      std::string point;
+      for (const auto& [k, val] : values) point += fmt::format("{}{}={}", point.empty() ? "" : " ", k, val.text);
+      throw InputError(S_, line, "workloads",
+                       fmt::format("{} at batch {}{}{} cannot run: {}", v.name, v.batch, point.empty() ? "" : " with ",
+                                   point, e.what()));
+    }
   }
 
   const std::string S_;
@@ -273,6 +290,7 @@ class Expander {
   std::vector<Workload> workloads_;  // per variant
   int64_t per_variant_ = 1;
   std::set<std::pair<int, std::vector<std::string>>> seen_points_;
+  std::map<std::tuple<int, int, int, int, int, int>, std::vector<Workload>> shares_;
 };
 
 }  // namespace
