@@ -74,19 +74,15 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
-inline YAML::Node load_yaml_file(const std::string& path) {
-  check_input_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
+// `text`, a YAML file's contents, read as load_yaml_file reads a file (`path` names it in errors).
+inline YAML::Node load_yaml_text(const std::string& path, const std::string& text) {
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(text);
     // One document per file. Counted with the parser itself, two documents at most: yaml-cpp
     // 0.7's LoadAll never returns on a stream its parser cannot move through (a lone ',':
     // yaml-cpp #1040, found by tests/fuzz), and neither would a loop over HandleNextDocument.
-    std::istringstream again(text.str());
+    std::istringstream again(text);
     YAML::Parser parser(again);
     DocumentStarts docs;
     if (parser.HandleNextDocument(docs) && parser.HandleNextDocument(docs)) {
@@ -99,6 +95,15 @@ inline YAML::Node load_yaml_file(const std::string& path) {
   }
   check_yaml_tree(path, root, "");
   return root;
+}
+
+inline YAML::Node load_yaml_file(const std::string& path) {
+  check_input_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_yaml_text(path, text.str());
 }
 
 // A number: finite, from a scalar ("expected a number" otherwise; .nan and .inf refused).

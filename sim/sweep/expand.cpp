@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <climits>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,6 +16,7 @@
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/spec_read.h"
+#include "sim/workload/batch.h"
 #include "sim/workload/workload.h"
 
 // expand(): a read spec (spec_read.h) becomes the sweep's points: workload variants
@@ -24,6 +25,7 @@
 // so a bad value is reported at its own spec line, and hashed.
 namespace cstsim::sweep {
 namespace {
+namespace fs = std::filesystem;
 
 // canonical_text -> key -> value
 std::map<std::string, std::string> canonical_map(const ArchSpec& a) {
@@ -57,31 +59,6 @@ double estimate_cycles(const ArchSpec& a, const Workload& w) {
   // Process start-up, parsing and writing the outputs cost about as much as half a million cycles.
   return total + 5e5 + 2e4 * double(w.layers.size());
 }
-
-// The workload with every layer's M multiplied by `batch`, and its YAML text.
-Workload batched(const Workload& w, int64_t batch, const std::string& spec, int line, std::string& yaml) {
-  Workload out;
-  out.name = fmt::format("{}-b{}", w.name, batch);
-  out.source = w.source;
-  yaml = fmt::format("# Derived by `cstsim sweep` from {}:\n# batch {}, every layer's M multiplied by {}.\n", w.source,
-                     batch, batch);
-  yaml += "name: " + nlohmann::json(out.name).dump() + "\nlayers:\n";
-  std::map<std::string, int> seen;
-  for (const Layer& l : w.layers) {
-    Layer b = l;
-    if (l.M > INT_MAX / batch)
-      throw InputError(spec, line, "batch",
-                       fmt::format("batch {} makes M of layer '{}' of {} exceed {}", batch, l.name, w.name, INT_MAX));
-    b.M = l.M * batch;
-    b.conv.reset();
-    const int n = ++seen[l.name];  // the YAML reader wants unique names; SCALE-Sim CSVs may repeat them
-    if (n > 1) b.name = fmt::format("{}~{}", l.name, n);
-    yaml += fmt::format("  - {{name: {}, M: {}, N: {}, K: {}}}\n", nlohmann::json(b.name).dump(), b.M, b.N, b.K);
-    out.layers.push_back(b);
-  }
-  return out;
-}
-
 
 using Values = std::vector<std::pair<std::string, Value>>;
 
@@ -136,7 +113,19 @@ class Expander {
                                   [&](const WorkloadVariant& o) { return o.file == v.file; });
            ++k)
         v.file = fmt::format("workloads/{}.{}-b{}.yaml", file_safe(v.name), k, v.batch);
-      workloads_.push_back(batched(base, batch, S_, line, v.derived_text));
+      try {
+        BatchedWorkload b = batched_workload(base, batch, fmt::format("{}-b{}", base.name, batch), v.file);
+        v.derived_text = std::move(b.yaml);
+        workloads_.push_back(std::move(b.workload));
+      } catch (const InputError& e) {
+        // The workload's file as the spec names it (relative to the spec), not the absolute path.
+        const std::string file = fs::path(e.file()).lexically_relative(fs::path(sp_.spec_path).parent_path()).string();
+        throw InputError(S_, line, "batch",
+                         fmt::format("workload {} has no batch {}: {}", base.name, batch,
+                                     InputError(file.empty() || file.rfind("..", 0) == 0 ? e.file() : file, e.line(),
+                                                e.key(), e.message())
+                                         .what()));
+      }
     }
     plan_.variants.push_back(std::move(v));
     return int(plan_.variants.size()) - 1;

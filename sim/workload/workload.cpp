@@ -93,8 +93,7 @@ Layer read_layer(const std::string& path, const YAML::Node& node) {
   return layer;
 }
 
-Workload read_workload_yaml(const std::string& path) {
-  YAML::Node root = load_yaml_file(path);
+Workload read_workload_yaml(const std::string& path, const YAML::Node& root) {
   if (!root.IsMap())
     throw InputError(path, line_of(root), "",
                      fmt::format("expected a map with 'layers', got {}", yaml_kind(root)));
@@ -174,8 +173,14 @@ Workload load_workload(const std::string& path) {
   const std::string lower = text::lower(path);
   Workload w;
   if (text::ends_with(lower, ".csv")) w = read_scalesim_csv(path);
-  else if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) w = read_workload_yaml(path);
+  else if (text::ends_with(lower, ".yaml") || text::ends_with(lower, ".yml")) w = read_workload_yaml(path, load_yaml_file(path));
   else throw InputError(path, 0, "", "unknown workload format (expected .yaml, .yml or .csv)");
+  check_lowered_sizes(w);
+  return w;
+}
+
+Workload load_workload_yaml_text(const std::string& path, const std::string& text) {
+  Workload w = read_workload_yaml(path, load_yaml_text(path, text));
   check_lowered_sizes(w);
   return w;
 }

@@ -170,6 +170,9 @@ struct Workload {
 // CSV: SCALE-Sim topology, conv form or GEMM form, read unchanged.
 // Dispatch by extension (.yaml/.yml vs .csv). Throws InputError on bad input.
 Workload load_workload(const std::string& path);
+// A cstsim YAML workload (layers or an operator graph) from its text, as load_workload would read
+// it from a file at `path` (which names it in errors; its stem is the default name).
+Workload load_workload_yaml_text(const std::string& path, const std::string& text);
 
 // SCALE-Sim's im2col lowering: Eh = ceil((H - Fh + S) / S), M = Eh*Ew, N = filters, K = Fh*Fw*C.
 Layer lower_conv(const std::string& name, const ConvShape& conv);
