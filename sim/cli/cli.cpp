@@ -333,8 +333,7 @@ int plan_command(const std::vector<std::string>& args) {
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
   // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/data_parallel.h);
   // pipeline stages: every stage's, one after another.
-  const std::vector<Workload> shares = chip_workloads(with_weight_sparsity(load_workload(workload_path), sparsity), train,
-                                                      arch.precision.value_bits(), chip_split(arch));
+  const std::vector<Workload> shares = run_workloads(arch, load_workload(workload_path), sparsity, train);
   const bool stages = arch.pipeline_parallel > 1;
   const bool explore = vm.count("explore") > 0;
   std::vector<nlohmann::ordered_json> layers;  // and the vector kernels between them, in run order

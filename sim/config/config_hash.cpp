@@ -19,9 +19,24 @@ std::string prefixed(const std::string& prefix, const std::string& text) {
   return out;
 }
 
-}  // namespace
+// The lines of a workload: what its layers are, and the training and sparsity that change them.
+std::string workload_text(const ArchSpec& arch, const Workload& w) {
+  std::string text;
+  if (w.training) text += "training=" + w.training->recompute + "\n";
+  for (const Layer& l : w.layers)
+    if (l.weights_2_4) text += "sparse_2_4=" + l.name + "\n";
+  for (const Layer& l : w.layers)  // only where it changes a result: the PEs gate
+    if (arch.zero_gating && l.input_density < 1) text += fmt::format("input_density={},{}\n", l.name, l.input_density);
+  return text;
+}
 
-std::string config_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+std::string layer_text(const Workload& w) {
+  std::string text;
+  for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
+  return text;
+}
+
+std::string arch_and_workload_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
   std::string text;
   std::istringstream in(canonical_text(arch));
   for (std::string line; std::getline(in, line);)  // the sub-files by content, below
@@ -39,23 +54,43 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
     text += prefixed("hbm.", hbm::canonical_text(arch.hbm_spec));
   if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(arch.noc_config));
   text += "mode=" + mode + "\n";
-  if (w.training) text += "training=" + w.training->recompute + "\n";
-  for (const Layer& l : w.layers)
-    if (l.weights_2_4) text += "sparse_2_4=" + l.name + "\n";
-  for (const Layer& l : w.layers)  // only where it changes a result: the PEs gate
-    if (arch.zero_gating && l.input_density < 1) text += fmt::format("input_density={},{}\n", l.name, l.input_density);
+  text += workload_text(arch, w);
   if (mode == "reference") text += fmt::format("seed={}\n", seed);
-  for (const Layer& l : w.layers) text += fmt::format("layer={},{},{},{}\n", l.name, l.M, l.N, l.K);
-  return text;
+  return text + layer_text(w);
 }
 
-std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+std::string hash_of(const std::string& text) {
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : config_text(arch, w, mode, seed)) {
+  for (unsigned char ch : text) {
     h ^= ch;
     h *= 1099511628211ull;
   }
   return fmt::format("{:016x}", h);
+}
+
+}  // namespace
+
+std::string config_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+  return arch_and_workload_text(arch, w, mode, seed);
+}
+
+std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+  return hash_of(config_text(arch, w, mode, seed));
+}
+
+std::string run_config_text(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
+                            uint64_t seed) {
+  std::string text = config_text(arch, shares.at(0), mode, seed);
+  // Pipeline stages differ: every stage's layers (the other splits give every chip chip 0's share).
+  if (arch.pipeline_parallel > 1)
+    for (size_t k = 1; k < shares.size(); ++k)
+      text += fmt::format("stage={}\n", k) + workload_text(arch, shares[k]) + layer_text(shares[k]);
+  return text;
+}
+
+std::string run_config_hash(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
+                            uint64_t seed) {
+  return hash_of(run_config_text(arch, shares, mode, seed));
 }
 
 }  // namespace cstsim

@@ -5,6 +5,7 @@
 // sweep reruns the points it touches), moving the checkout does not.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
@@ -15,5 +16,13 @@ std::string config_hash(const ArchSpec& arch, const Workload& workload, const st
 
 // What config_hash hashes, one `key=value` line each (for tests and for people).
 std::string config_text(const ArchSpec& arch, const Workload& workload, const std::string& mode, uint64_t seed);
+
+// A run's config_hash (summary.json; a sweep's tasks.csv): the arch and what its chips execute,
+// `shares` as run_workloads (sim/run/run_workloads.h) makes them: chip 0's share, and with pipeline
+// stages every stage's. `cstsim run` and the sweep both hash through here.
+std::string run_config_hash(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
+                            uint64_t seed);
+std::string run_config_text(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
+                            uint64_t seed);
 
 }  // namespace cstsim

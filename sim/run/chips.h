@@ -12,6 +12,7 @@
 #include "models/vector/vector_unit.h"
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
+#include "sim/run/run_workloads.h"
 #include "sim/workload/data_parallel.h"
 #include "sim/workload/workload.h"
 
@@ -22,11 +23,6 @@ namespace cstsim {
 // clock and stored value width (the unit's rates: the addition is not queued on the unit's model).
 // 0 without a vector unit.
 double reduce_ps_per_byte(const ArchSpec& a);
-
-// How the arch splits the workload over its chips (parallel.*).
-inline ChipSplit chip_split(const ArchSpec& a) {
-  return {a.tensor_parallel, a.data_parallel, a.pipeline_parallel, a.micro_batches};
-}
 
 // The arch's interconnect (interconnect.*, its link preset) for `chips` chips.
 ic::Topology chip_topology(const ArchSpec& a);

@@ -191,9 +191,7 @@ int run_simulation(const RunOptions& o) {
   std::vector<std::string> dense;  // layers --sparsity leaves dense
   // chips > 1: every chip runs the same share of the workload (sim/workload/data_parallel.h), or,
   // in pipeline stages, each chip its stage's.
-  const std::vector<Workload> shares = chip_workloads(
-      with_weight_sparsity(load_workload(o.workload_path), o.sparsity, &dense), o.train, arch.precision.value_bits(),
-      chip_split(arch));
+  const std::vector<Workload> shares = run_workloads(arch, load_workload(o.workload_path), o.sparsity, o.train, &dense);
   const size_t distinct = arch.pipeline_parallel > 1 ? shares.size() : 1;  // the shares that differ
   const Workload& workload = shares.front();
   if (!dense.empty())
@@ -383,7 +381,7 @@ int run_simulation(const RunOptions& o) {
     check_invariants(arch, results);  // before anything is written
     log_timing(results, vector);
 
-    RunReport run_report{&arch,    &workload, &results, mode, config_hash(arch, workload, mode, o.seed), &modules,
+    RunReport run_report{&arch,    &workload, &results, mode, run_config_hash(arch, shares, mode, o.seed), &modules,
                          &plan.vector_kernels, &vector, &plan.flash_kernels, &flash, &plan};
     io::JsonArraySpool summary_layers(out.path());
     nlohmann::ordered_json summary = summary_json(run_report, &summary_layers);

@@ -1,8 +1,9 @@
 #include <algorithm>
-#include <climits>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -11,11 +12,11 @@
 #include "core/input_error.h"
 #include "core/text.h"
 #include "sim/config/config_hash.h"
+#include "sim/run/run_workloads.h"
 #include "sim/sweep/constraint.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/spec_read.h"
-#include "sim/workload/sparsity.h"
-#include "sim/workload/training.h"
+#include "sim/workload/batch.h"
 #include "sim/workload/workload.h"
 
 // expand(): a read spec (spec_read.h) becomes the sweep's points: workload variants
@@ -24,6 +25,7 @@
 // so a bad value is reported at its own spec line, and hashed.
 namespace cstsim::sweep {
 namespace {
+namespace fs = std::filesystem;
 
 // canonical_text -> key -> value
 std::map<std::string, std::string> canonical_map(const ArchSpec& a) {
@@ -57,31 +59,6 @@ double estimate_cycles(const ArchSpec& a, const Workload& w) {
   // Process start-up, parsing and writing the outputs cost about as much as half a million cycles.
   return total + 5e5 + 2e4 * double(w.layers.size());
 }
-
-// The workload with every layer's M multiplied by `batch`, and its YAML text.
-Workload batched(const Workload& w, int64_t batch, const std::string& spec, int line, std::string& yaml) {
-  Workload out;
-  out.name = fmt::format("{}-b{}", w.name, batch);
-  out.source = w.source;
-  yaml = fmt::format("# Derived by `cstsim sweep` from {}:\n# batch {}, every layer's M multiplied by {}.\n", w.source,
-                     batch, batch);
-  yaml += "name: " + nlohmann::json(out.name).dump() + "\nlayers:\n";
-  std::map<std::string, int> seen;
-  for (const Layer& l : w.layers) {
-    Layer b = l;
-    if (l.M > INT_MAX / batch)
-      throw InputError(spec, line, "batch",
-                       fmt::format("batch {} makes M of layer '{}' of {} exceed {}", batch, l.name, w.name, INT_MAX));
-    b.M = l.M * batch;
-    b.conv.reset();
-    const int n = ++seen[l.name];  // the YAML reader wants unique names; SCALE-Sim CSVs may repeat them
-    if (n > 1) b.name = fmt::format("{}~{}", l.name, n);
-    yaml += fmt::format("  - {{name: {}, M: {}, N: {}, K: {}}}\n", nlohmann::json(b.name).dump(), b.M, b.N, b.K);
-    out.layers.push_back(b);
-  }
-  return out;
-}
-
 
 using Values = std::vector<std::pair<std::string, Value>>;
 
@@ -136,7 +113,19 @@ class Expander {
                                   [&](const WorkloadVariant& o) { return o.file == v.file; });
            ++k)
         v.file = fmt::format("workloads/{}.{}-b{}.yaml", file_safe(v.name), k, v.batch);
-      workloads_.push_back(batched(base, batch, S_, line, v.derived_text));
+      try {
+        BatchedWorkload b = batched_workload(base, batch, fmt::format("{}-b{}", base.name, batch), v.file);
+        v.derived_text = std::move(b.yaml);
+        workloads_.push_back(std::move(b.workload));
+      } catch (const InputError& e) {
+        // The workload's file as the spec names it (relative to the spec), not the absolute path.
+        const std::string file = fs::path(e.file()).lexically_relative(fs::path(sp_.spec_path).parent_path()).string();
+        throw InputError(S_, line, "batch",
+                         fmt::format("workload {} has no batch {}: {}", base.name, batch,
+                                     InputError(file.empty() || file.rfind("..", 0) == 0 ? e.file() : file, e.line(),
+                                                e.key(), e.message())
+                                         .what()));
+      }
     }
     plan_.variants.push_back(std::move(v));
     return int(plan_.variants.size()) - 1;
@@ -256,13 +245,30 @@ class Expander {
       ++plan_.duplicates;
       return;
     }
-    // What the point runs: the workload after run.sparsity and run.train, as `run` makes it.
-    const Workload w = with_training(with_weight_sparsity(workloads_[size_t(variant)], plan_.run.sparsity),
-                                     plan_.run.train, arch.precision.value_bits());
-    t.hash = config_hash(arch, w, "timing", 1);
-    t.cost = estimate_cycles(arch, w);
+    // What the point runs, made and hashed as `run` makes and hashes it.
+    const std::vector<Workload>& shares = run_workloads_of(variant, arch, values);
+    t.hash = run_config_hash(arch, shares, "timing", 1);
+    t.cost = estimate_cycles(arch, shares.front());
     t.index = int(plan_.tasks.size());
     plan_.tasks.push_back(std::move(t));
+  }
+
+  // The chips' workloads of a variant on `arch` (run_workloads), made once per split and value width.
+  const std::vector<Workload>& run_workloads_of(int variant, const ArchSpec& arch, const Values& values) {
+    const auto key = std::make_tuple(variant, arch.tensor_parallel, arch.data_parallel, arch.pipeline_parallel,
+                                     arch.micro_batches, arch.precision.value_bits());
+    if (auto it = shares_.find(key); it != shares_.end()) return it->second;
+    const WorkloadVariant& v = plan_.variants[size_t(variant)];
+    try {
+      return shares_[key] = run_workloads(arch, workloads_[size_t(variant)], plan_.run.sparsity, plan_.run.train);
+    } catch (const InputError& e) {  // a split or training step this point cannot make: at the point's line
+      int line = values.empty() ? sp_.line_of("workloads") : values.front().second.line;
+      std::string point;
+      for (const auto& [k, val] : values) point += fmt::format("{}{}={}", point.empty() ? "" : " ", k, val.text);
+      throw InputError(S_, line, "workloads",
+                       fmt::format("{} at batch {}{}{} cannot run: {}", v.name, v.batch, point.empty() ? "" : " with ",
+                                   point, e.what()));
+    }
   }
 
   const std::string S_;
@@ -273,6 +279,7 @@ class Expander {
   std::vector<Workload> workloads_;  // per variant
   int64_t per_variant_ = 1;
   std::set<std::pair<int, std::vector<std::string>>> seen_points_;
+  std::map<std::tuple<int, int, int, int, int, int>, std::vector<Workload>> shares_;
 };
 
 }  // namespace

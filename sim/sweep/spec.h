@@ -4,7 +4,7 @@
 //
 //   base: ../arch/npu-128.yaml               # arch YAML or SCALE-Sim .cfg, relative to the spec
 //   workloads: [../workloads/resnet18.csv]   # relative to the spec
-//   batch: [1, 4]                            # optional: M of every layer x batch
+//   batch: [1, 4]                            # optional: a graph's batch dimension (or M of every layer) x batch
 //   grid: {array.rows: [8, 16], dataflow: [ws, os]}   # dotted `run --set` keys -> values
 //   constraints: ["array.rows == array.cols"]          # optional
 //   points: [{array.rows: 128, array.cols: 32}]        # optional explicit points

@@ -567,6 +567,127 @@ namespace {
 
 // `run: {train, sparsity}` reach every point: each runs the workload's training step over 2:4
 // weights on PEs that skip them; a bad value is one line naming the spec's line.
+// A sweep's batch on operator graphs: a small attention block and a small CNN at batch 1, 2, 4 on
+// a weight-stationary NPU and on the row-stationary Eyeriss. The MACs the arrays count are batch x
+// the batch-1 MACs computed here from the graphs' shapes; cycles grow with the batch; every layer
+// and vector kernel is there at every batch; the array's size matters at every batch as at batch 1.
+TEST_F(Sweep, BatchOnOperatorGraphsKeepsEveryOpAndScalesMacs) {
+  file("blk.yaml",
+       "name: blk\ntensors:\n"
+       "  - {name: x, shape: [1, 16, 32], dtype: int8, role: activation}\n"
+       "  - {name: nw, shape: [32], dtype: int8, role: weight}\n"
+       "  - {name: wq, shape: [32, 32], dtype: int8, role: weight}\n"
+       "  - {name: wk, shape: [32, 32], dtype: int8, role: weight}\n"
+       "  - {name: wv, shape: [32, 32], dtype: int8, role: weight}\n"
+       "ops:\n"
+       "  - {name: norm, op: layernorm, in: [x, nw], out: h}\n"
+       "  - {name: q, op: matmul, in: [h, wq], out: q}\n"
+       "  - {name: k, op: matmul, in: [h, wk], out: k}\n"
+       "  - {name: v, op: matmul, in: [h, wv], out: v}\n"
+       "  - {name: attn, op: attention, in: [q, k, v], out: ctx, heads: 4}\n"
+       "  - {name: res, op: add, in: [x, ctx], out: y}\n"
+       "  - {name: act, op: gelu, in: [y], out: z}\n");
+  file("cnn.yaml",
+       "name: cnn\ntensors:\n"
+       "  - {name: img, shape: [1, 18, 18, 8], dtype: int8, role: activation}\n"
+       "  - {name: w1, shape: [3, 3, 8, 16], dtype: int8, role: weight}\n"
+       "  - {name: w2, shape: [3, 3, 16, 16], dtype: int8, role: weight}\n"
+       "  - {name: fc, shape: [16, 10], dtype: int8, role: weight}\n"
+       "ops:\n"
+       "  - {name: conv1, op: conv2d, in: [img, w1], out: c1, padding: 1}\n"
+       "  - {name: relu1, op: relu, in: [c1], out: r1}\n"
+       "  - {name: pool1, op: maxpool, in: [r1], out: p1, kernel: 2}\n"
+       "  - {name: conv2, op: conv2d, in: [p1, w2], out: c2, stride: 2, padding: 1}\n"
+       "  - {name: relu2, op: relu, in: [c2], out: r2}\n"
+       "  - {name: pool2, op: avgpool, in: [r2], out: p2, kernel: 5}\n"
+       "  - {name: flat, op: reshape, in: [p2], out: f, shape: [1, 16]}\n"
+       "  - {name: head, op: matmul, in: [f, fc], out: logits}\n");
+  // From the shapes as written: q, k, v projections (S x D x D) and attention's two GEMMs per head
+  // (S x S x d each); conv1 18x18 out (padding 1), conv2 5x5 out of the 9x9 pool, the head.
+  const int64_t S = 16, D = 32, H = 4;
+  const std::map<std::string, int64_t> macs1 = {{"blk", 3 * S * D * D + 2 * H * S * S * (D / H)},
+                                                {"cnn", 18 * 18 * 16 * 9 * 8 + 5 * 5 * 16 * 9 * 16 + 16 * 10}};
+  const std::map<std::string, size_t> layers = {{"blk", 5}, {"cnn", 3}};
+  const std::map<std::string, std::set<std::string>> vector_ops = {
+      {"blk", {"norm", "attn.scale", "attn.softmax", "res", "act"}},
+      {"cnn", {"relu1", "pool1", "relu2", "pool2"}}};
+  struct Case {
+    std::string base, dataflow, sizes, extra;
+  };
+  const Case cases[] = {
+      {src("configs/arch/npu-128.yaml"), "ws", "[12, 16]", ""},
+      {src("configs/arch/eyeriss.yaml"), "rs", "[8, 12]",
+       "  vector.lanes: 16\nrun:\n  energy: " + src("configs/energy/horowitz-45nm.yaml") + "\n"}};
+  for (const Case& c : cases) {
+    const fs::path out = dir_ / ("sw-" + c.dataflow);
+    const std::string spec = file("b-" + c.dataflow + ".yaml",
+                                  "base: " + c.base + "\nworkloads: [blk.yaml, cnn.yaml]\nbatch: [1, 2, 4]\n"
+                                  "grid:\n  array.rows: " + c.sizes + "\n  array.cols: " + c.sizes + "\n"
+                                  "constraints: [array.rows == array.cols]\nset:\n  dataflow: " + c.dataflow + "\n" +
+                                  c.extra);
+    const Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto rows = table(out / "results.csv");
+    ASSERT_EQ(rows.size(), 12u);
+    std::map<std::pair<std::string, std::string>, int64_t> cycles_before;  // (workload, rows) -> cycles at the last batch
+    std::map<std::pair<std::string, int64_t>, std::set<int64_t>> by_size;   // (workload, batch) -> cycles over sizes
+    for (const auto& row : rows) {
+      ASSERT_EQ(row.at("status"), "done") << row.at("error");
+      const std::string w = row.at("workload");
+      const int64_t batch = std::stoll(row.at("batch")), cycles = std::stoll(row.at("cycles"));
+      EXPECT_EQ(std::stoll(row.at("macs")), batch * macs1.at(w)) << c.dataflow << " " << w << " b" << batch;
+      const auto key = std::make_pair(w, row.at("array.rows"));
+      if (batch > 1) EXPECT_GT(cycles, cycles_before.at(key)) << c.dataflow << " " << w << " b" << batch;
+      cycles_before[key] = cycles;
+      by_size[{w, batch}].insert(cycles);
+      // Every layer and every vector op, at every batch.
+      const nlohmann::json s = nlohmann::json::parse(slurp(out / "points" / row.at("index") / "summary.json"));
+      EXPECT_EQ(s.at("layers").size(), layers.at(w)) << c.dataflow << " " << w << " b" << batch;
+      std::set<std::string> ops;
+      for (const auto& k : s.at("vector").at("kernels"))
+        for (const auto& op : k.at("ops")) ops.insert(op.get<std::string>());
+      EXPECT_EQ(ops, vector_ops.at(w)) << c.dataflow << " " << w << " b" << batch;
+      int csv_rows = -1;  // layers.csv: a header and a row per layer
+      std::istringstream in(slurp(out / "points" / row.at("index") / "layers.csv"));
+      for (std::string line; std::getline(in, line);) ++csv_rows;
+      EXPECT_EQ(csv_rows, int(layers.at(w)));
+    }
+    // The array's size matters at every batch as at batch 1 (it did not for the CNN under RS once
+    // batched: a GEMM list without its convolutions).
+    EXPECT_EQ(by_size.at({"cnn", 1}).size(), 2u) << c.dataflow;
+    for (const auto& [key, cycles] : by_size)
+      EXPECT_EQ(cycles.size(), by_size.at({key.first, 1}).size()) << c.dataflow << " " << key.first << " b" << key.second;
+  }
+}
+
+// A multi-chip sweep (chips in the grid, the link in `set:`, and a pipeline point) completes: every
+// task's hash is the config_hash its run writes, and a rerun runs nothing (reliability.md S6).
+TEST_F(Sweep, MultiChipPointsAreDoneAndAResumeRunsNothing) {
+  file("chip.yaml", "name: t\narray: {rows: 16, cols: 16}\ndataflow: ws\nvector: {lanes: 64}\n");
+  file("wc.yaml", "name: wc\nlayers:\n  - {name: a, M: 16, N: 64, K: 64}\n  - {name: b, M: 16, N: 64, K: 64}\n");
+  const std::string spec = file("mc.yaml", "base: chip.yaml\nworkloads: [wc.yaml]\n"
+                                           "grid:\n  chips: [2, 4]\n  interconnect.topology: [ring, switch]\n"
+                                           "points:\n  - {chips: 2, parallel.pipeline: 2, interconnect.topology: ring}\n"
+                                           "set:\n  interconnect.link: " +
+                                               src("configs/interconnect/nvlink4-h100.yaml") + "\n");
+  const fs::path out = dir_ / "sw";
+  Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto tasks = table(out / "tasks.csv");
+  const auto rows = table(out / "results.csv");
+  ASSERT_EQ(rows.size(), 5u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at("status"), "done") << i << " " << rows[i].at("error");
+    const nlohmann::json s = nlohmann::json::parse(slurp(out / "points" / std::to_string(i) / "summary.json"));
+    EXPECT_EQ(s.at("config_hash").get<std::string>(), tasks[i].at("hash")) << i;
+  }
+  const std::string log0 = slurp(out / "logs" / "0.log");
+  r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("5 done before, 0 to run"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(out / "logs" / "0.log"), log0);  // no new attempt
+}
+
 TEST_F(Sweep, RunSettingsTrainAndSparsityReachEveryPoint) {
   const std::string spec = file("t.yaml", "base: " + src("configs/arch/npu-128.yaml") + "\nworkloads: [" +
                                               (dir_ / "tiny.yaml").string() +

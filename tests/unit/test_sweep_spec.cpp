@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/input_error.h"
@@ -15,6 +16,7 @@
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/spec.h"
 #include "sim/sweep/sweep_dir.h"
+#include "sim/workload/workload.h"
 
 namespace fs = std::filesystem;
 using namespace cstsim;
@@ -198,6 +200,115 @@ TEST_F(SweepSpec, BatchScalesMOfEveryLayer) {
   const Plan q = expand(spec("workloads: [b.csv]\nbatch: [1, 2]\n"));
   EXPECT_THROW(prepare_dir(q, dir_ / "sw"), InputError);
   EXPECT_FALSE(fs::exists(dir_ / "sw" / "workloads" / "b-b2.yaml"));
+}
+
+// A small attention block and a small CNN, their MACs at batch B computed here from the shapes
+// as written (not from the simulator's lowering).
+constexpr int64_t kS = 16, kD = 32, kH = 4;
+const char* const kBlock =
+    "name: blk\ntensors:\n"
+    "  - {name: x, shape: [1, 16, 32], dtype: int8, role: activation}\n"
+    "  - {name: nw, shape: [32], dtype: int8, role: weight}\n"
+    "  - {name: wq, shape: [32, 32], dtype: int8, role: weight}\n"
+    "  - {name: wk, shape: [32, 32], dtype: int8, role: weight}\n"
+    "  - {name: wv, shape: [32, 32], dtype: int8, role: weight}\n"
+    "ops:\n"
+    "  - {name: norm, op: layernorm, in: [x, nw], out: h}\n"
+    "  - {name: q, op: matmul, in: [h, wq], out: q}\n"
+    "  - {name: k, op: matmul, in: [h, wk], out: k}\n"
+    "  - {name: v, op: matmul, in: [h, wv], out: v}\n"
+    "  - {name: attn, op: attention, in: [q, k, v], out: ctx, heads: 4, causal: true}\n"
+    "  - {name: res, op: add, in: [x, ctx], out: y}\n"
+    "  - {name: act, op: gelu, in: [y], out: z}\n";
+int64_t block_macs(int64_t B) { return 3 * B * kS * kD * kD + 2 * B * kH * kS * kS * (kD / kH); }
+const char* const kCnn =
+    "name: cnn\ntensors:\n"
+    "  - {name: img, shape: [1, 18, 18, 8], dtype: int8, role: activation}\n"
+    "  - {name: w1, shape: [3, 3, 8, 16], dtype: int8, role: weight}\n"
+    "  - {name: w2, shape: [3, 3, 16, 16], dtype: int8, role: weight}\n"
+    "  - {name: fc, shape: [16, 10], dtype: int8, role: weight}\n"
+    "ops:\n"
+    "  - {name: conv1, op: conv2d, in: [img, w1], out: c1, padding: 1}\n"
+    "  - {name: relu1, op: relu, in: [c1], out: r1}\n"
+    "  - {name: pool1, op: maxpool, in: [r1], out: p1, kernel: 2}\n"
+    "  - {name: conv2, op: conv2d, in: [p1, w2], out: c2, stride: 2, padding: 1}\n"
+    "  - {name: relu2, op: relu, in: [c2], out: r2}\n"
+    "  - {name: pool2, op: avgpool, in: [r2], out: p2, kernel: 5}\n"
+    "  - {name: flat, op: reshape, in: [p2], out: f, shape: [1, 16]}\n"
+    "  - {name: head, op: matmul, in: [f, fc], out: logits}\n";
+// conv1: 18x18 out (padding 1), conv2: 5x5 out from the 9x9 pool (stride 2, padding 1).
+int64_t cnn_macs(int64_t B) { return B * (18 * 18 * 16 * 9 * 8 + 5 * 5 * 16 * 9 * 16 + 16 * 10); }
+
+TEST_F(SweepSpec, BatchOnAGraphScalesItsBatchDimensionAndKeepsEveryOp) {
+  file("blk.yaml", kBlock);
+  file("cnn.yaml", kCnn);
+  const Plan p = expand(spec("workloads: [blk.yaml, cnn.yaml]\nbatch: [1, 2, 4]\n"));
+  ASSERT_EQ(p.variants.size(), 6u);
+  std::map<std::string, Workload> one;
+  for (const WorkloadVariant& v : p.variants) {
+    const Workload w = v.batch == 1 ? load_workload(v.file) : read_workload_text(v.file, v.derived_text);
+    if (v.batch == 1) one[v.name] = w;
+    const Workload& w1 = one.at(v.name);
+    int64_t macs = 0;
+    for (const Layer& l : w.layers) macs += l.macs();
+    EXPECT_EQ(macs, v.name == "blk" ? block_macs(v.batch) : cnn_macs(v.batch)) << v.name << " b" << v.batch;
+    EXPECT_TRUE(w.is_graph) << v.derived_text;
+    // Every layer and vector op is still there, in order, with its dtypes.
+    ASSERT_EQ(w.layers.size(), w1.layers.size()) << v.name;
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      EXPECT_EQ(w.layers[i].name, w1.layers[i].name);
+      EXPECT_EQ(w.layers[i].dtypes, w1.layers[i].dtypes);
+      EXPECT_EQ(w.layers[i].conv.has_value(), w1.layers[i].conv.has_value());
+    }
+    ASSERT_EQ(w.vector_steps.size(), w1.vector_steps.size()) << v.name;
+    for (size_t i = 0; i < w.vector_steps.size(); ++i) {
+      EXPECT_EQ(w.vector_steps[i].name, w1.vector_steps[i].name);
+      EXPECT_EQ(w.vector_steps[i].rows, v.batch * w1.vector_steps[i].rows) << w.vector_steps[i].name;
+    }
+  }
+  std::vector<std::string> ops;  // every vector op of the block, each once
+  for (const VectorStep& step : one.at("blk").vector_steps)
+    if (ops.empty() || ops.back() != step.op) ops.push_back(step.op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"norm", "attn.scale", "attn.softmax", "res", "act"}));
+  // The derived graph keeps the attributes and the weights as written.
+  const std::string& blk4 = p.variants[2].derived_text;
+  for (const char* kept : {"{name: x, shape: [4, 16, 32], dtype: int8, role: activation}",
+                           "{name: wq, shape: [32, 32], dtype: int8, role: weight}", "heads: 4, causal: true"})
+    EXPECT_NE(blk4.find(kept), std::string::npos) << kept << "\n" << blk4;
+  EXPECT_NE(p.variants[4].derived_text.find("shape: [2, 16]"), std::string::npos) << p.variants[4].derived_text;
+}
+
+TEST_F(SweepSpec, BatchIsRefusedWhereAWorkloadHasNoBatchDimension) {
+  file("flat.yaml", "tensors:\n  - {name: x, shape: [64], dtype: int8, role: activation}\n"
+                    "  - {name: n, shape: [64], dtype: int8, role: weight}\nops:\n"
+                    "  - {name: norm, op: rmsnorm, in: [x, n], out: y}\n");
+  file("weights.yaml", "tensors:\n  - {name: a, shape: [8, 8], dtype: int8, role: weight}\n"
+                       "  - {name: b, shape: [8, 8], dtype: int8, role: weight}\nops:\n"
+                       "  - {name: mm, op: matmul, in: [a, b], out: c}\n");
+  file("cls.yaml", "tensors:\n  - {name: x, shape: [1, 4, 16], dtype: int8, role: activation}\n"
+                   "  - {name: cls, shape: [1, 1, 16], dtype: int8, role: weight}\nops:\n"
+                   "  - {name: join, op: concat, in: [cls, x], out: y, axis: 1}\n");
+  file("conv.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
+                   "c1, 10, 10, 3, 3, 4, 8, 1,\n");
+  expect_error("workloads: [flat.yaml]\nbatch: [1, 2]\n", 3, "batch", "flat.yaml:2: x: the activation has one dimension");
+  expect_error("workloads: [weights.yaml]\nbatch: [2]\n", 3, "batch", "no activation or KV cache among its inputs");
+  expect_error("workloads: [cls.yaml]\nbatch: [1, 4]\n", 3, "batch", "concat 'join': cls and x differ off the axis");
+  expect_error("workloads: [conv.csv]\npoints:\n  - {batch: 2}\n", 4, "batch", "conv.csv:2: c1: a convolution row");
+  // At batch 1 every one of them runs as written.
+  for (const char* w : {"flat.yaml", "weights.yaml", "cls.yaml", "conv.csv"})
+    EXPECT_EQ(expand(spec(std::string("workloads: [") + w + "]\nbatch: [1]\n")).tasks.size(), 1u) << w;
+}
+
+TEST_F(SweepSpec, BatchOfALayerListKeepsInputAndDensity) {
+  file("l.yaml", "layers:\n  - {name: a, M: 4, N: 8, K: 8, input_density: 0.25}\n"
+                 "  - {name: b, M: 4, N: 8, K: 8, input: none}\n");
+  const Plan p = expand(spec("workloads: [l.yaml]\nbatch: [3]\n"));
+  const Workload w = read_workload_text(p.variants[0].file, p.variants[0].derived_text);
+  ASSERT_EQ(w.layers.size(), 2u);
+  EXPECT_EQ(w.layers[0].M, 12);
+  EXPECT_EQ(w.layers[0].input_density, 0.25);
+  ASSERT_TRUE(w.layers[1].reads_previous.has_value());
+  EXPECT_FALSE(*w.layers[1].reads_previous);
 }
 
 TEST_F(SweepSpec, MalformedSpecsAreOneLineErrorsWithFileLineKey) {
