@@ -587,21 +587,7 @@ TEST_F(Sweep, BatchOnOperatorGraphsKeepsEveryOpAndScalesMacs) {
        "  - {name: attn, op: attention, in: [q, k, v], out: ctx, heads: 4}\n"
        "  - {name: res, op: add, in: [x, ctx], out: y}\n"
        "  - {name: act, op: gelu, in: [y], out: z}\n");
-  file("cnn.yaml",
-       "name: cnn\ntensors:\n"
-       "  - {name: img, shape: [1, 18, 18, 8], dtype: int8, role: activation}\n"
-       "  - {name: w1, shape: [3, 3, 8, 16], dtype: int8, role: weight}\n"
-       "  - {name: w2, shape: [3, 3, 16, 16], dtype: int8, role: weight}\n"
-       "  - {name: fc, shape: [16, 10], dtype: int8, role: weight}\n"
-       "ops:\n"
-       "  - {name: conv1, op: conv2d, in: [img, w1], out: c1, padding: 1}\n"
-       "  - {name: relu1, op: relu, in: [c1], out: r1}\n"
-       "  - {name: pool1, op: maxpool, in: [r1], out: p1, kernel: 2}\n"
-       "  - {name: conv2, op: conv2d, in: [p1, w2], out: c2, stride: 2, padding: 1}\n"
-       "  - {name: relu2, op: relu, in: [c2], out: r2}\n"
-       "  - {name: pool2, op: avgpool, in: [r2], out: p2, kernel: 5}\n"
-       "  - {name: flat, op: reshape, in: [p2], out: f, shape: [1, 16]}\n"
-       "  - {name: head, op: matmul, in: [f, fc], out: logits}\n");
+  file("cnn.yaml", slurp(src("tests/data/small-cnn.yaml")));
   // From the shapes as written: q, k, v projections (S x D x D) and attention's two GEMMs per head
   // (S x S x d each); conv1 18x18 out (padding 1), conv2 5x5 out of the 9x9 pool, the head.
   const int64_t S = 16, D = 32, H = 4;

@@ -81,17 +81,7 @@ namespace {
 // the array's edges alone could not deliver in its 974 cycles on 8 x 8 (an internal error: "conv2:
 // simulated time below the roofline bound"). The SRAM level counts both.
 TEST_F(WorkAsWritten, VectorKernelsTrafficCountsTheVectorPortsInTheRoofline) {
-  const std::string g = file("cnn.yaml",
-                             "name: cnn\ntensors:\n"
-                             "  - {name: img, shape: [1, 18, 18, 8], dtype: int8, role: activation}\n"
-                             "  - {name: w1, shape: [3, 3, 8, 16], dtype: int8, role: weight}\n"
-                             "  - {name: w2, shape: [3, 3, 16, 16], dtype: int8, role: weight}\n"
-                             "ops:\n"
-                             "  - {name: conv1, op: conv2d, in: [img, w1], out: c1, padding: 1}\n"
-                             "  - {name: relu1, op: relu, in: [c1], out: r1}\n"
-                             "  - {name: pool1, op: maxpool, in: [r1], out: p1, kernel: 2}\n"
-                             "  - {name: conv2, op: conv2d, in: [p1, w2], out: c2, stride: 2, padding: 1}\n")
-                            .string();
+  const std::string g = src("tests/data/small-cnn.yaml");
   const std::string out = (dir_ / "o").string();
   const Result r = cstsim("run --arch " + src("configs/arch/npu-128.yaml") + " --workload " + g +
                           " --set array.rows=8 --set array.cols=8 -q --out " + out);

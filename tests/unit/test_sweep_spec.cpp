@@ -221,27 +221,12 @@ const char* const kBlock =
     "  - {name: res, op: add, in: [x, ctx], out: y}\n"
     "  - {name: act, op: gelu, in: [y], out: z}\n";
 int64_t block_macs(int64_t B) { return 3 * B * kS * kD * kD + 2 * B * kH * kS * kS * (kD / kH); }
-const char* const kCnn =
-    "name: cnn\ntensors:\n"
-    "  - {name: img, shape: [1, 18, 18, 8], dtype: int8, role: activation}\n"
-    "  - {name: w1, shape: [3, 3, 8, 16], dtype: int8, role: weight}\n"
-    "  - {name: w2, shape: [3, 3, 16, 16], dtype: int8, role: weight}\n"
-    "  - {name: fc, shape: [16, 10], dtype: int8, role: weight}\n"
-    "ops:\n"
-    "  - {name: conv1, op: conv2d, in: [img, w1], out: c1, padding: 1}\n"
-    "  - {name: relu1, op: relu, in: [c1], out: r1}\n"
-    "  - {name: pool1, op: maxpool, in: [r1], out: p1, kernel: 2}\n"
-    "  - {name: conv2, op: conv2d, in: [p1, w2], out: c2, stride: 2, padding: 1}\n"
-    "  - {name: relu2, op: relu, in: [c2], out: r2}\n"
-    "  - {name: pool2, op: avgpool, in: [r2], out: p2, kernel: 5}\n"
-    "  - {name: flat, op: reshape, in: [p2], out: f, shape: [1, 16]}\n"
-    "  - {name: head, op: matmul, in: [f, fc], out: logits}\n";
 // conv1: 18x18 out (padding 1), conv2: 5x5 out from the 9x9 pool (stride 2, padding 1).
 int64_t cnn_macs(int64_t B) { return B * (18 * 18 * 16 * 9 * 8 + 5 * 5 * 16 * 9 * 16 + 16 * 10); }
 
 TEST_F(SweepSpec, BatchOnAGraphScalesItsBatchDimensionAndKeepsEveryOp) {
   file("blk.yaml", kBlock);
-  file("cnn.yaml", kCnn);
+  file("cnn.yaml", io::read_file(std::string(CSTSIM_SOURCE_DIR) + "/tests/data/small-cnn.yaml"));
   const Plan p = expand(spec("workloads: [blk.yaml, cnn.yaml]\nbatch: [1, 2, 4]\n"));
   ASSERT_EQ(p.variants.size(), 6u);
   std::map<std::string, Workload> one;
