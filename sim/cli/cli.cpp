@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -619,9 +620,9 @@ int run_command(const std::vector<std::string>& args) {
 constexpr const char* kReportBug =
     " (a cstsim bug, not your input: nothing was written; please report it with the command line and input files)";
 
-int cli_main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  cleanup::install();  // a signal removes the staging directory; a file-size limit is an error line
+namespace {
+
+int dispatch(std::vector<std::string> args) {
   try {
     if (args.empty())
       throw UsageError("no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
@@ -676,6 +677,23 @@ int cli_main(int argc, char** argv) {
     std::cerr << "error: " << InputError::one_line(e.what()) << "\n";
     return 2;
   }
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  cleanup::install();  // a signal removes the staging directory; a file-size limit is an error line
+  const int status = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  // A run that failed after its simulation started (a full disk or a file-size limit met by the
+  // trace, a process's error) leaves SystemC's other threads suspended, their frames never unwound:
+  // the process ends here, its output flushed, without tearing down what they hold.
+  if (status >= 2 && simulation_started()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  return status;
 }
 
 }  // namespace cstsim

@@ -182,6 +182,8 @@ void warn_dtype(const ArchSpec& a, const Workload& w) {
 
 }  // namespace
 
+bool simulation_started() { return sc_core::sc_get_status() != sc_core::SC_ELABORATION; }
+
 int run_simulation(const RunOptions& o) {
   HeldWarnings held;  // until the inputs are all checked
   const ArchSpec arch = load_arch(o.arch_path, o.overrides);

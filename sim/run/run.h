@@ -40,4 +40,8 @@ struct RunOptions {
 // Bad input throws InputError before anything is written.
 int run_simulation(const RunOptions& options);
 
+// Whether this process has started its simulation (sc_start): after a failure, SystemC's threads
+// may then be suspended mid-run.
+bool simulation_started();
+
 }  // namespace cstsim
