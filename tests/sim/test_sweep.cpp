@@ -572,21 +572,7 @@ namespace {
 // the batch-1 MACs computed here from the graphs' shapes; cycles grow with the batch; every layer
 // and vector kernel is there at every batch; the array's size matters at every batch as at batch 1.
 TEST_F(Sweep, BatchOnOperatorGraphsKeepsEveryOpAndScalesMacs) {
-  file("blk.yaml",
-       "name: blk\ntensors:\n"
-       "  - {name: x, shape: [1, 16, 32], dtype: int8, role: activation}\n"
-       "  - {name: nw, shape: [32], dtype: int8, role: weight}\n"
-       "  - {name: wq, shape: [32, 32], dtype: int8, role: weight}\n"
-       "  - {name: wk, shape: [32, 32], dtype: int8, role: weight}\n"
-       "  - {name: wv, shape: [32, 32], dtype: int8, role: weight}\n"
-       "ops:\n"
-       "  - {name: norm, op: layernorm, in: [x, nw], out: h}\n"
-       "  - {name: q, op: matmul, in: [h, wq], out: q}\n"
-       "  - {name: k, op: matmul, in: [h, wk], out: k}\n"
-       "  - {name: v, op: matmul, in: [h, wv], out: v}\n"
-       "  - {name: attn, op: attention, in: [q, k, v], out: ctx, heads: 4}\n"
-       "  - {name: res, op: add, in: [x, ctx], out: y}\n"
-       "  - {name: act, op: gelu, in: [y], out: z}\n");
+  file("blk.yaml", slurp(src("tests/data/attention-block.yaml")));
   file("cnn.yaml", slurp(src("tests/data/small-cnn.yaml")));
   // From the shapes as written: q, k, v projections (S x D x D) and attention's two GEMMs per head
   // (S x S x d each); conv1 18x18 out (padding 1), conv2 5x5 out of the 9x9 pool, the head.

@@ -202,30 +202,15 @@ TEST_F(SweepSpec, BatchScalesMOfEveryLayer) {
   EXPECT_FALSE(fs::exists(dir_ / "sw" / "workloads" / "b-b2.yaml"));
 }
 
-// A small attention block and a small CNN, their MACs at batch B computed here from the shapes
+// The small attention block and CNN of tests/data, their MACs at batch B computed here from the shapes
 // as written (not from the simulator's lowering).
 constexpr int64_t kS = 16, kD = 32, kH = 4;
-const char* const kBlock =
-    "name: blk\ntensors:\n"
-    "  - {name: x, shape: [1, 16, 32], dtype: int8, role: activation}\n"
-    "  - {name: nw, shape: [32], dtype: int8, role: weight}\n"
-    "  - {name: wq, shape: [32, 32], dtype: int8, role: weight}\n"
-    "  - {name: wk, shape: [32, 32], dtype: int8, role: weight}\n"
-    "  - {name: wv, shape: [32, 32], dtype: int8, role: weight}\n"
-    "ops:\n"
-    "  - {name: norm, op: layernorm, in: [x, nw], out: h}\n"
-    "  - {name: q, op: matmul, in: [h, wq], out: q}\n"
-    "  - {name: k, op: matmul, in: [h, wk], out: k}\n"
-    "  - {name: v, op: matmul, in: [h, wv], out: v}\n"
-    "  - {name: attn, op: attention, in: [q, k, v], out: ctx, heads: 4, causal: true}\n"
-    "  - {name: res, op: add, in: [x, ctx], out: y}\n"
-    "  - {name: act, op: gelu, in: [y], out: z}\n";
 int64_t block_macs(int64_t B) { return 3 * B * kS * kD * kD + 2 * B * kH * kS * kS * (kD / kH); }
 // conv1: 18x18 out (padding 1), conv2: 5x5 out from the 9x9 pool (stride 2, padding 1).
 int64_t cnn_macs(int64_t B) { return B * (18 * 18 * 16 * 9 * 8 + 5 * 5 * 16 * 9 * 16 + 16 * 10); }
 
 TEST_F(SweepSpec, BatchOnAGraphScalesItsBatchDimensionAndKeepsEveryOp) {
-  file("blk.yaml", kBlock);
+  file("blk.yaml", io::read_file(std::string(CSTSIM_SOURCE_DIR) + "/tests/data/attention-block.yaml"));
   file("cnn.yaml", io::read_file(std::string(CSTSIM_SOURCE_DIR) + "/tests/data/small-cnn.yaml"));
   const Plan p = expand(spec("workloads: [blk.yaml, cnn.yaml]\nbatch: [1, 2, 4]\n"));
   ASSERT_EQ(p.variants.size(), 6u);
