@@ -5,7 +5,7 @@
 
 Each case is a random GEMM chain (ws, os, is; int4, int8, bf16, fp8 with their packings; ideal
 memory or the full hierarchy; 1-4 clusters) or a random convolution on the row-stationary array
-(int16, int8, bf16; Eyeriss's DRAM channel). A case passes when the run
+(int16, int8, bf16, fp8; Eyeriss's DRAM channel, or HBM2 + mesh + scratchpad). A case passes when the run
 exits 0, summary.json says verify passed, every layer's MACs equal what the layer's shape asks
 for (M x N x K of the GEMM, or out_h x out_w x filters x fh x fw x channels of the convolution,
 computed here from the numbers written into the workload, never read back from the run), and the
@@ -47,8 +47,19 @@ def gemm_case(rng):
             "names": [n for n, _, _, k in layers if k >= 2]}  # K of 1 cannot be halved
 
 
+def rs_hierarchy_arch(rows, cols):
+    """A row-stationary array behind HBM2, the NPU mesh and a scratchpad (as tests/sim's RS test)."""
+    return ("name: rs-h\narray: {rows: %d, cols: %d}\ndataflow: rs\n"
+            "precision: {operand: int16, accumulator: int32}\n"
+            "rs: {filter_spad: 224, ifmap_spad: 12, psum_spad: 24, rlc: true}\nmemory: hierarchy\n"
+            "sram: {ifmap_kib: 64, filter_kib: 32, ofmap_kib: 64}\n"
+            "hbm: {spec: %s/configs/memory/hbm2-2000.yaml}\n"
+            "noc: {spec: %s/configs/noc/npu-mesh-4x4.yaml}\n"
+            "scratchpad: {banks: 40, word_bytes: 32}\n" % (rows, cols, SOURCE, SOURCE))
+
+
 def conv_case(rng):
-    operand = rng.choice(["int16", "int8", "bf16"])
+    operand = rng.choice(["int16", "int8", "bf16", "fp8_e4m3"])
     rows, cols = rng.randint(3, 12), rng.randint(3, 14)
     f = rng.randint(1, 7)
     size = rng.randint(f, 21)
@@ -56,10 +67,13 @@ def conv_case(rng):
     channels, filters = rng.randint(1, 8), rng.randint(1, 11)
     out = (size - f + stride + stride - 1) // stride  # SCALE-Sim's rounding (topology rows)
     sets = {"array.rows": rows, "array.cols": cols, "precision.operand": operand,
-            f"precision.macs_per_pe.{operand}": 1, "precision.accumulator": "fp32" if operand == "bf16" else "int32"}
+            f"precision.macs_per_pe.{operand}": 1,
+            "precision.accumulator": "fp32" if operand in ("bf16", "fp8_e4m3") else "int32"}
     text = ("Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
             f"c1, {size}, {size}, {f}, {f}, {channels}, {filters}, {stride},\n")
+    hierarchy = rng.random() < 0.4
     return {"kind": "rs", "arch": "eyeriss.yaml", "sets": sets, "file": "c.csv", "text": text,
+            "arch_text": rs_hierarchy_arch(rows, cols) if hierarchy else None,
             "macs": [out * out * filters * f * f * channels], "pes": rows * cols, "names": ["c1"]}
 
 
@@ -68,11 +82,16 @@ def run_case(binary, case, seed, plant):
     try:
         with open(os.path.join(d, case["file"]), "w") as f:
             f.write(case["text"])
-        cmd = [binary, "run", "--arch", os.path.join(ARCH, case["arch"]), "--workload", case["file"], "--out", "o",
+        arch = os.path.join(ARCH, case["arch"])
+        if case.get("arch_text"):
+            arch = os.path.join(d, "arch.yaml")
+            with open(arch, "w") as f:
+                f.write(case["arch_text"])
+        cmd = [binary, "run", "--arch", arch, "--workload", case["file"], "--out", "o",
                "--verify", "--no-trace", "-q", "--seed", str(seed)]
         for k, v in case["sets"].items():
             cmd += ["--set", f"{k}={v}"]
-        if case["kind"] == "rs" and case["sets"]["precision.operand"] == "bf16":  # Eyeriss's table prices integers
+        if case["kind"] == "rs" and case["sets"]["precision.operand"] in ("bf16", "fp8_e4m3"):  # Eyeriss's table: integers
             cmd += ["--energy", os.path.join(SOURCE, "configs", "energy", "horowitz-45nm.yaml")]
         if plant:
             cmd += ["--inject-plan-fault", plant]
