@@ -80,11 +80,8 @@ void check_readable(const fs::path& dir) {
   for (const fs::path& d : {dir, dir / "trace"}) {
     std::error_code ec;
     if (!fs::is_directory(d, ec)) continue;
-    for (const auto& e : fs::directory_iterator(d, ec)) {
-      const fs::file_status st = e.status(ec);
-      if (!ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st))
-        throw InputError(e.path().string(), 0, "", "is not a regular file (a FIFO, device or socket would block or never end)");
-    }
+    for (const auto& e : fs::directory_iterator(d, ec))
+      if (fs::exists(e.status(ec)) && !e.is_directory(ec)) check_input_file(e.path().string());  // dangling: skipped
   }
 }
 

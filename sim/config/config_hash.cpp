@@ -36,7 +36,18 @@ std::string layer_text(const Workload& w) {
   return text;
 }
 
-std::string arch_and_workload_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
+std::string hash_of(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace
+
+std::string config_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
   std::string text;
   std::istringstream in(canonical_text(arch));
   for (std::string line; std::getline(in, line);)  // the sub-files by content, below
@@ -59,38 +70,18 @@ std::string arch_and_workload_text(const ArchSpec& arch, const Workload& w, cons
   return text + layer_text(w);
 }
 
-std::string hash_of(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
-
-}  // namespace
-
-std::string config_text(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
-  return arch_and_workload_text(arch, w, mode, seed);
-}
-
 std::string config_hash(const ArchSpec& arch, const Workload& w, const std::string& mode, uint64_t seed) {
   return hash_of(config_text(arch, w, mode, seed));
 }
 
-std::string run_config_text(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
+std::string run_config_hash(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
                             uint64_t seed) {
   std::string text = config_text(arch, shares.at(0), mode, seed);
   // Pipeline stages differ: every stage's layers (the other splits give every chip chip 0's share).
   if (arch.pipeline_parallel > 1)
     for (size_t k = 1; k < shares.size(); ++k)
       text += fmt::format("stage={}\n", k) + workload_text(arch, shares[k]) + layer_text(shares[k]);
-  return text;
-}
-
-std::string run_config_hash(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
-                            uint64_t seed) {
-  return hash_of(run_config_text(arch, shares, mode, seed));
+  return hash_of(text);
 }
 
 }  // namespace cstsim

@@ -22,7 +22,5 @@ std::string config_text(const ArchSpec& arch, const Workload& workload, const st
 // stages every stage's. `cstsim run` and the sweep both hash through here.
 std::string run_config_hash(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
                             uint64_t seed);
-std::string run_config_text(const ArchSpec& arch, const std::vector<Workload>& shares, const std::string& mode,
-                            uint64_t seed);
 
 }  // namespace cstsim

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace cstsim {
 
 double reduce_ps_per_byte(const ArchSpec& a) {

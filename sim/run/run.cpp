@@ -365,7 +365,8 @@ int run_simulation(const RunOptions& o) {
       spdlog::debug("memory process: {} wake-ups, {} queue events", m->stats().wakeups, m->stats().steps);
     if (sink) sink->rethrow_write_error();
     std::vector<int64_t> end_cycles, chip_macs;
-    for (const auto& chip : chips) {
+    for (size_t k = 0; k < chips.size(); ++k) {
+      const Accelerator* chip = chips[k].get();
       if (!chip->finished()) throw std::logic_error("simulation stopped before every array finished");
       end_cycles.push_back(chip->end_cycle());
       int64_t macs = 0;
@@ -373,8 +374,7 @@ int run_simulation(const RunOptions& o) {
       for (const FlashKernelResult& r : chip->flash_results()) macs += r.macs;
       chip_macs.push_back(macs);
       check_invariants(arch, chip->layer_results());
-      check_work_as_written(arch, shares[distinct > 1 ? size_t(&chip - &chips.front()) : 0], chip->layer_results(),
-                            chip->flash_results());
+      check_work_as_written(arch, shares[distinct > 1 ? k : 0], chip->layer_results(), chip->flash_results());
     }
     if (sink) sink->finish(*std::max_element(end_cycles.begin(), end_cycles.end()));
     const std::vector<ArrayLayerResult>& results = accelerator.layer_results();

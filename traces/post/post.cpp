@@ -35,13 +35,13 @@ struct Machine {  // what the report needs from the run's arch
   double clock_hz = 0;
   int64_t operand_bytes = 1, accumulator_bytes = 4;
   OpsPerSecond peak_ops;
-  BytesPerSecond sram_bandwidth;  // the array's edge links at full width, and partial-sum reads
   BytesPerSecond dram_bandwidth;  // the memory channel, when there is one (every chip's)
   int chips = 1;                  // identical accelerators (arch chips)
   double edge_row_bytes = 1, edge_col_bytes = 1;  // a value on a row (column) edge link, as stored
   int arrays = 1;
   double vector_port_bytes = 0;  // the vector units' SRAM ports, bytes a cycle (all chips')
-  BytesPerSecond edge_bandwidth() const {
+  // The array's edge links at full width, the partial-sum reads, and the vector units' ports.
+  BytesPerSecond sram_bandwidth() const {
     return {((rows * edge_row_bytes + cols * (edge_col_bytes + 2.0 * accumulator_bytes)) * arrays + vector_port_bytes) *
             clock_hz};
   }
@@ -65,9 +65,7 @@ void widen_edges_to_the_trace(Machine& m, const std::vector<trace::Resource>& re
       widest = std::max(widest, std::strtod(rates.c_str() + at + 1, nullptr));
     (rows ? row : col) = std::max(rows ? row : col, widest / base);
   }
-  if (row == 1 && col == 1) return;
   m.edge_row_bytes *= row, m.edge_col_bytes *= col;
-  m.sram_bandwidth = m.edge_bandwidth();
 }
 
 Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
@@ -98,12 +96,13 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     const double a_bytes = stored_bytes("activation"), b_bytes = stored_bytes("weight");
     const double row = is ? b_bytes : a_bytes, col = is ? a_bytes : b_bytes;
     m.edge_row_bytes = row, m.edge_col_bytes = col, m.arrays = arrays;
-    m.sram_bandwidth = m.edge_bandwidth();
     // A vector unit (one a chip) reads and writes the SRAM through its own ports beside the array's
     // edges: the SRAM level delivers to both (a graph's kernels between layers are in its bytes).
-    if (summary.contains("vector") && summary["vector"].contains("port_bytes"))
+    if (summary.contains("vector") && summary["vector"].contains("port_bytes")) {
       m.vector_port_bytes = summary["vector"]["port_bytes"].get<double>() * m.chips;
-    m.sram_bandwidth = m.edge_bandwidth();
+      if (!(m.vector_port_bytes >= 0) || m.vector_port_bytes > 1e12)
+        throw InputError(summary_path.string(), 0, "vector.port_bytes", "must be a number of bytes from 0 to 1e12");
+    }
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>() * m.chips};
     return m;
@@ -314,12 +313,12 @@ class Reporter {
     r["clock_hz"] = reader_.header().clock_hz;
     const bool dram = m_.dram_bandwidth.value > 0;
     r["machine"] = {{"peak_ops_per_s", to_json(m_.peak_ops)},
-                    {"bandwidth", to_json(dram ? m_.dram_bandwidth : m_.sram_bandwidth)},
+                    {"bandwidth", to_json(dram ? m_.dram_bandwidth : m_.sram_bandwidth())},
                     {"bandwidth_level", dram ? "hbm" : "sram"},
                     {"bandwidth_note", dram ? "the memory channel (memory: channel)"
                                             : std::string("all array edge links at full width and the partial-sum reads: R x operand + C x (operand + 2 x accumulator) bytes per cycle") +
                                                   (m_.vector_port_bytes > 0 ? ", and the vector unit's SRAM ports" : "")}};
-    if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth);
+    if (dram) r["machine"]["sram_bandwidth"] = to_json(m_.sram_bandwidth());
     r["energy_table"] = {{"name", energy_.name}, {"temperature_K", energy_.temperature_k}};
     r["windows"] = {{"cycles", window}, {"seconds", window * period_}};
     r["total"] = scope(in.total, total, total_scoped, b_peak_total, "total", -1);
@@ -495,7 +494,7 @@ class Reporter {
     const Bytes b_level = use_hbm ? hbm : sram;
     if (use_hbm && m_.dram_bandwidth.value <= 0)
       throw std::logic_error("DRAM traffic in the trace but no DRAM bandwidth in the arch");
-    const BytesPerSecond bw = use_hbm ? m_.dram_bandwidth : m_.sram_bandwidth;
+    const BytesPerSecond bw = use_hbm ? m_.dram_bandwidth : m_.sram_bandwidth();
     const Seconds t_compute = ops / m_.peak_ops, t_memory = b_level / bw;
     const Seconds bound{std::max(t_compute.value, t_memory.value)};
     if (T.value + 1e-15 < bound.value * (1 - 1e-12))
