@@ -13,13 +13,11 @@
 #include <vector>
 
 #include "core/num_type.h"
-#include "plan/collective_kernel.h"
 #include "plan/dataflow.h"
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
-#include "plan/flash_kernel.h"
+#include "plan/program.h"
 #include "plan/rs_plan.h"
-#include "plan/vector_kernel.h"
 
 namespace cstsim {
 
@@ -120,31 +118,14 @@ struct Plan {
   Dataflow dataflow = Dataflow::WS;
   int rows = 0, cols = 0;
   int pack = 1;  // operands per PE word (core/precision.h): pass dims count K in values, folds in words
+  // The layers' table: what each GEMM-like layer computes and where its tensors lie. The steps
+  // that run them, and the kernels between them, are the program's.
   std::vector<LayerPlan> layers;
-  // The vector unit's kernels in run order, each between two layers (before_layer); empty
-  // without a vector unit (the workload's vector steps are then not simulated).
-  std::vector<VectorKernelPlan> vector_kernels;
-  std::vector<FlashKernelPlan> flash_kernels;  // attention with tiling: flash
-  // chips > 1: every chip runs this plan (its share of the workload) and meets the others in
-  // these collectives, in run order between layers (Workload::collectives).
+  // chips > 1: every chip runs this plan (its share of the workload) and meets the others in the
+  // program's collective steps.
   int chips = 1;
-  std::vector<CollectiveKernelPlan> collectives;
+  Program program;
 };
-
-// A kernel of the plan between two layers: vector_kernels[index], or flash_kernels[index] (flash),
-// or collectives[index] (collective).
-struct KernelRef {
-  bool flash = false;
-  size_t index = 0;
-  bool collective = false;
-};
-// The kernels that run before layer `layer` (after the last one: layers.size()), in graph order
-// (a collective before the vector or flash kernel of the same order).
-std::vector<KernelRef> kernels_before(const Plan& plan, size_t layer);
-
-// Whether kernels run between layer `layer` - 1 and layer `layer` (then nothing of the one is
-// prefetched or kept on chip across them).
-inline bool vector_kernels_before(const Plan& plan, size_t layer) { return !kernels_before(plan, layer).empty(); }
 
 // The folds of a pass on the plan's array.
 FoldPlan fold_plan(const Plan& plan, const PassPlan& pass);

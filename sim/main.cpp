@@ -4,7 +4,7 @@
 
 #include <systemc>
 
-#include "models/accelerator/sanitizer_stack.h"
+#include "models/base/sanitizer_stack.h"
 
 #include "sim/cli/cli.h"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <systemc>
 
-#include "models/accelerator/sanitizer_stack.h"
+#include "models/base/sanitizer_stack.h"
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -1,6 +1,7 @@
 #include "models/accelerator/accelerator.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -41,18 +42,29 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   p.fault = options.fault;
   if (index == 0) p.position = options.position;
   p.cluster = index;
-  p.cluster_set = cluster_set;
-  p.chips = options.chips;
   p.chip = options.chip;
-  p.memory_driver = memory;
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
-  p.memory_observer = spec.memory == MemoryMode::Ideal ? nullptr : this;
-  if (spec.vector.lanes > 0) {
-    vector_ = std::make_unique<VectorUnitModule>("vector", spec.vector, spec.clock_hz);
-    p.vector_unit = vector_.get();
-  }
-  array_ = std::make_unique<ArrayModule>("array", p, plan, nullptr, sink);
+  if (spec.vector.lanes > 0) vector_ = std::make_unique<VectorUnitModule>("vector", spec.vector, spec.clock_hz);
+  array_ = std::make_unique<ArrayModule>("array", p, plan, index == 0 ? options.listener : nullptr, sink);
+  memory_ = std::make_unique<ClusterMemory>(spec, index, cluster_set, memory, sink != nullptr,
+                                            options.mode == ArrayMode::Reference,
+                                            spec.memory == MemoryMode::Ideal ? nullptr : this);
+  SequencerParams q;
+  q.cluster = index;
+  q.clusters = spec.clusters;
+  q.period = array_->period();
+  q.cluster_set = cluster_set;
+  q.chips = options.chips;
+  q.chip = options.chip;
+  q.sink = sink;
+  q.position = p.position;
+  sequencer_ = std::make_unique<Sequencer>(plan, q, *memory_);
+  sequencer_->provide(array_.get());
+  sequencer_->provide(memory_.get());
+  if (vector_) sequencer_->provide(vector_.get());
+  if (options.chips) sequencer_->provide(options.chips);
+  SC_THREAD(sequence);
   if (sink && fifo_path) fifo_->declare(*sink);  // after the array's, as traces always had them
   if (sink && hierarchy) {
     // Declared in this order so traces stay byte-identical with earlier runs: the
@@ -69,7 +81,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     if (!rs) dma_->declare_spad_actions(*sink);
   }
   // Its resources only when it has work: traces of runs without vector kernels stay as they were.
-  if (sink && vector_ && (!plan.vector_kernels.empty() || !plan.flash_kernels.empty()))
+  if (sink && vector_ && (!plan.program.all<VectorKernelStep>().empty() || !plan.program.all<FlashKernelStep>().empty()))
     vector_->declare(*sink, spec.clusters > 1 ? p.trace_name + "." : "", hierarchy);
 }
 
@@ -159,48 +171,74 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
 Accelerator::~Accelerator() = default;
 
 bool Accelerator::finished() const {
-  return std::all_of(clusters_.begin(), clusters_.end(), [](const auto& c) { return c->array().finished(); });
+  return std::all_of(clusters_.begin(), clusters_.end(), [](const auto& c) { return c->sequencer().finished(); });
 }
 
 int64_t Accelerator::end_cycle() const {
   int64_t end = 0;
-  for (const auto& c : clusters_) end = std::max(end, c->array().end_cycle());
+  for (const auto& c : clusters_) end = std::max(end, c->sequencer().end_cycle());
   return end;
 }
 
-const std::vector<ArrayLayerResult>& Accelerator::layer_results() const {
-  if (clusters_.size() == 1) return clusters_.front()->array().results();
-  if (merged_finished_) return merged_results_;
-  std::vector<ArrayLayerResult> merged;
-  for (size_t i = 0; i < plan_.layers.size(); ++i) {
-    const LayerPlan& l = plan_.layers[i];
-    std::vector<const ArrayLayerResult*> parts;
-    for (const auto& c : clusters_) parts.push_back(&c->array().results()[i]);
-    merged.push_back(merge_layer_parts(spec_, {l.name, l.dims.M, l.dims.N, l.dims.K}, parts, true));
+namespace {
+
+// Cluster `c`'s results of type T, by step (nullptr: the step reported none of that type, or has
+// not run yet).
+template <typename T>
+std::vector<const T*> results_of(const Sequencer& c, size_t steps) {
+  std::vector<const T*> out(steps, nullptr);
+  const std::vector<StepOutcome>& done = c.outcomes();
+  for (size_t i = 0; i < done.size() && i < steps; ++i) out[i] = std::any_cast<T>(&done[i].result);
+  return out;
+}
+
+// Per step reporting a T on cluster 0: the clusters' parts, merged by `merge`.
+template <typename T, typename Merge>
+std::vector<T> merged(const std::vector<std::unique_ptr<ClusterModule>>& clusters, size_t steps, Merge merge) {
+  std::vector<std::vector<const T*>> by_cluster;
+  for (const auto& c : clusters) by_cluster.push_back(results_of<T>(c->sequencer(), steps));
+  std::vector<T> out;
+  for (size_t i = 0; i < steps; ++i) {
+    if (!by_cluster.front()[i]) continue;
+    std::vector<const T*> parts;
+    for (const auto& c : by_cluster) {
+      if (!c[i]) throw std::logic_error("a step reported on one cluster and not another");
+      parts.push_back(c[i]);
+    }
+    out.push_back(merge(parts, i));
   }
-  merged_results_ = std::move(merged);
+  return out;
+}
+
+}  // namespace
+
+std::vector<const ArrayLayerResult*> Accelerator::cluster_layer_results(int cluster) const {
+  std::vector<const ArrayLayerResult*> out;
+  for (const ArrayLayerResult* r : results_of<ArrayLayerResult>(clusters_[size_t(cluster)]->sequencer(),
+                                                                plan_.program.steps.size()))
+    if (r) out.push_back(r);
+  return out;
+}
+
+const std::vector<ArrayLayerResult>& Accelerator::layer_results() const {
+  if (merged_finished_) return merged_results_;
+  merged_results_ = merged<ArrayLayerResult>(clusters_, plan_.program.steps.size(), [&](const auto& parts, size_t i) {
+    if (parts.size() == 1) return *parts.front();
+    const LayerPlan& l = plan_.layers[size_t(plan_.program.steps[i].layer)];
+    return merge_layer_parts(spec_, {l.name, l.dims.M, l.dims.N, l.dims.K}, parts, true);
+  });
   merged_finished_ = finished();  // merged again while the run goes on
   return merged_results_;
 }
 
 std::vector<FlashKernelResult> Accelerator::flash_results() const {
-  std::vector<FlashKernelResult> merged;
-  for (size_t k = 0; k < plan_.flash_kernels.size(); ++k) {
-    std::vector<const FlashKernelResult*> parts;
-    for (const auto& c : clusters_) parts.push_back(&c->array().flash_results()[k]);
-    merged.push_back(merge_flash_parts(parts));
-  }
-  return merged;
+  return merged<FlashKernelResult>(clusters_, plan_.program.steps.size(),
+                                   [](const auto& parts, size_t) { return merge_flash_parts(parts); });
 }
 
 std::vector<VectorKernelResult> Accelerator::vector_results() const {
-  std::vector<VectorKernelResult> merged;
-  for (size_t k = 0; k < plan_.vector_kernels.size(); ++k) {
-    std::vector<const VectorKernelResult*> parts;
-    for (const auto& c : clusters_) parts.push_back(&c->array().vector_results()[k]);
-    merged.push_back(merge_vector_parts(parts));
-  }
-  return merged;
+  return merged<VectorKernelResult>(clusters_, plan_.program.steps.size(),
+                                    [](const auto& parts, size_t) { return merge_vector_parts(parts); });
 }
 
 namespace {

@@ -3,8 +3,9 @@
 // and executing the run's Plan:
 //
 //   accelerator
-//     cluster<k>          one per cluster
-//       array             ArrayModule: the systolic array and its process
+//     cluster<k>          one per cluster; its process is the sequencer (sequencer.h), which
+//                         walks the program and hands each step to its engine
+//       array             ArrayModule: the systolic array
 //       vector            VectorUnitModule: vector.lanes > 0
 //       scratchpad, dma   memory: hierarchy
 //       fifo, dma         memory: channel (fifo alone) | hbm
@@ -14,8 +15,8 @@
 //       ch<NN>            its channel controllers
 //
 // Every module holds its params by value and declares the trace resources it owns.
-// With several clusters the arrays share one memory system per (layer, pass) step
-// and meet at a barrier after each (ClusterSet).
+// With several clusters the sequencers share one memory system per memory step (a pass of a
+// layer, a kernel) and meet at a barrier after each (ClusterSet).
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "models/accelerator/accelerator_spec.h"
 #include "models/accelerator/memory_modules.h"
 #include "models/accelerator/memory_system.h"
+#include "models/accelerator/sequencer.h"
 #include "models/array/array_module.h"
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_observer.h"
@@ -35,6 +37,7 @@ namespace cstsim {
 
 struct AcceleratorOptions {
   ArrayMode mode = ArrayMode::Timing;
+  ArrayListener* listener = nullptr;  // optional: cluster 0's array events
   uint64_t seed = 1;        // operand values for the reference mode
   ArrayParams::Fault fault;  // reference mode: the checker's self-test
   RunPosition* position = nullptr;  // optional: where cluster 0 is, for a progress display
@@ -48,10 +51,12 @@ class NocModule;
 
 class ClusterModule : public sc_core::sc_module, public MemoryObserver {
  public:
+  SC_HAS_PROCESS(ClusterModule);
   ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
                 const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryDriver* memory, NocModule* noc,
                 HbmStackModule* hbm, trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
+  const Sequencer& sequencer() const { return *sequencer_; }
 
   void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) override;
   void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) override;
@@ -73,6 +78,9 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
   std::unique_ptr<TileFifoModule> fifo_;
   std::unique_ptr<VectorUnitModule> vector_;
   std::unique_ptr<ArrayModule> array_;
+  std::unique_ptr<ClusterMemory> memory_;
+  std::unique_ptr<Sequencer> sequencer_;
+  void sequence() { guard_process([this] { sequencer_->run(); }); }  // its SC_THREAD
 };
 
 class Accelerator : public sc_core::sc_module {
@@ -83,11 +91,12 @@ class Accelerator : public sc_core::sc_module {
   ~Accelerator() override;
 
   int clusters() const { return int(clusters_.size()); }
-  const ArrayModule& array(int cluster) const { return clusters_[size_t(cluster)]->array(); }
   bool finished() const;
-  int64_t end_cycle() const;  // first cycle after the last layer, once finished()
-  // Per layer, over every cluster (one cluster: its own results). Several clusters' are merged once
-  // the run has finished and kept (a run of many layers holds one copy, not one per call).
+  int64_t end_cycle() const;  // first cycle after the last step, once finished()
+  // Per layer, cluster `cluster`'s share of it.
+  std::vector<const ArrayLayerResult*> cluster_layer_results(int cluster) const;
+  // Per layer, over every cluster (one cluster: its own results). Built once the run has finished
+  // and kept (a run of many layers holds one copy, not one per call).
   const std::vector<ArrayLayerResult>& layer_results() const;
   // Per vector kernel of the plan, over every cluster.
   std::vector<VectorKernelResult> vector_results() const;
@@ -104,8 +113,8 @@ class Accelerator : public sc_core::sc_module {
   std::unique_ptr<HbmStackModule> hbm_;
   std::unique_ptr<NocModule> noc_;
   std::vector<std::unique_ptr<ClusterModule>> clusters_;
-  mutable std::vector<ArrayLayerResult> merged_results_;  // several clusters
-  mutable bool merged_finished_ = false;                  // merged_results_ are the finished run's
+  mutable std::vector<ArrayLayerResult> merged_results_;
+  mutable bool merged_finished_ = false;  // merged_results_ are the finished run's
 };
 
 }  // namespace cstsim

@@ -18,7 +18,7 @@
 #include <systemc>
 
 #include "models/memory/memory_group.h"
-#include "models/accelerator/process_guard.h"
+#include "models/base/process_guard.h"
 
 namespace cstsim {
 

@@ -31,7 +31,7 @@
 
 #include "models/hbm/hbm_device.h"
 #include "models/hbm/traffic.h"
-#include "models/accelerator/process_guard.h"
+#include "models/base/process_guard.h"
 
 namespace cstsim::hbm {
 

@@ -23,7 +23,7 @@
 #include <systemc>
 
 #include "models/noc/network.h"
-#include "models/accelerator/process_guard.h"
+#include "models/base/process_guard.h"
 
 namespace cstsim::noc {
 

@@ -31,7 +31,7 @@
 #include "models/vector/vector_params.h"
 #include "plan/vector_kernel.h"
 #include "traces/sink.h"
-#include "models/accelerator/process_guard.h"
+#include "models/base/process_guard.h"
 
 namespace cstsim {
 

@@ -344,19 +344,24 @@ int plan_command(const std::vector<std::string>& args) {
     const Workload& w = shares[c];
     const Plan plan = make_plan(arch, w);
     stage_starts.push_back({layers.size(), int(c)});
-    auto kernels = [&](size_t layer) {
-      for (const KernelRef& k : kernels_before(plan, layer))
-        layers.push_back(k.collective ? collective_json(arch, plan.collectives[k.index])
-                         : k.flash    ? flash_kernel_json(arch, plan.flash_kernels[k.index])
-                                      : vector_kernel_json(arch, plan.vector_kernels[k.index]));
-    };
-    for (size_t i = 0; i < w.layers.size(); ++i) {
-      kernels(i);
-      layers.push_back(simulated_plan(arch, plan, plan.layers[i]));
-      if (arch.chips > 1) layers.back()["split"] = w.layer_splits[i];
-      if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
+    for (const Step& step : plan.program.steps) {  // in run order
+      nlohmann::ordered_json entry;
+      if (step.layer >= 0) {
+        const size_t i = size_t(step.layer);
+        entry = simulated_plan(arch, plan, plan.layers[i]);
+        if (arch.chips > 1) entry["split"] = w.layer_splits[i];
+        if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
+      } else if (const CollectiveStep* c = step.as<CollectiveStep>()) {
+        entry = collective_json(arch, c->collective);
+      } else if (const FlashKernelStep* f = step.as<FlashKernelStep>()) {
+        entry = flash_kernel_json(arch, f->kernel);
+      } else if (const VectorKernelStep* v = step.as<VectorKernelStep>()) {
+        entry = vector_kernel_json(arch, v->kernel);
+      } else {
+        throw std::logic_error("plan: a step of kind '" + step.kind() + "' has no printer");
+      }
+      layers.push_back(std::move(entry));
     }
-    kernels(w.layers.size());
     if (stages)
       for (size_t e = stage_starts.back().first; e < layers.size(); ++e) layers[e]["chip"] = c;
   }

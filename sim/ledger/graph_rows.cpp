@@ -1,8 +1,11 @@
 #include "sim/ledger/graph_rows.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "sim/config/arch_spec.h"
+#include "sim/mapper/program_order.h"
 #include "sim/mapper/vector_plan.h"
 
 namespace cstsim::ledger {
@@ -59,21 +62,38 @@ std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
   ArchSpec a;  // the mapper's fusion alone: no partition bounds the tiles, nothing is placed
   a.vector.lanes = 1;
   a.vector.fusion = fusion;
-  Plan plan;
   uint64_t next = 0;
-  plan_vector_kernels(a, w, plan, next);
-  for (const FlashAttention& f : w.flash) {  // in the plan's order of kernels (graph order)
+  std::vector<FlashKernelPlan> flash;
+  for (const FlashAttention& f : w.flash) {  // placed in graph order as the mapper places them
     FlashKernelPlan k;
     k.name = f.name;
     k.before_layer = f.before_layer;
     k.order = f.order;
-    plan.flash_kernels.push_back(k);
+    k.line = f.line;
+    flash.push_back(k);
   }
+  std::vector<Step> layers;
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    Step s;
+    s.layer = int(i);
+    s.what = GemmLayerStep{};
+    layers.push_back(std::move(s));
+  }
+  const Program program = order_program(std::move(layers), plan_vector_kernels(a, w, {}, next), std::move(flash), {});
+  std::vector<bool> taken(w.flash.size(), false);
+  auto flash_op = [&](int line) {  // a kernel's op: the first not yet taken on its line
+    for (size_t i = 0; i < w.flash.size(); ++i)
+      if (!taken[i] && w.flash[i].line == line) return (taken[i] = true), i;
+    throw std::logic_error("graph_rows: a flash kernel without its op");
+  };
   std::vector<Row> rows;
-  for (size_t i = 0; i <= w.layers.size(); ++i) {
-    for (const KernelRef& k : kernels_before(plan, i))
-      rows.push_back(k.flash ? flash_row(w.flash[k.index]) : kernel_row(plan.vector_kernels[k.index]));
-    if (i < w.layers.size()) rows.push_back(layer_row(w.layers[i]));
+  for (const Step& s : program.steps) {
+    if (s.layer >= 0)
+      rows.push_back(layer_row(w.layers[size_t(s.layer)]));
+    else if (const FlashKernelStep* f = s.as<FlashKernelStep>())
+      rows.push_back(flash_row(w.flash[flash_op(f->kernel.line)]));
+    else if (const VectorKernelStep* v = s.as<VectorKernelStep>())
+      rows.push_back(kernel_row(v->kernel));
   }
   return rows;
 }

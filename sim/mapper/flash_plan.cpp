@@ -11,8 +11,10 @@
 
 namespace cstsim {
 
-void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next) {
-  if (w.flash.empty()) return;
+std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workload& w, const std::vector<LayerPlan>& layers,
+                                                const std::vector<VectorKernelPlan>& vector, uint64_t& next) {
+  std::vector<FlashKernelPlan> kernels;
+  if (w.flash.empty()) return kernels;
   const int64_t ifmap = a.ifmap_sram_kib * 1024, ofmap = a.ofmap_sram_kib * 1024, filter = a.filter_sram_kib * 1024;
   constexpr int64_t kAcc = 4;  // scores and output accumulators: fp32
   auto most = [](int64_t partition, int64_t per_row, int64_t cap) {
@@ -53,13 +55,13 @@ void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64
     auto even = [](int64_t n, int64_t most) { return (n + (n + most - 1) / most - 1) / ((n + most - 1) / most); };
     k.kv_block = even(k.Skv, k.kv_block);
     k.q_block = even(k.Sq, k.q_block);
-    plan.flash_kernels.push_back(k);
+    kernels.push_back(k);
   }
-  if (a.memory != "hierarchy") return;
-  TensorPlaces places(plan.layers, next);  // q, k and v where the layers and the vector kernels put them
-  places.keep(plan.vector_kernels);
-  for (size_t i = 0; i < plan.flash_kernels.size(); ++i) {
-    FlashKernelPlan& k = plan.flash_kernels[i];
+  if (a.memory != "hierarchy") return kernels;
+  TensorPlaces places(layers, next);  // q, k and v where the layers and the vector kernels put them
+  places.keep(vector);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    FlashKernelPlan& k = kernels[i];
     const FlashAttention& f = w.flash[i];
     const int64_t q_bytes = k.batch * k.Sq * k.heads * k.d * k.element_bytes;
     const int64_t kv_bytes = k.batch * k.Skv * k.kv_heads * k.d * k.element_bytes;
@@ -68,6 +70,7 @@ void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64
     k.v_addr = places.at(f.v, kv_bytes);
     k.o_addr = places.at(f.out, q_bytes);
   }
+  return kernels;
 }
 
 }  // namespace cstsim

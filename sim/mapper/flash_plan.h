@@ -15,8 +15,10 @@
 
 namespace cstsim {
 
-// Fills plan.flash_kernels. Throws InputError naming the op when the arch has no vector unit (the
-// online softmax runs there) or not even one row of a block fits.
-void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next);
+// The flash-attention kernels, in graph order. Throws InputError naming the op when the arch has no
+// vector unit (the online softmax runs there) or not even one row of a block fits. `vector`: the
+// vector kernels, whose tensors keep their places.
+std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workload& w, const std::vector<LayerPlan>& layers,
+                                                const std::vector<VectorKernelPlan>& vector, uint64_t& next);
 
 }  // namespace cstsim

@@ -12,6 +12,7 @@
 #include "core/input_error.h"
 #include "sim/mapper/dma_plan.h"
 #include "sim/mapper/pipeline.h"
+#include "sim/mapper/program_order.h"
 #include "sim/mapper/prefetch.h"
 #include "sim/mapper/rs_map.h"
 
@@ -379,7 +380,6 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   const int split = w.tensor_parallel * w.data_parallel * w.pipeline_parallel;
   if (split != a.chips) throw std::logic_error(fmt::format("a workload split over {} chips planned for {}", split, a.chips));
   plan.chips = a.chips;
-  plan.collectives = w.collectives;
   uint64_t next = 0;  // the run's tensors in HBM, layer by layer
   plan.layers.reserve(w.layers.size());  // no second copy of the layers while the vector grows
   for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -405,8 +405,9 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     else
       place_tensors(la, w.layers[i], plan.layers, lp, next);
   }
-  plan_vector_kernels(a, w, plan, next);
-  plan_flash_kernels(a, w, plan, next);
+  std::vector<VectorKernelPlan> vector = plan_vector_kernels(a, w, plan.layers, next);
+  std::vector<FlashKernelPlan> flash = plan_flash_kernels(a, w, plan.layers, vector, next);
+  plan.program = order_program(layer_steps(plan.layers), std::move(vector), std::move(flash), w.collectives);
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);
   return plan;

@@ -50,7 +50,7 @@ void plan_pipeline(const ArchSpec& a, Plan& plan) {
     LayerPlan& previous = plan.layers[i - 1];
     if (layer.input_from != int(i) - 1) continue;
     std::string& why = layer.input_not_on_chip;
-    if (vector_kernels_before(plan, i)) {
+    if (plan.program.kernels_between(i)) {
       why = "vector kernels run in between";
       continue;
     }

@@ -85,7 +85,7 @@ void plan_prefetch(const ArchSpec& a, Plan& plan) {
       std::vector<PassPlan>& passes = l.clusters[size_t(k)].passes;
       for (size_t p = 0; p < passes.size(); ++p) {
         PassPlan& next = passes[p];
-        if (p == 0 && vector_kernels_before(plan, i)) running = nullptr;  // the vector unit's traffic comes between
+        if (p == 0 && plan.program.kernels_between(i)) running = nullptr;  // the vector unit's traffic comes between
         if (running && running->has_dma && next.has_dma) {
           const bool a_written = p == 0 && l.input_from >= 0 && l.input_from == running_layer;
           const bool b_written = p == 0 && l.weight_from >= 0 && l.weight_from == running_layer;

@@ -82,8 +82,10 @@ VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
 
 }  // namespace
 
-void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next) {
-  if (a.vector.lanes == 0 || w.vector_steps.empty()) return;
+std::vector<VectorKernelPlan> plan_vector_kernels(const ArchSpec& a, const Workload& w,
+                                                  const std::vector<LayerPlan>& layers, uint64_t& next) {
+  std::vector<VectorKernelPlan> kernels;
+  if (a.vector.lanes == 0 || w.vector_steps.empty()) return kernels;
   // Who reads each tensor: steps by index, layers as -1 - index.
   std::map<std::string, std::set<int64_t>> readers;
   for (size_t i = 0; i < w.vector_steps.size(); ++i)
@@ -137,19 +139,20 @@ void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint6
                        fmt::format("its operands read once ({} bytes) do not fit the filter partition ({} B)",
                                    k.once_bytes(), filter));
     k.tile_rows = std::min(fit, std::max<int64_t>(1, (k.rows + 3) / 4));
-    plan.vector_kernels.push_back(std::move(k));
+    kernels.push_back(std::move(k));
   }
-  if (a.memory != "hierarchy") return;
+  if (a.memory != "hierarchy") return kernels;
   // Tensors a layer has a place for keep it; the others go after everything placed so far.
   std::map<std::string, int64_t> extent;
-  for (const VectorKernelPlan& k : plan.vector_kernels)
+  for (const VectorKernelPlan& k : kernels)
     for (const auto* list : {&k.reads, &k.writes})
       for (const VectorOperandPlan& o : *list)
         extent[o.tensor] = std::max(extent[o.tensor], std::max(k.rows * o.row_bytes, o.once_bytes));
-  TensorPlaces places(plan.layers, next);
-  for (VectorKernelPlan& k : plan.vector_kernels)
+  TensorPlaces places(layers, next);
+  for (VectorKernelPlan& k : kernels)
     for (auto* list : {&k.reads, &k.writes})
       for (VectorOperandPlan& o : *list) o.addr = places.at(o.tensor, extent[o.tensor]);
+  return kernels;
 }
 
 }  // namespace cstsim

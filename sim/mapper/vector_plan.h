@@ -21,9 +21,10 @@
 
 namespace cstsim {
 
-// Fills plan.vector_kernels (nothing without a vector unit). `next`: the first free HBM byte
-// after the layers' tensors (advanced past the kernels' own). Throws InputError naming the op
-// when not even one row of a kernel fits its scratchpad partitions.
-void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64_t& next);
+// The vector unit's kernels, in graph order (none without a vector unit). `next`: the first free
+// HBM byte after the layers' tensors (advanced past the kernels' own). Throws InputError naming
+// the op when not even one row of a kernel fits its scratchpad partitions.
+std::vector<VectorKernelPlan> plan_vector_kernels(const ArchSpec& a, const Workload& w,
+                                                  const std::vector<LayerPlan>& layers, uint64_t& next);
 
 }  // namespace cstsim

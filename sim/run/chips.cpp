@@ -56,13 +56,15 @@ int64_t whole_work_cycles(const Workload& share, const Plan& plan, const std::ve
   int64_t cycles = 0;
   for (size_t i = 0; i < layers.size() && i < plan.layers.size(); ++i)
     if (whole.count(plan.layers[i].name)) cycles += layers[i].end_cycle - layers[i].start_cycle + 1;
-  for (size_t k = 0; k < vector.size() && k < plan.vector_kernels.size(); ++k) {
-    const std::vector<std::string>& ops = plan.vector_kernels[k].ops;
+  const std::vector<const VectorKernelStep*> vector_steps = plan.program.all<VectorKernelStep>();
+  const std::vector<const FlashKernelStep*> flash_steps = plan.program.all<FlashKernelStep>();
+  for (size_t k = 0; k < vector.size() && k < vector_steps.size(); ++k) {
+    const std::vector<std::string>& ops = vector_steps[k]->kernel.ops;
     if (!ops.empty() && std::all_of(ops.begin(), ops.end(), [&](const std::string& op) { return whole.count(op) > 0; }))
       cycles += vector[k].end_cycle - vector[k].start_cycle + 1;
   }
-  for (size_t k = 0; k < flash.size() && k < plan.flash_kernels.size(); ++k)
-    if (whole.count(plan.flash_kernels[k].name)) cycles += flash[k].end_cycle - flash[k].start_cycle + 1;
+  for (size_t k = 0; k < flash.size() && k < flash_steps.size(); ++k)
+    if (whole.count(flash_steps[k]->kernel.name)) cycles += flash[k].end_cycle - flash[k].start_cycle + 1;
   return std::min(cycles, end_cycle);  // spans that overlap (on-chip pipelining) count once at most
 }
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/array/array_module.h"
+#include "models/array/layer_result.h"
 #include "models/interconnect/chip_set.h"
 #include "models/vector/vector_unit.h"
 #include "plan/plan.h"

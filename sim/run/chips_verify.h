@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/precision.h"
-#include "models/array/array_module.h"
+#include "models/array/layer_result.h"
 #include "plan/plan.h"
 
 namespace cstsim {

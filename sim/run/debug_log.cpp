@@ -26,14 +26,17 @@ void log_plan(const ArchSpec& a, const Plan& plan) {
                                           : "",
                   l.input_not_on_chip.empty() ? "" : ", input not kept on chip: " + l.input_not_on_chip);
   }
-  for (const VectorKernelPlan& k : plan.vector_kernels)
-    spdlog::debug("plan: vector kernel {} before layer {}: {} x {}, {} tiles of {} rows", k.name, k.before_layer, k.rows,
-                  k.cols, k.tiles(), k.tile_rows);
-  for (const FlashKernelPlan& k : plan.flash_kernels)
-    spdlog::debug("plan: flash attention {}: batch {} heads {} Sq {} Skv {} d {}", k.name, k.batch, k.heads, k.Sq, k.Skv,
-                  k.d);
-  for (const CollectiveKernelPlan& c : plan.collectives)
-    spdlog::debug("plan: collective {} ({}) before layer {}: {} B, {}", c.name, c.op, c.before_layer, c.bytes, c.why);
+  for (const Step& s : plan.program.steps)
+    spdlog::debug("plan: step {} ({}): {}{}", s.id, s.kind(), s.name, s.layer >= 0 ? fmt::format(", layer {}", s.layer) : "");
+  for (const VectorKernelStep* v : plan.program.all<VectorKernelStep>())
+    spdlog::debug("plan: vector kernel {}: {} x {}, {} tiles of {} rows", v->kernel.name, v->kernel.rows, v->kernel.cols,
+                  v->kernel.tiles(), v->kernel.tile_rows);
+  for (const FlashKernelStep* f : plan.program.all<FlashKernelStep>())
+    spdlog::debug("plan: flash attention {}: batch {} heads {} Sq {} Skv {} d {}", f->kernel.name, f->kernel.batch,
+                  f->kernel.heads, f->kernel.Sq, f->kernel.Skv, f->kernel.d);
+  for (const CollectiveStep* c : plan.program.all<CollectiveStep>())
+    spdlog::debug("plan: collective {} ({}): {} B, {}", c->collective.name, c->collective.op, c->collective.bytes,
+                  c->collective.why);
 }
 
 void log_timing(const std::vector<ArrayLayerResult>& layers, const std::vector<VectorKernelResult>& vector) {

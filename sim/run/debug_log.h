@@ -3,7 +3,7 @@
 // kernel's timing after it (debug level; nothing is computed unless it will be printed).
 #include <vector>
 
-#include "models/array/array_module.h"
+#include "models/array/layer_result.h"
 #include "models/vector/vector_unit.h"
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"

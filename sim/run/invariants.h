@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/array/array_module.h"
+#include "models/array/layer_result.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
 

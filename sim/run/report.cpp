@@ -100,12 +100,12 @@ nlohmann::ordered_json kernel_memory_json(const SharedStats& m) {
 // The vector unit's kernels: what each ran, when, and what it moved. bytes: what its tiles read
 // into and wrote out of the scratchpad through its ports (the plan's operands, counted as the tiles
 // ran); under memory: hierarchy, memory: the HBM and NoC figures of its step, measured.
-nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKernelPlan>& plan,
+nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<const VectorKernelStep*>& plan,
                                    const std::vector<VectorKernelResult>& results) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   int64_t compute = 0, waiting = 0, hbm_read = 0, hbm_written = 0, read = 0, written = 0;
   for (size_t i = 0; i < results.size(); ++i) {
-    const VectorKernelPlan& p = plan[i];
+    const VectorKernelPlan& p = plan.at(i)->kernel;
     const VectorKernelResult& k = results[i];
     nlohmann::ordered_json j;
     j["name"] = p.name;
@@ -150,11 +150,11 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<VectorKe
 }
 
 // Flash attention: its blocks, what the array and the vector unit did, and what it moved.
-nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<FlashKernelPlan>& plan,
+nlohmann::ordered_json flash_json(const ArchSpec& a, const std::vector<const FlashKernelStep*>& plan,
                                   const std::vector<FlashKernelResult>& results) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < results.size(); ++i) {
-    const FlashKernelPlan& p = plan[i];
+    const FlashKernelPlan& p = plan.at(i)->kernel;
     const FlashKernelResult& k = results[i];
     nlohmann::ordered_json j;
     j["name"] = p.name;
@@ -372,7 +372,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   j["layers"] = layer_spool ? io::JsonArraySpool::placeholder() : std::move(layers);
   int64_t vector_cycles = 0;
   if (r.vector && !r.vector->empty()) {
-    j["vector"] = vector_json(a, *r.vector_plan, *r.vector);
+    j["vector"] = vector_json(a, r.plan->program.all<VectorKernelStep>(), *r.vector);
     for (const VectorKernelResult& k : *r.vector) {
       vector_cycles += k.cycles();
       ideal_cycles += k.compute_cycles;  // the kernel with its operands always there
@@ -385,7 +385,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   cycles += vector_cycles;
   int64_t flash_cycles = 0;
   if (r.flash && !r.flash->empty()) {
-    j["flash_attention"] = flash_json(a, *r.flash_plan, *r.flash);
+    j["flash_attention"] = flash_json(a, r.plan->program.all<FlashKernelStep>(), *r.flash);
     for (const FlashKernelResult& k : *r.flash) {
       flash_cycles += k.cycles();
       macs += k.macs;

@@ -12,7 +12,7 @@
 #include "plan/rs_plan.h"
 
 #include "models/accelerator/module_info.h"
-#include "models/array/array_module.h"
+#include "models/array/layer_result.h"
 #include "models/vector/vector_unit.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
@@ -26,12 +26,11 @@ struct RunReport {
   std::string mode;         // "timing" or "reference"
   std::string config_hash;
   const std::vector<ModuleInfo>* modules = nullptr;  // the SystemC modules the run elaborated
-  // The vector unit's kernels (plan and results, one each); empty without a vector unit.
-  const std::vector<VectorKernelPlan>* vector_plan = nullptr;
+  const Plan* plan = nullptr;  // the plan the run executed: its program's kernels, scalesim's memory replay
+  // The results of the program's vector and flash-attention steps, one each, in order; empty
+  // without a vector unit.
   const std::vector<VectorKernelResult>* vector = nullptr;
-  const std::vector<FlashKernelPlan>* flash_plan = nullptr;  // attention with tiling: flash
   const std::vector<FlashKernelResult>* flash = nullptr;
-  const Plan* plan = nullptr;  // the plan the run executed (fold_pipeline: scalesim's memory replay)
 };
 
 // `layers`: where the per-layer entries go (summary["layers"] is then its placeholder, and the

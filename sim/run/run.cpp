@@ -18,7 +18,7 @@
 #include <systemc>
 
 #include "models/accelerator/accelerator.h"
-#include "models/accelerator/process_guard.h"
+#include "models/base/process_guard.h"
 #include "models/noc/topology.h"
 #include "core/text.h"
 #include "core/input_error.h"
@@ -383,8 +383,8 @@ int run_simulation(const RunOptions& o) {
     check_invariants(arch, results);  // before anything is written
     log_timing(results, vector);
 
-    RunReport run_report{&arch,    &workload, &results, mode, run_config_hash(arch, shares, mode, o.seed), &modules,
-                         &plan.vector_kernels, &vector, &plan.flash_kernels, &flash, &plan};
+    RunReport run_report{&arch, &workload, &results, mode, run_config_hash(arch, shares, mode, o.seed), &modules,
+                         &plan, &vector, &flash};
     io::JsonArraySpool summary_layers(out.path());
     nlohmann::ordered_json summary = summary_json(run_report, &summary_layers);
     if (sink)  // ties this report to its trace (cstsim post and export check it)
@@ -444,8 +444,8 @@ int run_simulation(const RunOptions& o) {
     } else if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
       bool passed = true;
       for (int k = 0; k < accelerator.clusters(); ++k)
-        for (size_t i = 0; i < accelerator.array(k).results().size(); ++i) {
-          const ArrayLayerResult& res = accelerator.array(k).results()[i];
+        for (size_t i = 0; i < accelerator.cluster_layer_results(k).size(); ++i) {
+          const ArrayLayerResult& res = *accelerator.cluster_layer_results(k)[i];
           if (res.verify.passed) continue;
           std::string where;
           if (accelerator.clusters() > 1) {  // the grid checks its own share: say where that lies in the layer

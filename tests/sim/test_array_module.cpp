@@ -1,11 +1,11 @@
-// The SystemC shell around the array: one module, one clockless thread, layers
-// back to back, events delivered to a listener, simulated time = cycles.
+// The array in its cluster: the sequencer's one clockless thread runs the layers back to back,
+// the array's events reach a listener, simulated time = cycles.
 // One sc_start per process: ctest runs each TEST in its own process.
 #include <gtest/gtest.h>
 
 #include <systemc>
 
-#include "models/array/array_module.h"
+#include "models/accelerator/accelerator.h"
 #include "models/array/fold_timing.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
@@ -34,12 +34,14 @@ ArchSpec arch() {
   return a;
 }
 
-ArrayParams params(ArrayMode mode) {
-  ArrayParams p;
-  p.spec = accelerator_spec(arch());
-  p.mode = mode;
-  return p;
+AcceleratorOptions options(ArrayMode mode, ArrayListener* listener) {
+  AcceleratorOptions o;
+  o.mode = mode;
+  o.listener = listener;
+  return o;
 }
+
+sc_core::sc_time period() { return sc_core::sc_time(1, sc_core::SC_NS); }  // 1 GHz
 
 const std::vector<GemmShape> kLayers{{"a", 20, 13, 17}, {"b", 3, 40, 9}};
 
@@ -49,7 +51,7 @@ Plan plan_of(const std::vector<GemmShape>& layers) {
   return make_plan(arch(), w);
 }
 
-void check_against_timing(const ArrayModule& m, const Recorder& rec) {
+void check_against_timing(const Accelerator& m, const Recorder& rec) {
   int64_t start = 0;
   std::vector<std::pair<int, ArrayEvent>> expected;
   for (size_t i = 0; i < kLayers.size(); ++i) {
@@ -59,8 +61,8 @@ void check_against_timing(const ArrayModule& m, const Recorder& rec) {
     append_events(t, ev);
     std::sort(ev.begin(), ev.end());
     for (const ArrayEvent& e : ev) expected.emplace_back(int(i), e);
-    EXPECT_EQ(m.results()[i].start_cycle, start);
-    EXPECT_EQ(m.results()[i].end_cycle, t.end);
+    EXPECT_EQ(m.layer_results()[i].start_cycle, start);
+    EXPECT_EQ(m.layer_results()[i].end_cycle, t.end);
     start = t.end + 1;
   }
   std::vector<std::pair<int, ArrayEvent>> got = rec.seen;
@@ -68,20 +70,20 @@ void check_against_timing(const ArrayModule& m, const Recorder& rec) {
     return std::tie(x.first, x.second) < std::tie(y.first, y.second);
   });
   EXPECT_EQ(got, expected);
-  EXPECT_EQ(sc_core::sc_time_stamp(), m.period() * double(start));
+  EXPECT_EQ(sc_core::sc_time_stamp(), period() * double(start));
 }
 
 TEST(ArrayModule, TimingModeRunsLayersBackToBack) {
   Recorder rec;
   const Plan plan = plan_of(kLayers);
-  ArrayModule m("array", params(ArrayMode::Timing), plan, &rec);
+  Accelerator m("accelerator", accelerator_spec(arch()), plan, options(ArrayMode::Timing, &rec));
   sc_core::sc_start();
   ASSERT_TRUE(m.finished());
   check_against_timing(m, rec);
   // Events are delivered no later than they happen: a fold's events arrive when it starts.
   for (size_t i = 0; i < rec.seen.size(); ++i) {
     if (rec.seen[i].second.kind == EventKind::FoldStart) {
-      EXPECT_EQ(rec.when[i], m.period() * double(rec.seen[i].second.cycle));
+      EXPECT_EQ(rec.when[i], period() * double(rec.seen[i].second.cycle));
     }
   }
 }
@@ -89,16 +91,16 @@ TEST(ArrayModule, TimingModeRunsLayersBackToBack) {
 TEST(ArrayModule, ReferenceModeStepsEveryCycleAndVerifies) {
   Recorder rec;
   const Plan plan = plan_of(kLayers);
-  ArrayModule m("array", params(ArrayMode::Reference), plan, &rec);
+  Accelerator m("accelerator", accelerator_spec(arch()), plan, options(ArrayMode::Reference, &rec));
   sc_core::sc_start();
   ASSERT_TRUE(m.finished());
   check_against_timing(m, rec);
-  for (const ArrayLayerResult& r : m.results()) {
+  for (const ArrayLayerResult& r : m.layer_results()) {
     EXPECT_TRUE(r.verify.ran);
     EXPECT_TRUE(r.verify.passed) << r.verify.detail;
   }
   // The register grid reports each event in the cycle it happens.
-  for (size_t i = 0; i < rec.seen.size(); ++i) EXPECT_EQ(rec.when[i], m.period() * double(rec.seen[i].second.cycle));
+  for (size_t i = 0; i < rec.seen.size(); ++i) EXPECT_EQ(rec.when[i], period() * double(rec.seen[i].second.cycle));
 }
 
 }  // namespace

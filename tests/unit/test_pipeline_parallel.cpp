@@ -9,7 +9,7 @@
 
 #include "core/input_error.h"
 #include "tests/unit/split_test_util.h"
-#include "plan/plan.h"
+#include "sim/mapper/program_order.h"
 #include "sim/workload/pipeline_parallel.h"
 
 namespace cstsim {
@@ -43,19 +43,20 @@ TEST(PipelineParallel, StagesRunTheirLayersOncePerMicroBatch) {
     EXPECT_FALSE(input_producer(st, 1) == 0);  // micro-batch 1 does not read micro-batch 0's output
     total += macs(st);
     // Receives (stage > 0) before each copy, sends (stage < 3) after it: 16 KiB a micro-batch.
-    Plan plan;
-    plan.collectives = st.collectives;
-    plan.layers.resize(2);
+    std::vector<LayerPlan> layers(2);
+    const Program program = order_program(layer_steps(layers), {}, {}, st.collectives);
     std::vector<std::string> seen;
-    for (size_t at = 0; at <= 2; ++at)
-      for (const KernelRef& k : kernels_before(plan, at))
-        if (k.collective) {
-          const CollectiveKernelPlan& c = st.collectives[k.index];
-          EXPECT_EQ(c.op, "send");
-          EXPECT_EQ(c.bytes, 256 * 64);
-          EXPECT_EQ(c.id, c.from * 2 + int(c.name[2] - '0'));
-          seen.push_back(std::to_string(at) + (c.to == s ? " recv " : " send ") + c.name);
-        }
+    size_t at = 0;  // the layers run so far
+    for (const Step& step : program.steps) {
+      if (step.layer >= 0) ++at;
+      if (const CollectiveStep* k = step.as<CollectiveStep>()) {
+        const CollectiveKernelPlan& c = k->collective;
+        EXPECT_EQ(c.op, "send");
+        EXPECT_EQ(c.bytes, 256 * 64);
+        EXPECT_EQ(c.id, c.from * 2 + int(c.name[2] - '0'));
+        seen.push_back(std::to_string(at) + (c.to == s ? " recv " : " send ") + c.name);
+      }
+    }
     std::vector<std::string> want;
     for (int k = 0; k < 2; ++k) {
       if (s > 0) want.push_back(fmt::format("{} recv mb{}.stage{}>{}", k, k, s - 1, s));

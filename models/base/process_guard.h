@@ -6,7 +6,7 @@
 #include <exception>
 #include <systemc>
 
-#include "models/accelerator/sanitizer_stack.h"
+#include "models/base/sanitizer_stack.h"
 
 namespace cstsim {
 

@@ -4,31 +4,15 @@
 // and V blocks from HBM one step ahead and writes each query block's output back.
 #include <algorithm>
 
+#include "core/registry.h"
 #include "models/array/array_module.h"
+#include "models/memory/cluster_memory.h"
 #include "models/array/array_stats.h"
 #include "models/array/array_trace.h"
 #include "models/array/fold_timing.h"
 #include "models/dma/explain_wait.h"
 
 namespace cstsim {
-
-FlashKernelResult merge_flash_parts(const std::vector<const FlashKernelResult*>& parts) {
-  // Side by side: the span is the slowest cluster's, and so are its array time and its waits.
-  const FlashKernelResult* slowest = parts.front();
-  for (const FlashKernelResult* p : parts)
-    if (!p->idle && (slowest->idle || p->end_cycle > slowest->end_cycle)) slowest = p;
-  FlashKernelResult m = *slowest;
-  m.macs = m.tiles = 0;
-  std::vector<const VectorKernelResult*> vector;
-  for (const FlashKernelResult* p : parts) {
-    vector.push_back(&p->vector);
-    if (p->idle) continue;
-    m.macs += p->macs;
-    m.tiles += p->tiles;
-  }
-  m.vector = merge_vector_parts(vector);  // the same slowest part: each one's vector ends with it
-  return m;
-}
 
 int64_t ArrayModule::run_tile_gemm(int64_t M, int64_t N, int64_t K, int64_t start, FlashKernelResult& r) {
   const AcceleratorSpec& a = params_.spec;
@@ -46,28 +30,30 @@ int64_t ArrayModule::run_tile_gemm(int64_t M, int64_t N, int64_t K, int64_t star
   return timing.end + 1;
 }
 
-FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int step, int64_t start) {
-  const AcceleratorSpec& a = params_.spec;
-  VectorUnitModule* unit = params_.vector_unit;
+namespace {
+
+FlashKernelResult run_flash_kernel(ArrayModule& array, StepContext& context, const FlashKernelPlan& k, int64_t start) {
+  const AcceleratorSpec& a = array.params().spec;
+  VectorUnitModule* unit = context.part<VectorUnitModule>();
   if (!unit) throw std::logic_error("a flash kernel was planned for an array without a vector unit");
-  const int cluster = params_.cluster;
-  const bool record = sink_ != nullptr;
+  const int cluster = context.cluster();
+  const bool record = array.sink() != nullptr;
   FlashKernelResult r;
   r.name = r.vector.name = k.name;
   r.start_cycle = r.vector.start_cycle = start;
   r.end_cycle = start - 1;
   r.has_hierarchy = a.memory == MemoryMode::Hierarchy;
-  std::shared_ptr<MemoryGroup> group = r.has_hierarchy ? memory_group(false) : nullptr;
+  std::shared_ptr<MemoryGroup> group = r.has_hierarchy ? context.part<ClusterMemory>()->group(false) : nullptr;
   DmaSystem* dma = group ? &group->dma() : nullptr;
 
   // This cluster's (batch, head) groups, and their steps in order: per query block, the key
   // blocks it sees.
-  struct Step {
+  struct TileStep {
     int64_t group, q, kv;
     bool first, last;  // of its query block
     bool loads_kv;     // brings K and V: every step, or (kv_resident) the first of a KV head
   };
-  std::vector<Step> steps;
+  std::vector<TileStep> steps;
   const int64_t g0 = k.groups() * cluster / a.clusters, g1 = k.groups() * (cluster + 1) / a.clusters;
   const int64_t share = k.heads / k.kv_heads;
   auto kv_group = [&](int64_t g) { return (g / k.heads) * k.kv_heads + (g % k.heads) / share; };
@@ -89,7 +75,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
   std::vector<std::vector<int>> reads(steps.size());
   std::vector<int> writes;
   auto enqueue_reads = [&](size_t s, int64_t earliest) {
-    const Step& st = steps[s];
+    const TileStep& st = steps[s];
     auto read = [&](uint64_t from, int64_t bytes, spad::Partition p) {
       reads[s].push_back(dma->enqueue(cluster, kernel_transfer(from, bytes, false), p,
                                       std::max(earliest, dma->to_acc(dma->now())), group->step()));
@@ -109,7 +95,7 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
   if (dma && !steps.empty()) enqueue_reads(0, start);
   int64_t t = start;  // the array and the vector unit take turns from here
   for (size_t s = 0; s < steps.size(); ++s) {
-    const Step& st = steps[s];
+    const TileStep& st = steps[s];
     int64_t begin = t;
     if (dma) {
       group->wait_for(cluster, [&] { return all_done(reads[s]); });
@@ -121,13 +107,13 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     }
     r.waiting_cycles += begin - t;
     const int64_t q = k.q_rows(st.q), c = k.kv_rows(st.kv);
-    t = run_tile_gemm(q, c, d, begin, r);  // S = Q_i K_j^T
+    t = array.run_tile_gemm(q, c, d, begin, r);  // S = Q_i K_j^T
     // Online softmax per row: scale (c multiplies), running max, s - m and the row's sum (3c adds),
     // exp(s - m) (c), the correction exp(m_old - m) (an add and an exp) applied to the running sum (a
     // multiply and an add) and to the partial output (d multiplies).
     const std::array<int64_t, 3> softmax = {q * (3 * c + 2), q * (c + d + 1), q * (c + 1)};
     t += unit->book_tile(softmax, q * c * 4, q * c * e, t, record, r.vector);
-    t = run_tile_gemm(q, d, c, t, r);  // O_i += P V_j
+    t = array.run_tile_gemm(q, d, c, t, r);  // O_i += P V_j
     ++r.tiles;
     if (!st.last) continue;
     t += unit->book_tile({0, q * d, q}, q * d * 4, q * d * e, t, record, r.vector);  // O_i / l
@@ -150,8 +136,23 @@ FlashKernelResult ArrayModule::run_flash_kernel(const FlashKernelPlan& k, int st
     group->done(cluster);
   }
   r.vector.end_cycle = r.end_cycle;
-  r.shared = end_kernel_step(step, group.get(), !r.idle, r.end_cycle);
+  r.shared = end_kernel_memory(context, group.get(), !r.idle, r.end_cycle);
   return r;
 }
+
+}  // namespace
+
+// Flash attention: its tile GEMMs on this cluster's array, its online softmax on the vector unit.
+class FlashEngine : public IStepEngine {
+ public:
+  StepOutcome run(const Step& step, int64_t start, StepContext& context) override {
+    ArrayModule* array = context.part<ArrayModule>();
+    if (!array) throw std::logic_error("a flash kernel on a cluster without an array");
+    FlashKernelResult r = run_flash_kernel(*array, context, step.as<FlashKernelStep>()->kernel, start);
+    const int64_t end = r.end_cycle;
+    return {end, std::move(r)};
+  }
+};
+CSTSIM_REGISTER(IStepEngine, FlashEngine, "flash")
 
 }  // namespace cstsim

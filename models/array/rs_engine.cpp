@@ -1,4 +1,4 @@
-// ArrayModule's row-stationary path: a layer's processing passes (plan/rs_plan.h), timed by
+// The "rs" engine's pass: a row-stationary layer's processing passes (plan/rs_plan.h), timed by
 // the closed form (rs_timing.h) or stepped on the register-level grid (rs_grid.h), which must
 // agree on every event, every network's words and the convolution's values.
 #include <algorithm>
@@ -7,10 +7,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "models/array/array_module.h"
+#include "models/array/layer_engines.h"
 #include "models/array/rs_grid.h"
 #include "models/array/rs_memory.h"
 #include "models/array/stall_causes.h"
+#include "models/memory/cluster_memory.h"
 #include "models/memory/rs_hierarchy_source.h"
 
 namespace cstsim {
@@ -25,27 +26,33 @@ std::unique_ptr<RsChannel> rs_channel(const AcceleratorSpec& a, const RsLayerPla
   return std::make_unique<RsChannel>(plan, bytes_per_cycle, latency, start);
 }
 
-}  // namespace
-
-std::unique_ptr<RsMemory> ArrayModule::rs_memory(const LayerPlan& L, int64_t start, bool reference) {
-  const AcceleratorSpec& a = params_.spec;
+// Its memory: a DRAM channel, the hierarchy (`reference`: the grid's own memory system), or none.
+std::unique_ptr<RsMemory> rs_memory(const AcceleratorSpec& a, ClusterMemory* memory, int cluster, const LayerPlan& L,
+                                    int64_t start, bool reference) {
   if (a.memory == MemoryMode::Channel) return rs_channel(a, *L.rs, start);
   if (a.memory != MemoryMode::Hierarchy) return nullptr;
   const RsTensors tensors{L.tensors[size_t(Matrix::A)].addr, L.tensors[size_t(Matrix::B)].addr,
                           L.tensors[size_t(Matrix::C)].addr};
-  return std::make_unique<RsHierarchySource>(a, *L.rs, tensors, start, memory_group(reference), params_.cluster);
+  return std::make_unique<RsHierarchySource>(a, *L.rs, tensors, start, memory->group(reference), cluster);
 }
 
-ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
-  const AcceleratorSpec& a = params_.spec;
-  const LayerPlan& L = plan_.layers[size_t(index)];
+}  // namespace
+
+ArrayLayerResult run_rs_layer(ArrayModule& array, StepContext& context, int index, int64_t start) {
+  const ArrayParams& params = array.params();
+  const AcceleratorSpec& a = params.spec;
+  const LayerPlan& L = context.plan().layers[size_t(index)];
   const RsLayerPlan& plan = *L.rs;
-  std::unique_ptr<RsMemory> memory = rs_memory(L, start, false);
+  ClusterMemory* cluster_memory = context.part<ClusterMemory>();
+  MemoryObserver* observer = cluster_memory ? cluster_memory->observer() : nullptr;
+  trace::TraceSink* sink = array.sink();
+  const RsTraceIds& ids = array.rs_trace_ids();
+  std::unique_ptr<RsMemory> memory = rs_memory(a, cluster_memory, params.cluster, L, start, false);
   auto* hierarchy = dynamic_cast<RsHierarchySource*>(memory.get());
   std::vector<RsStepTiming> steps;
-  const RsLayerTiming timing = compute_rs_timing(plan, start, memory.get(), sink_ ? &steps : nullptr);
+  const RsLayerTiming timing = compute_rs_timing(plan, start, memory.get(), sink ? &steps : nullptr);
   const RsLayerTiming ideal = memory ? compute_rs_timing(plan, start) : timing;
-  if (hierarchy) hierarchy->group().done(params_.cluster);  // its traffic is all in (drained)
+  if (hierarchy) hierarchy->group().done(params.cluster);  // its traffic is all in (drained)
 
   ArrayLayerResult r;
   r.shape = {L.name, L.dims.M, L.dims.N, L.dims.K};
@@ -112,9 +119,9 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
   r.plan.row_folds = rep.passes;
   r.plan.col_folds = 1;
 
-  if (sink_) {
-    sink_->begin_layer(index, L.name, start);
-    sink_->add(start, rs_trace_ids_.busy, 1);
+  if (sink) {
+    sink->begin_layer(index, L.name, start);
+    sink->add(start, ids.busy, 1);
     // Pass by pass as simulated time reaches them; the memory's transfers (by their start)
     // before the time passes their start.
     std::vector<RsTransfer> transfers = memory ? memory->transfers() : std::vector<RsTransfer>{};
@@ -124,35 +131,35 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     auto transfers_until = [&](int64_t cycle) {
       size_t upto = sent;
       while (upto < transfers.size() && transfers[upto].start <= cycle) ++upto;
-      announce_rs_transfers(*sink_, rs_trace_ids_, transfers.data() + sent, upto - sent);
+      announce_rs_transfers(*sink, ids, transfers.data() + sent, upto - sent);
       sent = upto;
     };
     // The HBM's and the NoC's part, simulated ahead with the layer: final where observed.
-    if (hierarchy && params_.memory_observer)
-      params_.memory_observer->layer_simulated(index, start, hierarchy->group(), hierarchy->group().dma().hbm_observed_before());
+    if (hierarchy && observer)
+      observer->layer_simulated(index, start, hierarchy->group(), hierarchy->group().dma().hbm_observed_before());
     for (size_t pi = 0; pi < plan.passes.size(); ++pi) {
       size_t last = first;
       while (last < steps.size() && steps[last].pass == int64_t(pi)) ++last;
       transfers_until(timing.passes[pi].start);
-      if (params_.mode == ArrayMode::Timing) wait_until(timing.passes[pi].start);
-      announce_rs_pass(*sink_, rs_trace_ids_, plan, pi, timing.passes[pi], steps.data() + first, last - first);
+      if (params.mode == ArrayMode::Timing) context.wait_until(timing.passes[pi].start);
+      announce_rs_pass(*sink, ids, plan, pi, timing.passes[pi], steps.data() + first, last - first);
       first = last;
     }
     transfers_until(timing.end);
-    sink_->add(timing.end + 1, rs_trace_ids_.busy, -1);
+    sink->add(timing.end + 1, ids.busy, -1);
   }
   // The rest of the HBM's and the NoC's part of R(t), final up to the layer's end.
-  if (hierarchy && params_.memory_observer)
-    params_.memory_observer->layer_simulated(index, -1, hierarchy->group(), hierarchy->group().settle(timing.end));
-  if (params_.mode == ArrayMode::Reference) {
+  if (hierarchy && observer)
+    observer->layer_simulated(index, -1, hierarchy->group(), hierarchy->group().settle(timing.end));
+  if (params.mode == ArrayMode::Reference) {
     // The grid with values of the layer's types, its own memory, from the same start.
     const Precision& p = a.array.precision;
-    const RsData data = make_random_rs_data(plan.shape, params_.seed + uint64_t(index),
+    const RsData data = make_random_rs_data(plan.shape, params.seed + uint64_t(index),
                                             {p.operand, p.activation_type(), p.weight_type(), p.accumulator},
                                             plan.gating_density);
-    std::unique_ptr<RsMemory> own = rs_memory(L, start, true);
+    std::unique_ptr<RsMemory> own = rs_memory(a, cluster_memory, params.cluster, L, start, true);
     const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
-    if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params_.cluster);
+    if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params.cluster);
     r.verify.ran = true;
     std::string problem = first_difference(timing.events, run.events);
     if (problem.empty() && run.end_cycle != timing.end)
@@ -166,11 +173,11 @@ ArrayLayerResult ArrayModule::run_rs_layer(int index, int64_t start) {
     r.verify.passed = problem.empty();
     r.verify.max_relative_error = rs_max_relative_error(run.result, data);
     r.verify.detail = problem;
-    spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} passes)", index + 1, plan_.layers.size(), L.name,
+    spdlog::info("verify: layer {}/{} {} {} ({} cycles, {} passes)", index + 1, context.plan().layers.size(), L.name,
                  r.verify.passed ? "ok" : "FAILED", r.cycles, rep.passes);
   }
-  publish(index, timing.events);
-  wait_until(timing.end);
+  array.publish(index, timing.events);
+  context.wait_until(timing.end);
   return r;
 }
 

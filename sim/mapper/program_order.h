@@ -1,0 +1,19 @@
+#pragma once
+// The mapper's last word: the program's steps in run order (plan/program.h). The layers run in the
+// workload's order; before each (and after the last) run the kernels the graph puts there, in
+// graph order, a collective before a vector or flash kernel of the same order.
+#include <vector>
+
+#include "plan/plan.h"
+
+namespace cstsim {
+
+// One step per layer, a GEMM on the fold pipeline or (LayerPlan::rs) a row-stationary layer.
+std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers);
+
+// Numbers the steps (id), and makes each depend on the one before it: the sequencer runs them in
+// order, each after the last has finished on every cluster.
+Program order_program(std::vector<Step> layers, std::vector<VectorKernelPlan> vector,
+                      std::vector<FlashKernelPlan> flash, std::vector<CollectiveKernelPlan> collectives);
+
+}  // namespace cstsim
