@@ -8,11 +8,13 @@ Rules, each a folder and what it may not include:
   - plan/ includes only plan/ and core/;
   - models/, traces/ never include sim/;
   - sim/mapper/ and traces/ never include models/;
+  - inside models/, folders include only their own floor or lower ones (MODEL_FLOORS), except the
+    includes CONTRIBUTING.md lists between its `layer-exceptions` markers;
+  - the sequencer (models/accelerator/sequencer.*) names no step kind: it dispatches by name;
   - <systemc> reaches none of core/, plan/, sim/mapper/, sim/sweep/ and the timing-rule
     classes (checked through the compiler's own dependency list, so it is transitive).
 
-There are no exceptions: every break is named, one line each. Exit 0 when all hold,
-1 otherwise.
+Every break is named, one line each. Exit 0 when all hold, 1 otherwise.
 """
 import json
 import re
@@ -32,6 +34,18 @@ RULES = [
     ("traces/", None, ("sim/", "models/")),
     ("sim/mapper/", None, ("models/",)),
 ]
+# The floors inside models/, lowest first: a folder may include its own and lower floors.
+MODEL_FLOORS = [
+    ("base",),
+    ("hbm", "noc", "scratchpad", "interconnect"),
+    ("dma",),
+    ("memory", "scalesim"),
+    ("vector",),
+    ("array",),
+    ("accelerator",),
+]
+# The step kinds' type names (plan/program.h), which the sequencer must not mention.
+STEP_KIND_TYPES = re.compile(r"\b(GemmLayerStep|RsLayerStep|VectorKernelStep|FlashKernelStep|CollectiveStep|ExtensionStep)\b")
 # Plain C++ that must compile without the SystemC kernel.
 NO_SYSTEMC = ["core/", "plan/", "sim/mapper/", "sim/sweep/", "models/hbm/timing_table", "models/hbm/bank",
               "models/hbm/hbm_checker", "models/hbm/hbm_controller", "models/hbm/hbm_device", "models/noc/router",
@@ -59,6 +73,55 @@ def include_breaks():
                     continue
                 if (allowed is not None and not inc.startswith(allowed)) or inc.startswith(forbidden):
                     out.append(f"{f} -> {inc}")
+    return out
+
+
+def model_floor(path):
+    parts = path.split("/")
+    if len(parts) < 3 or parts[0] != "models":
+        return None
+    for level, folders in enumerate(MODEL_FLOORS):
+        if parts[1] in folders:
+            return level
+    return -1  # a folder with no floor yet: every include from or to it is a break
+
+
+def layer_exceptions():
+    """The climbing includes CONTRIBUTING.md names: `from` -> `to`, fnmatch patterns."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    block = re.search(r"<!-- layer-exceptions: begin -->(.*?)<!-- layer-exceptions: end -->", text, re.S)
+    if not block:
+        return []
+    return re.findall(r"^- `([^`]+)` → `([^`]+)`", block.group(1), re.M)
+
+
+def model_breaks():
+    import fnmatch
+    allowed = layer_exceptions()
+    out, used = [], set()
+    for f in sources():
+        src = model_floor(f)
+        if src is None:
+            continue
+        text = (ROOT / f).read_text(errors="replace")
+        for inc in INCLUDE.findall(text):
+            dst = model_floor(inc)
+            if dst is None or inc.split("/")[1] == f.split("/")[1]:
+                continue
+            if src >= 0 and 0 <= dst <= src:
+                continue
+            hit = [(a, b) for a, b in allowed if fnmatch.fnmatch(f, a) and fnmatch.fnmatch(inc, b)]
+            if hit:
+                used.update(hit)
+                continue
+            out.append(f"{f} -> {inc}")
+    for a, b in allowed:
+        if (a, b) not in used:
+            out.append(f"CONTRIBUTING.md names `{a}` → `{b}`, which no include uses any more (drop it)")
+    for f in sources():
+        if f.startswith("models/accelerator/sequencer."):
+            for kind in sorted(set(STEP_KIND_TYPES.findall((ROOT / f).read_text()))):
+                out.append(f"{f} names the step kind {kind} (the sequencer dispatches by the kind's name)")
     return out
 
 
@@ -97,7 +160,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    found = include_breaks() + systemc_breaks(sys.argv[1])
+    found = include_breaks() + model_breaks() + systemc_breaks(sys.argv[1])
     for b in found:
         print(f"error: check_layers: {b}: an include that climbs a floor (DESIGN.md); fix it")
     if not found:

@@ -93,6 +93,8 @@ class Accelerator : public sc_core::sc_module {
   int clusters() const { return int(clusters_.size()); }
   bool finished() const;
   int64_t end_cycle() const;  // first cycle after the last step, once finished()
+  // Per step of the program, what its engine returned on cluster `cluster`.
+  const std::vector<StepOutcome>& outcomes(int cluster) const { return clusters_[size_t(cluster)]->sequencer().outcomes(); }
   // Per layer, cluster `cluster`'s share of it.
   std::vector<const ArrayLayerResult*> cluster_layer_results(int cluster) const;
   // Per layer, over every cluster (one cluster: its own results). Built once the run has finished

@@ -1,5 +1,5 @@
 #pragma once
-// What the tests of the multi-chip splits (tensor, data, pipeline) share.
+// What the tests of workloads and their multi-chip splits (tensor, data, pipeline) share.
 #include <cstdint>
 #include <string>
 

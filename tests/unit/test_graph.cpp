@@ -9,24 +9,17 @@
 #include "sim/workload/workload.h"
 #include "tests/hierarchy_spec.h"
 #include "tests/test_util.h"
+#include "tests/unit/split_test_util.h"
 
 using namespace cstsim;
 using namespace cstsim::testing_util;
 
 namespace {
 
-const std::string kModels = std::string(CSTSIM_SOURCE_DIR) + "/configs/workloads/models/";
-
 const Layer& layer(const Workload& w, const std::string& name) {
   for (const Layer& l : w.layers)
     if (l.name == name) return l;
   throw std::runtime_error("no layer " + name);
-}
-
-int64_t macs(const Workload& w) {
-  int64_t n = 0;
-  for (const Layer& l : w.layers) n += l.macs();
-  return n;
 }
 
 const char* kTensors =
