@@ -26,6 +26,7 @@
 #include "core/out_file.h"
 #include "core/staged_dir.h"
 #include "sim/config/config_hash.h"
+#include "sim/run/preflight.h"
 #include "sim/run/progress.h"
 #include "sim/run/trace_budget.h"
 #include "sim/run/report.h"
@@ -53,53 +54,6 @@ namespace cstsim {
 namespace {
 
 std::string default_energy_table() { return config_dir() + "/energy/horowitz-45nm.yaml"; }
-
-// What the energy table's size-dependent rows scale with: the SRAM partitions (every
-// cluster has its own) split into scratchpad.banks banks, the PEs, and the mesh's router
-// input buffers (memory: hierarchy only).
-post::Geometry energy_geometry(const ArchSpec& a) {
-  post::Geometry g;
-  const double cluster_bytes = double(a.ifmap_sram_kib + a.filter_sram_kib + a.ofmap_sram_kib) * 1024.0;
-  g.sram_bytes = cluster_bytes * a.clusters;
-  g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
-  g.pes = double(a.rows) * double(a.cols) * a.clusters;
-  if (a.memory == "hierarchy") g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
-  g.sram_bytes *= a.chips, g.pes *= a.chips, g.noc_buffer_bytes *= a.chips;  // every chip's
-  return g;
-}
-
-// The table the run prices its trace with (written to its directory): size-dependent rows resolved
-// for the arch; with chips, every static row once per chip (the rows that scale with size already
-// count every chip's) and the interconnect's wire bytes at its link preset's energy per bit.
-post::EnergyTable run_energy_table(const ArchSpec& a, const std::string& path) {
-  const post::EnergyTable raw = post::load_energy_table(path);
-  post::EnergyTable table = post::resolved(raw, energy_geometry(a));
-  if (a.chips == 1) return table;
-  for (size_t i = 0; i < table.static_power.size(); ++i)
-    if (raw.static_power[i].watts_per_byte < 0 && raw.static_power[i].watts_per_pe < 0 &&
-        raw.static_power[i].watts_per_buffer_byte < 0) {
-      table.static_power[i].watts *= a.chips;
-      table.static_power[i].source += fmt::format(" (x {} chips)", a.chips);
-    }
-  post::ActionEnergy link;
-  link.action = "link.interconnect";
-  link.pj = 8 * a.link_spec.pj_per_bit;
-  link.per = "byte on a chip-to-chip link (payload and headers)";
-  link.source = fmt::format("{} x 8 bits: {} ({})", a.link_spec.pj_per_bit, a.interconnect.link_name, a.interconnect.link);
-  table.actions.push_back(link);
-  return table;
-}
-
-// The register-level mode tags tokens with fold*T + t in 32 bits and holds the
-// operands in memory; refuse, by name, a layer it cannot take.
-void check_reference_limits(const ArchSpec& a, const Workload& w) {
-  for (const Layer& l : w.layers) {
-    const FoldPlan p = make_fold_plan(a.dataflow, a.rows, a.cols, l.M, l.N, l.K, a.precision.pack);
-    if (double(p.fold_count()) * double(p.T) >= double(std::numeric_limits<int32_t>::max()) ||
-        double(l.M) * double(l.K) + double(l.K) * double(l.N) > 2e9)  // operands held as 4-byte floats: 8 GB
-      throw InputError(w.source, l.source_line, l.name, "layer too large for --verify (register-level mode)");
-  }
-}
 
 // Warnings said while the inputs are still being checked wait until every check has passed: a run
 // refused as bad input prints its one error line and nothing else. Other lines pass at once; the
@@ -184,80 +138,39 @@ void warn_dtype(const ArchSpec& a, const Workload& w) {
 
 bool simulation_started() { return sc_core::sc_get_status() != sc_core::SC_ELABORATION; }
 
-int run_simulation(const RunOptions& o) {
-  HeldWarnings held;  // until the inputs are all checked
-  const ArchSpec arch = load_arch(o.arch_path, o.overrides);
-  // --energy, else the table the arch names, else the default.
-  const std::string energy_path =
-      !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
-  std::vector<std::string> dense;  // layers --sparsity leaves dense
+namespace {
+
+// The run's inputs, read: the arch, its energy table's path, and the workload as each chip runs it.
+struct RunInputs {
+  ArchSpec arch;
+  std::string energy_path;  // --energy, else the table the arch names, else the default
   // chips > 1: every chip runs the same share of the workload (sim/workload/data_parallel.h), or,
-  // in pipeline stages, each chip its stage's.
-  const std::vector<Workload> shares = run_workloads(arch, load_workload(o.workload_path), o.sparsity, o.train, &dense);
-  const size_t distinct = arch.pipeline_parallel > 1 ? shares.size() : 1;  // the shares that differ
-  const Workload& workload = shares.front();
+  // in pipeline stages, each chip its stage's: `distinct` of them differ.
+  std::vector<Workload> shares;
+  size_t distinct = 1;
+  const Workload& workload() const { return shares.front(); }
+};
+
+RunInputs load_inputs(const RunOptions& o) {
+  RunInputs in;
+  in.arch = load_arch(o.arch_path, o.overrides);
+  const ArchSpec& arch = in.arch;
+  in.energy_path = !o.energy_table.empty() ? o.energy_table : !arch.energy.empty() ? arch.energy : default_energy_table();
+  std::vector<std::string> dense;  // layers --sparsity leaves dense
+  in.shares = run_workloads(arch, load_workload(o.workload_path), o.sparsity, o.train, &dense);
+  in.distinct = arch.pipeline_parallel > 1 ? in.shares.size() : 1;
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());
-  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy" && arch.hbm.layout != "tiled")
-    throw InputError(o.arch_path, 0, "hbm.layout",
-                     "2:4 weights under memory: hierarchy need hbm.layout: tiled (row-major blocks of kept values "
-                     "and their places are not modelled)");
+  return in;
+}
 
-  const Layer* gated = nullptr;  // a layer whose zero activations the PEs gate
-  if (arch.zero_gating)
-    for (const Layer& l : workload.layers) {
-      if (l.input_density >= 1) continue;
-      if (!gated) gated = &l;
-      if (arch.skip_2_4 && l.weights_2_4)
-        throw InputError(workload.source, l.source_line, l.name,
-                         "zero gating of a layer whose 2:4 weights the PEs skip is not modelled (which zero activations "
-                         "meet kept weights depends on the weights' places)");
-    }
-  warn_unsimulated(arch, workload);
-  warn_dtype(arch, workload);
-  // Before anything is written. The inputs: those named, and every file a loader has opened so far
-  // (an HBM file's preset chain, NoC presets, link files, includes), however it was reached.
-  std::vector<std::filesystem::path> named{o.arch_path,    o.workload_path, energy_path,
-                                           o.normalization, arch.hbm.spec,  arch.noc.spec,
-                                           arch.interconnect.link};
-  const auto check_out = [&] {
-    std::vector<std::filesystem::path> inputs = named;
-    for (std::filesystem::path& p : inputs_read()) inputs.push_back(std::move(p));
-    check_out_target(o.out_dir, inputs, o.force);
-  };
-  check_out();
-  if (arch.chips > 1 && o.verify && arch.clusters > 1)
-    throw InputError(o.arch_path, 0, "clusters", "--verify across chips checks one array per chip (clusters: 1)");
-  if (arch.chips > 1 && o.verify)
-    for (const Layer& l : workload.layers)
-      if (l.input_density < 1)  // zeros are placed by each chip's own share, not cut from one whole
-        throw InputError(workload.source, l.source_line, l.name,
-                         "--verify across chips takes dense inputs (input_density 1): zero gating's zeros are placed "
-                         "in each chip's share");
-  if (arch.chips > 1 && o.fault_cycle >= 0) throw InputError("--inject-fault", 0, "", "applies to one chip (chips: 1)");
-  if (arch.chips > 1 && arch.vector.lanes == 0)
-    for (const CollectiveKernelPlan& c : workload.collectives)
-      if (c.op == "all_reduce")
-        throw InputError(o.arch_path, 0, "vector.lanes",
-                         fmt::format("{} chips add the partial sums of {} on their vector units: the arch has none "
-                                     "(vector.lanes)", arch.chips, c.tensor));
-  if (o.verify)
-    for (size_t d = 0; d < distinct; ++d) check_reference_limits(arch, shares[d]);
-  if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
-    throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
-                                              "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
-  for (size_t d = 0; d < distinct && o.verify; ++d)
-    if (!shares[d].flash.empty())
-      throw InputError(workload.source, shares[d].flash.front().line, shares[d].flash.front().name,
-                       "--verify checks layers on the register-level array; flash attention's tiles are timed by the "
-                       "closed form only (use tiling: materialized to verify)");
-  // The one plan the models execute (pipeline stages: one per chip); every layer must map, and its
-  // DMA programs fit, before anything runs (each share's first pass is its longest).
+// The plans the models execute (pipeline stages: one per chip); with --inject-plan-fault, one of them wrong.
+std::vector<Plan> plan_run(const RunOptions& o, const RunInputs& in) {
   std::vector<Plan> plans;
-  for (size_t d = 0; d < distinct; ++d) {
-    plans.push_back(make_plan(arch, shares[d]));
-    add_scalesim_memory(arch, shares[d], plans.back());
+  for (size_t d = 0; d < in.distinct; ++d) {
+    plans.push_back(make_plan(in.arch, in.shares[d]));
+    add_scalesim_memory(in.arch, in.shares[d], plans.back());
   }
   if (!o.plan_fault_layer.empty()) {
     auto layer = std::find_if(plans.front().layers.begin(), plans.front().layers.end(),
@@ -271,196 +184,233 @@ int run_simulation(const RunOptions& o) {
         p.dims.K /= 2;
       }
   }
-  const Plan& plan = plans.front();
-  log_plan(arch, plan);
-  if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
-  for (const Plan& each : plans) {
-    if (arch.memory != "hierarchy") break;
-    check_hbm_capacity(arch, each);
-    for (const LayerPlan& l : each.layers)
-      for (const ClusterLayerPlan& c : l.clusters)
-        if (!c.passes.front().idle() && !l.rs) {  // row stationary moves no DMA program of folds
-          const PassPlan& first = c.passes.front();
-          check_hierarchy(arch, dma_program(fold_plan(each, first), first));
-        }
-  }
-  AcceleratorSpec spec = accelerator_spec(arch);
-  spec.check_hbm_protocol = o.check_hbm;
-  // Read the energy table (and normalization) now, so bad input fails before any output exists.
-  const std::string type = to_string(arch.precision.operand), mac_row = "mac." + type + ".executed";
-  const post::EnergyTable run_table = run_energy_table(arch, energy_path);  // as energy.yaml will hold it
-  if (!run_table.find(mac_row))
-    throw InputError(energy_path, 0, "actions",
-                     fmt::format("no row prices {} MACs ({}), the array's operand type (precision.operand)", type, mac_row));
-  if (gated && !run_table.find("mac." + type + ".gated"))
-    throw InputError(energy_path, 0, "actions",
-                     fmt::format("no row mac.{}.gated prices the {} MACs the PEs gate (sparsity.zero_gating; layer {} "
-                                 "has input density {})", type, type, gated->name, gated->input_density));
-  if (!o.normalization.empty()) post::load_normalization(o.normalization);
-  check_out();  // again, now with the energy table's base chain and the normalization read
-  StagedDir out(o.out_dir, o.force);  // an output path that cannot be made fails here, before any progress line
-  held.release();  // every input has passed: the warnings about them may now be said
-  const std::string mode = o.verify ? "reference" : "timing";
+  log_plan(in.arch, plans.front());
+  return plans;
+}
 
+// The simulated machine: the trace, the chips (each an Accelerator) and the links between them.
+struct Machine {
+  std::unique_ptr<trace::TraceSink> sink;
+  std::unique_ptr<RunProgress> progress;
+  std::unique_ptr<ic::ChipSet> chip_set;
+  std::vector<std::unique_ptr<Accelerator>> chips;
+  std::vector<ModuleInfo> modules;
+  Accelerator& first() const { return *chips.front(); }
+};
+
+Machine build_machine(const RunOptions& o, const RunInputs& in, const std::vector<Plan>& plans,
+                      const std::filesystem::path& out, const post::EnergyTable& table) {
+  const ArchSpec& arch = in.arch;
+  Machine m;
+  if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
+    m.sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
+        out / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); }, o.max_trace_bytes});
+  std::vector<RunProgress::Layer> layers;
+  for (const LayerPlan& l : plans.front().layers) layers.push_back({l.name, l.macs()});
+  m.progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
   AcceleratorOptions options;
   options.mode = o.verify ? ArrayMode::Reference : ArrayMode::Timing;
   options.seed = o.seed;
   options.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
-  if (o.fault_cycle >= 0 && (o.fault_row >= arch.rows || o.fault_col >= arch.cols || o.fault_row < 0 || o.fault_col < 0))
-    throw InputError("--inject-fault", 0, "", "PE outside the array");
-  if (o.fault_cycle >= 0 && (o.fault_cluster < 0 || o.fault_cluster >= arch.clusters))
-    throw InputError("--inject-fault", 0, "", fmt::format("cluster {} outside 0..{}", o.fault_cluster, arch.clusters - 1));
-  try {
-    std::unique_ptr<trace::TraceSink> sink;
-    if (o.trace)  // a trace that cannot be written (disk full) ends the simulation at once
-      sink = std::make_unique<trace::TraceSink>(trace::TraceSink::Options{
-          out.path() / "trace", arch.clock_hz, o.window, size_t(1) << 15, [] { sc_core::sc_stop(); },
-          o.max_trace_bytes});
-    std::vector<RunProgress::Layer> layers;
-    for (const LayerPlan& l : plan.layers) layers.push_back({l.name, l.macs()});
-    auto progress = std::make_unique<RunProgress>(std::move(layers), o.progress_every, isatty(STDERR_FILENO) != 0);
-    options.position = &progress->position();
-    // chips > 1: the interconnect first (its links lead the trace), then every chip, each under its
-    // own names on the trace ("chip<k>.").
-    std::unique_ptr<ic::ChipSet> chip_set;
-    // Pipeline stages run different layers at once: the trace is one band over them all.
-    if (sink && distinct > 1)
-      sink->one_layer(fmt::format("{} pipeline stages x {} micro-batches", arch.chips, arch.micro_batches));
-    if (arch.chips > 1) chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), run_collectives(shares), sink.get());
-    std::vector<std::unique_ptr<Accelerator>> chips;
-    for (int k = 0; k < arch.chips; ++k) {
-      AcceleratorOptions mine = options;
-      mine.chips = chip_set.get();
-      mine.chip = k;
-      if (k > 0) mine.position = nullptr;  // the progress display follows chip 0
-      if (sink && chip_set) sink->set_scope(fmt::format("chip{}.", k));
-      const std::string name = chip_set ? fmt::format("chip{}", k) : "accelerator";
-      chips.push_back(std::make_unique<Accelerator>(name.c_str(), spec, plans[distinct > 1 ? size_t(k) : 0], mine,
-                                                    sink.get()));
-    }
-    if (sink) sink->set_scope("");
-    if (sink) {  // the trace's size, and a price for every action it can count: found now, not after the run
-      const std::vector<std::string> actions = sink->action_names();
-      check_trace_budget(plan, arch, o.window, actions.size(), o.max_trace_bytes);
-      for (const std::string& action : actions)
-        if (!run_table.find(post::unscoped_action(action)) && !post::EnergyTable::is_nominal(post::unscoped_action(action)))
-          throw InputError(energy_path, 0, "actions",
-                           fmt::format("no row prices {}, an action this run counts (add a row for it)", action));
-    }
-    Accelerator& accelerator = *chips.front();
-    std::vector<ModuleInfo> modules;
-    for (const auto& chip : chips)
-      for (ModuleInfo& m : chip->modules()) modules.push_back(std::move(m));
-    spdlog::debug("modules:\n{}", module_tree(modules));
+  options.position = &m.progress->position();
+  // chips > 1: the interconnect first (its links lead the trace), then every chip, each under its
+  // own names on the trace ("chip<k>.").
+  trace::TraceSink* sink = m.sink.get();
+  // Pipeline stages run different layers at once: the trace is one band over them all.
+  if (sink && in.distinct > 1)
+    sink->one_layer(fmt::format("{} pipeline stages x {} micro-batches", arch.chips, arch.micro_batches));
+  if (arch.chips > 1) m.chip_set = std::make_unique<ic::ChipSet>(chip_set_params(arch), run_collectives(in.shares), sink);
+  AcceleratorSpec spec = accelerator_spec(arch);
+  spec.check_hbm_protocol = o.check_hbm;
+  for (int k = 0; k < arch.chips; ++k) {
+    AcceleratorOptions mine = options;
+    mine.chips = m.chip_set.get();
+    mine.chip = k;
+    if (k > 0) mine.position = nullptr;  // the progress display follows chip 0
+    if (sink && m.chip_set) sink->set_scope(fmt::format("chip{}.", k));
+    const std::string name = m.chip_set ? fmt::format("chip{}", k) : "accelerator";
+    m.chips.push_back(std::make_unique<Accelerator>(name.c_str(), spec, plans[in.distinct > 1 ? size_t(k) : 0], mine, sink));
+  }
+  if (sink) {  // the trace's size, and a price for every action it can count: found now, not after the run
+    sink->set_scope("");
+    const std::vector<std::string> actions = sink->action_names();
+    check_trace_budget(plans.front(), arch, o.window, actions.size(), o.max_trace_bytes);
+    preflight_actions(table, in.energy_path, actions);
+  }
+  for (const auto& chip : m.chips)
+    for (ModuleInfo& info : chip->modules()) m.modules.push_back(std::move(info));
+  spdlog::debug("modules:\n{}", module_tree(m.modules));
+  return m;
+}
 
-    spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
-                 arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
-                 workload.layers.size(), mode);
-    const auto t0 = std::chrono::steady_clock::now();
-    sc_core::sc_start();
-    ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    progress.reset();  // the bar goes before anything else is printed
-    if (const MemorySystemModule* m = accelerator.memory())
-      spdlog::debug("memory process: {} wake-ups, {} queue events", m->stats().wakeups, m->stats().steps);
-    if (sink) sink->rethrow_write_error();
-    std::vector<int64_t> end_cycles, chip_macs;
-    for (size_t k = 0; k < chips.size(); ++k) {
-      const Accelerator* chip = chips[k].get();
-      if (!chip->finished()) throw std::logic_error("simulation stopped before every array finished");
-      end_cycles.push_back(chip->end_cycle());
-      int64_t macs = 0;
-      for (const ArrayLayerResult& r : chip->layer_results()) macs += r.stats.macs;
-      for (const FlashKernelResult& r : chip->flash_results()) macs += r.macs;
-      chip_macs.push_back(macs);
-      check_invariants(arch, chip->layer_results());
-      check_work_as_written(arch, shares[distinct > 1 ? k : 0], chip->layer_results(), chip->flash_results());
+// What each chip did, checked against the laws and the workload as written.
+struct ChipTotals {
+  std::vector<int64_t> end_cycles, macs;
+  double wall_seconds = 0;
+};
+
+ChipTotals simulate(const RunInputs& in, Machine& m, const std::string& mode) {
+  const ArchSpec& arch = in.arch;
+  spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows, arch.cols,
+               to_string(arch.dataflow), to_string(arch.fold_pipeline), in.workload().name,
+               in.workload().layers.size(), mode);
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
+  ChipTotals t;
+  t.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.progress.reset();  // the bar goes before anything else is printed
+  if (const MemorySystemModule* memory = m.first().memory())
+    spdlog::debug("memory process: {} wake-ups, {} queue events", memory->stats().wakeups, memory->stats().steps);
+  if (m.sink) m.sink->rethrow_write_error();
+  for (size_t k = 0; k < m.chips.size(); ++k) {
+    const Accelerator* chip = m.chips[k].get();
+    if (!chip->finished()) throw std::logic_error("simulation stopped before every array finished");
+    t.end_cycles.push_back(chip->end_cycle());
+    int64_t macs = 0;
+    for (const ArrayLayerResult& r : chip->layer_results()) macs += r.stats.macs;
+    for (const FlashKernelResult& r : chip->flash_results()) macs += r.macs;
+    t.macs.push_back(macs);
+    check_invariants(arch, chip->layer_results());
+    check_work_as_written(arch, in.shares[in.distinct > 1 ? k : 0], chip->layer_results(), chip->flash_results());
+  }
+  if (m.sink) m.sink->finish(*std::max_element(t.end_cycles.begin(), t.end_cycles.end()));
+  return t;
+}
+
+// chips > 1: the machine's figures under `chips` (the totals are chip 0's share), and with --verify
+// the layers cut across the chips put together. Returns whether that check passed.
+bool add_chips(const RunOptions& o, const RunInputs& in, const std::vector<Plan>& plans, const Machine& m,
+               const ChipTotals& t, nlohmann::ordered_json& summary) {
+  const ArchSpec& arch = in.arch;
+  summary["arch"]["chips"] = arch.chips;
+  std::vector<int64_t> whole_cycles;
+  for (size_t k = 0; k < m.chips.size(); ++k)
+    whole_cycles.push_back(whole_work_cycles(in.shares[k], plans[in.distinct > 1 ? k : 0], m.chips[k]->layer_results(),
+                                             m.chips[k]->vector_results(), m.chips[k]->flash_results(),
+                                             t.end_cycles[k]));
+  summary["chips"] = chips_json(arch, in.shares, *m.chip_set, t.end_cycles, t.macs, whole_cycles);
+  const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
+  summary["total"]["collective_cycles"] = waiting;  // of cycles
+  summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
+  summary["total"]["scope"] = in.distinct > 1 ? "chip 0's pipeline stage (the stages differ); the machine: chips"
+                                              : "chip 0's share (every chip runs the same share); the machine: chips";
+  if (!o.verify) return true;
+  bool passed = true;  // every chip's grids, then the cut layers put together across the chips
+  std::vector<std::vector<ArrayLayerResult>> per_chip;
+  for (const auto& chip : m.chips) per_chip.push_back(chip->layer_results());
+  summary["chips"]["verify"] = verify_across_chips(plans.front(), arch.precision, o.seed, per_chip, passed);
+  summary["verify"]["passed"] = passed;
+  summary["verify"]["scope"] = "every chip's grids, and the layers cut across the chips put together (chips.verify)";
+  return passed;
+}
+
+void write_outputs(const RunOptions& o, const RunInputs& in, const RunReport& run_report, const post::EnergyTable& table,
+                   const std::filesystem::path& out, post::PostOutputs& report) {
+  io::write_file(out / "energy.yaml", post::to_yaml(table));
+  if (o.trace) {
+    report = post::post_process({out, o.normalization, 0, check_report_scope});  // before report.json is written
+    post::write_post_outputs(out, report);
+  }
+  io::write_file(out / "layers.csv", layers_csv(run_report, o.trace ? &report.layer_energy : nullptr));
+  if (in.arch.fold_pipeline != FoldPipeline::ScaleSim) return;
+  io::write_file(out / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
+  if (has_scalesim_memory(run_report)) {
+    io::write_file(out / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(run_report));
+    io::write_file(out / "DETAILED_ACCESS_REPORT.csv", scalesim_access_report(run_report));
+  } else {
+    spdlog::info("no BANDWIDTH_REPORT.csv or DETAILED_ACCESS_REPORT.csv: SCALE-Sim's memory has no such layers "
+                 "(run with -v to see which)");
+  }
+}
+
+// --verify on one chip: every cluster's grid is checked; the first mismatch of each is named.
+bool verified(const Accelerator& accelerator, const Plan& plan) {
+  bool passed = true;
+  for (int k = 0; k < accelerator.clusters(); ++k)
+    for (size_t i = 0; i < accelerator.cluster_layer_results(k).size(); ++i) {
+      const ArrayLayerResult& res = *accelerator.cluster_layer_results(k)[i];
+      if (res.verify.passed) continue;
+      std::string where;
+      if (accelerator.clusters() > 1) {  // the grid checks its own share: say where that lies in the layer
+        const ClusterShare& share = plan.layers[i].clusters[size_t(k)].share;
+        const char* dim = share.split == Dim::M ? "M" : "N";
+        where = fmt::format("cluster {} (its share: {} {}..{} of the layer; indices below are within it), ", k, dim,
+                            share.offset, share.offset + GemmDims{share.M, share.N, share.K}[share.split] - 1);
+      }
+      spdlog::error("verify failed in {}layer {} ({}): {}", where, i, res.shape.name, res.verify.detail);
+      passed = false;
+      break;
     }
-    if (sink) sink->finish(*std::max_element(end_cycles.begin(), end_cycles.end()));
+  return passed;
+}
+
+}  // namespace
+
+int run_simulation(const RunOptions& o) {
+  HeldWarnings held;  // until the inputs are all checked
+  const RunInputs in = load_inputs(o);  // load
+  const ArchSpec& arch = in.arch;
+  preflight_inputs(o, arch, in.shares, in.distinct);
+  warn_unsimulated(arch, in.workload());
+  warn_dtype(arch, in.workload());
+  // Before anything is written. The inputs: those named, and every file a loader has opened so far
+  // (an HBM file's preset chain, NoC presets, link files, includes), however it was reached.
+  const std::vector<std::filesystem::path> named{o.arch_path,      o.workload_path, in.energy_path, o.normalization,
+                                                 arch.hbm.spec,    arch.noc.spec,   arch.interconnect.link};
+  const auto check_out = [&] {
+    std::vector<std::filesystem::path> inputs = named;
+    for (std::filesystem::path& p : inputs_read()) inputs.push_back(std::move(p));
+    check_out_target(o.out_dir, inputs, o.force);
+  };
+  check_out();
+  const std::vector<Plan> plans = plan_run(o, in);  // plan: every layer must map before anything runs
+  const Plan& plan = plans.front();
+  preflight_plans(arch, plans);
+  // The energy table (and normalization) now, so bad input fails before any output exists.
+  const post::EnergyTable table = run_energy_table(arch, in.energy_path);  // as energy.yaml will hold it
+  preflight_energy(arch, in.workload(), table, in.energy_path, o.normalization);
+  check_out();  // again, now with the energy table's base chain and the normalization read
+  StagedDir out(o.out_dir, o.force);  // an output path that cannot be made fails here, before any progress line
+  held.release();  // every input has passed: the warnings about them may now be said
+  const std::string mode = o.verify ? "reference" : "timing";
+  try {
+    Machine machine = build_machine(o, in, plans, out.path(), table);  // build
+    const ChipTotals totals = simulate(in, machine, mode);             // simulate
+    Accelerator& accelerator = machine.first();                        // report: chip 0's share
     const std::vector<ArrayLayerResult>& results = accelerator.layer_results();
     const std::vector<VectorKernelResult> vector = accelerator.vector_results();
     const std::vector<FlashKernelResult> flash = accelerator.flash_results();
     check_invariants(arch, results);  // before anything is written
     log_timing(results, vector);
-
-    RunReport run_report{&arch, &workload, &results, mode, run_config_hash(arch, shares, mode, o.seed), &modules,
-                         &plan, &vector, &flash};
+    RunReport run_report{&arch, &in.workload(), &results, mode, run_config_hash(arch, in.shares, mode, o.seed),
+                         &machine.modules, &plan, &vector, &flash};
     io::JsonArraySpool summary_layers(out.path());
     nlohmann::ordered_json summary = summary_json(run_report, &summary_layers);
-    if (sink)  // ties this report to its trace (cstsim post and export check it)
-      summary["trace"] = {{"records", sink->manifest().records},
-                          {"end_cycle", sink->manifest().end_cycle},
-                          {"manifest_crc32", sink->manifest_crc32()}};
-    if (chip_set) {  // the totals above are chip 0's share; the machine's are under `chips`
-      summary["arch"]["chips"] = arch.chips;
-      std::vector<int64_t> whole_cycles;
-      for (size_t k = 0; k < chips.size(); ++k)
-        whole_cycles.push_back(whole_work_cycles(shares[k], plans[distinct > 1 ? k : 0], chips[k]->layer_results(),
-                                                 chips[k]->vector_results(), chips[k]->flash_results(), end_cycles[k]));
-      summary["chips"] = chips_json(arch, shares, *chip_set, end_cycles, chip_macs, whole_cycles);
-      const int64_t waiting = summary["chips"]["per_chip"][0]["collective_cycles"].get<int64_t>();
-      summary["total"]["collective_cycles"] = waiting;  // of cycles
-      summary["total"]["cycles"] = summary["total"]["cycles"].get<int64_t>() + waiting;
-      summary["total"]["scope"] = distinct > 1 ? "chip 0's pipeline stage (the stages differ); the machine: chips"
-                                               : "chip 0's share (every chip runs the same share); the machine: chips";
-    }
-    bool chips_verified = true;
-    if (o.verify && chip_set) {  // every chip's grids, then the cut layers put together across the chips
-      std::vector<std::vector<ArrayLayerResult>> per_chip;
-      for (const auto& chip : chips) per_chip.push_back(chip->layer_results());
-      summary["chips"]["verify"] = verify_across_chips(plan, arch.precision, o.seed, per_chip, chips_verified);
-      summary["verify"]["passed"] = chips_verified;
-      summary["verify"]["scope"] = "every chip's grids, and the layers cut across the chips put together (chips.verify)";
-    }
-    spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
-
+    if (machine.sink)  // ties this report to its trace (cstsim post and export check it)
+      summary["trace"] = {{"records", machine.sink->manifest().records},
+                          {"end_cycle", machine.sink->manifest().end_cycle},
+                          {"manifest_crc32", machine.sink->manifest_crc32()}};
+    const bool chips_verified = !machine.chip_set || add_chips(o, in, plans, machine, totals, summary);
+    spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), totals.wall_seconds);
     summary_layers.write_document(out.path() / "summary.json", summary);
-    io::write_file(out.path() / "energy.yaml", post::to_yaml(run_table));
     post::PostOutputs report;
-    if (o.trace) {
-      report = post::post_process({out.path(), o.normalization, 0, check_report_scope});  // before report.json is written
-      post::write_post_outputs(out.path(), report);
-    }
-    io::write_file(out.path() / "layers.csv", layers_csv(run_report, o.trace ? &report.layer_energy : nullptr));
-    if (arch.fold_pipeline == FoldPipeline::ScaleSim) {
-      io::write_file(out.path() / "COMPUTE_REPORT.csv", scalesim_compute_report(run_report));
-      if (has_scalesim_memory(run_report)) {
-        io::write_file(out.path() / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(run_report));
-        io::write_file(out.path() / "DETAILED_ACCESS_REPORT.csv", scalesim_access_report(run_report));
-      } else {
-        spdlog::info("no BANDWIDTH_REPORT.csv or DETAILED_ACCESS_REPORT.csv: SCALE-Sim's memory has no such layers "
-                     "(run with -v to see which)");
-      }
-    }
+    write_outputs(o, in, run_report, table, out.path(), report);
     out.commit();
 
-    if (o.print_table) fmt::print("{}{}{}", human_table(run_report), chip_set ? chips_line(summary["chips"]) : "", report.text);
-    if (o.verify && chip_set) {
+    if (o.print_table)
+      fmt::print("{}{}{}", human_table(run_report), machine.chip_set ? chips_line(summary["chips"]) : "", report.text);
+    if (!o.verify) return 0;
+    if (machine.chip_set) {
       if (!chips_verified) return 1;
       const size_t cut = summary["chips"]["verify"].size();
       spdlog::info("verify: every chip's events, values, SRAM words and MACs match{}",
                    cut ? fmt::format(", and the {} layers cut across the chips put together give the whole GEMMs", cut)
                        : " (no layer is cut across the chips)");
-    } else if (o.verify) {  // every cluster's grid is checked; the first mismatch of each is named
-      bool passed = true;
-      for (int k = 0; k < accelerator.clusters(); ++k)
-        for (size_t i = 0; i < accelerator.cluster_layer_results(k).size(); ++i) {
-          const ArrayLayerResult& res = *accelerator.cluster_layer_results(k)[i];
-          if (res.verify.passed) continue;
-          std::string where;
-          if (accelerator.clusters() > 1) {  // the grid checks its own share: say where that lies in the layer
-            const ClusterShare& share = plan.layers[i].clusters[k].share;
-            const char* dim = share.split == Dim::M ? "M" : "N";
-            where = fmt::format("cluster {} (its share: {} {}..{} of the layer; indices below are within it), ", k,
-                                dim, share.offset, share.offset + GemmDims{share.M, share.N, share.K}[share.split] - 1);
-          }
-          spdlog::error("verify failed in {}layer {} ({}): {}", where, i, res.shape.name, res.verify.detail);
-          passed = false;
-          break;
-        }
-      if (!passed) return 1;
-      spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
+      return 0;
     }
+    if (!verified(accelerator, plan)) return 1;
+    spdlog::info("verify: every layer's events, values, SRAM words and MACs match");
     return 0;
   } catch (const io::OutputError& e) {
     out.rethrow_for_target(e);
