@@ -258,10 +258,28 @@ const char* kind_of(const sc_core::sc_object* o) {
   return nullptr;  // processes and other kernel objects
 }
 
+// Why a module of this kind runs no process of its own.
+const char* no_process_because(const std::string& kind) {
+  if (kind == "accelerator") return "the top: it builds the clusters and the shared memory, and runs nothing itself";
+  if (kind == "array") return "a step engine's part: it runs in its cluster's sequencer thread";
+  if (kind == "scratchpad" || kind == "dma" || kind == "noc" || kind == "hbm" || kind == "hbm_controller")
+    return "names its trace resources; its timing runs in plain C++ inside the memory_system process (memory: "
+           "hierarchy) or the sequencer thread (memory: hbm)";
+  if (kind == "tile_fifo") return "names its trace resources; the tiles it holds are timed in the sequencer thread";
+  return "";
+}
+
 void collect(const sc_core::sc_object* o, std::vector<ModuleInfo>& out) {
   const char* kind = kind_of(o);
   if (!kind) return;
-  out.push_back({o->name(), kind});
+  ModuleInfo info{o->name(), kind, "", ""};
+  for (const sc_core::sc_object* child : o->get_child_objects()) {
+    const std::string k = child->kind();
+    const char* process = k == "sc_thread_process" ? "thread" : k == "sc_method_process" ? "method" : nullptr;
+    if (process) info.process += (info.process.empty() ? "" : ", ") + std::string(process);
+  }
+  if (info.process.empty()) info.no_process_because = no_process_because(info.kind);
+  out.push_back(info);
   for (const sc_core::sc_object* child : o->get_child_objects()) collect(child, out);
 }
 

@@ -8,6 +8,10 @@ namespace cstsim {
 struct ModuleInfo {
   std::string name;  // hierarchical, "accelerator.cluster0.array"
   std::string kind;  // accelerator, cluster, array, scratchpad, dma, noc, hbm, hbm_controller
+  // The SystemC processes it owns ("thread", "method"; several joined by ", "), found in the module
+  // tree, and when it owns none, why not.
+  std::string process;
+  std::string no_process_because;
 };
 
 // As an indented tree, one module per line.

@@ -360,6 +360,7 @@ int plan_command(const std::vector<std::string>& args) {
       } else {
         throw std::logic_error("plan: a step of kind '" + step.kind() + "' has no printer");
       }
+      entry["step"] = step.id;  // its place in the program (plan/program.h)
       layers.push_back(std::move(entry));
     }
     if (stages)

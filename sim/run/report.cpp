@@ -225,7 +225,14 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   if (a.precision.weight) j["arch"]["weight"] = to_string(*a.precision.weight);
   if (r.modules) {
     j["modules"] = nlohmann::ordered_json::array();
-    for (const ModuleInfo& m : *r.modules) j["modules"].push_back({{"name", m.name}, {"kind", m.kind}});
+    for (const ModuleInfo& m : *r.modules) {
+      nlohmann::ordered_json e = {{"name", m.name}, {"kind", m.kind}};
+      if (!m.process.empty())
+        e["process"] = m.process;
+      else
+        e["no_process_because"] = m.no_process_because;
+      j["modules"].push_back(std::move(e));
+    }
   }
   if (a.memory == "hbm" || a.memory == "hierarchy") {
     const hbm::HbmSpec& spec = a.hbm_spec;

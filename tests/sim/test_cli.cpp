@@ -894,6 +894,18 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
   EXPECT_EQ(controllers, 8);  // HBM2-2000: one controller per channel
   EXPECT_EQ(kind.size(), 1u + 2 * 4 + 1 + 1 + 1 + 8);
   EXPECT_NE(r.err.find("  cluster1 (cluster)\n    scratchpad (scratchpad)"), std::string::npos) << r.err;
+  // Every module owns a process or says why not: the clusters' sequencers are threads, the memory
+  // system steps as a method; the array runs in its cluster's thread.
+  std::map<std::string, std::string> process;
+  for (const auto& m : s["modules"]) {
+    ASSERT_NE(m.contains("process"), m.contains("no_process_because")) << m.dump();
+    if (m.contains("process")) process[m["name"]] = m["process"];
+    else EXPECT_FALSE(m["no_process_because"].get<std::string>().empty()) << m.dump();
+  }
+  EXPECT_EQ(process["accelerator.cluster0"], "thread");
+  EXPECT_EQ(process["accelerator.cluster1"], "thread");
+  EXPECT_EQ(process["accelerator.memory"], "method");
+  EXPECT_EQ(process.count("accelerator.cluster0.array"), 0u);
   // Ideal memory: the arrays alone.
   const fs::path ideal = file("i.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");
   ASSERT_EQ(cstsim("run -q --no-trace --arch " + ideal.string() + " --workload " + w.string() + " --out " +
