@@ -26,8 +26,6 @@ struct CollectiveKernelPlan {
   int id = -1;
   std::string tensor;  // what it reduces (the partial sums of a row-split GEMM) or gathers
   int64_t bytes = 0;   // the whole tensor, as every chip holds it afterwards
-  int before_layer = 0;  // runs after layers [0, before_layer)
-  int order = 0;         // among the kernels between two layers (ties: the collective first)
   int line = 0;          // the op's line in the workload file
   std::string why;       // which split needs it
 };

@@ -20,8 +20,6 @@ struct FlashKernelPlan {
   int64_t q_block = 1, kv_block = 1;
   bool kv_resident = false;  // kv_block == Skv: a KV head's K and V are read once
   uint64_t q_addr = 0, k_addr = 0, v_addr = 0, o_addr = 0;  // memory: hierarchy: each tensor's first byte
-  int before_layer = 0;
-  int order = 0;  // graph order among the kernels between two layers
   int line = 0;
   int64_t groups() const { return batch * heads; }
   int64_t q_blocks() const { return (Sq + q_block - 1) / q_block; }

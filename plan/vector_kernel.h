@@ -38,8 +38,6 @@ struct VectorKernelPlan {
   std::array<int64_t, kVectorClasses> ops_per_row{};  // by VectorClass
   std::vector<VectorOperandPlan> reads, writes;
   bool reduces = false;  // some step reduces along a row: a tile holds whole rows
-  int before_layer = 0;  // runs after layers [0, before_layer)
-  int order = 0;         // graph order among the kernels between two layers
   int64_t tile_rows = 1;
   int line = 0;
   int64_t tiles() const { return (rows + tile_rows - 1) / tile_rows; }

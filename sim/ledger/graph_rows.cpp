@@ -63,14 +63,12 @@ std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
   a.vector.lanes = 1;
   a.vector.fusion = fusion;
   uint64_t next = 0;
-  std::vector<FlashKernelPlan> flash;
+  std::vector<Placed<FlashKernelPlan>> flash;
   for (const FlashAttention& f : w.flash) {  // placed in graph order as the mapper places them
     FlashKernelPlan k;
     k.name = f.name;
-    k.before_layer = f.before_layer;
-    k.order = f.order;
     k.line = f.line;
-    flash.push_back(k);
+    flash.push_back({k, f.before_layer, f.order});
   }
   std::vector<Step> layers;
   for (size_t i = 0; i < w.layers.size(); ++i) {

@@ -11,9 +11,10 @@
 
 namespace cstsim {
 
-std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workload& w, const std::vector<LayerPlan>& layers,
-                                                const std::vector<VectorKernelPlan>& vector, uint64_t& next) {
-  std::vector<FlashKernelPlan> kernels;
+std::vector<Placed<FlashKernelPlan>> plan_flash_kernels(const ArchSpec& a, const Workload& w,
+                                                        const std::vector<LayerPlan>& layers,
+                                                        const std::vector<Placed<VectorKernelPlan>>& vector, uint64_t& next) {
+  std::vector<Placed<FlashKernelPlan>> kernels;
   if (w.flash.empty()) return kernels;
   const int64_t ifmap = a.ifmap_sram_kib * 1024, ofmap = a.ofmap_sram_kib * 1024, filter = a.filter_sram_kib * 1024;
   constexpr int64_t kAcc = 4;  // scores and output accumulators: fp32
@@ -34,8 +35,6 @@ std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workloa
     k.d = f.d;
     k.causal = f.causal;
     k.element_bytes = std::max(1, (f.dtype_bits + 7) / 8);
-    k.before_layer = f.before_layer;
-    k.order = f.order;
     k.line = f.line;
     const int64_t e = k.element_bytes;
     // K and V rows (2 d e bytes a key), double-buffered.
@@ -55,13 +54,13 @@ std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workloa
     auto even = [](int64_t n, int64_t most) { return (n + (n + most - 1) / most - 1) / ((n + most - 1) / most); };
     k.kv_block = even(k.Skv, k.kv_block);
     k.q_block = even(k.Sq, k.q_block);
-    kernels.push_back(k);
+    kernels.push_back({k, f.before_layer, f.order});
   }
   if (a.memory != "hierarchy") return kernels;
   TensorPlaces places(layers, next);  // q, k and v where the layers and the vector kernels put them
   places.keep(vector);
   for (size_t i = 0; i < kernels.size(); ++i) {
-    FlashKernelPlan& k = kernels[i];
+    FlashKernelPlan& k = kernels[i].kernel;
     const FlashAttention& f = w.flash[i];
     const int64_t q_bytes = k.batch * k.Sq * k.heads * k.d * k.element_bytes;
     const int64_t kv_bytes = k.batch * k.Skv * k.kv_heads * k.d * k.element_bytes;

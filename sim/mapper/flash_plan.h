@@ -7,6 +7,7 @@
 // partition. Query blocks take the most rows that fit, at most Sq. A partition of 0 bytes bounds
 // nothing. Under memory: hierarchy q, k and v are read where the layers or kernels that make them
 // put them; the output goes after everything placed so far.
+#include "sim/mapper/program_order.h"
 #include <cstdint>
 
 #include "plan/plan.h"
@@ -18,7 +19,8 @@ namespace cstsim {
 // The flash-attention kernels, in graph order. Throws InputError naming the op when the arch has no
 // vector unit (the online softmax runs there) or not even one row of a block fits. `vector`: the
 // vector kernels, whose tensors keep their places.
-std::vector<FlashKernelPlan> plan_flash_kernels(const ArchSpec& a, const Workload& w, const std::vector<LayerPlan>& layers,
-                                                const std::vector<VectorKernelPlan>& vector, uint64_t& next);
+std::vector<Placed<FlashKernelPlan>> plan_flash_kernels(const ArchSpec& a, const Workload& w,
+                                                        const std::vector<LayerPlan>& layers,
+                                                        const std::vector<Placed<VectorKernelPlan>>& vector, uint64_t& next);
 
 }  // namespace cstsim

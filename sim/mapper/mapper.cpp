@@ -405,8 +405,8 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
     else
       place_tensors(la, w.layers[i], plan.layers, lp, next);
   }
-  std::vector<VectorKernelPlan> vector = plan_vector_kernels(a, w, plan.layers, next);
-  std::vector<FlashKernelPlan> flash = plan_flash_kernels(a, w, plan.layers, vector, next);
+  std::vector<Placed<VectorKernelPlan>> vector = plan_vector_kernels(a, w, plan.layers, next);
+  std::vector<Placed<FlashKernelPlan>> flash = plan_flash_kernels(a, w, plan.layers, vector, next);
   plan.program = order_program(layer_steps(plan.layers), std::move(vector), std::move(flash), w.collectives);
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);

@@ -21,33 +21,30 @@ std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers) {
   return out;
 }
 
-Program order_program(std::vector<Step> layers, std::vector<VectorKernelPlan> vector,
-                      std::vector<FlashKernelPlan> flash, std::vector<CollectiveKernelPlan> collectives) {
+Program order_program(std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
+                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<CollectiveOp>& collectives) {
   // (before layer, graph order, collective first, arrival) -> step
   std::vector<std::pair<std::tuple<int, int, int, size_t>, Step>> kernels;
   auto add = [&](int before, int order, int rank, Step s) {
     kernels.push_back({{before, order, rank, kernels.size()}, std::move(s)});
   };
-  for (CollectiveKernelPlan& c : collectives) {
+  for (const CollectiveOp& c : collectives) {
     Step s;
     s.name = c.name;
-    const int before = c.before_layer, order = c.order;
-    s.what = CollectiveStep{std::move(c)};
-    add(before, order, 0, std::move(s));
+    s.what = CollectiveStep{c};  // the plan's part of it; its place stays with the workload
+    add(c.before_layer, c.order, 0, std::move(s));
   }
-  for (VectorKernelPlan& k : vector) {
+  for (Placed<VectorKernelPlan>& k : vector) {
     Step s;
-    s.name = k.name;
-    const int before = k.before_layer, order = k.order;
-    s.what = VectorKernelStep{std::move(k)};
-    add(before, order, 1, std::move(s));
+    s.name = k.kernel.name;
+    s.what = VectorKernelStep{std::move(k.kernel)};
+    add(k.before_layer, k.order, 1, std::move(s));
   }
-  for (FlashKernelPlan& k : flash) {
+  for (Placed<FlashKernelPlan>& k : flash) {
     Step s;
-    s.name = k.name;
-    const int before = k.before_layer, order = k.order;
-    s.what = FlashKernelStep{std::move(k)};
-    add(before, order, 1, std::move(s));
+    s.name = k.kernel.name;
+    s.what = FlashKernelStep{std::move(k.kernel)};
+    add(k.before_layer, k.order, 1, std::move(s));
   }
   std::sort(kernels.begin(), kernels.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   Program p;

@@ -5,15 +5,25 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "sim/workload/workload.h"
 
 namespace cstsim {
+
+// A kernel and its place in the graph: after layers [0, before_layer), `order` among the kernels
+// there (the workload's VectorStep, FlashAttention and CollectiveOp say where).
+template <typename T>
+struct Placed {
+  T kernel;
+  int before_layer = 0;
+  int order = 0;
+};
 
 // One step per layer, a GEMM on the fold pipeline or (LayerPlan::rs) a row-stationary layer.
 std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers);
 
 // Numbers the steps (id), and makes each depend on the one before it: the sequencer runs them in
 // order, each after the last has finished on every cluster.
-Program order_program(std::vector<Step> layers, std::vector<VectorKernelPlan> vector,
-                      std::vector<FlashKernelPlan> flash, std::vector<CollectiveKernelPlan> collectives);
+Program order_program(std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
+                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<CollectiveOp>& collectives);
 
 }  // namespace cstsim

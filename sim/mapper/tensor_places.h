@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/mapper/program_order.h"
 #include "plan/plan.h"
 
 namespace cstsim {
@@ -19,8 +20,8 @@ class TensorPlaces {
         if (!l.tensor_names[size_t(x)].empty()) place_.emplace(l.tensor_names[size_t(x)], l.tensors[size_t(x)].addr);
   }
   // The tensors placed vector kernels read and write keep their places too.
-  void keep(const std::vector<VectorKernelPlan>& kernels) {
-    for (const VectorKernelPlan& k : kernels)
+  void keep(const std::vector<Placed<VectorKernelPlan>>& kernels) {
+    for (const auto& [k, before, order] : kernels)
       for (const auto* list : {&k.reads, &k.writes})
         for (const VectorOperandPlan& o : *list) place_.emplace(o.tensor, o.addr);
   }

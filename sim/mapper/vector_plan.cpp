@@ -50,8 +50,6 @@ VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
   const VectorStep& first = steps[group.front()];
   VectorKernelPlan k;
   k.rows = first.rows;
-  k.before_layer = first.before_layer;
-  k.order = first.order;
   k.line = first.line;
   std::set<std::string> written;  // by the kernel's steps so far
   const std::set<int64_t> members(group.begin(), group.end());
@@ -82,9 +80,9 @@ VectorKernelPlan kernel_of(const Workload& w, const std::vector<size_t>& group,
 
 }  // namespace
 
-std::vector<VectorKernelPlan> plan_vector_kernels(const ArchSpec& a, const Workload& w,
-                                                  const std::vector<LayerPlan>& layers, uint64_t& next) {
-  std::vector<VectorKernelPlan> kernels;
+std::vector<Placed<VectorKernelPlan>> plan_vector_kernels(const ArchSpec& a, const Workload& w,
+                                                          const std::vector<LayerPlan>& layers, uint64_t& next) {
+  std::vector<Placed<VectorKernelPlan>> kernels;
   if (a.vector.lanes == 0 || w.vector_steps.empty()) return kernels;
   // Who reads each tensor: steps by index, layers as -1 - index.
   std::map<std::string, std::set<int64_t>> readers;
@@ -139,17 +137,18 @@ std::vector<VectorKernelPlan> plan_vector_kernels(const ArchSpec& a, const Workl
                        fmt::format("its operands read once ({} bytes) do not fit the filter partition ({} B)",
                                    k.once_bytes(), filter));
     k.tile_rows = std::min(fit, std::max<int64_t>(1, (k.rows + 3) / 4));
-    kernels.push_back(std::move(k));
+    const VectorStep& first = w.vector_steps[group.front()];  // the kernel runs where its first step does
+    kernels.push_back({std::move(k), first.before_layer, first.order});
   }
   if (a.memory != "hierarchy") return kernels;
   // Tensors a layer has a place for keep it; the others go after everything placed so far.
   std::map<std::string, int64_t> extent;
-  for (const VectorKernelPlan& k : kernels)
+  for (const auto& [k, before, order] : kernels)
     for (const auto* list : {&k.reads, &k.writes})
       for (const VectorOperandPlan& o : *list)
         extent[o.tensor] = std::max(extent[o.tensor], std::max(k.rows * o.row_bytes, o.once_bytes));
   TensorPlaces places(layers, next);
-  for (VectorKernelPlan& k : kernels)
+  for (auto& [k, before, order] : kernels)
     for (auto* list : {&k.reads, &k.writes})
       for (VectorOperandPlan& o : *list) o.addr = places.at(o.tensor, extent[o.tensor]);
   return kernels;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "plan/plan.h"
+#include "sim/mapper/program_order.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
 
@@ -24,7 +25,7 @@ namespace cstsim {
 // The vector unit's kernels, in graph order (none without a vector unit). `next`: the first free
 // HBM byte after the layers' tensors (advanced past the kernels' own). Throws InputError naming
 // the op when not even one row of a kernel fits its scratchpad partitions.
-std::vector<VectorKernelPlan> plan_vector_kernels(const ArchSpec& a, const Workload& w,
-                                                  const std::vector<LayerPlan>& layers, uint64_t& next);
+std::vector<Placed<VectorKernelPlan>> plan_vector_kernels(const ArchSpec& a, const Workload& w,
+                                                          const std::vector<LayerPlan>& layers, uint64_t& next);
 
 }  // namespace cstsim

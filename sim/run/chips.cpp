@@ -39,7 +39,8 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a) {
 }
 
 std::vector<CollectiveKernelPlan> run_collectives(const std::vector<Workload>& shares) {
-  if (shares.front().pipeline_parallel == 1) return shares.front().collectives;
+  if (shares.front().pipeline_parallel == 1)  // the plan's part of each (their places stay with the workload)
+    return {shares.front().collectives.begin(), shares.front().collectives.end()};
   std::vector<CollectiveKernelPlan> all;
   for (const Workload& w : shares)
     for (const CollectiveKernelPlan& c : w.collectives) {
