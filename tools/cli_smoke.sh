@@ -43,5 +43,5 @@ step sweep sweep configs/sweeps/ci-small.yaml --out "$t/sw" --jobs 2
 step pareto pareto "$t/sw/results.csv" --axes cycles,energy
 step noc-bench noc-bench --rate 0.2 --cycles 2000 --warmup 200
 step hbm-bench hbm-bench --memory configs/memory/hbm3-6400.yaml --pattern random --bytes 1MiB
-step collective collective --link configs/interconnect/nvlink4-h100.yaml --bytes 16MiB --chips 4 --topology ring2 --op bidirectional_all_reduce
+step collective collective --link configs/interconnect/nvlink4-h100.yaml --bytes 16MiB --chips 4 --topology bidirectional_ring --algorithm bidirectional_ring
 echo "cli smoke: $n commands ok"

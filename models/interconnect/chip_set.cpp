@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/arith.h"
+#include "models/interconnect/algorithms/i_collective_algorithm.h"
 #include "plan/vector_kernel.h"
 
 namespace cstsim::ic {
@@ -43,12 +44,9 @@ std::string ChipSet::node_name(int node) const {
   return node < params_.chips ? fmt::format("chip{}", node) : std::string("switch");
 }
 
-const std::string& ChipSet::algorithm(const std::string& op) const {
-  static const std::string ring = "ring", both = "bidirectional_ring", torus = "torus2d", p2p = "point_to_point";
-  if (op == "send") return p2p;
-  if (op == "all_reduce" && params_.topology_name == "ring_both_ways") return both;
-  if (op == "all_reduce" && params_.topology_name == "torus2d") return torus;
-  return ring;
+std::string ChipSet::algorithm(const std::string& op) const {
+  const auto it = params_.algorithms.find(op);
+  return it != params_.algorithms.end() ? it->second : default_algorithm(op, params_.topology.name());
 }
 
 int64_t ChipSet::trace_time() const { return *std::min_element(marks_.begin(), marks_.end()); }
@@ -104,20 +102,11 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   std::vector<int> ring(size_t(params_.chips));
   std::iota(ring.begin(), ring.end(), 0);
   const size_t first = fabric_.messages().size();
-  const std::string& how = algorithm(k.op);
-  Collective c;
-  if (k.op == "send")
-    c = point_to_point(fabric_, k.from, k.to, k.bytes, o);
-  else if (k.op == "all_reduce" && how == "torus2d")
-    c = torus_all_reduce(fabric_, params_.torus_x, params_.chips / params_.torus_x, k.bytes, o);
-  else if (k.op == "all_reduce" && how == "bidirectional_ring")
-    c = bidirectional_ring_all_reduce(fabric_, ring, k.bytes, o);
-  else if (k.op == "all_reduce")
-    c = ring_all_reduce(fabric_, ring, k.bytes, o);
-  else if (k.op == "all_gather")
-    c = ring_all_gather(fabric_, ring, k.bytes, o);
-  else
-    throw std::logic_error("chip set: unknown collective " + k.op);
+  const std::string how = algorithm(k.op);
+  const ICollectiveAlgorithm& runner = collective_algorithm(how);
+  if (!runner.runs(k.op) || !runner.fit(params_.topology).problem.empty())
+    throw std::logic_error("chip set: " + how + " does not run " + k.op + " on " + params_.topology.name());
+  const Collective c = runner.post(fabric_, {k.op, k.bytes, ring, k.from, k.to, o});
   time_messages();
 
   CollectiveRun r;

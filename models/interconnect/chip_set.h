@@ -10,6 +10,7 @@
 // value, go on the trace as the unit's). The links' busy time and bytes go on the run's trace as they
 // happen (class N resources `interconnect.<from>><to>`, actions `link.interconnect.<from>-<to>.wire`).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,8 +28,8 @@ struct ChipSetParams {
   int chips = 2;
   Topology topology = Topology::ring(2, false);
   LinkSpec link;
-  std::string topology_name = "ring";  // ring | ring_both_ways | torus2d | fully_connected | switch
-  int torus_x = 0;
+  // op -> the algorithm that runs it (algorithms/), where not the topology's choice (default_algorithm).
+  std::map<std::string, std::string> algorithms;
   int64_t slice_bytes = 0;
   double reduce_ps_per_byte = 0;  // each chip's reduction of what it receives (its vector unit's rate)
   double value_bytes = 0;         // the width of a value it adds (its vector unit's additions go on the trace)
@@ -65,7 +66,8 @@ class ChipSet {
   const std::vector<CollectiveRun>& runs() const { return runs_; }
   // Node names: "chip<k>", or "switch".
   std::string node_name(int node) const;
-  const std::string& algorithm(const std::string& op) const;
+  // The registered algorithm that runs `op` here.
+  std::string algorithm(const std::string& op) const;
 
  private:
   struct Barrier {

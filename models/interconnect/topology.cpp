@@ -18,7 +18,7 @@ int Topology::link(int a, int b) const {
 
 Topology Topology::ring(int chips, bool both_ways) {
   if (chips < 2) throw std::invalid_argument("a ring needs two chips");
-  Topology t(both_ways ? "ring_bidirectional" : "ring", chips, chips);
+  Topology t(Shape::Ring, both_ways ? "bidirectional_ring" : "ring", chips, chips);
   t.both_ways_ = both_ways;
   t.out_.resize(size_t(chips));
   for (int i = 0; i < chips; ++i) t.connect(i, (i + 1) % chips);
@@ -29,7 +29,7 @@ Topology Topology::ring(int chips, bool both_ways) {
 
 Topology Topology::torus2d(int x, int y) {
   if (x < 2 || y < 2) throw std::invalid_argument("a 2-D torus needs at least 2 x 2 chips");
-  Topology t("torus2d", x * y, x * y);
+  Topology t(Shape::Torus, "torus2d", x * y, x * y);
   t.x_ = x;
   t.y_ = y;
   t.out_.resize(size_t(x * y));
@@ -46,7 +46,7 @@ Topology Topology::torus2d(int x, int y) {
 
 Topology Topology::fully_connected(int chips) {
   if (chips < 2) throw std::invalid_argument("fully connected needs two chips");
-  Topology t("fully_connected", chips, chips);
+  Topology t(Shape::Full, "fully_connected", chips, chips);
   t.out_.resize(size_t(chips));
   for (int a = 0; a < chips; ++a)
     for (int b = 0; b < chips; ++b)
@@ -56,7 +56,7 @@ Topology Topology::fully_connected(int chips) {
 
 Topology Topology::switched(int chips) {
   if (chips < 2) throw std::invalid_argument("a switch needs two chips");
-  Topology t("switch", chips, chips + 1);
+  Topology t(Shape::Switch, "switch", chips, chips + 1);
   t.out_.resize(size_t(chips + 1));
   for (int a = 0; a < chips; ++a) t.connect(a, chips);
   for (int a = 0; a < chips; ++a) t.connect(chips, a);
@@ -72,12 +72,12 @@ std::vector<int> Topology::route(int src, int dst) const {
     if (id < 0) throw std::logic_error("route: no link");
     hops.push_back(id);
   };
-  if (name_ == "switch") {
+  if (shape_ == Shape::Switch) {
     step(src, chips_);
     step(chips_, dst);
-  } else if (name_ == "fully_connected") {
+  } else if (shape_ == Shape::Full) {
     step(src, dst);
-  } else if (name_ == "torus2d") {
+  } else if (shape_ == Shape::Torus) {
     // Along x, then along y, each the shorter way round (ties: increasing).
     auto walk = [&](int& at, int target, int size, int stride, int row_base) {
       const int from = (at - row_base) / stride % size, to = (target - row_base) / stride % size;

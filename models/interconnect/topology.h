@@ -3,7 +3,8 @@
 // nodes (chips first, then switches) joined by directed links, each direction of a physical
 // link its own resource with its own state. A topology answers which directed links a message
 // from one chip to another crosses. First sitting: ring (one or both directions), 2-D torus,
-// fully connected, and a switch every chip has one port on.
+// fully connected, and a switch every chip has one port on. Inputs name them through one table
+// (topologies.h); name() gives that table's spelling.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ class Topology {
 
   const std::string& name() const { return name_; }
   int chips() const { return chips_; }
+  // Every link also carries the other direction (all but a one-way ring).
+  bool both_ways() const { return both_ways_; }
+  // A torus's chips per row and rows; 0 on any other shape.
+  int torus_x() const { return x_; }
+  int torus_y() const { return y_; }
   int nodes() const { return nodes_; }
   const std::vector<DirectedLink>& links() const { return links_; }
   // The directed links a message from chip `src` to chip `dst` crosses, in order (src != dst):
@@ -36,8 +42,11 @@ class Topology {
   int link(int a, int b) const;
 
  private:
-  Topology(std::string name, int chips, int nodes) : name_(std::move(name)), chips_(chips), nodes_(nodes) {}
+  enum class Shape { Ring, Torus, Full, Switch };  // how route() walks
+  Topology(Shape shape, std::string name, int chips, int nodes)
+      : shape_(shape), name_(std::move(name)), chips_(chips), nodes_(nodes) {}
   void connect(int a, int b);
+  Shape shape_;
   std::string name_;
   int chips_ = 0, nodes_ = 0;
   int x_ = 0, y_ = 0;  // torus2d

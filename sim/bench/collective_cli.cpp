@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -12,7 +13,8 @@
 
 #include "core/input_error.h"
 #include "core/text.h"
-#include "models/interconnect/collectives.h"
+#include "models/interconnect/algorithms/i_collective_algorithm.h"
+#include "models/interconnect/topologies.h"
 #include "sim/config/arch_spec.h"
 #include "sim/config/link_file.h"
 
@@ -47,34 +49,77 @@ int64_t parse_bytes(const std::string& flag, const std::string& text) {
   return *v * scale;
 }
 
-Topology make_topology(const std::string& name, int chips) {
-  if (name == "ring") return Topology::ring(chips, false);
-  if (name == "ring2") return Topology::ring(chips, true);
-  if (name == "full") return Topology::fully_connected(chips);
-  if (name == "switch") return Topology::switched(chips);
-  if (name.rfind("torus:", 0) == 0) {
-    const std::string dims = name.substr(6);
-    const auto x = dims.find('x');
-    const auto a = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(0, x));
-    const auto b = x == std::string::npos ? std::nullopt : text::parse_int(dims.substr(x + 1));
-    if (!a || !b || *a < 2 || *b < 2 || *a * *b != chips)
-      bad_option("--topology", fmt::format("torus:XxY with X, Y >= 2 and X x Y = --chips ({}), got {}", chips, text::quoted(name)));
-    return Topology::torus2d(int(*a), int(*b));
+// The topology by its table name (models/interconnect/topologies.h); old spellings are refused
+// with the new one.
+Topology topology_named(const std::string& name, int chips, int torus_x) {
+  if (const std::string now = renamed_topology(name); !now.empty()) {
+    // torus:XxY: the chips per row became a flag of their own (the arch's interconnect.torus_x).
+    const std::string x = name.rfind("torus:", 0) == 0 ? name.substr(6, name.find('x', 6) - 6) : "X";
+    bad_option("--topology", fmt::format("{} is now spelled {}", text::quoted(name),
+                                         text::quoted(now == "torus2d" ? "--topology torus2d --torus-x " + x : now)));
   }
-  bad_option("--topology", "one of ring, ring2 (both ways), torus:XxY, full, switch; got " + text::quoted(name));
+  const TopologyFamily* family = topology_family(name);
+  if (!family)
+    bad_option("--topology", fmt::format("unknown topology {} (known: {})", text::quoted(name), fmt::join(topology_names(), ", ")));
+  if (torus_x != 0 && !family->per_row) bad_option("--torus-x", "applies only with --topology torus2d");
+  if (family->per_row && torus_x == 0) bad_option("--torus-x", "required with --topology torus2d (chips per row)");
+  if (const std::string problem = topology_size_problem(*family, chips, torus_x); !problem.empty())
+    bad_option(family->per_row ? "--torus-x" : "--chips", problem);
+  return make_topology(name, chips, torus_x);
+}
+
+// The ops the command runs on every chip (a send needs two ends it has no flags for).
+std::vector<std::string> op_names() {
+  std::vector<std::string> out;
+  for (const CollectiveOp& op : collective_ops())
+    if (!op.pair) out.push_back(op.name);
+  return out;
+}
+
+// --op as it was spelled before algorithms had a flag of their own: refused with the new spelling.
+void refuse_old_op(const std::string& op) {
+  static const std::map<std::string, std::string> old = {{"bidirectional_all_reduce", "bidirectional_ring"},
+                                                         {"halving_doubling_all_reduce", "halving_doubling"},
+                                                         {"torus_all_reduce", "torus2d"}};
+  if (const auto it = old.find(op); it != old.end())
+    bad_option("--op", fmt::format("{} is now spelled {}", text::quoted(op), text::quoted("--op all_reduce --algorithm " + it->second)));
+}
+
+// The algorithm asked for (or the one a run would use), checked against the op and the topology.
+const ICollectiveAlgorithm& algorithm_for(std::string& name, const CollectiveOp& op, const Topology& topology) {
+  if (name.empty()) name = default_algorithm(op.name, topology.name());
+  const ICollectiveAlgorithm* a = nullptr;
+  try {
+    a = &collective_algorithm(name);
+  } catch (const std::invalid_argument& e) {
+    bad_option("--algorithm", e.what());
+  }
+  if (!a->runs(op.name)) {
+    std::vector<std::string> can;
+    for (const std::string& n : collective_algorithm_names())
+      if (collective_algorithm(n).runs(op.name)) can.push_back(n);
+    bad_option("--algorithm", fmt::format("{} does not run {} (these do: {})", name, op.name, fmt::join(can, ", ")));
+  }
+  if (const Fit fit = a->fit(topology); !fit.problem.empty()) bad_option(fit.chip_count ? "--chips" : "--algorithm", fit.problem);
+  return *a;
 }
 
 }  // namespace
 
 int collective_command(const std::vector<std::string>& args) {
-  std::string link_path, topology = "ring", op = "all_reduce", bytes_text, slice_text, arch_path;
-  int chips = 8, bins = 0;
+  std::string link_path, topology = "ring", op = "all_reduce", algorithm, bytes_text, slice_text, arch_path;
+  int chips = 8, torus_x = 0, bins = 0;
   bool json = false;
+  const std::string topologies = fmt::format("{}", fmt::join(topology_names(), " | "));
+  const std::string ops = fmt::format("{}", fmt::join(op_names(), " | "));
+  const std::string algorithms = fmt::format("{}", fmt::join(collective_algorithm_names(), " | "));
   po::options_description d("cstsim collective");
   d.add_options()("link", po::value(&link_path)->required(), "link preset (configs/interconnect/*.yaml)")(
-      "topology", po::value(&topology), "ring | ring2 | torus:XxY | full | switch (default ring)")(
+      "topology", po::value(&topology), (topologies + " (default ring)").c_str())(
+      "torus-x", po::value(&torus_x), "torus2d: chips per row (--chips / this many rows)")(
       "chips", po::value(&chips), "chips (default 8)")(
-      "op", po::value(&op), "all_reduce (ring) | bidirectional_all_reduce | halving_doubling_all_reduce | torus_all_reduce | reduce_scatter | all_gather | all_to_all")(
+      "op", po::value(&op), (ops + " (default all_reduce)").c_str())(
+      "algorithm", po::value(&algorithm), (algorithms + " (default: what a run uses for the op on the topology)").c_str())(
       "bytes", po::value(&bytes_text)->required(), "bytes per chip (1GiB, 64MiB, ...)")(
       "slice", po::value(&slice_text), "cut each chunk into slices of at most this many bytes (pipelining)")(
       "arch", po::value(&arch_path),
@@ -86,10 +131,11 @@ int collective_command(const std::vector<std::string>& args) {
   try {
     po::store(po::command_line_parser(args).options(d).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: cstsim collective --link <yaml> --bytes N [--topology T] [--chips N] [--op OP] [options]\n"
+      std::cout << "usage: cstsim collective --link <yaml> --bytes N [--topology T] [--chips N] [--op OP] "
+                   "[--algorithm A] [options]\n"
                    "  cstsim collective --link configs/interconnect/nvlink4-h100.yaml --bytes 64MiB --chips 8\n"
-                   "  cstsim collective --link configs/interconnect/ici-v5p.yaml --topology torus:4x4 --chips 16 "
-                   "--op torus_all_reduce --bytes 1GiB --json\n"
+                   "  cstsim collective --link configs/interconnect/ici-v5p.yaml --topology torus2d --torus-x 4 "
+                   "--chips 16 --algorithm torus2d --bytes 1GiB --json\n"
                << d;
       return 0;
     }
@@ -109,42 +155,16 @@ int collective_command(const std::vector<std::string>& args) {
     if (a.vector.lanes == 0) bad_option("--arch", fmt::format("{} has no vector unit (vector.lanes) to reduce on", arch_path));
     o.reduce_ps_per_byte = reduce_ps_per_byte(a);  // the run's own rate (sim/run/chips.h)
   }
-  Fabric f(make_topology(topology, chips), link.spec);
+  refuse_old_op(op);
+  const CollectiveOp* what = collective_op(op);
+  if (!what || what->pair)
+    bad_option("--op", fmt::format("one of {}; got {}", fmt::join(op_names(), ", "), text::quoted(op)));
+  Fabric f(topology_named(topology, chips, torus_x), link.spec);
+  const ICollectiveAlgorithm& how = algorithm_for(algorithm, *what, f.topology());
   std::vector<int> ring(static_cast<size_t>(chips));
   std::iota(ring.begin(), ring.end(), 0);
-  Collective c;
-  double bus_factor = 1;  // nccl-tests: busbw = algbw x this
-  if (op == "all_reduce") {
-    c = ring_all_reduce(f, ring, bytes, o);
-    bus_factor = 2.0 * (chips - 1) / chips;
-  } else if (op == "bidirectional_all_reduce") {
-    if (topology == "ring") bad_option("--op", "a bidirectional all-reduce needs links both ways (--topology ring2, torus, full, switch)");
-    c = bidirectional_ring_all_reduce(f, ring, bytes, o);
-    bus_factor = 2.0 * (chips - 1) / chips;
-  } else if (op == "halving_doubling_all_reduce") {
-    if ((chips & (chips - 1)) != 0) bad_option("--chips", fmt::format("halving-doubling needs a power of two, got {}", chips));
-    if (topology == "ring") bad_option("--op", "halving-doubling exchanges both ways (--topology ring2, torus, full, switch)");
-    c = halving_doubling_all_reduce(f, ring, bytes, o);
-    bus_factor = 2.0 * (chips - 1) / chips;
-  } else if (op == "torus_all_reduce") {
-    if (topology.rfind("torus:", 0) != 0) bad_option("--op", "torus_all_reduce needs --topology torus:XxY");
-    const int x = int(*text::parse_int(topology.substr(6, topology.find('x') - 6)));
-    if (bytes % x != 0) bad_option("--bytes", fmt::format("must be a multiple of the torus's x ({})", x));
-    c = torus_all_reduce(f, x, chips / x, bytes, o);
-    bus_factor = 2.0 * (chips - 1) / chips;
-  } else if (op == "reduce_scatter") {
-    c = ring_reduce_scatter(f, ring, bytes, o);
-    bus_factor = double(chips - 1) / chips;
-  } else if (op == "all_gather") {
-    c = ring_all_gather(f, ring, bytes, o);
-    bus_factor = double(chips - 1) / chips;
-  } else if (op == "all_to_all") {
-    c = all_to_all(f, ring, bytes, o);
-    bus_factor = double(chips - 1) / chips;
-  } else {
-    bad_option("--op", "one of all_reduce, bidirectional_all_reduce, halving_doubling_all_reduce, torus_all_reduce, "
-                "reduce_scatter, all_gather, all_to_all; got " + text::quoted(op));
-  }
+  const Collective c = how.post(f, {op, bytes, ring, -1, -1, o});
+  const double bus_factor = ic::bus_factor(*what, chips);  // nccl-tests: busbw = algbw x this
   f.run();
   const double seconds = double(c.end_ps(f)) * 1e-12;
   const double algbw = double(bytes) / seconds / 1e9;
@@ -162,6 +182,7 @@ int collective_command(const std::vector<std::string>& args) {
   if (json) {
     nlohmann::ordered_json j;
     j["op"] = op;
+    j["algorithm"] = algorithm;
     j["chips"] = chips;
     j["topology"] = f.topology().name();
     j["link"] = {{"name", link.name}, {"bandwidth_gbps", link.spec.bytes_per_ns}, {"latency_ns", link.spec.latency_ps / 1e3}};
@@ -197,8 +218,8 @@ int collective_command(const std::vector<std::string>& args) {
     std::cout << j.dump(1) << "\n";
     return 0;
   }
-  std::cout << fmt::format("collective: {} of {} B per chip on {} chips, {}, link {} ({:g} GB/s per direction, {:g} ns)\n", op,
-                           bytes, chips, f.topology().name(), link.name, link.spec.bytes_per_ns,
+  std::cout << fmt::format("collective: {} ({}) of {} B per chip on {} chips, {}, link {} ({:g} GB/s per direction, {:g} ns)\n",
+                           op, algorithm, bytes, chips, f.topology().name(), link.name, link.spec.bytes_per_ns,
                            link.spec.latency_ps / 1e3);
   std::cout << fmt::format("time       {:.6g} s\n", seconds);
   std::cout << fmt::format("sent       {} B by the busiest chip\n", sent);

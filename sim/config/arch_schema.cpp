@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/num_type.h"
+#include "models/interconnect/topologies.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -165,9 +166,9 @@ const schema::Table& arch_schema() {
           path_key("interconnect.link", "required with chips > 1",
                    "a chip-to-chip link preset (configs/interconnect/*.yaml): bandwidth per direction, latency, packets, "
                    "energy per bit; relative to the arch file"),
-          choice_key("interconnect.topology", "", "ring", {"ring", "ring_both_ways", "torus2d", "fully_connected", "switch"},
-                     "how the chips are joined: a ring (one direction, or both), an x by y torus "
-                     "(interconnect.torus_x), a link between every pair, or one switch port per chip"),
+          choice_key("interconnect.topology", "", "ring", ic::topology_names(),
+                     "how the chips are joined (models/interconnect/topologies.cpp): a ring (one direction, or both), "
+                     "an x by y torus (interconnect.torus_x), a link between every pair, or one switch port per chip"),
           integer_key("interconnect.torus_x", "chip", "required with torus2d", 1, 1024,
                       "torus2d: chips per row (chips / torus_x rows)"),
           integer_key("interconnect.slice_bytes", "byte", "0 (a chunk moves as one message)", 0, int64_t(1) << 40,

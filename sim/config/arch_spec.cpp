@@ -17,6 +17,7 @@
 #include "sim/config/scalesim_cfg.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
+#include "models/interconnect/topologies.h"
 
 namespace cstsim {
 
@@ -350,14 +351,19 @@ ArchSpec build(const ArchFields& fields) {
   if (s.chips > 1) {
     const ArchField& c = *find("chips");
     s.interconnect.link = file_path(require("interconnect.link"));
-    if (const ArchField* f = find("interconnect.topology")) s.interconnect.topology = choice_of(*f, "interconnect.topology");
+    if (const ArchField* f = find("interconnect.topology")) {
+      if (const std::string now = ic::renamed_topology(f->text); !now.empty())
+        fail(*f, fmt::format("{} is now spelled {}", text::quoted(f->text), text::quoted(now)));
+      s.interconnect.topology = choice_of(*f, "interconnect.topology");
+    }
+    const ic::TopologyFamily& family = *ic::topology_family(s.interconnect.topology);
     if (const ArchField* f = find("interconnect.slice_bytes"))
       s.interconnect.slice_bytes = int_of(*f, "interconnect.slice_bytes");
     const ArchField* x = find("interconnect.torus_x");
-    if (s.interconnect.topology == "torus2d") {
+    if (family.per_row) {
       s.interconnect.torus_x = int(int_of(require("interconnect.torus_x"), "interconnect.torus_x"));
-      if (s.interconnect.torus_x < 2 || s.chips % s.interconnect.torus_x != 0 || s.chips / s.interconnect.torus_x < 2)
-        fail(*x, fmt::format("{} chips do not make a torus of rows of {} (at least 2 by 2)", s.chips, s.interconnect.torus_x));
+      if (const std::string problem = ic::topology_size_problem(family, s.chips, s.interconnect.torus_x); !problem.empty())
+        fail(*x, problem);
     } else if (x) {
       fail(*x, "applies only with interconnect.topology: torus2d");
     }

@@ -95,7 +95,7 @@ struct ArchSpec {
   struct Interconnect {
     std::string link;                  // interconnect.link: configs/interconnect/*.yaml (resolved path)
     std::string link_name;             // the preset's name
-    std::string topology = "ring";     // ring | ring_both_ways | torus2d | fully_connected | switch
+    std::string topology = "ring";     // a family of models/interconnect/topologies.h
     int torus_x = 0;                   // torus2d: chips per row
     int64_t slice_bytes = 0;           // collectives' slices (0: one message a chunk)
   } interconnect;

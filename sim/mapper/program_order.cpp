@@ -22,13 +22,13 @@ std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers) {
 }
 
 Program order_program(std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
-                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<CollectiveOp>& collectives) {
+                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<WorkloadCollective>& collectives) {
   // (before layer, graph order, collective first, arrival) -> step
   std::vector<std::pair<std::tuple<int, int, int, size_t>, Step>> kernels;
   auto add = [&](int before, int order, int rank, Step s) {
     kernels.push_back({{before, order, rank, kernels.size()}, std::move(s)});
   };
-  for (const CollectiveOp& c : collectives) {
+  for (const WorkloadCollective& c : collectives) {
     Step s;
     s.name = c.name;
     s.what = CollectiveStep{c};  // the plan's part of it; its place stays with the workload

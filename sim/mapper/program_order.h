@@ -10,7 +10,7 @@
 namespace cstsim {
 
 // A kernel and its place in the graph: after layers [0, before_layer), `order` among the kernels
-// there (the workload's VectorStep, FlashAttention and CollectiveOp say where).
+// there (the workload's VectorStep, FlashAttention and WorkloadCollective say where).
 template <typename T>
 struct Placed {
   T kernel;
@@ -24,6 +24,6 @@ std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers);
 // Numbers the steps (id), and makes each depend on the one before it: the sequencer runs them in
 // order, each after the last has finished on every cluster.
 Program order_program(std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
-                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<CollectiveOp>& collectives);
+                      std::vector<Placed<FlashKernelPlan>> flash, const std::vector<WorkloadCollective>& collectives);
 
 }  // namespace cstsim

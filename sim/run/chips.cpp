@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "models/interconnect/algorithms/i_collective_algorithm.h"
+#include "models/interconnect/topologies.h"
+
 namespace cstsim {
 
 double reduce_ps_per_byte(const ArchSpec& a) {
@@ -16,12 +19,7 @@ double reduce_ps_per_byte(const ArchSpec& a) {
 }
 
 ic::Topology chip_topology(const ArchSpec& a) {
-  const std::string& t = a.interconnect.topology;
-  if (t == "ring") return ic::Topology::ring(a.chips, false);
-  if (t == "ring_both_ways") return ic::Topology::ring(a.chips, true);
-  if (t == "torus2d") return ic::Topology::torus2d(a.interconnect.torus_x, a.chips / a.interconnect.torus_x);
-  if (t == "fully_connected") return ic::Topology::fully_connected(a.chips);
-  return ic::Topology::switched(a.chips);
+  return ic::make_topology(a.interconnect.topology, a.chips, a.interconnect.torus_x);
 }
 
 ic::ChipSetParams chip_set_params(const ArchSpec& a) {
@@ -29,8 +27,6 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a) {
   p.chips = a.chips;
   p.topology = chip_topology(a);
   p.link = a.link_spec;
-  p.topology_name = a.interconnect.topology;
-  p.torus_x = a.interconnect.torus_x;
   p.slice_bytes = a.interconnect.slice_bytes;
   p.reduce_ps_per_byte = reduce_ps_per_byte(a);
   p.value_bytes = a.vector.lanes > 0 ? a.precision.value_bits() / 8.0 : 0;
@@ -151,9 +147,7 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>
     for (int64_t b : r.sent_bytes) sent += b;
     // nccl-tests' bus bandwidth: the algorithm's bytes per chip over the time, comparable to a link's.
     const double seconds = double(end - start + 1) / a.clock_hz;
-    const double factor = r.op == "all_reduce" ? 2.0 * (a.chips - 1) / a.chips
-                          : r.op == "send"     ? 1.0
-                                               : double(a.chips - 1) / a.chips;
+    const double factor = ic::bus_factor(*ic::collective_op(r.op), a.chips);
     collectives.push_back({{"name", r.name},
                            {"op", r.op},
                            {"algorithm", r.algorithm},

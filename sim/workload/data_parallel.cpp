@@ -70,7 +70,7 @@ Workload with_gradient_all_reduces(Workload step) {
     if (v.kind != "adamw") continue;
     step.whole_on_every_chip.insert(v.op);  // every chip updates the whole weight
     const VectorAccess& grad = v.reads.front();  // the weight's gradient, at the layer's dtype
-    CollectiveOp c;
+    WorkloadCollective c;
     c.tensor = grad.tensor;
     c.name = grad.tensor + ".all_reduce";
     c.op = "all_reduce";

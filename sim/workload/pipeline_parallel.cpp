@@ -101,7 +101,7 @@ std::vector<Workload> split_pipeline(const Workload& w, int stages, int m, int v
     st.pipeline_stage = s;
     int order = 0;
     auto send = [&](int boundary, int k, int before_layer) {
-      CollectiveOp c;
+      WorkloadCollective c;
       c.op = "send";
       c.from = boundary;
       c.to = boundary + 1;

@@ -57,7 +57,7 @@ class Splitter {
 
   void collective(const std::string& op, const std::string& tensor, int64_t bytes, int before_layer, int order,
                   int line, const std::string& why) {
-    CollectiveOp c;
+    WorkloadCollective c;
     c.name = tensor + "." + op;
     c.op = op;
     c.tensor = tensor;
@@ -212,7 +212,7 @@ Workload tensor_parallel_step(const Workload& forward, const std::string& recomp
       for (const char* part : {".dX", ".dW", ".adamw"}) step.whole_on_every_chip.insert(f.name + part);
     if (f.chip_cut.dim != ChipCut::Dim::N) continue;
     const Layer& dx = step.layers[size_t(index.at(f.name + ".dX"))];
-    CollectiveOp c;
+    WorkloadCollective c;
     c.tensor = dx.tensors[2].empty() ? dx.name : dx.tensors[2];
     c.name = c.tensor + ".all_reduce";
     c.op = "all_reduce";

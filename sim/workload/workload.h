@@ -142,7 +142,7 @@ double density_of(const std::string& path, int line, const std::string& key, con
 
 // A collective a multi-chip split inserts, and its place in the graph: it runs after layers
 // [0, before_layer), `order` among the kernels there (ties: the collective first).
-struct CollectiveOp : CollectiveKernelPlan {
+struct WorkloadCollective : CollectiveKernelPlan {
   int before_layer = 0;
   int order = 0;
 };
@@ -163,7 +163,7 @@ struct Workload {
   // sim/workload/pipeline_parallel.h: this is stage pipeline_stage of pipeline_parallel, its layers
   // once per micro-batch.
   int pipeline_parallel = 1, pipeline_stage = 0, micro_batches = 1;
-  std::vector<CollectiveOp> collectives;
+  std::vector<WorkloadCollective> collectives;
   std::vector<std::string> layer_splits;
   // The layers, graph ops and flash kernels (by name) every chip runs whole: the work more chips do
   // not shorten (a tensor split's norms and residual adds, a data split's optimizer steps).

@@ -29,9 +29,9 @@ TEST_F(Collective, EveryAlgorithmFromTheCommandLine) {
     EXPECT_EQ(r.status, 0) << flags << ": " << r.err;
     return json::parse(r.out)["time_s"].get<double>();
   };
-  EXPECT_DOUBLE_EQ(time("--chips 16 --topology torus:4x4 --op torus_all_reduce"), 31.6608e-6);
+  EXPECT_DOUBLE_EQ(time("--chips 16 --topology torus2d --torus-x 4 --algorithm torus2d"), 31.6608e-6);
   EXPECT_DOUBLE_EQ(time("--chips 16 --topology ring"), 49.6608e-6);
-  EXPECT_DOUBLE_EQ(time("--chips 8 --topology full --op halving_doubling_all_reduce"), 24.35008e-6);
+  EXPECT_DOUBLE_EQ(time("--chips 8 --topology fully_connected --algorithm halving_doubling"), 24.35008e-6);
 }
 
 TEST_F(Collective, ReductionsOnTheChipsVectorUnit) {
@@ -75,7 +75,7 @@ TEST_F(Collective, PresetsLoadWithTheirSourcesNumbers) {
   } presets[] = {{"nvlink4-h100", 450, 936.25}, {"ici-v5p", 100, 1000}, {"pcie5-x16", 63.02, 5700}};
   for (const Want& w : presets) {
     const Result r = cstsim("collective --link " + src(std::string("configs/interconnect/") + w.file + ".yaml") +
-                            " --topology ring2 --chips 4 --bytes 1MiB --op bidirectional_all_reduce --json");
+                            " --topology bidirectional_ring --chips 4 --bytes 1MiB --algorithm bidirectional_ring --json");
     ASSERT_EQ(r.status, 0) << w.file << ": " << r.err;
     const json j = json::parse(r.out);
     EXPECT_EQ(j["link"]["name"], w.file);
@@ -105,11 +105,14 @@ TEST_F(Collective, BadInputsAreOneLine) {
   expect_bad(ok, "--bytes 3TB", "--bytes");
   expect_bad(ok, "--bytes 1MiB --chips 1", "--chips");
   expect_bad(ok, "--bytes 1MiB --chips 16 --topology torus:4x3", "--topology");
+  expect_bad(ok, "--bytes 1MiB --chips 16 --topology torus2d --torus-x 3", "--torus-x");
   expect_bad(ok, "--bytes 1MiB --topology mesh", "--topology");
   expect_bad(ok, "--bytes 1MiB --op broadcast", "--op");
   expect_bad(ok, "--bytes 1MiB --op bidirectional_all_reduce", "--op");
-  expect_bad(ok, "--bytes 1MiB --op halving_doubling_all_reduce --chips 6 --topology full", "--chips");
+  expect_bad(ok, "--bytes 1MiB --algorithm bidirectional_ring", "--algorithm");
+  expect_bad(ok, "--bytes 1MiB --algorithm halving_doubling --chips 6 --topology fully_connected", "--chips");
   expect_bad(ok, "--bytes 1MiB --op torus_all_reduce --topology full", "--op");
+  expect_bad(ok, "--bytes 1MiB --algorithm torus2d --topology fully_connected", "--algorithm");
   expect_bad(ok, "--bytes 1MiB --bins 10", "--bins");
 }
 

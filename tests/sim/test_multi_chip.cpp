@@ -166,7 +166,7 @@ TEST_F(MultiChip, AddingChipsToACommunicationBoundJobIsSlower) {
 // is what the chips sent.
 TEST_F(MultiChip, TopologiesPickTheirAlgorithms) {
   const std::map<std::string, std::string> algorithm{
-      {"ring", "ring"}, {"ring_both_ways", "bidirectional_ring"}, {"torus2d", "torus2d"}, {"fully_connected", "ring"}};
+      {"ring", "ring"}, {"bidirectional_ring", "bidirectional_ring"}, {"torus2d", "torus2d"}, {"fully_connected", "ring"}};
   for (const auto& [topology, expected] : algorithm) {
     const std::string more = topology == "torus2d" ? "--set interconnect.torus_x=2" : "";
     const json s = run(arch(4, topology, link()), chain(64, 256, 256), "run-" + topology, "--no-trace " + more);

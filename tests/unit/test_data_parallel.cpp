@@ -51,7 +51,7 @@ TEST(DataParallel, ATrainingStepAllReducesEachGradientBeforeItsOptimizerStep) {
   const char* order[] = {"fc1", "fc0"};
   const int64_t bytes[] = {128 * 64, 64 * 128};
   for (size_t c = 0; c < 2; ++c) {
-    const CollectiveOp& k = share.collectives[c];
+    const WorkloadCollective& k = share.collectives[c];
     EXPECT_EQ(k.op, "all_reduce");
     EXPECT_EQ(k.bytes, bytes[c]);
     const VectorStep* adamw = nullptr;

@@ -50,7 +50,7 @@ TEST(TensorParallel, LlamaBlockSplitsAsMegatron) {
     const int64_t bytes = 2048LL * 4096 * 2;
     const char* after[] = {"b0.o_proj", "b0.down_proj"};
     for (size_t c = 0; c < 2; ++c) {
-      const CollectiveOp& k = share.collectives[c];
+      const WorkloadCollective& k = share.collectives[c];
       EXPECT_EQ(k.op, "all_reduce");
       EXPECT_EQ(k.bytes, bytes);
       EXPECT_EQ(share.layers[size_t(k.before_layer) - 1].name, after[c]);
@@ -156,7 +156,7 @@ TEST(TensorParallel, TrainingStepAllReducesTheColumnSplitsInputGradients) {
     const Workload share = chip_workload(whole, "none", 16, ChipSplit{t});
     EXPECT_EQ(macs(share) * t, macs(step)) << t;
     std::vector<std::string> reduced;
-    for (const CollectiveOp& c : share.collectives) {
+    for (const WorkloadCollective& c : share.collectives) {
       EXPECT_EQ(c.op, "all_reduce");
       EXPECT_EQ(c.bytes, 2048LL * 4096 * 2);
       reduced.push_back(c.tensor + " after " + share.layers[size_t(c.before_layer) - 1].name);
