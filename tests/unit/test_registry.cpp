@@ -177,6 +177,9 @@ TEST(Registry, EveryExportFormatIsARowOfItsOwn) {
   EXPECT_TRUE(trace::exporter("csv").recognises("cycle,time_s,resource,name,value\n0,0,1,a,2\n"));
   EXPECT_FALSE(trace::exporter("perfetto").recognises("cycle,time_s,resource,name,value\n"));
   EXPECT_FALSE(trace::exporter("vcd").recognises("cycle,time_s,resource,name,value\n"));
+  // The VCD has no $date (reproducible exports): it begins with its $version.
+  EXPECT_TRUE(trace::exporter("vcd").recognises("$version\n  cstsim 0.1.0 export vcd\n$end\n"));
+  EXPECT_FALSE(trace::exporter("csv").recognises("$version\n  cstsim 0.1.0 export vcd\n$end\n"));
   EXPECT_THROW(trace::exporter("pdf"), std::invalid_argument);
 }
 

@@ -192,7 +192,7 @@ class VcdExporter final : public IExporter {
   }
   std::string default_file(const std::string&) const override { return "rt.vcd"; }
   bool recognises(std::string_view head) const override {
-    return head.rfind("$date\n", 0) == 0 && head.find("$version\n  cstsim ") != head.npos;
+    return head.rfind("$version\n  cstsim ", 0) == 0;  // what export_vcd begins with (no $date)
   }
   void write(const fs::path& run_dir, const fs::path& out, const std::string&) const override {
     export_vcd(run_dir, out);
