@@ -47,10 +47,12 @@ inline InputError error_of(const std::function<void()>& f) {
   return InputError("<no InputError thrown>", -1, "", "");
 }
 
+// `words`: a part the message must contain (any, when empty).
 inline ::testing::AssertionResult is_error(const InputError& e, const std::string& file, int line,
-                                    const std::string& key) {
+                                    const std::string& key, const std::string& words = "") {
   std::string what = e.what();
-  if (e.file() == file && e.line() == line && e.key() == key && what.find('\n') == std::string::npos)
+  if (e.file() == file && e.line() == line && e.key() == key && what.find('\n') == std::string::npos &&
+      what.find(words) != std::string::npos)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "got file=" << e.file() << " line=" << e.line()
                                        << " key=" << e.key() << " what=[" << what << "]";

@@ -430,9 +430,4 @@ void DmaSystem::run_until_done(int id) {
     if (!step()) throw std::logic_error(fmt::format("DMA: transfer {} cannot complete: nothing in flight", id));
 }
 
-void DmaSystem::run_until_idle() {
-  while (step()) {
-  }
-}
-
 }  // namespace cstsim

@@ -134,7 +134,6 @@ class DmaSystem {
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
   int64_t next_event_time() const;
   void run_until_done(int id);
-  void run_until_idle();
   const TransferState& transfer(int id) const { return *kept_transfer(id); }
   // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
   // nobody will ask about them again), oldest first; ids go on from where they were.

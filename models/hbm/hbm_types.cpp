@@ -17,12 +17,6 @@ const char* cmd_name(Cmd c) {
   return "?";
 }
 
-std::optional<Cmd> cmd_from_name(std::string_view name) {
-  for (Cmd c : kAllCmds)
-    if (name == cmd_name(c)) return c;
-  return std::nullopt;
-}
-
 const char* scope_name(Scope s) {
   switch (s) {
     case Scope::Bank: return "Bank";
@@ -31,12 +25,6 @@ const char* scope_name(Scope s) {
     case Scope::Channel: return "Channel";
   }
   return "?";
-}
-
-std::optional<Scope> scope_from_name(std::string_view name) {
-  for (Scope s : {Scope::Bank, Scope::BankGroup, Scope::PseudoChannel, Scope::Channel})
-    if (name == scope_name(s)) return s;
-  return std::nullopt;
 }
 
 std::string to_string(const Address& a) {

@@ -2,9 +2,7 @@
 // Vocabulary shared by every HBM class: cycles, commands, rule scopes and a decoded address.
 // All cycles in models/hbm are HBM command-clock cycles (one tCK), counted from 0.
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace cstsim::hbm {
 
@@ -22,7 +20,6 @@ inline constexpr Cmd kAllCmds[kNumCmds] = {Cmd::ACT, Cmd::PRE, Cmd::PREA, Cmd::R
 inline int index(Cmd c) { return static_cast<int>(c); }
 inline uint32_t bit(Cmd c) { return 1u << index(c); }
 const char* cmd_name(Cmd c);
-std::optional<Cmd> cmd_from_name(std::string_view name);
 inline bool is_column(Cmd c) { return c == Cmd::RD || c == Cmd::WR; }
 inline bool is_row(Cmd c) { return !is_column(c); }
 // PREA and REF address a whole pseudo-channel: bank group and bank are ignored.
@@ -34,7 +31,6 @@ inline bool is_refresh(Cmd c) { return c == Cmd::REF || c == Cmd::REFPB; }
 enum class Scope : uint8_t { Bank, BankGroup, PseudoChannel, Channel };
 inline constexpr int kNumScopes = 4;
 const char* scope_name(Scope s);
-std::optional<Scope> scope_from_name(std::string_view name);
 
 // A decoded location. `column` counts bursts (burst_bytes each) within the row.
 struct Address {

@@ -27,8 +27,4 @@ int64_t LatencyHistogram::percentile(double q) const {
   return max_;
 }
 
-uint64_t NocStats::busiest_link_flits() const {
-  return link_busy.empty() ? 0 : *std::max_element(link_busy.begin(), link_busy.end());
-}
-
 }  // namespace cstsim::noc

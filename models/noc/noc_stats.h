@@ -41,8 +41,6 @@ struct NocStats {
   // Per endpoint (NodeId): flits over its injection / ejection channel (= busy cycles).
   std::vector<uint64_t> injected_flits_at, ejected_flits_at;
   LatencyHistogram latency;  // cycle: per packet, delivery cycle - offered cycle
-
-  uint64_t busiest_link_flits() const;
 };
 
 }  // namespace cstsim::noc

@@ -11,8 +11,6 @@
 namespace cstsim {
 namespace {
 
-int64_t bytes_of(int bits) { return (bits + 7) / 8; }
-
 // Block sizes worth trying along one dimension: 1, 2, 4, ... array widths, and all of it.
 std::vector<int64_t> block_candidates(int64_t size, int width) {
   std::vector<int64_t> out;

@@ -1,9 +1,10 @@
 #pragma once
-// The mapper: how one GEMM layer is tiled through the scratchpad. It picks, for
-// each layer, the on-chip block of every operand (double-buffered in its SRAM
-// partition), the loop order, and which operand stays resident, minimizing the
-// bytes moved between HBM and the scratchpad. A plain data structure, printed
-// by `cstsim plan`, so a user sees what will be simulated.
+// `cstsim plan --explore`: a traffic-optimal tiling of one GEMM layer through the
+// scratchpad, an estimate beside the plan and not what runs. It picks the on-chip block
+// of every operand (double-buffered in its SRAM partition), the loop order and which
+// operand stays resident, minimising the bytes moved between HBM and the scratchpad.
+// What the simulator executes is the mapper's Plan (sim/mapper/mapper.h), whose DMA
+// programs stream folds as plan/dma_program.h describes.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -11,6 +11,7 @@
 #include "models/noc/noc_config.h"
 #include "models/noc/routing.h"
 #include "core/input_error.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace cstsim;
@@ -32,24 +33,8 @@ struct TempYaml {
   ~TempYaml() { fs::remove(path); }
 };
 
-InputError error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return InputError("<no InputError thrown>", -1, "", "");
-}
-
-::testing::AssertionResult is_error(const InputError& e, const std::string& file, int line, const std::string& key,
-                                    const std::string& words = "") {
-  const std::string what = e.what();
-  if (e.file() == file && e.line() == line && e.key() == key && what.find('\n') == std::string::npos &&
-      what.find(words) != std::string::npos)
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "got file=" << e.file() << " line=" << e.line() << " key=" << e.key()
-                                       << " what=[" << what << "]";
-}
+using cstsim::testing_util::error_of;
+using cstsim::testing_util::is_error;
 
 // A valid file with one line replaced (1-based), to aim errors at known lines.
 std::string base_yaml() {

@@ -15,6 +15,7 @@
 #include "models/noc/routing.h"
 #include "models/noc/topology.h"
 #include "sim/config/arch_schema.h"
+#include "traces/export/exporter.h"
 #include "plan/dataflow.h"
 
 namespace cstsim {
@@ -157,6 +158,29 @@ TEST(Registry, EveryMemoryModeHasOneBackend) {
   AcceleratorSpec hierarchy;
   hierarchy.memory = MemoryMode::Hierarchy;
   EXPECT_THROW(make_tile_source(hierarchy, make_fold_plan(Dataflow::WS, 4, 4, 8, 8, 8), 0), std::logic_error);
+}
+
+// Every `cstsim export` format is a registered row, each its own file name, each recognising an
+// export of its own kind only (so one format never replaces another's file without --force).
+TEST(Registry, EveryExportFormatIsARowOfItsOwn) {
+  EXPECT_EQ(trace::exporter_names(), (std::vector<std::string>{"csv", "perfetto", "vcd"}));
+  std::vector<std::string> files;
+  for (const std::string& name : trace::exporter_names()) {
+    const trace::IExporter& e = trace::exporter(name);
+    EXPECT_FALSE(e.help().empty()) << name;
+    EXPECT_EQ(e.forms().empty(), e.forms_help().empty()) << name;
+    for (const std::string& form : e.forms().empty() ? std::vector<std::string>{""} : e.forms())
+      files.push_back(e.default_file(form));
+    EXPECT_FALSE(e.recognises("")) << name;
+  }
+  EXPECT_EQ(files, (std::vector<std::string>{"rt.csv", "perfetto.json", "perfetto.pftrace", "rt.vcd"}));
+  EXPECT_TRUE(trace::exporter("csv").recognises("cycle,time_s,resource,name,value\n0,0,1,a,2\n"));
+  EXPECT_FALSE(trace::exporter("perfetto").recognises("cycle,time_s,resource,name,value\n"));
+  EXPECT_FALSE(trace::exporter("vcd").recognises("cycle,time_s,resource,name,value\n"));
+  // The VCD has no $date (reproducible exports): it begins with its $version.
+  EXPECT_TRUE(trace::exporter("vcd").recognises("$version\n  cstsim 0.1.0 export vcd\n$end\n"));
+  EXPECT_FALSE(trace::exporter("csv").recognises("$version\n  cstsim 0.1.0 export vcd\n$end\n"));
+  EXPECT_THROW(trace::exporter("pdf"), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "traces/export/export_cli.h"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "core/input_error.h"
 #include "core/out_file.h"
+#include "traces/export/exporter.h"
 #include "traces/export/trace_input.h"
 
 namespace cstsim {
@@ -16,39 +18,54 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `cstsim export --help`: the formats' paragraphs and their --format lines come from the
+// registered exporters (exporter.h).
+std::string export_usage() {
+  std::string text =
+      "usage: cstsim export <format> <run-dir> [--out FILE]\n"
+      "\n"
+      "Converts the R(t) trace in <run-dir>/trace/ (see traces/FORMAT.md) for other tools.\n"
+      "\n"
+      "formats:\n";
+  for (const std::string& name : trace::exporter_names()) {
+    const std::string help = trace::exporter(name).help();
+    size_t at = 0;
+    for (bool first = true; at <= help.size(); first = false) {
+      const size_t nl = std::min(help.find('\n', at), help.size());
+      text += fmt::format("  {:<9} {}\n", first ? name : "", help.substr(at, nl - at));
+      at = nl + 1;
+    }
+  }
+  text +=
+      "\n"
+      "options:\n"
+      "  --out FILE   write FILE instead of the default (its directory must exist)\n"
+      "  --force      replace FILE even if it is not an export of the same format\n";
+  for (const std::string& name : trace::exporter_names())
+    if (!trace::exporter(name).forms().empty())
+      text += fmt::format("  --format F   {} only: {}\n", name, trace::exporter(name).forms_help());
+  text +=
+      "  -h, --help   show this help\n"
+      "\n"
+      "The output appears only when complete, and replaces only an earlier export of the\n"
+      "same format. Exit status: 0 ok, 2 bad usage, missing/unreadable trace, or an output\n"
+      "that could not be written.\n";
+  return text;
+}
 
-constexpr const char* kExportUsage =
-    "usage: cstsim export <format> <run-dir> [--out FILE]\n"
-    "\n"
-    "Converts the R(t) trace in <run-dir>/trace/ (see traces/FORMAT.md) for other tools.\n"
-    "\n"
-    "formats:\n"
-    "  csv       one row per change record: cycle,time_s,resource,name,value\n"
-    "            (default output <run-dir>/trace/rt.csv)\n"
-    "  perfetto  for ui.perfetto.dev: a process per owner module with a counter track per\n"
-    "            resource, one slice per layer. Perfetto's protobuf trace (default\n"
-    "            <run-dir>/trace/perfetto.pftrace) above 1,000,000 trace records, Chrome\n"
-    "            trace-event JSON (<run-dir>/trace/perfetto.json) below; --format picks one\n"
-    "  vcd       Value Change Dump for GTKWave/Surfer: one 64-bit integer signal per\n"
-    "            resource, scoped by owner module (default <run-dir>/trace/rt.vcd)\n"
-    "\n"
-    "options:\n"
-    "  --out FILE   write FILE instead of the default (its directory must exist)\n"
-    "  --force      replace FILE even if it is not an export of the same format\n"
-    "  --format F   perfetto only: json or proto (default: by the trace's size, above)\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "The output appears only when complete, and replaces only an earlier export of the\n"
-    "same format. Exit status: 0 ok, 2 bad usage, missing/unreadable trace, or an output\n"
-    "that could not be written.\n";
+// "a, b or c".
+std::string one_of(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
 
-// What each format's output begins with, to recognise an earlier export.
-bool is_export_of(const std::string& format, std::string_view head) {
-  if (format == "csv") return head.rfind("cycle,time_s,resource,name,value\n", 0) == 0;
-  if (format == "perfetto")
-    return (head.rfind("{\"displayTimeUnit\"", 0) == 0 && head.find("\"generator\":\"cstsim ") != head.npos) ||
-           (head.rfind("\x0a", 0) == 0 && head.find("cstsim export perfetto: ") != head.npos);
-  return head.rfind("$date\n", 0) == 0 && head.find("$version\n  cstsim ") != head.npos;
+// The formats that take --format, for its error message.
+std::string formats_with_forms() {
+  std::vector<std::string> names;
+  for (const std::string& name : trace::exporter_names())
+    if (!trace::exporter(name).forms().empty()) names.push_back(name);
+  return one_of(names);
 }
 
 std::string one_line(std::string_view text) { return InputError::one_line(std::string(text)); }
@@ -63,21 +80,20 @@ int export_command(const std::vector<std::string>& args) {
   try {
     for (const std::string& a : args)
       if (a == "--help" || a == "-h") {
-        std::cout << kExportUsage;
+        std::cout << export_usage();
         return 0;
       }
-    if (args.empty()) throw UsageError("missing format (csv, perfetto or vcd; see cstsim export --help)");
+    const std::vector<std::string> formats = trace::exporter_names();
+    if (args.empty()) throw UsageError(fmt::format("missing format ({}; see cstsim export --help)", one_of(formats)));
     const std::string format = args[0];
-    const char* default_name = format == "csv" ? "rt.csv"
-                               : format == "perfetto" ? "perfetto.json"
-                               : format == "vcd"      ? "rt.vcd"
-                                                      : nullptr;
-    if (!default_name) {
+    if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
       if (!format.empty() && format[0] == '-') throw UsageError(fmt::format("unknown option '{}' (see cstsim export --help)", format));
-      throw UsageError(fmt::format("unknown format '{}' (formats: csv, perfetto, vcd)", format));
+      throw UsageError(fmt::format("unknown format '{}' (formats: {})", format, fmt::join(formats, ", ")));
     }
+    const trace::IExporter& exporter = trace::exporter(format);
+    const std::vector<std::string> forms = exporter.forms();
     std::vector<std::string> positional;
-    std::string out, perfetto_form;
+    std::string out, form;
     bool have_out = false, force = false;
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -88,10 +104,10 @@ int export_command(const std::vector<std::string>& args) {
       } else if (a == "--force") {
         force = true;
       } else if (a == "--format") {
-        if (format != "perfetto") throw UsageError(fmt::format("{}: --format is for perfetto only", format));
-        if (i + 1 >= args.size() || (args[i + 1] != "json" && args[i + 1] != "proto"))
-          throw UsageError("perfetto: --format needs json or proto");
-        perfetto_form = args[++i];
+        if (forms.empty()) throw UsageError(fmt::format("{}: --format is for {} only", format, formats_with_forms()));
+        if (i + 1 >= args.size() || std::find(forms.begin(), forms.end(), args[i + 1]) == forms.end())
+          throw UsageError(fmt::format("{}: --format needs {}", format, one_of(forms)));
+        form = args[++i];
       } else if (a.rfind("--out=", 0) == 0) {
         out = a.substr(6);
         have_out = true;
@@ -105,13 +121,8 @@ int export_command(const std::vector<std::string>& args) {
     if (positional.size() > 1) throw UsageError(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
     if (have_out && out.empty()) throw UsageError(fmt::format("{}: --out needs a file name", format));
     const fs::path run_dir = positional[0];
-    if (format == "perfetto" && perfetto_form.empty())  // by size: the JSON grows ~100 bytes a record
-      perfetto_form = fs::is_directory(run_dir / "trace") && trace::open_trace(run_dir)->header().record_count >
-                                                                  trace::kPerfettoJsonMaxRecords
-                          ? "proto"
-                          : "json";
-    if (perfetto_form == "proto") default_name = "perfetto.pftrace";
-    const fs::path out_path = have_out ? fs::path(out) : run_dir / "trace" / default_name;
+    if (form.empty()) form = exporter.default_form(run_dir);
+    const fs::path out_path = have_out ? fs::path(out) : run_dir / "trace" / exporter.default_file(form);
     if (have_out) {
       const fs::path parent = out_path.parent_path().empty() ? fs::path(".") : out_path.parent_path();
       if (!fs::is_directory(parent))
@@ -127,16 +138,13 @@ int export_command(const std::vector<std::string>& args) {
       }
     }
     if (fs::is_directory(run_dir / "trace"))
-      io::check_replaceable(out_path, "--out", force, [&](std::string_view head) { return is_export_of(format, head); },
+      io::check_replaceable(out_path, "--out", force, [&](std::string_view head) { return exporter.recognises(head); },
                             "a cstsim " + format + " export");
-    if (format == "csv") trace::export_csv(run_dir, out_path);
-    else if (format == "perfetto" && perfetto_form == "proto") trace::export_perfetto_proto(run_dir, out_path);
-    else if (format == "perfetto") trace::export_perfetto(run_dir, out_path);
-    else trace::export_vcd(run_dir, out_path);
+    exporter.write(run_dir, out_path, form);
     std::error_code size_error;  // say what was written, and how big it is
     const auto bytes = fs::file_size(out_path, size_error);
     std::cout << fmt::format("wrote {} ({} export, {} bytes)\n", out_path.string(),
-                             format == "perfetto" ? "perfetto " + perfetto_form : format,
+                             form.empty() ? format : format + " " + form,
                              size_error ? std::string("?") : std::to_string(bytes));
     return 0;
   } catch (const std::exception& e) {  // usage errors, unreadable traces, outputs that cannot be written

@@ -15,8 +15,8 @@ namespace cstsim {
 
 // `args` are the words after "export". Exit status: 0 written (or --help), 2 bad
 // usage, an unreadable or missing trace, or an output that could not be written
-// (one line "error: export: ..." on stderr, no output file). One file per exporter:
-// csv_export.cpp, perfetto_export.cpp, vcd_export.cpp; trace_input.h is what they read.
+// (one line "error: export: ..." on stderr, no output file). One file per exporter,
+// each a registered row (exporter.h); trace_input.h is what they read.
 int export_command(const std::vector<std::string>& args);
 
 namespace trace {

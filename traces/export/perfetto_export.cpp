@@ -7,6 +7,7 @@
 
 #include "core/out_file.h"
 #include "traces/export/export_cli.h"
+#include "traces/export/exporter.h"
 #include "traces/export/trace_input.h"
 #include "version.h"
 
@@ -137,5 +138,42 @@ void export_perfetto(const fs::path& run_dir, const fs::path& out_path) {
   out.put("\n]}\n");
   out.commit();
 }
+
+namespace {
+// Two forms of one content: Chrome trace-event JSON (this file) and Perfetto's protobuf trace
+// (perfetto_proto_export.cpp).
+class PerfettoExporter final : public IExporter {
+ public:
+  std::string help() const override {
+    return "for ui.perfetto.dev: a process per owner module with a counter track per\n"
+           "resource, one slice per layer. Perfetto's protobuf trace (default\n"
+           "<run-dir>/trace/perfetto.pftrace) above 1,000,000 trace records, Chrome\n"
+           "trace-event JSON (<run-dir>/trace/perfetto.json) below; --format picks one";
+  }
+  std::vector<std::string> forms() const override { return {"json", "proto"}; }
+  std::string forms_help() const override { return "json or proto (default: by the trace's size, above)"; }
+  // By size: the JSON grows ~100 bytes a record. Without trace/ the writer names what is missing.
+  std::string default_form(const fs::path& run_dir) const override {
+    return fs::is_directory(run_dir / "trace") && open_trace(run_dir)->header().record_count > kPerfettoJsonMaxRecords
+               ? "proto"
+               : "json";
+  }
+  std::string default_file(const std::string& form) const override {
+    return form == "proto" ? "perfetto.pftrace" : "perfetto.json";
+  }
+  bool recognises(std::string_view head) const override {
+    return (head.rfind("{\"displayTimeUnit\"", 0) == 0 && head.find("\"generator\":\"cstsim ") != head.npos) ||
+           (head.rfind("\x0a", 0) == 0 && head.find("cstsim export perfetto: ") != head.npos);
+  }
+  void write(const fs::path& run_dir, const fs::path& out, const std::string& form) const override {
+    if (form == "proto")
+      export_perfetto_proto(run_dir, out);
+    else
+      export_perfetto(run_dir, out);
+  }
+};
+}  // namespace
+
+CSTSIM_REGISTER(IExporter, PerfettoExporter, "perfetto")
 
 }  // namespace cstsim::trace

@@ -6,6 +6,7 @@
 
 #include "core/out_file.h"
 #include "traces/export/export_cli.h"
+#include "traces/export/exporter.h"
 #include "traces/export/trace_input.h"
 #include "version.h"
 
@@ -181,5 +182,24 @@ void export_vcd(const fs::path& run_dir, const fs::path& out_path) {
   if (h.end_cycle > block_cycle) out.print("#{}\n", tb.time_of(h.end_cycle));
   out.commit();
 }
+
+namespace {
+class VcdExporter final : public IExporter {
+ public:
+  std::string help() const override {
+    return "Value Change Dump for GTKWave/Surfer: one 64-bit integer signal per\n"
+           "resource, scoped by owner module (default <run-dir>/trace/rt.vcd)";
+  }
+  std::string default_file(const std::string&) const override { return "rt.vcd"; }
+  bool recognises(std::string_view head) const override {
+    return head.rfind("$version\n  cstsim ", 0) == 0;  // what export_vcd begins with (no $date)
+  }
+  void write(const fs::path& run_dir, const fs::path& out, const std::string&) const override {
+    export_vcd(run_dir, out);
+  }
+};
+}  // namespace
+
+CSTSIM_REGISTER(IExporter, VcdExporter, "vcd")
 
 }  // namespace cstsim::trace
