@@ -13,6 +13,7 @@
 #include "models/array/register_array.h"
 #include "models/array/array_dataflow.h"
 #include "models/array/stall_causes.h"
+#include "models/array/structural/structural_pass.h"
 
 namespace cstsim {
 
@@ -464,6 +465,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
   HierarchySource* lockstep = params_.cluster_set ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
+  StructuralPass structural(params_.chip, params_.cluster, *grid, data);  // --verify=structural, else inert
   while (!grid->done()) {
     wait_until(grid->now());
     const int64_t cycle = grid->now();
@@ -485,6 +487,7 @@ void ArrayModule::run_reference(int index, const FoldPlan& plan, const PassPlan&
     const auto& ev = grid->events();
     publish(index, std::vector<ArrayEvent>(ev.begin() + published, ev.end()));
     published = ev.size();
+    structural.cycle();
   }
   if (sink_) {  // the array is idle after its last cycle
     for (trace::ResourceId id : {trace_ids_.active_pes, trace_ids_.in_rows, trace_ids_.in_cols, trace_ids_.out})

@@ -42,6 +42,17 @@ class OutputStationaryGrid final : public RegisterArray {
 
   void corrupt(int row, int col) override { Arith::flip_low_bit(acc_[size_t(row) * C_ + col]); }
 
+  bool pe_registers(int row, int col, PeRegisters& out) const override {
+    const size_t at = size_t(row) * C_ + col;
+    out.x = &a_[at * L_];
+    out.y = &b_[at * L_];
+    out.x_tag = atag_[at];
+    out.x_last = alast_[at];
+    out.y_tag = btag_[at];
+    std::memcpy(&out.sum, &acc_[at], sizeof out.sum);
+    return true;
+  }
+
   std::vector<double> result() const override {
     std::vector<double> out(c_.size());
     for (size_t i = 0; i < c_.size(); ++i) out[i] = Arith::value(c_[i], bits_of(data_.accumulator));

@@ -45,6 +45,7 @@
 #include "sim/run/chips.h"
 #include "sim/run/chips_verify.h"
 #include "sim/run/debug_log.h"
+#include "sim/run/structural_run.h"
 #include "sim/workload/data_parallel.h"
 #include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
@@ -244,6 +245,7 @@ int run_simulation(const RunOptions& o) {
                                      "(vector.lanes)", arch.chips, c.tensor));
   if (o.verify)
     for (size_t d = 0; d < distinct; ++d) check_reference_limits(arch, shares[d]);
+  check_structural(arch, o);
   if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
     throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
                                               "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
@@ -356,6 +358,7 @@ int run_simulation(const RunOptions& o) {
     spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows,
                  arch.cols, to_string(arch.dataflow), to_string(arch.fold_pipeline), workload.name,
                  workload.layers.size(), mode);
+    const std::unique_ptr<StructuralArrays> structural = make_structural(arch, o, out.path());
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
     ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
@@ -412,6 +415,7 @@ int run_simulation(const RunOptions& o) {
       summary["verify"]["passed"] = chips_verified;
       summary["verify"]["scope"] = "every chip's grids, and the layers cut across the chips put together (chips.verify)";
     }
+    if (structural) summary["verify"]["structural"] = structural_summary(*structural, o);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), wall);
 
     summary_layers.write_document(out.path() / "summary.json", summary);
