@@ -50,6 +50,12 @@ class OutputStationaryGrid final : public RegisterArray {
     out.x_last = alast_[at];
     out.y_tag = btag_[at];
     std::memcpy(&out.sum, &acc_[at], sizeof out.sum);
+    out.out_valid = false;
+    if (alast_[at]) {  // observe() kept the sum it put out, unless its column is unused
+      const Fold& f = plan_.folds[size_t(atag_[at] / T_)];
+      out.out_valid = col < f.cols_used;
+      if (out.out_valid) std::memcpy(&out.out, &c_[size_t((f.row0 + row) * data_.N + f.col0 + col)], sizeof out.out);
+    }
     return true;
   }
 

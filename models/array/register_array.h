@@ -37,7 +37,8 @@ struct CycleActivity {
 // (an int32 register or a float's bits); operands have `lanes` lanes (the plan's pack), valid
 // until the next step. WS/IS: x is the streamed operand and x_tag its token (-1: none), x_bank
 // the weight bank it meets, w the two banks, sum/sum_tag the partial sum passed down. OS: x is A
-// (x_tag, x_last its token and last-step mark), y is B (y_tag), sum the accumulator.
+// (x_tag, x_last its token and last-step mark), y is B (y_tag), sum the accumulator, and
+// `out` the result it put on its column's bus this cycle (out_valid: one that is kept).
 struct PeRegisters {
   const void* x = nullptr;
   const void* y = nullptr;
@@ -45,6 +46,8 @@ struct PeRegisters {
   int32_t x_tag = -1, y_tag = -1, sum_tag = -1;
   uint8_t x_bank = 0, x_last = 0;
   uint32_t sum = 0;
+  bool out_valid = false;
+  uint32_t out = 0;
 };
 
 struct EdgeCounts {  // operand words that crossed the array edge (SRAM side)

@@ -412,9 +412,13 @@ class OsGrid final : public StructuralGrid {
         expect(c, i, j, "btag", r.y_tag, btag_[at].read());
         expect(c, i, j, "acc", r.sum, acc_[at].read());
         if (!res_valid_[at].read()) continue;
-        // A result on column j's bus: output (row0 + i, col0 + j) of the fold A's token is of.
+        // A result on column j's bus: output (row0 + i, col0 + j) of the fold A's token is of
+        // (an unused column's is dropped, as the register grid drops it).
         const Fold& f = p.folds[size_t(atag_[at].read() / p.T)];
-        if (j < f.cols_used) output(c, i, j, size_t((f.row0 + i) * data_->N + f.col0 + j), res_[at].read(), false);
+        if (j >= f.cols_used) continue;
+        expect(c, i, j, "res_valid", r.out_valid, 1);
+        expect(c, i, j, "res", r.out, res_[at].read());
+        output(c, i, j, size_t((f.row0 + i) * data_->N + f.col0 + j), res_[at].read(), false);
       }
   }
 
