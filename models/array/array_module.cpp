@@ -14,6 +14,7 @@
 #include "models/array/stall_causes.h"
 #include "models/memory/cluster_memory.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/array/structural/structural_pass.h"
 
 namespace cstsim {
 
@@ -204,6 +205,7 @@ void ArrayModule::run_reference(StepContext& context, int index, const FoldPlan&
   HierarchySource* lockstep = memory && memory->set() ? dynamic_cast<HierarchySource*>(channel.get()) : nullptr;
   if (channel) grid->attach_tiles(channel.get());
   size_t published = 0;
+  StructuralPass structural(params_.chip, params_.cluster, *grid, data);  // --verify=structural, else inert
   while (!grid->done()) {
     context.wait_until(grid->now());
     const int64_t cycle = grid->now();
@@ -225,6 +227,7 @@ void ArrayModule::run_reference(StepContext& context, int index, const FoldPlan&
     const auto& ev = grid->events();
     publish(index, std::vector<ArrayEvent>(ev.begin() + published, ev.end()));
     published = ev.size();
+    structural.cycle();
   }
   if (sink_) {  // the array is idle after its last cycle
     for (trace::ResourceId id : {trace_ids_.active_pes, trace_ids_.in_rows, trace_ids_.in_cols, trace_ids_.out})

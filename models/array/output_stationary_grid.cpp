@@ -42,6 +42,23 @@ class OutputStationaryGrid final : public RegisterArray {
 
   void corrupt(int row, int col) override { Arith::flip_low_bit(acc_[size_t(row) * C_ + col]); }
 
+  bool pe_registers(int row, int col, PeRegisters& out) const override {
+    const size_t at = size_t(row) * C_ + col;
+    out.x = &a_[at * L_];
+    out.y = &b_[at * L_];
+    out.x_tag = atag_[at];
+    out.x_last = alast_[at];
+    out.y_tag = btag_[at];
+    std::memcpy(&out.sum, &acc_[at], sizeof out.sum);
+    out.out_valid = false;
+    if (alast_[at]) {  // observe() kept the sum it put out, unless its column is unused
+      const Fold& f = plan_.folds[size_t(atag_[at] / T_)];
+      out.out_valid = col < f.cols_used;
+      if (out.out_valid) std::memcpy(&out.out, &c_[size_t((f.row0 + row) * data_.N + f.col0 + col)], sizeof out.out);
+    }
+    return true;
+  }
+
   std::vector<double> result() const override {
     std::vector<double> out(c_.size());
     for (size_t i = 0; i < c_.size(); ++i) out[i] = Arith::value(c_[i], bits_of(data_.accumulator));

@@ -32,6 +32,24 @@ struct CycleActivity {
   int64_t out = 0;         // output links that carried a result out
 };
 
+// One PE's registers after the last step, read-only, for the structural mode
+// (models/array/structural/), which compares its PE signals with them. Values are 32-bit words
+// (an int32 register or a float's bits); operands have `lanes` lanes (the plan's pack), valid
+// until the next step. WS/IS: x is the streamed operand and x_tag its token (-1: none), x_bank
+// the weight bank it meets, w the two banks, sum/sum_tag the partial sum passed down. OS: x is A
+// (x_tag, x_last its token and last-step mark), y is B (y_tag), sum the accumulator, and
+// `out` the result it put on its column's bus this cycle (out_valid: one that is kept).
+struct PeRegisters {
+  const void* x = nullptr;
+  const void* y = nullptr;
+  const void* w[2] = {nullptr, nullptr};
+  int32_t x_tag = -1, y_tag = -1, sum_tag = -1;
+  uint8_t x_bank = 0, x_last = 0;
+  uint32_t sum = 0;
+  bool out_valid = false;
+  uint32_t out = 0;
+};
+
 struct EdgeCounts {  // operand words that crossed the array edge (SRAM side)
   int64_t ifmap_reads = 0;
   int64_t filter_reads = 0;
@@ -49,6 +67,9 @@ class RegisterArray {
   virtual void corrupt(int row, int col) = 0;
   bool done() const { return folds_ended_ == int64_t(plan_.folds.size()); }
   const FoldPlan& plan() const { return plan_; }
+  FoldPipeline pipeline() const { return pipeline_; }
+  // PE(row, col)'s registers now (see PeRegisters); false if this grid does not expose them.
+  virtual bool pe_registers(int /*row*/, int /*col*/, PeRegisters& /*out*/) const { return false; }
   int64_t now() const { return now_; }
   int64_t end_cycle() const { return end_cycle_; }
   const std::vector<ArrayEvent>& events() const { return events_; }

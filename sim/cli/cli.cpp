@@ -509,6 +509,7 @@ int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
   std::string fault, describe, seed, max_trace;
+  std::string verify;
   bool verbose = false, quiet = false;
   po::options_description desc(
       "usage: cstsim run --arch <yaml|cfg> --workload <yaml|csv> --out <dir> [options]\n"
@@ -530,10 +531,13 @@ int run_command(const std::vector<std::string>& args) {
        "an input or a directory holding one)")
       ("set", po::value(&sets)->value_name("KEY=VALUE")->composing(),
        "override a config key, e.g. --set array.rows=64 --set dataflow=os (repeatable)")
-      ("verify", po::bool_switch(&o.verify),
+      ("verify", po::value(&verify)->implicit_value("")->value_name("structural"),
        "register-level reference mode: move real values of the arch's operand type through the PE registers, "
        "check every output bit for bit against a reference GEMM in the grid's order and every event cycle "
-       "against the timing mode; exit 1 on mismatch")
+       "against the timing mode; exit 1 on mismatch. --verify=structural: also every PE as an sc_module wired "
+       "by sc_signals, checked against the register grid every cycle (arrays up to 16x16; exit 3 on mismatch; "
+       "docs/structural-mode.md)")
+      ("vcd-pes", "with --verify=structural: trace every PE's signals to <out>/pes.vcd")
       ("train", po::value(&o.train)->value_name("RECOMPUTE"),
        "simulate the workload's training step: forward, dX and dW of every layer, AdamW on the vector unit; "
        "RECOMPUTE none | selective | full says which activations are recomputed instead of kept "
@@ -590,6 +594,11 @@ int run_command(const std::vector<std::string>& args) {
   o.print_table = !quiet;
   if (!(o.progress_every >= 0)) throw InputError("--progress-every", 0, "", "must be a number of seconds >= 0");
   if (quiet) o.progress_every = 0;
+  if (!verify.empty() && verify != "structural")
+    throw InputError("--verify", 0, "", "takes no value or =structural, got " + text::quoted(verify));
+  o.verify = vm.count("verify") != 0;
+  o.structural = verify == "structural";
+  o.vcd_pes = vm.count("vcd-pes") != 0;
   o.trace = vm.count("no-trace") == 0;
   o.check_hbm = vm.count("no-hbm-check") == 0;
   if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");

@@ -8,6 +8,7 @@
 #include "models/noc/topology.h"
 #include "plan/fold_plan.h"
 #include "sim/run/hierarchy_check.h"
+#include "sim/run/structural_run.h"
 #include "traces/post/normalization.h"
 #include "traces/post/post.h"
 
@@ -94,6 +95,7 @@ void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vect
                                      "(vector.lanes)", arch.chips, c.tensor));
   if (o.verify)
     for (size_t d = 0; d < distinct; ++d) check_reference_limits(arch, shares[d]);
+  check_structural(arch, o);
   if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
     throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
                                               "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");

@@ -46,6 +46,7 @@
 #include "sim/run/chips.h"
 #include "sim/run/chips_verify.h"
 #include "sim/run/debug_log.h"
+#include "sim/run/structural_run.h"
 #include "sim/workload/data_parallel.h"
 #include "models/interconnect/chip_set.h"
 #include "traces/sink.h"
@@ -376,6 +377,7 @@ int run_simulation(const RunOptions& o) {
   const std::string mode = o.verify ? "reference" : "timing";
   try {
     Machine machine = build_machine(o, in, plans, out.path(), table);  // build
+    const std::unique_ptr<StructuralArrays> structural = make_structural(arch, o, out.path());  // --verify=structural
     const ChipTotals totals = simulate(in, machine, mode);             // simulate
     Accelerator& accelerator = machine.first();                        // report: chip 0's share
     const std::vector<ArrayLayerResult>& results = accelerator.layer_results();
@@ -392,6 +394,7 @@ int run_simulation(const RunOptions& o) {
                           {"end_cycle", machine.sink->manifest().end_cycle},
                           {"manifest_crc32", machine.sink->manifest_crc32()}};
     const bool chips_verified = !machine.chip_set || add_chips(o, in, plans, machine, totals, summary);
+    if (structural) summary["verify"]["structural"] = structural_summary(*structural, o);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), totals.wall_seconds);
     summary_layers.write_document(out.path() / "summary.json", summary);
     post::PostOutputs report;

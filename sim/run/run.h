@@ -14,6 +14,9 @@ struct RunOptions {
   bool force = false;    // --force: replace an existing --out that is not a run directory
   Overrides overrides;
   bool verify = false;   // register-level reference mode, checked against a plain GEMM
+  // --verify=structural: also PEs as sc_modules checked against the register grid every cycle
+  // (sim/run/structural_run.h); --vcd-pes: their signals to <out>/pes.vcd.
+  bool structural = false, vcd_pes = false;
   std::string train;     // --train none | selective | full: the workload's training step (sim/workload/training.h)
   std::string sparsity;  // --sparsity 2:4: the weights' structured sparsity (sim/workload/sparsity.h)
   uint64_t seed = 1;     // operand values for --verify

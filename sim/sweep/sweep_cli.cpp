@@ -180,7 +180,7 @@ int sweep_command(const std::vector<std::string>& args) {
         throw InputError("--" + std::string(o), 0, "", "only with --slurm");
   logging(verbose, quiet);
 
-  const Plan plan = expand(spec);  // every spec error is thrown here, before anything is written
+  const sweep::Plan plan = expand(spec);  // every spec error is thrown here, before anything is written
   const double point_timeout = timeout >= 0 ? timeout : plan.run.timeout_s;
   const fs::path dir = fs::absolute(out);
   so.sbatch_args = sbatch_args;
