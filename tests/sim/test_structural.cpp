@@ -148,7 +148,7 @@ std::string run_structural_case(const StructuralCase& c, StructuralGrid& grid, i
 }
 
 int structural_case_count() {
-  const char* n = std::getenv("CSTSIM_STRUCTURAL_CASES");  // more on demand (the long test sets it)
+  const char* n = std::getenv("CSTSIM_STRUCTURAL_CASES");  // another count on demand (timing it, hunting a bug)
   return n ? std::atoi(n) : 240;
 }
 
