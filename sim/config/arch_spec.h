@@ -13,6 +13,7 @@
 #include "models/memory/memory_params.h"
 #include "models/noc/noc_config.h"
 #include "plan/dataflow.h"
+#include "plan/memory_mode.h"
 
 namespace cstsim {
 
@@ -46,12 +47,8 @@ struct ArchSpec {
   int64_t ifmap_sram_kib = 0;
   int64_t filter_sram_kib = 0;
   int64_t ofmap_sram_kib = 0;
-  // "ideal": operands are always on chip in time. "channel" / "hbm": the stationary operand
-  // (weights for WS, inputs for IS) comes from DRAM through one bandwidth-limited
-  // channel into a FIFO of tiles, TPU v1 style; the streamed operand and the
-  // outputs stay in on-chip buffers.
   std::string energy;  // energy table (configs/energy/*.yaml) the arch names; "" = the run's default
-  std::string memory = "ideal";
+  MemoryMode memory = MemoryMode::Ideal;  // what feeds the array (plan/memory_mode.h)
   ChannelParams channel;  // channel.bandwidth_gbps (x 1e9), channel.latency_ns, channel.fifo_tiles
   // "hbm": the stationary tiles come from one HBM stack (models/hbm) through a DMA.
   // "hierarchy": every operand moves HBM -> mesh NoC -> DMA -> banked scratchpad, and the

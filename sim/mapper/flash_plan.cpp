@@ -55,7 +55,7 @@ void plan_flash_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint64
     k.q_block = even(k.Sq, k.q_block);
     plan.flash_kernels.push_back(k);
   }
-  if (a.memory != "hierarchy") return;
+  if (a.memory != MemoryMode::Hierarchy) return;
   TensorPlaces places(plan.layers, next);  // q, k and v where the layers and the vector kernels put them
   places.keep(plan.vector_kernels);
   for (size_t i = 0; i < plan.flash_kernels.size(); ++i) {

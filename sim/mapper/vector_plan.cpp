@@ -139,7 +139,7 @@ void plan_vector_kernels(const ArchSpec& a, const Workload& w, Plan& plan, uint6
     k.tile_rows = std::min(fit, std::max<int64_t>(1, (k.rows + 3) / 4));
     plan.vector_kernels.push_back(std::move(k));
   }
-  if (a.memory != "hierarchy") return;
+  if (a.memory != MemoryMode::Hierarchy) return;
   // Tensors a layer has a place for keep it; the others go after everything placed so far.
   std::map<std::string, int64_t> extent;
   for (const VectorKernelPlan& k : plan.vector_kernels)

@@ -63,7 +63,7 @@ post::Geometry energy_geometry(const ArchSpec& a) {
   g.sram_bytes = cluster_bytes * a.clusters;
   g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
   g.pes = double(a.rows) * double(a.cols) * a.clusters;
-  if (a.memory == "hierarchy") g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
+  if (a.memory == MemoryMode::Hierarchy) g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
   g.sram_bytes *= a.chips, g.pes *= a.chips, g.noc_buffer_bytes *= a.chips;  // every chip's
   return g;
 }
@@ -199,7 +199,7 @@ int run_simulation(const RunOptions& o) {
   if (!dense.empty())
     spdlog::warn("--sparsity {}: {} layer(s) stay dense (K not a multiple of 4, or B not a weight of their own), "
                  "e.g. {}", o.sparsity, dense.size(), dense.front());
-  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy" && arch.hbm.layout != "tiled")
+  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == MemoryMode::Hierarchy && arch.hbm.layout != "tiled")
     throw InputError(o.arch_path, 0, "hbm.layout",
                      "2:4 weights under memory: hierarchy need hbm.layout: tiled (row-major blocks of kept values "
                      "and their places are not modelled)");
@@ -273,9 +273,9 @@ int run_simulation(const RunOptions& o) {
   }
   const Plan& plan = plans.front();
   log_plan(arch, plan);
-  if (arch.memory == "hierarchy") check_scratchpad(arch);  // also when no layer's program checks it
+  if (arch.memory == MemoryMode::Hierarchy) check_scratchpad(arch);  // also when no layer's program checks it
   for (const Plan& each : plans) {
-    if (arch.memory != "hierarchy") break;
+    if (arch.memory != MemoryMode::Hierarchy) break;
     check_hbm_capacity(arch, each);
     for (const LayerPlan& l : each.layers)
       for (const ClusterLayerPlan& c : l.clusters)
