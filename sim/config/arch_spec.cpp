@@ -136,9 +136,7 @@ const std::string& choice_of(const ArchField& f, const std::string& key) {
 
 Dataflow parse_dataflow(const ArchField& f) { return *dataflow_named(choice_of(f, "dataflow")); }
 
-FoldPipeline parse_fold_pipeline(const ArchField& f) {
-  return choice_of(f, "fold_pipeline") == "scalesim" ? FoldPipeline::ScaleSim : FoldPipeline::Overlapped;
-}
+FoldPipeline parse_fold_pipeline(const ArchField& f) { return *fold_pipeline_named(choice_of(f, "fold_pipeline")); }
 
 // precision.*: the operand and accumulator types, and the PE's table of types (MACs per cycle).
 // Older files spell integer types by width (operand_bits, accumulator_bits); one spelling per file.
