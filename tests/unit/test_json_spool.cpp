@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_spool.h"
+#include "core/out_file.h"
 #include "tests/test_util.h"
 
 namespace {
