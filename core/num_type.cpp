@@ -7,7 +7,7 @@
 namespace cstsim {
 
 namespace {
-constexpr std::array<NumTypeInfo, 9> kTypes = {{
+constexpr std::array<NumTypeInfo, 11> kTypes = {{
     {"int4", 4, false, 0, 0},
     {"int8", 8, false, 0, 0},
     {"int16", 16, false, 0, 0},
@@ -17,6 +17,8 @@ constexpr std::array<NumTypeInfo, 9> kTypes = {{
     {"bf16", 16, true, 8, 7},
     {"fp16", 16, true, 5, 10},
     {"fp32", 32, true, 8, 23},
+    {"fp64", 64, true, 11, 52, false},
+    {"tf32", 32, true, 8, 10, false},
 }};
 }  // namespace
 
@@ -53,6 +55,16 @@ std::optional<NumType> num_type_named(const std::string& name) {
 }
 
 const std::vector<std::string>& num_type_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const NumTypeInfo& t : kTypes)
+      if (t.on_chip) n.push_back(t.name);
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& all_num_type_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
     for (const NumTypeInfo& t : kTypes) n.push_back(t.name);

@@ -11,29 +11,35 @@
 
 namespace cstsim {
 
-enum class NumType : uint8_t { Int4, Int8, Int16, Int32, Fp8E4M3, Fp8E5M2, Bf16, Fp16, Fp32 };
+// Fp64 and Tf32 (fp32's range, fp16's mantissa, stored in 4 bytes) are formats of the GPU kernels
+// the ledger prices: the accelerator's PEs and tensors never hold them (on_chip false).
+enum class NumType : uint8_t { Int4, Int8, Int16, Int32, Fp8E4M3, Fp8E5M2, Bf16, Fp16, Fp32, Fp64, Tf32 };
 
 struct NumTypeInfo {
   const char* name;  // as configs spell it: int8, fp8_e4m3, bf16, ...
   int bits;
   bool is_float;
   int exponent_bits, mantissa_bits;  // floats only
+  bool on_chip = true;  // a PE, a graph tensor or an arch may hold it (decode_float, random_value)
 };
 const NumTypeInfo& info(NumType t);
 inline const char* to_string(NumType t) { return info(t).name; }
 inline int bits_of(NumType t) { return info(t).bits; }
 inline bool is_float(NumType t) { return info(t).is_float; }
+inline bool on_chip(NumType t) { return info(t).on_chip; }
 
 // Whether every value of `narrow` is a value of `wide` (int4 in int8, int8 in bf16, fp8 in bf16
 // or fp16, bf16 and fp16 in fp32; never a float in an integer).
 bool holds_exactly(NumType wide, NumType narrow);
 
-// By name; "fp8" is taken as fp8_e4m3 (the graph format's short name). Empty if unknown.
+// By name, every type; "fp8" is taken as fp8_e4m3 (the graph format's short name). Empty if unknown.
 std::optional<NumType> num_type_named(const std::string& name);
-// Every type, in enum order, by name.
+// Every on-chip type, in enum order, by name (what configs and graphs may write).
 const std::vector<std::string>& num_type_names();
+// Every type, the ledger's fp64 and tf32 too, in enum order.
+const std::vector<std::string>& all_num_type_names();
 
-// The value a bit pattern of a floating type stands for, exactly (every format above fits in a
+// The value a bit pattern of an on-chip floating type stands for, exactly (every format above fits in a
 // float); NaN for a NaN pattern, +-inf where the format has them.
 float decode_float(NumType t, uint32_t bits);
 

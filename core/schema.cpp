@@ -147,6 +147,51 @@ NumberResult check_number(const Key& k, const std::string& text) {
   return r;
 }
 
+std::optional<std::string> default_text(const Key& k) {
+  const std::string value = k.fallback.substr(0, k.fallback.find(" ("));
+  switch (k.type) {
+    case Type::Text:
+    case Type::Path: return std::nullopt;
+    case Type::Integer:
+      if (!check_integer(k, value).problem.empty()) return std::nullopt;
+      break;
+    case Type::Number:
+      if (!check_number(k, value).problem.empty()) return std::nullopt;
+      break;
+    case Type::Choice:
+      if (std::find(k.choices.begin(), k.choices.end(), value) == k.choices.end()) return std::nullopt;
+      break;
+  }
+  return value;
+}
+
+namespace {
+// The row `name` and its default as a value; a logic_error when either is missing.
+std::pair<const Key&, std::string> row_default(const Table& t, const std::string& name) {
+  const Key* k = t.find(name);
+  if (!k) throw std::logic_error(t.title() + ": no key " + name);
+  const std::optional<std::string> text = default_text(*k);
+  if (!text) throw std::logic_error(t.title() + ": " + name + "'s default " + text::quoted(k->fallback) + " is not a value");
+  return {*k, *text};
+}
+}  // namespace
+
+int64_t Table::default_integer(const std::string& name) const {
+  const auto [k, text] = row_default(*this, name);
+  return check_integer(k, text).value;
+}
+
+double Table::default_number(const std::string& name) const {
+  const auto [k, text] = row_default(*this, name);
+  return check_number(k, text).value;
+}
+
+std::string Table::default_choice(const std::string& name) const {
+  const auto [k, text] = row_default(*this, name);
+  if (k.type != Type::Choice) throw std::logic_error(title() + ": " + name + " is not a choice key");
+  return text;
+}
+
 std::string applicability(const Key& k, const std::string& mode) {
   if (k.applies_with.empty() || std::find(k.applies_with.begin(), k.applies_with.end(), mode) != k.applies_with.end())
     return "";

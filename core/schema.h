@@ -1,6 +1,8 @@
 #pragma once
 // A schema table: every key of one kind of input file, with its type, unit, default
-// (or "required"), range and a one-line doc. The reader takes its key list, the
+// (or "required"), range and a one-line doc. A default written as a value the key accepts
+// ("64", "0 (unbounded)", "ideal") is the value the code uses: the structs initialise
+// from it (Table::default_integer and kin), so each default is written once, in its row. The reader takes its key list, the
 // integer ranges (and powers of two), number floors and rules, choice lists, the
 // memory modes a key applies to and their error messages from it, and `cstsim run
 // --describe` prints it, so what is accepted and what is documented are one table.
@@ -8,6 +10,7 @@
 // timing rules (tREFI against tRFC, in the refresh policy).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +22,7 @@ struct Key {
   std::string name;  // dotted, as --set spells it
   Type type = Type::Text;
   std::string unit;      // "PE", "KiB", "Hz", "GB/s", "ns", "cycles", "bytes", or ""
-  std::string fallback;  // the default as written, or "required"
+  std::string fallback;  // the default as written, or "required" (default_text reads the value in it)
   std::string doc;       // one line
   int64_t min = 0, max = 0;          // Integer: the accepted range
   bool power_of_two = false;         // Integer: and a power of two
@@ -98,6 +101,11 @@ class Table {
   // The keys under `section` ("" for all, "scratchpad" for scratchpad.*) as an
   // aligned table, each name after `prefix` ("hbm."); empty when the section has no key.
   std::string describe(const std::string& section = "", const std::string& prefix = "") const;
+  // The row's default, parsed by the row's own rules; a std::logic_error when `name` has no row or
+  // its default is not a value (a law of the code: the struct asking names a row with one).
+  int64_t default_integer(const std::string& name) const;
+  double default_number(const std::string& name) const;
+  std::string default_choice(const std::string& name) const;
 
  private:
   std::string title_;
@@ -119,6 +127,11 @@ struct NumberResult {
   std::string problem;
 };
 NumberResult check_number(const Key& key, const std::string& text);
+
+// The key's default as a value it accepts: the fallback up to an optional " (note)", when it
+// passes the row's checks (range, floor, rule, choices); nullopt for "required", text and path
+// keys, and defaults the reader works out ("mesh centre", "chips", "file stem").
+std::optional<std::string> default_text(const Key& key);
 
 // "" when `key` applies under memory mode `mode`, else "applies only with memory: a or b".
 std::string applicability(const Key& key, const std::string& mode);

@@ -39,6 +39,12 @@ const char* to_string(FoldPipeline p) {
   return "?";
 }
 
+std::optional<FoldPipeline> fold_pipeline_named(const std::string& name) {
+  for (FoldPipeline p : {FoldPipeline::ScaleSim, FoldPipeline::Overlapped})
+    if (name == to_string(p)) return p;
+  return std::nullopt;
+}
+
 const DataflowRoles& roles(Dataflow d) {
   static const DataflowRoles ws{Dim::K, Dim::N, Dim::M, true, false, true};
   static const DataflowRoles os{Dim::M, Dim::N, Dim::K, false, true, true};

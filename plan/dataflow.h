@@ -19,6 +19,7 @@ const char* to_string(Dataflow d);
 const std::vector<std::string>& dataflow_names();
 std::optional<Dataflow> dataflow_named(const std::string& name);
 const char* to_string(FoldPipeline p);
+std::optional<FoldPipeline> fold_pipeline_named(const std::string& name);
 
 // C[M x N] = A[M x K] . B[K x N]. A dataflow holds an Sr x Sc tile stationary in the
 // PEs and streams T vectors through it:

@@ -15,7 +15,7 @@ inline ArchSpec small_hierarchy(const std::string& hbm, const std::string& noc, 
   a.source = "arch.yaml";
   a.rows = a.cols = 16;
   a.clusters = clusters;
-  a.memory = "hierarchy";
+  a.memory = MemoryMode::Hierarchy;
   a.hbm.spec = config_path(hbm);
   a.noc.spec = noc;
   a.ifmap_sram_kib = 64;

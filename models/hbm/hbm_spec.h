@@ -29,6 +29,10 @@ struct Organization {
   }
 };
 
+// Every key of an HBM file: type, unit, default or required, range, doc. HbmSpec takes the
+// controller's defaults from its rows (each written once).
+const schema::Table& hbm_schema();
+
 struct HbmSpec {
   std::string name;      // "hbm2-2000"
   std::string standard;  // "HBM2" | "HBM3": picks the rule table
@@ -36,21 +40,21 @@ struct HbmSpec {
   Organization org;
   double tck_ns = 1.0;  // command clock period
   TimingValues timing;  // every timing name of the standard, in cycles
-  // Controller (all optional in the YAML, with the defaults below).
-  std::string scheduler = "frfcfs";
-  int queue_depth = 32;  // scheduler window per pseudo-channel, in bursts
+  // Controller (all optional in the YAML, with the schema's defaults).
+  std::string scheduler = hbm_schema().default_choice("controller.scheduler");
+  int queue_depth = int(hbm_schema().default_integer("controller.queue_depth"));  // per pseudo-channel, bursts
   // Page policy: 0 keeps a row open until another row of its bank is needed (open page); n > 0
   // precharges a bank whose row has had no access for n CK and no burst waits for it.
-  int64_t page_timeout = 0;
+  int64_t page_timeout = hbm_schema().default_integer("controller.page_timeout");
   // close_exhausted: also precharge, as soon as nothing waits for its bank, a row every column
   // of which has been read or written since it opened (a stream has finished it; its next visit
   // to the bank is another row, whose ACT then need not wait for tRP).
-  bool close_exhausted = false;
+  bool close_exhausted = hbm_schema().default_choice("controller.page_policy") == "close_exhausted";
   std::string address_mapping = "ro-ba-co-bg-ch-pc";
   // A registered refresh policy (refresh/i_refresh.h): all_bank (one REF per pseudo-channel
   // every tREFI blocks the PC for tRFC), per_bank (one REFpb every tREFI / banks, each bank
   // once per tREFI, blocking only its bank for tRFCpb) or none.
-  std::string refresh = "all_bank";
+  std::string refresh = hbm_schema().default_choice("controller.refresh");
 
   // A timing in cycles; throws std::out_of_range for a name the standard does not have (a bug).
   Cycle t(const std::string& name) const;
@@ -80,9 +84,6 @@ std::string canonical_text(const HbmSpec& spec);
 // The keys load_hbm_spec's overrides may name for this spec: clock, organization and
 // controller keys, and timing.<name> for every timing of its standard.
 std::vector<std::string> override_keys(const HbmSpec& spec);
-
-// Every key of an HBM file: type, unit, default or required, range, doc.
-const schema::Table& hbm_schema();
 
 // Directory of the shipped presets (configs/memory).
 std::string preset_dir();

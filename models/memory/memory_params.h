@@ -1,17 +1,12 @@
 #pragma once
-// What feeds the array, as the models take it: the memory mode and the params of
-// the two tile paths (a channel, or a DMA from HBM). The front fills them in
+// What feeds the array, as the models take it: the memory mode (plan/memory_mode.h) and
+// the params of the two tile paths (a channel, or a DMA from HBM). The front fills them in
 // (sim/config/accelerator_spec.h); the models never see the arch file.
 #include <cstdint>
 
-namespace cstsim {
+#include "plan/memory_mode.h"
 
-// "ideal": operands are always on chip in time. "channel" / "hbm": the stationary
-// operand comes from DRAM through one bandwidth-limited channel or one HBM stack
-// into a FIFO of tiles, TPU v1 style. "hierarchy": every operand moves
-// HBM -> mesh NoC -> DMA -> banked scratchpad, and the outputs back.
-enum class MemoryMode { Ideal, Channel, Hbm, Hierarchy };
-const char* to_string(MemoryMode m);  // as the YAML spells it
+namespace cstsim {
 
 struct ChannelParams {              // memory: channel
   double bandwidth_bytes_per_s = 0;  // channel.bandwidth_gbps x 1e9

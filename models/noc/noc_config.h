@@ -1,7 +1,9 @@
 #pragma once
 // NocConfig: every parameter of the mesh NoC, fixed at construction (gem5 style).
-// Defaults equal configs/noc/mesh-4x4.yaml; each default's source is given there
-// and in models/noc/README.md. All latencies are in cycles of the NoC clock.
+// Defaults are the NoC schema's rows (noc_schema(), as --describe prints them) and equal
+// configs/noc/mesh-4x4.yaml; each default's source is given there and in
+// models/noc/README.md. All latencies are in cycles of the NoC clock.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -33,24 +35,35 @@ enum class Arbitration { RoundRobin, Age };  // in the order of arbitration_name
 const char* arbitration_name(Arbitration a);
 const std::vector<std::string>& arbitration_names();
 
+// Every key of a NoC file: type, unit, default, range, doc (the ranges are the ones
+// load_noc_config enforces).
+const schema::Table& noc_schema();
+
+// The schema's default of `key`, parsed: the one place each NocConfig default is written.
+inline int noc_default(const char* key) { return int(noc_schema().default_integer(key)); }
+// A choice key's default as the enum whose values `names` lists in order.
+inline int noc_default_position(const char* key, const std::vector<std::string>& names) {
+  return int(std::find(names.begin(), names.end(), noc_schema().default_choice(key)) - names.begin());
+}
+
 struct NocConfig {
   std::string name = "mesh-4x4";
   std::string source;                    // file it was loaded from ("" when built in code)
-  std::string topology = "mesh";         // a name known to make_topology() (topology.h)
-  int cols = 4;                          // routers along x (West -> East)
-  int rows = 4;                          // routers along y (South -> North)
+  std::string topology = noc_schema().default_choice("topology");  // a name known to make_topology() (topology.h)
+  int cols = noc_default("mesh.cols");   // routers along x (West -> East)
+  int rows = noc_default("mesh.rows");   // routers along y (South -> North)
   std::vector<EdgeNodeSpec> edge_nodes;  // extra endpoints on free edge ports (memory controllers)
-  std::string routing = "xy";            // a name known to make_routing()
-  int flit_bytes = 16;                   // Garnet ni_flit_size (128 bit)
-  int router_latency = 1;                // cycles from buffer write to switch traversal (Garnet default 1)
-  int link_latency = 1;                  // cycles on a wire, injection channel included
-  int credit_latency = 1;                // cycles for a credit to reach the upstream
-  int buffer_depth = 4;                  // flits per input VC (Noxim 4, Garnet 4 per data VC)
-  int vnets = 2;                         // 0 = request, 1 = response (protocol-deadlock freedom)
-  int vcs_per_vnet = 2;                  // performance knob; 1 is enough for correctness
-  VcReuse vc_reuse = VcReuse::AfterTail;  // see VcReuse
-  Arbitration arbitration = Arbitration::RoundRobin;  // see Arbitration
-  double clock_hz = 1e9;                 // NoC clock, for the SystemC module's period only
+  std::string routing = noc_schema().default_choice("routing");  // a name known to make_routing()
+  int flit_bytes = noc_default("flit_bytes");          // Garnet ni_flit_size (128 bit)
+  int router_latency = noc_default("router_latency");  // cycles from buffer write to switch traversal (Garnet default 1)
+  int link_latency = noc_default("link_latency");      // cycles on a wire, injection channel included
+  int credit_latency = noc_default("credit_latency");  // cycles for a credit to reach the upstream
+  int buffer_depth = noc_default("buffer_depth");      // flits per input VC (Noxim 4, Garnet 4 per data VC)
+  int vnets = noc_default("vnets");                    // 0 = request, 1 = response (protocol-deadlock freedom)
+  int vcs_per_vnet = noc_default("vcs_per_vnet");      // performance knob; 1 is enough for correctness
+  VcReuse vc_reuse = VcReuse(noc_default_position("vc_reuse", vc_reuse_names()));
+  Arbitration arbitration = Arbitration(noc_default_position("arbitration", arbitration_names()));
+  double clock_hz = noc_schema().default_number("clock_hz");  // NoC clock, for the SystemC module's period only
 
   int vcs() const { return vnets * vcs_per_vnet; }
   // Flits of a packet of `bytes` payload bytes: ceil(bytes / flit_bytes), at least 1.
@@ -76,10 +89,6 @@ std::string canonical_text(const NocConfig& config);
 void apply_overrides(NocConfig& config, const std::vector<std::pair<std::string, std::string>>& overrides);
 // The keys apply_overrides takes.
 std::vector<std::string> override_keys();
-
-// Every key of a NoC file: type, unit, default, range, doc (the ranges are the ones
-// load_noc_config enforces).
-const schema::Table& noc_schema();
 
 // Reserved vnet numbers used by the bench and suggested to the DMA/HBM wiring.
 inline constexpr int kRequestVnet = 0;

@@ -17,7 +17,7 @@ Partition partition_named(const std::string& name);  // the inverse; anything el
 struct ScratchpadParams {
   int64_t total_bytes = 512 * 1024;
   int banks = 32;
-  int word_bytes = 16;      // bank width: one port moves one word per cycle
+  int word_bytes = 64;      // bank width: one port moves one word per cycle
   int ports_per_bank = 1;   // 1: a read and a write to one bank in one cycle conflict; 2: 1R1W-like
   int read_latency = 1;     // cycles from the last word's port slot to its data at the reader
   int write_latency = 1;    // cycles from the last word's port slot until it is readable

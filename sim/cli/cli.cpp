@@ -106,7 +106,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
                {"conv", {{"images", s.N}, {"groups", s.groups}, {"channels", s.C}, {"filters", s.M}, {"H", s.H},
                          {"W", s.W}, {"R", s.R}, {"S", s.S}, {"stride", s.U}}},
                {"mapping", rs_mapping_json(l.rs->mapping)}};
-    if (a.memory == "hierarchy") {
+    if (a.memory == MemoryMode::Hierarchy) {
       j["hbm_bytes_read"] = l.hbm_read_bytes;
       j["hbm_bytes_written"] = l.hbm_write_bytes;
     }
@@ -130,7 +130,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
   }
   if (l.repeats > 1) j["repeats"] = l.repeats;
   j["stream_passes"] = std::vector<int64_t>(l.pass_rows.begin(), l.pass_rows.begin() + int64_t(l.passes_per_repeat()));
-  if (a.memory == "hierarchy") {
+  if (a.memory == MemoryMode::Hierarchy) {
     j["hbm_bytes_read"] = l.hbm_read_bytes;
     j["hbm_bytes_written"] = l.hbm_write_bytes;
     if (l.raw_ifmap_bytes > 0) {
@@ -185,7 +185,7 @@ nlohmann::ordered_json vector_kernel_json(const ArchSpec& a, const VectorKernelP
     for (const VectorOperandPlan& o : *list) {
       nlohmann::ordered_json t = {{"tensor", o.tensor}, {"bytes", k.rows * o.row_bytes + o.once_bytes}};
       if (o.once_bytes > 0) t["once"] = true;
-      if (a.memory == "hierarchy") t["hbm_addr"] = o.addr;
+      if (a.memory == MemoryMode::Hierarchy) t["hbm_addr"] = o.addr;
       tensors.push_back(std::move(t));
       (list == &k.reads ? read : written) += k.rows * o.row_bytes + o.once_bytes;
     }
@@ -217,7 +217,7 @@ nlohmann::ordered_json flash_kernel_json(const ArchSpec& a, const FlashKernelPla
   const int64_t kv_bytes = k.kv_resident ? k.batch * k.kv_heads * 2 * k.Skv * row : k.groups() * 2 * kv_loads * row;
   j["bytes_read"] = k.groups() * k.Sq * row + kv_bytes;
   j["bytes_written"] = k.groups() * k.Sq * row;
-  if (a.memory == "hierarchy") j["hbm_addr"] = {{"q", k.q_addr}, {"k", k.k_addr}, {"v", k.v_addr}, {"o", k.o_addr}};
+  if (a.memory == MemoryMode::Hierarchy) j["hbm_addr"] = {{"q", k.q_addr}, {"k", k.k_addr}, {"v", k.v_addr}, {"o", k.o_addr}};
   return j;
 }
 
@@ -379,7 +379,7 @@ int plan_command(const std::vector<std::string>& args) {
   }
   std::cout << "Simulated plan (" << arch.name << ", " << to_string(arch.dataflow) << ", "
             << arch.precision.label() << ", memory "
-            << arch.memory << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
+            << to_string(arch.memory) << (arch.clusters > 1 ? fmt::format(", {} clusters", arch.clusters) : std::string())
             << (arch.chips > 1 && !stages ? fmt::format(", {} chips, {} parallel: one chip's share", arch.chips,
                                                       arch.data_parallel > 1 ? "data" : "tensor")
                                         : std::string())

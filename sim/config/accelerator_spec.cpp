@@ -1,18 +1,6 @@
 #include "sim/config/accelerator_spec.h"
 
-#include <stdexcept>
-
 namespace cstsim {
-
-namespace {
-
-MemoryMode memory_mode(const std::string& name) {
-  for (MemoryMode m : {MemoryMode::Ideal, MemoryMode::Channel, MemoryMode::Hbm, MemoryMode::Hierarchy})
-    if (name == to_string(m)) return m;
-  throw std::logic_error("accelerator_spec: unchecked memory mode " + name);
-}
-
-}  // namespace
 
 spad::ScratchpadParams scratchpad_params(const ArchSpec& a) {
   spad::ScratchpadParams p;
@@ -45,7 +33,7 @@ AcceleratorSpec accelerator_spec(const ArchSpec& a) {
   s.array = {a.rows, a.cols, a.dataflow, a.precision, a.skip_2_4, a.zero_gating};
   s.fold_pipeline = a.fold_pipeline;
   s.clock_hz = a.clock_hz;
-  s.memory = memory_mode(a.memory);
+  s.memory = a.memory;
   s.channel = a.channel;
   s.hbm_dma = {a.hbm.fifo_tiles, a.hbm.max_outstanding, a.hbm.request_bytes, a.hbm.requests_per_cycle,
                a.hbm.controller_queue_flits};

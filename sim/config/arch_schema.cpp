@@ -8,6 +8,7 @@
 #include "core/num_type.h"
 #include "models/interconnect/topologies.h"
 #include "plan/dataflow.h"
+#include "plan/memory_mode.h"
 
 namespace cstsim {
 
@@ -45,7 +46,8 @@ const schema::Table& arch_schema() {
   using namespace schema;
   constexpr int64_t kMaxKib = int64_t(1) << 40;  // 1 PiB: only guards against typos and overflow
   // The memory modes a key applies to (only_with); set under another one it is an input error.
-  const std::vector<std::string> channel{"channel"}, hbm{"hbm", "hierarchy"}, hierarchy{"hierarchy"};
+  const std::vector<std::string> channel{to_string(MemoryMode::Channel)},
+      hbm{to_string(MemoryMode::Hbm), to_string(MemoryMode::Hierarchy)}, hierarchy{to_string(MemoryMode::Hierarchy)};
   static const Table table(
       "arch file (configs/arch/*.yaml)",
       {
@@ -95,7 +97,7 @@ const schema::Table& arch_schema() {
           integer_key("sram.ofmap_kib", "KiB", "0", 1, kMaxKib, "output and accumulator partition"),
           path_key("energy", "configs/energy/horowitz-45nm.yaml",
                    "energy table for report.json (configs/energy/*.yaml), relative to the arch file; --energy overrides it"),
-          choice_key("memory", "", "ideal", {"ideal", "channel", "hbm", "hierarchy"},
+          choice_key("memory", "", "ideal", memory_mode_names(),
                      "what feeds the array: nothing to wait for, a DRAM channel, an HBM stack, or HBM > NoC > DMA > scratchpad"),
           only_with(with_rule(above(number_key("channel.bandwidth_gbps", "GB/s", "required with channel",
                                                 "channel bandwidth (1e9 B/s), 1e-6..1e7"), 0),

@@ -137,9 +137,7 @@ const std::string& choice_of(const ArchField& f, const std::string& key) {
 
 Dataflow parse_dataflow(const ArchField& f) { return *dataflow_named(choice_of(f, "dataflow")); }
 
-FoldPipeline parse_fold_pipeline(const ArchField& f) {
-  return choice_of(f, "fold_pipeline") == "scalesim" ? FoldPipeline::ScaleSim : FoldPipeline::Overlapped;
-}
+FoldPipeline parse_fold_pipeline(const ArchField& f) { return *fold_pipeline_named(choice_of(f, "fold_pipeline")); }
 
 // precision.*: the operand and accumulator types, and the PE's table of types (MACs per cycle).
 // Older files spell integer types by width (operand_bits, accumulator_bits); one spelling per file.
@@ -269,14 +267,12 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("sram.ifmap_kib")) s.ifmap_sram_kib = int_of(*f, "sram.ifmap_kib");
   if (const ArchField* f = find("sram.filter_kib")) s.filter_sram_kib = int_of(*f, "sram.filter_kib");
   if (const ArchField* f = find("sram.ofmap_kib")) s.ofmap_sram_kib = int_of(*f, "sram.ofmap_kib");
-  if (const ArchField* f = find("memory")) {
-    s.memory = choice_of(*f, "memory");
-  }
+  if (const ArchField* f = find("memory")) s.memory = *memory_mode_named(choice_of(*f, "memory"));
   // Keys of another memory mode's parts (the schema's only_with rows), in the table's order.
   for (const schema::Key& k : arch_schema().keys())
     if (const ArchField* f = find(k.name.c_str()))
-      if (const std::string why = schema::applicability(k, s.memory); !why.empty()) fail(*f, why);
-  if (s.memory == "channel") {
+      if (const std::string why = schema::applicability(k, to_string(s.memory)); !why.empty()) fail(*f, why);
+  if (s.memory == MemoryMode::Channel) {
     const ArchField& m = *find("memory");
     s.channel.bandwidth_bytes_per_s = number_of(require("channel.bandwidth_gbps"), "channel.bandwidth_gbps") * 1e9;
     if (const ArchField* f = find("channel.latency_ns")) s.channel.latency_s = number_of(*f, "channel.latency_ns") * 1e-9;
@@ -290,8 +286,7 @@ ArchSpec build(const ArchFields& fields) {
     return path.string();
   };
   if (const ArchField* f = find("energy")) s.energy = file_path(*f);
-  const bool uses_hbm = s.memory == "hbm" || s.memory == "hierarchy";
-  if (uses_hbm) {
+  if (has_hbm(s.memory)) {
     const ArchField& m = *find("memory");
     s.hbm.spec = file_path(require("hbm.spec"));
     if (const ArchField* f = find("hbm.fifo_tiles")) s.hbm.fifo_tiles = int(int_of(*f, "hbm.fifo_tiles"));
@@ -302,9 +297,9 @@ ArchSpec build(const ArchFields& fields) {
     if (const ArchField* f = find("hbm.controller_queue_flits"))
       s.hbm.controller_queue_flits = int_of(*f, "hbm.controller_queue_flits");
     if (const ArchField* f = find("hbm.layout")) s.hbm.layout = choice_of(*f, "hbm.layout");
-    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, s.memory + " memory needs fold_pipeline: overlapped");
+    if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, fmt::format("{} memory needs fold_pipeline: overlapped", to_string(s.memory)));
   }
-  if (s.memory == "hierarchy") {
+  if (s.memory == MemoryMode::Hierarchy) {
     if (const ArchField* f = find("overlap")) s.overlap = choice_of(*f, "overlap");
     s.noc.spec = file_path(require("noc.spec"));
     if (const ArchField* f = find("noc.cluster_x")) s.noc.cluster_x = int(int_of(*f, "noc.cluster_x"));
@@ -339,7 +334,7 @@ ArchSpec build(const ArchFields& fields) {
       if (const ArchField* f = find(key)) fail(*f, "applies only with a vector unit (vector.lanes > 0)");
   if (const ArchField* f = find("clusters")) {
     s.clusters = int(int_of(*f, "clusters"));
-    if (s.clusters > 1 && s.memory != "ideal" && s.memory != "hierarchy")
+    if (s.clusters > 1 && s.memory != MemoryMode::Ideal && s.memory != MemoryMode::Hierarchy)
       fail(*f, "clusters > 1 needs memory: ideal or hierarchy (the channel and hbm paths feed one array)");
   }
   if (const ArchField* f = find("chips")) s.chips = int(int_of(*f, "chips"));
@@ -392,19 +387,19 @@ ArchSpec build(const ArchFields& fields) {
       fail(*pipeline, "pipeline stages on a torus2d: a stage's sends would share links with other pairs' (use ring, "
                       "switch or fully_connected)");
     if (s.dataflow == Dataflow::RS) fail(c, "row stationary runs on one chip (chips: 1)");
-    if (s.memory == "channel" || s.memory == "hbm")
+    if (s.memory == MemoryMode::Channel || s.memory == MemoryMode::Hbm)
       fail(c, "chips > 1 needs memory: ideal or hierarchy");
   }
   if (rs) {
     const ArchField& d = require("dataflow");
-    if (s.memory == "hbm")
+    if (s.memory == MemoryMode::Hbm)
       fail(d, "row stationary runs with memory: ideal, channel (a DRAM link into its global buffer) or hierarchy (the "
               "scratchpad is its global buffer); memory: hbm feeds a FIFO of stationary tiles, which it has none of");
-    if (const ArchField* f = find("rs.glb_kib"); f && s.memory == "hierarchy")
+    if (const ArchField* f = find("rs.glb_kib"); f && s.memory == MemoryMode::Hierarchy)
       fail(*f, "under memory: hierarchy the global buffer is the scratchpad: ifmaps in sram.ifmap_kib, psums in "
                "sram.ofmap_kib, the filter prefetch buffer in sram.filter_kib");
     if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
-    if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory == "ideal")
+    if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory == MemoryMode::Ideal)
       fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel or hierarchy");
   }
 
@@ -419,8 +414,8 @@ void resolve_sub_files(ArchSpec& s) {
     s.link_spec = link.spec;
     s.interconnect.link_name = link.name;
   }
-  if (s.memory == "hbm" || s.memory == "hierarchy") s.hbm_spec = hbm::load_hbm_spec(s.hbm.spec);
-  if (s.memory == "hierarchy") s.noc_config = noc::load_noc_config(s.noc.spec);
+  if (has_hbm(s.memory)) s.hbm_spec = hbm::load_hbm_spec(s.hbm.spec);
+  if (s.memory == MemoryMode::Hierarchy) s.noc_config = noc::load_noc_config(s.noc.spec);
 }
 
 bool is_config_key(const std::string& key) {
@@ -444,9 +439,9 @@ void check_keys(const std::string& prefix, const Overrides& set, std::vector<std
 // The array, NoC and HBM clocks of a spec must share an exact time base
 // (models/dma/clock_base.h); the error points at clock_hz where it was written.
 void check_clock_base(const ArchSpec& s, const ArchFields& fields) {
-  if (s.memory != "hbm" && s.memory != "hierarchy") return;
+  if (!has_hbm(s.memory)) return;
   try {
-    make_clock_base(s.clock_hz, s.memory == "hierarchy" ? s.noc_config.clock_hz : s.clock_hz, s.hbm_spec.tck_ns);
+    make_clock_base(s.clock_hz, s.memory == MemoryMode::Hierarchy ? s.noc_config.clock_hz : s.clock_hz, s.hbm_spec.tck_ns);
   } catch (const std::invalid_argument& e) {
     const auto it = fields.values.find("clock_hz");
     if (it != fields.values.end()) throw InputError(it->second.file, it->second.line, "clock_hz", e.what());
@@ -458,7 +453,7 @@ void check_clock_base(const ArchSpec& s, const ArchFields& fields) {
 // packets interleave flit by flit into it, so with less each VC can hold part of one and none
 // completes (the mesh deadlocks).
 void check_controller_queue(const ArchSpec& s, const ArchFields& fields) {
-  if (s.memory != "hierarchy" || s.hbm.controller_queue_flits == 0) return;
+  if (s.memory != MemoryMode::Hierarchy || s.hbm.controller_queue_flits == 0) return;
   const int64_t packet = s.noc_config.flits_for(s.hbm.request_bytes);
   const int64_t need = int64_t(s.noc_config.vcs_per_vnet) * packet;
   if (s.hbm.controller_queue_flits >= need) return;
@@ -502,13 +497,13 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   }
   ArchSpec s = build(fields);
   resolve_sub_files(s);
-  if (s.memory == "hbm" || s.memory == "hierarchy") {
+  if (has_hbm(s.memory)) {
     check_keys("hbm.", hbm_set, hbm::override_keys(s.hbm_spec), " of the HBM file " + s.hbm.spec);
     if (!hbm_set.empty()) s.hbm_spec = with_prefix("hbm.", [&] { return hbm::load_hbm_spec(s.hbm.spec, hbm_set); });
   } else if (!hbm_set.empty()) {
     throw InputError("--set", 0, "hbm." + hbm_set.front().first, "applies only with memory: hbm or hierarchy");
   }
-  if (s.memory == "hierarchy") {
+  if (s.memory == MemoryMode::Hierarchy) {
     check_keys("noc.", noc_set, noc::override_keys(), " of the NoC file " + s.noc.spec);
     with_prefix("noc.", [&] {
       noc::apply_overrides(s.noc_config, noc_set);
@@ -548,7 +543,7 @@ std::string canonical_text(const ArchSpec& s) {
       "sram.ifmap_kib={}\nsram.filter_kib={}\nsram.ofmap_kib={}\nmemory={}\n{}{}{}",
       s.name, s.rows, s.cols, to_string(s.dataflow), s.clock_hz, s.precision.operand_bits(),
       s.precision.accumulator_bits(), typed_precision_text(s), to_string(s.fold_pipeline), s.ifmap_sram_kib, s.filter_sram_kib,
-      s.ofmap_sram_kib, s.memory, s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
+      s.ofmap_sram_kib, to_string(s.memory), s.clusters != 1 ? fmt::format("clusters={}\n", s.clusters) : std::string(),
       (s.energy.empty() ? std::string() : fmt::format("energy={}\n", s.energy)) +
           (s.scalesim_user_bandwidth
                ? fmt::format("scalesim.interface_bandwidth=user\nscalesim.bandwidth_words={}\n", s.scalesim_bandwidth_words)
@@ -557,11 +552,11 @@ std::string canonical_text(const ArchSpec& s) {
                ? fmt::format("rs.filter_spad={}\nrs.ifmap_spad={}\nrs.psum_spad={}\nrs.glb_kib={}\nrs.rlc={}\n",
                              s.rs.filter_spad, s.rs.ifmap_spad, s.rs.psum_spad, s.rs.glb_kib, s.rs.rlc)
                : std::string()),
-      s.memory == "channel" ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
+      s.memory == MemoryMode::Channel ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
                                           s.channel.fifo_tiles)
                             : std::string()) +
-         (s.memory == "hbm" || s.memory == "hierarchy"
+         (has_hbm(s.memory)
               ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n{}",
                             s.hbm.spec, s.hbm.fifo_tiles, s.hbm.max_outstanding, s.hbm.request_bytes,
                             (s.hbm.requests_per_cycle != 1
@@ -572,7 +567,7 @@ std::string canonical_text(const ArchSpec& s) {
                                      : std::string()) +
                                 (s.hbm.layout != "tiled" ? "hbm.layout=" + s.hbm.layout + "\n" : std::string()))
               : std::string()) +
-         (s.memory == "hierarchy"
+         (s.memory == MemoryMode::Hierarchy
               ? fmt::format("noc.spec={}\nnoc.cluster_x={}\nnoc.cluster_y={}\nscratchpad.banks={}\n"
                             "scratchpad.word_bytes={}\nscratchpad.ports_per_bank={}\nscratchpad.read_latency={}\n"
                             "scratchpad.write_latency={}\n",

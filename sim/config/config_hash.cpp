@@ -61,9 +61,9 @@ std::string config_text(const ArchSpec& arch, const Workload& w, const std::stri
                         l.bytes_per_ns, l.latency_ps, l.max_payload, l.header, l.pj_per_bit);
   }
   if (!arch.energy.empty()) text += prefixed("energy.", post::to_yaml(post::load_energy_table(arch.energy)));
-  if (arch.memory == "hbm" || arch.memory == "hierarchy")
+  if (has_hbm(arch.memory))
     text += prefixed("hbm.", hbm::canonical_text(arch.hbm_spec));
-  if (arch.memory == "hierarchy") text += prefixed("noc.", noc::canonical_text(arch.noc_config));
+  if (arch.memory == MemoryMode::Hierarchy) text += prefixed("noc.", noc::canonical_text(arch.noc_config));
   text += "mode=" + mode + "\n";
   text += workload_text(arch, w);
   if (mode == "reference") text += fmt::format("seed={}\n", seed);

@@ -54,10 +54,10 @@ std::string describe_config(const std::string& section, const std::string& arch_
     return out;
   }
   const ArchSpec a = load_arch(arch_path, overrides);
-  if ((top.empty() || top == "hbm") && (a.memory == "hbm" || a.memory == "hierarchy"))
+  if ((top.empty() || top == "hbm") && has_hbm(a.memory))
     out += fmt::format("\nValues of the HBM file {} (--set hbm.<key>=value; times as <n>ck, ns, us or ps):\n{}", a.hbm.spec,
                        prefixed_lines("hbm.", hbm::canonical_text(a.hbm_spec), section));
-  if ((top.empty() || top == "noc") && a.memory == "hierarchy")
+  if ((top.empty() || top == "noc") && a.memory == MemoryMode::Hierarchy)
     out += fmt::format("\nValues of the NoC file {} (--set noc.<key>=value):\n{}", a.noc.spec,
                        prefixed_lines("noc.", noc::canonical_text(a.noc_config), section));
   return out;

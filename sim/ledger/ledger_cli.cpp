@@ -191,7 +191,7 @@ po::options_description describe(Flags& flags, std::map<std::string, std::string
   general.add_options()("json", po::bool_switch(&flags.json),
                         "print one JSON document instead of the tables (rows with flops, bytes, ai, time_bound_s, "
                         "bound, kernels; the machine; the inputs)");
-  po::options_description s3("suite 003 shapes (dtypes: fp64, fp32, tf32, fp16, bf16, fp8, int8)");
+  po::options_description s3("suite 003 shapes (dtypes: " + dtype_names() + ")");
   for (const FlagSpec& f : shape003_flags()) s3.add_options()(f.name, po::value(&raw[f.name])->value_name(f.value), f.help);
   po::options_description s2("suite 002 shapes");
   for (const FlagSpec& f : shape002_flags()) s2.add_options()(f.name, po::value(&raw[f.name])->value_name(f.value), f.help);

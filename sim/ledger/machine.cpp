@@ -81,10 +81,10 @@ std::string profile_names() {
 Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s) {
   std::string bandwidth_from = "--bandwidth";
   if (bandwidth_bytes_per_s <= 0) {
-    if (arch.memory == "channel") {
+    if (arch.memory == MemoryMode::Channel) {
       bandwidth_bytes_per_s = arch.channel.bandwidth_bytes_per_s;
       bandwidth_from = "the arch's channel";
-    } else if (arch.memory == "hbm" || arch.memory == "hierarchy") {
+    } else if (has_hbm(arch.memory)) {
       bandwidth_bytes_per_s = arch.hbm_spec.peak_gbps_per_pc() * 1e9 * arch.hbm_spec.org.pcs() * arch.chips;
       bandwidth_from = fmt::format("the arch's HBM ({}, peak{})", arch.hbm_spec.name, arch.chips > 1 ? " x chips" : "");
     } else {

@@ -2,6 +2,10 @@
 // Notation: E elements of the main tensor, R rows, C columns, b = bytes per element.
 #include "sim/ledger/ops.h"
 
+#include <stdexcept>
+
+#include "core/num_type.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -201,15 +205,18 @@ void add_unique(std::vector<std::string>& names, const std::string& name) {
 
 }  // namespace
 
-std::optional<DType> parse_dtype(const std::string& name) {
-  static const std::vector<DType> known = {{"fp64", 8}, {"fp32", 4}, {"tf32", 4}, {"fp16", 2},
-                                           {"bf16", 2}, {"fp8", 1},  {"int8", 1}};
-  for (const DType& t : known)
-    if (t.name == name) return t;
-  return std::nullopt;
+DType::DType(const std::string& name) : name(name) {
+  const std::optional<NumType> t = num_type_named(name);
+  if (!t) throw std::logic_error("ledger: no dtype " + name);
+  bytes = bits_of(*t) / 8.0;
 }
 
-std::string dtype_names() { return "fp64, fp32, tf32, fp16, bf16, fp8, int8"; }
+std::optional<DType> parse_dtype(const std::string& name) {
+  if (!num_type_named(name)) return std::nullopt;
+  return DType(name);
+}
+
+std::string dtype_names() { return fmt::format("{}, fp8", fmt::join(all_num_type_names(), ", ")); }
 
 double Row::flops() const {
   double sum = 0;

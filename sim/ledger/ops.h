@@ -10,11 +10,14 @@
 
 namespace cstsim::ledger {
 
+// An element type as the user spelled it ("fp8", "fp16"): a NumType (core/num_type.h), whose width
+// prices the bytes (int4 half a byte, tf32 stored in 4).
 struct DType {
-  std::string name;  // "fp16"
-  int bytes = 2;
+  explicit DType(const std::string& name);  // a name num_type_named knows (a logic_error otherwise)
+  std::string name;
+  double bytes = 0;
 };
-// fp64, fp32, tf32 (stored as 4 bytes), fp16, bf16, fp8, int8; nullopt otherwise.
+// Every NumType by name (all_num_type_names(), and fp8); nullopt otherwise.
 std::optional<DType> parse_dtype(const std::string& name);
 std::string dtype_names();
 
@@ -44,26 +47,26 @@ struct Row {
 // Seed 003 defaults.
 struct Shapes003 {
   int64_t elements = int64_t{1} << 24;  // elementwise rows
-  DType dtype{"fp16", 2};               // activations: elementwise, LayerNorm, GEMM, attention
+  DType dtype{"fp16"};                  // activations: elementwise, LayerNorm, GEMM, attention
   int64_t ln_rows = 8192, ln_cols = 4096;
   int64_t gemm_m = 4096, gemm_n = 4096, gemm_k = 4096;
   int64_t batch = 1, seq_len = 4096, heads = 32, head_dim = 128, kv_len = 32768;
   int64_t params = 7'000'000'000;
-  DType state_dtype{"fp32", 4};  // AdamW master weights, m, v
-  DType grad_dtype{"bf16", 2};   // AdamW gradient and the all-reduce payload
+  DType state_dtype{"fp32"};  // AdamW master weights, m, v
+  DType grad_dtype{"bf16"};   // AdamW gradient and the all-reduce payload
   int64_t world = 8;
 };
 
 // Seed 002 defaults.
 struct Shapes002 {
   int64_t ew_elements = int64_t{1} << 20;
-  DType ew_dtype{"fp32", 4};
+  DType ew_dtype{"fp32"};
   int64_t norm_rows = 4096, norm_cols = 4096;
-  DType norm_dtype{"fp16", 2};
+  DType norm_dtype{"fp16"};
   int64_t rope_tokens = 4096, rope_heads = 32, rope_dim = 128;
-  DType rope_dtype{"fp16", 2};
+  DType rope_dtype{"fp16"};
   int64_t fused_rows = 4096, fused_cols = 4096, fused_rope_dim = 128;
-  DType fused_dtype{"bf16", 2};
+  DType fused_dtype{"bf16"};
 };
 
 struct Pair {

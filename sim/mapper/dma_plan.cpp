@@ -165,7 +165,7 @@ ClusterShare widest_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
 
 std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer,
                                   bool sparse) {
-  if (a.memory != "hierarchy") return {GemmDims{M, N, K}[roles(a.dataflow).T]};
+  if (a.memory != MemoryMode::Hierarchy) return {GemmDims{M, N, K}[roles(a.dataflow).T]};
   const ClusterShare w = widest_share(a, M, N, K);
   FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack);
   whole.sparse_2_4 = sparse;

@@ -56,7 +56,7 @@ std::vector<Placed<FlashKernelPlan>> plan_flash_kernels(const ArchSpec& a, const
     k.q_block = even(k.Sq, k.q_block);
     kernels.push_back({k, f.before_layer, f.order});
   }
-  if (a.memory != "hierarchy") return kernels;
+  if (a.memory != MemoryMode::Hierarchy) return kernels;
   TensorPlaces places(layers, next);  // q, k and v where the layers and the vector kernels put them
   places.keep(vector);
   for (size_t i = 0; i < kernels.size(); ++i) {

@@ -174,7 +174,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   if (l.conv)
     lp.raw_ifmap_bytes = (l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * a.precision.value_bits() + 7) / 8;
   const Dim stream = roles(a.dataflow).T;  // every cluster streams the whole T, so all make the same passes
-  const bool hierarchy = a.memory == "hierarchy";
+  const bool hierarchy = a.memory == MemoryMode::Hierarchy;
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
     c.share = cluster_share(a, l.M, l.N, K, k);
@@ -394,7 +394,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
       lp.rs = map_rs_layer(la, w, i);
       for (ClusterLayerPlan& c : lp.clusters) c.passes.resize(1);
     }
-    if (a.memory != "hierarchy") continue;
+    if (a.memory != MemoryMode::Hierarchy) continue;
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);
     lp.weight_from = w.layers[i].weight_layer;

@@ -43,7 +43,7 @@ std::string why_not(const Plan& plan, const PassPlan& running, const PassPlan& n
 }  // namespace
 
 void plan_pipeline(const ArchSpec& a, Plan& plan) {
-  if (a.memory != "hierarchy" || a.overlap != "pipeline") return;
+  if (a.memory != MemoryMode::Hierarchy || a.overlap != "pipeline") return;
   const bool is = !roles(plan.dataflow).tile_is_filter;
   for (size_t i = 1; i < plan.layers.size(); ++i) {
     LayerPlan& layer = plan.layers[i];

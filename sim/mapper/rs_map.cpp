@@ -55,7 +55,7 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   limits.ifmap_spad = a.rs.ifmap_spad;
   limits.psum_spad = a.rs.psum_spad;
   limits.glb_bits = a.rs.glb_kib * 1024 * 8;
-  if (a.memory == "hierarchy") {  // the scratchpad's partitions are the global buffer
+  if (a.memory == MemoryMode::Hierarchy) {  // the scratchpad's partitions are the global buffer
     limits.glb_ifmap_bits = a.ifmap_sram_kib * 1024 * 8;
     limits.glb_psum_bits = a.ofmap_sram_kib * 1024 * 8;
     limits.glb_bits = limits.glb_ifmap_bits + limits.glb_psum_bits;

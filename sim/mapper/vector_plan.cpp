@@ -140,7 +140,7 @@ std::vector<Placed<VectorKernelPlan>> plan_vector_kernels(const ArchSpec& a, con
     const VectorStep& first = w.vector_steps[group.front()];  // the kernel runs where its first step does
     kernels.push_back({std::move(k), first.before_layer, first.order});
   }
-  if (a.memory != "hierarchy") return kernels;
+  if (a.memory != MemoryMode::Hierarchy) return kernels;
   // Tensors a layer has a place for keep it; the others go after everything placed so far.
   std::map<std::string, int64_t> extent;
   for (const auto& [k, before, order] : kernels)

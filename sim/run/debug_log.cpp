@@ -22,7 +22,7 @@ void log_plan(const ArchSpec& a, const Plan& plan) {
     spdlog::debug("plan: layer {} {}: M {} N {} K {} x{} repeats, {}, folds of the first pass {}, {} passes a "
                   "repeat{}{}{}", i, l.name, l.dims.M, l.dims.N, l.dims.K, l.repeats, to_string(a.dataflow), folds,
                   l.passes_per_repeat(), shares.empty() ? "" : ", clusters" + shares,
-                  a.memory == "hierarchy" ? fmt::format(", HBM read {} B, written {} B", l.hbm_read_bytes, l.hbm_write_bytes)
+                  a.memory == MemoryMode::Hierarchy ? fmt::format(", HBM read {} B, written {} B", l.hbm_read_bytes, l.hbm_write_bytes)
                                           : "",
                   l.input_not_on_chip.empty() ? "" : ", input not kept on chip: " + l.input_not_on_chip);
   }

@@ -18,7 +18,7 @@ namespace {
 void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& layers) {
   const double pes = double(a.rows) * a.cols * a.clusters;
   double hbm_bytes_per_cycle = 0;
-  if (a.memory == "hbm" || a.memory == "hierarchy") {
+  if (has_hbm(a.memory)) {
     const hbm::HbmSpec& s = a.hbm_spec;
     hbm_bytes_per_cycle = s.peak_gbps_per_pc() * 1e9 * s.org.pcs() / a.clock_hz;
   }

@@ -25,7 +25,7 @@ post::Geometry energy_geometry(const ArchSpec& a) {
   g.sram_bytes = cluster_bytes * a.clusters;
   g.sram_bank_bytes = cluster_bytes / a.scratchpad.banks;
   g.pes = double(a.rows) * double(a.cols) * a.clusters;
-  if (a.memory == "hierarchy") g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
+  if (a.memory == MemoryMode::Hierarchy) g.noc_buffer_bytes = double(noc::input_buffer_bytes(a.noc_config));
   g.sram_bytes *= a.chips, g.pes *= a.chips, g.noc_buffer_bytes *= a.chips;  // every chip's
   return g;
 }
@@ -64,7 +64,7 @@ post::EnergyTable run_energy_table(const ArchSpec& a, const std::string& path) {
 
 void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vector<Workload>& shares, size_t distinct) {
   const Workload& workload = shares.front();
-  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == "hierarchy" && arch.hbm.layout != "tiled")
+  if (!o.sparsity.empty() && arch.skip_2_4 && arch.memory == MemoryMode::Hierarchy && arch.hbm.layout != "tiled")
     throw InputError(o.arch_path, 0, "hbm.layout",
                      "2:4 weights under memory: hierarchy need hbm.layout: tiled (row-major blocks of kept values "
                      "and their places are not modelled)");
@@ -107,7 +107,7 @@ void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vect
 }
 
 void preflight_plans(const ArchSpec& arch, const std::vector<Plan>& plans) {
-  if (arch.memory != "hierarchy") return;
+  if (arch.memory != MemoryMode::Hierarchy) return;
   check_scratchpad(arch);  // also when no layer's program checks it
   for (const Plan& each : plans) {
     check_hbm_capacity(arch, each);

@@ -66,7 +66,7 @@ std::pair<int64_t, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t
   const auto& replay = r.plan && i < r.plan->layers.size() ? r.plan->layers[i].scalesim : std::nullopt;
   if (replay) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
   if (L.has_hierarchy) return {L.hierarchy.shared.hbm_bytes_read, L.hierarchy.shared.hbm_bytes_written};
-  if (r.arch->memory == "ideal") return {0, 0};
+  if (r.arch->memory == MemoryMode::Ideal) return {0, 0};
   return {L.dram_bytes, std::nullopt};
 }
 
@@ -142,7 +142,7 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<const Ve
   v["kernels"] = std::move(kernels);
   v["total"] = {{"kernels", results.size()}, {"compute_cycles", compute}, {"memory_cycles", waiting},
                 {"bytes_read", read}, {"bytes_written", written}};
-  if (a.memory == "hierarchy") {
+  if (a.memory == MemoryMode::Hierarchy) {
     v["total"]["hbm_bytes_read"] = hbm_read;
     v["total"]["hbm_bytes_written"] = hbm_written;
   }
@@ -217,7 +217,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                {"macs_per_pe_cycle", a.precision.pack},
                {"fold_pipeline", to_string(a.fold_pipeline)},
                {"clusters", a.clusters},
-               {"memory", a.memory}};
+               {"memory", to_string(a.memory)}};
   for (const auto& [type, macs] : a.pe_macs) j["arch"]["pe_types"][to_string(type)] = macs;
   if (a.zero_gating) j["arch"]["zero_gating"] = true;
   // Stored types of A and B where they are not the operand's (precision.activation / .weight).
@@ -234,7 +234,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
       j["modules"].push_back(std::move(e));
     }
   }
-  if (a.memory == "hbm" || a.memory == "hierarchy") {
+  if (has_hbm(a.memory)) {
     const hbm::HbmSpec& spec = a.hbm_spec;
     j["arch"]["hbm"] = {{"spec", a.hbm.spec},
                         {"peak_bytes_per_s", spec.peak_gbps_per_pc() * 1e9 * spec.org.pcs()},
@@ -242,7 +242,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                         {"max_outstanding", a.hbm.max_outstanding},
                         {"request_bytes", a.hbm.request_bytes}};
   }
-  if (a.memory == "hierarchy") {
+  if (a.memory == MemoryMode::Hierarchy) {
     j["arch"]["hbm"]["layout"] = a.hbm.layout;
     j["arch"]["overlap"] = a.overlap;
     // The cluster's router as resolved (unset: the mesh's centre), never the unset marker.
@@ -258,7 +258,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                                {"filter_bytes", a.filter_sram_kib * 1024},
                                {"ofmap_bytes", a.ofmap_sram_kib * 1024}};
   }
-  if (a.memory == "channel")
+  if (a.memory == MemoryMode::Channel)
     j["arch"]["channel"] = {{"bandwidth_bytes_per_s", a.channel.bandwidth_bytes_per_s},
                             {"latency_s", a.channel.latency_s},
                             {"fifo_tiles", a.channel.fifo_tiles}};
@@ -512,7 +512,7 @@ std::string human_table(const RunReport& r) {
     }
     out += fmt::format("{:<{}} {:>8} {:>8} {:>8} {:>6} {:>12} {:>10}  {} kernels ({} fusion){}\n", "vector unit", w, "", "", "",
                        "", vcycles, waiting, r.vector->size(), a.vector.fusion,
-                       a.memory == "hierarchy" ? fmt::format(", {} HBM bytes", hbm) : std::string());
+                       a.memory == MemoryMode::Hierarchy ? fmt::format(", {} HBM bytes", hbm) : std::string());
     cycles += vcycles;
   }
   if (r.flash)

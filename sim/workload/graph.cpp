@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/input_error.h"
+#include "core/num_type.h"
 #include "core/text.h"
 #include "core/yaml_file.h"
 
@@ -24,16 +25,18 @@ int64_t GraphTensor::elements() const {
 }
 
 int dtype_bits(const std::string& dtype) {
-  static const std::map<std::string, int> bits = {{"int4", 4},   {"int8", 8},      {"fp8", 8},       {"fp8_e4m3", 8},
-                                                   {"fp8_e5m2", 8}, {"int16", 16}, {"fp16", 16}, {"bf16", 16},
-                                                   {"int32", 32},   {"fp32", 32}};
-  auto it = bits.find(dtype);
-  return it == bits.end() ? 0 : it->second;
+  const std::optional<NumType> t = num_type_named(dtype);
+  return t && on_chip(*t) ? bits_of(*t) : 0;
 }
 
 namespace {
 
 using Shape = std::vector<int64_t>;
+
+std::string unknown_dtype(const std::string& dtype) {
+  return fmt::format("unknown dtype {} (expected one of: {}, or fp8 for fp8_e4m3)", text::quoted(dtype),
+                     fmt::join(num_type_names(), ", "));
+}
 
 std::string shape_text(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
@@ -165,10 +168,7 @@ class GraphReader {
     t.shape = shape_of(k["shape"].first, k["shape"].second, "shape");
     t.dtype = name_of(k["dtype"].first, k["dtype"].second, "dtype");
     t.bits = dtype_bits(t.dtype);
-    if (t.bits == 0)
-      fail(k["dtype"].second, "dtype",
-           fmt::format("unknown dtype {} (expected one of: int4, int8, fp8, int16, fp16, bf16, int32, fp32)",
-                       text::quoted(t.dtype)));
+    if (t.bits == 0) fail(k["dtype"].second, "dtype", unknown_dtype(t.dtype));
     t.role = name_of(k["role"].first, k["role"].second, "role");
     if (t.role != "weight" && t.role != "activation" && t.role != "kv_cache")
       fail(k["role"].second, "role",
@@ -298,7 +298,7 @@ class GraphReader {
     auto it = n.attrs.find("dtype");
     if (it == n.attrs.end()) return fallback;
     const std::string d = name_of(it->second, n.attr_lines.at("dtype"), "dtype");
-    if (dtype_bits(d) == 0) fail(n.attr_lines.at("dtype"), "dtype", fmt::format("unknown dtype {}", text::quoted(d)));
+    if (dtype_bits(d) == 0) fail(n.attr_lines.at("dtype"), "dtype", unknown_dtype(d));
     return d;
   }
 

@@ -35,7 +35,7 @@ struct GraphTensor {
 // Throws InputError (file, line, key) on any bad input.
 void read_graph(const std::string& path, const YAML::Node& root, Workload& w);
 
-// The dtypes a tensor can have and their widths; 0 for an unknown name.
+// A tensor dtype's width: an on-chip NumType (core/num_type.h) by name; 0 for any other name.
 int dtype_bits(const std::string& dtype);
 
 }  // namespace cstsim

@@ -172,7 +172,7 @@ TEST(EquivalenceHbm, RandomShapesOnHbm2AndHbm3) {
     a.cols = s.C;
     a.dataflow = d;
     a.clock_hz = i % 3 ? 1e9 : 7e8;
-    a.memory = "hbm";
+    a.memory = MemoryMode::Hbm;
     a.hbm.spec = std::string(CSTSIM_SOURCE_DIR) + (i % 2 ? "/configs/memory/hbm2-2000.yaml" : "/configs/memory/hbm3-6400.yaml");
     a.hbm.fifo_tiles = pick(1, 4);
     a.hbm.max_outstanding = pick(1, 32);

@@ -52,7 +52,7 @@ TEST(ArchYaml, MinimalGetsDefaults) {
   EXPECT_EQ(s.precision.accumulator_bits(), 32);
   EXPECT_EQ(s.fold_pipeline, FoldPipeline::Overlapped);
   EXPECT_EQ(s.ifmap_sram_kib, 0);
-  EXPECT_EQ(s.memory, "ideal");
+  EXPECT_EQ(s.memory, MemoryMode::Ideal);
 }
 
 TEST(ArchYaml, FullSchema) {
@@ -109,7 +109,7 @@ TEST(ArchYaml, ShippedPresets) {
     EXPECT_EQ(s.precision.operand_bits(), e.operand_bits);
     EXPECT_EQ(s.precision.accumulator_bits(), e.accumulator_bits);
     EXPECT_EQ(s.fold_pipeline, e.pipeline);
-    EXPECT_EQ(s.memory, e.memory);
+    EXPECT_STREQ(to_string(s.memory), e.memory);
   }
   // Eyeriss's scratchpads and global buffer (JSSC 2017 §V).
   const ArchSpec eyeriss = load_arch(kSource + "/configs/arch/eyeriss.yaml");
@@ -363,7 +363,7 @@ TEST(ScaleSimCfg, AllReferenceConfigsLoad) {
     EXPECT_EQ(s.cols, e.size);
     EXPECT_EQ(s.dataflow, e.df);
     EXPECT_EQ(s.fold_pipeline, FoldPipeline::ScaleSim);
-    EXPECT_EQ(s.memory, "ideal");
+    EXPECT_EQ(s.memory, MemoryMode::Ideal);
     EXPECT_EQ(s.ifmap_sram_kib, 64);
     EXPECT_EQ(s.filter_sram_kib, 64);
     EXPECT_EQ(s.ofmap_sram_kib, 64);  // scale.cfg writes "64 " with a trailing space
@@ -536,7 +536,7 @@ TEST(ArchYaml, ChannelMemory) {
                                    "array: {rows: 256, cols: 256}\ndataflow: ws\nmemory: channel\n"
                                    "channel: {bandwidth_gbps: 34, latency_ns: 100, fifo_tiles: 4}\n");
   const ArchSpec a = load_arch(ok);
-  EXPECT_EQ(a.memory, "channel");
+  EXPECT_EQ(a.memory, MemoryMode::Channel);
   EXPECT_DOUBLE_EQ(a.channel.bandwidth_bytes_per_s, 34e9);
   EXPECT_DOUBLE_EQ(a.channel.latency_s, 100e-9);
   EXPECT_EQ(a.channel.fifo_tiles, 4);

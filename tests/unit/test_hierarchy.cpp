@@ -45,7 +45,7 @@ Case random_case(std::mt19937_64& rng, int i) {
     a.cols = pick(2, 12);
     a.dataflow = std::array{Dataflow::WS, Dataflow::IS, Dataflow::OS}[size_t(i % 3)];
     a.clock_hz = i % 4 ? 1e9 : 7e8;
-    a.memory = "hierarchy";
+    a.memory = MemoryMode::Hierarchy;
     a.hbm.spec = config(i % 2 ? "memory/hbm2-2000.yaml" : "memory/hbm3-6400.yaml");
     a.hbm.fifo_tiles = pick(1, 4);
     a.hbm.max_outstanding = pick(1, 16);
@@ -221,7 +221,7 @@ TEST(Hierarchy, ArrayPortUseMustLeaveRoomForTheDma) {
   ArchSpec a;
   a.source = "arch.yaml";
   a.rows = a.cols = 128;
-  a.memory = "hierarchy";
+  a.memory = MemoryMode::Hierarchy;
   a.hbm.spec = config("memory/hbm2-2000.yaml");
   a.noc.spec = config("noc/npu-mesh-4x4.yaml");
   a.ifmap_sram_kib = 4096;

@@ -35,7 +35,7 @@ std::string error(const ArchSpec& a, const ArrayLayerResult& L) {
 TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
   ArchSpec a;
   a.rows = a.cols = 4;
-  a.memory = "hierarchy";
+  a.memory = MemoryMode::Hierarchy;
   a.hbm.spec = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";  // 256 GB/s: 256 B per 1 GHz cycle
   a.noc.spec = CSTSIM_SOURCE_DIR "/configs/noc/npu-mesh-4x4.yaml";
   resolve_sub_files(a);

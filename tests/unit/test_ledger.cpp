@@ -397,8 +397,8 @@ TEST(LedgerCli, BadFlagsGiveOneErrorLine) {
       {{"--params", "7.5"}, "error: ledger: --params: expected a whole number (e.g. 4096, 7e9 or 2^24), got '7.5'"},
       {{"--world", "1"}, "error: ledger: --world: must be at least 2, got 1"},
       {{"--gemm", "4096x4096"}, "error: ledger: --gemm: expected MxNxK (e.g. 4096x4096x4096), got '4096x4096'"},
-      {{"--dtype", "fp12"}, "error: ledger: --dtype: unknown dtype 'fp12' (known: fp64, fp32, tf32, fp16, bf16, "
-                            "fp8, int8)"},
+      {{"--dtype", "fp12"}, "error: ledger: --dtype: unknown dtype 'fp12' (known: int4, int8, int16, int32, "
+                            "fp8_e4m3, fp8_e5m2, bf16, fp16, fp32, fp64, tf32, fp8)"},
       {{"--bandwidth", "-1"}, "error: ledger: --bandwidth: expected a positive bandwidth in GB/s (e.g. 4800), got "
                               "'-1'"},
       {{"--kv-len"}, "error: ledger: --kv-len: missing value"},
