@@ -53,7 +53,8 @@ bool is_export_of(const std::string& format, std::string_view head) {
 
 std::string one_line(std::string_view text) { return InputError::one_line(std::string(text)); }
 
-using UsageError = trace::ExportUsageError;
+// Bad usage: printed as "error: export: <what>" where export_command catches it.
+InputError export_usage_error(const std::string& what) { return InputError::usage("", "", what); }
 
 }  // namespace
 
@@ -66,15 +67,15 @@ int export_command(const std::vector<std::string>& args) {
         std::cout << kExportUsage;
         return 0;
       }
-    if (args.empty()) throw UsageError("missing format (csv, perfetto or vcd; see cstsim export --help)");
+    if (args.empty()) throw export_usage_error("missing format (csv, perfetto or vcd; see cstsim export --help)");
     const std::string format = args[0];
     const char* default_name = format == "csv" ? "rt.csv"
                                : format == "perfetto" ? "perfetto.json"
                                : format == "vcd"      ? "rt.vcd"
                                                       : nullptr;
     if (!default_name) {
-      if (!format.empty() && format[0] == '-') throw UsageError(fmt::format("unknown option '{}' (see cstsim export --help)", format));
-      throw UsageError(fmt::format("unknown format '{}' (formats: csv, perfetto, vcd)", format));
+      if (!format.empty() && format[0] == '-') throw export_usage_error(fmt::format("unknown option '{}' (see cstsim export --help)", format));
+      throw export_usage_error(fmt::format("unknown format '{}' (formats: csv, perfetto, vcd)", format));
     }
     std::vector<std::string> positional;
     std::string out, perfetto_form;
@@ -82,28 +83,28 @@ int export_command(const std::vector<std::string>& args) {
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "--out" || a == "-o") {
-        if (i + 1 >= args.size()) throw UsageError(fmt::format("{}: {} needs a file name", format, a));
+        if (i + 1 >= args.size()) throw export_usage_error(fmt::format("{}: {} needs a file name", format, a));
         out = args[++i];
         have_out = true;
       } else if (a == "--force") {
         force = true;
       } else if (a == "--format") {
-        if (format != "perfetto") throw UsageError(fmt::format("{}: --format is for perfetto only", format));
+        if (format != "perfetto") throw export_usage_error(fmt::format("{}: --format is for perfetto only", format));
         if (i + 1 >= args.size() || (args[i + 1] != "json" && args[i + 1] != "proto"))
-          throw UsageError("perfetto: --format needs json or proto");
+          throw export_usage_error("perfetto: --format needs json or proto");
         perfetto_form = args[++i];
       } else if (a.rfind("--out=", 0) == 0) {
         out = a.substr(6);
         have_out = true;
       } else if (a.size() > 1 && a[0] == '-') {
-        throw UsageError(fmt::format("{}: unknown option '{}' (see cstsim export --help)", format, a));
+        throw export_usage_error(fmt::format("{}: unknown option '{}' (see cstsim export --help)", format, a));
       } else {
         positional.push_back(a);
       }
     }
-    if (positional.empty()) throw UsageError(fmt::format("{}: missing <run-dir>", format));
-    if (positional.size() > 1) throw UsageError(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
-    if (have_out && out.empty()) throw UsageError(fmt::format("{}: --out needs a file name", format));
+    if (positional.empty()) throw export_usage_error(fmt::format("{}: missing <run-dir>", format));
+    if (positional.size() > 1) throw export_usage_error(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
+    if (have_out && out.empty()) throw export_usage_error(fmt::format("{}: --out needs a file name", format));
     const fs::path run_dir = positional[0];
     if (format == "perfetto" && perfetto_form.empty())  // by size: the JSON grows ~100 bytes a record
       perfetto_form = fs::is_directory(run_dir / "trace") && trace::open_trace(run_dir)->header().record_count >
@@ -115,15 +116,15 @@ int export_command(const std::vector<std::string>& args) {
     if (have_out) {
       const fs::path parent = out_path.parent_path().empty() ? fs::path(".") : out_path.parent_path();
       if (!fs::is_directory(parent))
-        throw UsageError(fmt::format("{}: --out {}: directory {} does not exist", format, out, parent.string()));
-      if (fs::is_directory(out_path)) throw UsageError(fmt::format("{}: --out {} is a directory", format, out));
+        throw export_usage_error(fmt::format("{}: --out {}: directory {} does not exist", format, out, parent.string()));
+      if (fs::is_directory(out_path)) throw export_usage_error(fmt::format("{}: --out {} is a directory", format, out));
       std::error_code ec;
       const fs::path target = fs::weakly_canonical(out_path, ec);
       for (const char* input : {"rt.bin", "resources.csv", "layers.csv", "actions.csv"}) {
         std::error_code ec2;
         if (!ec && fs::exists(run_dir / "trace" / input) &&
             fs::weakly_canonical(run_dir / "trace" / input, ec2) == target)
-          throw UsageError(fmt::format("{}: --out {} would overwrite the trace's {}", format, out, input));
+          throw export_usage_error(fmt::format("{}: --out {} would overwrite the trace's {}", format, out, input));
       }
     }
     if (fs::is_directory(run_dir / "trace"))
