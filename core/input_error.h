@@ -1,6 +1,7 @@
 #pragma once
-// One clear error line for bad input: "file:line: key: message".
-// Thrown by every parser; the CLI prints what() and exits with status 2.
+// One clear error line for bad input: "file:line: key: message", or for a bad command line
+// "command: flag: message" (usage()). Thrown by every parser and every command's option checks;
+// the CLI prints what() and exits with status 2. It is the one exception type for bad input.
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,15 @@ class InputError : public std::runtime_error {
   const std::string& key() const { return key_; }
   const std::string& message() const { return message_; }  // without file, line and key
 
+  // A bad command line: "<command>: <flag>: <message>", each part only when given (file() is the
+  // command, key() the flag, line() 0).
+  static InputError usage(const std::string& command, const std::string& flag, const std::string& message) {
+    std::string text;
+    if (!command.empty()) text += command + ": ";
+    if (!flag.empty()) text += flag + ": ";
+    return InputError(one_line(text + message), command, flag, message);
+  }
+
  private:
   static std::string format(const std::string& file, int line, const std::string& key,
                             const std::string& message) {
@@ -26,6 +36,8 @@ class InputError : public std::runtime_error {
     if (!key.empty()) out += key + ": ";
     return one_line(out + message);
   }
+  InputError(const std::string& text, std::string file, std::string key, const std::string& message)
+      : std::runtime_error(text), file_(std::move(file)), line_(0), key_(std::move(key)), message_(message) {}
   // Quoted values may carry newlines or tabs; escape them so an error stays one line.
  public:
   static std::string one_line(const std::string& text) {

@@ -19,9 +19,8 @@ namespace {
 namespace po = boost::program_options;
 using namespace hbm;
 
-struct FlagError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// A bad flag or value; hbm_bench_command prefixes it (and every other error) with "hbm-bench: ".
+InputError hbm_flag_error(const std::string& what) { return InputError::usage("", "", what); }
 
 constexpr const char* kHbmBenchUsage =
     "usage: cstsim hbm-bench --memory <yaml> [--pattern seq|random|strided] [options]\n"
@@ -56,9 +55,9 @@ uint64_t parse_size(const std::string& flag, const std::string& text) {
   else if (unit == "GiB")
     mult = uint64_t(1) << 30;
   if (digits.empty() || digits.size() > 12 || mult == 0)
-    throw FlagError(fmt::format("--{}: expected a size like 4096, 64KiB, 4MiB or 1GiB, got '{}'", flag, text));
+    throw hbm_flag_error(fmt::format("--{}: expected a size like 4096, 64KiB, 4MiB or 1GiB, got '{}'", flag, text));
   const uint64_t v = std::stoull(digits) * mult;
-  if (v == 0) throw FlagError(fmt::format("--{}: must be positive", flag));
+  if (v == 0) throw hbm_flag_error(fmt::format("--{}: must be positive", flag));
   return v;
 }
 
@@ -175,13 +174,13 @@ int run(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw FlagError(e.what());
+    throw hbm_flag_error(e.what());
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-  if (memory.empty()) throw FlagError("--memory is required (see cstsim hbm-bench --help)");
+  if (memory.empty()) throw hbm_flag_error("--memory is required (see cstsim hbm-bench --help)");
   if (pattern == "seq")
     o.pattern = Pattern::Seq;
   else if (pattern == "random")
@@ -189,21 +188,21 @@ int run(const std::vector<std::string>& args) {
   else if (pattern == "strided")
     o.pattern = Pattern::Strided;
   else
-    throw FlagError(fmt::format("--pattern: must be seq, random or strided, got '{}'", pattern));
-  if (scope != "stack" && scope != "pc") throw FlagError(fmt::format("--scope: must be stack or pc, got '{}'", scope));
+    throw hbm_flag_error(fmt::format("--pattern: must be seq, random or strided, got '{}'", pattern));
+  if (scope != "stack" && scope != "pc") throw hbm_flag_error(fmt::format("--scope: must be stack or pc, got '{}'", scope));
   if (engine != "systemc" && engine != "tlm" && engine != "direct")
-    throw FlagError(fmt::format("--engine: must be systemc, tlm or direct, got '{}'", engine));
+    throw hbm_flag_error(fmt::format("--engine: must be systemc, tlm or direct, got '{}'", engine));
   if (!(o.write_fraction >= 0 && o.write_fraction <= 1))
-    throw FlagError(fmt::format("--writes: must be between 0 and 1, got {}", o.write_fraction));
+    throw hbm_flag_error(fmt::format("--writes: must be between 0 and 1, got {}", o.write_fraction));
   if (vm.count("outstanding") && (o.outstanding < 1 || o.outstanding > 1 << 20))
-    throw FlagError(fmt::format("--outstanding: must be between 1 and 1048576, got {}", o.outstanding));
+    throw hbm_flag_error(fmt::format("--outstanding: must be between 1 and 1048576, got {}", o.outstanding));
   o.total_bytes = parse_size("bytes", bytes);
   o.request_bytes = parse_size("request-bytes", request);
   if (!stride.empty()) {
-    if (o.pattern != Pattern::Strided) throw FlagError("--stride: only with --pattern strided");
+    if (o.pattern != Pattern::Strided) throw hbm_flag_error("--stride: only with --pattern strided");
     o.stride = parse_size("stride", stride);
   }
-  if (o.total_bytes > (uint64_t(1) << 40)) throw FlagError("--bytes: at most 1 TiB");
+  if (o.total_bytes > (uint64_t(1) << 40)) throw hbm_flag_error("--bytes: at most 1 TiB");
 
   HbmOverrides overrides;
   if (scope == "pc") {
@@ -217,7 +216,7 @@ int run(const std::vector<std::string>& args) {
   }
   const HbmSpec spec = load_hbm_spec(memory, overrides);
   if (o.request_bytes > AddressMap(spec.org, spec.address_mapping).capacity())
-    throw FlagError("--request-bytes: larger than the stack");
+    throw hbm_flag_error("--request-bytes: larger than the stack");
 
   TrafficResult r;
   if (engine == "systemc") {
@@ -239,8 +238,6 @@ int hbm_bench_command(const std::vector<std::string>& args) {
   try {
     return run(args);
   } catch (const InputError& e) {
-    std::cerr << "error: hbm-bench: " << e.what() << "\n";
-  } catch (const FlagError& e) {
     std::cerr << "error: hbm-bench: " << e.what() << "\n";
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: hbm-bench: " << e.what() << "\n";

@@ -21,13 +21,9 @@ namespace po = boost::program_options;
 using noc::BenchOptions;
 using noc::BenchResult;
 
-// A bad flag or value: printed as "error: noc-bench: <message>", exit 2.
-struct BenchUsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// A bad flag or value: printed as "error: noc-bench: <flag>: <message>", exit 2.
 [[noreturn]] void bad_flag(const std::string& flag, const std::string& message) {
-  throw BenchUsageError(flag + ": " + message);
+  throw InputError::usage("noc-bench", flag, message);
 }
 
 int64_t parse_whole(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
@@ -147,7 +143,7 @@ int noc_bench_command(const std::vector<std::string>& args) {
       po::store(po::command_line_parser(args).options(desc).positional(none).run(), vm);
       po::notify(vm);
     } catch (const po::error& e) {
-      throw BenchUsageError(e.what());
+      throw InputError::usage("noc-bench", "", e.what());
     }
     if (vm.count("help")) {
       std::cout << desc << "\n";
@@ -205,9 +201,6 @@ int noc_bench_command(const std::vector<std::string>& args) {
     return 0;
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const BenchUsageError& e) {
-    std::cerr << "error: noc-bench: " << e.what() << "\n";
     return 2;
   }
 }

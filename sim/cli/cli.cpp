@@ -73,10 +73,6 @@ constexpr const char* kCliUsage =
     "\n"
     "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 void setup_logging(bool verbose, bool quiet) {
   auto logger = spdlog::stderr_color_mt("cstsim");
   logger->set_pattern("[%l] %v");
@@ -323,14 +319,14 @@ int plan_command(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("plan: ") + e.what());
+    throw InputError::usage("plan", "", e.what());
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
   for (const char* required : {"arch", "workload"})
-    if (!vm.count(required)) throw UsageError(fmt::format("plan: --{} is required (see cstsim plan --help)", required));
+    if (!vm.count(required)) throw InputError::usage("plan", "", fmt::format("--{} is required (see cstsim plan --help)", required));
   const ArchSpec arch = load_arch(arch_path, parse_overrides(sets));
   // chips > 1: one chip's share, and the collectives the split inserts (sim/workload/data_parallel.h);
   // pipeline stages: every stage's, one after another.
@@ -419,15 +415,15 @@ int import_command(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("import: ") + e.what());
+    throw InputError::usage("import", "", e.what());
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-  if (format != "onnx") throw UsageError("import: the format must be onnx (cstsim import onnx MODEL --out FILE)");
-  if (model.empty()) throw UsageError("import: give the ONNX model (cstsim import onnx MODEL --out FILE)");
-  if (out.empty()) throw UsageError("import: --out is required");
+  if (format != "onnx") throw InputError::usage("import", "", "the format must be onnx (cstsim import onnx MODEL --out FILE)");
+  if (model.empty()) throw InputError::usage("import", "", "give the ONNX model (cstsim import onnx MODEL --out FILE)");
+  if (out.empty()) throw InputError::usage("import", "", "--out is required");
   std::map<std::string, int64_t> bound;
   for (const std::string& d : dims) {
     const size_t eq = d.find('=');
@@ -481,13 +477,13 @@ int post_command(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("post: ") + e.what());
+    throw InputError::usage("post", "", e.what());
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-  if (run_dir.empty()) throw UsageError("post: a run directory is required (see cstsim post --help)");
+  if (run_dir.empty()) throw InputError::usage("post", "", "a run directory is required (see cstsim post --help)");
   if (vm.count("window") && o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   o.run_dir = run_dir;
   // post rewrites only what a run (or an earlier post) wrote, recognised by how it begins.
@@ -577,7 +573,7 @@ int run_command(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("run: ") + e.what());
+    throw InputError::usage("run", "", e.what());
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
@@ -588,7 +584,7 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   for (const char* required : {"arch", "workload", "out"})
-    if (!vm.count(required)) throw UsageError(fmt::format("run: --{} is required (see cstsim run --help)", required));
+    if (!vm.count(required)) throw InputError::usage("run", "", fmt::format("--{} is required (see cstsim run --help)", required));
   setup_logging(verbose, quiet);
   o.overrides = parse_overrides(sets);
   o.print_table = !quiet;
@@ -640,7 +636,7 @@ namespace {
 int dispatch(std::vector<std::string> args) {
   try {
     if (args.empty())
-      throw UsageError("no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
+      throw InputError::usage("", "", "no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
                        "collective, import; cstsim --help for the usage)");
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::cout << kCliUsage;
@@ -665,11 +661,8 @@ int dispatch(std::vector<std::string> args) {
     if (command == "plot") return plot_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
     if (command == "import") return import_command(args);
-    throw UsageError(fmt::format("unknown command '{}' (commands: run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
-  } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const UsageError& e) {
+    throw InputError::usage("", "", fmt::format("unknown command '{}' (commands: run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
+  } catch (const InputError& e) {  // a bad file, value or command line
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const io::OutputError& e) {  // disk full, read-only target: the input was fine, the output was not

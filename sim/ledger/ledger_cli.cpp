@@ -24,10 +24,9 @@ namespace {
 namespace po = boost::program_options;
 
 // A bad flag or value: printed as "error: ledger: <flag>: <message>".
-struct FlagError : std::runtime_error {
-  FlagError(std::string flag, const std::string& message) : std::runtime_error(message), flag(std::move(flag)) {}
-  std::string flag;
-};
+InputError flag_error(const std::string& flag, const std::string& message) {
+  return InputError::usage("ledger", flag, message);
+}
 
 constexpr double kMaxCount = 1e15;  // keeps every product well inside a double's range
 // The machine without --machine or --machine-arch: the shipped default accelerator on HBM3
@@ -77,9 +76,9 @@ int64_t parse_count(const std::string& flag, const std::string& text, int64_t mi
     if (*end != '\0') v = NAN;
   }
   if (!std::isfinite(v) || v != std::floor(v))
-    throw FlagError(flag, fmt::format("expected a whole number (e.g. 4096, 7e9 or 2^24), got '{}'", text));
-  if (v > kMaxCount) throw FlagError(flag, fmt::format("{} is too large (at most 1e15)", text));
-  if (v < static_cast<double>(min)) throw FlagError(flag, fmt::format("must be at least {}, got {}", min, text));
+    throw flag_error(flag, fmt::format("expected a whole number (e.g. 4096, 7e9 or 2^24), got '{}'", text));
+  if (v > kMaxCount) throw flag_error(flag, fmt::format("{} is too large (at most 1e15)", text));
+  if (v < static_cast<double>(min)) throw flag_error(flag, fmt::format("must be at least {}, got {}", min, text));
   return static_cast<int64_t>(v);
 }
 
@@ -90,7 +89,7 @@ std::vector<int64_t> parse_dims(const std::string& flag, const std::string& text
   std::istringstream in(text);
   while (std::getline(in, part, 'x')) dims.push_back(parse_count(flag, part));
   if (dims.size() != n || text.empty() || text.back() == 'x')
-    throw FlagError(flag, fmt::format("expected {} (e.g. {}), got '{}'", form, example, text));
+    throw flag_error(flag, fmt::format("expected {} (e.g. {}), got '{}'", form, example, text));
   return dims;
 }
 
@@ -99,13 +98,13 @@ double parse_gbps(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   const double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
   if (t.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
-    throw FlagError(flag, fmt::format("expected a positive bandwidth in GB/s (e.g. 4800), got '{}'", text));
+    throw flag_error(flag, fmt::format("expected a positive bandwidth in GB/s (e.g. 4800), got '{}'", text));
   return v * 1e9;
 }
 
 DType parse_type(const std::string& flag, const std::string& text) {
   if (auto t = parse_dtype(trim(text))) return *t;
-  throw FlagError(flag, fmt::format("unknown dtype '{}' (known: {})", text, dtype_names()));
+  throw flag_error(flag, fmt::format("unknown dtype '{}' (known: {})", text, dtype_names()));
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -227,20 +226,20 @@ Flags parse_flags(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(desc).positional(pos).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
-    throw FlagError(e.get_option_name(), "unknown option (see cstsim ledger --help)");
+    throw flag_error(e.get_option_name(), "unknown option (see cstsim ledger --help)");
   } catch (const po::multiple_occurrences& e) {
-    throw FlagError(e.get_option_name(), "given more than once");
+    throw flag_error(e.get_option_name(), "given more than once");
   } catch (const po::invalid_command_line_syntax& e) {
     if (e.kind() == po::invalid_command_line_syntax::missing_parameter)
-      throw FlagError(e.get_option_name(), "missing value");
-    throw FlagError(e.get_option_name(), e.what());
+      throw flag_error(e.get_option_name(), "missing value");
+    throw flag_error(e.get_option_name(), e.what());
   } catch (const po::error_with_option_name& e) {
-    throw FlagError(e.get_option_name(), e.what());
+    throw flag_error(e.get_option_name(), e.what());
   } catch (const po::error& e) {
-    throw FlagError("", e.what());
+    throw flag_error("", e.what());
   }
   if (!flags.positional.empty())
-    throw FlagError("", fmt::format("unexpected argument '{}' (ledger takes only --flags)", flags.positional.front()));
+    throw flag_error("", fmt::format("unexpected argument '{}' (ledger takes only --flags)", flags.positional.front()));
   for (const auto& [name, text] : raw)
     if (vm.count(name)) flags.values[name] = text;
   return flags;
@@ -288,7 +287,7 @@ Shapes002 shapes002(const Flags& f) {
   if (f.has("rope-shape")) {
     const auto d = parse_dims("--rope-shape", f.get("rope-shape"), 3, "TxHxD", "4096x32x128");
     s.rope_tokens = d[0], s.rope_heads = d[1], s.rope_dim = d[2];
-    if (s.rope_dim % 2) throw FlagError("--rope-shape", fmt::format("rope_dim must be even, got {}", s.rope_dim));
+    if (s.rope_dim % 2) throw flag_error("--rope-shape", fmt::format("rope_dim must be even, got {}", s.rope_dim));
   }
   if (f.has("rope-dtype")) s.rope_dtype = parse_type("--rope-dtype", f.get("rope-dtype"));
   if (f.has("fused-shape")) {
@@ -297,9 +296,9 @@ Shapes002 shapes002(const Flags& f) {
   }
   if (f.has("fused-rope-dim")) s.fused_rope_dim = parse_count("--fused-rope-dim", f.get("fused-rope-dim"));
   if (s.fused_rope_dim % 2)
-    throw FlagError("--fused-rope-dim", fmt::format("must be even, got {}", s.fused_rope_dim));
+    throw flag_error("--fused-rope-dim", fmt::format("must be even, got {}", s.fused_rope_dim));
   if (s.fused_rope_dim > s.fused_cols)
-    throw FlagError("--fused-rope-dim",
+    throw flag_error("--fused-rope-dim",
                     fmt::format("{} is wider than the {} columns of --fused-shape", s.fused_rope_dim, s.fused_cols));
   if (f.has("fused-dtype")) s.fused_dtype = parse_type("--fused-dtype", f.get("fused-dtype"));
   return s;
@@ -308,21 +307,21 @@ Shapes002 shapes002(const Flags& f) {
 Machine pick_machine(const Flags& f) {
   // The accelerator: --machine-arch, or with neither flag the shipped default preset.
   if (f.has("machine-arch") || !f.has("machine")) {
-    if (f.has("machine-arch") && f.has("machine")) throw FlagError("--machine-arch", "cannot be combined with --machine");
+    if (f.has("machine-arch") && f.has("machine")) throw flag_error("--machine-arch", "cannot be combined with --machine");
     const std::string flag = f.has("machine-arch") ? "--machine-arch" : "(default)";
     const std::string path = f.has("machine-arch") ? f.get("machine-arch") : config_dir() + "/" + kDefaultArch;
     const double bw = f.has("bandwidth") ? parse_gbps("--bandwidth", f.get("bandwidth")) : 0.0;
     try {
       return machine_from_arch(load_arch(path), bw);
     } catch (const InputError& e) {
-      throw FlagError(flag, e.what());
+      throw flag_error(flag, e.what());
     } catch (const std::invalid_argument& e) {
-      throw FlagError("--bandwidth", "required with " + flag + " " + path + ": " + e.what());
+      throw flag_error("--bandwidth", "required with " + flag + " " + path + ": " + e.what());
     }
   }
   const std::string id = trim(f.get("machine"));
   const Machine* profile = find_profile(id);
-  if (!profile) throw FlagError("--machine", fmt::format("unknown profile '{}' (known: {})", id, profile_names()));
+  if (!profile) throw flag_error("--machine", fmt::format("unknown profile '{}' (known: {})", id, profile_names()));
   Machine m = *profile;
   if (f.has("bandwidth")) {
     m.bandwidth = parse_gbps("--bandwidth", f.get("bandwidth"));
@@ -341,10 +340,10 @@ std::vector<std::string> parse_ops(const Flags& f) {
   std::string part;
   while (std::getline(in, part, ',')) {
     part = trim(part);
-    if (part.empty()) throw FlagError("--op", fmt::format("empty name in '{}'", f.get("op")));
+    if (part.empty()) throw flag_error("--op", fmt::format("empty name in '{}'", f.get("op")));
     ops.push_back(part);
   }
-  if (ops.empty()) throw FlagError("--op", "expected a comma-separated list of operators");
+  if (ops.empty()) throw flag_error("--op", "expected a comma-separated list of operators");
   return ops;
 }
 
@@ -365,7 +364,7 @@ Report build_report(const Flags& f) {
   Report r;
   const std::string suite = f.has("suite") ? trim(f.get("suite")) : "all";
   if (suite != "all" && suite != "002" && suite != "003")
-    throw FlagError("--suite", fmt::format("expected 002, 003 or all, got '{}'", f.get("suite")));
+    throw flag_error("--suite", fmt::format("expected 002, 003 or all, got '{}'", f.get("suite")));
   r.show003 = suite != "002";
   r.show002 = suite != "003";
   r.machine = pick_machine(f);
@@ -374,15 +373,15 @@ Report build_report(const Flags& f) {
   r.shapes003 = shapes003(f);
   r.shapes002 = shapes002(f);
   r.op_filter = parse_ops(f);
-  if (f.has("fusion") && !f.has("graph")) throw FlagError("--fusion", "applies only with --graph");
+  if (f.has("fusion") && !f.has("graph")) throw flag_error("--fusion", "applies only with --graph");
   if (f.has("graph")) {  // the workload's own rows, priced like suite 003's
     const std::string fusion = f.has("fusion") ? trim(f.get("fusion")) : "op";
     if (fusion != "none" && fusion != "op" && fusion != "chain")
-      throw FlagError("--fusion", fmt::format("expected none, op or chain, got '{}'", f.get("fusion")));
-    if (f.has("suite")) throw FlagError("--suite", "does not apply with --graph");
+      throw flag_error("--fusion", fmt::format("expected none, op or chain, got '{}'", f.get("fusion")));
+    if (f.has("suite")) throw flag_error("--suite", "does not apply with --graph");
     r.rows003 = keep(graph_rows(load_workload(f.get("graph")), fusion), r.op_filter);
     r.show002 = false;
-    if (r.rows003.empty()) throw FlagError("--op", "no layer or kernel of the graph matches");
+    if (r.rows003.empty()) throw flag_error("--op", "no layer or kernel of the graph matches");
     return r;
   }
   r.rows003 = keep(suite003(r.shapes003), r.op_filter);
@@ -394,7 +393,7 @@ Report build_report(const Flags& f) {
       if (std::find(known.begin(), known.end(), n) == known.end()) known.push_back(n);
   for (const std::string& op : r.op_filter)
     if (std::find(known.begin(), known.end(), op) == known.end())
-      throw FlagError("--op", fmt::format("unknown operator '{}' for suite {} (known: {})", op, suite, join(known)));
+      throw flag_error("--op", fmt::format("unknown operator '{}' for suite {} (known: {})", op, suite, join(known)));
   if (!r.op_filter.empty()) {
     r.show003 = r.show003 && !r.rows003.empty();
     r.show002 = r.show002 && !r.pairs002.empty();
@@ -424,10 +423,8 @@ int run_ledger(const std::vector<std::string>& args, std::ostream& out, std::ost
     else
       out << render_text(report);
     return 0;
-  } catch (const FlagError& e) {
-    err << one_line(e.flag.empty() ? fmt::format("error: ledger: {}", e.what())
-                                   : fmt::format("error: ledger: {}: {}", e.flag, e.what()))
-        << "\n";
+  } catch (const InputError& e) {
+    err << "error: " << e.what() << "\n";
     return 2;
   }
 }

@@ -70,7 +70,8 @@ std::string formats_with_forms() {
 
 std::string one_line(std::string_view text) { return InputError::one_line(std::string(text)); }
 
-using UsageError = trace::ExportUsageError;
+// Bad usage: printed as "error: export: <what>" where export_command catches it.
+InputError export_usage_error(const std::string& what) { return InputError::usage("", "", what); }
 
 }  // namespace
 
@@ -84,11 +85,11 @@ int export_command(const std::vector<std::string>& args) {
         return 0;
       }
     const std::vector<std::string> formats = trace::exporter_names();
-    if (args.empty()) throw UsageError(fmt::format("missing format ({}; see cstsim export --help)", one_of(formats)));
+    if (args.empty()) throw export_usage_error(fmt::format("missing format ({}; see cstsim export --help)", one_of(formats)));
     const std::string format = args[0];
     if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
-      if (!format.empty() && format[0] == '-') throw UsageError(fmt::format("unknown option '{}' (see cstsim export --help)", format));
-      throw UsageError(fmt::format("unknown format '{}' (formats: {})", format, fmt::join(formats, ", ")));
+      if (!format.empty() && format[0] == '-') throw export_usage_error(fmt::format("unknown option '{}' (see cstsim export --help)", format));
+      throw export_usage_error(fmt::format("unknown format '{}' (formats: {})", format, fmt::join(formats, ", ")));
     }
     const trace::IExporter& exporter = trace::exporter(format);
     const std::vector<std::string> forms = exporter.forms();
@@ -98,43 +99,43 @@ int export_command(const std::vector<std::string>& args) {
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "--out" || a == "-o") {
-        if (i + 1 >= args.size()) throw UsageError(fmt::format("{}: {} needs a file name", format, a));
+        if (i + 1 >= args.size()) throw export_usage_error(fmt::format("{}: {} needs a file name", format, a));
         out = args[++i];
         have_out = true;
       } else if (a == "--force") {
         force = true;
       } else if (a == "--format") {
-        if (forms.empty()) throw UsageError(fmt::format("{}: --format is for {} only", format, formats_with_forms()));
+        if (forms.empty()) throw export_usage_error(fmt::format("{}: --format is for {} only", format, formats_with_forms()));
         if (i + 1 >= args.size() || std::find(forms.begin(), forms.end(), args[i + 1]) == forms.end())
-          throw UsageError(fmt::format("{}: --format needs {}", format, one_of(forms)));
+          throw export_usage_error(fmt::format("{}: --format needs {}", format, one_of(forms)));
         form = args[++i];
       } else if (a.rfind("--out=", 0) == 0) {
         out = a.substr(6);
         have_out = true;
       } else if (a.size() > 1 && a[0] == '-') {
-        throw UsageError(fmt::format("{}: unknown option '{}' (see cstsim export --help)", format, a));
+        throw export_usage_error(fmt::format("{}: unknown option '{}' (see cstsim export --help)", format, a));
       } else {
         positional.push_back(a);
       }
     }
-    if (positional.empty()) throw UsageError(fmt::format("{}: missing <run-dir>", format));
-    if (positional.size() > 1) throw UsageError(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
-    if (have_out && out.empty()) throw UsageError(fmt::format("{}: --out needs a file name", format));
+    if (positional.empty()) throw export_usage_error(fmt::format("{}: missing <run-dir>", format));
+    if (positional.size() > 1) throw export_usage_error(fmt::format("{}: unexpected argument '{}'", format, positional[1]));
+    if (have_out && out.empty()) throw export_usage_error(fmt::format("{}: --out needs a file name", format));
     const fs::path run_dir = positional[0];
     if (form.empty()) form = exporter.default_form(run_dir);
     const fs::path out_path = have_out ? fs::path(out) : run_dir / "trace" / exporter.default_file(form);
     if (have_out) {
       const fs::path parent = out_path.parent_path().empty() ? fs::path(".") : out_path.parent_path();
       if (!fs::is_directory(parent))
-        throw UsageError(fmt::format("{}: --out {}: directory {} does not exist", format, out, parent.string()));
-      if (fs::is_directory(out_path)) throw UsageError(fmt::format("{}: --out {} is a directory", format, out));
+        throw export_usage_error(fmt::format("{}: --out {}: directory {} does not exist", format, out, parent.string()));
+      if (fs::is_directory(out_path)) throw export_usage_error(fmt::format("{}: --out {} is a directory", format, out));
       std::error_code ec;
       const fs::path target = fs::weakly_canonical(out_path, ec);
       for (const char* input : {"rt.bin", "resources.csv", "layers.csv", "actions.csv"}) {
         std::error_code ec2;
         if (!ec && fs::exists(run_dir / "trace" / input) &&
             fs::weakly_canonical(run_dir / "trace" / input, ec2) == target)
-          throw UsageError(fmt::format("{}: --out {} would overwrite the trace's {}", format, out, input));
+          throw export_usage_error(fmt::format("{}: --out {} would overwrite the trace's {}", format, out, input));
       }
     }
     if (fs::is_directory(run_dir / "trace"))

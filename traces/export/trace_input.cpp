@@ -15,10 +15,10 @@ namespace fs = std::filesystem;
 
 // Opens <run-dir>/trace with errors that name what is missing.
 std::unique_ptr<TraceReader> open_trace(const fs::path& run_dir) {
-  if (!fs::exists(run_dir)) throw ExportUsageError(fmt::format("run directory {} does not exist", run_dir.string()));
-  if (!fs::is_directory(run_dir)) throw ExportUsageError(fmt::format("{} is not a run directory", run_dir.string()));
+  if (!fs::exists(run_dir)) throw InputError::usage("", "", fmt::format("run directory {} does not exist", run_dir.string()));
+  if (!fs::is_directory(run_dir)) throw InputError::usage("", "", fmt::format("{} is not a run directory", run_dir.string()));
   const fs::path dir = run_dir / "trace";
-  if (!fs::is_directory(dir)) throw ExportUsageError(fmt::format("{}: no trace folder in this run directory", dir.string()));
+  if (!fs::is_directory(dir)) throw InputError::usage("", "", fmt::format("{}: no trace folder in this run directory", dir.string()));
   auto reader = std::make_unique<TraceReader>(dir);
   // The whole trace is checked before anything is exported: its summary.json entry, and
   // actions.csv (which no exporter reads) against the manifest, like rt.bin's records as they stream.

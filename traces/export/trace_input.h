@@ -13,11 +13,8 @@
 
 namespace cstsim::trace {
 
-// Bad usage or an unreadable trace: `cstsim export` exits with status 2.
-struct ExportUsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// A missing or unreadable run directory is an InputError (core/input_error.h): `cstsim export`
+// prints "error: export: <what>" and exits with status 2.
 std::unique_ptr<TraceReader> open_trace(const std::filesystem::path& run_dir);
 
 // Calls f(record) for every record, checking ids and order.
