@@ -19,6 +19,7 @@
 #include "models/array/grid_arith.h"
 #include "models/array/register_array.h"
 #include "models/memory/tile_source.h"
+#include "plan/dataflow.h"
 
 namespace cstsim {
 namespace {
@@ -32,7 +33,7 @@ class StationaryGrid final : public RegisterArray {
   StationaryGrid(const FoldPlan& plan, FoldPipeline pipeline, int64_t start, const GemmData& data)
       : RegisterArray(plan, pipeline, start),
         data_(data),
-        ws_(plan.dataflow == Dataflow::WS),
+        ws_(roles(plan.dataflow).tile_is_filter),  // the roles row, not the name: B held (WS) or A (IS)
         L_(plan.pack),
         X_(data.sparse_2_4 ? 4 * ((plan.pack + 1) / 2) : plan.pack),
         cells_(size_t(R_) * C_),
