@@ -8,7 +8,7 @@
 namespace cstsim {
 
 ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
-                             const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryDriver* memory,
+                             const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryClock* memory,
                              NocModule* noc, HbmStackModule* hbm, trace::TraceSink* sink)
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
@@ -157,14 +157,17 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
                          AcceleratorOptions options, trace::TraceSink* sink)
     : sc_module(name), spec_(std::move(spec)), plan_(plan) {
   if (spec_.memory == MemoryMode::Hierarchy) memory_ = std::make_unique<MemorySystemModule>("memory");
-  if (spec_.clusters > 1)
-    cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr, memory_.get());
+  // --verify with clusters: after each pass's closed form, the clusters' register grids replay it
+  // from its start in lockstep on SystemC time, which the closed form's memory has moved past; so
+  // there the memory runs on the clusters' own waits (MemoryGroup without a clock), not in time.
+  MemoryClock* clock = options.mode == ArrayMode::Reference && spec_.clusters > 1 ? nullptr : memory_.get();
+  if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr, clock);
   if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
-    hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm, resident_tensors(plan_, spec_.array.precision));
-  if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc);
+    hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm, resident_tensors(plan_, spec_.array.precision), memory_.get());
+  if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc, *memory_);
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
-                                                        cluster_set_.get(), memory_.get(), noc_.get(), hbm_.get(),
+                                                        cluster_set_.get(), clock, noc_.get(), hbm_.get(),
                                                         sink));
 }
 
@@ -262,9 +265,11 @@ const char* kind_of(const sc_core::sc_object* o) {
 const char* no_process_because(const std::string& kind) {
   if (kind == "accelerator") return "the top: it builds the clusters and the shared memory, and runs nothing itself";
   if (kind == "array") return "a step engine's part: it runs in its cluster's sequencer thread";
-  if (kind == "scratchpad" || kind == "dma" || kind == "noc" || kind == "hbm" || kind == "hbm_controller")
-    return "names its trace resources; its timing runs in plain C++ inside the memory_system process (memory: "
-           "hierarchy) or the sequencer thread (memory: hbm)";
+  if (kind == "scratchpad" || kind == "dma")
+    return "names its trace resources; its DMA queues and scratchpad port moves are stepped by accelerator.memory's "
+           "process, every cluster's in one order (same-cycle issues in cluster order)";
+  if (kind == "hbm") return "memory: hbm: the tile source runs the stack in its cluster's sequencer thread";
+  if (kind == "hbm_controller") return "names its channel's trace resources; the stack's process steps every channel";
   if (kind == "tile_fifo") return "names its trace resources; the tiles it holds are timed in the sequencer thread";
   return "";
 }

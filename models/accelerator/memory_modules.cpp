@@ -94,8 +94,13 @@ void DmaModule::announce(trace::TraceSink& sink, HierarchySource& source, int64_
   });
 }
 
-NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config)
-    : sc_module(name), config_(std::move(config)) {}
+NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config, MemorySystemModule& memory)
+    : sc_module(name), config_(std::move(config)), memory_(memory) {
+  SC_HAS_PROCESS(NocModule);
+  SC_METHOD(guarded_step);  // woken at the mesh's next event (memory_system.h)
+  sensitive << memory_.wake_event(MemoryPart::Noc);
+  dont_initialize();
+}
 
 void NocModule::declare_links(trace::TraceSink& sink) {
   const noc::Mesh mesh = noc::build_topology(config_);
@@ -137,8 +142,15 @@ void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline&
   for (const auto& [cycle, bytes] : t.hbm_bytes[size_t(channel_)]) sink.count(cycle, bytes_, bytes);
 }
 
-HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident)
-    : sc_module(name), spec_(std::move(spec)), resident_(std::move(resident)) {
+HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident,
+                               MemorySystemModule* memory)
+    : sc_module(name), spec_(std::move(spec)), memory_(memory), resident_(std::move(resident)) {
+  if (memory_) {  // memory: hierarchy; under memory: hbm the tile source runs the stack in its cluster's thread
+    SC_HAS_PROCESS(HbmStackModule);
+    SC_METHOD(guarded_step);  // woken at the stack's next event (memory_system.h)
+    sensitive << memory_->wake_event(MemoryPart::Hbm);
+    dont_initialize();
+  }
   for (int ch = 0; ch < spec_.org.channels; ++ch)
     controllers_.push_back(std::make_unique<HbmControllerModule>(fmt::format("ch{:02d}", ch).c_str(), ch, spec_));
 }

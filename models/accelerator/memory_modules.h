@@ -3,10 +3,10 @@
 // and a DMA, and one NoC and one HBM (a controller per channel) shared by the
 // clusters. Each holds its params by value and declares and announces the part of
 // R(t) it owns. The timing itself runs in their plain-C++ engines (Scratchpad,
-// DmaSystem with its Network and HbmDevice), which MemoryGroup builds per step from
-// these params: the DMA, NoC and HBM events of a step are merged in one exact event
-// queue over their three clocks (models/dma/dma_system.h), stepped by one thread,
-// accelerator.memory (memory_system.h says why one and not one per module).
+// DmaSystem with its Network and HbmDevice) on one exact time base over their three
+// clocks (models/dma/dma_system.h); under memory: hierarchy the NoC and the HBM step
+// their parts in their own processes, the DMA engines in accelerator.memory's
+// (memory_system.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "models/accelerator/accelerator_spec.h"
+#include "models/accelerator/memory_system.h"
 #include "models/accelerator/module_info.h"
 #include "models/array/fold_timing.h"
 #include "models/memory/hierarchy_source.h"
@@ -70,14 +71,17 @@ class DmaModule : public sc_core::sc_module {
 
 class NocModule : public sc_core::sc_module {
  public:
-  NocModule(sc_core::sc_module_name name, noc::NocConfig config);
+  NocModule(sc_core::sc_module_name name, noc::NocConfig config, MemorySystemModule& memory);
   const noc::NocConfig& config() const { return config_; }
   void declare_links(trace::TraceSink& sink);
   void declare_hops(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
 
  private:
+  void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Noc); }); }  // what SC_*(step) registers
+
   const noc::NocConfig config_;
+  MemorySystemModule& memory_;
   trace::ResourceId links_busy_ = 0;
   trace::ActionId hop_ = 0;
 };
@@ -101,7 +105,9 @@ class HbmControllerModule : public sc_core::sc_module {
 class HbmStackModule : public sc_core::sc_module {
  public:
   // `resident` (per layer): bytes of tensors held in HBM while that layer runs.
-  HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident = {});
+  // `memory` (memory: hierarchy): the clock whose stack slot its process steps.
+  HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident = {},
+                 MemorySystemModule* memory = nullptr);
   const hbm::HbmSpec& spec() const { return spec_; }
   void declare(trace::TraceSink& sink);
   // A piece of a pass's timeline, everything before `before` (MemoryGroup::kTimelineEnd: the
@@ -113,7 +119,10 @@ class HbmStackModule : public sc_core::sc_module {
   const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
 
  private:
+  void guarded_step() { guard_process([this] { memory_->run(MemoryPart::Hbm); }); }  // what SC_*(step) registers
+
   const hbm::HbmSpec spec_;
+  MemorySystemModule* memory_;
   // Command counters (hbm_cmd.act, .pre, .rd, .wr, .ref, .refpb; PREA counts as pre), the
   // channel-cycles a channel holds an open row (hbm_bg.active: active standby on top of
   // hbm_bg.standby, every channel every cycle), booked in the cycle they happen so energy

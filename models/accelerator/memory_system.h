@@ -1,50 +1,70 @@
 #pragma once
-// memory: hierarchy: the process that runs the run's memory system (DMA engines,
-// mesh NoC, HBM controllers: one exact event queue over their three clocks for the
-// whole run, models/dma/dma_system.h).
+// memory: hierarchy: the clock of the run's memory systems (DMA engines, mesh NoC, HBM
+// stack: models/dma/dma_system.h), and the DMA engines' own process.
 //
-// The arrays compute a pass's timing ahead of SystemC time (closed form, or the
-// register grid's channel), the way a TLM-2.0 loosely-timed initiator runs ahead of
-// the kernel: they ask the memory when their data is there, not to be told at the
-// cycle it lands. So the memory runs ahead of SystemC time too, and its queue is
-// stepped by one process (an SC_METHOD) that runs when every cluster of a step waits on it
-// (conservative: no cluster can still add traffic behind its clock), then steps the
-// queue until one of them can go on and wakes it. The NoC and HBM are not separate
-// processes: each of their events would be a kernel event at a time the kernel has
-// not reached. Lockstep register grids (--verify with clusters > 1) advance their
-// step's queue from their own per-cycle threads (MemoryGroup::advance_to).
-#include <deque>
+// Each part steps in SystemC time in its own module's process, woken at its next event:
+// the DMA engines here (accelerator.memory: every cluster's queues and scratchpad port
+// moves, in cluster order), the mesh in accelerator.noc, the stack in accelerator.hbm.
+// The parts keep their exact common time base (models/dma/clock_base.h); SystemC time only
+// orders them. A tick of that base is a window of `slot` picoseconds, at least the tick's
+// length, and the parts step in fixed slots inside it, in the order one tick's events go
+// (MemoryPart): the clusters' own clock edges at the window's start, then the DMA engines'
+// issues, the mesh, the stack, and the DMA engines' port moves. So no delta-cycle order
+// decides a result. Kernel time passes only when every cluster thread waits, and a part that
+// makes a waiting cluster able to go on stops and lets it run first (MemoryGroup::run_part):
+// the memory never runs ahead of a cluster that may still add traffic.
+//
+// The arrays compute a pass's timing ahead of SystemC time (closed form, or the register
+// grid's channel), the way a TLM-2.0 loosely-timed initiator runs ahead of the kernel: they
+// ask the memory when their data is there and wait on it. Lockstep register grids
+// (--verify with clusters > 1) step their group themselves to each cycle's edge
+// (MemoryGroup::advance_to); the processes then find those events done.
+#include <array>
+#include <vector>
 
 #include <systemc>
 
-#include "models/memory/memory_group.h"
 #include "models/base/process_guard.h"
+#include "models/memory/memory_group.h"
 
 namespace cstsim {
 
-class MemorySystemModule : public sc_core::sc_module, public MemoryDriver {
+class MemorySystemModule : public sc_core::sc_module, public MemoryClock {
  public:
   explicit MemorySystemModule(sc_core::sc_module_name name);
-  void every_cluster_waits(MemoryGroup& group, int last) override;
-  void forget(const MemoryGroup& group) override;
+  void attach(MemoryGroup& group) override;
+  void detach(const MemoryGroup& group) override;
+  void schedule(MemoryGroup& group) override;
 
-  // Statistics with their units: how often the process ran and what it did.
+  // What the process of `part` wakes on, and what it runs there (the mesh's and the stack's
+  // modules register their own method on their part's event and call run()).
+  sc_core::sc_event& wake_event(MemoryPart part) { return wake_[size_t(part_process(part))]; }
+  void run(MemoryPart part);
+
+  // Statistics with their units: how often each part's process ran and what it did.
   struct Stats {
-    int64_t wakeups = 0;  // requests served (count)
-    int64_t steps = 0;    // queue events it processed (count)
+    int64_t wakeups = 0;  // activations of the three processes (count)
+    int64_t steps = 0;    // events they stepped (count)
   };
   const Stats& stats() const { return stats_; }
 
  private:
-  void serve();  // SC_METHOD, on work_
-  void guarded_serve() { guard_process([this] { serve(); }); }  // what SC_*(serve) registers
+  static int part_process(MemoryPart part) {  // 0: DMA engines (early and late), 1: mesh, 2: stack
+    return part == MemoryPart::Noc ? 1 : part == MemoryPart::Hbm ? 2 : 0;
+  }
+  void run_dma() { run(MemoryPart::DmaEarly); }  // which of its two slots: from the time
+  void guarded_run_dma() { guard_process([this] { run_dma(); }); }  // what SC_*(run_dma) registers
+  int64_t now_ps() const { return int64_t(sc_core::sc_time_stamp().value() / ps_); }
+  void notify(int process, int64_t at_ps, int64_t now_ps);
 
-  struct Request {
-    MemoryGroup* group;
-    int last;  // the cluster whose wait made every cluster wait: it goes on first
-  };
-  std::deque<Request> requests_;
-  sc_core::sc_event work_;
+  const sc_core::sc_time::value_type ps_ = sc_core::sc_time(1, sc_core::SC_PS).value();  // in kernel units
+
+  std::vector<MemoryGroup*> groups_;
+  int64_t slot_ps_ = 0;  // a tick's window (set by the first group)
+  std::array<sc_core::sc_event, 3> wake_;
+  // Per process: the time (ps) its pending wake-up is for, INT64_MAX when none; a later or equal
+  // one asked for meanwhile changes nothing and costs no kernel call.
+  std::array<int64_t, 3> pending_{INT64_MAX, INT64_MAX, INT64_MAX};
   Stats stats_;
 };
 

@@ -320,20 +320,55 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
 // The earliest pending event and who has it; on a tie the order below decides
 // (issues, injections, the mesh, the stack, the scratchpad port queues), which results do
 // not depend on, except that a cycle's port moves come after its arrivals.
-DmaSystem::NextEvent DmaSystem::next() const {
+DmaSystem::NextEvent DmaSystem::next(unsigned kinds) const {
   NextEvent e;
-  for (size_t i = 0; i < queues_.size(); ++i)
-    if (const int64_t t = next_issue_time(queues_[i]); t < e.at) e = {t, NextEvent::Issue, i, 0};
-  if (!injections_.empty() && injections_.top().at < e.at) e = {injections_.top().at, NextEvent::Inject, 0, 0};
-  if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_period_ < e.at)
-    e = {*n * noc_period_, NextEvent::Noc, 0, *n};
-  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
-    e = {h * hbm_period_, NextEvent::Hbm, 0, h};
+  auto wanted = [kinds](NextEvent::Who who) { return (kinds >> unsigned(who)) & 1u; };
+  if (wanted(NextEvent::Issue))
+    for (size_t i = 0; i < queues_.size(); ++i)
+      if (const int64_t t = next_issue_time(queues_[i]); t < e.at) e = {t, NextEvent::Issue, i, 0};
+  if (wanted(NextEvent::Inject) && !injections_.empty() && injections_.top().at < e.at)
+    e = {injections_.top().at, NextEvent::Inject, 0, 0};
+  if (wanted(NextEvent::Noc))
+    if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_period_ < e.at)
+      e = {*n * noc_period_, NextEvent::Noc, 0, *n};
+  if (wanted(NextEvent::Hbm))
+    if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
+      e = {h * hbm_period_, NextEvent::Hbm, 0, h};
   // Last on a tie: a cycle's port moves go after everything that arrives in it.
-  for (size_t k = 0; k < port_queues_.size(); ++k)
-    if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
-      e = {c * acc_period_, NextEvent::Ports, k, c};
+  if (wanted(NextEvent::Ports))
+    for (size_t k = 0; k < port_queues_.size(); ++k)
+      if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
+        e = {c * acc_period_, NextEvent::Ports, k, c};
   return e;
+}
+
+unsigned DmaSystem::kinds_of(MemoryPart part) {
+  const unsigned dma = 1u << NextEvent::Issue | 1u << NextEvent::Inject;
+  switch (part) {
+    case MemoryPart::DmaEarly: return dma;
+    case MemoryPart::Noc: return 1u << NextEvent::Noc;
+    case MemoryPart::Hbm: return 1u << NextEvent::Hbm;
+    case MemoryPart::DmaLate: return dma | 1u << NextEvent::Ports;
+  }
+  return 0;
+}
+
+int64_t DmaSystem::next_event_time(MemoryPart part) const { return next(kinds_of(part)).at; }
+
+DmaSystem::PartTimes DmaSystem::next_part_times() const {
+  PartTimes t;
+  t.issue = next(kinds_of(MemoryPart::DmaEarly)).at;
+  t.ports = next(1u << NextEvent::Ports).at;
+  if (const std::optional<int64_t> n = noc_->next_event()) t.noc = *n * noc_period_;
+  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) t.hbm = h * hbm_period_;
+  return t;
+}
+
+bool DmaSystem::step(MemoryPart part, int64_t tick) {
+  const NextEvent e = next(kinds_of(part));
+  if (e.at > tick) return false;
+  step(e);
+  return true;
 }
 
 int64_t DmaSystem::next_event_time() const { return next().at; }
@@ -341,6 +376,11 @@ int64_t DmaSystem::next_event_time() const { return next().at; }
 bool DmaSystem::step() {
   const NextEvent e = next();
   if (e.at == kNone) return false;
+  step(e);
+  return true;
+}
+
+void DmaSystem::step(const NextEvent& e) {
   now_ = std::max(now_, e.at);
   switch (e.who) {
     case NextEvent::Issue:
@@ -370,7 +410,6 @@ bool DmaSystem::step() {
       move_through_ports(e.queue, e.cycle);
       break;
   }
-  return true;
 }
 
 const RequestPath& DmaSystem::request_path(int id) const {

@@ -91,6 +91,13 @@ struct TransferState {
   std::vector<std::pair<int64_t, int64_t>> at_spad_in;
 };
 
+// The parts of the system that step on their own when each runs as its own process, in the order
+// their events of one tick go (DmaSystem::next's tie order): the DMA engines' issues and
+// injections, the mesh, the stack, then the DMA engines again for what arrived in the tick
+// (injections the stack made, issues its arrivals allowed, the scratchpad port moves).
+enum class MemoryPart : uint8_t { DmaEarly, Noc, Hbm, DmaLate };
+inline constexpr int kMemoryParts = 4;
+
 struct DmaStats {
   int64_t bytes_delivered = 0;  // HBM -> scratchpad, payload
   int64_t bytes_sent = 0;       // scratchpad -> HBM, payload
@@ -133,6 +140,18 @@ class DmaSystem {
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
   int64_t next_event_time() const;
+  // The same for one part, for a process that steps only that part: the earliest event it
+  // would step (DmaEarly: issues and injections; DmaLate: those and the port moves; Noc, Hbm).
+  // step(part, tick) steps that event if it lies at or before `tick`; false otherwise. Stepping
+  // every part at each tick in MemoryPart order steps the events in step()'s order.
+  int64_t next_event_time(MemoryPart part) const;
+  bool step(MemoryPart part, int64_t tick);
+  // Every part's next_event_time in one look (ticks; INT64_MAX: none): `ports` the port moves
+  // alone, so DmaLate's is min(issue, ports).
+  struct PartTimes {
+    int64_t issue = INT64_MAX, ports = INT64_MAX, noc = INT64_MAX, hbm = INT64_MAX;
+  };
+  PartTimes next_part_times() const;
   void run_until_done(int id);
   const TransferState& transfer(int id) const { return *kept_transfer(id); }
   // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
@@ -190,6 +209,7 @@ class DmaSystem {
   const noc::Network& noc() const { return *noc_; }
   const DmaStats& stats(int cluster) const { return stats_[size_t(cluster)]; }
   int64_t hbm_period() const { return hbm_period_; }
+  int64_t ticks_per_second() const { return clocks_.ticks_per_second; }
   int64_t noc_period() const { return noc_period_; }
   noc::NodeId cluster_node(int k) const { return nodes_[size_t(k)]; }
   int clusters() const { return int(nodes_.size()); }
@@ -201,7 +221,11 @@ class DmaSystem {
     size_t queue = 0;   // Issue: which queue; Ports: which port queue
     int64_t cycle = 0;  // Noc / Hbm / Ports: the event's cycle in that clock
   };
-  NextEvent next() const;
+  // The earliest pending event of the kinds in `kinds` (bits 1 << NextEvent::Who).
+  static constexpr unsigned kAllKinds = 0x1f;
+  NextEvent next(unsigned kinds = kAllKinds) const;
+  static unsigned kinds_of(MemoryPart part);
+  void step(const NextEvent& e);
   struct Request {
     int id = 0;
     int transfer = 0;

@@ -5,7 +5,7 @@ namespace cstsim {
 std::shared_ptr<MemoryGroup> ClusterMemory::group(bool reference) {
   if (set_) return set_->group(reference);
   std::shared_ptr<MemoryGroup>& g = reference ? own_reference_ : own_;
-  if (!g) g = std::make_shared<MemoryGroup>(spec_, 1, record_ && !reference, 0, driver_, true);
+  if (!g) g = std::make_shared<MemoryGroup>(spec_, 1, record_ && !reference, 0, reference ? nullptr : clock_, true);
   return g;
 }
 

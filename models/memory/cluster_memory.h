@@ -16,12 +16,12 @@ namespace cstsim {
 
 class ClusterMemory {
  public:
-  // `set`: the clusters' (nullptr: one cluster); `driver`: the process that steps the memory
+  // `set`: the clusters' (nullptr: one cluster); `clock`: the processes that step the memory
   // systems; `record`: keep the shared timeline for the trace; `mirrored`: --verify's second one;
   // `observer`: told when traffic is final (nullptr: no trace, or ideal memory).
-  ClusterMemory(const AcceleratorSpec& spec, int cluster, ClusterSet* set, MemoryDriver* driver, bool record,
+  ClusterMemory(const AcceleratorSpec& spec, int cluster, ClusterSet* set, MemoryClock* clock, bool record,
                 bool mirrored, MemoryObserver* observer)
-      : spec_(spec), cluster_(cluster), set_(set), driver_(driver), record_(record), mirrored_(mirrored),
+      : spec_(spec), cluster_(cluster), set_(set), clock_(clock), record_(record), mirrored_(mirrored),
         observer_(observer) {}
 
   bool hierarchy() const { return spec_.memory == MemoryMode::Hierarchy; }
@@ -48,7 +48,7 @@ class ClusterMemory {
   const AcceleratorSpec& spec_;
   const int cluster_;
   ClusterSet* set_;
-  MemoryDriver* driver_;
+  MemoryClock* clock_;
   const bool record_, mirrored_;
   MemoryObserver* observer_;
   std::shared_ptr<MemoryGroup> own_, own_reference_;  // one cluster

@@ -4,12 +4,12 @@
 
 namespace cstsim {
 
-ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver)
-    : spec_(spec), clusters_(clusters), record_(record_timeline), driver_(driver), marks_(size_t(clusters), 0) {}
+ClusterSet::ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryClock* clock)
+    : spec_(spec), clusters_(clusters), record_(record_timeline), clock_(clock), marks_(size_t(clusters), 0) {}
 
 std::shared_ptr<MemoryGroup> ClusterSet::group(bool reference) {
   std::shared_ptr<MemoryGroup>& g = reference ? reference_group_ : group_;
-  if (!g) g = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, 0, driver_, true);
+  if (!g) g = std::make_shared<MemoryGroup>(spec_, clusters_, record_ && !reference, 0, reference ? nullptr : clock_, true);
   return g;
 }
 

@@ -16,8 +16,8 @@ namespace cstsim {
 
 class ClusterSet {
  public:
-  // `driver`: the process that steps the memory systems it makes.
-  ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryDriver* driver);
+  // `clock`: the processes that step the memory systems it makes.
+  ClusterSet(const AcceleratorSpec& spec, int clusters, bool record_timeline, MemoryClock* clock);
   int clusters() const { return clusters_; }
   // The run's memory system; `reference`: a second one the register grids (--verify) drive in
   // lockstep, independent of the closed form's.
@@ -46,7 +46,7 @@ class ClusterSet {
   AcceleratorSpec spec_;
   int clusters_;
   bool record_;
-  MemoryDriver* driver_;
+  MemoryClock* clock_;
   std::shared_ptr<MemoryGroup> group_, reference_group_;
   std::vector<Barrier> computed_, finished_;
   std::vector<int64_t> marks_;

@@ -94,8 +94,8 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
 };
 
 MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_timeline, int64_t start,
-                         MemoryDriver* driver, bool whole_run)
-    : driver_(driver), whole_run_(whole_run), waiting_(size_t(clusters)), woken_(size_t(clusters), false), done_(size_t(clusters), false) {
+                         MemoryClock* clock, bool whole_run)
+    : clock_(clock), whole_run_(whole_run), waiting_(size_t(clusters)), woken_(size_t(clusters), false), done_(size_t(clusters), false) {
   std::vector<spad::Scratchpad*> raw;
   for (int k = 0; k < clusters; ++k) {
     spads_.push_back(std::make_unique<spad::Scratchpad>(a.scratchpad));
@@ -118,27 +118,41 @@ MemoryGroup::MemoryGroup(const AcceleratorSpec& a, int clusters, bool record_tim
     dma_->hbm().add_observer(observer_.get());
     dma_->noc().set_observer(observer_.get());
   }
+  if (clock_) clock_->attach(*this);
 }
 
 MemoryGroup::~MemoryGroup() {
-  if (driver_) driver_->forget(*this);
+  if (clock_) clock_->detach(*this);
 }
 
 void MemoryGroup::wait_for(int cluster, const std::function<bool()>& satisfied) {
-  if (!driver_) {  // the caller steps it: only when no other cluster can add traffic
-    for (int k = 0; k < clusters(); ++k)
-      if (k != cluster && !done_[size_t(k)]) throw std::logic_error("memory: several clusters need a driving process");
-    while (!satisfied())
-      if (!dma_->step()) throw std::logic_error("memory: waiting for data with nothing in flight");
+  const size_t k = size_t(cluster);
+  if (!clock_) {  // the waiting threads step it: the last to wait, once every cluster waits
+    while (!satisfied()) {
+      waiting_[k] = satisfied;
+      woken_[k] = false;
+      if (nobody_runs()) {
+        drive(cluster, cluster);
+        if (woken_[k]) continue;  // it may go on itself
+      }
+      sc_core::wait(*wake_[k]);
+    }
+    waiting_[k] = nullptr;
+    woken_[k] = false;
     return;
   }
-  const size_t k = size_t(cluster);
-  while (!satisfied()) {
-    waiting_[k] = satisfied;
-    woken_[k] = false;
-    if (everyone_waits()) driver_->every_cluster_waits(*this, cluster);
-    sc_core::wait(*wake_[k]);
+  if (satisfied()) return;
+  waiting_[k] = satisfied;
+  woken_[k] = false;
+  if (everyone_waits()) {
+    first_waiter_ = cluster;
+    if (dma_->next_event_time() == INT64_MAX) throw std::logic_error("memory: every cluster waits and nothing is in flight");
   }
+  schedule();  // what it enqueued before waiting
+  do {
+    woken_[k] = false;
+    sc_core::wait(*wake_[k]);
+  } while (!satisfied());
   waiting_[k] = nullptr;
   woken_[k] = false;
 }
@@ -149,38 +163,50 @@ bool MemoryGroup::everyone_waits() const {
   return true;
 }
 
+bool MemoryGroup::nobody_runs() const {
+  for (size_t k = 0; k < done_.size(); ++k)
+    if (!done_[k] && (!waiting_[k] || woken_[k])) return false;
+  return true;
+}
+
 bool MemoryGroup::others_wait(int cluster) const {
   for (size_t k = 0; k < done_.size(); ++k)
     if (int(k) != cluster && !done_[k] && (!waiting_[k] || woken_[k])) return false;
   return true;
 }
 
-bool MemoryGroup::stalled() const {
-  // A running cluster asks again when it waits.
-  return everyone_waits() && std::any_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); });
+bool MemoryGroup::wake_satisfied(int self) {
+  bool any = false;
+  auto wake = [&](size_t k) {
+    if (waiting_[k] && !woken_[k] && waiting_[k]()) {
+      woken_[k] = true;
+      // Immediate: it runs in this evaluation phase, after the stepping process (`self`, the
+      // cluster stepping from its own thread, just goes on).
+      if (int(k) != self) wake_[k]->notify();
+      any = true;
+    }
+  };
+  if (first_waiter_ >= 0) wake(size_t(first_waiter_));
+  for (size_t k = 0; k < waiting_.size(); ++k)
+    if (int(k) != first_waiter_) wake(k);
+  return any;
 }
 
-int64_t MemoryGroup::drive(int first) {
-  // No cluster changes what it waits for while the system steps: the waiting ones, in
-  // the order they are woken, are listed once and only their conditions looked at per event.
-  std::vector<size_t> order;
-  if (first >= 0 && size_t(first) < waiting_.size() && waiting_[size_t(first)]) order.push_back(size_t(first));
-  for (size_t k = 0; k < waiting_.size(); ++k)
-    if (int(k) != first && waiting_[k]) order.push_back(k);
-  auto some_can_go = [&] {
-    for (size_t k : order)
-      if (waiting_[k]()) return true;
-    return false;
-  };
-  int64_t events = 0;
-  for (; !some_can_go(); ++events)
+void MemoryGroup::drive(int first, int self) {
+  first_waiter_ = first;
+  while (!wake_satisfied(self))
     if (!dma_->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
-  for (size_t k : order)
-    if (!woken_[k] && waiting_[k]()) {
-      woken_[k] = true;
-      wake_[k]->notify();  // immediate: it runs in this evaluation phase, after the driver
-    }
-  return events;
+}
+
+bool MemoryGroup::run_part(MemoryPart part, int64_t tick, int64_t& events) {
+  // The mesh and the stack have one event per tick (a cycle of theirs); the DMA engines several.
+  const bool once = part == MemoryPart::Noc || part == MemoryPart::Hbm;
+  while (dma_->step(part, tick)) {
+    ++events;
+    if (wake_satisfied()) return true;
+    if (once) break;
+  }
+  return false;
 }
 
 void MemoryGroup::finish_checks() {
@@ -191,13 +217,18 @@ void MemoryGroup::done(int cluster) {
   done_[size_t(cluster)] = true;
   waiting_[size_t(cluster)] = nullptr;
   if (!whole_run_ && std::all_of(done_.begin(), done_.end(), [](bool d) { return d; })) finish_checks();
-  if (!driver_) return;
-  // The others may all be waiting on the traffic this cluster no longer holds up: the
-  // last of them in cluster order looks again as if it had just started to wait.
-  int last = -1;
-  for (int k = 0; k < clusters(); ++k)
-    if (waiting_[size_t(k)]) last = k;
-  if (last >= 0 && everyone_waits()) driver_->every_cluster_waits(*this, last);
+  const bool some_wait = std::any_of(waiting_.begin(), waiting_.end(), [](const auto& w) { return bool(w); });
+  if (some_wait && (clock_ ? everyone_waits() : nobody_runs())) {
+    if (!clock_) {  // the others may all be waiting on the traffic this cluster no longer holds up
+      int last = -1;
+      for (int c = 0; c < clusters(); ++c)
+        if (waiting_[size_t(c)]) last = c;
+      drive(last, -1);
+    } else if (dma_->next_event_time() == INT64_MAX) {
+      throw std::logic_error("memory: every cluster waits and nothing is in flight");
+    }
+  }
+  schedule();  // what it enqueued last
 }
 
 int64_t MemoryGroup::settle(int64_t cycle) {
@@ -206,6 +237,7 @@ int64_t MemoryGroup::settle(int64_t cycle) {
   // What is left in flight (a precharge, a refresh under way) is stepped first.
   while (dma_->next_event_time() <= cycle * dma_->acc_period()) dma_->step();
   dma_->catch_up(cycle);
+  schedule();
   return std::min(cycle + 1, dma_->hbm_observed_before());
 }
 
@@ -215,6 +247,7 @@ void MemoryGroup::begin_step() {
   std::fill(woken_.begin(), woken_.end(), false);
   step_base_ = stats_so_far();
   dma_->forget_transfers(++step_);
+  first_waiter_ = -1;
 }
 
 void MemoryGroup::finish(int64_t end) {
@@ -224,7 +257,10 @@ void MemoryGroup::finish(int64_t end) {
   finish_checks();
 }
 
-void MemoryGroup::advance_to(int64_t cycle) { dma_->advance_to(cycle); }
+void MemoryGroup::advance_to(int64_t cycle) {
+  dma_->advance_to(cycle);
+  schedule();
+}
 
 SharedStats MemoryGroup::stats() const { return stats_so_far() - step_base_; }
 

@@ -5,13 +5,13 @@
 //
 // Each cluster asks for its data from its own SystemC thread, in fold order. The
 // shared system may only move forward while no cluster can still add traffic
-// behind it, so it is driven conservatively: it steps only when every cluster of
-// the layer is waiting for data (or done), and stops as soon as one of them can
-// go on. A cluster that goes on enqueues new transfers no earlier than the cycle
-// its data arrived, which is never behind the system's clock. In a run the
-// stepping is the memory system's own process (MemoryDriver, implemented by
-// models/accelerator/memory_system.h); without a driver a single cluster steps it
-// from its own call, with no SystemC call (tests drive it without a kernel).
+// behind it. In a run its parts are stepped in SystemC time by their modules'
+// processes (MemoryClock, implemented by models/accelerator/memory_system.h): time
+// passes only once every cluster thread waits, and a process stops as soon as a
+// waiting cluster can go on, so a cluster that goes on enqueues new transfers no
+// earlier than the cycle its data arrived, never behind the system's clock.
+// Without a clock a single cluster steps it from its own call, with no SystemC
+// call (tests drive it without a kernel).
 // ClusterSet (cluster_set.h) holds the run's group and the barriers between steps.
 #include <algorithm>
 #include <array>
@@ -93,14 +93,17 @@ struct SharedStats {  // after every cluster is done
 
 class MemoryGroup;
 
-// The process that steps the shared memory systems of a run. When every cluster of
-// `group` waits (or is done), `last` being the one whose wait made it so, the group
-// asks and its clusters sleep; the driver then steps it (stalled, drive).
-class MemoryDriver {
+// The processes that step a run's memory systems in SystemC time, one per part
+// (MemoryPart: the DMA engines, the mesh, the stack; models/accelerator/memory_system.h).
+// A group attaches while it lives and says when its next events may have moved earlier (a
+// cluster enqueued transfers, stepped the system itself, or is done); each process then steps
+// its part of every group at that part's times (run_part).
+class MemoryClock {
  public:
-  virtual ~MemoryDriver() = default;
-  virtual void every_cluster_waits(MemoryGroup& group, int last) = 0;
-  virtual void forget(const MemoryGroup& group) = 0;  // it is gone: drop what it asked
+  virtual ~MemoryClock() = default;
+  virtual void attach(MemoryGroup& group) = 0;
+  virtual void detach(const MemoryGroup& group) = 0;
+  virtual void schedule(MemoryGroup& group) = 0;
 };
 
 // A run's memory system lives for the whole run (whole_run): its rows, refresh state, queues and
@@ -111,10 +114,11 @@ class MemoryDriver {
 class MemoryGroup {
  public:
   // `start`: the accelerator cycle it begins (refresh keeps the run's phase).
-  // `driver`: the process that steps it. Without one the waiting cluster steps it,
-  // which needs every other cluster done (std::logic_error otherwise).
+  // `clock`: the processes that step it. Without them the waiting clusters step it
+  // themselves (--verify's lockstep grids, which run behind SystemC time): the last of
+  // them to wait, until one can go on.
   MemoryGroup(const AcceleratorSpec& spec, int clusters, bool record_timeline, int64_t start,
-              MemoryDriver* driver = nullptr, bool whole_run = false);
+              MemoryClock* clock = nullptr, bool whole_run = false);
   ~MemoryGroup();
 
   int clusters() const { return int(spads_.size()); }
@@ -122,21 +126,19 @@ class MemoryGroup {
   const DmaSystem& dma() const { return *dma_; }
   spad::Scratchpad& spad(int cluster) { return *spads_[size_t(cluster)]; }
   const spad::Scratchpad& spad(int cluster) const { return *spads_[size_t(cluster)]; }
-  // Returns once `satisfied()` holds; the shared system is driven when every
-  // cluster is waiting. Throws std::logic_error when nothing can make it true.
+  // Returns once `satisfied()` holds: the clock's processes step the system meanwhile (kernel
+  // time cannot pass while a cluster still runs, so none can add traffic behind the system).
+  // Throws std::logic_error when nothing can make it true.
   void wait_for(int cluster, const std::function<bool()>& satisfied);
-  // For the driver, after every_cluster_waits. stalled(): every cluster still waits or
-  // is done, and some wait (clusters woken before the driver ran may have gone on).
-  // drive(first), on a stalled group: steps the system until some waiting cluster can go
-  // on and wakes those not yet woken, `first` (if among them) before the others in
-  // cluster order (the order they had when the last to wait stepped the system from its
-  // own thread); returns the events it stepped. Throws std::logic_error when nothing is
-  // in flight.
-  bool stalled() const;
+  // For the clock's process of `part`, at `tick`: steps that part's events up to the tick, and
+  // stops early when a waiting cluster can go on (it is woken: the one whose wait made every
+  // cluster wait first, then the others in cluster order); true then, so the process lets it
+  // run before it goes on with the same tick. `events` counts what it stepped.
+  bool run_part(MemoryPart part, int64_t tick, int64_t& events);
+  DmaSystem::PartTimes next_part_times() const { return dma_->next_part_times(); }
   // Every cluster but `cluster` waits (not yet woken) or is done: none can enqueue before it is
   // woken, so the memory may be run ahead of what the waiting needs (DmaSystem::catch_up).
   bool others_wait(int cluster) const;
-  int64_t drive(int first);
   // The cluster will add no more traffic in this step.
   void done(int cluster);
   // Every cluster is done with a step and none goes on before `cycle`: runs the HBM's idle channels
@@ -166,6 +168,7 @@ class MemoryGroup {
  private:
   struct Observer;
   bool everyone_waits() const;
+  bool nobody_runs() const;  // every cluster waits, not yet woken, or is done
   void finish_checks();  // the checker's last word
   SharedStats stats_so_far() const;  // since the memory system began
 
@@ -174,8 +177,15 @@ class MemoryGroup {
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<hbm::ProtocolWatch> checker_;  // spec.check_hbm_protocol
   SharedTimeline timeline_;
-  MemoryDriver* driver_;
+  void schedule() { if (clock_) clock_->schedule(*this); }
+  bool wake_satisfied(int self = -1);  // wakes the waiting clusters that can go on; true if any
+  // No clock: every cluster waits, `first` last to: steps the system until one can go on.
+  // `self`: the cluster whose thread steps it (it needs no wake-up), or -1.
+  void drive(int first, int self);
+
+  MemoryClock* clock_;
   bool whole_run_;
+  int first_waiter_ = -1;  // the cluster whose wait last made every cluster wait
   SharedStats step_base_;  // stats_so_far() when the step began
   int step_ = 0;
   int64_t run_end_ = -1;   // finish(): rows still open close there
