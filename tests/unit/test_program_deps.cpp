@@ -11,6 +11,7 @@
 #include "sim/config/arch_spec.h"
 #include "sim/mapper/mapper.h"
 #include "sim/workload/workload.h"
+#include "tests/hierarchy_spec.h"
 #include "tests/test_util.h"
 #include "tests/unit/split_test_util.h"
 
@@ -22,11 +23,7 @@ using testing_util::TempDir;
 
 // 8 x 8 with an 8-lane vector unit, on ideal memory.
 ArchSpec deps_arch() {
-  ArchSpec a;
-  a.name = "deps";
-  a.source = "deps.yaml";
-  a.rows = a.cols = 8;
-  a.ifmap_sram_kib = a.filter_sram_kib = a.ofmap_sram_kib = 64;
+  ArchSpec a = testing_util::code_arch(8, 8, 64);
   a.vector.lanes = 8;
   return a;
 }
