@@ -25,6 +25,21 @@ bool Program::kernels_between(size_t layer) const {
   throw std::logic_error("Program::kernels_between: layer " + std::to_string(layer) + " is not in the program");
 }
 
+void Program::check_order() const {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.id != int(i))
+      throw std::logic_error("program: step " + std::to_string(i) + " (" + s.name + ") has id " + std::to_string(s.id));
+    for (size_t d = 0; d < s.deps.size(); ++d) {
+      if (s.deps[d] < 0 || s.deps[d] >= s.id)
+        throw std::logic_error("program: step " + std::to_string(i) + " (" + s.name + ") depends on step " +
+                               std::to_string(s.deps[d]) + ", which does not run before it");
+      if (d > 0 && s.deps[d] <= s.deps[d - 1])
+        throw std::logic_error("program: step " + std::to_string(i) + " (" + s.name + ") lists its deps out of order");
+    }
+  }
+}
+
 std::vector<int> Program::trace_layers() const {
   std::vector<int> out(steps.size(), -1);
   int next = -1;

@@ -52,7 +52,9 @@ struct Step {
   using Kind = std::variant<GemmLayerStep, RsLayerStep, VectorKernelStep, FlashKernelStep, CollectiveStep, ExtensionStep>;
   int id = 0;                // its index in the program
   std::string name;          // the layer's or the kernel's
-  std::vector<int> deps;     // the steps it reads results of (ids); the sequencer runs steps in order
+  // The steps whose results it reads (ids, ascending, each below its own). The sequencer still runs
+  // the steps in order, each after the one before has finished on every cluster.
+  std::vector<int> deps;
   int layer = -1;            // the Plan::layers row it computes; -1: none (a kernel)
   Kind what;
   // The name its engine is registered under.
@@ -79,6 +81,9 @@ struct Program {
   // The layer each step belongs to on the trace: its own, or the next layer's (a kernel after the
   // last layer: -1).
   std::vector<int> trace_layers() const;
+  // Throws std::logic_error unless the run order is a topological order of the deps: every step's
+  // id is its index and every dep names an earlier step.
+  void check_order() const;
 };
 
 }  // namespace cstsim

@@ -51,7 +51,7 @@ NO_SYSTEMC = ["core/", "plan/", "sim/mapper/", "sim/sweep/", "models/hbm/timing_
               "models/hbm/hbm_checker", "models/hbm/hbm_controller", "models/hbm/hbm_device", "models/noc/router",
               "models/noc/network", "models/noc/mesh.", "models/array/fold_timing", "models/scratchpad/",
               "models/dma/", "models/memory/hierarchy_source", "models/memory/hbm_tile_source",
-              "models/memory/weight_channel"]
+              "models/memory/weight_channel", "models/vector/vector_result", "models/array/layer_result"]
 
 
 def sources():
@@ -125,18 +125,32 @@ def model_breaks():
     return out
 
 
-def systemc_breaks(build):
+UNITY_INCLUDE = re.compile(r'^#include "([^"]+\.cpp)"', re.M)
+
+
+def compiled_sources(build):
+    """(source, its compile command, directory) for every source the build compiles: a unity batch
+    (CSTSIM_UNITY_BUILD) stands for each source it includes, compiled with the batch's command."""
     db = json.loads((Path(build) / "compile_commands.json").read_text())
-    out = []
     for entry in db:
         f = Path(entry["file"]).resolve()
+        members = [f]
+        if "/Unity/" in f.as_posix() and f.exists():
+            members = [Path(m).resolve() for m in UNITY_INCLUDE.findall(f.read_text(errors="replace"))]
+        for m in members:
+            yield m, entry["command"].replace(entry["file"], str(m)), entry["directory"]
+
+
+def systemc_breaks(build):
+    out = []
+    for f, command, directory in compiled_sources(build):
         try:
             rel = f.relative_to(ROOT).as_posix()
         except ValueError:
             continue
         if not any(rel.startswith(p) for p in NO_SYSTEMC):
             continue
-        args = shlex.split(entry["command"])
+        args = shlex.split(command)
         cmd, skip = [], False
         for a in args:  # the compile command with its output dropped, asking for dependencies
             if skip:
@@ -148,7 +162,7 @@ def systemc_breaks(build):
             if a in ("-c", "-MD", "-MMD"):
                 continue
             cmd.append(a)
-        deps = subprocess.run(cmd + ["-M"], cwd=entry["directory"], capture_output=True, text=True)
+        deps = subprocess.run(cmd + ["-M"], cwd=directory, capture_output=True, text=True)
         if deps.returncode != 0:
             out.append(f"{rel} -> (could not list its dependencies: {deps.stderr.strip()[:200]})")
         elif re.search(r"/systemc(\.h)?\b|/sysc/", deps.stdout):

@@ -30,6 +30,7 @@
 #include "models/array/array_module.h"
 #include "models/memory/cluster_set.h"
 #include "models/memory/memory_observer.h"
+#include "models/vector/vector_unit.h"
 #include "plan/plan.h"
 #include "traces/sink.h"
 

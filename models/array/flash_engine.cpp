@@ -11,6 +11,7 @@
 #include "models/array/array_trace.h"
 #include "models/array/fold_timing.h"
 #include "models/dma/explain_wait.h"
+#include "models/vector/vector_unit.h"
 
 namespace cstsim {
 

@@ -11,7 +11,7 @@
 #include "models/array/array_stats.h"
 #include "models/array/rs_trace.h"
 #include "models/memory/hierarchy_source.h"
-#include "models/vector/vector_unit.h"
+#include "models/vector/vector_result.h"
 #include "plan/fold_plan.h"
 
 namespace cstsim {

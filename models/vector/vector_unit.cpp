@@ -24,25 +24,6 @@ DmaTransfer kernel_transfer(uint64_t from, int64_t bytes, bool write) {
   return t;
 }
 
-VectorKernelResult merge_vector_parts(const std::vector<const VectorKernelResult*>& parts) {
-  // Side by side: the span is the slowest unit's, and so are its compute and its waits.
-  const VectorKernelResult* slowest = parts.front();
-  for (const VectorKernelResult* p : parts)
-    if (!p->idle && (slowest->idle || p->end_cycle > slowest->end_cycle)) slowest = p;
-  VectorKernelResult m = *slowest;
-  m.tiles = m.lane_cycles = m.spad_bytes_read = m.spad_bytes_written = 0;
-  m.ops = {};
-  for (const VectorKernelResult* p : parts) {
-    if (p->idle) continue;
-    m.tiles += p->tiles;
-    m.lane_cycles += p->lane_cycles;
-    m.spad_bytes_read += p->spad_bytes_read;
-    m.spad_bytes_written += p->spad_bytes_written;
-    for (size_t c = 0; c < m.ops.size(); ++c) m.ops[c] += p->ops[c];
-  }
-  return m;
-}
-
 VectorUnitModule::VectorUnitModule(sc_core::sc_module_name name, VectorParams params, double clock_hz)
     : sc_module(name), params_(params) {
   period_ = sc_core::sc_time(std::round(1e12 / clock_hz), sc_core::SC_PS);

@@ -357,6 +357,7 @@ int plan_command(const std::vector<std::string>& args) {
         throw std::logic_error("plan: a step of kind '" + step.kind() + "' has no printer");
       }
       entry["step"] = step.id;  // its place in the program (plan/program.h)
+      entry["deps"] = step.deps;  // the steps whose results it reads
       layers.push_back(std::move(entry));
     }
     if (stages)

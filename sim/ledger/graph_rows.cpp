@@ -77,7 +77,7 @@ std::vector<Row> graph_rows(const Workload& w, const std::string& fusion) {
     s.what = GemmLayerStep{};
     layers.push_back(std::move(s));
   }
-  const Program program = order_program(std::move(layers), plan_vector_kernels(a, w, {}, next), std::move(flash), {});
+  const Program program = order_program(w, std::move(layers), plan_vector_kernels(a, w, {}, next), std::move(flash), {});
   std::vector<bool> taken(w.flash.size(), false);
   auto flash_op = [&](int line) {  // a kernel's op: the first not yet taken on its line
     for (size_t i = 0; i < w.flash.size(); ++i)

@@ -407,7 +407,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
   }
   std::vector<Placed<VectorKernelPlan>> vector = plan_vector_kernels(a, w, plan.layers, next);
   std::vector<Placed<FlashKernelPlan>> flash = plan_flash_kernels(a, w, plan.layers, vector, next);
-  plan.program = order_program(layer_steps(plan.layers), std::move(vector), std::move(flash), w.collectives);
+  plan.program = order_program(w, layer_steps(plan.layers), std::move(vector), std::move(flash), w.collectives);
   plan_pipeline(a, plan);  // first: prefetch leaves room for the outputs kept on chip
   plan_prefetch(a, plan);
   return plan;

@@ -1,7 +1,9 @@
 #pragma once
 // The mapper's last word: the program's steps in run order (plan/program.h). The layers run in the
 // workload's order; before each (and after the last) run the kernels the graph puts there, in
-// graph order, a collective before a vector or flash kernel of the same order.
+// graph order, a collective before a vector or flash kernel of the same order. Each step's deps are
+// the steps that write what it reads, found by the workload's tensors (and, for a list of layers,
+// by the layer whose output a layer reads), not by the steps' places.
 #include <vector>
 
 #include "plan/plan.h"
@@ -21,9 +23,10 @@ struct Placed {
 // One step per layer, a GEMM on the fold pipeline or (LayerPlan::rs) a row-stationary layer.
 std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers);
 
-// Numbers the steps (id), and makes each depend on the one before it: the sequencer runs them in
-// order, each after the last has finished on every cluster.
-Program order_program(std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
+// Numbers the steps (id) and links each to the steps whose tensors it reads (Step::deps): `layers`
+// are one step per layer of `w`, `flash` one kernel per w.flash, in that order. Throws
+// std::logic_error if a step would depend on one that runs after it (Program::check_order).
+Program order_program(const Workload& w, std::vector<Step> layers, std::vector<Placed<VectorKernelPlan>> vector,
                       std::vector<Placed<FlashKernelPlan>> flash, const std::vector<WorkloadCollective>& collectives);
 
 }  // namespace cstsim

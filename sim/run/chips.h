@@ -9,7 +9,7 @@
 
 #include "models/array/layer_result.h"
 #include "models/interconnect/chip_set.h"
-#include "models/vector/vector_unit.h"
+#include "models/vector/vector_result.h"
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 #include "sim/run/run_workloads.h"

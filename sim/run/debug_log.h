@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "models/array/layer_result.h"
-#include "models/vector/vector_unit.h"
+#include "models/vector/vector_result.h"
 #include "plan/plan.h"
 #include "sim/config/arch_spec.h"
 

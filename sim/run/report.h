@@ -13,7 +13,7 @@
 
 #include "models/accelerator/module_info.h"
 #include "models/array/layer_result.h"
-#include "models/vector/vector_unit.h"
+#include "models/vector/vector_result.h"
 #include "sim/config/arch_spec.h"
 #include "sim/workload/workload.h"
 

@@ -320,6 +320,7 @@ class GraphReader {
   void output(const OpNode& n, Shape shape, const std::string& dtype, const std::string& role, int layer,
               const std::string& same_data = "") {
     if (layer < 0 && !same_data.empty()) alias_[n.out] = data_of(same_data);
+    if (layer >= 0 && !same_data.empty()) w_.views[n.out] = same_data;
     GraphTensor t;
     t.name = n.out;
     t.shape = std::move(shape);

@@ -4,6 +4,7 @@
 // (sim/workload/graph.h) lower their matmuls, convolutions and attention to layers.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -169,6 +170,9 @@ struct Workload {
   // not shorten (a tensor split's norms and residual adds, a data split's optimizer steps).
   std::set<std::string> whole_on_every_chip;
   bool is_graph = false;
+  // Operator graphs: a view of a layer's output -> the tensor it views (a layer reads it through
+  // input_layer; a vector op or flash attention that reads the view reads that layer's output).
+  std::map<std::string, std::string> views;
   // Set when the layers are a training step made from a forward pass (sim/workload/training.h).
   std::optional<TrainingStep> training;
 };

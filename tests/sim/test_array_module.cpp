@@ -9,6 +9,7 @@
 #include "models/array/fold_timing.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
+#include "tests/hierarchy_spec.h"
 
 using namespace cstsim;
 
@@ -23,16 +24,7 @@ struct Recorder : ArrayListener {
   }
 };
 
-ArchSpec arch() {
-  ArchSpec a;
-  a.name = "t";
-  a.rows = 6;
-  a.cols = 5;
-  a.dataflow = Dataflow::WS;
-  a.clock_hz = 1e9;
-  a.fold_pipeline = FoldPipeline::Overlapped;
-  return a;
-}
+ArchSpec arch() { return testing_util::code_arch(6, 5); }  // ws, 1 GHz, overlapped folds
 
 AcceleratorOptions options(ArrayMode mode, ArrayListener* listener) {
   AcceleratorOptions o;

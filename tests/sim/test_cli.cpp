@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <vector>
 
 #include <random>
 
@@ -928,6 +930,26 @@ TEST_F(Cli, PlanShowsTheSimulatedDmaProgram) {
   EXPECT_EQ(conv1["output"]["slot_bytes"], 6050 * 64 * 4);
   EXPECT_EQ(conv1["stream"]["partition"], "ifmap");
   EXPECT_EQ(j[1]["dma_program"]["passes"], 1);
+}
+
+// Each entry of `plan --json` names the steps whose results it reads: the attention's context
+// GEMM reads V and the softmax's probabilities, the residual add the context, nothing the norm.
+TEST_F(Cli, PlanJsonShowsEachStepsDeps) {
+  const Result r = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          src("tests/data/attention-block.yaml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, int> step;
+  std::map<std::string, std::vector<int>> deps;
+  for (const auto& e : j) {
+    ASSERT_TRUE(e.contains("deps")) << e.dump();
+    step[e["name"]] = e["step"];
+    deps[e["name"]] = e["deps"].get<std::vector<int>>();
+  }
+  EXPECT_EQ(deps["norm"], std::vector<int>{});
+  EXPECT_EQ(deps["attn.context"], (std::vector<int>{step["v"], step["attn.softmax"]}));
+  EXPECT_EQ(deps["attn.scores"], (std::vector<int>{step["q"], step["k"]}));
+  EXPECT_EQ(deps["res"], std::vector<int>{step["attn.context"]});
 }
 
 // `cstsim plan` prints what the run simulates: per layer the same folds, passes and HBM

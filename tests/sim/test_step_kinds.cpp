@@ -17,6 +17,7 @@
 #include "models/base/process_guard.h"
 #include "sim/config/accelerator_spec.h"
 #include "sim/mapper/mapper.h"
+#include "tests/hierarchy_spec.h"
 
 namespace cstsim {
 
@@ -47,13 +48,7 @@ using namespace cstsim;
 namespace {
 
 ArchSpec toy_arch(int clusters) {
-  ArchSpec a;
-  a.name = "toy";
-  a.rows = 8;
-  a.cols = 8;
-  a.dataflow = Dataflow::WS;
-  a.clock_hz = 1e9;
-  a.fold_pipeline = FoldPipeline::Overlapped;
+  ArchSpec a = testing_util::code_arch(8, 8);  // ws, 1 GHz, overlapped folds
   a.clusters = clusters;
   return a;
 }

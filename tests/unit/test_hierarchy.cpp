@@ -25,7 +25,9 @@ namespace cstsim {
 namespace {
 
 using testing_util::contains;
+using testing_util::code_arch;
 using testing_util::error_of;
+using testing_util::on_hierarchy;
 
 constexpr auto config = testing_util::config_path;
 
@@ -171,10 +173,7 @@ TEST(EquivalenceHierarchy, RandomShapesGridAndClosedFormDriveTheSameTraffic) {
 }
 
 TEST(Hierarchy, PlanReadsEveryOperandOnceWhenItFits) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 128;
-  a.hbm.fifo_tiles = 4;
+  ArchSpec a = code_arch(128, 128);
   a.ifmap_sram_kib = 4096;
   a.filter_sram_kib = 512;
   a.ofmap_sram_kib = 4096;
@@ -199,10 +198,7 @@ TEST(Hierarchy, PlanReadsEveryOperandOnceWhenItFits) {
 }
 
 TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 128;
-  a.hbm.fifo_tiles = 4;
+  ArchSpec a = code_arch(128, 128);
   a.ifmap_sram_kib = 64;
   a.filter_sram_kib = 512;
   a.ofmap_sram_kib = 4096;
@@ -218,18 +214,13 @@ TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
 }
 
 TEST(Hierarchy, ArrayPortUseMustLeaveRoomForTheDma) {
-  ArchSpec a;
-  a.source = "arch.yaml";
-  a.rows = a.cols = 128;
-  a.memory = MemoryMode::Hierarchy;
-  a.hbm.spec = config("memory/hbm2-2000.yaml");
-  a.noc.spec = config("noc/npu-mesh-4x4.yaml");
+  ArchSpec a = code_arch(128, 128);
   a.ifmap_sram_kib = 4096;
   a.filter_sram_kib = 512;
   a.ofmap_sram_kib = 2048;
   a.scratchpad.banks = 52;
   a.scratchpad.word_bytes = 64;  // a result row read + written = 16 words = all 16 ofmap ports
-  resolve_sub_files(a);
+  a = on_hierarchy(a, "memory/hbm2-2000.yaml", config("noc/npu-mesh-4x4.yaml"));
   const FoldPlan plan = make_fold_plan(Dataflow::WS, 128, 128, 256, 256, 256);
   const InputError e = error_of([&] { check_hierarchy(a, make_dma_plan(a, plan, "l")); });
   EXPECT_TRUE(testing_util::is_error(e, "arch.yaml", 0, "scratchpad.banks")) << e.what();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run/invariants.h"
+#include "tests/hierarchy_spec.h"
 
 namespace cstsim {
 namespace {
@@ -33,12 +34,9 @@ std::string error(const ArchSpec& a, const ArrayLayerResult& L) {
 }
 
 TEST(Invariants, EachBrokenLawIsNamedWithItsLayer) {
-  ArchSpec a;
-  a.rows = a.cols = 4;
-  a.memory = MemoryMode::Hierarchy;
-  a.hbm.spec = CSTSIM_SOURCE_DIR "/configs/memory/hbm2-2000.yaml";  // 256 GB/s: 256 B per 1 GHz cycle
-  a.noc.spec = CSTSIM_SOURCE_DIR "/configs/noc/npu-mesh-4x4.yaml";
-  resolve_sub_files(a);
+  // HBM2 at 256 GB/s: 256 B per 1 GHz cycle
+  ArchSpec a = testing_util::on_hierarchy(testing_util::code_arch(4, 4), "memory/hbm2-2000.yaml",
+                                          testing_util::config_path("noc/npu-mesh-4x4.yaml"));
   EXPECT_EQ(error(a, consistent()), "");
   ArrayLayerResult L = consistent();
   L.stalls["noc_bandwidth"] = 21;

@@ -4,21 +4,12 @@
 
 #include "core/input_error.h"
 #include "sim/mapper/tiling_plan.h"
+#include "tests/hierarchy_spec.h"
 
 using namespace cstsim;
+using cstsim::testing_util::code_arch;
 
 namespace {
-
-ArchSpec arch(Dataflow d, int rows, int cols, int64_t kib) {
-  ArchSpec a;
-  a.name = "t";
-  a.source = "t.yaml";
-  a.rows = rows;
-  a.cols = cols;
-  a.dataflow = d;
-  a.ifmap_sram_kib = a.filter_sram_kib = a.ofmap_sram_kib = kib;
-  return a;
-}
 
 Layer gemm(int64_t M, int64_t N, int64_t K) {
   Layer l = Layer::gemm("g", M, N, K);
@@ -31,7 +22,7 @@ int64_t compulsory(const Layer& l) { return l.M * l.K + l.K * l.N + 4 * l.M * l.
 TEST(Mapper, PlanFitsItsPartitionsAndNeverBeatsCompulsoryTraffic) {
   for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
     for (const Layer& l : {gemm(512, 512, 512), gemm(12100, 64, 147), gemm(1, 1000, 512), gemm(49, 512, 4608)}) {
-      const TilingPlan p = make_tiling_plan(arch(d, 32, 32, 64), l, "w.csv");
+      const TilingPlan p = make_tiling_plan(code_arch(32, 32, 64, d), l, "w.csv");
       SCOPED_TRACE(std::string(to_string(d)) + " " + std::to_string(l.M) + "x" + std::to_string(l.N) + "x" +
                    std::to_string(l.K));
       EXPECT_LE(p.ifmap_need, p.ifmap_sram);
@@ -47,7 +38,7 @@ TEST(Mapper, PlanFitsItsPartitionsAndNeverBeatsCompulsoryTraffic) {
 TEST(Mapper, EverythingOnChipMeansCompulsoryTrafficOnly) {
   const Layer l = gemm(512, 512, 512);
   for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
-    const TilingPlan p = make_tiling_plan(arch(d, 32, 32, 16 * 1024), l, "w.csv");
+    const TilingPlan p = make_tiling_plan(code_arch(32, 32, 16 * 1024, d), l, "w.csv");
     EXPECT_EQ(p.hbm_bytes(), compulsory(l)) << to_string(d);
     EXPECT_EQ(p.hbm_read_psum, 0) << to_string(d);
   }
@@ -58,7 +49,7 @@ TEST(Mapper, MoreScratchpadNeverMeansMoreTraffic) {
   for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
     int64_t last = std::numeric_limits<int64_t>::max();
     for (int64_t kib : {16, 32, 64, 256, 1024, 8192}) {
-      const int64_t bytes = make_tiling_plan(arch(d, 32, 32, kib), l, "w.csv").hbm_bytes();
+      const int64_t bytes = make_tiling_plan(code_arch(32, 32, kib, d), l, "w.csv").hbm_bytes();
       EXPECT_LE(bytes, last) << to_string(d) << " " << kib << " KiB";
       last = bytes;
     }
@@ -70,7 +61,7 @@ TEST(Mapper, WsWithSplitReductionPicksTheCheaperOrder) {
   // resident, so keeping stationary blocks would spill partial sums of the 256x64
   // outputs 16 times over. Keeping output rows resident (128 rows x 64 x int32,
   // double-buffered = 64 KiB) instead re-reads the weights once per 128-row chunk.
-  const TilingPlan p = make_tiling_plan(arch(Dataflow::WS, 32, 32, 64), gemm(256, 64, 4096), "w.csv");
+  const TilingPlan p = make_tiling_plan(code_arch(32, 32, 64, Dataflow::WS), gemm(256, 64, 4096), "w.csv");
   EXPECT_EQ(p.loop_order, "sc > t > sr");
   EXPECT_EQ(p.t_block, 128);
   EXPECT_EQ(p.hbm_read_psum, 0);
@@ -81,7 +72,7 @@ TEST(Mapper, WsWithSplitReductionPicksTheCheaperOrder) {
 
 TEST(Mapper, SmallestTileThatCannotFitIsAnErrorNamingLayerAndSizes) {
   try {
-    make_tiling_plan(arch(Dataflow::WS, 256, 256, 1), gemm(1024, 1024, 1024), "w.csv");
+    make_tiling_plan(code_arch(256, 256, 1, Dataflow::WS), gemm(1024, 1024, 1024), "w.csv");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "w.csv");
@@ -91,7 +82,7 @@ TEST(Mapper, SmallestTileThatCannotFitIsAnErrorNamingLayerAndSizes) {
     EXPECT_NE(what.find("256x256"), std::string::npos) << what;
     EXPECT_NE(what.find("131072 bytes of filter SRAM, which has 1024"), std::string::npos) << what;
   }
-  ArchSpec none = arch(Dataflow::WS, 8, 8, 0);
+  ArchSpec none = code_arch(8, 8, 0, Dataflow::WS);
   try {
     make_tiling_plan(none, gemm(8, 8, 8), "w.csv");
     FAIL() << "expected an InputError";

@@ -44,7 +44,7 @@ TEST(PipelineParallel, StagesRunTheirLayersOncePerMicroBatch) {
     total += macs(st);
     // Receives (stage > 0) before each copy, sends (stage < 3) after it: 16 KiB a micro-batch.
     std::vector<LayerPlan> layers(2);
-    const Program program = order_program(layer_steps(layers), {}, {}, st.collectives);
+    const Program program = order_program(st, layer_steps(layers), {}, {}, st.collectives);
     std::vector<std::string> seen;
     size_t at = 0;  // the layers run so far
     for (const Step& step : program.steps) {
@@ -65,6 +65,28 @@ TEST(PipelineParallel, StagesRunTheirLayersOncePerMicroBatch) {
     EXPECT_EQ(seen, want) << s;
   }
   EXPECT_EQ(total, macs(whole));
+}
+
+// The deps across a stage boundary: a micro-batch's first layer waits for its receive (its input
+// crossed the link), its send for the layer that made what it carries; micro-batch 1 never waits
+// for micro-batch 0's layers.
+TEST(PipelineParallel, SendsAndReceivesAreTheDepsAcrossAStage) {
+  const std::vector<Workload> stages = split_pipeline(chain(4, 512), 2, 2, 8);
+  auto deps = [](const Workload& st) {
+    const Program program = order_program(st, layer_steps(std::vector<LayerPlan>(st.layers.size())), {}, {}, st.collectives);
+    auto name = [&](const Step& s) { return s.layer >= 0 ? st.layers[size_t(s.layer)].name : s.name; };
+    std::vector<std::string> out;
+    for (const Step& s : program.steps) {
+      std::string line = name(s) + " <-";
+      for (int d : s.deps) line += " " + name(program.steps[size_t(d)]);
+      out.push_back(line);
+    }
+    return out;
+  };
+  EXPECT_EQ(deps(stages[0]), (std::vector<std::string>{"fc0.mb0 <-", "fc1.mb0 <- fc0.mb0", "mb0.stage0>1 <- fc1.mb0",
+                                                        "fc0.mb1 <-", "fc1.mb1 <- fc0.mb1", "mb1.stage0>1 <- fc1.mb1"}));
+  EXPECT_EQ(deps(stages[1]), (std::vector<std::string>{"mb0.stage0>1 <-", "fc2.mb0 <- mb0.stage0>1", "fc3.mb0 <- fc2.mb0",
+                                                        "mb1.stage0>1 <-", "fc2.mb1 <- mb1.stage0>1", "fc3.mb1 <- fc2.mb1"}));
 }
 
 // Uneven layers: the cut follows the MACs (one big layer is a stage of its own); fewer layers than
