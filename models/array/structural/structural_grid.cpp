@@ -10,21 +10,20 @@ namespace cstsim::structural {
 using sc_core::sc_signal;
 using sc_core::sc_vector;
 
-StructuralGrid::StructuralGrid(const sc_core::sc_module_name& name, int rows, int cols, int lanes,
-                               sc_core::sc_time period)
-    : sc_core::sc_module(name), R_(rows), C_(cols), L_(lanes), half_(period / 2.0) {
+ClockedGrid::ClockedGrid(const sc_core::sc_module_name& name, int rows, int cols, sc_core::sc_time period)
+    : sc_core::sc_module(name), R_(rows), C_(cols), half_(period / 2.0) {
   SC_METHOD(fall);
   sensitive << fall_;
   dont_initialize();
 }
 
-void StructuralGrid::fall() { clk_.write(false); }
+void ClockedGrid::fall() { clk_.write(false); }
 
 // One rising edge, in delta cycles at the caller's time: the edge words and the clock update
 // together, the PEs latch in the next delta, and their registers are readable in the one after.
 // The clock falls half a period later (what a VCD shows); a second edge in the same time step
 // lowers it first.
-void StructuralGrid::clock_edge() {
+void ClockedGrid::edge() {
   if (clk_.read()) {
     clk_.write(false);
     sc_core::wait(sc_core::SC_ZERO_TIME);
@@ -34,6 +33,42 @@ void StructuralGrid::clock_edge() {
   sc_core::wait(sc_core::SC_ZERO_TIME);
   fall_.notify(half_);
 }
+
+void ClockedGrid::clock_edge(int64_t cycle) {
+  if (cycle == fault_cycle_) pe(fault_row_, fault_col_).flip_once = true;
+  edge();
+}
+
+void ClockedGrid::reset() {
+  rst_.write(true);
+  edge();
+  rst_.write(false);
+}
+
+void ClockedGrid::plant_fault(int64_t cycle, int row, int col) {
+  fault_cycle_ = cycle;
+  fault_row_ = row;
+  fault_col_ = col;
+}
+
+void ClockedGrid::mismatch(int64_t c, int row, int col, const std::string& signal, int64_t reg, int64_t got) const {
+  throw StructuralMismatch(fmt::format("structural check: cycle {}, PE({},{}) signal {}: register grid {:#x}, "
+                                       "structural PE {:#x} ({})",
+                                       c, row, col, signal, reg, got, pe_name(row, col, signal.c_str())));
+}
+
+std::string ClockedGrid::pe_name(int row, int col, const char* signal) const {
+  return fmt::format("{}.pe_{}_{}.{}", name(), row, col, signal);
+}
+
+void ClockedGrid::trace_common(sc_core::sc_trace_file* tf) const {
+  sc_core::sc_trace(tf, clk_, fmt::format("{}.clk", name()));
+  sc_core::sc_trace(tf, rst_, fmt::format("{}.rst", name()));
+}
+
+StructuralGrid::StructuralGrid(const sc_core::sc_module_name& name, int rows, int cols, int lanes,
+                               sc_core::sc_time period)
+    : ClockedGrid(name, rows, cols, period), L_(lanes) {}
 
 void StructuralGrid::begin(const RegisterArray& reg, const GemmData& data) {
   const FoldPlan& p = reg.plan();
@@ -52,16 +87,8 @@ void StructuralGrid::begin(const RegisterArray& reg, const GemmData& data) {
   events_seen_ = 0;
   result_.assign(size_t(data.M * data.N), 0);
   result_cycle_.assign(result_.size(), -1);
-  rst_.write(true);
-  clock_edge();
-  rst_.write(false);
+  reset();
   ++passes_;
-}
-
-void StructuralGrid::plant_fault(int64_t cycle, int row, int col) {
-  fault_cycle_ = cycle;
-  fault_row_ = row;
-  fault_col_ = col;
 }
 
 void StructuralGrid::follow_events() {
@@ -77,8 +104,7 @@ void StructuralGrid::cycle() {
   const int64_t c = reg_->now() - 1;  // the cycle the register grid just stepped
   follow_events();
   drive(c);
-  if (c == fault_cycle_) pe(fault_row_, fault_col_).flip_once = true;
-  clock_edge();
+  clock_edge(c);
   compare(c);
   ++cycles_;
   if (reg_->done()) check_results();
@@ -107,31 +133,7 @@ void StructuralGrid::check_results() const {
   }
 }
 
-void StructuralGrid::mismatch(int64_t c, int row, int col, const std::string& signal, int64_t reg, int64_t got) const {
-  throw StructuralMismatch(fmt::format("structural check: cycle {}, PE({},{}) signal {}: register grid {:#x}, "
-                                       "structural PE {:#x} ({})",
-                                       c, row, col, signal, reg, got, pe_name(row, col, signal.c_str())));
-}
-
-std::string StructuralGrid::pe_name(int row, int col, const char* signal) const {
-  return fmt::format("{}.pe_{}_{}.{}", name(), row, col, signal);
-}
-
-void StructuralGrid::trace_common(sc_core::sc_trace_file* tf) const {
-  sc_core::sc_trace(tf, clk_, fmt::format("{}.clk", name()));
-  sc_core::sc_trace(tf, rst_, fmt::format("{}.rst", name()));
-}
-
 namespace {
-
-// A value as the PE registers hold it: an int32 for integer arithmetic (grid_arith.h's reg), the
-// float's bits otherwise.
-uint32_t to_word(PeArith a, float v) {
-  if (a == PeArith::Int) return uint32_t(int32_t(v));
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
 
 // Traces the signals of `v` from `first`, `n` of them, as <base> or <base>_<q>.
 template <class Vec>

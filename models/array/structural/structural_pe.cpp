@@ -61,6 +61,11 @@ uint32_t add_bits(PeArith a, uint32_t c, uint32_t v) {
   return 0;
 }
 
+uint32_t to_word(PeArith a, float v) {
+  if (a == PeArith::Int) return uint32_t(int32_t(v));
+  return to_bits(v);
+}
+
 StationaryPe::StationaryPe(const sc_core::sc_module_name& name, int lanes)
     : PeBase(name, lanes), x_in("x_in", size_t(lanes)), w0_in("w0_in", size_t(lanes)), w1_in("w1_in", size_t(lanes)),
       x_out("x", size_t(lanes)), xtag_out("xtag"), xbank_out("xbank"), psum_out("psum"), ptag_out("ptag"),

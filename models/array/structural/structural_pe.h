@@ -20,6 +20,9 @@ PeArith pe_arith(NumType operand);
 uint32_t mac_bits(PeArith a, uint32_t s, uint32_t x, uint32_t w);
 // c + v: a result adding a fold's partial sum (WS/IS row folds).
 uint32_t add_bits(PeArith a, uint32_t c, uint32_t v);
+// A value as the PE registers hold it: an int32 for integer arithmetic (grid_arith.h's reg), the
+// float's bits otherwise.
+uint32_t to_word(PeArith a, float v);
 
 using WordIn = sc_core::sc_in<uint32_t>;
 using WordOut = sc_core::sc_out<uint32_t>;
