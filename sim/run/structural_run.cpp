@@ -26,8 +26,6 @@ void check_structural(const ArchSpec& arch, const RunOptions& o) {
                                  "this arch allows {} and {} (rs.psum_spad, rs.ifmap_spad)",
                                  kStructuralMaxRsWords, kStructuralMaxRsWords,
                                  std::min(arch.rs.psum_spad, arch.rs.filter_spad), arch.rs.ifmap_spad));
-  if (!o.sparsity.empty())
-    throw InputError("--verify", 0, "", "structural mode's PEs hold dense weights (leave out --sparsity)");
 }
 
 std::unique_ptr<StructuralArrays> make_structural(const ArchSpec& arch, const RunOptions& o,
@@ -41,6 +39,7 @@ std::unique_ptr<StructuralArrays> make_structural(const ArchSpec& arch, const Ru
   c.chips = arch.chips;
   c.clusters = arch.clusters;
   c.clock_hz = arch.clock_hz;
+  c.sparse_2_4 = arch.skip_2_4;
   c.rs_filter_spad = int(arch.rs.filter_spad);
   c.rs_ifmap_spad = int(arch.rs.ifmap_spad);
   c.rs_psum_spad = int(std::min(arch.rs.psum_spad, arch.rs.filter_spad));  // p <= both (plan/rs_plan.h)

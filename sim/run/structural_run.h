@@ -18,7 +18,7 @@ constexpr int kStructuralMaxSide = 16;
 // Row stationary: the most psums a PE's chain link carries and ifmap words its window holds.
 constexpr int64_t kStructuralMaxRsWords = 256;
 
-// Throws InputError unless the structural mode can run this arch (array size, RS scratchpads, weights).
+// Throws InputError unless the structural mode can run this arch (array size, RS scratchpads).
 void check_structural(const ArchSpec& arch, const RunOptions& o);
 
 // The structural grids of every array, before sc_start (nullptr without --verify=structural);

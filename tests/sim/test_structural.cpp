@@ -49,6 +49,7 @@ struct StructuralCase {
   int R = 1, C = 1;
   Precision types;
   bool conv = false;
+  bool grid_2_4 = false;  // on PEs that also take 2:4 weights (the data says whether this layer has them)
   GemmData data;
   std::string name;
 };
@@ -117,16 +118,16 @@ class StructuralGrids {
       if (grids_.count(key)) continue;
       const std::string name = fmt::format("g{}", grids_.size());
       grids_[key] = structural::make_structural_grid(name.c_str(), std::get<0>(key), c.R, c.C, c.types.pack,
-                                                     kStructuralPeriod);
+                                                     kStructuralPeriod, c.grid_2_4);
     }
   }
   StructuralGrid& of(const StructuralCase& c) { return *grids_.at(key_of(c)); }
   size_t size() const { return grids_.size(); }
 
  private:
-  using Key = std::tuple<Dataflow, int, int, int>;
+  using Key = std::tuple<Dataflow, int, int, int, bool>;
   static Key key_of(const StructuralCase& c) {
-    return {c.dataflow == Dataflow::OS ? Dataflow::OS : Dataflow::WS, c.R, c.C, c.types.pack};
+    return {c.dataflow == Dataflow::OS ? Dataflow::OS : Dataflow::WS, c.R, c.C, c.types.pack, c.grid_2_4};
   }
   std::map<Key, std::unique_ptr<StructuralGrid>> grids_;
 };
@@ -136,7 +137,9 @@ class StructuralGrids {
 // mismatch's message, "" if none.
 std::string run_structural_case(const StructuralCase& c, StructuralGrid& grid, int64_t start,
                                 const std::function<void(RegisterArray&, int64_t)>& fault = {}) {
-  const FoldPlan plan = make_fold_plan(c.dataflow, c.R, c.C, c.data.M, c.data.N, c.data.K, c.types.pack);
+  FoldPlan plan = make_fold_plan(c.dataflow, c.R, c.C, c.data.M, c.data.N, c.data.sparse_2_4 ? c.data.K / 2 : c.data.K,
+                                 c.types.pack);
+  plan.sparse_2_4 = c.data.sparse_2_4;
   const auto reg = make_register_array(plan, c.pipeline, start, c.data);
   try {
     grid.begin(*reg, c.data);
@@ -191,6 +194,76 @@ TEST(StructuralPes, EqualTheRegisterGridOnRandomGemmsAndConvolutions) {
 }
 
 TEST(StructuralPes, LongEqualTheRegisterGridOnThousandsOfCases) { run_random_structural_cases(2000, 4040); }
+
+// WS GEMMs with 2:4-compressed weights (K a multiple of 4) on PEs that take them, int8 one and two
+// to a word, bf16, fp32; every fourth case a dense layer on the same PEs (a layer --sparsity
+// leaves dense).
+std::vector<StructuralCase> structural_2_4_cases(int count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int lo, int hi) { return int(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  std::vector<StructuralCase> cases;
+  for (int i = 0; i < count; ++i) {
+    StructuralCase c;
+    c.grid_2_4 = true;
+    c.pipeline = pick(0, 3) == 0 ? FoldPipeline::ScaleSim : FoldPipeline::Overlapped;
+    c.R = pick(1, 8);
+    c.C = pick(1, 8);
+    const Precision types[] = {{NumType::Int8, NumType::Int32, 1}, {NumType::Int8, NumType::Int32, 2},
+                               {NumType::Bf16, NumType::Fp32, 1}, {NumType::Fp32, NumType::Fp32, 1}};
+    c.types = types[i % 4];
+    const bool sparse = i % 4 != 3;
+    const int M = pick(1, 16), N = pick(1, 16), K = sparse ? 4 * pick(1, 8) : pick(1, 24);
+    c.data = make_random_gemm(M, N, K, rng(), c.types, sparse);
+    c.name = fmt::format("case {}: gemm {}x{}x{} {} on ws {}x{} {} x{} ({})", i, M, N, K, sparse ? "2:4" : "dense", c.R,
+                         c.C, to_string(c.types.operand), c.types.pack, to_string(c.pipeline));
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+void run_2_4_structural_cases(int count, uint64_t seed) {
+  const std::vector<StructuralCase> cases = structural_2_4_cases(count, seed);
+  StructuralGrids grids(cases);
+  std::vector<std::string> failures;
+  int64_t cycles = 0;
+  StructuralThread thread("sparse_cases", [&] {
+    for (const StructuralCase& c : cases) {
+      StructuralGrid& g = grids.of(c);
+      const int64_t before = g.cycles_compared();
+      const std::string problem = run_structural_case(c, g, int64_t(c.R) * 2);
+      if (!problem.empty()) failures.push_back(c.name + ": " + problem);
+      cycles += g.cycles_compared() - before;
+    }
+  });
+  sc_core::sc_start();
+  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << cases.size() << " 2:4 cases differ; first: "
+                                << failures.front();
+  EXPECT_GT(cycles, int64_t(count) * 5);
+  std::cout << cases.size() << " 2:4 cases on " << grids.size() << " structural grids, " << cycles
+            << " cycles compared\n";
+}
+
+TEST(StructuralPes, EqualTheRegisterGridWith24Weights) { run_2_4_structural_cases(80, 24); }
+
+TEST(StructuralPes, LongEqualTheRegisterGridWith24WeightsOnAThousandCases) { run_2_4_structural_cases(1000, 2424); }
+
+// A PE of a 2:4 grid that adds wrong once, caught at its cycle, PE and signal.
+TEST(StructuralPes, CatchA24PeThatAddsWrongOnce) {
+  StructuralCase c;
+  c.grid_2_4 = true;
+  c.R = 3, c.C = 2, c.types = {NumType::Int8, NumType::Int32, 1};
+  c.data = make_random_gemm(6, 2, 8, 3, c.types, true);
+  StructuralGrids grids({c});
+  std::string clean, planted;
+  StructuralThread thread("sparse_fault", [&] {
+    clean = run_structural_case(c, grids.of(c), 0);
+    grids.of(c).plant_fault(9, 1, 1);
+    planted = run_structural_case(c, grids.of(c), 0);
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(clean, "");
+  EXPECT_TRUE(std::regex_search(planted, std::regex("cycle 9, PE\\(1,1\\) signal psum:"))) << planted;
+}
 
 // A PE that adds wrong once, in the structural grid or in the register grid: the comparison names
 // the cycle, the PE and the signal at once, in each PE kind.
@@ -552,6 +625,29 @@ TEST_F(StructuralCli, VerifyStructuralRunsBesideTheRegisterGrid) {
   EXPECT_EQ(p["total"], s["total"]);
   EXPECT_EQ(p["layers"], s["layers"]);
   EXPECT_FALSE(fs::exists(dir_ / "p" / "pes.vcd"));
+}
+
+// 2:4 weights on PEs that skip them (a 2:4 layer and one --sparsity leaves dense, two int8 to a
+// word): the selects in pes.vcd, the run otherwise as with --verify.
+TEST_F(StructuralCli, VerifyStructuralRuns24Weights) {
+  const std::string arch = file("a.yaml", "array: {rows: 6, cols: 5}\ndataflow: ws\n").string();
+  const std::string w = file("g2.yaml", "name: g\nlayers:\n  - {name: fc, M: 13, N: 11, K: 24}\n"
+                                        "  - {name: fc2, M: 7, N: 9, K: 17}\n").string();
+  const std::string set = " --sparsity 2:4 --set sparsity.skip_2_4=true --set precision.operand=int8"
+                          " --set precision.macs_per_pe.int8=2 -q";
+  const Result r = cstsim("run --arch " + arch + " --workload " + w + " --out " + (dir_ / "s").string() +
+                          " --verify=structural --vcd-pes" + set);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir_ / "s" / "summary.json"));
+  EXPECT_TRUE(s["verify"]["structural"]["passed"].get<bool>());
+  EXPECT_EQ(s["verify"]["structural"]["passes"].get<int>(), 2);
+  EXPECT_NE(slurp(dir_ / "s" / "pes.vcd").find(" s1_1 "), std::string::npos);
+  const Result plain = cstsim("run --arch " + arch + " --workload " + w + " --out " + (dir_ / "p").string() +
+                              " --verify" + set);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const nlohmann::json p = nlohmann::json::parse(slurp(dir_ / "p" / "summary.json"));
+  EXPECT_EQ(p["total"], s["total"]);
+  EXPECT_EQ(p["layers"], s["layers"]);
 }
 
 // Row stationary on the Eyeriss preset (12 x 14 PEs, over its DRAM channel, zero gating): a

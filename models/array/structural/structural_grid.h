@@ -83,6 +83,7 @@ class StructuralGrid : public ClockedGrid {
  public:
   int lanes() const { return L_; }
   virtual bool runs(Dataflow d) const = 0;
+  virtual bool takes_2_4() const { return false; }  // its PEs also run 2:4-compressed weights
 
   // A new layer (pass) on `reg`, not yet stepped: one reset edge clears every PE.
   void begin(const RegisterArray& reg, const GemmData& data);
@@ -95,10 +96,10 @@ class StructuralGrid : public ClockedGrid {
   virtual void drive(int64_t c) = 0;
   virtual void compare(int64_t c) = 0;
 
-  // The 32-bit words of `lanes` lanes at `reg` (a register grid's) against signals.
+  // The 32-bit words of `lanes` lanes (-1: the grid's) at `reg` (a register grid's) against signals.
   template <class Signals>
   void expect_lanes(int64_t c, int row, int col, const char* signal, const void* reg, const Signals& got,
-                    size_t first) const;
+                    size_t first, int lanes = -1) const;
   // A result word that left PE(row, col) at cycle c for output `index` (WS/IS: added to it).
   void output(int64_t c, int row, int col, size_t index, uint32_t value, bool add);
 
@@ -121,19 +122,21 @@ class StructuralGrid : public ClockedGrid {
 
 template <class Signals>
 void StructuralGrid::expect_lanes(int64_t c, int row, int col, const char* signal, const void* reg,
-                                  const Signals& got, size_t first) const {
-  for (int q = 0; q < L_; ++q) {
+                                  const Signals& got, size_t first, int lanes) const {
+  const int n = lanes < 0 ? L_ : lanes;
+  for (int q = 0; q < n; ++q) {
     uint32_t want;
     std::memcpy(&want, static_cast<const char*>(reg) + 4 * q, 4);
     const uint32_t have = got[first + size_t(q)].read();
-    if (want != have) mismatch(c, row, col, L_ > 1 ? std::string(signal) + "_" + std::to_string(q) : signal, want, have);
+    if (want != have) mismatch(c, row, col, n > 1 ? std::string(signal) + "_" + std::to_string(q) : signal, want, have);
   }
 }
 
 // The grid for `dataflow` (ws, is: StationaryPe; os: OutputStationaryPe); `period` is the
-// array's clock (the clock signal falls half a period after each edge).
+// array's clock (the clock signal falls half a period after each edge). `sparse_2_4` (ws): PEs
+// that also take 2:4-compressed weights (sparsity.skip_2_4).
 std::unique_ptr<StructuralGrid> make_structural_grid(const char* name, Dataflow dataflow, int rows, int cols,
-                                                     int lanes, sc_core::sc_time period);
+                                                     int lanes, sc_core::sc_time period, bool sparse_2_4 = false);
 
 }  // namespace structural
 }  // namespace cstsim

@@ -64,7 +64,8 @@ StructuralArrays::StructuralArrays(const StructuralConfig& c) {
             name.c_str(), c.rows, c.cols, structural::RsPeSizes{c.rs_filter_spad, c.rs_ifmap_spad, c.rs_psum_spad},
             period));
       else
-        grids_.push_back(structural::make_structural_grid(name.c_str(), c.dataflow, c.rows, c.cols, c.lanes, period));
+        grids_.push_back(
+            structural::make_structural_grid(name.c_str(), c.dataflow, c.rows, c.cols, c.lanes, period, c.sparse_2_4));
       registry()[{chip, cluster}] = grids_.back().get();
       if (vcd_) grids_.back()->trace(vcd_);
     }

@@ -61,6 +61,7 @@ struct StructuralConfig {
   double clock_hz = 1e9;
   std::string vcd;  // the PE signals' VCD file without its ".vcd" ("": none)
   int rs_filter_spad = 224, rs_ifmap_spad = 12, rs_psum_spad = 24;  // dataflow rs: the PEs' scratchpads (words)
+  bool sparse_2_4 = false;  // sparsity.skip_2_4 (ws): PEs that also take 2:4-compressed weights
 };
 
 class StructuralArrays {
