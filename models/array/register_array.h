@@ -38,11 +38,14 @@ struct CycleActivity {
 // until the next step. WS/IS: x is the streamed operand and x_tag its token (-1: none), x_bank
 // the weight bank it meets, w the two banks, sum/sum_tag the partial sum passed down. OS: x is A
 // (x_tag, x_last its token and last-step mark), y is B (y_tag), sum the accumulator, and
-// `out` the result it put on its column's bus this cycle (out_valid: one that is kept).
+// `out` the result it put on its column's bus this cycle (out_valid: one that is kept). WS with
+// 2:4 weights: x has the four activations of every group its word touches (4 ceil(lanes / 2)
+// lanes) and sel[b] the x lane each kept weight of bank b takes (null when dense).
 struct PeRegisters {
   const void* x = nullptr;
   const void* y = nullptr;
   const void* w[2] = {nullptr, nullptr};
+  const uint8_t* sel[2] = {nullptr, nullptr};
   int32_t x_tag = -1, y_tag = -1, sum_tag = -1;
   uint8_t x_bank = 0, x_last = 0;
   uint32_t sum = 0;

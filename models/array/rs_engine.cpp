@@ -11,6 +11,7 @@
 #include "models/array/rs_grid.h"
 #include "models/array/rs_memory.h"
 #include "models/array/stall_causes.h"
+#include "models/array/structural/structural_pass.h"
 #include "models/memory/cluster_memory.h"
 #include "models/memory/rs_hierarchy_source.h"
 
@@ -35,6 +36,21 @@ std::unique_ptr<RsMemory> rs_memory(const AcceleratorSpec& a, ClusterMemory* mem
                           L.tensors[size_t(Matrix::C)].addr};
   return std::make_unique<RsHierarchySource>(a, *L.rs, tensors, start, memory->group(reference), cluster);
 }
+
+// --verify=structural: the structural grid beside the register grid, each cycle at its own
+// simulated time (so the VCD shows the clock).
+class StructuralProbe final : public RsGridProbe {
+ public:
+  StructuralProbe(StepContext& context, RsStructuralPass& pass) : context_(context), pass_(pass) {}
+  void stepped(const RsGridView& grid) override {
+    context_.wait_until(grid.cycle());
+    pass_.cycle(grid);
+  }
+
+ private:
+  StepContext& context_;
+  RsStructuralPass& pass_;
+};
 
 }  // namespace
 
@@ -158,7 +174,10 @@ ArrayLayerResult run_rs_layer(ArrayModule& array, StepContext& context, int inde
                                             {p.operand, p.activation_type(), p.weight_type(), p.accumulator},
                                             plan.gating_density);
     std::unique_ptr<RsMemory> own = rs_memory(a, cluster_memory, params.cluster, L, start, true);
-    const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get());
+    RsStructuralPass structural(params.chip, params.cluster, plan, data);  // --verify=structural, else inert
+    StructuralProbe probe(context, structural);
+    const RsRegisterRun run = run_rs_register_level(plan, start, data, own.get(), structural.active() ? &probe : nullptr);
+    structural.finish();
     if (auto* h = dynamic_cast<RsHierarchySource*>(own.get())) h->group().done(params.cluster);
     r.verify.ran = true;
     std::string problem = first_difference(timing.events, run.events);

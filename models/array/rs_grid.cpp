@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 
@@ -142,7 +143,7 @@ struct Token {
   int64_t sent = 0;         // psums out so far
 };
 
-class RsGrid {
+class RsGrid final : public RsGridView {
  public:
   RsGrid(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory)
       : plan_(plan), d_(data), s_(plan.shape), memory_(memory), now_(start) {
@@ -150,8 +151,12 @@ class RsGrid {
     written_.resize(plan.passes.size());
   }
 
-  RsRegisterRun run() {
-    while (!finished()) step();
+  RsRegisterRun run(RsGridProbe* probe) {
+    static_assert(sizeof(Reg) == 4 && sizeof(Acc) == 4, "the structural mode reads 32-bit words");
+    while (!finished()) {
+      step();
+      if (probe) probe->stepped(*this);
+    }
     RsRegisterRun out;
     out.events = std::move(events_);
     out.end_cycle = last_gon_;
@@ -162,6 +167,27 @@ class RsGrid {
     const int bits = bits_of(d_.accumulator);
     for (size_t i = 0; i < glb_.size(); ++i) out.result[i] = A::value(glb_[i], bits);
     return out;
+  }
+
+  int64_t cycle() const override { return now_ - 1; }
+  int64_t pass() const override { return pass_ ? int64_t(pi_) : -1; }
+  int64_t started() const override { return started_; }
+  const RsCounts& counts() const override { return counts_; }
+  int64_t gated() const override { return gated_; }
+  const std::vector<ArrayEvent>& events() const override { return events_; }
+  RsPeWords pe(int64_t ri, int64_t ti, int64_t y, int64_t x) const override {
+    const Pe& pe = pes_[size_t(pe_index(ri, ti, y, x))];
+    return {pe.filter.data(), pe.window.data(), pe.psum.data(), int64_t(pe.fifo.size())};
+  }
+  size_t tokens() const override { return tokens_.size(); }
+  RsTokenWords token(size_t i) const override {
+    const Token& t = tokens_[i];
+    return {t.pass, t.step, t.created, t.added, t.positions, t.sums.data()};
+  }
+  uint32_t glb(size_t index) const override {
+    uint32_t w;
+    std::memcpy(&w, &glb_[index], 4);
+    return w;
   }
 
  private:
@@ -500,9 +526,10 @@ std::vector<double> reference_rs(const RsLayerPlan& plan, const RsData& data) {
   return with_grid_arith(data.operand, [&](auto arith) { return reference_in_grid_order<decltype(arith)>(plan, data); });
 }
 
-RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory) {
+RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data, RsMemory* memory,
+                                    RsGridProbe* probe) {
   return with_grid_arith(data.operand, [&](auto arith) {
-    return typename RsGridOf<decltype(arith)>::RsGrid(plan, start, data, memory).run();
+    return typename RsGridOf<decltype(arith)>::RsGrid(plan, start, data, memory).run(probe);
   });
 }
 

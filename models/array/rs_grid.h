@@ -72,9 +72,57 @@ struct RsRegisterRun {
   std::vector<double> result;
 };
 
+// One PE's scratchpads after the last cycle, for the structural mode (models/array/structural/
+// rs_structural_grid.h): 32-bit words (grid_arith.h's Reg and Acc: an int32 or a float's bits),
+// valid until the next cycle.
+struct RsPeWords {
+  const void* filter = nullptr;  // [k][c][s]: p_max x q_max x S
+  const void* window = nullptr;  // [c][s]: q_max x S
+  const void* psum = nullptr;    // p_max
+  int64_t fifo = 0;              // ifmap words waiting in its input FIFO
+};
+
+// A step's psums on their way up the columns: after `added` chain positions (bottom first), the
+// partial sums in the psum output network's order (filter within the pass, then column).
+struct RsTokenWords {
+  int64_t pass = 0, step = 0;
+  int64_t created = 0;  // the cycle the bottom PEs' psums left them
+  int64_t added = 0, positions = 0;
+  const void* sums = nullptr;
+};
+
+// The grid after a cycle, as the structural mode compares it.
+class RsGridView {
+ public:
+  virtual int64_t cycle() const = 0;    // the cycle just stepped
+  virtual int64_t pass() const = 0;     // the pass on the PEs (-1: none yet)
+  virtual int64_t started() const = 0;  // that pass's last started step (-1: none)
+  virtual const RsCounts& counts() const = 0;
+  virtual int64_t gated() const = 0;
+  virtual const std::vector<ArrayEvent>& events() const = 0;
+  // Logical PE (channel set, filter set, filter row, ofmap row) of the current pass.
+  virtual RsPeWords pe(int64_t ri, int64_t ti, int64_t y, int64_t x) const = 0;
+  virtual size_t tokens() const = 0;
+  virtual RsTokenWords token(size_t i) const = 0;
+  // The global buffer's psum or ofmap value at RsData::out_index, as a word.
+  virtual uint32_t glb(size_t index) const = 0;
+
+ protected:
+  ~RsGridView() = default;
+};
+
+class RsGridProbe {
+ public:
+  virtual void stepped(const RsGridView& grid) = 0;  // after each cycle
+
+ protected:
+  ~RsGridProbe() = default;
+};
+
 // Steps the grid through every pass of `plan` from `start`; `memory` (nullptr: ideal) is the
-// grid's own source, asked as each pass could start. end_cycle includes its drain.
+// grid's own source, asked as each pass could start. end_cycle includes its drain. `probe`
+// (--verify=structural) sees the grid after every cycle.
 RsRegisterRun run_rs_register_level(const RsLayerPlan& plan, int64_t start, const RsData& data,
-                                    RsMemory* memory = nullptr);
+                                    RsMemory* memory = nullptr, RsGridProbe* probe = nullptr);
 
 }  // namespace cstsim

@@ -56,11 +56,11 @@ class StationaryGrid final : public RegisterArray {
   void corrupt(int row, int col) override { Arith::flip_low_bit(p_[size_t(row) * C_ + col]); }
 
   bool pe_registers(int row, int col, PeRegisters& out) const override {
-    if (data_.sparse_2_4) return false;  // its x links carry 2:4's group lanes, not one word
     const size_t at = size_t(row) * C_ + col;
     out.x = &x_[at * X_];
     out.w[0] = &w_[0][at * L_];
     out.w[1] = &w_[1][at * L_];
+    for (int b = 0; b < 2; ++b) out.sel[b] = sel_[b].empty() ? nullptr : &sel_[b][at * L_];
     out.x_tag = xtag_[at];
     out.x_bank = xbank_[at];
     std::memcpy(&out.sum, &p_[at], sizeof out.sum);

@@ -1,5 +1,7 @@
 #include "sim/run/structural_run.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/input_error.h"
@@ -16,10 +18,14 @@ void check_structural(const ArchSpec& arch, const RunOptions& o) {
                      fmt::format("structural mode elaborates one sc_module per PE and takes arrays up to {}x{}; this "
                                  "one is {}x{} (array.rows, array.cols)",
                                  kStructuralMaxSide, kStructuralMaxSide, arch.rows, arch.cols));
-  if (arch.dataflow == Dataflow::RS)
-    throw InputError("--verify", 0, "", "structural mode has PEs for ws, os and is; row stationary has none yet");
-  if (!o.sparsity.empty())
-    throw InputError("--verify", 0, "", "structural mode's PEs hold dense weights (leave out --sparsity)");
+  // Row stationary: a PE's link carries its p psums at once, p at most both scratchpads allow.
+  if (arch.dataflow == Dataflow::RS &&
+      (std::min(arch.rs.psum_spad, arch.rs.filter_spad) > kStructuralMaxRsWords || arch.rs.ifmap_spad > kStructuralMaxRsWords))
+    throw InputError("--verify", 0, "",
+                     fmt::format("structural mode's row-stationary PEs hold up to {} psums and {} ifmap words a PE; "
+                                 "this arch allows {} and {} (rs.psum_spad, rs.ifmap_spad)",
+                                 kStructuralMaxRsWords, kStructuralMaxRsWords,
+                                 std::min(arch.rs.psum_spad, arch.rs.filter_spad), arch.rs.ifmap_spad));
 }
 
 std::unique_ptr<StructuralArrays> make_structural(const ArchSpec& arch, const RunOptions& o,
@@ -33,6 +39,10 @@ std::unique_ptr<StructuralArrays> make_structural(const ArchSpec& arch, const Ru
   c.chips = arch.chips;
   c.clusters = arch.clusters;
   c.clock_hz = arch.clock_hz;
+  c.sparse_2_4 = arch.skip_2_4;
+  c.rs_filter_spad = int(arch.rs.filter_spad);
+  c.rs_ifmap_spad = int(arch.rs.ifmap_spad);
+  c.rs_psum_spad = int(std::min(arch.rs.psum_spad, arch.rs.filter_spad));  // p <= both (plan/rs_plan.h)
   if (o.vcd_pes) c.vcd = (dir / "pes").string();  // SystemC adds ".vcd"
   return std::make_unique<StructuralArrays>(c);
 }

@@ -15,8 +15,10 @@ namespace cstsim {
 
 // The largest array side the structural mode elaborates (one sc_module and a dozen sc_signals per PE).
 constexpr int kStructuralMaxSide = 16;
+// Row stationary: the most psums a PE's chain link carries and ifmap words its window holds.
+constexpr int64_t kStructuralMaxRsWords = 256;
 
-// Throws InputError unless the structural mode can run this arch (array size, dataflow, weights).
+// Throws InputError unless the structural mode can run this arch (array size, RS scratchpads).
 void check_structural(const ArchSpec& arch, const RunOptions& o);
 
 // The structural grids of every array, before sc_start (nullptr without --verify=structural);

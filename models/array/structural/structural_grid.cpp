@@ -10,21 +10,20 @@ namespace cstsim::structural {
 using sc_core::sc_signal;
 using sc_core::sc_vector;
 
-StructuralGrid::StructuralGrid(const sc_core::sc_module_name& name, int rows, int cols, int lanes,
-                               sc_core::sc_time period)
-    : sc_core::sc_module(name), R_(rows), C_(cols), L_(lanes), half_(period / 2.0) {
+ClockedGrid::ClockedGrid(const sc_core::sc_module_name& name, int rows, int cols, sc_core::sc_time period)
+    : sc_core::sc_module(name), R_(rows), C_(cols), half_(period / 2.0) {
   SC_METHOD(fall);
   sensitive << fall_;
   dont_initialize();
 }
 
-void StructuralGrid::fall() { clk_.write(false); }
+void ClockedGrid::fall() { clk_.write(false); }
 
 // One rising edge, in delta cycles at the caller's time: the edge words and the clock update
 // together, the PEs latch in the next delta, and their registers are readable in the one after.
 // The clock falls half a period later (what a VCD shows); a second edge in the same time step
 // lowers it first.
-void StructuralGrid::clock_edge() {
+void ClockedGrid::edge() {
   if (clk_.read()) {
     clk_.write(false);
     sc_core::wait(sc_core::SC_ZERO_TIME);
@@ -35,13 +34,50 @@ void StructuralGrid::clock_edge() {
   fall_.notify(half_);
 }
 
+void ClockedGrid::clock_edge(int64_t cycle) {
+  if (cycle == fault_cycle_) pe(fault_row_, fault_col_).flip_once = true;
+  edge();
+}
+
+void ClockedGrid::reset() {
+  rst_.write(true);
+  edge();
+  rst_.write(false);
+}
+
+void ClockedGrid::plant_fault(int64_t cycle, int row, int col) {
+  fault_cycle_ = cycle;
+  fault_row_ = row;
+  fault_col_ = col;
+}
+
+void ClockedGrid::mismatch(int64_t c, int row, int col, const std::string& signal, int64_t reg, int64_t got) const {
+  throw StructuralMismatch(fmt::format("structural check: cycle {}, PE({},{}) signal {}: register grid {:#x}, "
+                                       "structural PE {:#x} ({})",
+                                       c, row, col, signal, reg, got, pe_name(row, col, signal.c_str())));
+}
+
+std::string ClockedGrid::pe_name(int row, int col, const char* signal) const {
+  return fmt::format("{}.pe_{}_{}.{}", name(), row, col, signal);
+}
+
+void ClockedGrid::trace_common(sc_core::sc_trace_file* tf) const {
+  sc_core::sc_trace(tf, clk_, fmt::format("{}.clk", name()));
+  sc_core::sc_trace(tf, rst_, fmt::format("{}.rst", name()));
+}
+
+StructuralGrid::StructuralGrid(const sc_core::sc_module_name& name, int rows, int cols, int lanes,
+                               sc_core::sc_time period)
+    : ClockedGrid(name, rows, cols, period), L_(lanes) {}
+
 void StructuralGrid::begin(const RegisterArray& reg, const GemmData& data) {
   const FoldPlan& p = reg.plan();
   if (!runs(p.dataflow) || p.R != R_ || p.C != C_ || p.pack != L_)
     throw std::invalid_argument(fmt::format("structural grid {}: built for {}x{} PEs of {} lanes, asked to run a {} "
                                             "{}x{} array of {} lanes", name(), R_, C_, L_, to_string(p.dataflow), p.R,
                                             p.C, p.pack));
-  if (data.sparse_2_4) throw std::invalid_argument("the structural PEs hold dense weights, not 2:4-compressed ones");
+  if (data.sparse_2_4 && !takes_2_4())
+    throw std::invalid_argument(fmt::format("structural grid {} was built for dense weights, not 2:4 ones", name()));
   reg_ = &reg;
   data_ = &data;
   arith_ = pe_arith(data.operand);
@@ -52,16 +88,8 @@ void StructuralGrid::begin(const RegisterArray& reg, const GemmData& data) {
   events_seen_ = 0;
   result_.assign(size_t(data.M * data.N), 0);
   result_cycle_.assign(result_.size(), -1);
-  rst_.write(true);
-  clock_edge();
-  rst_.write(false);
+  reset();
   ++passes_;
-}
-
-void StructuralGrid::plant_fault(int64_t cycle, int row, int col) {
-  fault_cycle_ = cycle;
-  fault_row_ = row;
-  fault_col_ = col;
 }
 
 void StructuralGrid::follow_events() {
@@ -77,8 +105,7 @@ void StructuralGrid::cycle() {
   const int64_t c = reg_->now() - 1;  // the cycle the register grid just stepped
   follow_events();
   drive(c);
-  if (c == fault_cycle_) pe(fault_row_, fault_col_).flip_once = true;
-  clock_edge();
+  clock_edge(c);
   compare(c);
   ++cycles_;
   if (reg_->done()) check_results();
@@ -107,31 +134,7 @@ void StructuralGrid::check_results() const {
   }
 }
 
-void StructuralGrid::mismatch(int64_t c, int row, int col, const std::string& signal, int64_t reg, int64_t got) const {
-  throw StructuralMismatch(fmt::format("structural check: cycle {}, PE({},{}) signal {}: register grid {:#x}, "
-                                       "structural PE {:#x} ({})",
-                                       c, row, col, signal, reg, got, pe_name(row, col, signal.c_str())));
-}
-
-std::string StructuralGrid::pe_name(int row, int col, const char* signal) const {
-  return fmt::format("{}.pe_{}_{}.{}", name(), row, col, signal);
-}
-
-void StructuralGrid::trace_common(sc_core::sc_trace_file* tf) const {
-  sc_core::sc_trace(tf, clk_, fmt::format("{}.clk", name()));
-  sc_core::sc_trace(tf, rst_, fmt::format("{}.rst", name()));
-}
-
 namespace {
-
-// A value as the PE registers hold it: an int32 for integer arithmetic (grid_arith.h's reg), the
-// float's bits otherwise.
-uint32_t to_word(PeArith a, float v) {
-  if (a == PeArith::Int) return uint32_t(int32_t(v));
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
 
 // Traces the signals of `v` from `first`, `n` of them, as <base> or <base>_<q>.
 template <class Vec>
@@ -140,17 +143,20 @@ void trace_lanes(sc_core::sc_trace_file* tf, const Vec& v, size_t first, int n, 
     sc_core::sc_trace(tf, v[first + size_t(q)], n > 1 ? fmt::format("{}_{}", base, q) : base);
 }
 
-// WS and IS.
+// WS and IS; `sparse`: WS PEs that also take 2:4 weights (X = 4 ceil(L / 2) x lanes, selects).
 class StationaryGrid final : public StructuralGrid {
  public:
-  StationaryGrid(const sc_core::sc_module_name& name, int R, int C, int L, sc_core::sc_time period)
-      : StructuralGrid(name, R, C, L, period),
-        pes_("pe", size_t(R) * C, [L](const char* n, size_t) { return new StationaryPe(n, L); }),
-        x_("x", size_t(R) * C * L), xtag_("xtag", size_t(R) * C), xbank_("xbank", size_t(R) * C),
+  StationaryGrid(const sc_core::sc_module_name& name, int R, int C, int L, bool sparse, sc_core::sc_time period)
+      : StructuralGrid(name, R, C, L, period), X_(sparse ? 4 * ((L + 1) / 2) : L),
+        pes_("pe", size_t(R) * C, [L, X = X_](const char* n, size_t) { return new StationaryPe(n, L, X); }),
+        x_("x", size_t(R) * C * X_), xtag_("xtag", size_t(R) * C), xbank_("xbank", size_t(R) * C),
         psum_("psum", size_t(R) * C), ptag_("ptag", size_t(R) * C), w0_("w0", size_t(R) * C * L),
-        w1_("w1", size_t(R) * C * L), edge_x_("edge_x", size_t(R) * L), edge_xtag_("edge_xtag", size_t(R)),
-        edge_xbank_("edge_xbank", size_t(R)), edge_w_("edge_w", size_t(C) * L) {
+        w1_("w1", size_t(R) * C * L), s0_("s0", sparse ? size_t(R) * C * L : 0),
+        s1_("s1", sparse ? size_t(R) * C * L : 0), edge_x_("edge_x", size_t(R) * X_),
+        edge_xtag_("edge_xtag", size_t(R)), edge_xbank_("edge_xbank", size_t(R)), edge_w_("edge_w", size_t(C) * L),
+        edge_s_("edge_s", sparse ? size_t(C) * L : 0) {
     zero_.write(0);
+    const size_t X = size_t(X_);
     for (int i = 0; i < R; ++i)
       for (int j = 0; j < C; ++j) {
         const size_t at = size_t(i) * C + j;
@@ -159,13 +165,20 @@ class StationaryGrid final : public StructuralGrid {
         p.rst(rst_);
         p.load(load_);
         p.load_bank(load_bank_);
+        for (size_t q = 0; q < X; ++q) {
+          p.x_in[q](j == 0 ? edge_x_[size_t(i) * X + q] : x_[(at - 1) * X + q]);
+          p.x_out[q](x_[at * X + q]);
+        }
         for (int q = 0; q < L; ++q) {
-          p.x_in[q](j == 0 ? edge_x_[size_t(i) * L + q] : x_[(at - 1) * L + q]);
           p.w0_in[q](i == 0 ? edge_w_[size_t(j) * L + q] : w0_[(at - C) * L + q]);
           p.w1_in[q](i == 0 ? edge_w_[size_t(j) * L + q] : w1_[(at - C) * L + q]);
-          p.x_out[q](x_[at * L + q]);
           p.w0_out[q](w0_[at * L + q]);
           p.w1_out[q](w1_[at * L + q]);
+          if (!sparse) continue;
+          p.s0_in[q](i == 0 ? edge_s_[size_t(j) * L + q] : s0_[(at - C) * L + q]);
+          p.s1_in[q](i == 0 ? edge_s_[size_t(j) * L + q] : s1_[(at - C) * L + q]);
+          p.s0_out[q](s0_[at * L + q]);
+          p.s1_out[q](s1_[at * L + q]);
         }
         sc_signal<int32_t>& xtag_from = j == 0 ? edge_xtag_[size_t(i)] : xtag_[at - 1];
         p.xtag_in(xtag_from);
@@ -181,6 +194,7 @@ class StationaryGrid final : public StructuralGrid {
   }
 
   bool runs(Dataflow d) const override { return d == Dataflow::WS || d == Dataflow::IS; }
+  bool takes_2_4() const override { return X_ > L_; }
 
   void trace(sc_core::sc_trace_file* tf) const override {
     trace_common(tf);
@@ -189,13 +203,16 @@ class StationaryGrid final : public StructuralGrid {
     for (int i = 0; i < R_; ++i)
       for (int j = 0; j < C_; ++j) {
         const size_t at = size_t(i) * C_ + j;
-        trace_lanes(tf, x_, at * L_, L_, pe_name(i, j, "x"));
+        trace_lanes(tf, x_, at * X_, X_, pe_name(i, j, "x"));
         sc_core::sc_trace(tf, xtag_[at], pe_name(i, j, "xtag"));
         sc_core::sc_trace(tf, xbank_[at], pe_name(i, j, "xbank"));
         sc_core::sc_trace(tf, psum_[at], pe_name(i, j, "psum"));
         sc_core::sc_trace(tf, ptag_[at], pe_name(i, j, "ptag"));
         trace_lanes(tf, w0_, at * L_, L_, pe_name(i, j, "w0"));
         trace_lanes(tf, w1_, at * L_, L_, pe_name(i, j, "w1"));
+        if (!takes_2_4()) continue;
+        trace_lanes(tf, s0_, at * L_, L_, pe_name(i, j, "s0"));
+        trace_lanes(tf, s1_, at * L_, L_, pe_name(i, j, "s1"));
       }
   }
 
@@ -205,7 +222,9 @@ class StationaryGrid final : public StructuralGrid {
   void drive(int64_t c) override {
     const FoldPlan& p = reg_->plan();
     ws_ = p.dataflow == Dataflow::WS;
-    std::vector<uint32_t> x(size_t(R_) * L_, 0);
+    sparse_ = data_->sparse_2_4;
+    const int lanes = sparse_ ? X_ : L_;  // a dense layer leaves a 2:4 PE's extra x lanes at zero
+    std::vector<uint32_t> x(size_t(R_) * X_, 0);
     std::vector<int32_t> tag(size_t(R_), -1);
     std::vector<char> bank(size_t(R_), 0);
     // Row i of fold g's stream, started at S, takes word t = c - S - i (the skew buffers).
@@ -216,13 +235,13 @@ class StationaryGrid final : public StructuralGrid {
       for (int i = 0; i < f.rows_used; ++i) {
         const int64_t t = c - S - i;
         if (t < 0 || t >= p.T) continue;
-        for (int q = 0; q < L_; ++q) x[size_t(i) * L_ + q] = streamed(t, f.row0 + i, q);
+        for (int q = 0; q < lanes; ++q) x[size_t(i) * X_ + q] = streamed(t, f.row0 + i, q);
         tag[size_t(i)] = int32_t(int64_t(g) * p.T + t);
         bank[size_t(i)] = char(g & 1);
       }
     }
     for (int i = 0; i < R_; ++i) {
-      for (int q = 0; q < L_; ++q) edge_x_[size_t(i) * L_ + q].write(x[size_t(i) * L_ + q]);
+      for (int q = 0; q < X_; ++q) edge_x_[size_t(i) * X_ + q].write(x[size_t(i) * X_ + q]);
       edge_xtag_[size_t(i)].write(tag[size_t(i)]);
       edge_xbank_[size_t(i)].write(bank[size_t(i)]);
     }
@@ -238,9 +257,18 @@ class StationaryGrid final : public StructuralGrid {
       const int64_t k = pushes - 1 - (c - Ls);
       load_bank_.write(g & 1);
       for (int j = 0; j < C_; ++j)
-        for (int q = 0; q < L_; ++q)
-          edge_w_[size_t(j) * L_ + q].write(k < f.rows_used && j < f.cols_used ? stationary(f.row0 + k, f.col0 + j, q)
-                                                                               : 0u);
+        for (int q = 0; q < L_; ++q) {
+          const bool real = k < f.rows_used && j < f.cols_used;
+          const size_t at = size_t(j) * L_ + q;
+          if (!sparse_) {
+            edge_w_[at].write(real ? stationary(f.row0 + k, f.col0 + j, q) : 0u);
+            if (takes_2_4()) edge_s_[at].write(q);  // dense lane q meets x lane q
+            continue;
+          }
+          const auto [w, lane] = real ? kept(f.row0 + k, f.col0 + j, q) : std::pair<uint32_t, int32_t>(0u, 0);
+          edge_w_[at].write(w);
+          edge_s_[at].write(lane);
+        }
     }
     load_.write(loading);
   }
@@ -253,7 +281,7 @@ class StationaryGrid final : public StructuralGrid {
       for (int j = 0; j < C_; ++j) {
         if (!reg_->pe_registers(i, j, r)) throw std::invalid_argument("this register grid does not expose its PEs");
         const size_t at = size_t(i) * C_ + j;
-        expect_lanes(c, i, j, "x", r.x, x_, at * L_);
+        expect_lanes(c, i, j, "x", r.x, x_, at * X_, sparse_ ? X_ : L_);
         expect(c, i, j, "xtag", r.x_tag, xtag_[at].read());
         // The bank an empty slot names is a don't-care (the register grid leaves its edge's last).
         if (r.x_tag >= 0) expect(c, i, j, "xbank", r.x_bank, xbank_[at].read());
@@ -261,6 +289,13 @@ class StationaryGrid final : public StructuralGrid {
         expect(c, i, j, "ptag", r.sum_tag, ptag_[at].read());
         expect_lanes(c, i, j, "w0", r.w[0], w0_, at * L_);
         expect_lanes(c, i, j, "w1", r.w[1], w1_, at * L_);
+        if (!sparse_) continue;
+        for (int b = 0; b < 2; ++b)
+          for (int q = 0; q < L_; ++q) {
+            const int32_t got = (b ? s1_ : s0_)[at * L_ + size_t(q)].read();
+            if (r.sel[b][q] != got) mismatch(c, i, j, fmt::format("s{}{}", b, L_ > 1 ? fmt::format("_{}", q) : ""),
+                                             r.sel[b][q], got);
+          }
       }
     // The psums leaving the bottom row: a fold's partial sum of output (t, col0 + j).
     for (int j = 0; j < C_; ++j) {
@@ -276,10 +311,11 @@ class StationaryGrid final : public StructuralGrid {
 
  private:
   // Lane q of word sr (along K) of the stream's vector t, and of the stationary tile's column sc
-  // (WS: A streams, B stays; IS: B streams, A stays); zero past K.
+  // (WS: A streams, B stays; IS: B streams, A stays); zero past K. 2:4: the stream's word sr
+  // carries the four activations of each group its kept values come from.
   uint32_t streamed(int64_t t, int64_t sr, int q) const {
     const GemmData& d = *data_;
-    const int64_t k = sr * L_ + q;
+    const int64_t k = sparse_ ? 4 * (sr * L_ / 2) + q : sr * L_ + q;
     if (k >= d.K) return 0;
     return to_word(arith_, ws_ ? d.A[size_t(t * d.K + k)] : d.B[size_t(k * d.N + t)]);
   }
@@ -289,8 +325,18 @@ class StationaryGrid final : public StructuralGrid {
     if (k >= d.K) return 0;
     return to_word(arith_, ws_ ? d.B[size_t(k * d.N + sc)] : d.A[size_t(sc * d.K + k)]);
   }
+  // 2:4 (WS): lane q of word sr in column sc is kept value v = sr L + q (of K / 2), of group v / 2,
+  // at its place in the group; its select is that activation's lane in the word's x.
+  std::pair<uint32_t, int32_t> kept(int64_t sr, int64_t sc, int q) const {
+    const GemmData& d = *data_;
+    const int64_t v = sr * L_ + q, g = v / 2;
+    if (v >= d.K / 2) return {0u, 0};
+    const int place = d.kept_place(g, sc, int(v % 2));
+    return {to_word(arith_, d.B[size_t((4 * g + place) * d.N + sc)]), int32_t(4 * (g - sr * L_ / 2) + place)};
+  }
 
-  bool ws_ = true;
+  const int X_;  // x lanes: L, or 2:4's four activations per group
+  bool ws_ = true, sparse_ = false;
   sc_vector<StationaryPe> pes_;
   sc_vector<sc_signal<uint32_t>> x_;
   sc_vector<sc_signal<int32_t>> xtag_;
@@ -298,10 +344,12 @@ class StationaryGrid final : public StructuralGrid {
   sc_vector<sc_signal<uint32_t>> psum_;
   sc_vector<sc_signal<int32_t>> ptag_;
   sc_vector<sc_signal<uint32_t>> w0_, w1_;
+  sc_vector<sc_signal<int32_t>> s0_, s1_;
   sc_vector<sc_signal<uint32_t>> edge_x_;
   sc_vector<sc_signal<int32_t>> edge_xtag_;
   sc_vector<sc_signal<bool>> edge_xbank_;
   sc_vector<sc_signal<uint32_t>> edge_w_;
+  sc_vector<sc_signal<int32_t>> edge_s_;
   sc_signal<uint32_t> zero_{"zero"};
   sc_signal<bool> load_{"load"}, load_bank_{"load_bank"};
 };
@@ -447,10 +495,10 @@ class OsGrid final : public StructuralGrid {
 }  // namespace
 
 std::unique_ptr<StructuralGrid> make_structural_grid(const char* name, Dataflow dataflow, int rows, int cols,
-                                                     int lanes, sc_core::sc_time period) {
+                                                     int lanes, sc_core::sc_time period, bool sparse_2_4) {
   if (dataflow == Dataflow::OS) return std::make_unique<OsGrid>(name, rows, cols, lanes, period);
   if (dataflow == Dataflow::WS || dataflow == Dataflow::IS)
-    return std::make_unique<StationaryGrid>(name, rows, cols, lanes, period);
+    return std::make_unique<StationaryGrid>(name, rows, cols, lanes, sparse_2_4 && dataflow == Dataflow::WS, period);
   throw std::invalid_argument(fmt::format("no structural PE for the {} dataflow", to_string(dataflow)));
 }
 

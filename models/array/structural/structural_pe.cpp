@@ -61,10 +61,18 @@ uint32_t add_bits(PeArith a, uint32_t c, uint32_t v) {
   return 0;
 }
 
-StationaryPe::StationaryPe(const sc_core::sc_module_name& name, int lanes)
-    : PeBase(name, lanes), x_in("x_in", size_t(lanes)), w0_in("w0_in", size_t(lanes)), w1_in("w1_in", size_t(lanes)),
-      x_out("x", size_t(lanes)), xtag_out("xtag"), xbank_out("xbank"), psum_out("psum"), ptag_out("ptag"),
-      w0_out("w0", size_t(lanes)), w1_out("w1", size_t(lanes)) {
+uint32_t to_word(PeArith a, float v) {
+  if (a == PeArith::Int) return uint32_t(int32_t(v));
+  return to_bits(v);
+}
+
+StationaryPe::StationaryPe(const sc_core::sc_module_name& name, int lanes, int x_lanes)
+    : PeBase(name, lanes), x_in("x_in", size_t(x_lanes)), w0_in("w0_in", size_t(lanes)),
+      w1_in("w1_in", size_t(lanes)), s0_in("s0_in", x_lanes > lanes ? size_t(lanes) : 0),
+      s1_in("s1_in", x_lanes > lanes ? size_t(lanes) : 0), x_out("x", size_t(x_lanes)), xtag_out("xtag"),
+      xbank_out("xbank"), psum_out("psum"), ptag_out("ptag"), w0_out("w0", size_t(lanes)), w1_out("w1", size_t(lanes)),
+      s0_out("s0", x_lanes > lanes ? size_t(lanes) : 0), s1_out("s1", x_lanes > lanes ? size_t(lanes) : 0),
+      x_lanes_(x_lanes), select_(x_lanes > lanes) {
   SC_METHOD(edge);
   sensitive << clk.pos();
   dont_initialize();
@@ -72,27 +80,30 @@ StationaryPe::StationaryPe(const sc_core::sc_module_name& name, int lanes)
 
 void StationaryPe::edge() {
   if (rst.read()) {
-    for (int q = 0; q < lanes_; ++q) x_out[q].write(0), w0_out[q].write(0), w1_out[q].write(0);
+    for (int q = 0; q < x_lanes_; ++q) x_out[q].write(0);
+    for (int q = 0; q < lanes_; ++q) w0_out[q].write(0), w1_out[q].write(0);
+    for (size_t q = 0; q < s0_out.size(); ++q) s0_out[q].write(0), s1_out[q].write(0);
     xtag_out.write(-1), xbank_out.write(false), psum_out.write(0), ptag_out.write(-1);
     return;
   }
   // Every read below is of the signals before this edge: the neighbours' registers and our own.
   const bool bank = xbank_in.read();
   const sc_core::sc_vector<WordOut>& w = bank ? w1_out : w0_out;
+  const sc_core::sc_vector<TagOut>& sel = bank ? s1_out : s0_out;
   uint32_t sum = psum_in.read();
   for (int q = 0; q < lanes_; ++q) {
-    const uint32_t x = x_in[q].read();
-    sum = mac_bits(arith, sum, x, w[q].read());
-    x_out[q].write(x);
+    const int lane = select_ ? sel[q].read() : q;  // 2:4: the activation the kept weight was kept for
+    sum = mac_bits(arith, sum, lane < x_lanes_ ? x_in[lane].read() : 0u, w[q].read());
   }
+  for (int q = 0; q < x_lanes_; ++q) x_out[q].write(x_in[q].read());
   xtag_out.write(xtag_in.read());
   xbank_out.write(bank);
   psum_out.write(planted(sum));
   ptag_out.write(ptag_in.read());
   if (load.read()) {  // the bank being loaded takes the word of the PE above
-    sc_core::sc_vector<WordIn>& from = load_bank.read() ? w1_in : w0_in;
-    sc_core::sc_vector<WordOut>& to = load_bank.read() ? w1_out : w0_out;
-    for (int q = 0; q < lanes_; ++q) to[q].write(from[q].read());
+    const bool b = load_bank.read();
+    for (int q = 0; q < lanes_; ++q) (b ? w1_out : w0_out)[q].write((b ? w1_in : w0_in)[q].read());
+    for (size_t q = 0; q < s0_out.size(); ++q) (b ? s1_out : s0_out)[q].write((b ? s1_in : s0_in)[q].read());
   }
 }
 

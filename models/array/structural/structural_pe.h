@@ -20,6 +20,9 @@ PeArith pe_arith(NumType operand);
 uint32_t mac_bits(PeArith a, uint32_t s, uint32_t x, uint32_t w);
 // c + v: a result adding a fold's partial sum (WS/IS row folds).
 uint32_t add_bits(PeArith a, uint32_t c, uint32_t v);
+// A value as the PE registers hold it: an int32 for integer arithmetic (grid_arith.h's reg), the
+// float's bits otherwise.
+uint32_t to_word(PeArith a, float v);
 
 using WordIn = sc_core::sc_in<uint32_t>;
 using WordOut = sc_core::sc_out<uint32_t>;
@@ -45,6 +48,9 @@ struct PeBase : sc_core::sc_module {
 // above, takes x times the weights of the bank x names, and moves down; the two weight banks
 // shift down a column when `load` says their bank is being loaded. Row 0's psum_in is tied to
 // zero and its ptag_in to its own x tag (a psum starts where its token enters the column).
+// With 2:4 weights (WS, sparsity.skip_2_4) x carries the four activations of every group its
+// word touches (x_lanes = 4 ceil(lanes / 2)) and each bank entry has a select, the x lane its
+// kept weight multiplies, shifted down beside it (a dense layer loads selects 0, 1, ...).
 struct StationaryPe : PeBase {
   sc_core::sc_vector<WordIn> x_in;
   TagIn xtag_in;
@@ -52,6 +58,7 @@ struct StationaryPe : PeBase {
   WordIn psum_in;
   TagIn ptag_in;
   sc_core::sc_vector<WordIn> w0_in, w1_in;  // the bank registers of the PE above (row 0: the edge)
+  sc_core::sc_vector<TagIn> s0_in, s1_in;   // their selects (2:4 only)
   sc_core::sc_in<bool> load, load_bank;
 
   sc_core::sc_vector<WordOut> x_out;
@@ -60,12 +67,16 @@ struct StationaryPe : PeBase {
   WordOut psum_out;
   TagOut ptag_out;
   sc_core::sc_vector<WordOut> w0_out, w1_out;
+  sc_core::sc_vector<TagOut> s0_out, s1_out;
 
   SC_HAS_PROCESS(StationaryPe);
-  StationaryPe(const sc_core::sc_module_name& name, int lanes);
+  // `x_lanes` > lanes: a 2:4 PE (with selects).
+  StationaryPe(const sc_core::sc_module_name& name, int lanes, int x_lanes);
 
  private:
   void edge();
+  const int x_lanes_;
+  const bool select_;
 };
 
 // OS: A enters from the left and moves right, B from above and moves down; the accumulator adds
