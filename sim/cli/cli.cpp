@@ -246,11 +246,10 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
       continue;
     }
     if (j.value("kind", "") == "collective") {  // between chips: the tensor's bytes, what each chip sends
+      std::string op = j["op"].get<std::string>();
+      op.erase(std::remove(op.begin(), op.end(), '_'), op.end());  // allreduce, allgather, alltoall, send
       out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
-                         j["name"].get<std::string>(), w, "", "", "", "col",
-                         j["op"].get<std::string>() == "all_reduce"   ? "allreduce"
-                         : j["op"].get<std::string>() == "all_gather" ? "allgather"
-                                                                      : "send",
+                         j["name"].get<std::string>(), w, "", "", "", "col", op,
                          j["op"] == "send" ? fmt::format("{}>{}", j["from"].get<int>(), j["to"].get<int>()) : "", "",
                          fmt::format("{} sent", j.value("sent_bytes_per_chip", j["bytes"].get<int64_t>())),
                          fmt::format("{} B", j["bytes"].get<int64_t>()), "");
