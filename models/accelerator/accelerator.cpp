@@ -164,7 +164,14 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
   if (spec_.clusters > 1) cluster_set_ = std::make_unique<ClusterSet>(spec_, spec_.clusters, sink != nullptr, clock);
   if (spec_.memory == MemoryMode::Hbm || spec_.memory == MemoryMode::Hierarchy)
     hbm_ = std::make_unique<HbmStackModule>("hbm", spec_.hbm, resident_tensors(plan_, spec_.array.precision), memory_.get());
-  if (spec_.memory == MemoryMode::Hierarchy) noc_ = std::make_unique<NocModule>("noc", spec_.noc, *memory_);
+  if (spec_.memory == MemoryMode::Hierarchy) {
+    noc_ = std::make_unique<NocModule>("noc", spec_.noc, *memory_);
+    noc_->to_hbm.bind(hbm_->from_noc);  // the mesh's controller ports to the stack
+    memory_->on_attach([this](MemoryGroup& group) {
+      noc_->connect(group);
+      hbm_->connect(group);
+    });
+  }
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
                                                         cluster_set_.get(), clock, noc_.get(), hbm_.get(),
@@ -293,6 +300,15 @@ void collect(const sc_core::sc_object* o, std::vector<ModuleInfo>& out) {
 std::vector<ModuleInfo> Accelerator::modules() const {
   std::vector<ModuleInfo> out;
   collect(this, out);
+  if (memory_)
+    for (ModuleInfo& m : out) {
+      const MemoryPart part = m.kind == "noc"   ? MemoryPart::Noc
+                              : m.kind == "hbm" ? MemoryPart::Hbm
+                                                : MemoryPart::DmaEarly;
+      if (m.kind != "noc" && m.kind != "hbm" && m.kind != "memory_system") continue;
+      m.activations = memory_->stats(part).activations;
+      m.events = memory_->stats(part).events;
+    }
   return out;
 }
 

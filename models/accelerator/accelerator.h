@@ -9,7 +9,7 @@
 //       vector            VectorUnitModule: vector.lanes > 0
 //       scratchpad, dma   memory: hierarchy
 //       fifo, dma         memory: channel (fifo alone) | hbm
-//     memory              memory: hierarchy: the process that steps the DMA, NoC and HBM
+//     memory              memory: hierarchy: the memory's clock and the DMA engines' process
 //     noc                 memory: hierarchy: the mesh
 //     hbm                 memory: hbm | hierarchy: the stack
 //       ch<NN>            its channel controllers

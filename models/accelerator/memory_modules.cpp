@@ -1,6 +1,7 @@
 #include "models/accelerator/memory_modules.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -95,11 +96,48 @@ void DmaModule::announce(trace::TraceSink& sink, HierarchySource& source, int64_
 }
 
 NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config, MemorySystemModule& memory)
-    : sc_module(name), config_(std::move(config)), memory_(memory) {
+    : sc_module(name), to_hbm("to_hbm"), config_(std::move(config)), memory_(memory) {
+  to_hbm.register_nb_transport_bw(this, &NocModule::from_hbm);
   SC_HAS_PROCESS(NocModule);
   SC_METHOD(guarded_step);  // woken at the mesh's next event (memory_system.h)
   sensitive << memory_.wake_event(MemoryPart::Noc);
   dont_initialize();
+}
+
+void NocModule::connect(MemoryGroup& group) {
+  DmaSystem& dma = group.dma();
+  dma.set_memory_submit([this, &dma](const hbm::HbmRequest& r) { send(dma, r); });
+}
+
+void NocModule::send(DmaSystem& dma, const hbm::HbmRequest& request) {
+  if (free_.empty()) {
+    free_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+    free_.back()->set_extension(new HbmEdgeExtension);  // the payload owns it
+  }
+  tlm::tlm_generic_payload* p = free_.back().release();
+  free_.pop_back();
+  p->set_command(request.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p->set_address(request.addr);
+  p->set_data_length(static_cast<unsigned int>(request.bytes));
+  p->set_streaming_width(static_cast<unsigned int>(request.bytes));
+  p->set_data_ptr(nullptr);  // a timing model: no data moves
+  p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  HbmEdgeExtension* e = p->get_extension<HbmEdgeExtension>();
+  e->dma = &dma;
+  e->request = request;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const tlm::tlm_sync_enum s = to_hbm->nb_transport_fw(*p, phase, delay);
+  if (s != tlm::TLM_UPDATED || phase != tlm::END_REQ)
+    throw std::logic_error(fmt::format("{}: the stack did not take a request", name()));
+}
+
+tlm::tlm_sync_enum NocModule::from_hbm(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time&) {
+  if (phase != tlm::BEGIN_RESP) throw std::logic_error(fmt::format("{}: unexpected phase from the stack", name()));
+  HbmEdgeExtension* e = payload.get_extension<HbmEdgeExtension>();
+  e->dma->complete(e->completion);
+  free_.emplace_back(&payload);
+  return tlm::TLM_COMPLETED;
 }
 
 void NocModule::declare_links(trace::TraceSink& sink) {
@@ -144,7 +182,8 @@ void HbmControllerModule::announce(trace::TraceSink& sink, const SharedTimeline&
 
 HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident,
                                MemorySystemModule* memory)
-    : sc_module(name), spec_(std::move(spec)), memory_(memory), resident_(std::move(resident)) {
+    : sc_module(name), from_noc("from_noc"), spec_(std::move(spec)), memory_(memory), resident_(std::move(resident)) {
+  from_noc.register_nb_transport_fw(this, &HbmStackModule::take);
   if (memory_) {  // memory: hierarchy; under memory: hbm the tile source runs the stack in its cluster's thread
     SC_HAS_PROCESS(HbmStackModule);
     SC_METHOD(guarded_step);  // woken at the stack's next event (memory_system.h)
@@ -153,6 +192,49 @@ HbmStackModule::HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, 
   }
   for (int ch = 0; ch < spec_.org.channels; ++ch)
     controllers_.push_back(std::make_unique<HbmControllerModule>(fmt::format("ch{:02d}", ch).c_str(), ch, spec_));
+}
+
+void HbmStackModule::connect(MemoryGroup& group) {
+  const DmaSystem& dma = group.dma();
+  group.dma().set_memory_respond([this, &dma](const hbm::HbmCompletion& c) { respond(dma, c); });
+}
+
+tlm::tlm_sync_enum HbmStackModule::take(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time&) {
+  HbmEdgeExtension* e = payload.get_extension<HbmEdgeExtension>();
+  if (phase != tlm::BEGIN_REQ || !e || !e->dma)
+    throw std::logic_error(fmt::format("{}: a request without its memory system", name()));
+  e->dma->hbm().submit(e->request);
+  InFlight& f = in_flight(e->dma);
+  const uint64_t id = e->request.id;
+  if (f.by_id.empty()) f.first = id;
+  for (; id < f.first; --f.first) f.by_id.push_front(nullptr);
+  if (id - f.first >= f.by_id.size()) f.by_id.resize(size_t(id - f.first + 1), nullptr);
+  f.by_id[size_t(id - f.first)] = &payload;
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+HbmStackModule::InFlight& HbmStackModule::in_flight(const DmaSystem* dma) {
+  for (InFlight& f : in_flight_)
+    if (f.dma == dma) return f;
+  in_flight_.push_back({dma, 0, {}});
+  return in_flight_.back();
+}
+
+void HbmStackModule::respond(const DmaSystem& dma, const hbm::HbmCompletion& c) {
+  InFlight& f = in_flight(&dma);
+  tlm::tlm_generic_payload* const* slot =
+      c.id >= f.first && c.id - f.first < f.by_id.size() ? &f.by_id[size_t(c.id - f.first)] : nullptr;
+  if (!slot || !*slot) throw std::logic_error(fmt::format("{}: a completion for no request", name()));
+  tlm::tlm_generic_payload& p = **slot;
+  f.by_id[size_t(c.id - f.first)] = nullptr;
+  for (; !f.by_id.empty() && !f.by_id.front(); ++f.first) f.by_id.pop_front();
+  p.get_extension<HbmEdgeExtension>()->completion = c;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  if (from_noc->nb_transport_bw(p, phase, delay) != tlm::TLM_COMPLETED)
+    throw std::logic_error(fmt::format("{}: the mesh did not take a response", name()));
 }
 
 void HbmStackModule::declare(trace::TraceSink& sink) {

@@ -9,9 +9,13 @@
 // (memory_system.h).
 #include <memory>
 #include <string>
+#include <deque>
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "models/accelerator/accelerator_spec.h"
 #include "models/accelerator/memory_system.h"
@@ -69,9 +73,29 @@ class DmaModule : public sc_core::sc_module {
   trace::ActionId read_tile_ = 0, read_stream_ = 0, write_ = 0, spad_write_ = 0, spad_read_ = 0;
 };
 
+// What a request carries across the mesh-to-stack socket besides the base protocol's command,
+// address and length: the memory system it belongs to, the request as the controller takes it
+// (its arrival cycle among them: the parts keep their own exact clocks, so the socket's delay
+// stays zero), and on the way back its completion.
+struct HbmEdgeExtension : tlm::tlm_extension<HbmEdgeExtension> {
+  DmaSystem* dma = nullptr;
+  hbm::HbmRequest request;
+  hbm::HbmCompletion completion;
+  tlm::tlm_extension_base* clone() const override { return new HbmEdgeExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const HbmEdgeExtension&>(other);
+  }
+};
+
 class NocModule : public sc_core::sc_module {
  public:
   NocModule(sc_core::sc_module_name name, noc::NocConfig config, MemorySystemModule& memory);
+  // Initiator at the mesh's controller ports: a request that reached its controller goes to the
+  // stack as a READ or WRITE (nb_transport_fw, BEGIN_REQ); the stack answers on the backward
+  // path (BEGIN_RESP) once its data is done.
+  tlm_utils::simple_initiator_socket<NocModule> to_hbm;
+  // A memory system of the run sends its controller-bound requests through to_hbm.
+  void connect(MemoryGroup& group);
   const noc::NocConfig& config() const { return config_; }
   void declare_links(trace::TraceSink& sink);
   void declare_hops(trace::TraceSink& sink);
@@ -79,7 +103,10 @@ class NocModule : public sc_core::sc_module {
 
  private:
   void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Noc); }); }  // what SC_*(step) registers
+  void send(DmaSystem& dma, const hbm::HbmRequest& request);
+  tlm::tlm_sync_enum from_hbm(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_;  // payloads not in flight, for reuse
   const noc::NocConfig config_;
   MemorySystemModule& memory_;
   trace::ResourceId links_busy_ = 0;
@@ -108,6 +135,11 @@ class HbmStackModule : public sc_core::sc_module {
   // `memory` (memory: hierarchy): the clock whose stack slot its process steps.
   HbmStackModule(sc_core::sc_module_name name, hbm::HbmSpec spec, std::vector<int64_t> resident = {},
                  MemorySystemModule* memory = nullptr);
+  // Target for the mesh's requests (NocModule::to_hbm): BEGIN_REQ is taken at once (TLM_UPDATED,
+  // END_REQ: the controller queue is the stack's); BEGIN_RESP goes back when the data is done.
+  tlm_utils::simple_target_socket_optional<HbmStackModule> from_noc;  // unbound under memory: hbm
+  // A memory system of the run answers its requests through from_noc.
+  void connect(MemoryGroup& group);
   const hbm::HbmSpec& spec() const { return spec_; }
   void declare(trace::TraceSink& sink);
   // A piece of a pass's timeline, everything before `before` (MemoryGroup::kTimelineEnd: the
@@ -120,7 +152,18 @@ class HbmStackModule : public sc_core::sc_module {
 
  private:
   void guarded_step() { guard_process([this] { memory_->run(MemoryPart::Hbm); }); }  // what SC_*(step) registers
+  tlm::tlm_sync_enum take(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void respond(const DmaSystem& dma, const hbm::HbmCompletion& c);
 
+  // Requests in the stack, for their BEGIN_RESP: per memory system, by id from `first` (ids
+  // are handed out in issue order, so the window spans what is in flight).
+  struct InFlight {
+    const DmaSystem* dma = nullptr;
+    uint64_t first = 0;
+    std::deque<tlm::tlm_generic_payload*> by_id;
+  };
+  InFlight& in_flight(const DmaSystem* dma);
+  std::vector<InFlight> in_flight_;
   const hbm::HbmSpec spec_;
   MemorySystemModule* memory_;
   // Command counters (hbm_cmd.act, .pre, .rd, .wr, .ref, .refpb; PREA counts as pre), the

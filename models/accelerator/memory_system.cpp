@@ -28,6 +28,7 @@ void MemorySystemModule::attach(MemoryGroup& group) {
   if (slot_ps_ && slot != slot_ps_) throw std::logic_error("memory: two memory systems on different time bases");
   slot_ps_ = slot;
   groups_.push_back(&group);
+  for (const auto& connect : connect_) connect(group);
 }
 
 void MemorySystemModule::detach(const MemoryGroup& group) {
@@ -59,14 +60,15 @@ void MemorySystemModule::notify(int process, int64_t at_ps, int64_t now_ps) {
 }
 
 void MemorySystemModule::run(MemoryPart part) {
-  ++stats_.wakeups;
+  Stats& stats = stats_[size_t(part_process(part))];
+  ++stats.activations;
   const int64_t now = now_ps();
   pending_[size_t(part_process(part))] = INT64_MAX;  // what woke it, or a spurious wake: asked again below
   const int64_t tick = now / slot_ps_, slot = now % slot_ps_;
   if (part_process(part) == 0)  // the DMA engines: issues before the mesh's slot, port moves after the stack's
     part = slot < slot_of(MemoryPart::DmaLate) ? MemoryPart::DmaEarly : MemoryPart::DmaLate;
   for (MemoryGroup* g : groups_) {
-    if (g->run_part(part, tick, stats_.steps)) {
+    if (g->run_part(part, tick, stats.events)) {
       // A waiting cluster can go on: it runs in this evaluation phase; this part goes on with
       // the same tick in the next delta cycle, after it (it may have enqueued).
       sc_core::next_trigger(sc_core::SC_ZERO_TIME);

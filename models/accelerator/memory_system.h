@@ -20,6 +20,7 @@
 // (--verify with clusters > 1) step their group themselves to each cycle's edge
 // (MemoryGroup::advance_to); the processes then find those events done.
 #include <array>
+#include <functional>
 #include <vector>
 
 #include <systemc>
@@ -35,18 +36,20 @@ class MemorySystemModule : public sc_core::sc_module, public MemoryClock {
   void attach(MemoryGroup& group) override;
   void detach(const MemoryGroup& group) override;
   void schedule(MemoryGroup& group) override;
+  // Called with each group as it attaches (the modules connect their sockets to it).
+  void on_attach(std::function<void(MemoryGroup&)> connect) { connect_.push_back(std::move(connect)); }
 
   // What the process of `part` wakes on, and what it runs there (the mesh's and the stack's
   // modules register their own method on their part's event and call run()).
   sc_core::sc_event& wake_event(MemoryPart part) { return wake_[size_t(part_process(part))]; }
   void run(MemoryPart part);
 
-  // Statistics with their units: how often each part's process ran and what it did.
+  // Statistics with their units, per process (0: the DMA engines', 1: the mesh's, 2: the stack's).
   struct Stats {
-    int64_t wakeups = 0;  // activations of the three processes (count)
-    int64_t steps = 0;    // events they stepped (count)
+    int64_t activations = 0;  // times it ran (count)
+    int64_t events = 0;       // events it stepped (count)
   };
-  const Stats& stats() const { return stats_; }
+  const Stats& stats(MemoryPart part) const { return stats_[size_t(part_process(part))]; }
 
  private:
   static int part_process(MemoryPart part) {  // 0: DMA engines (early and late), 1: mesh, 2: stack
@@ -60,12 +63,13 @@ class MemorySystemModule : public sc_core::sc_module, public MemoryClock {
   const sc_core::sc_time::value_type ps_ = sc_core::sc_time(1, sc_core::SC_PS).value();  // in kernel units
 
   std::vector<MemoryGroup*> groups_;
+  std::vector<std::function<void(MemoryGroup&)>> connect_;
   int64_t slot_ps_ = 0;  // a tick's window (set by the first group)
   std::array<sc_core::sc_event, 3> wake_;
   // Per process: the time (ps) its pending wake-up is for, INT64_MAX when none; a later or equal
   // one asked for meanwhile changes nothing and costs no kernel call.
   std::array<int64_t, 3> pending_{INT64_MAX, INT64_MAX, INT64_MAX};
-  Stats stats_;
+  std::array<Stats, 3> stats_;
 };
 
 }  // namespace cstsim

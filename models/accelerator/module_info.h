@@ -12,6 +12,10 @@ struct ModuleInfo {
   // tree, and when it owns none, why not.
   std::string process;
   std::string no_process_because;
+  // The memory side's processes (memory: hierarchy): how often each ran and the events it
+  // stepped (counts), -1 for other modules.
+  int64_t activations = -1;
+  int64_t events = -1;
 };
 
 // As an indented tree, one module per line.

@@ -200,7 +200,10 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
     h.is_write = r.write;
     h.id = d.packet.id;
     h.cycle = at / hbm_period_ + 1;  // first HBM edge strictly after
-    hbm_->submit(h);
+    if (submit_)
+      submit_(h);
+    else
+      hbm_->submit(h);
     return;
   }
   r.path.returned = at;  // back at the cluster
@@ -404,7 +407,7 @@ void DmaSystem::step(const NextEvent& e) {
       break;
     case NextEvent::Hbm:
       hbm_->run_until(e.cycle);
-      for (const hbm::HbmCompletion& c : hbm_->take_completions()) on_hbm_completion(c);
+      for (const hbm::HbmCompletion& c : hbm_->take_completions()) respond_ ? respond_(c) : on_hbm_completion(c);
       break;
     case NextEvent::Ports:
       move_through_ports(e.queue, e.cycle);

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -203,6 +204,13 @@ class DmaSystem {
   int64_t acc_period() const { return acc_period_; }
   int64_t to_acc(int64_t t) const { return (t + acc_period_ - 1) / acc_period_; }  // first edge at or after
 
+  // The edge between the mesh and the stack. A request at its controller goes to the stack
+  // through `submit`, and a done one comes back through `respond`, which ends in complete(). By
+  // default both are calls; a run's modules put a TLM-2.0 socket there (memory_modules.h).
+  void set_memory_submit(std::function<void(const hbm::HbmRequest&)> submit) { submit_ = std::move(submit); }
+  void set_memory_respond(std::function<void(const hbm::HbmCompletion&)> respond) { respond_ = std::move(respond); }
+  void complete(const hbm::HbmCompletion& c) { on_hbm_completion(c); }
+
   hbm::HbmDevice& hbm() { return *hbm_; }
   const hbm::HbmDevice& hbm() const { return *hbm_; }
   noc::Network& noc() { return *noc_; }
@@ -306,6 +314,8 @@ class DmaSystem {
   hbm::Cycle hbm_start_ = 0;
   int64_t tRP_ = 0, tRCD_ = 0, tCL_ = 0, tCWL_ = 0;
   std::vector<DmaStats> stats_;  // per cluster
+  std::function<void(const hbm::HbmRequest&)> submit_;      // empty: hbm_->submit
+  std::function<void(const hbm::HbmCompletion&)> respond_;  // empty: complete
 };
 
 }  // namespace cstsim

@@ -231,6 +231,10 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
         e["process"] = m.process;
       else
         e["no_process_because"] = m.no_process_because;
+      if (m.activations >= 0) {
+        e["activations"] = m.activations;
+        e["events"] = m.events;
+      }
       j["modules"].push_back(std::move(e));
     }
   }

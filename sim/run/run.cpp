@@ -258,11 +258,24 @@ ChipTotals simulate(const RunInputs& in, Machine& m, const std::string& mode) {
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
+  // What the memory side's processes did (the list itself is the elaborated one: the kernel
+  // deletes a thread's process object once it ends).
+  std::map<std::string, const ModuleInfo*> after;
+  std::vector<ModuleInfo> now;
+  for (const auto& chip : m.chips)
+    for (ModuleInfo& info : chip->modules()) now.push_back(std::move(info));
+  for (const ModuleInfo& info : now) after[info.name] = &info;
+  for (ModuleInfo& info : m.modules)
+    if (const auto it = after.find(info.name); it != after.end()) {
+      info.activations = it->second->activations;
+      info.events = it->second->events;
+    }
   ChipTotals t;
   t.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.progress.reset();  // the bar goes before anything else is printed
-  if (const MemorySystemModule* memory = m.first().memory())
-    spdlog::debug("memory process: {} wake-ups, {} queue events", memory->stats().wakeups, memory->stats().steps);
+  for (const ModuleInfo& info : m.modules)
+    if (info.activations >= 0)
+      spdlog::debug("{}: {} activations, {} events", info.name, info.activations, info.events);
   if (m.sink) m.sink->rethrow_write_error();
   for (size_t k = 0; k < m.chips.size(); ++k) {
     const Accelerator* chip = m.chips[k].get();

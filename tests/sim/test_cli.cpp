@@ -888,7 +888,7 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
     EXPECT_EQ(kind[c + ".scratchpad"], "scratchpad");
     EXPECT_EQ(kind[c + ".dma"], "dma");
   }
-  EXPECT_EQ(kind["accelerator.memory"], "memory_system");  // the thread that steps DMA, NoC and HBM
+  EXPECT_EQ(kind["accelerator.memory"], "memory_system");  // the DMA engines' process and the memory's clock
   EXPECT_EQ(kind["accelerator.noc"], "noc");
   EXPECT_EQ(kind["accelerator.hbm"], "hbm");
   int controllers = 0;
@@ -906,7 +906,18 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
   }
   EXPECT_EQ(process["accelerator.cluster0"], "thread");
   EXPECT_EQ(process["accelerator.cluster1"], "thread");
-  EXPECT_EQ(process["accelerator.memory"], "method");
+  EXPECT_EQ(process["accelerator.memory"], "method");  // the DMA engines
+  EXPECT_EQ(process["accelerator.noc"], "method");
+  EXPECT_EQ(process["accelerator.hbm"], "method");
+  // Each of the three stepped its part in SystemC time: every HBM burst read or written went
+  // through the stack's process, every packet through the mesh's.
+  std::map<std::string, nlohmann::json> module;
+  for (const auto& m : s["modules"]) module[m["name"]] = m;
+  for (const char* name : {"accelerator.memory", "accelerator.noc", "accelerator.hbm"}) {
+    EXPECT_GT(module[name]["activations"].get<int64_t>(), 0) << name;
+    EXPECT_GT(module[name]["events"].get<int64_t>(), 0) << name;
+  }
+  EXPECT_FALSE(module["accelerator.cluster0"].contains("activations"));
   EXPECT_EQ(process.count("accelerator.cluster0.array"), 0u);
   // Ideal memory: the arrays alone.
   const fs::path ideal = file("i.yaml", "array: {rows: 8, cols: 8}\ndataflow: ws\n");
