@@ -122,7 +122,10 @@ void ClusterModule::vector_simulated(MemoryGroup& group, int64_t shared_before) 
 
 void ClusterModule::tiles_fetched(const FoldPlan& folds, const std::vector<TileSource::Fetch>& fetches,
                                   const LayerTiming& timing) {
-  if (sink_) fifo_->announce(*sink_, folds, fetches, timing);
+  if (!sink_) return;
+  if (!fifo_)  // a memory backend that fetches tiles must have the cluster build its FIFO (fifo_path)
+    throw std::logic_error("tiles fetched on a cluster with no tile FIFO: the memory mode is missing from fifo_path");
+  fifo_->announce(*sink_, folds, fetches, timing);
 }
 
 namespace {

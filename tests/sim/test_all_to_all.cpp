@@ -19,6 +19,7 @@
 #include "models/interconnect/chip_set.h"
 #include "sim/bench/collective_cli.h"
 #include "sim/run/chips.h"
+#include "tests/sim/collective_chip.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -35,18 +36,6 @@ int64_t a2a_closed_form_ps(const std::string& topology, int chips) {
                               : a2a_message_ps(chips) + kA2aAlphaPs;
 }
 
-// Each chip's process reaches collective 0 at cycle 0 and keeps the cycle its part ends.
-struct AllToAllChip : sc_core::sc_module {
-  SC_HAS_PROCESS(AllToAllChip);
-  AllToAllChip(sc_core::sc_module_name name, ic::ChipSet& set, int chip, int64_t& end)
-      : sc_core::sc_module(name), set_(set), chip_(chip), end_(end) {
-    SC_THREAD(run);
-  }
-  void run() { end_ = set_.collective(chip_, 0, 0); }
-  ic::ChipSet& set_;
-  int chip_;
-  int64_t& end_;
-};
 
 // Through the run's path: the chip set of an arch (chip_set_params) runs the plan's all_to_all
 // with the algorithm the run picks for it. One sc_start: one topology per test.
@@ -62,9 +51,9 @@ void run_all_to_all_on_chip_set(const std::string& topology, int chips) {
   ic::ChipSet set(p, {k}, nullptr);
   EXPECT_EQ(set.algorithm("all_to_all"), "direct");
   std::vector<int64_t> end(size_t(chips), -1);
-  std::vector<std::unique_ptr<AllToAllChip>> procs;
+  std::vector<std::unique_ptr<testing_util::CollectiveChip>> procs;
   for (int c = 0; c < chips; ++c)
-    procs.push_back(std::make_unique<AllToAllChip>(fmt::format("a2a_chip{}", c).c_str(), set, c, end[size_t(c)]));
+    procs.push_back(std::make_unique<testing_util::CollectiveChip>(fmt::format("a2a_chip{}", c).c_str(), set, c, end[size_t(c)]));
   sc_core::sc_start();
 
   const int64_t closed = a2a_closed_form_ps(topology, chips);

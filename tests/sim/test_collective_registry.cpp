@@ -18,6 +18,7 @@
 #include "models/interconnect/topologies.h"
 #include "sim/bench/collective_cli.h"
 #include "sim/run/chips.h"
+#include "tests/sim/collective_chip.h"
 #include "tests/test_util.h"
 
 namespace cstsim::ic {
@@ -61,18 +62,6 @@ constexpr int64_t kToyBytes = 1 << 20;
 // 1 MiB at 100 GB/s is 10.48576 us on the wire, plus 1 us: twice.
 constexpr int64_t kToyStarPs = 2 * (10485760 + 1000000);
 
-// Each chip's process reaches collective 0 at cycle 0 and keeps the cycle its part ends.
-struct ToyChipProcess : sc_core::sc_module {
-  SC_HAS_PROCESS(ToyChipProcess);
-  ToyChipProcess(sc_core::sc_module_name name, ic::ChipSet& set, int chip, int64_t& end)
-      : sc_core::sc_module(name), set_(set), chip_(chip), end_(end) {
-    SC_THREAD(run);
-  }
-  void run() { end_ = set_.collective(chip_, 0, 0); }
-  ic::ChipSet& set_;
-  int chip_;
-  int64_t& end_;
-};
 
 TEST(CollectiveRegistry, ARegisteredToyRunsWhereTheRunRunsCollectives) {
   ASSERT_TRUE(Registry<ic::ICollectiveAlgorithm>::instance().contains("toy_star"));
@@ -88,9 +77,9 @@ TEST(CollectiveRegistry, ARegisteredToyRunsWhereTheRunRunsCollectives) {
   k.name = "x.all_reduce", k.op = "all_reduce", k.bytes = kToyBytes;
   ic::ChipSet set(p, {k}, nullptr);
   std::vector<int64_t> end(4, -1);
-  std::vector<std::unique_ptr<ToyChipProcess>> chips;
+  std::vector<std::unique_ptr<testing_util::CollectiveChip>> chips;
   for (int c = 0; c < 4; ++c)
-    chips.push_back(std::make_unique<ToyChipProcess>(fmt::format("toy_chip{}", c).c_str(), set, c, end[size_t(c)]));
+    chips.push_back(std::make_unique<testing_util::CollectiveChip>(fmt::format("toy_chip{}", c).c_str(), set, c, end[size_t(c)]));
   sc_core::sc_start();
   ASSERT_EQ(set.runs().size(), 1u);
   const ic::CollectiveRun& r = set.runs()[0];
