@@ -275,9 +275,12 @@ const char* kind_of(const sc_core::sc_object* o) {
 const char* no_process_because(const std::string& kind) {
   if (kind == "accelerator") return "the top: it builds the clusters and the shared memory, and runs nothing itself";
   if (kind == "array") return "a step engine's part: it runs in its cluster's sequencer thread";
-  if (kind == "scratchpad" || kind == "dma")
-    return "names its trace resources; its DMA queues and scratchpad port moves are stepped by accelerator.memory's "
-           "process, every cluster's in one order (same-cycle issues in cluster order)";
+  if (kind == "scratchpad")
+    return "storage: names its trace resources; its ports are driven by their users, the array and the DMA engines "
+           "(accelerator.memory's process moves the DMA's words through the ports the array leaves free)";
+  if (kind == "dma")
+    return "names its trace resources; memory: hierarchy: accelerator.memory's process steps every cluster's DMA "
+           "engine in one order (same-cycle issues in cluster order); memory: hbm: its cluster's sequencer thread";
   if (kind == "hbm") return "memory: hbm: the tile source runs the stack in its cluster's sequencer thread";
   if (kind == "hbm_controller") return "names its channel's trace resources; the stack's process steps every channel";
   if (kind == "tile_fifo") return "names its trace resources; the tiles it holds are timed in the sequencer thread";
