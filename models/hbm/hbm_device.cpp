@@ -18,6 +18,7 @@ HbmDevice::HbmDevice(HbmSpec spec) : spec_(std::move(spec)), map_(spec_.org, spe
 }
 
 void HbmDevice::start_at(Cycle s) {
+  changed();
   if (requests_ > 0 || processed_ > 0) throw std::logic_error("HbmDevice::start_at after the stack ran");
   for (size_t c = 0; c < channels_.size(); ++c) {
     channels_[c]->start_at(s);
@@ -26,6 +27,7 @@ void HbmDevice::start_at(Cycle s) {
 }
 
 void HbmDevice::submit(const HbmRequest& r) {
+  changed();
   if (r.bytes == 0) throw std::invalid_argument(fmt::format("HBM request {} has 0 bytes", r.id));
   if (r.cycle <= processed_)
     throw std::invalid_argument(
@@ -116,6 +118,7 @@ void HbmDevice::drain(ChannelController& ch) {
 }
 
 void HbmDevice::run_until(Cycle until) {
+  changed();
   if (until <= processed_) return;
   if (stepping_) {
     for (Cycle c = processed_ + 1; c <= until; ++c)
@@ -139,13 +142,18 @@ void HbmDevice::run_until(Cycle until) {
 }
 
 Cycle HbmDevice::next_event(bool include_idle_refresh) const {
+  const int k = include_idle_refresh ? 1 : 0;
+  if (next_known_[k]) return next_cached_[k];
   Cycle e = pending_.empty() ? kNever : std::max(pending_.top().done, processed_ + 1);
   for (size_t i = 0; i < channels_.size(); ++i)
     if (wake_[i] < e && (include_idle_refresh || channels_[i]->has_work())) e = wake_[i];
+  next_cached_[k] = e;
+  next_known_[k] = true;
   return e;
 }
 
 std::vector<HbmCompletion> HbmDevice::take_completions() {
+  changed();
   std::vector<HbmCompletion> out;
   while (!pending_.empty() && pending_.top().done <= processed_) {
     out.push_back(pending_.top());

@@ -127,6 +127,11 @@ class HbmDevice {
   uint64_t seq_ = 0;
   uint64_t requests_ = 0;
   bool stepping_ = false;
+  // next_event's answers (without and with idle refresh) since the last change of state; the
+  // memory's processes ask for it after every part they step, most of which leave the stack alone.
+  mutable Cycle next_cached_[2] = {0, 0};
+  mutable bool next_known_[2] = {false, false};
+  void changed() { next_known_[0] = next_known_[1] = false; }
 };
 
 }  // namespace cstsim::hbm
