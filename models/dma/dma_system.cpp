@@ -356,14 +356,12 @@ unsigned DmaSystem::kinds_of(MemoryPart part) {
   return 0;
 }
 
-int64_t DmaSystem::next_event_time(MemoryPart part) const { return next(kinds_of(part)).at; }
-
 DmaSystem::PartTimes DmaSystem::next_part_times() const {
   PartTimes t;
   t.issue = next(kinds_of(MemoryPart::DmaEarly)).at;
   t.ports = next(1u << NextEvent::Ports).at;
-  if (const std::optional<int64_t> n = noc_->next_event()) t.noc = *n * noc_period_;
-  if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) t.hbm = h * hbm_period_;
+  t.noc = next(kinds_of(MemoryPart::Noc)).at;
+  t.hbm = next(kinds_of(MemoryPart::Hbm)).at;
   return t;
 }
 

@@ -141,14 +141,13 @@ class DmaSystem {
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
   int64_t next_event_time() const;
-  // The same for one part, for a process that steps only that part: the earliest event it
-  // would step (DmaEarly: issues and injections; DmaLate: those and the port moves; Noc, Hbm).
-  // step(part, tick) steps that event if it lies at or before `tick`; false otherwise. Stepping
-  // every part at each tick in MemoryPart order steps the events in step()'s order.
-  int64_t next_event_time(MemoryPart part) const;
+  // For a process that steps only one part: steps that part's earliest event (DmaEarly: issues
+  // and injections; DmaLate: those and the port moves; Noc, Hbm) if it lies at or before `tick`;
+  // false otherwise. Stepping every part at each tick in MemoryPart order steps the events in
+  // step()'s order.
   bool step(MemoryPart part, int64_t tick);
-  // Every part's next_event_time in one look (ticks; INT64_MAX: none): `ports` the port moves
-  // alone, so DmaLate's is min(issue, ports).
+  // Every part's earliest event (ticks; INT64_MAX: none): `issue` the issues and injections,
+  // `ports` the port moves alone, so DmaLate's is min(issue, ports).
   struct PartTimes {
     int64_t issue = INT64_MAX, ports = INT64_MAX, noc = INT64_MAX, hbm = INT64_MAX;
   };
