@@ -9,10 +9,11 @@ namespace cstsim {
 
 ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
                              const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryClock* memory,
-                             NocModule* noc, HbmStackModule* hbm, trace::TraceSink* sink)
+                             MemorySystemModule* memory_system, NocModule* noc, HbmStackModule* hbm,
+                             trace::TraceSink* sink)
     : sc_module(name), index_(index), sink_(sink), noc_(noc), hbm_(hbm) {
   const bool hierarchy = spec.memory == MemoryMode::Hierarchy;
-  if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad);
+  if (hierarchy) scratchpad_ = std::make_unique<ScratchpadModule>("scratchpad", spec.scratchpad, *memory_system, index);
   // Row stationary's channel feeds its global buffer and is its own (models/array/rs_memory.h).
   const bool fifo_path = (spec.memory == MemoryMode::Channel || spec.memory == MemoryMode::Hbm) &&
                          spec.array.dataflow != Dataflow::RS;
@@ -34,7 +35,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
     fifo_ = std::make_unique<TileFifoModule>("fifo", slots, tile + index_bytes, spec.array.dataflow, precision);
   }
   if (hierarchy || spec.memory == MemoryMode::Hbm)
-    dma_ = std::make_unique<DmaModule>("dma", spec.hbm_dma, spec.array.dataflow);
+    dma_ = std::make_unique<DmaModule>("dma", spec.hbm_dma, spec.array.dataflow, memory_system, index);
   ArrayParams p;
   p.spec = spec;
   p.mode = options.mode;
@@ -159,7 +160,7 @@ std::vector<int64_t> resident_tensors(const Plan& plan, const Precision& precisi
 Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, const Plan& plan,
                          AcceleratorOptions options, trace::TraceSink* sink)
     : sc_module(name), spec_(std::move(spec)), plan_(plan) {
-  if (spec_.memory == MemoryMode::Hierarchy) memory_ = std::make_unique<MemorySystemModule>("memory");
+  if (spec_.memory == MemoryMode::Hierarchy) memory_ = std::make_unique<MemorySystemModule>("memory", spec_.clusters);
   // --verify with clusters: after each pass's closed form, the clusters' register grids replay it
   // from its start in lockstep on SystemC time, which the closed form's memory has moved past; so
   // there the memory runs on the clusters' own waits (MemoryGroup without a clock), not in time.
@@ -177,7 +178,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
   }
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
-                                                        cluster_set_.get(), clock, noc_.get(), hbm_.get(),
+                                                        cluster_set_.get(), clock, memory_.get(), noc_.get(), hbm_.get(),
                                                         sink));
 }
 
@@ -271,16 +272,22 @@ const char* kind_of(const sc_core::sc_object* o) {
   return nullptr;  // processes and other kernel objects
 }
 
+// The memory side's process statistics (memory: hierarchy), for the modules that step a part.
+const MemorySystemModule::Stats* process_stats(const sc_core::sc_object* o) {
+  if (const auto* m = dynamic_cast<const DmaModule*>(o)) return &m->process_stats();
+  if (const auto* m = dynamic_cast<const ScratchpadModule*>(o)) return &m->process_stats();
+  if (const auto* m = dynamic_cast<const NocModule*>(o)) return &m->process_stats();
+  if (const auto* m = dynamic_cast<const HbmStackModule*>(o)) return &m->process_stats();
+  return nullptr;
+}
+
 // Why a module of this kind runs no process of its own.
 const char* no_process_because(const std::string& kind) {
   if (kind == "accelerator") return "the top: it builds the clusters and the shared memory, and runs nothing itself";
   if (kind == "array") return "a step engine's part: it runs in its cluster's sequencer thread";
-  if (kind == "scratchpad")
-    return "storage: names its trace resources; its ports are driven by their users, the array and the DMA engines "
-           "(accelerator.memory's process moves the DMA's words through the ports the array leaves free)";
-  if (kind == "dma")
-    return "names its trace resources; memory: hierarchy: accelerator.memory's process steps every cluster's DMA "
-           "engine in one order (same-cycle issues in cluster order); memory: hbm: its cluster's sequencer thread";
+  if (kind == "memory_system")
+    return "the clock: it keeps a tick's slots and wakes each part's process at its next event (memory_system.h)";
+  if (kind == "dma") return "memory: hbm: its cluster's sequencer thread runs it (memory: hierarchy: its own process)";
   if (kind == "hbm") return "memory: hbm: the tile source runs the stack in its cluster's sequencer thread";
   if (kind == "hbm_controller") return "names its channel's trace resources; the stack's process steps every channel";
   if (kind == "tile_fifo") return "names its trace resources; the tiles it holds are timed in the sequencer thread";
@@ -293,10 +300,17 @@ void collect(const sc_core::sc_object* o, std::vector<ModuleInfo>& out) {
   ModuleInfo info{o->name(), kind, "", ""};
   for (const sc_core::sc_object* child : o->get_child_objects()) {
     const std::string k = child->kind();
+    // A tlm_utils target socket spawns, at the start of simulation, a thread that turns blocking
+    // calls into its non-blocking ones; none are made here, so it is the socket's, not the model's.
+    if (std::string(child->basename()).rfind("b2nb_thread", 0) == 0) continue;
     const char* process = k == "sc_thread_process" ? "thread" : k == "sc_method_process" ? "method" : nullptr;
     if (process) info.process += (info.process.empty() ? "" : ", ") + std::string(process);
   }
   if (info.process.empty()) info.no_process_because = no_process_because(info.kind);
+  if (const MemorySystemModule::Stats* stats = process_stats(o); stats && !info.process.empty()) {
+    info.activations = stats->activations;
+    info.events = stats->events;
+  }
   out.push_back(info);
   for (const sc_core::sc_object* child : o->get_child_objects()) collect(child, out);
 }
@@ -306,15 +320,6 @@ void collect(const sc_core::sc_object* o, std::vector<ModuleInfo>& out) {
 std::vector<ModuleInfo> Accelerator::modules() const {
   std::vector<ModuleInfo> out;
   collect(this, out);
-  if (memory_)
-    for (ModuleInfo& m : out) {
-      const MemoryPart part = m.kind == "noc"   ? MemoryPart::Noc
-                              : m.kind == "hbm" ? MemoryPart::Hbm
-                                                : MemoryPart::DmaEarly;
-      if (m.kind != "noc" && m.kind != "hbm" && m.kind != "memory_system") continue;
-      m.activations = memory_->stats(part).activations;
-      m.events = memory_->stats(part).events;
-    }
   return out;
 }
 

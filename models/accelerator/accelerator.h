@@ -54,8 +54,8 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
  public:
   SC_HAS_PROCESS(ClusterModule);
   ClusterModule(sc_core::sc_module_name name, int index, const AcceleratorSpec& spec, const Plan& plan,
-                const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryClock* memory, NocModule* noc,
-                HbmStackModule* hbm, trace::TraceSink* sink);
+                const AcceleratorOptions& options, ClusterSet* cluster_set, MemoryClock* memory,
+                MemorySystemModule* memory_system, NocModule* noc, HbmStackModule* hbm, trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
   const Sequencer& sequencer() const { return *sequencer_; }
 

@@ -53,8 +53,14 @@ void TileFifoModule::announce(trace::TraceSink& sink, const FoldPlan& folds,
   }
 }
 
-ScratchpadModule::ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params)
-    : sc_module(name), params_(std::move(params)) {}
+ScratchpadModule::ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params,
+                                   MemorySystemModule& memory, int cluster)
+    : sc_module(name), params_(std::move(params)), memory_(memory), cluster_(cluster) {
+  SC_HAS_PROCESS(ScratchpadModule);
+  SC_METHOD(guarded_step);  // woken at its ports' next move (memory_system.h)
+  sensitive << memory_.wake_event(MemoryPart::Ports, cluster_);
+  dont_initialize();
+}
 
 void ScratchpadModule::declare(trace::TraceSink& sink, const std::string& prefix) {
   const int64_t bytes[3] = {params_.ifmap_bytes, params_.filter_bytes, params_.ofmap_bytes};
@@ -68,8 +74,15 @@ void ScratchpadModule::announce(trace::TraceSink& sink, const ResidencyTimeline&
     for (const auto& [cycle, v] : residency[size_t(p)].steps) sink.set(cycle, partition_[p], v);
 }
 
-DmaModule::DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow)
-    : sc_module(name), params_(params), dataflow_(dataflow) {}
+DmaModule::DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow, MemorySystemModule* memory,
+                     int cluster)
+    : sc_module(name), params_(params), dataflow_(dataflow), memory_(memory), cluster_(cluster) {
+  if (!memory_) return;
+  SC_HAS_PROCESS(DmaModule);
+  SC_METHOD(guarded_step);  // woken at its next issue or injection (memory_system.h)
+  sensitive << memory_->wake_event(MemoryPart::DmaEarly, cluster_);
+  dont_initialize();
+}
 
 void DmaModule::declare_hbm_actions(trace::TraceSink& sink) {
   const bool filter_tiles = roles(dataflow_).tile_is_filter;  // the tile operand is B

@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "models/accelerator/accelerator_spec.h"
+#include "models/base/process_guard.h"
 #include "models/accelerator/memory_system.h"
 #include "models/accelerator/module_info.h"
 #include "models/array/fold_timing.h"
@@ -45,31 +46,49 @@ class TileFifoModule : public sc_core::sc_module {
   trace::ActionId read_ = 0;
 };
 
+// A cluster's scratchpad. Its process (memory: hierarchy) moves the DMA's words through the
+// ports the array leaves free: the landing buffer's writes and the egress queue's reads.
 class ScratchpadModule : public sc_core::sc_module {
  public:
-  ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params);
+  ScratchpadModule(sc_core::sc_module_name name, spad::ScratchpadParams params, MemorySystemModule& memory,
+                   int cluster);
   const spad::ScratchpadParams& params() const { return params_; }
+  const MemorySystemModule::Stats& process_stats() const { return stats_; }
   // `prefix` names a cluster's own resources ("cluster1.", or "" for one cluster).
   void declare(trace::TraceSink& sink, const std::string& prefix);
   void announce(trace::TraceSink& sink, const ResidencyTimeline& residency) const;
 
  private:
+  void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Ports, cluster_, stats_); }); }
+
   const spad::ScratchpadParams params_;
+  MemorySystemModule& memory_;
+  const int cluster_;
+  MemorySystemModule::Stats stats_;
   trace::ResourceId partition_[3] = {0, 0, 0};  // ifmap, filter, ofmap: resident bytes
 };
 
+// A cluster's DMA engine. memory: hierarchy: its process issues its requests and sends its
+// write data (`memory`); memory: hbm: its cluster's sequencer thread runs it (no `memory`).
 class DmaModule : public sc_core::sc_module {
  public:
-  DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow);
+  DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow, MemorySystemModule* memory = nullptr,
+            int cluster = 0);
   const HbmDmaParams& params() const { return params_; }
+  const MemorySystemModule::Stats& process_stats() const { return stats_; }
   void declare_hbm_actions(trace::TraceSink& sink);   // bytes it reads from and writes to HBM
   void declare_spad_actions(trace::TraceSink& sink);  // bytes it writes into and reads out of the scratchpad
   // The pass's transfers' bytes before cycle `before` not yet announced, in the cycle they moved.
   void announce(trace::TraceSink& sink, HierarchySource& source, int64_t before) const;
 
  private:
+  void guarded_step() { guard_process([this] { memory_->run(MemoryPart::DmaEarly, cluster_, stats_); }); }
+
   const HbmDmaParams params_;
   const Dataflow dataflow_;
+  MemorySystemModule* memory_;
+  const int cluster_;
+  MemorySystemModule::Stats stats_;
   trace::ActionId read_tile_ = 0, read_stream_ = 0, write_ = 0, spad_write_ = 0, spad_read_ = 0;
 };
 
@@ -97,18 +116,20 @@ class NocModule : public sc_core::sc_module {
   // A memory system of the run sends its controller-bound requests through to_hbm.
   void connect(MemoryGroup& group);
   const noc::NocConfig& config() const { return config_; }
+  const MemorySystemModule::Stats& process_stats() const { return stats_; }
   void declare_links(trace::TraceSink& sink);
   void declare_hops(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
 
  private:
-  void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Noc); }); }  // what SC_*(step) registers
+  void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Noc, 0, stats_); }); }
   void send(DmaSystem& dma, const hbm::HbmRequest& request);
   tlm::tlm_sync_enum from_hbm(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_;  // payloads not in flight, for reuse
   const noc::NocConfig config_;
   MemorySystemModule& memory_;
+  MemorySystemModule::Stats stats_;
   trace::ResourceId links_busy_ = 0;
   trace::ActionId hop_ = 0;
 };
@@ -141,6 +162,7 @@ class HbmStackModule : public sc_core::sc_module {
   // A memory system of the run answers its requests through from_noc.
   void connect(MemoryGroup& group);
   const hbm::HbmSpec& spec() const { return spec_; }
+  const MemorySystemModule::Stats& process_stats() const { return stats_; }
   void declare(trace::TraceSink& sink);
   // A piece of a pass's timeline, everything before `before` (MemoryGroup::kTimelineEnd: the
   // pass's last piece); a channel's active standby that goes on past it is announced up to it
@@ -151,7 +173,7 @@ class HbmStackModule : public sc_core::sc_module {
   const std::vector<std::unique_ptr<HbmControllerModule>>& controllers() const { return controllers_; }
 
  private:
-  void guarded_step() { guard_process([this] { memory_->run(MemoryPart::Hbm); }); }  // what SC_*(step) registers
+  void guarded_step() { guard_process([this] { memory_->run(MemoryPart::Hbm, 0, stats_); }); }
   tlm::tlm_sync_enum take(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void respond(const DmaSystem& dma, const hbm::HbmCompletion& c);
 
@@ -166,6 +188,7 @@ class HbmStackModule : public sc_core::sc_module {
   std::vector<InFlight> in_flight_;
   const hbm::HbmSpec spec_;
   MemorySystemModule* memory_;
+  MemorySystemModule::Stats stats_;
   // Command counters (hbm_cmd.act, .pre, .rd, .wr, .ref, .refpb; PREA counts as pre), the
   // channel-cycles a channel holds an open row (hbm_bg.active: active standby on top of
   // hbm_bg.standby, every channel every cycle), booked in the cycle they happen so energy

@@ -32,6 +32,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
       noc_period_(clocks_.noc),
       spads_(std::move(spads)),
       queues_(2 * spads_.size()),
+      injections_(spads_.size()),
       stats_(spads_.size()) {
   if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
@@ -259,7 +260,7 @@ void DmaSystem::move_through_ports(size_t index, int64_t cycle) {
     p.dst = r.controller;
     p.vnet = noc::kRequestVnet;
     p.bytes = r.bytes;
-    injections_.push({out * acc_period_, p});
+    injections_[size_t(r.cluster)].push({out * acc_period_, p});
   }
 }
 
@@ -273,7 +274,7 @@ void DmaSystem::send_on_chip(Request& r, const TransferState& t, int64_t out) {
   noc::Packet p;
   p.id = uint64_t(r.id);
   p.dst = -1;
-  injections_.push({out, p});
+  injections_[size_t(r.cluster)].push({out, p});
   if (!t.to_all_clusters) return;
   p.src = nodes_[size_t(r.cluster)];
   p.vnet = noc::kRequestVnet;
@@ -281,7 +282,7 @@ void DmaSystem::send_on_chip(Request& r, const TransferState& t, int64_t out) {
   for (int k = 0; k < clusters(); ++k) {
     if (k == r.cluster) continue;
     p.dst = nodes_[size_t(k)];
-    injections_.push({out, p});
+    injections_[size_t(r.cluster)].push({out, p});
   }
 }
 
@@ -308,7 +309,10 @@ void DmaSystem::on_hbm_completion(const hbm::HbmCompletion& c) {
   p.vnet = noc::kResponseVnet;
   p.bytes = r.write ? 0 : r.bytes;
   p.id = c.id;
-  injections_.push({r.path.memory_done, p});
+  // The controller sends it itself, in the order its stack completes requests: no DMA engine
+  // is in between, so which cluster asked does not order same-cycle responses.
+  p.cycle = noc_cycle_at(r.path.memory_done);
+  noc_->inject(p);
 }
 
 void DmaSystem::finish_request(int id, int64_t done_at) {
@@ -323,14 +327,16 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
 // The earliest pending event and who has it; on a tie the order below decides
 // (issues, injections, the mesh, the stack, the scratchpad port queues), which results do
 // not depend on, except that a cycle's port moves come after its arrivals.
-DmaSystem::NextEvent DmaSystem::next(unsigned kinds) const {
+DmaSystem::NextEvent DmaSystem::next(unsigned kinds, int cluster) const {
   NextEvent e;
   auto wanted = [kinds](NextEvent::Who who) { return (kinds >> unsigned(who)) & 1u; };
+  const size_t first = cluster < 0 ? 0 : size_t(cluster), last = cluster < 0 ? injections_.size() : first + 1;
   if (wanted(NextEvent::Issue))
-    for (size_t i = 0; i < queues_.size(); ++i)
+    for (size_t i = 2 * first; i < 2 * last; ++i)
       if (const int64_t t = next_issue_time(queues_[i]); t < e.at) e = {t, NextEvent::Issue, i, 0};
-  if (wanted(NextEvent::Inject) && !injections_.empty() && injections_.top().at < e.at)
-    e = {injections_.top().at, NextEvent::Inject, 0, 0};
+  if (wanted(NextEvent::Inject))
+    for (size_t k = first; k < last; ++k)
+      if (!injections_[k].empty() && injections_[k].top().at < e.at) e = {injections_[k].top().at, NextEvent::Inject, k, 0};
   if (wanted(NextEvent::Noc))
     if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_period_ < e.at)
       e = {*n * noc_period_, NextEvent::Noc, 0, *n};
@@ -339,34 +345,25 @@ DmaSystem::NextEvent DmaSystem::next(unsigned kinds) const {
       e = {h * hbm_period_, NextEvent::Hbm, 0, h};
   // Last on a tie: a cycle's port moves go after everything that arrives in it.
   if (wanted(NextEvent::Ports))
-    for (size_t k = 0; k < port_queues_.size(); ++k)
+    for (size_t k = 2 * first; k < 2 * last; ++k)
       if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
         e = {c * acc_period_, NextEvent::Ports, k, c};
   return e;
 }
 
 unsigned DmaSystem::kinds_of(MemoryPart part) {
-  const unsigned dma = 1u << NextEvent::Issue | 1u << NextEvent::Inject;
   switch (part) {
-    case MemoryPart::DmaEarly: return dma;
+    case MemoryPart::DmaEarly:
+    case MemoryPart::DmaLate: return 1u << NextEvent::Issue | 1u << NextEvent::Inject;
     case MemoryPart::Noc: return 1u << NextEvent::Noc;
     case MemoryPart::Hbm: return 1u << NextEvent::Hbm;
-    case MemoryPart::DmaLate: return dma | 1u << NextEvent::Ports;
+    case MemoryPart::Ports: return 1u << NextEvent::Ports;
   }
   return 0;
 }
 
-DmaSystem::PartTimes DmaSystem::next_part_times() const {
-  PartTimes t;
-  t.issue = next(kinds_of(MemoryPart::DmaEarly)).at;
-  t.ports = next(1u << NextEvent::Ports).at;
-  t.noc = next(kinds_of(MemoryPart::Noc)).at;
-  t.hbm = next(kinds_of(MemoryPart::Hbm)).at;
-  return t;
-}
-
-bool DmaSystem::step(MemoryPart part, int64_t tick) {
-  const NextEvent e = next(kinds_of(part));
+bool DmaSystem::step(MemoryPart part, int64_t tick, int cluster) {
+  const NextEvent e = next(kinds_of(part), cluster);
   if (e.at > tick) return false;
   step(e);
   return true;
@@ -388,8 +385,8 @@ void DmaSystem::step(const NextEvent& e) {
       issue(queues_[e.queue]);
       break;
     case NextEvent::Inject: {
-      Injection in = injections_.top();
-      injections_.pop();
+      Injection in = injections_[e.queue].top();
+      injections_[e.queue].pop();
       Request& r = request(int(in.packet.id));
       if (in.packet.dst < 0) {  // an on-chip write's data, out of the scratchpad: its own cluster's landing buffer
         land_on_chip(r, r.cluster, in.at);

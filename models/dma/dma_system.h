@@ -94,10 +94,12 @@ struct TransferState {
 
 // The parts of the system that step on their own when each runs as its own process, in the order
 // their events of one tick go (DmaSystem::next's tie order): the DMA engines' issues and
-// injections, the mesh, the stack, then the DMA engines again for what arrived in the tick
-// (injections the stack made, issues its arrivals allowed, the scratchpad port moves).
-enum class MemoryPart : uint8_t { DmaEarly, Noc, Hbm, DmaLate };
-inline constexpr int kMemoryParts = 4;
+// injections, the mesh, the stack, the DMA engines again for what arrived in the tick (issues a
+// returned write freed a slot for), then the scratchpads' port moves (landing buffer and egress
+// queue). The DMA parts and the ports are per cluster; a cluster's events of one tick touch no
+// other cluster's queues, so the clusters' processes may take the tick in any order.
+enum class MemoryPart : uint8_t { DmaEarly, Noc, Hbm, DmaLate, Ports };
+inline bool per_cluster(MemoryPart part) { return part != MemoryPart::Noc && part != MemoryPart::Hbm; }
 
 struct DmaStats {
   int64_t bytes_delivered = 0;  // HBM -> scratchpad, payload
@@ -141,17 +143,13 @@ class DmaSystem {
   bool step();
   // Time of the earliest pending event (ticks), or INT64_MAX when nothing is pending.
   int64_t next_event_time() const;
-  // For a process that steps only one part: steps that part's earliest event (DmaEarly: issues
-  // and injections; DmaLate: those and the port moves; Noc, Hbm) if it lies at or before `tick`;
-  // false otherwise. Stepping every part at each tick in MemoryPart order steps the events in
-  // step()'s order.
-  bool step(MemoryPart part, int64_t tick);
-  // Every part's earliest event (ticks; INT64_MAX: none): `issue` the issues and injections,
-  // `ports` the port moves alone, so DmaLate's is min(issue, ports).
-  struct PartTimes {
-    int64_t issue = INT64_MAX, ports = INT64_MAX, noc = INT64_MAX, hbm = INT64_MAX;
-  };
-  PartTimes next_part_times() const;
+  // For a process that steps only one part: steps that part's earliest event (DmaEarly and
+  // DmaLate: issues and injections; Ports: the scratchpad port moves; Noc, Hbm) of `cluster`
+  // (per_cluster parts; -1: every cluster's) if it lies at or before `tick`; false otherwise.
+  // Stepping every part at each tick in MemoryPart order steps the events in step()'s order.
+  bool step(MemoryPart part, int64_t tick, int cluster = -1);
+  // That part's earliest event (ticks; INT64_MAX: none).
+  int64_t next_time(MemoryPart part, int cluster = -1) const { return next(kinds_of(part), cluster).at; }
   void run_until_done(int id);
   const TransferState& transfer(int id) const { return *kept_transfer(id); }
   // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
@@ -225,12 +223,13 @@ class DmaSystem {
   struct NextEvent {
     int64_t at = INT64_MAX;
     enum Who { Issue, Inject, Noc, Hbm, Ports } who = Issue;
-    size_t queue = 0;   // Issue: which queue; Ports: which port queue
+    size_t queue = 0;   // Issue: which queue; Inject: which cluster's injections; Ports: which port queue
     int64_t cycle = 0;  // Noc / Hbm / Ports: the event's cycle in that clock
   };
-  // The earliest pending event of the kinds in `kinds` (bits 1 << NextEvent::Who).
+  // The earliest pending event of the kinds in `kinds` (bits 1 << NextEvent::Who), of `cluster`'s
+  // DMA and ports (-1: every cluster's).
   static constexpr unsigned kAllKinds = 0x1f;
-  NextEvent next(unsigned kinds = kAllKinds) const;
+  NextEvent next(unsigned kinds = kAllKinds, int cluster = -1) const;
   static unsigned kinds_of(MemoryPart part);
   void step(const NextEvent& e);
   struct Request {
@@ -308,7 +307,10 @@ class DmaSystem {
   bool record_actions_ = true;
   std::vector<int64_t> history_before_;  // per cluster, ticks
   std::vector<Queue> queues_;  // 2 per cluster: 2k read, 2k+1 write
-  std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>> injections_;
+  // Per cluster: the packets its DMA sends out of its scratchpad (write data, on-chip copies) at
+  // their tick; the controllers send their responses themselves (on_hbm_completion).
+  using Injections = std::priority_queue<Injection, std::vector<Injection>, std::greater<Injection>>;
+  std::vector<Injections> injections_;
   int64_t now_ = 0;
   hbm::Cycle hbm_start_ = 0;
   int64_t tRP_ = 0, tRCD_ = 0, tCL_ = 0, tCWL_ = 0;

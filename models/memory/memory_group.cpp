@@ -198,10 +198,11 @@ void MemoryGroup::drive(int first, int self) {
     if (!dma_->step()) throw std::logic_error("memory: every cluster waits and nothing is in flight");
 }
 
-bool MemoryGroup::run_part(MemoryPart part, int64_t tick, int64_t& events) {
-  // The mesh and the stack have one event per tick (a cycle of theirs); the DMA engines several.
-  const bool once = part == MemoryPart::Noc || part == MemoryPart::Hbm;
-  while (dma_->step(part, tick)) {
+bool MemoryGroup::run_part(MemoryPart part, int cluster, int64_t tick, int64_t& events) {
+  // The mesh and the stack have one event per tick (a cycle of theirs); a DMA engine or a
+  // scratchpad's ports several.
+  const bool once = !per_cluster(part);
+  while (dma_->step(part, tick, cluster)) {
     ++events;
     if (wake_satisfied()) return true;
     if (once) break;

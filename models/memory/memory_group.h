@@ -130,12 +130,12 @@ class MemoryGroup {
   // time cannot pass while a cluster still runs, so none can add traffic behind the system).
   // Throws std::logic_error when nothing can make it true.
   void wait_for(int cluster, const std::function<bool()>& satisfied);
-  // For the clock's process of `part`, at `tick`: steps that part's events up to the tick, and
-  // stops early when a waiting cluster can go on (it is woken: the one whose wait made every
-  // cluster wait first, then the others in cluster order); true then, so the process lets it
-  // run before it goes on with the same tick. `events` counts what it stepped.
-  bool run_part(MemoryPart part, int64_t tick, int64_t& events);
-  DmaSystem::PartTimes next_part_times() const { return dma_->next_part_times(); }
+  // For the clock's process of `part` (of `cluster`, for a per-cluster part), at `tick`: steps
+  // that part's events up to the tick, and stops early when a waiting cluster can go on (it is
+  // woken: the one whose wait made every cluster wait first, then the others in cluster order);
+  // true then, so the process lets it run before it goes on with the same tick. `events` counts
+  // what it stepped.
+  bool run_part(MemoryPart part, int cluster, int64_t tick, int64_t& events);
   // Every cluster but `cluster` waits (not yet woken) or is done: none can enqueue before it is
   // woken, so the memory may be run ahead of what the waiting needs (DmaSystem::catch_up).
   bool others_wait(int cluster) const;
