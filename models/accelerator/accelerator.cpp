@@ -171,15 +171,22 @@ Accelerator::Accelerator(sc_core::sc_module_name name, AcceleratorSpec spec, con
   if (spec_.memory == MemoryMode::Hierarchy) {
     noc_ = std::make_unique<NocModule>("noc", spec_.noc, *memory_);
     noc_->to_hbm.bind(hbm_->from_noc);  // the mesh's controller ports to the stack
-    memory_->on_attach([this](MemoryGroup& group) {
-      noc_->connect(group);
-      hbm_->connect(group);
-    });
   }
   for (int k = 0; k < spec_.clusters; ++k)
     clusters_.push_back(std::make_unique<ClusterModule>(fmt::format("cluster{}", k).c_str(), k, spec_, plan_, options,
                                                         cluster_set_.get(), clock, memory_.get(), noc_.get(), hbm_.get(),
                                                         sink));
+  if (spec_.memory == MemoryMode::Hierarchy) {
+    for (auto& c : clusters_) {  // cluster k's DMA at the mesh's socket index k, both ways
+      c->dma()->to_noc.bind(noc_->from_dma);
+      noc_->to_dma.bind(c->dma()->from_noc);
+    }
+    memory_->on_attach([this](MemoryGroup& group) {
+      noc_->connect(group);
+      hbm_->connect(group);
+      for (auto& c : clusters_) c->dma()->connect(group);
+    });
+  }
 }
 
 Accelerator::~Accelerator() = default;

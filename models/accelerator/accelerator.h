@@ -58,6 +58,7 @@ class ClusterModule : public sc_core::sc_module, public MemoryObserver {
                 MemorySystemModule* memory_system, NocModule* noc, HbmStackModule* hbm, trace::TraceSink* sink);
   const ArrayModule& array() const { return *array_; }
   const Sequencer& sequencer() const { return *sequencer_; }
+  DmaModule* dma() { return dma_.get(); }  // memory: hbm and hierarchy
 
   void memory_until(int layer, int64_t start, HierarchySource& source, int64_t before) override;
   void pass_simulated(int layer, int64_t start, HierarchySource& source, int64_t shared_before) override;

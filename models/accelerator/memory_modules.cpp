@@ -76,12 +76,51 @@ void ScratchpadModule::announce(trace::TraceSink& sink, const ResidencyTimeline&
 
 DmaModule::DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow, MemorySystemModule* memory,
                      int cluster)
-    : sc_module(name), params_(params), dataflow_(dataflow), memory_(memory), cluster_(cluster) {
+    : sc_module(name),
+      to_noc("to_noc"),
+      from_noc("from_noc"),
+      edge_(new MeshEdgeExtension),
+      params_(params),
+      dataflow_(dataflow),
+      memory_(memory),
+      cluster_(cluster) {
+  payload_.set_extension(edge_);
+  from_noc.register_nb_transport_fw(this, &DmaModule::take);
   if (!memory_) return;
   SC_HAS_PROCESS(DmaModule);
   SC_METHOD(guarded_step);  // woken at its next issue or injection (memory_system.h)
   sensitive << memory_->wake_event(MemoryPart::DmaEarly, cluster_);
   dont_initialize();
+}
+
+void DmaModule::connect(MemoryGroup& group) {
+  if (cluster_ >= group.clusters()) return;
+  DmaSystem& dma = group.dma();
+  dma.set_mesh_send(cluster_, [this, &dma](const noc::Packet& p) { send(dma, p); });
+}
+
+void DmaModule::send(DmaSystem& dma, const noc::Packet& packet) {
+  payload_.set_command(tlm::TLM_WRITE_COMMAND);
+  payload_.set_address(0);
+  payload_.set_data_length(static_cast<unsigned int>(packet.bytes));
+  payload_.set_streaming_width(static_cast<unsigned int>(packet.bytes));
+  payload_.set_data_ptr(nullptr);  // a timing model: no data moves
+  payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  edge_->dma = &dma;
+  edge_->delivery.packet = packet;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  if (to_noc->nb_transport_fw(payload_, phase, delay) != tlm::TLM_COMPLETED)
+    throw std::logic_error(fmt::format("{}: the mesh did not take a packet", name()));
+}
+
+tlm::tlm_sync_enum DmaModule::take(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time&) {
+  const MeshEdgeExtension* e = payload.get_extension<MeshEdgeExtension>();
+  if (phase != tlm::BEGIN_REQ || !e || !e->dma)
+    throw std::logic_error(fmt::format("{}: a delivery without its memory system", name()));
+  e->dma->deliver_to_cluster(cluster_, e->delivery);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  return tlm::TLM_COMPLETED;
 }
 
 void DmaModule::declare_hbm_actions(trace::TraceSink& sink) {
@@ -109,8 +148,16 @@ void DmaModule::announce(trace::TraceSink& sink, HierarchySource& source, int64_
 }
 
 NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config, MemorySystemModule& memory)
-    : sc_module(name), to_hbm("to_hbm"), config_(std::move(config)), memory_(memory) {
+    : sc_module(name),
+      to_hbm("to_hbm"),
+      from_dma("from_dma"),
+      to_dma("to_dma"),
+      delivery_edge_(new MeshEdgeExtension),
+      config_(std::move(config)),
+      memory_(memory) {
   to_hbm.register_nb_transport_bw(this, &NocModule::from_hbm);
+  from_dma.register_nb_transport_fw(this, &NocModule::take);
+  delivery_.set_extension(delivery_edge_);
   SC_HAS_PROCESS(NocModule);
   SC_METHOD(guarded_step);  // woken at the mesh's next event (memory_system.h)
   sensitive << memory_.wake_event(MemoryPart::Noc);
@@ -120,6 +167,31 @@ NocModule::NocModule(sc_core::sc_module_name name, noc::NocConfig config, Memory
 void NocModule::connect(MemoryGroup& group) {
   DmaSystem& dma = group.dma();
   dma.set_memory_submit([this, &dma](const hbm::HbmRequest& r) { send(dma, r); });
+  dma.set_mesh_deliver([this, &dma](int cluster, const noc::Delivery& d) { deliver(dma, cluster, d); });
+}
+
+tlm::tlm_sync_enum NocModule::take(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time&) {
+  const MeshEdgeExtension* e = payload.get_extension<MeshEdgeExtension>();
+  if (phase != tlm::BEGIN_REQ || !e || !e->dma)
+    throw std::logic_error(fmt::format("{}: a packet without its memory system", name()));
+  e->dma->take_from_cluster(e->delivery.packet);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  return tlm::TLM_COMPLETED;
+}
+
+void NocModule::deliver(DmaSystem& dma, int cluster, const noc::Delivery& d) {
+  delivery_.set_command(tlm::TLM_WRITE_COMMAND);
+  delivery_.set_address(0);
+  delivery_.set_data_length(static_cast<unsigned int>(d.packet.bytes));
+  delivery_.set_streaming_width(static_cast<unsigned int>(d.packet.bytes));
+  delivery_.set_data_ptr(nullptr);
+  delivery_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  delivery_edge_->dma = &dma;
+  delivery_edge_->delivery = d;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  if (to_dma[cluster]->nb_transport_fw(delivery_, phase, delay) != tlm::TLM_COMPLETED)
+    throw std::logic_error(fmt::format("{}: cluster {}'s DMA did not take a delivery", name(), cluster));
 }
 
 void NocModule::send(DmaSystem& dma, const hbm::HbmRequest& request) {

@@ -4,9 +4,9 @@
 // clusters. Each holds its params by value and declares and announces the part of
 // R(t) it owns. The timing itself runs in their plain-C++ engines (Scratchpad,
 // DmaSystem with its Network and HbmDevice) on one exact time base over their three
-// clocks (models/dma/dma_system.h); under memory: hierarchy the NoC and the HBM step
-// their parts in their own processes, the DMA engines in accelerator.memory's
-// (memory_system.h).
+// clocks (models/dma/dma_system.h); under memory: hierarchy each steps its part in its
+// own process (memory_system.h), and TLM-2.0 sockets join them: DMA <-> mesh router per
+// cluster, mesh controller port -> stack.
 #include <memory>
 #include <string>
 #include <deque>
@@ -14,6 +14,8 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
@@ -68,12 +70,32 @@ class ScratchpadModule : public sc_core::sc_module {
   trace::ResourceId partition_[3] = {0, 0, 0};  // ifmap, filter, ofmap: resident bytes
 };
 
+// What a packet carries across a DMA-to-mesh socket besides the base protocol's command and
+// length: the memory system it belongs to, the packet as the mesh takes it (its cycle among
+// them: the parts keep their own exact clocks, so the socket's delay stays zero), and on the way
+// out of the mesh at a cluster's router its delivery. Each crossing is one posted transaction
+// (BEGIN_REQ, TLM_COMPLETED): the mesh's own buffers and credits are its back-pressure.
+struct MeshEdgeExtension : tlm::tlm_extension<MeshEdgeExtension> {
+  DmaSystem* dma = nullptr;
+  noc::Delivery delivery;  // into the mesh: its packet alone
+  tlm::tlm_extension_base* clone() const override { return new MeshEdgeExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const MeshEdgeExtension&>(other);
+  }
+};
+
 // A cluster's DMA engine. memory: hierarchy: its process issues its requests and sends its
-// write data (`memory`); memory: hbm: its cluster's sequencer thread runs it (no `memory`).
+// write data (`memory`), through `to_noc` into its mesh router; what the mesh delivers there
+// (read data, write acks, other clusters' on-chip copies) comes in on `from_noc`. memory: hbm:
+// its cluster's sequencer thread runs it (no `memory`, no sockets bound).
 class DmaModule : public sc_core::sc_module {
  public:
   DmaModule(sc_core::sc_module_name name, HbmDmaParams params, Dataflow dataflow, MemorySystemModule* memory = nullptr,
             int cluster = 0);
+  tlm_utils::simple_initiator_socket_optional<DmaModule> to_noc;
+  tlm_utils::simple_target_socket_optional<DmaModule> from_noc;
+  // A memory system of the run sends this cluster's packets through to_noc.
+  void connect(MemoryGroup& group);
   const HbmDmaParams& params() const { return params_; }
   const MemorySystemModule::Stats& process_stats() const { return stats_; }
   void declare_hbm_actions(trace::TraceSink& sink);   // bytes it reads from and writes to HBM
@@ -83,7 +105,11 @@ class DmaModule : public sc_core::sc_module {
 
  private:
   void guarded_step() { guard_process([this] { memory_->run(MemoryPart::DmaEarly, cluster_, stats_); }); }
+  void send(DmaSystem& dma, const noc::Packet& packet);
+  tlm::tlm_sync_enum take(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
+  tlm::tlm_generic_payload payload_;  // a posted transaction is done when the call returns: one is enough
+  MeshEdgeExtension* edge_;           // payload_'s, which owns it
   const HbmDmaParams params_;
   const Dataflow dataflow_;
   MemorySystemModule* memory_;
@@ -113,7 +139,12 @@ class NocModule : public sc_core::sc_module {
   // stack as a READ or WRITE (nb_transport_fw, BEGIN_REQ); the stack answers on the backward
   // path (BEGIN_RESP) once its data is done.
   tlm_utils::simple_initiator_socket<NocModule> to_hbm;
-  // A memory system of the run sends its controller-bound requests through to_hbm.
+  // Per cluster k (socket index k): its DMA's packets into its router, and what the mesh
+  // delivers at that router out to the DMA (MeshEdgeExtension).
+  tlm_utils::multi_passthrough_target_socket<NocModule> from_dma;
+  tlm_utils::multi_passthrough_initiator_socket<NocModule> to_dma;
+  // A memory system of the run sends its controller-bound requests through to_hbm, and its
+  // deliveries at the clusters through to_dma.
   void connect(MemoryGroup& group);
   const noc::NocConfig& config() const { return config_; }
   const MemorySystemModule::Stats& process_stats() const { return stats_; }
@@ -124,9 +155,13 @@ class NocModule : public sc_core::sc_module {
  private:
   void guarded_step() { guard_process([this] { memory_.run(MemoryPart::Noc, 0, stats_); }); }
   void send(DmaSystem& dma, const hbm::HbmRequest& request);
+  void deliver(DmaSystem& dma, int cluster, const noc::Delivery& delivery);
+  tlm::tlm_sync_enum take(int cluster, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   tlm::tlm_sync_enum from_hbm(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_;  // payloads not in flight, for reuse
+  tlm::tlm_generic_payload delivery_;  // posted: one is enough
+  MeshEdgeExtension* delivery_edge_;   // delivery_'s, which owns it
   const noc::NocConfig config_;
   MemorySystemModule& memory_;
   MemorySystemModule::Stats stats_;

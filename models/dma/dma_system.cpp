@@ -33,7 +33,8 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
       spads_(std::move(spads)),
       queues_(2 * spads_.size()),
       injections_(spads_.size()),
-      stats_(spads_.size()) {
+      stats_(spads_.size()),
+      mesh_send_(spads_.size()) {
   if (noc_config.edge_nodes.empty())  // sim/run/hierarchy_check reports this to the user first
     throw std::invalid_argument("DmaSystem: the mesh has no edge node for the HBM controllers");
   for (spad::Scratchpad* sp : spads_) {  // 2k: cluster k's landing buffer, 2k + 1: its egress queue
@@ -175,26 +176,21 @@ void DmaSystem::send(Request& r, TransferState& t, int64_t cycle, int64_t at) {
     p.bytes = 0;  // a 1-flit request
     p.cycle = noc_cycle_at(at);
     r.path.injected = p.cycle * noc_period_;
-    noc_->inject(p);
+    to_mesh(r.cluster, p);
   }
+}
+
+int64_t DmaSystem::zero_load(const noc::Delivery& d) const {
+  const noc::NocConfig& nc = noc_->config();
+  return (int64_t(d.hops) * (nc.router_latency + nc.link_latency) + d.flits - 1) * noc_period_;
 }
 
 void DmaSystem::on_delivery(const noc::Delivery& d) {
   Request& r = request(int(d.packet.id));
-  const int64_t at = d.cycle * noc_period_;
-  const noc::NocConfig& nc = noc_->config();
-  const int64_t zero_load =
-      (int64_t(d.hops) * (nc.router_latency + nc.link_latency) + d.flits - 1) * noc_period_;
-  if (r.controller < 0) {  // an on-chip write's data, at another cluster
-    const auto k = std::find(nodes_.begin(), nodes_.end(), d.packet.dst) - nodes_.begin();
-    if (k == int64_t(nodes_.size())) throw std::logic_error("DMA: an on-chip write's data reached no cluster");
-    if (at > r.path.returned) r.path.to_cluster_zero_load = zero_load;
-    land_on_chip(r, int(k), at);
-    return;
-  }
-  if (d.packet.vnet == noc::kRequestVnet) {  // at the controller
+  if (r.controller >= 0 && d.packet.vnet == noc::kRequestVnet) {  // at the controller
+    const int64_t at = d.cycle * noc_period_;
     r.path.at_memory = at;
-    r.path.to_memory_zero_load = zero_load;
+    r.path.to_memory_zero_load = zero_load(d);
     hbm::HbmRequest h;
     h.addr = r.addr;
     h.bytes = uint64_t(r.bytes);
@@ -207,8 +203,27 @@ void DmaSystem::on_delivery(const noc::Delivery& d) {
       hbm_->submit(h);
     return;
   }
+  int cluster = r.cluster;  // a response; an on-chip write's data goes to another cluster
+  if (r.controller < 0) {
+    cluster = int(std::find(nodes_.begin(), nodes_.end(), d.packet.dst) - nodes_.begin());
+    if (cluster == clusters()) throw std::logic_error("DMA: an on-chip write's data reached no cluster");
+  }
+  if (mesh_deliver_)
+    mesh_deliver_(cluster, d);
+  else
+    deliver_to_cluster(cluster, d);
+}
+
+void DmaSystem::deliver_to_cluster(int cluster, const noc::Delivery& d) {
+  Request& r = request(int(d.packet.id));
+  const int64_t at = d.cycle * noc_period_;
+  if (r.controller < 0) {  // an on-chip write's data, from another cluster
+    if (at > r.path.returned) r.path.to_cluster_zero_load = zero_load(d);
+    land_on_chip(r, cluster, at);
+    return;
+  }
   r.path.returned = at;  // back at the cluster
-  r.path.to_cluster_zero_load = zero_load;
+  r.path.to_cluster_zero_load = zero_load(d);
   if (r.write) {
     r.path.freed = at;
     free_slot(r, at);
@@ -394,7 +409,7 @@ void DmaSystem::step(const NextEvent& e) {
       }
       in.packet.cycle = noc_cycle_at(in.at);
       if (in.packet.vnet == noc::kRequestVnet && r.controller >= 0) r.path.injected = in.packet.cycle * noc_period_;
-      noc_->inject(in.packet);
+      to_mesh(int(e.queue), in.packet);
       break;
     }
     case NextEvent::Noc:

@@ -208,6 +208,17 @@ class DmaSystem {
   void set_memory_respond(std::function<void(const hbm::HbmCompletion&)> respond) { respond_ = std::move(respond); }
   void complete(const hbm::HbmCompletion& c) { on_hbm_completion(c); }
 
+  // The edge between each cluster's DMA and its mesh router. A packet cluster k's DMA sends goes
+  // into the mesh through its `send(packet)`, which ends in take_from_cluster(); one the mesh
+  // delivers at cluster k's router comes back through `deliver(k, delivery)`, which ends in
+  // deliver_to_cluster(). By default both are calls; a run's modules put TLM-2.0 sockets there.
+  void set_mesh_send(int cluster, std::function<void(const noc::Packet&)> send) {
+    mesh_send_[size_t(cluster)] = std::move(send);
+  }
+  void set_mesh_deliver(std::function<void(int, const noc::Delivery&)> deliver) { mesh_deliver_ = std::move(deliver); }
+  void take_from_cluster(const noc::Packet& p) { noc_->inject(p); }
+  void deliver_to_cluster(int cluster, const noc::Delivery& d);
+
   hbm::HbmDevice& hbm() { return *hbm_; }
   const hbm::HbmDevice& hbm() const { return *hbm_; }
   noc::Network& noc() { return *noc_; }
@@ -266,7 +277,12 @@ class DmaSystem {
   int64_t next_issue_time(const Queue& q) const;
   void issue(Queue& q);
   void send(Request& r, TransferState& t, int64_t cycle, int64_t at);  // r's first packet into the NoC
-  void on_delivery(const noc::Delivery& d);
+  void to_mesh(int cluster, const noc::Packet& p) {
+    const auto& send = mesh_send_[size_t(cluster)];
+    send ? send(p) : noc_->inject(p);
+  }
+  void on_delivery(const noc::Delivery& d);  // at a controller, or on to its cluster (deliver_to_cluster)
+  int64_t zero_load(const noc::Delivery& d) const;  // its trip's ticks on an empty mesh
   void on_hbm_completion(const hbm::HbmCompletion& c);
   void finish_request(int id, int64_t done_at);
   void free_slot(const Request& r, int64_t at);  // r's outstanding slot, from tick `at`
@@ -317,6 +333,8 @@ class DmaSystem {
   std::vector<DmaStats> stats_;  // per cluster
   std::function<void(const hbm::HbmRequest&)> submit_;      // empty: hbm_->submit
   std::function<void(const hbm::HbmCompletion&)> respond_;  // empty: complete
+  std::vector<std::function<void(const noc::Packet&)>> mesh_send_;  // per cluster; empty: take_from_cluster
+  std::function<void(int, const noc::Delivery&)> mesh_deliver_;  // empty: deliver_to_cluster
 };
 
 }  // namespace cstsim

@@ -888,7 +888,7 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
     EXPECT_EQ(kind[c + ".scratchpad"], "scratchpad");
     EXPECT_EQ(kind[c + ".dma"], "dma");
   }
-  EXPECT_EQ(kind["accelerator.memory"], "memory_system");  // the DMA engines' process and the memory's clock
+  EXPECT_EQ(kind["accelerator.memory"], "memory_system");  // the memory's clock
   EXPECT_EQ(kind["accelerator.noc"], "noc");
   EXPECT_EQ(kind["accelerator.hbm"], "hbm");
   int controllers = 0;
@@ -896,8 +896,9 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
   EXPECT_EQ(controllers, 8);  // HBM2-2000: one controller per channel
   EXPECT_EQ(kind.size(), 1u + 2 * 4 + 1 + 1 + 1 + 8);
   EXPECT_NE(r.err.find("  cluster1 (cluster)\n    scratchpad (scratchpad)"), std::string::npos) << r.err;
-  // Every module owns a process or says why not: the clusters' sequencers are threads, the memory
-  // system steps as a method; the array runs in its cluster's thread.
+  // Every module owns a process or says why not: the clusters' sequencers are threads; each DMA,
+  // scratchpad, the mesh and the stack step their parts as methods; the array runs in its
+  // cluster's thread, and the memory system is only their clock.
   std::map<std::string, std::string> process;
   for (const auto& m : s["modules"]) {
     ASSERT_NE(m.contains("process"), m.contains("no_process_because")) << m.dump();
@@ -906,17 +907,21 @@ TEST_F(Cli, HierarchyRunListsItsModules) {
   }
   EXPECT_EQ(process["accelerator.cluster0"], "thread");
   EXPECT_EQ(process["accelerator.cluster1"], "thread");
-  EXPECT_EQ(process["accelerator.memory"], "method");  // the DMA engines
+  EXPECT_EQ(process.count("accelerator.memory"), 0u);
   EXPECT_EQ(process["accelerator.noc"], "method");
   EXPECT_EQ(process["accelerator.hbm"], "method");
-  // Each of the three stepped its part in SystemC time: every HBM burst read or written went
-  // through the stack's process, every packet through the mesh's.
+  // Each stepped its part in SystemC time: every HBM burst read or written went through the
+  // stack's process, every packet through the mesh's, each cluster's requests through its DMA's
+  // and its words through its scratchpad's.
   std::map<std::string, nlohmann::json> module;
   for (const auto& m : s["modules"]) module[m["name"]] = m;
-  for (const char* name : {"accelerator.memory", "accelerator.noc", "accelerator.hbm"}) {
+  for (const char* name : {"accelerator.noc", "accelerator.hbm", "accelerator.cluster0.dma", "accelerator.cluster1.dma",
+                           "accelerator.cluster0.scratchpad", "accelerator.cluster1.scratchpad"}) {
+    EXPECT_EQ(process[name], "method") << name;
     EXPECT_GT(module[name]["activations"].get<int64_t>(), 0) << name;
     EXPECT_GT(module[name]["events"].get<int64_t>(), 0) << name;
   }
+  EXPECT_FALSE(module["accelerator.memory"].contains("activations"));
   EXPECT_FALSE(module["accelerator.cluster0"].contains("activations"));
   EXPECT_EQ(process.count("accelerator.cluster0.array"), 0u);
   // Ideal memory: the arrays alone.
