@@ -108,6 +108,7 @@ class Accelerator : public sc_core::sc_module {
   // This module and every module below it, depth first.
   std::vector<ModuleInfo> modules() const;
   const MemorySystemModule* memory() const { return memory_.get(); }  // memory: hierarchy
+  const NocModule* noc() const { return noc_.get(); }                 // memory: hierarchy
 
  private:
   const AcceleratorSpec spec_;

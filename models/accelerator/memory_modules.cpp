@@ -175,6 +175,7 @@ tlm::tlm_sync_enum NocModule::take(int, tlm::tlm_generic_payload& payload, tlm::
   if (phase != tlm::BEGIN_REQ || !e || !e->dma)
     throw std::logic_error(fmt::format("{}: a packet without its memory system", name()));
   e->dma->take_from_cluster(e->delivery.packet);
+  ++edges_.from_dma;
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   return tlm::TLM_COMPLETED;
 }
@@ -192,6 +193,7 @@ void NocModule::deliver(DmaSystem& dma, int cluster, const noc::Delivery& d) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   if (to_dma[cluster]->nb_transport_fw(delivery_, phase, delay) != tlm::TLM_COMPLETED)
     throw std::logic_error(fmt::format("{}: cluster {}'s DMA did not take a delivery", name(), cluster));
+  ++edges_.to_dma;
 }
 
 void NocModule::send(DmaSystem& dma, const hbm::HbmRequest& request) {
@@ -215,12 +217,14 @@ void NocModule::send(DmaSystem& dma, const hbm::HbmRequest& request) {
   const tlm::tlm_sync_enum s = to_hbm->nb_transport_fw(*p, phase, delay);
   if (s != tlm::TLM_UPDATED || phase != tlm::END_REQ)
     throw std::logic_error(fmt::format("{}: the stack did not take a request", name()));
+  ++edges_.to_hbm;
 }
 
 tlm::tlm_sync_enum NocModule::from_hbm(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time&) {
   if (phase != tlm::BEGIN_RESP) throw std::logic_error(fmt::format("{}: unexpected phase from the stack", name()));
   HbmEdgeExtension* e = payload.get_extension<HbmEdgeExtension>();
   e->dma->complete(e->completion);
+  ++edges_.from_hbm;
   free_.emplace_back(&payload);
   return tlm::TLM_COMPLETED;
 }

@@ -148,6 +148,12 @@ class NocModule : public sc_core::sc_module {
   void connect(MemoryGroup& group);
   const noc::NocConfig& config() const { return config_; }
   const MemorySystemModule::Stats& process_stats() const { return stats_; }
+  // Transactions across its sockets (counts): packets the DMAs sent in, deliveries out to them,
+  // requests handed to the stack and completions it answered.
+  struct EdgeStats {
+    int64_t from_dma = 0, to_dma = 0, to_hbm = 0, from_hbm = 0;
+  };
+  const EdgeStats& edge_stats() const { return edges_; }
   void declare_links(trace::TraceSink& sink);
   void declare_hops(trace::TraceSink& sink);
   void announce(trace::TraceSink& sink, const SharedTimeline& timeline) const;
@@ -165,6 +171,7 @@ class NocModule : public sc_core::sc_module {
   const noc::NocConfig config_;
   MemorySystemModule& memory_;
   MemorySystemModule::Stats stats_;
+  EdgeStats edges_;
   trace::ResourceId links_busy_ = 0;
   trace::ActionId hop_ = 0;
 };

@@ -76,9 +76,20 @@ TEST(MemorySystem, ItsProcessServesSeveralClusters) {
   sc_core::sc_start();
   ASSERT_TRUE(acc.finished());
   expect_stepping_processes(acc, {"dma", "scratchpad", "noc", "hbm"}, 2 * 3 + 2);  // each cluster's own two
-  int64_t macs = 0;
-  for (const ArrayLayerResult& r : acc.layer_results()) macs += r.stats.macs;
+  int64_t macs = 0, pieces = 0;
+  for (const ArrayLayerResult& r : acc.layer_results()) {
+    macs += r.stats.macs;
+    pieces += r.hierarchy.dma_pieces;
+  }
   EXPECT_EQ(macs, 100 * 80 * 70);
+  // Every DMA piece crossed each socket once: its request or write data into the mesh from its
+  // cluster's DMA, on to the stack and back, and its data or ack out of the mesh to that DMA.
+  ASSERT_GT(pieces, 0);
+  const NocModule::EdgeStats& e = acc.noc()->edge_stats();
+  EXPECT_EQ(e.from_dma, pieces);
+  EXPECT_EQ(e.to_hbm, pieces);
+  EXPECT_EQ(e.from_hbm, pieces);
+  EXPECT_EQ(e.to_dma, pieces);
 }
 
 // A traced GEMV 1 x 2048 x 2048 (4 MiB of weights) on `clusters` clusters: the most trace
