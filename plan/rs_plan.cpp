@@ -48,6 +48,7 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
     double cycles = 0;  // the passes' steps at the pace of their slowest part
   };
   int64_t smallest_need = -1;  // bits of the smallest pass group, for the message
+  int64_t smallest_filters = -1;  // bits of the fewest filters a pass can hold, for the message
   // Every mapping, in a fixed order, to `visit` (twice below: no list of them is kept).
   auto enumerate = [&](auto&& visit) {
     for (int64_t width = widest.width; width >= narrowest; --width) {
@@ -60,7 +61,14 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
         if (q * s.S > lim.filter_spad) continue;
         for (int64_t p = std::min({s.M, lim.psum_spad, lim.filter_spad / (q * s.S)}); p >= 1; --p)
           for (int64_t r = 1; r <= std::min(replicas, ceil_div(s.C, q)); ++r) {
-            const int64_t t = std::min(replicas / r, ceil_div(s.M, p));
+            int64_t t = std::min(replicas / r, ceil_div(s.M, p));
+            if (lim.glb_filter_bits > 0) {  // a pass's p t filters (at most M) must fit the filter partition
+              const int64_t filter_bits = std::min(s.C, q * r) * std::min(s.R, place.height) * s.S * lim.weight_bits;
+              const int64_t most = lim.glb_filter_bits / filter_bits;
+              if (smallest_filters < 0 || p * filter_bits < smallest_filters) smallest_filters = p * filter_bits;
+              if (most < p) continue;
+              if (most < s.M) t = std::min(t, most / p);
+            }
             if (t < 1) continue;
             const int64_t block = p * t, reductions = ceil_div(s.C, q * r) * reductions_per_q;
             for (int64_t n = 1; n <= s.N; ++n) {
@@ -117,7 +125,10 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
     least = c.energy;
     out.mapping = c.mapping;
   });
-  if (!found)
+  if (!found && smallest_need < 0 && smallest_filters >= 0)
+    out.why_not = fmt::format("a pass's filters take at least {} bytes, more than the filter partition's {} "
+                              "(sram.filter_kib)", (smallest_filters + 7) / 8, lim.glb_filter_bits / 8);
+  else if (!found)
     out.why_not = fmt::format("the global buffer's {} bytes do not hold one pass's ifmap rows and psums (at least {} "
                               "bytes)", lim.glb_bits / 8, (smallest_need + 7) / 8);
   return out;

@@ -40,9 +40,10 @@ struct RsLimits {
   int rows = 12, cols = 14;
   int64_t filter_spad = 224, ifmap_spad = 12, psum_spad = 24;
   int64_t glb_bits = 100 * 1024 * 8;
-  // memory: hierarchy: the scratchpad's ifmap and ofmap partitions hold them apart (0: one pool).
-  int64_t glb_ifmap_bits = 0, glb_psum_bits = 0;
-  int ifmap_bits = 16, psum_bits = 16;
+  // memory: hierarchy: the scratchpad's ifmap and ofmap partitions hold them apart (0: one pool),
+  // and its filter partition a pass's filters (0: no bound).
+  int64_t glb_ifmap_bits = 0, glb_psum_bits = 0, glb_filter_bits = 0;
+  int ifmap_bits = 16, psum_bits = 16, weight_bits = 16;
 };
 
 // Eyeriss's mapping parameters (JSSC 2017 Table II), chosen by plan_rs.

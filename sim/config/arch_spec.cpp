@@ -308,6 +308,16 @@ ArchSpec build(const ArchFields& fields) {
     ArchSpec::Scratchpad& sp = s.scratchpad;
     if (const ArchField* f = find("scratchpad.banks")) sp.banks = int(int_of(*f, "scratchpad.banks"));
     if (const ArchField* f = find("scratchpad.word_bytes")) sp.word_bytes = int(int_of(*f, "scratchpad.word_bytes"));
+    if (const ArchField* f = find("scratchpad.word_bytes_per_col")) {  // the width follows the array's edge
+      if (const ArchField* w = find("scratchpad.word_bytes"))
+        fail(*w, "give scratchpad.word_bytes or scratchpad.word_bytes_per_col, not both");
+      sp.word_bytes_per_col = int(int_of(*f, "scratchpad.word_bytes_per_col"));
+      const int64_t width = int64_t(s.cols) * sp.word_bytes_per_col;
+      if (width > 4096)
+        fail(*f, fmt::format("array.cols {} x {} bytes makes a {}-byte bank word, more than 4096", s.cols,
+                             sp.word_bytes_per_col, width));
+      sp.word_bytes = int(width);
+    }
     if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(int_of(*f, "scratchpad.ports_per_bank"));
     if (const ArchField* f = find("scratchpad.read_latency")) sp.read_latency = int(int_of(*f, "scratchpad.read_latency"));
     if (const ArchField* f = find("scratchpad.write_latency")) sp.write_latency = int(int_of(*f, "scratchpad.write_latency"));

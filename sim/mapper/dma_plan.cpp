@@ -64,11 +64,14 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, tile_row(p.R), rm, r_aligned)
                       : rm ? block_bytes(tile_rows, tile_row(p.C), rm, c_aligned) + p.index_bytes(tile_rows * p.C)
                            : padded_block(tile_row(tile_rows * p.C)) + p.index_bytes(tile_rows * p.C);
-  if (d.fifo_tiles * d.stationary_slot > d.stationary_partition_bytes)
+  // The FIFO is as deep as the partition allows, up to hbm.fifo_tiles: a shallower one loads
+  // the next tiles later (the run's stalls show it), which is what such a buffer does. With room
+  // for no tile at all the layer cannot run.
+  if (d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
-              fmt::format("a FIFO of {} {} of {}x{}", d.fifo_tiles, os ? "blocks of B" : "stationary tiles",
-                          tile_rows, p.C),
-              d.fifo_tiles * d.stationary_slot, d.stationary_partition_bytes);
+              fmt::format("one {} of {}x{}", os ? "block of B" : "stationary tile", tile_rows, p.C),
+              d.stationary_slot, d.stationary_partition_bytes);
+  d.fifo_tiles = int(std::min<int64_t>(a.hbm.fifo_tiles, d.stationary_partition_bytes / d.stationary_slot));
   int64_t all_slices = 0;  // every slice of the layer, padded
   // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B).
   // Under IS a pass of a split stream starts at an arbitrary column of B: its row-major slices

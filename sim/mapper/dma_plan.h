@@ -6,8 +6,10 @@
 //
 // The array visits folds column-fold outer, row-fold inner (fold_plan.h). Per
 // fold g the scratchpad must hold
-//   - the stationary tile (r x c elements) in a FIFO of hbm.fifo_tiles slots of
-//     R x C elements; tile g's slot frees when fold g - fifo_tiles starts loading;
+//   - the stationary tile (r x c elements) in a FIFO of R x C slots, hbm.fifo_tiles of
+//     them or as many as the partition holds if fewer (DmaBuffers::fifo_tiles, which
+//     `cstsim plan` and the layer's summary show); tile g's slot frees when fold
+//     g - fifo_tiles starts loading;
 //   - the stream slice of its row fold (T x r elements). If every slice of the
 //     layer fits in the stream partition they are read once and stay ("stream
 //     resident"); otherwise two slots alternate and each fold reads its own,

@@ -59,7 +59,9 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
     limits.glb_ifmap_bits = a.ifmap_sram_kib * 1024 * 8;
     limits.glb_psum_bits = a.ofmap_sram_kib * 1024 * 8;
     limits.glb_bits = limits.glb_ifmap_bits + limits.glb_psum_bits;
+    limits.glb_filter_bits = a.filter_sram_kib * 1024 * 8;  // the filter prefetch buffer
   }
+  limits.weight_bits = p.weight_bits();
   limits.ifmap_bits = p.value_bits();
   limits.psum_bits = p.accumulator_bits();
   const RsPlanResult planned = plan_rs(shape, limits);

@@ -258,6 +258,9 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                                {"ports_per_bank", a.scratchpad.ports_per_bank},
                                {"read_latency", a.scratchpad.read_latency},
                                {"write_latency", a.scratchpad.write_latency},
+                               {"word_bytes_per_col", a.scratchpad.word_bytes_per_col
+                                                          ? nlohmann::ordered_json(a.scratchpad.word_bytes_per_col)
+                                                          : nlohmann::ordered_json()},
                                {"ifmap_bytes", a.ifmap_sram_kib * 1024},
                                {"filter_bytes", a.filter_sram_kib * 1024},
                                {"ofmap_bytes", a.ofmap_sram_kib * 1024}};
@@ -333,6 +336,14 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     if (L.has_hierarchy) {
       l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
       l["memory"]["stream_passes"] = L.passes;
+      // The tile FIFO's depth the layer ran with: hbm.fifo_tiles, or fewer where the partition
+      // holds fewer (sim/mapper/dma_plan.h).
+      int depth = 0;
+      if (r.plan && i < r.plan->layers.size())
+        for (const ClusterLayerPlan& c : r.plan->layers[i].clusters)
+          for (const PassPlan& p : c.passes)
+            if (p.has_dma) depth = depth ? std::min(depth, p.dma.fifo_tiles) : p.dma.fifo_tiles;
+      if (depth) l["memory"]["fifo_tiles"] = depth;
     }
     l["start_cycle"] = L.start_cycle;
     l["end_cycle"] = L.end_cycle;

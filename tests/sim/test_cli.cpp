@@ -495,12 +495,32 @@ TEST_F(Cli, HierarchyFullPath) {
       EXPECT_TRUE(resources.find(name) != std::string::npos) << name;
     EXPECT_GT(value(rep["total"]["energy"]["E_marg_by_action"]["noc.hop"]), 0) << rep["total"]["energy"].dump();
   }
-  // A stationary FIFO that cannot fit is an input error naming the layer; nothing is written.
-  const Result r = cstsim("run --set hbm.fifo_tiles=100 --arch " + a.string() + " --workload " + w.string() +
-                          " --out " + (dir_ / "bad").string());
+  // The stationary FIFO is as deep as the filter partition allows, up to hbm.fifo_tiles: 100 tiles
+  // of 16 x 16 int8 (256 B) do not fit 16 KiB, 64 do, and the run is the one asked for 64 outright
+  // (the summary says which depth each layer ran with). A shallower FIFO is never faster.
+  auto run_fifo = [&](int tiles, const std::string& out, const std::string& extra = "") {
+    const Result r = cstsim("run -q --no-trace --verify --set hbm.fifo_tiles=" + std::to_string(tiles) + extra +
+                            " --arch " + a.string() + " --workload " + w.string() + " --out " + (dir_ / out).string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(dir_ / out / "summary.json"));
+  };
+  const auto deep = run_fifo(100, "fifo100"), exact = run_fifo(64, "fifo64");
+  EXPECT_EQ(deep["layers"][0]["memory"]["fifo_tiles"], 64);
+  EXPECT_EQ(deep["total"]["cycles"], exact["total"]["cycles"]);
+  int64_t previous = INT64_MAX;
+  for (int tiles : {1, 2, 4, 11, 100}) {  // OS: blocks of B of 90 x 16, 1,472 B with their padding: 11 fit
+    const auto s = run_fifo(tiles, "os" + std::to_string(tiles), " --set dataflow=os");
+    EXPECT_EQ(s["layers"][0]["memory"]["fifo_tiles"], std::min(tiles, 11));
+    const int64_t cycles = s["total"]["cycles"].get<int64_t>();
+    EXPECT_LE(cycles, previous) << tiles << " tiles";
+    previous = cycles;
+  }
+  // Room for not even one tile is an input error naming the layer; nothing is written.
+  const Result r = cstsim("run --set dataflow=os --set sram.filter_kib=1 --set scratchpad.banks=81 --arch " +
+                          a.string() + " --workload " + w.string() + " --out " + (dir_ / "bad").string());
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(r.err.find("sram.filter_kib: layer a: a FIFO of 100 stationary tiles of 16x16 needs 25600 bytes") !=
-              std::string::npos)
+  EXPECT_NE(r.err.find("sram.filter_kib: layer a: one block of B of 90x16 needs 1472 bytes, the partition has 1024"),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
   // A stream too long for its partition runs in passes: same work, more weight traffic.
@@ -1322,6 +1342,32 @@ TEST_F(Cli, LongConvolutionsVerifyOnRandomHierarchies) {
   }
   EXPECT_GE(ran, 40);
   EXPECT_GE(raw, 30);  // the raw lowerings are exercised, not only the im2col fallback
+}
+
+}  // namespace
+
+namespace {
+
+// An array-size x dataflow sweep of the full-hierarchy preset runs at every point: at 256 x 256
+// the bank word follows the array (no port starvation), OS's FIFO of blocks of B takes the depth
+// its partition holds, and RS picks passes whose filters fit the filter partition (qkv's 2,304 x
+// 768 weights, 1.7 MiB, do not fit its 512 KiB whole). Every point does the workload's MACs.
+TEST_F(Cli, PresetArrayDataflowSweepRunsEveryPoint) {
+  const fs::path w = file("w.yaml", "layers:\n  - {name: qkv, M: 16, N: 2304, K: 768}\n"
+                                    "  - {name: proj, M: 64, N: 256, K: 384}\n");
+  const int64_t macs = int64_t(16) * 2304 * 768 + int64_t(64) * 256 * 384;
+  for (const char* side : {"32", "256"})
+    for (const char* df : {"ws", "os", "is", "rs"}) {
+      SCOPED_TRACE(std::string(side) + " " + df);
+      const fs::path out = dir_ / (std::string(df) + side);
+      const Result r = cstsim(std::string("run -q --no-trace --set array.rows=") + side + " --set array.cols=" + side +
+                              " --set dataflow=" + df + " --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                              " --workload " + w.string() + " --out " + out.string());
+      ASSERT_EQ(r.status, 0) << r.err;
+      const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+      EXPECT_EQ(s["total"]["macs"].get<int64_t>(), macs);
+      EXPECT_EQ(s["arch"]["scratchpad"]["word_bytes"].get<int>(), std::stoi(side));
+    }
 }
 
 }  // namespace

@@ -626,7 +626,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 42);
+  EXPECT_EQ(checked, 43);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
@@ -729,3 +729,28 @@ TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
 
 }  // namespace
 }  // namespace cstsim
+
+// scratchpad.word_bytes_per_col: the bank word follows the array's edge, so an array-size sweep
+// of the preset keeps one word per array row: 128 B at 128 columns, 256 B at 256, 32 B at 32,
+// with the same banks and bytes. It is one of the two ways to give the width, not both, and its
+// product must stay a word the scratchpad takes.
+TEST(ArchSpec, BankWordFollowsTheArraysEdge) {
+  const std::string preset = std::string(CSTSIM_SOURCE_DIR) + "/configs/arch/npu-128-hbm3.yaml";
+  for (int side : {32, 128, 256}) {
+    const std::string n = std::to_string(side);
+    const ArchSpec a = load_arch(preset, {{"array.rows", n}, {"array.cols", n}});
+    EXPECT_EQ(a.scratchpad.word_bytes, side);
+    EXPECT_EQ(a.scratchpad.word_bytes_per_col, 1);
+    EXPECT_EQ(a.scratchpad.banks, 52);
+  }
+  const InputError both = error_of([&] { load_arch(preset, {{"scratchpad.word_bytes", "64"}}); });
+  EXPECT_EQ(both.key(), "scratchpad.word_bytes");
+  EXPECT_NE(std::string(both.what()).find("not both"), std::string::npos) << both.what();
+  const InputError wide = error_of([&] {
+    load_arch(preset, {{"array.rows", "256"}, {"array.cols", "256"}, {"scratchpad.word_bytes_per_col", "32"}});
+  });
+  EXPECT_EQ(wide.key(), "scratchpad.word_bytes_per_col");
+  EXPECT_NE(std::string(wide.what()).find("array.cols 256 x 32 bytes makes a 8192-byte bank word, more than 4096"),
+            std::string::npos)
+      << wide.what();
+}
