@@ -132,9 +132,11 @@ const schema::Table& arch_schema() {
           only_with(integer_key("noc.cluster_y", "router", "mesh centre", 0, 1 << 10, "row of cluster 0's router"), hierarchy),
           only_with(integer_key("scratchpad.banks", "banks", "32", 1, 1 << 16, "banks; the sram.*_kib partitions get whole banks"), hierarchy),
           only_with(integer_key("scratchpad.word_bytes", "bytes", "64", 1, 1 << 12, "bank width: one port moves one word per cycle"), hierarchy),
-          only_with(integer_key("scratchpad.word_bytes_per_col", "bytes", "none", 1, 64,
-                      "bank width as a rule: array.cols x this many bytes (instead of scratchpad.word_bytes), so "
-                      "an array-size sweep keeps one word per array row, the same banks and the same SRAM bytes"),
+          only_with(integer_key("scratchpad.word_bytes_per_edge", "words", "none", 1, 64,
+                      "bank width as a rule: the array's longer edge x a PE's operand word (precision.operand x "
+                      "macs_per_pe) x this, rounded up to a power of two (instead of scratchpad.word_bytes), so "
+                      "an array-size sweep keeps one word per array row or column, the same banks and the same "
+                      "SRAM bytes"),
                     hierarchy),
           only_with(integer_key("scratchpad.ports_per_bank", "ports", "1", 1, 16,
                       "ports per bank; the array has priority, the DMA takes what is left"), hierarchy),

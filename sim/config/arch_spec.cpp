@@ -308,14 +308,19 @@ ArchSpec build(const ArchFields& fields) {
     ArchSpec::Scratchpad& sp = s.scratchpad;
     if (const ArchField* f = find("scratchpad.banks")) sp.banks = int(int_of(*f, "scratchpad.banks"));
     if (const ArchField* f = find("scratchpad.word_bytes")) sp.word_bytes = int(int_of(*f, "scratchpad.word_bytes"));
-    if (const ArchField* f = find("scratchpad.word_bytes_per_col")) {  // the width follows the array's edge
+    if (const ArchField* f = find("scratchpad.word_bytes_per_edge")) {  // the width follows the array's edges
       if (const ArchField* w = find("scratchpad.word_bytes"))
-        fail(*w, "give scratchpad.word_bytes or scratchpad.word_bytes_per_col, not both");
-      sp.word_bytes_per_col = int(int_of(*f, "scratchpad.word_bytes_per_col"));
-      const int64_t width = int64_t(s.cols) * sp.word_bytes_per_col;
+        fail(*w, "give scratchpad.word_bytes or scratchpad.word_bytes_per_edge, not both");
+      sp.word_bytes_per_edge = int(int_of(*f, "scratchpad.word_bytes_per_edge"));
+      // A PE row or column of operand words (precision.operand x macs_per_pe, the wider of A's and
+      // B's) in one bank word, as wide as a power of two (banks hold whole words).
+      const int64_t pe_word = (std::max(s.precision.word_bits(false), s.precision.word_bits(true)) + 7) / 8;
+      const int64_t edge = int64_t(std::max(s.rows, s.cols)) * pe_word * sp.word_bytes_per_edge;
+      int64_t width = 1;
+      while (width < edge) width *= 2;
       if (width > 4096)
-        fail(*f, fmt::format("array.cols {} x {} bytes makes a {}-byte bank word, more than 4096", s.cols,
-                             sp.word_bytes_per_col, width));
+        fail(*f, fmt::format("the array's longer edge, {} PEs of {}-byte words, x {} needs a {}-byte bank word, more "
+                             "than 4096", std::max(s.rows, s.cols), pe_word, sp.word_bytes_per_edge, width));
       sp.word_bytes = int(width);
     }
     if (const ArchField* f = find("scratchpad.ports_per_bank")) sp.ports_per_bank = int(int_of(*f, "scratchpad.ports_per_bank"));
@@ -429,7 +434,7 @@ void resolve_sub_files(ArchSpec& s) {
 }
 
 bool is_config_key(const std::string& key) {
-  return is_key(key) || (key.size() > 4 && (key.rfind("hbm.", 0) == 0 || key.rfind("noc.", 0) == 0));
+  return is_key(key) || key == kArraySize || (key.size() > 4 && (key.rfind("hbm.", 0) == 0 || key.rfind("noc.", 0) == 0));
 }
 
 namespace {
@@ -495,6 +500,10 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
                                                                  : read_arch_yaml(path);
   Overrides hbm_set, noc_set;  // keys of the sub-files, without their prefix
   for (const auto& [key, value] : overrides) {
+    if (key == kArraySize) {  // a square array: both sides, as if each were set (errors name array.size)
+      for (const char* side : {"array.rows", "array.cols"}) fields.values[side] = {std::string(text::trim(value)), "--set", 0, key};
+      continue;
+    }
     if (is_key(key)) {
       fields.values[key] = {std::string(text::trim(value)), "--set", 0, key};
     } else if (is_config_key(key)) {

@@ -82,7 +82,7 @@ struct ArchSpec {
   struct Scratchpad {                  // partitions are sram.ifmap_kib / filter_kib / ofmap_kib
     int banks = int(arch_default::integer("scratchpad.banks"));
     int word_bytes = int(arch_default::integer("scratchpad.word_bytes"));  // bank width
-    int word_bytes_per_col = 0;  // scratchpad.word_bytes_per_col; 0: not given (word_bytes is then the width)
+    int word_bytes_per_edge = 0;  // scratchpad.word_bytes_per_edge; 0: not given (word_bytes is then the width)
     int ports_per_bank = int(arch_default::integer("scratchpad.ports_per_bank"));
     int read_latency = int(arch_default::integer("scratchpad.read_latency"));    // cycles
     int write_latency = int(arch_default::integer("scratchpad.write_latency"));  // cycles
@@ -126,6 +126,8 @@ struct ArchSpec {
 
 // key=value overrides from the command line, in order.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
+// An override (run --set, a sweep's grid) that sets both array.rows and array.cols: a square array.
+inline constexpr const char* kArraySize = "array.size";
 
 // Loads a cstsim arch YAML, or a SCALE-Sim .cfg when the path ends in ".cfg"
 // (which implies fold_pipeline: scalesim and ideal memory unless overridden), and

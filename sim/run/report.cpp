@@ -258,8 +258,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                                {"ports_per_bank", a.scratchpad.ports_per_bank},
                                {"read_latency", a.scratchpad.read_latency},
                                {"write_latency", a.scratchpad.write_latency},
-                               {"word_bytes_per_col", a.scratchpad.word_bytes_per_col
-                                                          ? nlohmann::ordered_json(a.scratchpad.word_bytes_per_col)
+                               {"word_bytes_per_edge", a.scratchpad.word_bytes_per_edge
+                                                          ? nlohmann::ordered_json(a.scratchpad.word_bytes_per_edge)
                                                           : nlohmann::ordered_json()},
                                {"ifmap_bytes", a.ifmap_sram_kib * 1024},
                                {"filter_bytes", a.filter_sram_kib * 1024},

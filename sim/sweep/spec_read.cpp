@@ -25,8 +25,10 @@ const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "energy", "tr
 
 std::string known_keys_hint() {
   std::string out;
-  for (const std::string& k : arch_keys())
+  for (const std::string& k : arch_keys()) {
     if (k != "source") out += (out.empty() ? "" : ", ") + k;
+    if (k == "array.cols") out += std::string(", ") + kArraySize;  // both sides at once
+  }
   return out;
 }
 

@@ -394,6 +394,39 @@ TEST_F(Sweep, PlotScriptsDrawASweep) {
   EXPECT_EQ(slurp(dir_ / "plot.err").rfind("error: plot_pareto:", 0), 0u) << slurp(dir_ / "plot.err");
 }
 
+// array.size is a grid key (both sides of a square array), and a point that fails is drawn as
+// failed in the figures, never dropped: OS's blocks of B of the 150-deep layer (150 x 16, 2,432 B)
+// do not fit a 2 KiB filter partition on the 16 x 16 array, while every 8 x 8 point and WS runs.
+TEST_F(Sweep, ArraySizeAxisAndFailedPointsInTheFigures) {
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib (Debian package python3-matplotlib)";
+  const std::string base = file("h.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: hierarchy\n"
+                                          "sram: {ifmap_kib: 32, filter_kib: 2, ofmap_kib: 48}\n"
+                                          "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
+                                          "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                                          "scratchpad: {banks: 82, word_bytes: 32}\n");
+  file("deep.yaml", "layers:\n  - {name: d, M: 40, N: 24, K: 150}\n");
+  const std::string spec = file("spec.yaml", "base: " + base + "\nworkloads: [deep.yaml]\n"
+                                             "grid:\n  array.size: [8, 16]\n  dataflow: [ws, os]\n");
+  const fs::path out = dir_ / "sw";
+  cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
+  const auto results = table(out / "results.csv");
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    const bool fails = r.at("array.size") == "16" && r.at("dataflow") == "os";
+    EXPECT_EQ(r.at("status"), fails ? "failed" : "done") << r.at("array.size") << " " << r.at("dataflow");
+    if (!fails) EXPECT_EQ(r.at("arch.pes"), r.at("array.size") == "8" ? "64" : "256");
+  }
+  const std::string py = "/usr/bin/python3 " + src("traces/plot/");
+  for (const std::string& cmd : {"plot_sweep_heatmap.py " + out.string() + " --x array.size --y dataflow --metric cycles",
+                                 "plot_sweep_lines.py " + out.string(), "plot_pareto.py " + out.string()}) {
+    const std::string log = (dir_ / "plot.out").string();
+    const int rc = std::system((py + cmd + " --out " + (dir_ / "fig").string() + " >" + log + " 2>&1").c_str());
+    EXPECT_EQ(rc, 0) << cmd << "\n" << slurp(log);
+    EXPECT_NE(slurp(log).find("failed (1): 16 os deep"), std::string::npos) << cmd << "\n" << slurp(log);
+  }
+}
+
 TEST_F(Sweep, DryRunWritesSlurmScriptsOnly) {
   const std::string spec = file("spec.yaml", "base: " + src("configs/arch/npu-128.yaml") +
                                                  "\nworkloads: [tiny.yaml]\nbatch: [1, 2]\n"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -673,7 +674,7 @@ TEST(ArchSchema, NumberFloorsAndMemoryModesAreTheReadersRules) {
     ++restricted;
   }
   EXPECT_EQ(floors, 5);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0, vector.*_per_lane > 0
-  EXPECT_EQ(restricted, 19);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
+  EXPECT_EQ(restricted, 20);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
   EXPECT_EQ(schema::applicability(*arch_schema().find("hbm.spec"), "ideal"), "applies only with memory: hbm or hierarchy");
   // The clock's rule: whole Hz from 1 MHz to 100 GHz.
   const InputError slow = error_of([&] { load_arch(arch_with("ideal"), {{"clock_hz", "5"}}); });
@@ -730,27 +731,31 @@ TEST(SubFileSchema, RangesAreTheOnesTheReadersEnforce) {
 }  // namespace
 }  // namespace cstsim
 
-// scratchpad.word_bytes_per_col: the bank word follows the array's edge, so an array-size sweep
-// of the preset keeps one word per array row: 128 B at 128 columns, 256 B at 256, 32 B at 32,
-// with the same banks and bytes. It is one of the two ways to give the width, not both, and its
-// product must stay a word the scratchpad takes.
-TEST(ArchSpec, BankWordFollowsTheArraysEdge) {
+// scratchpad.word_bytes_per_edge: the bank word follows the array's edges and its PE words, so an
+// array-size sweep of the preset keeps one word per array row or column: 128 B at 128 x 128, 256 B
+// at 256, 32 B at 32, 64 B for 50 x 7 (a power of two: banks hold whole words), with the same
+// banks and bytes. It is one of the two ways to give the width, not both, and must stay a word the
+// scratchpad takes.
+TEST(ArchSpec, BankWordFollowsTheArraysEdges) {
   const std::string preset = std::string(CSTSIM_SOURCE_DIR) + "/configs/arch/npu-128-hbm3.yaml";
-  for (int side : {32, 128, 256}) {
-    const std::string n = std::to_string(side);
-    const ArchSpec a = load_arch(preset, {{"array.rows", n}, {"array.cols", n}});
-    EXPECT_EQ(a.scratchpad.word_bytes, side);
-    EXPECT_EQ(a.scratchpad.word_bytes_per_col, 1);
+  for (const auto& [rows, cols, word] : {std::tuple{32, 32, 32}, {128, 128, 128}, {256, 256, 256}, {50, 7, 64}}) {
+    const ArchSpec a = load_arch(preset, {{"array.rows", std::to_string(rows)}, {"array.cols", std::to_string(cols)}});
+    EXPECT_EQ(a.scratchpad.word_bytes, word) << rows << "x" << cols;
+    // A PE word of two bf16 values (4 bytes) makes each PE's share four times as wide.
+    const ArchSpec b = load_arch(preset, {{"array.rows", std::to_string(rows)}, {"array.cols", std::to_string(cols)},
+                                          {"precision.operand", "bf16"}, {"precision.macs_per_pe.bf16", "2"}});
+    EXPECT_EQ(b.scratchpad.word_bytes, 4 * word) << rows << "x" << cols;
+    EXPECT_EQ(a.scratchpad.word_bytes_per_edge, 1);
     EXPECT_EQ(a.scratchpad.banks, 52);
   }
   const InputError both = error_of([&] { load_arch(preset, {{"scratchpad.word_bytes", "64"}}); });
   EXPECT_EQ(both.key(), "scratchpad.word_bytes");
   EXPECT_NE(std::string(both.what()).find("not both"), std::string::npos) << both.what();
   const InputError wide = error_of([&] {
-    load_arch(preset, {{"array.rows", "256"}, {"array.cols", "256"}, {"scratchpad.word_bytes_per_col", "32"}});
+    load_arch(preset, {{"array.rows", "256"}, {"array.cols", "200"}, {"scratchpad.word_bytes_per_edge", "32"}});
   });
-  EXPECT_EQ(wide.key(), "scratchpad.word_bytes_per_col");
-  EXPECT_NE(std::string(wide.what()).find("array.cols 256 x 32 bytes makes a 8192-byte bank word, more than 4096"),
+  EXPECT_EQ(wide.key(), "scratchpad.word_bytes_per_edge");
+  EXPECT_NE(std::string(wide.what()).find("longer edge, 256 PEs of 1-byte words, x 32 needs a 8192-byte bank word"),
             std::string::npos)
       << wide.what();
 }

@@ -208,9 +208,12 @@ TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
   EXPECT_TRUE(contains(e.what(), "layer fc7")) << e.what();
   EXPECT_TRUE(contains(e.what(), "262144 bytes, the partition has 65536")) << e.what();
   a.ifmap_sram_kib = 4096;
-  a.filter_sram_kib = 32;  // 4 tiles of 16 KiB
+  a.filter_sram_kib = 32;  // 2 of hbm.fifo_tiles' 4 tiles of 16 KiB: the FIFO is 2 deep
+  EXPECT_EQ(make_dma_plan(a, plan, "fc7").fifo_tiles, 2);
+  a.filter_sram_kib = 8;  // not one
   const InputError f = error_of([&] { make_dma_plan(a, plan, "fc7"); });
   EXPECT_TRUE(testing_util::is_error(f, "arch.yaml", 0, "sram.filter_kib")) << f.what();
+  EXPECT_TRUE(contains(f.what(), "one stationary tile of 128x128 needs 16384 bytes, the partition has 8192")) << f.what();
 }
 
 TEST(Hierarchy, ArrayPortUseMustLeaveRoomForTheDma) {

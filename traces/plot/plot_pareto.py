@@ -64,7 +64,8 @@ def main():
     ap.add_argument("--quality", default="", help="quality axes of the front (maximised), comma-separated")
     ap.add_argument("--color", default="dataflow", help="colour by this column (default dataflow; 'none')")
     ap.add_argument("--size", default=None, help="marker area grows with this numeric column (e.g. pes)")
-    ap.add_argument("--label", default="array.rows,array.cols", help="parameter columns naming front points")
+    ap.add_argument("--label", default=None, help="parameter columns naming front points (default the array's "
+                                                   "sides, array.rows,array.cols or array.size, as swept)")
     ap.add_argument("--facet", default=None, help="one panel per value of this column (e.g. workload)")
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE", help="keep matching rows")
     ap.add_argument("--linear", action="store_true", help="linear axes instead of log-log")
@@ -81,9 +82,11 @@ def main():
         qcols = [res.column(a.strip()) for a in args.quality.split(",") if a.strip()]
         ccol = None if args.color == "none" else res.column(args.color)
         scol = res.column(args.size) if args.size else None
-        lcols = [res.column(a.strip()) for a in args.label.split(",") if a.strip()]
+        label = args.label or ",".join(c for c in ("array.rows", "array.cols", "array.size") if c in res.columns)
+        lcols = [res.column(a.strip()) for a in label.split(",") if a.strip()]
         facol = res.column(args.facet) if args.facet else None
         rows = res.select(args.where)
+        failed = res.failed(args.where)  # not placed (no metrics): named in a footnote
     except (OSError, ValueError) as e:
         sys.exit("error: plot_pareto: %s" % e)
     rows = [r for r in rows if all(sc.number(r.get(c)) is not None for c in [xcol, ycol] + fcols + qcols)]
@@ -163,9 +166,12 @@ def main():
     size_note = "; marker area grows with log %s" % res.label(scol, False) if scol else ""
     fig.suptitle(args.title or "Pareto front over %s (lower is better%s)%s" % (
         front_desc, "" if not qcols else "; ↑ higher is better", size_note), fontsize=7.5)
-    fig.tight_layout(w_pad=0.8)
+    fig.tight_layout(w_pad=0.8, rect=(0, 0.04 if failed else 0, 1, 1))
+    note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):
         print(p)
+    if note:
+        print(note)
 
 
 if __name__ == "__main__":

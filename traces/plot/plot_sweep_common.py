@@ -4,6 +4,7 @@
     import plot_sweep_common as sc
     res = sc.Results("out/sweeps/array-dataflow/results.csv")   # or the sweep directory
     rows = res.select(["workload=resnet18"])                    # status == done, filtered
+    bad = res.failed(["workload=resnet18"])                     # the others: draw them as failed
     col = res.column("energy")                                  # alias -> "energy.E_gross"
     res.label(col)                                              # "energy E_gross (J)"
     sc.number(row[col])                                         # float or None
@@ -127,6 +128,23 @@ class Results:
                 out.append(r)
         return out
 
+    def failed(self, where=()):
+        """Rows that did not finish (status failed or missing) matching every KEY=VALUE of `where`:
+        the figures draw them as failed, never leave them out silently."""
+        if "status" not in self.columns:
+            return []
+        done = {id(r) for r in self.select(where)}
+        keep = {id(r) for r in self._matching(where)}
+        return [r for r in self.rows if id(r) in keep and id(r) not in done]
+
+    def _matching(self, where):
+        conds = []
+        for w in where or ():
+            k, v = w.split("=", 1)
+            conds.append((self.column(k), v))
+        return [r for r in self.rows
+                if all(r.get(k) == v or (number(r.get(k)) is not None and number(r.get(k)) == number(v)) for k, v in conds)]
+
     def unit(self, col):
         return self.units.get(col, "")
 
@@ -150,6 +168,27 @@ def point_label(row, keys):
         else:
             parts.append(str(row.get(k, "")))
     return " ".join(p for p in parts if p)
+
+
+FAILED_COLOR = "#B2182B"  # dark red: apart from the heatmaps' best-cell outline (vermillion)
+
+
+def failed_note(fig, failed, keys, width_chars=150):
+    """A footnote naming the points that did not finish ('failed: 3 of 24 points: 256x256 os resnet50
+    (exit 2), ...'), so a figure never hides them. Returns the text (empty when none failed)."""
+    if not failed:
+        return ""
+    parts = []
+    for r in failed:
+        label = point_label(r, keys) or ("point %s" % r.get("index", "?"))
+        if r.get("workload"):
+            label += " " + r["workload"]
+        parts.append(label)
+    text = "failed (%d): %s" % (len(failed), ", ".join(parts))
+    if len(text) > width_chars:
+        text = text[:width_chars - 1] + "…"
+    fig.text(0.01, 0.005, text, fontsize=5.5, color=FAILED_COLOR, ha="left", va="bottom")
+    return text
 
 
 def short(x):

@@ -7,8 +7,8 @@ utilization-like metrics), colour on a log scale when a panel spans more than 20
         --x array.rows --y dataflow --metric cycles,energy,utilization --facet workload \\
         --out docs/figures/array-dataflow-heatmap
 
-Input: results.csv of `cstsim sweep collect` (a file or the sweep directory); rows whose
-status is not done are left out. Several rows falling in one cell (a key neither on an axis
+Input: results.csv of `cstsim sweep collect` (a file or the sweep directory); a point that did
+not finish is a cell marked "failed" (and named in a footnote). Several rows falling in one cell (a key neither on an axis
 nor the facet varies) is an error unless --where pins it.
 """
 
@@ -45,13 +45,15 @@ def main():
         metrics = [res.column(m.strip()) for m in args.metric.split(",") if m.strip()]
         fcol = res.column(args.facet) if args.facet else None
         rows = res.select(args.where)
+        failed = res.failed(args.where)
     except (OSError, ValueError) as e:
         sys.exit("error: plot_sweep_heatmap: %s" % e)
     if not rows:
         sys.exit("error: plot_sweep_heatmap: no done rows in %s match" % res.path)
-    facets = sc.sort_values([r[fcol] for r in rows]) if fcol else [None]
-    xs = sc.sort_values([r[xcol] for r in rows])
-    ys = sc.sort_values([r[ycol] for r in rows])
+    everything = rows + failed
+    facets = sc.sort_values([r[fcol] for r in everything]) if fcol else [None]
+    xs = sc.sort_values([r[xcol] for r in everything])
+    ys = sc.sort_values([r[ycol] for r in everything])
 
     import matplotlib.colors as mcolors
     import matplotlib.patches as mpatches
@@ -64,6 +66,7 @@ def main():
                           squeeze=False)
     for fi, fval in enumerate(facets):
         sub = [r for r in rows if fcol is None or r[fcol] == fval]
+        bad = {(ys.index(r[ycol]), xs.index(r[xcol])) for r in failed if fcol is None or r[fcol] == fval}
         for mi, m in enumerate(metrics):
             ax = axes[fi][mi]
             grid = [[None] * len(xs) for _ in ys]
@@ -91,6 +94,12 @@ def main():
             for i in range(len(ys)):
                 for j in range(len(xs)):
                     v = grid[i][j]
+                    if v is None and (i, j) in bad:
+                        ax.add_patch(mpatches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////",
+                                                        edgecolor=sc.FAILED_COLOR, linewidth=0))
+                        ax.text(j, i, "failed", ha="center", va="center", fontsize=5, color=sc.FAILED_COLOR,
+                                bbox=dict(facecolor="white", edgecolor="none", pad=0.6))
+                        continue
                     if v is None:
                         ax.text(j, i, "–", ha="center", va="center", fontsize=5.5, color="0.4")
                         continue
@@ -118,9 +127,12 @@ def main():
             cb.outline.set_linewidth(0.4)
     if args.title:
         fig.suptitle(args.title, fontsize=8)
-    fig.tight_layout(h_pad=0.4, w_pad=0.6)
+    fig.tight_layout(h_pad=0.4, w_pad=0.6, rect=(0, 0.03 if failed else 0, 1, 1))
+    note = sc.failed_note(fig, failed, [k for k in res.params if k not in (xcol, ycol, fcol)] + [xcol, ycol])
     for p in ps.save(fig, args.out):
         print(p)
+    if note:
+        print(note)
 
 
 def matplotlib_cmap(name):

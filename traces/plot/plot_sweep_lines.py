@@ -3,7 +3,8 @@
 numeric parameter (--x, default the first one with several values: e.g. the array's PEs), one line
 per value of another (--lines, default dataflow when swept), one column of panels per value of a
 third (--facet, default the workload when several). Reads results.csv (or the sweep directory);
-points that did not finish are left out. Writes PREFIX.png and PREFIX.pdf."""
+a point that did not finish is a red cross at its x on the panel's floor, and a footnote names
+it. Writes PREFIX.png and PREFIX.pdf."""
 
 import argparse
 import os
@@ -16,6 +17,16 @@ import plot_sweep_common as sc  # noqa: E402
 plt = ps.plt
 COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def x_of(row, x):
+    """The row's x value; a point that did not finish has no arch.pes, but its array sides say it."""
+    v = sc.number(row.get(x))
+    if v is None and x == "arch.pes":
+        side = sc.number(row.get("array.size"))
+        rows, cols = sc.number(row.get("array.rows")) or side, sc.number(row.get("array.cols")) or side
+        v = rows * cols if rows is not None and cols is not None else None
+    return v
 
 
 def swept(res, rows, col):
@@ -37,6 +48,7 @@ def main():
     try:
         res = sc.Results(args.results)
         rows = res.select()
+        failed = res.failed()
         if not rows:
             raise ValueError("%s: no finished point" % res.path)
         numeric = [c for c in ["arch.pes"] + res.params
@@ -77,6 +89,17 @@ def main():
                 if any(len(pts[v]) > 1 for v in xs):
                     ax.fill_between(xs, [min(pts[v]) for v in xs], [max(pts[v]) for v in xs],
                                     color=COLORS[g % len(COLORS)], alpha=0.15, linewidth=0)
+            # Points that did not finish: a cross on the panel's floor at their x, in their line's colour.
+            marked = False
+            for g, gv in enumerate(groups):
+                xs_bad = sorted({x_of(r, x) for r in failed
+                                 if x_of(r, x) is not None and (not facet or r.get(facet) == fv)
+                                 and (not lines or r.get(lines) == gv)})
+                if xs_bad:
+                    ax.scatter(xs_bad, [0.03] * len(xs_bad), marker="x", s=14, linewidths=0.9,
+                               color=sc.FAILED_COLOR, transform=ax.get_xaxis_transform(), clip_on=False, zorder=5,
+                               label="failed" if (not marked and i == 0 and j == len(facets) - 1) else None)
+                    marked = True
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.grid(True, which="major")
@@ -86,11 +109,15 @@ def main():
                 ax.set_title(str(fv))
             if i == len(metrics) - 1:
                 ax.set_xlabel(res.label(x))
-    if lines:
-        axes[0][-1].legend(title=res.label(lines, False), loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.tight_layout()
+    if lines or failed:
+        axes[0][-1].legend(title=res.label(lines, False) if lines else None, loc="upper left",
+                           bbox_to_anchor=(1.02, 1.0))
+    fig.tight_layout(rect=(0, 0.04 if failed else 0, 1, 1))
+    note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):
         print(p)
+    if note:
+        print(note)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ def main():
         mcol = None if args.marker == "none" else res.column(args.marker)
         fcol = None if args.fill == "none" else res.column(args.fill)
         rows = res.select(args.where)
+        failed = res.failed(args.where)  # not placed (no metrics): named in a footnote
     except (OSError, ValueError) as e:
         sys.exit("error: plot_sweep_roofline: %s" % e)
     rows = [r for r in rows if all((sc.number(r.get(c)) or 0) > 0 for c in need)]
@@ -117,9 +118,12 @@ def main():
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=5.5, handlelength=1.6,
               borderaxespad=0.0)
     ax.set_title(args.title or "%d points, one roof per machine" % len(rows), fontsize=7)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04 if failed else 0, 1, 1))
+    note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):
         print(p)
+    if note:
+        print(note)
 
 
 if __name__ == "__main__":
