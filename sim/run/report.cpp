@@ -252,7 +252,10 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     // The cluster's router as resolved (unset: the mesh's centre), never the unset marker.
     const int x = a.noc.cluster_x < 0 ? a.noc_config.cols / 2 : a.noc.cluster_x;
     const int y = a.noc.cluster_y < 0 ? a.noc_config.rows / 2 : a.noc.cluster_y;
-    j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", x}, {"cluster_y", y}};
+    // flit_bytes and clock_hz: a cluster's mesh port moves one flit a NoC cycle each way (report.json's
+    // roofline takes that ceiling).
+    j["arch"]["noc"] = {{"spec", a.noc.spec}, {"cluster_x", x}, {"cluster_y", y},
+                        {"flit_bytes", a.noc_config.flit_bytes}, {"clock_hz", a.noc_config.clock_hz}};
     j["arch"]["scratchpad"] = {{"banks", a.scratchpad.banks},
                                {"word_bytes", a.scratchpad.word_bytes},
                                {"ports_per_bank", a.scratchpad.ports_per_bank},

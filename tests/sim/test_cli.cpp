@@ -1049,7 +1049,10 @@ TEST_F(Cli, NpuHbm3Gemm1024FullHierarchy) {
   EXPECT_EQ(m["spad_bytes_written"], m["hbm_bytes_read"]);
   EXPECT_EQ(m["spad_peak_bytes"]["ifmap"].get<int64_t>(), 1 << 20);  // all of A stays
   const auto rep = nlohmann::json::parse(slurp(dir_ / "g" / "report.json"));
-  EXPECT_EQ(rep["total"]["roofline"]["level"], "hbm");
+  // The tighter memory ceiling is the cluster's mesh port: 2 MiB in at 128 B a cycle (16,384
+  // cycles), against 3 MiB through the stack at 819.2 B a cycle (3,840).
+  EXPECT_EQ(rep["total"]["roofline"]["level"], "noc_port");
+  EXPECT_EQ(value(rep["total"]["roofline"]["ceilings"]["noc_port"]["bytes"]), double(2 << 20));
   EXPECT_EQ(value(rep["total"]["C_P"]["B_M"]["hbm"]), double(3 << 20));
   // 16 channel edges in R(t) (each channel's data buses), each with the bytes it moved (hbm_ch.NN).
   double channel_bytes = 0;
@@ -1368,6 +1371,33 @@ TEST_F(Cli, PresetArrayDataflowSweepRunsEveryPoint) {
       EXPECT_EQ(s["total"]["macs"].get<int64_t>(), macs);
       EXPECT_EQ(s["arch"]["scratchpad"]["word_bytes"].get<int>(), std::stoi(side));
     }
+}
+
+}  // namespace
+
+namespace {
+
+// The roofline names the ceiling that binds. A decode GEMV on npu-128-hbm3 streams its 16 MiB of
+// weights through the cluster's one mesh port, 128 B a NoC cycle, a sixth of the HBM3 stack's
+// 819.2 B: the port is the level and the bound (131,104 cycles), the stack's own ceiling six times
+// lower. A port eight times wider (1 KiB flits) moves the binding level back to the stack.
+TEST_F(Cli, RooflineNamesTheCeilingThatBinds) {
+  auto roofline = [&](const std::string& extra, const std::string& out) {
+    const Result r = cstsim("run -q --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                            src("configs/workloads/decode-gemv.yaml") + extra + " --out " + (dir_ / out).string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(dir_ / out / "report.json"))["total"]["roofline"];
+  };
+  const auto port = roofline("", "port");
+  EXPECT_EQ(port["level"], "noc_port");
+  EXPECT_EQ(port["bound_by"], "memory");
+  const double port_time = value(port["ceilings"]["noc_port"]["time"]), hbm_time = value(port["ceilings"]["hbm"]["time"]);
+  EXPECT_DOUBLE_EQ(port_time, 16781312 / 128e9);  // B's 16 MiB and x's 4 KiB, in
+  EXPECT_NEAR(port_time / hbm_time, 819.2 / 128, 0.05);
+  EXPECT_EQ(value(port["time_lower_bound"]), port_time);
+  const auto wide = roofline(" --set noc.flit_bytes=1024", "wide");
+  EXPECT_EQ(wide["level"], "hbm");
+  EXPECT_LT(value(wide["ceilings"]["noc_port"]["time"]), value(wide["ceilings"]["hbm"]["time"]));
 }
 
 }  // namespace

@@ -25,6 +25,12 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 FILLS = ["full", "none", "bottom", "left", "right", "top"]
 
 
+def bandwidth(row):
+    """The memory roof's slope: the bandwidth the binding ceiling allows the outermost level's bytes
+    (roofline.bandwidth: the stack's, or less through the clusters' mesh ports), else the machine's."""
+    return sc.number(row.get("roofline.bandwidth")) or sc.number(row["machine.bandwidth"])
+
+
 def main():
     ap = argparse.ArgumentParser(description="All sweep points on one roofline plot.")
     ap.add_argument("results", help="results.csv or the sweep directory")
@@ -66,7 +72,7 @@ def main():
     ys = [sc.number(r["roofline.achieved_ops_per_s"]) for r in rows]
     roofs = {}
     for r in rows:
-        roofs.setdefault((sc.number(r["machine.peak_ops_per_s"]), sc.number(r["machine.bandwidth"])), r[ccol])
+        roofs.setdefault((sc.number(r["machine.peak_ops_per_s"]), bandwidth(r)), r[ccol])
     ridges = [p / b for p, b in roofs]
     x_lo = min(xs + ridges) / 3
     x_hi = max(xs + ridges) * 3

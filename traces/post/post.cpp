@@ -36,6 +36,9 @@ struct Machine {  // what the report needs from the run's arch
   int64_t operand_bytes = 1, accumulator_bytes = 4;
   OpsPerSecond peak_ops;
   BytesPerSecond dram_bandwidth;  // the memory channel, when there is one (every chip's)
+  // memory: hierarchy: every HBM byte enters or leaves a cluster through its mesh port, one flit
+  // a NoC cycle each way: one direction of all clusters' ports (0: no mesh).
+  BytesPerSecond port_bandwidth;
   int chips = 1;                  // identical accelerators (arch chips)
   double edge_row_bytes = 1, edge_col_bytes = 1;  // a value on a row (column) edge link, as stored
   int arrays = 1;
@@ -105,6 +108,11 @@ Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary
     }
     if (a.value("memory", "ideal") == "channel") m.dram_bandwidth = {a.at("channel").at("bandwidth_bytes_per_s").get<double>()};
     if (a.contains("hbm")) m.dram_bandwidth = {a.at("hbm").at("peak_bytes_per_s").get<double>() * m.chips};
+    if (a.contains("noc") && a["noc"].contains("flit_bytes")) {
+      const double flit = a["noc"].at("flit_bytes").get<double>(), hz = a["noc"].at("clock_hz").get<double>();
+      if (!(flit > 0) || !(hz > 0)) throw InputError(summary_path.string(), 0, "arch.noc", "flit_bytes and clock_hz must be positive");
+      m.port_bandwidth = {flit * hz * arrays};
+    }
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(summary_path.string(), 0, "arch", std::string("missing or malformed: ") + e.what());
@@ -489,18 +497,43 @@ class Reporter {
                            {"E_marg_by_action", by_action},
                            {"E_base_by_action", base_by_action}};
 
-    // Roofline against the outermost memory level that saw traffic.
+    // Roofline against the outermost memory level that saw traffic, and under memory: hierarchy the
+    // clusters' mesh ports that traffic crosses (reads in, writes out, each one flit a NoC cycle):
+    // the tighter of the two ceilings is the level that binds.
     const bool use_hbm = hbm.value > 0;
-    const Bytes b_level = use_hbm ? hbm : sram;
     if (use_hbm && m_.dram_bandwidth.value <= 0)
       throw std::logic_error("DRAM traffic in the trace but no DRAM bandwidth in the arch");
-    const BytesPerSecond bw = use_hbm ? m_.dram_bandwidth : m_.sram_bandwidth();
-    const Seconds t_compute = ops / m_.peak_ops, t_memory = b_level / bw;
+    struct Ceiling {
+      const char* level;
+      Bytes bytes;
+      BytesPerSecond bandwidth;
+      Seconds time() const { return bytes / bandwidth; }
+    };
+    std::vector<Ceiling> ceilings{{use_hbm ? "hbm" : "sram", use_hbm ? hbm : sram,
+                                   use_hbm ? m_.dram_bandwidth : m_.sram_bandwidth()}};
+    if (use_hbm && m_.port_bandwidth.value > 0) {
+      const Bytes in{double(sum_prefix(c, "hbm.read."))}, out{double(sum_prefix(c, "hbm.write."))};
+      ceilings.push_back({"noc_port", in.value >= out.value ? in : out, m_.port_bandwidth});
+    }
+    const Ceiling& binding = *std::max_element(ceilings.begin(), ceilings.end(), [](const Ceiling& x, const Ceiling& y) {
+      return x.time().value < y.time().value;
+    });
+    // I_A stays against the outermost level's bytes; the bandwidth that goes with it is the one
+    // the binding ceiling allows those bytes (the stack's own, or less through the ports).
+    const Bytes b_level = ceilings.front().bytes;
+    const Seconds t_compute = ops / m_.peak_ops, t_memory = binding.time();
+    const BytesPerSecond bw = t_memory.value > 0 ? b_level / t_memory : ceilings.front().bandwidth;
     const Seconds bound{std::max(t_compute.value, t_memory.value)};
     if (T.value + 1e-15 < bound.value * (1 - 1e-12))
       throw std::logic_error(fmt::format("{}: simulated time {} s below the roofline bound {} s", name, T.value, bound.value));
+    ordered_json ceilings_json = ordered_json::object();
+    for (const Ceiling& x : ceilings)
+      ceilings_json[x.level] = {{"bytes", to_json(x.bytes)}, {"bandwidth", to_json(x.bandwidth)},
+                                {"time", to_json(x.time())}};
     ordered_json roofline = {
-        {"level", use_hbm ? "hbm" : "sram"},
+        {"level", binding.level},
+        {"ceilings", ceilings_json},
+        {"bandwidth", to_json(bw)},
         {"I_A", to_json(b_level.value > 0 ? ops / b_level : OpsPerByte{0})},
         {"I_C", to_json(b_n.value > 0 ? ops / b_n : OpsPerByte{0})},
         {"achieved_ops_per_s", to_json(T.value > 0 ? ops / T : OpsPerSecond{0})},
