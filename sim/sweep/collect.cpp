@@ -115,6 +115,8 @@ CollectStats collect(const fs::path& dir, bool quiet) {
         flatten(arch, "arch.", r.arch);
         flatten(summary.value("total", ordered_json::object()), "", r.total);
         flatten(report.value("machine", ordered_json::object()), "machine.", r.machine);
+        // Which energy table priced the point: points priced with different tables do not compare.
+        flatten(report.value("energy_table", ordered_json::object()), "energy_table.", r.machine);
         ordered_json rt = report.value("total", ordered_json::object());
         if (report.contains("V_CST_star")) rt["V_CST_star"] = report["V_CST_star"];
         flatten(rt, "", r.report);

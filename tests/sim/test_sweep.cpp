@@ -415,7 +415,12 @@ TEST_F(Sweep, ArraySizeAxisAndFailedPointsInTheFigures) {
   for (const auto& r : results) {
     const bool fails = r.at("array.size") == "16" && r.at("dataflow") == "os";
     EXPECT_EQ(r.at("status"), fails ? "failed" : "done") << r.at("array.size") << " " << r.at("dataflow");
-    if (!fails) EXPECT_EQ(r.at("arch.pes"), r.at("array.size") == "8" ? "64" : "256");
+    if (fails) continue;
+    EXPECT_EQ(r.at("arch.pes"), r.at("array.size") == "8" ? "64" : "256");
+    // The energy table that priced it, as its report names it.
+    const auto report = nlohmann::json::parse(slurp(out / "points" / r.at("index") / "report.json"));
+    EXPECT_EQ(r.at("energy_table.name"), report["energy_table"]["name"].get<std::string>());
+    EXPECT_FALSE(r.at("energy_table.name").empty());
   }
   const std::string py = "/usr/bin/python3 " + src("traces/plot/");
   for (const std::string& cmd : {"plot_sweep_heatmap.py " + out.string() + " --x array.size --y dataflow --metric cycles",
