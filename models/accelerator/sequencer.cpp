@@ -41,8 +41,13 @@ IStepEngine& Sequencer::engine(const std::string& kind) {
 void Sequencer::wait_until(int64_t cycle, int64_t mark) {
   ClusterSet* set = params_.cluster_set;
   if (set) set->trace_mark(params_.cluster, mark);  // it has announced what lies before it
-  const sc_core::sc_time target = params_.period * double(cycle);
-  if (target > sc_core::sc_time_stamp()) sc_core::wait(target - sc_core::sc_time_stamp());
+  // A step a cluster had no share of ends the cycle before it began (-1 for the run's first): no
+  // wait, and no time built from a negative cycle (it would wrap SystemC time past 2^64 ps, where
+  // the memory's processes, which step in that time, would never be woken in order again).
+  if (cycle > 0) {
+    const sc_core::sc_time target = params_.period * double(cycle);
+    if (target > sc_core::sc_time_stamp()) sc_core::wait(target - sc_core::sc_time_stamp());
+  }
   // With clusters the trace is final only up to the slowest one's mark: one still waiting for
   // its data has not yet announced what its own memory did meanwhile. With chips, likewise the
   // slowest chip's.

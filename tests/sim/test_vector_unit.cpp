@@ -409,3 +409,33 @@ TEST_F(VectorUnit, OperationsAreOnTheTraceAndPriced) {
 }
 
 }  // namespace
+
+namespace {
+
+// A kernel with one row (one cluster's share, the others idle) and then a GEMM, on several
+// clusters of the full hierarchy. An idle cluster's kernel ends the cycle before it began (-1 for
+// the run's first step): its sequencer once waited for "cycle -1", which wrapped SystemC time
+// past 2^64 ps, and the memory's processes, which step in that time, then ran the next step's
+// memory ahead of its clusters (exit 3: "transfer enqueued for cycle 114, already simulated to
+// tick ..."). Every cluster count now runs the graph's MACs.
+TEST_F(VectorUnit, IdleClustersOfAKernelWaitNoTime) {
+  const fs::path graph = file("g.yaml", "tensors:\n"
+                                        "  - {name: x, shape: [1, 256], dtype: bf16, role: activation}\n"
+                                        "  - {name: w, shape: [256], dtype: bf16, role: weight}\n"
+                                        "  - {name: W, shape: [256, 512], dtype: bf16, role: weight}\n"
+                                        "ops:\n"
+                                        "  - {name: norm, op: rmsnorm, in: [x, w], out: y}\n"
+                                        "  - {name: proj, op: matmul, in: [y, W], out: z}\n");
+  int64_t one = 0;
+  for (int clusters : {1, 2, 4}) {
+    SCOPED_TRACE(clusters);
+    const auto s = run("npu-128-hbm3", graph, "--set clusters=" + std::to_string(clusters));
+    ASSERT_FALSE(s.is_null());
+    EXPECT_EQ(s["total"]["macs"].get<int64_t>(), 256 * 512);
+    const int64_t cycles = s["total"]["cycles"].get<int64_t>();
+    if (clusters == 1) one = cycles;
+    EXPECT_LT(cycles, 2 * one);  // a few thousand cycles, not a wrapped clock
+  }
+}
+
+}  // namespace
