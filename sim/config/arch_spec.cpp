@@ -514,7 +514,21 @@ ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
       unknown_key(key, "", known);
     }
   }
+  // `--set memory=` (a run's or a sweep's) chooses another memory system than the file's: the
+  // file's keys of the parts it no longer has are left out, and summary.json lists them
+  // (arch.dropped_keys). A key of those parts given with --set is still an error.
+  std::vector<std::string> dropped;
+  if (const auto m = fields.values.find("memory"); m != fields.values.end() && m->second.file == "--set")
+    for (const schema::Key& k : arch_schema().keys()) {
+      const auto f = fields.values.find(k.name);
+      if (f == fields.values.end() || f->second.file == "--set" || k.applies_with.empty()) continue;
+      if (!schema::applicability(k, m->second.text).empty()) {
+        dropped.push_back(k.name);
+        fields.values.erase(f);
+      }
+    }
   ArchSpec s = build(fields);
+  s.dropped_keys = std::move(dropped);
   resolve_sub_files(s);
   if (has_hbm(s.memory)) {
     check_keys("hbm.", hbm_set, hbm::override_keys(s.hbm_spec), " of the HBM file " + s.hbm.spec);

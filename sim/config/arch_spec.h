@@ -34,6 +34,9 @@ inline bool flag(const char* key) { return choice(key) == "true"; }
 struct ArchSpec {
   std::string name;             // preset name, or the file stem
   std::string source;           // the file it came from
+  // --set memory= chose another memory system than the file's: the file's keys of the parts it no
+  // longer has, left out (summary.json's arch.dropped_keys).
+  std::vector<std::string> dropped_keys;
   int clusters = int(arch_default::integer("clusters"));  // identical arrays, each with its scratchpad and DMA (memory: ideal | hierarchy)
   int rows = 0;                 // array height R (PEs)
   int cols = 0;                 // array width C (PEs)

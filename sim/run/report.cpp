@@ -220,6 +220,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                {"memory", to_string(a.memory)}};
   for (const auto& [type, macs] : a.pe_macs) j["arch"]["pe_types"][to_string(type)] = macs;
   if (a.zero_gating) j["arch"]["zero_gating"] = true;
+  if (!a.dropped_keys.empty()) j["arch"]["dropped_keys"] = a.dropped_keys;  // --set memory= left them out
   // Stored types of A and B where they are not the operand's (precision.activation / .weight).
   if (a.precision.activation) j["arch"]["activation"] = to_string(*a.precision.activation);
   if (a.precision.weight) j["arch"]["weight"] = to_string(*a.precision.weight);
