@@ -25,7 +25,9 @@ int64_t LayerDmaPlan::write_bytes() const {
   return b;
 }
 
-LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
+LayerDmaPlan lay_out_dma_program(const FoldPlan& plan, const DmaBuffers& buffers) {
+  const FoldPlan chunked = plan.k_chunks == buffers.k_chunks ? FoldPlan() : with_k_chunks(plan, buffers.k_chunks);
+  const FoldPlan& p = plan.k_chunks == buffers.k_chunks ? plan : chunked;
   LayerDmaPlan d;
   static_cast<DmaBuffers&>(d) = buffers;
   const bool os = roles(p.dataflow).stationary_outputs;
@@ -59,16 +61,20 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   d.stream_read.assign(F, -1);
   d.writeback_after.assign(F, -1);
   d.output_wait.assign(F, -1);
-  // Bytes of fold g's tile (WS, IS: r x c; OS: the column fold's T x c block of B)
-  // and of its outputs' block (WS, IS: the column fold's T x c; OS: its own r x c).
+  // Bytes of fold g's tile (WS, IS: r x c; OS: the column fold's T x c block of B, or the
+  // t x c of its K chunk) and of its outputs' block (WS, IS: the column fold's T x c; OS: its
+  // own r x c). A stream slice is t rows of r (t = T but for OS K chunks).
+  const bool chunks = os && p.k_chunks > 1;
   auto tile_bytes = [&](const Fold& f) {
-    const int64_t words = (os ? p.T : int64_t(f.rows_used)) * f.cols_used;
+    const int64_t words = (os ? f.t : int64_t(f.rows_used)) * f.cols_used;
     return buffers.words_bytes(tile_of, words) + p.index_bytes(words);  // 2:4: the kept values' places too
   };
-  auto slice_bytes = [&](const Fold& f) { return buffers.words_bytes(stream_of, p.T * p.stream_words(f.row0, f.rows_used)); };
+  auto slice_bytes = [&](const Fold& f) { return buffers.words_bytes(stream_of, f.t * p.stream_words(f.row0, f.rows_used)); };
   auto output_bytes = [&](const Fold& f) { return buffers.output_bytes((os ? int64_t(f.rows_used) : p.T) * f.cols_used); };
-  auto first_of_col = [&](const Fold& f) { return f.row0 == 0; };
-  std::vector<uint64_t> slice_addr(size_t(p.row_folds)), tile_addr(F), out_addr(F);
+  auto first_of_col = [&](const Fold& f) { return f.row0 == 0 && f.chunk == 0; };
+  // A stream slice per row fold (and K chunk); a fold's index among its column fold's folds.
+  auto slice_index = [&](const Fold& f) { return size_t(f.row0 / p.R * p.k_chunks + f.chunk); };
+  std::vector<uint64_t> slice_addr(size_t(p.row_folds * p.k_chunks)), tile_addr(F), out_addr(F);
   using RawRows = DmaBuffers::RawRows;
   const bool os_raw = buffers.raw_rows_for == RawRows::StreamPerRowFold;    // OS: each row fold's raw input rows
   const bool is_raw = buffers.raw_rows_for == RawRows::TilesPerColumnFold;  // IS: each column fold's
@@ -85,12 +91,18 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   // padded (`block` turns a transfer into the strided rows it covers).
   if (!rm) {
     for (size_t g = 0; g < F && !raw && !os_raw; ++g)
-      if (p.folds[g].col0 == 0)
-        slice_addr[size_t(p.folds[g].row0 / p.R)] = place(stream_of, slice_bytes(p.folds[g]));
+      if (p.folds[g].col0 == 0) slice_addr[slice_index(p.folds[g])] = place(stream_of, slice_bytes(p.folds[g]));
+    // OS: a column fold's block of B, or its K chunks: the first row fold's folds place them,
+    // the later row folds read them again from there.
+    for (size_t g = 0; g < F; ++g) {
+      const Fold& f = p.folds[g];
+      if (!os && !is_raw) tile_addr[g] = place(tile_of, tile_bytes(f));
+      else if (os && f.row0 == 0 && (chunks || f.chunk == 0)) tile_addr[g] = place(tile_of, tile_bytes(f));
+      else if (chunks) tile_addr[g] = tile_addr[g - size_t(f.row0 / p.R * p.k_chunks)];
+    }
     for (size_t g = 0; g < F; ++g)
-      if ((!os && !is_raw) || (os && first_of_col(p.folds[g]))) tile_addr[g] = place(tile_of, tile_bytes(p.folds[g]));
-    for (size_t g = 0; g < F; ++g)
-      if (os || first_of_col(p.folds[g])) out_addr[g] = place(Matrix::C, output_bytes(p.folds[g]));
+      if ((os && p.folds[g].drains) || (!os && first_of_col(p.folds[g])))
+        out_addr[g] = place(Matrix::C, output_bytes(p.folds[g]));
   }
   // Matrix x, rows [row0, row0 + rows), columns [col0, col0 + cols) of the pass's share.
   auto block = [&](DmaTransfer& t, Matrix x, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
@@ -111,12 +123,12 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
   };
   // Each operand's block of fold f, by the roles table (plan/dataflow.h): A is M x K, B K x N, C M x N.
   auto slice_block = [&](DmaTransfer& t, const Fold& f) {
-    if (os) block(t, Matrix::A, f.row0, f.rows_used, 0, p.T);        // A rows m (Sr), all K
+    if (os) block(t, Matrix::A, f.row0, f.rows_used, f.k0, f.t);     // A rows m (Sr), K (or its chunk)
     else if (is) block(t, Matrix::B, f.row0, f.rows_used, 0, p.T);   // B rows k (Sr), all N
     else block(t, Matrix::A, 0, p.T, f.row0, f.rows_used);           // WS: all M rows of A, columns k (Sr)
   };
   auto tile_block = [&](DmaTransfer& t, const Fold& f) {
-    if (os) block(t, Matrix::B, 0, p.T, f.col0, f.cols_used);         // B: all K rows, columns n (Sc)
+    if (os) block(t, Matrix::B, f.k0, f.t, f.col0, f.cols_used);      // B: K rows (or a chunk's), columns n (Sc)
     else if (is) block(t, Matrix::A, f.col0, f.cols_used, f.row0, f.rows_used);  // A rows m (Sc), columns k (Sr)
     else block(t, Matrix::B, f.row0, f.rows_used, f.col0, f.cols_used);          // WS: B rows k, columns n
   };
@@ -125,18 +137,18 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     else if (is) block(t, Matrix::C, f.col0, f.cols_used, 0, p.T);    // C rows m (Sc), all N
     else block(t, Matrix::C, 0, p.T, f.col0, f.cols_used);            // WS: all M rows, columns n (Sc)
   };
-  std::vector<int> slice_of_row(size_t(p.row_folds), -1);
+  std::vector<int> slice_of_row(size_t(p.row_folds * p.k_chunks), -1);
   std::vector<int> last_of_col_fold;  // OS: per column fold, its last fold
   std::vector<int> writes;            // per write: the fold after which it goes
   int tile = -1, col_first = 0, col_fold_index = -1;
   for (size_t g = 0; g < F; ++g) {
     const Fold& f = p.folds[g];
-    const int64_t row_fold = f.row0 / p.R;
+    const size_t row_fold = slice_index(f);
     if (first_of_col(f)) {
       col_first = int(g);
       ++col_fold_index;
     }
-    const bool new_slice = !raw && (!d.stream_resident || slice_of_row[size_t(row_fold)] < 0);
+    const bool new_slice = !raw && (!d.stream_resident || slice_of_row[row_fold] < 0);
     if (raw) {
       // The blocks of the channels its rows reduce over (a row's word: `pack` channels of one
       // tap, C a multiple of pack); it waits for the last one read.
@@ -151,7 +163,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       }
       d.stream_read[g] = latest;
     } else if (new_slice) {
-      DmaTransfer t{Operand::Stream, false, slice_addr[size_t(row_fold)], padded(slice_bytes(f)), int(g)};
+      DmaTransfer t{Operand::Stream, false, slice_addr[row_fold], padded(slice_bytes(f)), int(g)};
       slice_block(t, f);
       if (os_raw) {  // the raw rows its output pixels see instead of their im2col rows
         const auto [from, to] = buffers.raw_run_of(buffers.raw_m0 + f.row0, buffers.raw_m0 + f.row0 + f.rows_used);
@@ -162,12 +174,13 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
         t.after_fold = int(g) - 2;
         t.after = FoldPoint::LastInput;
       }
-      slice_of_row[size_t(row_fold)] = int(d.reads.size());
+      slice_of_row[row_fold] = int(d.reads.size());
       d.reads.push_back(t);
     }
-    if (!raw) d.stream_read[g] = slice_of_row[size_t(row_fold)];
-    // One stationary read per fold, or per column fold: OS's block of B, IS's raw input rows.
-    const bool per_column_fold = os || is_raw;
+    if (!raw) d.stream_read[g] = slice_of_row[row_fold];
+    // One stationary read per fold, or per column fold: OS's block of B (whole, not in K
+    // chunks), IS's raw input rows.
+    const bool per_column_fold = (os && !chunks) || is_raw;
     if (!per_column_fold || first_of_col(f)) {
       DmaTransfer t{Operand::Stationary, false, tile_addr[g], padded(tile_bytes(f)), int(g)};
       tile_block(t, f);
@@ -187,7 +200,7 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
     d.stationary_read[g] = tile;
     const bool last_of_col = g + 1 == F || p.folds[g + 1].col0 != f.col0;
     if (last_of_col) last_of_col_fold.push_back(int(g));
-    if (os || last_of_col) {
+    if (os ? f.drains : last_of_col) {
       const int first = os ? int(g) : col_first;
       d.writeback_after[g] = int(d.writes.size());
       DmaTransfer t{Operand::Output, true, out_addr[size_t(first)], padded(output_bytes(f)), int(g), -1,
@@ -197,9 +210,10 @@ LayerDmaPlan lay_out_dma_program(const FoldPlan& p, const DmaBuffers& buffers) {
       writes.push_back(int(g));
     }
     // Two output slots alternate unless all outputs stay: the block this fold starts
-    // (WS, IS: at a column fold's first fold; OS: every fold) reuses the one two before.
-    const int block = os ? int(g) : col_fold_index;
-    if (!d.output_resident && block >= 2 && (os || first_of_col(f))) d.output_wait[g] = block - 2;
+    // (WS, IS: at a column fold's first fold; OS: every fold, at the K chunk that drains into
+    // it) reuses the one two before.
+    const int block = os ? int(d.writes.size()) - 1 : col_fold_index;
+    if (!d.output_resident && block >= 2 && (os ? f.drains : first_of_col(f))) d.output_wait[g] = block - 2;
   }
   for (const auto* list : {&d.reads, &d.writes})
     for (const DmaTransfer& t : *list)

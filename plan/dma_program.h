@@ -89,6 +89,10 @@ struct MatrixPlace {
 // gets, and where the pass's share of each matrix lies in HBM.
 struct DmaBuffers {
   int fifo_tiles = 0;
+  // OS: K chunks per output tile (FoldPlan::with_k_chunks) when the filter partition cannot hold
+  // a column fold's whole block of B: then every fold (a chunk) reads its own chunk of B, and
+  // its row fold's chunk of A, and the PEs keep the partial sums. 1: whole blocks.
+  int64_t k_chunks = 1;
   bool stream_resident = false, output_resident = false;
   // Scratchpad partition of each operand ("ifmap", "filter", "ofmap") and its bytes.
   std::string stationary_partition, stream_partition;
@@ -179,7 +183,7 @@ struct ClusterShare {
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };
 
-// Lays the pass's blocks out in HBM (each matrix's from its MatrixPlace; each block
+// Lays the pass's blocks out in HBM (`plan` cut into buffers.k_chunks K chunks if it is not yet) (each matrix's from its MatrixPlace; each block
 // from a kBlockAlign boundary, moved whole) and orders the transfers: per fold its
 // stream slice (once while resident) and its tile (OS: once per column fold), and
 // the write-back of its outputs after the last fold that adds to them (WS, IS: a

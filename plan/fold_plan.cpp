@@ -37,6 +37,7 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   p.Sc = dims[r.Sc];
   p.T = dims[r.T];
   std::tie(p.row_folds, p.col_folds) = fold_grid(dataflow, R, C, M, N, K, pack);
+  p.longest_t = p.T;
   p.folds.reserve(size_t(p.row_folds * p.col_folds));
   for (int64_t fc = 0; fc < p.col_folds; ++fc) {
     for (int64_t fr = 0; fr < p.row_folds; ++fr) {
@@ -46,6 +47,7 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
       f.col0 = fc * C;
       f.rows_used = int(std::min<int64_t>(R, p.Sr - f.row0));
       f.cols_used = int(std::min<int64_t>(C, p.Sc - f.col0));
+      f.t = p.T;
       p.folds.push_back(f);
     }
   }
@@ -66,6 +68,30 @@ FoldPlan with_stream(const FoldPlan& whole, int64_t t) {
   FoldPlan p = make_fold_plan(whole.dataflow, whole.R, whole.C, dims.M, dims.N, dims.K, whole.pack);
   p.sparse_2_4 = whole.sparse_2_4;
   p.input_density = whole.input_density;
+  return p;
+}
+
+FoldPlan with_k_chunks(const FoldPlan& whole, int64_t n) {
+  if (n == 1) return whole;
+  if (!roles(whole.dataflow).stationary_outputs || whole.k_chunks != 1 || n < 1 || n > whole.T)
+    throw std::invalid_argument("with_k_chunks: K chunks are for an OS plan not yet chunked, 1 <= n <= T");
+  FoldPlan p = whole;
+  p.k_chunks = n;
+  p.longest_t = (whole.T + n - 1) / n;
+  p.folds.clear();
+  for (const Fold& tile : whole.folds) {
+    int64_t k0 = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      Fold f = tile;
+      f.index = int(p.folds.size());
+      f.k0 = k0;
+      f.t = whole.T / n + (i < whole.T % n ? 1 : 0);
+      f.chunk = int(i);
+      f.drains = i + 1 == n;
+      k0 += f.t;
+      p.folds.push_back(f);
+    }
+  }
   return p;
 }
 

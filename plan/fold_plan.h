@@ -18,6 +18,13 @@ struct Fold {
   int64_t col0 = 0;    // first Sc index mapped to PE column 0
   int rows_used = 0;   // r <= R
   int cols_used = 0;   // c <= C
+  // The stream steps it pushes through: [k0, k0 + t) of the plan's T. All of T, except when an
+  // OS output tile's reduction is cut into K chunks (with_k_chunks): then its chunks are
+  // consecutive folds of the same tile, the PEs keep their sums from one to the next, and only
+  // the last one drains the results.
+  int64_t k0 = 0, t = 0;
+  int chunk = 0;        // which K chunk of its output tile (0: the first)
+  bool drains = true;   // its results leave the array when it ends
 };
 
 struct FoldPlan {
@@ -52,12 +59,14 @@ struct FoldPlan {
   }
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
+  int64_t k_chunks = 1;  // K chunks per OS output tile (with_k_chunks); 1: every fold streams all of T
+  int64_t longest_t = 0; // the most stream steps one fold pushes (T, or the longest K chunk)
   std::vector<Fold> folds;
   // fold_pipeline: scalesim: the stall cycles SCALE-Sim's memory adds before fold slot g's start
   // (ScaleSimMemory::stalls_before_fold), then one more entry: all it adds to the layer. Empty: none.
   std::vector<int64_t> scalesim_stalls;
 
-  int64_t fold_count() const { return row_folds * col_folds; }
+  int64_t fold_count() const { return row_folds * col_folds * k_chunks; }  // = folds.size() until cleared
   // Sum over folds of r*c / (F*R*C): SCALE-Sim's mapping efficiency.
   double mapping_efficiency() const;
 };
@@ -71,5 +80,11 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
 
 // The same layer with its stream cut to `t` vectors (one stream pass of it).
 FoldPlan with_stream(const FoldPlan& whole, int64_t t);
+
+// OS: every output tile's reduction cut into `n` K chunks of T/n words (the first T % n one
+// more), each a fold of its own, visited one after another (column folds outer, row folds, then
+// chunks). So a stationary block of B the filter partition cannot hold streams through it a
+// chunk at a time; partial sums stay in the PEs. n = 1: `whole` unchanged.
+FoldPlan with_k_chunks(const FoldPlan& whole, int64_t n);
 
 }  // namespace cstsim

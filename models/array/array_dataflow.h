@@ -27,6 +27,8 @@ class TraceSink;
 // Per-fold sums the closed-form counts are made of.
 struct FoldSums {
   int64_t rows = 0, cols = 0, pes = 0;  // sum of r, of c, of r*c over the folds
+  int64_t stream_rows = 0, stream_cols = 0;  // sum of t*r, of t*c (t: the fold's stream steps)
+  int64_t drained_pes = 0;                   // sum of r*c over the folds that drain
 };
 
 class ArrayDataflow {

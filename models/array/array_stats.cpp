@@ -15,6 +15,9 @@ ArrayLayerStats compute_layer_stats(const FoldPlan& p) {
     sums.rows += f.rows_used;
     sums.cols += f.cols_used;
     sums.pes += int64_t(f.rows_used) * f.cols_used;
+    sums.stream_rows += f.t * f.rows_used;
+    sums.stream_cols += f.t * f.cols_used;
+    if (f.drains) sums.drained_pes += int64_t(f.rows_used) * f.cols_used;
   }
   const ArrayDataflow& df = array_dataflow(p.dataflow);
   ArrayLayerStats s;
@@ -29,9 +32,10 @@ ArrayLayerStats compute_layer_stats(const FoldPlan& p) {
       mapped += double(used) / pes;
       computing += double(used * p.T) / window;
     }
-  s.mapping_efficiency = mapped / double(p.fold_count());
+  const double tiles = double(p.row_folds * p.col_folds);  // K chunks of a tile count once
+  s.mapping_efficiency = mapped / tiles;
   s.sram = df.sram_counts(p, sums);
-  s.compute_utilization = computing / double(p.fold_count());
+  s.compute_utilization = computing / tiles;
   s.scalesim_ofmap_writes = s.sram.ofmap_writes + df.scalesim_extra_ofmap_writes(p);
   s.psum_reads = psum_reads;
   return s;

@@ -90,18 +90,17 @@ void book_pass_work(trace::TraceSink& sink, const ArrayTraceIds& ids, int64_t st
 
 void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p, FoldPipeline pipeline,
                    const Fold& f, const FoldTiming& t) {
-  const int64_t r = f.rows_used, c = f.cols_used, T = p.T, S = t.first_input;
-  // PE(i,j) is active at S+k+i+j for k < T: diagonal d = i+j holds n_d PEs.
-  // In OS the same PEs hold a live accumulator over exactly those cycles.
+  const int64_t r = f.rows_used, c = f.cols_used, T = f.t, S = t.first_input;
+  // PE(i,j) is active at S+k+i+j for k < t: diagonal d = i+j holds n_d PEs.
+  // In OS the same PEs hold a live accumulator over exactly those cycles; over K chunks, from
+  // the first chunk's first MAC to the draining chunk's last (the sums wait in the PEs between).
   const bool os = roles(p.dataflow).stationary_outputs;
   for (int64_t d = 0; d <= r + c - 2; ++d) {
     const int64_t n = std::min(d, r - 1) - std::max<int64_t>(0, d - (c - 1)) + 1;
     sink.add(S + d, ids.active_pes, n);
     sink.add(S + d + T, ids.active_pes, -n);
-    if (os) {
-      sink.add(S + d, ids.stationary, n * ids.stationary_bytes);
-      sink.add(S + d + T, ids.stationary, -n * ids.stationary_bytes);
-    }
+    if (os && f.chunk == 0) sink.add(S + d, ids.stationary, n * ids.stationary_bytes);
+    if (os && f.drains) sink.add(S + d + T, ids.stationary, -n * ids.stationary_bytes);
   }
   for (int64_t i = 0; i < r; ++i) {  // row i streams over [S+i, S+i+T)
     sink.add(S + i, ids.in_rows, 1);

@@ -75,6 +75,7 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
     m.stats.sram.ofmap_writes += p->stats.sram.ofmap_writes;
     m.stats.psum_reads += p->stats.psum_reads;
     m.stats.scalesim_ofmap_writes += p->stats.scalesim_ofmap_writes;
+    m.plan.k_chunks = std::max(m.plan.k_chunks, p->plan.k_chunks);  // OS K chunks of the widest part
     const double f = double(p->plan.fold_count());
     folds += f;
     mapped += p->stats.mapping_efficiency * f;

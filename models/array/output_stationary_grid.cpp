@@ -3,6 +3,9 @@
 // down, so they meet in PE(i,j) at S+k+i+j. The operand marked last (k = K-1)
 // makes the PE put its sum on column j's result bus in that same cycle and
 // restart from zero. Results of a column arrive one per cycle, row by row.
+// A fold that is one K chunk of its tile (FoldPlan::with_k_chunks) streams k in [k0, k0 + t)
+// and tags it fold*T + k; only the last chunk carries k = K-1, so the sums stay in the PEs from
+// one chunk to the next, and a chunk that does not drain ends when PE(r-1, c-1) has its last pair.
 // k counts PE words of L = pack values (core/precision.h): A and B registers hold L lanes
 // each, and a PE adds its L products to its sum in lane order.
 #include <cstring>
@@ -94,7 +97,8 @@ class OutputStationaryGrid final : public RegisterArray {
     if (tiles_) tiles_->fold_started(g, start_of_);
     streams_.push_back({g, now_});
     wave_pending_.push_back(g);
-    row0_free_at_ = now_ + T_;
+    row0_free_at_ = now_ + plan_.folds[size_t(g)].t;
+    if (!plan_.folds[size_t(g)].drains) chunks_pending_.push_back(g);
     ++next_stream_;
     emit(now_, EventKind::FoldStart, g);
     emit(now_, EventKind::FirstInput, g);
@@ -109,9 +113,9 @@ class OutputStationaryGrid final : public RegisterArray {
     for (const Stream& s : streams_) {
       const Fold& f = plan_.folds[s.fold];
       const int64_t since = now_ - s.S;
-      const int64_t lo = std::max<int64_t>(0, since - T_ + 1);
+      const int64_t lo = std::max<int64_t>(0, since - f.t + 1);
       for (int64_t i = lo, hi = std::min<int64_t>(f.rows_used - 1, since); i <= hi; ++i) {
-        const int64_t k = since - i;
+        const int64_t k = f.k0 + since - i;
         for (int q = 0; q < L_; ++q) edge_a_[size_t(i) * L_ + q] = lane(true, f.row0 + i, k, q);
         edge_atag_[i] = int32_t(s.fold * T_ + k);
         edge_alast_[i] = k == T_ - 1;
@@ -119,7 +123,7 @@ class OutputStationaryGrid final : public RegisterArray {
         ++activity_.in_rows;
       }
       for (int64_t j = lo, hi = std::min<int64_t>(f.cols_used - 1, since); j <= hi; ++j) {
-        const int64_t k = since - j;
+        const int64_t k = f.k0 + since - j;
         for (int q = 0; q < L_; ++q) edge_b_[size_t(j) * L_ + q] = lane(false, f.col0 + j, k, q);
         edge_btag_[j] = int32_t(s.fold * T_ + k);
         counts_.filter_reads += 1;
@@ -131,7 +135,7 @@ class OutputStationaryGrid final : public RegisterArray {
     for (auto it = streams_.begin(); it != streams_.end();) {
       const Stream& s = *it;
       const Fold& f = plan_.folds[s.fold];
-      if (now_ < s.S + T_ - 1 + std::max(f.rows_used, f.cols_used) - 1) {
+      if (now_ < s.S + f.t - 1 + std::max(f.rows_used, f.cols_used) - 1) {
         ++it;
         continue;
       }
@@ -205,9 +209,20 @@ class OutputStationaryGrid final : public RegisterArray {
     while (!wave_pending_.empty()) {
       const int g = wave_pending_.front();
       const Fold& f = plan_.folds[g];
-      if (atag_[size_t(f.rows_used - 1) * C_] != int32_t(g * T_)) break;
+      if (atag_[size_t(f.rows_used - 1) * C_] != int32_t(g * T_ + f.k0)) break;
       wave_reached_[g] = 1;
       wave_pending_.pop_front();
+    }
+    // K chunks that keep their sums: each ends when its last pair meets in PE(r-1, c-1).
+    for (auto it = chunks_pending_.begin(); it != chunks_pending_.end();) {
+      const Fold& f = plan_.folds[size_t(*it)];
+      const size_t corner = size_t(f.rows_used - 1) * C_ + size_t(f.cols_used - 1);
+      if (atag_[corner] != int32_t(*it * T_ + f.k0 + f.t - 1) || btag_[corner] != atag_[corner]) {
+        ++it;
+        continue;
+      }
+      fold_drained(*it);
+      it = chunks_pending_.erase(it);
     }
     close_slot();
   }
@@ -255,6 +270,7 @@ class OutputStationaryGrid final : public RegisterArray {
   std::vector<char> wave_reached_;
   std::deque<Stream> streams_;
   std::deque<int> wave_pending_;  // started folds whose first wave has not reached row r-1
+  std::vector<int> chunks_pending_;  // started K chunks that do not drain, not yet ended
   int next_stream_ = 0;
   std::unordered_map<int, std::vector<int32_t>> row_counts_;
   std::vector<int64_t> rows_done_;

@@ -146,8 +146,9 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
     if (os) {
       // A's block enters the rows and B's the columns over the same T cycles (skewed);
       // the r x c results leave one row per cycle from the first output, final.
-      spad_->array_access(stationary, h.S, h.S + plan_.T, tile_words);
-      spad_->array_access(stream, h.S, h.S + plan_.T, int(ceil_div(dma_.words_bytes(stream_of, f.rows_used), spad_word_)));
+      spad_->array_access(stationary, h.S, h.S + f.t, tile_words);
+      spad_->array_access(stream, h.S, h.S + f.t, int(ceil_div(dma_.words_bytes(stream_of, f.rows_used), spad_word_)));
+      if (!f.drains) continue;  // a K chunk whose sums stay in the PEs
       const int64_t first_output = h.end - f.rows_used + 1;
       spad_->array_access(spad::Partition::Ofmap, first_output, h.end + 1,
                           int(ceil_div(int64_t(f.cols_used) * acc_, spad_word_)));

@@ -9,10 +9,10 @@ FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision) {
   FifoTiles t;
   const bool os = roles(plan.dataflow).stationary_outputs;
   for (const Fold& f : plan.folds) {
-    const int64_t words = (os ? plan.T : int64_t(f.rows_used)) * f.cols_used;
+    const int64_t words = (os ? f.t : int64_t(f.rows_used)) * f.cols_used;  // OS: its block (or K chunk) of B
     // 2:4 tiles: each kept value carries its 2-bit place among its four (FoldPlan::index_bytes).
     t.bytes.push_back(precision.bytes_of_words(weights, words) + plan.index_bytes(words));
-    t.hold.push_back(os ? plan.T + f.cols_used - 1 : 0);
+    t.hold.push_back(os ? f.t + f.cols_used - 1 : 0);
   }
   return t;
 }

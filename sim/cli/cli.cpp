@@ -144,6 +144,10 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     j["hbm_tensors"] = tensors;
     const PassPlan& widest = widest_pass(l);
     LayerDmaPlan program = dma_program(fold_plan(plan, widest), widest);
+    if (widest.dma.k_chunks > 1) {  // OS: the widest share's tiles stream K in chunks
+      j["folds"]["k_chunks"] = widest.dma.k_chunks;
+      j["folds"]["count"] = f.fold_count() * widest.dma.k_chunks;
+    }
     if (a.overlap != "none") {  // the widest share's first pass: what its previous pass loads for it
       int stream = 0;
       for (int k : widest.prefetch) stream += program.reads[size_t(k)].operand == Operand::Stream;
@@ -276,7 +280,8 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
     out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
                        j["name"].get<std::string>(), w, j["M"].get<int64_t>(), j["N"].get<int64_t>(),
                        j["K"].get<int64_t>(), j["dataflow"].get<std::string>(), f["count"].get<int64_t>(),
-                       fmt::format("{}x{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>()),
+                       fmt::format("{}x{}{}", f["row_folds"].get<int64_t>(), f["col_folds"].get<int64_t>(),
+                                   f.contains("k_chunks") ? fmt::format("x{}k", f["k_chunks"].get<int64_t>()) : ""),
                        j.contains("repeats") ? fmt::format("{}x{}", j["stream_passes"].size(), j["repeats"].get<int64_t>())
                                              : std::to_string(j["stream_passes"].size()),
                        j.contains("hbm_bytes_read") ? j["hbm_bytes_read"].dump() : "-",

@@ -57,41 +57,63 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   };
   // A FIFO of tiles: R x C (WS, IS), or T x C blocks of B, one per column fold (OS); under IS
   // the tile is A's C rows (m) of R elements (k) when A lies row-major.
-  const int64_t tile_rows = os ? p.T : p.R;
   // Row-major tile rows start at a column fold (step C) or, under IS, a row fold (step R).
   auto aligned = [](int64_t bits) { return bits % (8 * int64_t(kBlockAlign)) == 0; };
   const bool c_aligned = aligned(p.C * d.word_bits(tile)), r_aligned = aligned(p.R * d.a_word_bits);  // rows of A
-  d.stationary_slot = !os && !ws && rm ? block_bytes(p.C, tile_row(p.R), rm, r_aligned)
-                      : rm ? block_bytes(tile_rows, tile_row(p.C), rm, c_aligned) + p.index_bytes(tile_rows * p.C)
-                           : padded_block(tile_row(tile_rows * p.C)) + p.index_bytes(tile_rows * p.C);
+  auto tile_slot = [&](int64_t rows) {
+    return !os && !ws && rm ? block_bytes(p.C, tile_row(p.R), rm, r_aligned)
+           : rm ? block_bytes(rows, tile_row(p.C), rm, c_aligned) + p.index_bytes(rows * p.C)
+                : padded_block(tile_row(rows * p.C)) + p.index_bytes(rows * p.C);
+  };
+  // OS: a block of B the partition cannot hold streams in K chunks (FoldPlan::with_k_chunks),
+  // as few as let two chunks alternate in it, else one.
+  auto chunk_rows = [&](int64_t n) { return (p.T + n - 1) / n; };
+  if (os && p.k_chunks == 1 && tile_slot(p.T) > d.stationary_partition_bytes) {
+    auto fewest = [&](int64_t slots) {  // fewest chunks whose `slots` slots fit, or 0
+      if (slots * tile_slot(1) > d.stationary_partition_bytes) return int64_t(0);
+      int64_t lo = 1, hi = p.T;  // lo chunks do not fit, hi do
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (slots * tile_slot(chunk_rows(mid)) <= d.stationary_partition_bytes ? hi : lo) = mid;
+      }
+      return hi;
+    };
+    const int64_t two = fewest(2);
+    d.k_chunks = two > 0 ? two : std::max<int64_t>(1, fewest(1));
+  }
+  const int64_t tile_rows = os ? chunk_rows(d.k_chunks) : p.R;
+  d.stationary_slot = tile_slot(tile_rows);
   // The FIFO is as deep as the partition allows, up to hbm.fifo_tiles: a shallower one loads
   // the next tiles later (the run's stalls show it), which is what such a buffer does. With room
   // for no tile at all the layer cannot run.
   if (d.stationary_slot > d.stationary_partition_bytes)
     too_small(stationary_key,
-              fmt::format("one {} of {}x{}", os ? "block of B" : "stationary tile", tile_rows, p.C),
+              fmt::format("one {} of {}x{}", os ? "K chunk of B" : "stationary tile", tile_rows, p.C),
               d.stationary_slot, d.stationary_partition_bytes);
   d.fifo_tiles = int(std::min<int64_t>(a.hbm.fifo_tiles, d.stationary_partition_bytes / d.stationary_slot));
   int64_t all_slices = 0;  // every slice of the layer, padded
-  // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B).
-  // Under IS a pass of a split stream starts at an arbitrary column of B: its row-major slices
-  // may take one more kBlockAlign per row.
-  const bool is_split = !ws && !os && split_stream;
-  auto slice_bytes = [&](int64_t r0, int64_t r) {  // 2:4: the kept values' groups (FoldPlan::stream_words)
-    if (!rm) return padded_block(d.words_bytes(stream, ws && !os ? p.T * p.stream_words(r0, r) : r * p.T));
-    return ws && !os ? block_bytes(p.T, d.words_bytes(stream, p.stream_words(r0, r)), rm, r_aligned)
-                     : block_bytes(r, d.words_bytes(stream, p.T), rm, !is_split);
+  // A slice: T rows of r (WS: A's rows, r of its K columns), or r rows of T (OS: A, IS: B; OS
+  // K chunks: r rows of a chunk's t). Under IS a pass of a split stream starts at an arbitrary
+  // column of B, and an OS chunk at an arbitrary column of A: row-major, such slices may take
+  // one more kBlockAlign per row.
+  const bool is_split = !ws && !os && split_stream, unaligned = is_split || d.k_chunks > 1;
+  auto slice_bytes = [&](int64_t r0, int64_t r, int64_t t) {  // 2:4: the kept values' groups (FoldPlan::stream_words)
+    if (!rm) return padded_block(d.words_bytes(stream, ws && !os ? t * p.stream_words(r0, r) : r * t));
+    return ws && !os ? block_bytes(t, d.words_bytes(stream, p.stream_words(r0, r)), rm, r_aligned)
+                     : block_bytes(r, d.words_bytes(stream, t), rm, !unaligned);
   };
   int64_t largest = 0;
-  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R) {
-    const int64_t bytes = slice_bytes(r0, std::min<int64_t>(p.R, p.Sr - r0));
-    all_slices += bytes;
-    largest = std::max(largest, bytes);
-  }
+  for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R)
+    for (int64_t i = 0; i < d.k_chunks; ++i) {
+      const int64_t t = d.k_chunks == 1 ? p.T : p.T / d.k_chunks + (i < p.T % d.k_chunks ? 1 : 0);
+      const int64_t bytes = slice_bytes(r0, std::min<int64_t>(p.R, p.Sr - r0), t);
+      all_slices += bytes;
+      largest = std::max(largest, bytes);
+    }
   d.stream_resident = all_slices <= d.stream_partition_bytes;
   d.stream_slot = d.stream_resident ? all_slices : largest;
   if (!d.stream_resident && 2 * d.stream_slot > d.stream_partition_bytes)
-    too_small(stream_key, fmt::format("two stream slices of T={} rows x {}", p.T, p.R), 2 * d.stream_slot,
+    too_small(stream_key, fmt::format("two stream slices of T={} rows x {}", os ? tile_rows : p.T, p.R), 2 * d.stream_slot,
               d.stream_partition_bytes);
   // Output blocks: T x C accumulators per column fold (WS, IS), R x C results per fold (OS).
   const int64_t out_rows = os ? p.R : p.T, all_outputs = (os ? p.Sr : p.T) * p.Sc * acc;

@@ -115,7 +115,11 @@ void use_raw_ifmap(const ArchSpec& a, const Layer& l, const ClusterShare& share,
   const DataflowRoles& r = roles(a.dataflow);
   // Where the folds run over output pixels (OS: rows; IS: columns), the raw rows they see.
   const int64_t pixels0 = share.split == Dim::M ? share.offset : 0;
-  if (r.stationary_outputs) return use_raw_rows_per_fold(a, *l.conv, pixels0, pixels0 + share.M, d);
+  // OS K chunks read a chunk of each row fold's im2col rows at a time: no raw rows for them.
+  if (r.stationary_outputs) {
+    if (d.k_chunks == 1) use_raw_rows_per_fold(a, *l.conv, pixels0, pixels0 + share.M, d);
+    return;
+  }
   if (!r.tile_is_filter && r.Sc == Dim::M)
     return use_raw_rows_per_column_fold(a, *l.conv, pixels0, pixels0 + share.M, d);
   // WS: the streamed operand is the ifmap and the folds' rows are reduction rows: a fold's

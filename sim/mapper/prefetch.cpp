@@ -20,7 +20,8 @@ int64_t partition_bytes(const DmaBuffers& d, const std::string& name) {
 // may be slower than its peak.
 int64_t spare_bytes(const Plan& plan, const PassPlan& running, double bytes_per_cycle) {
   const FoldPlan f = fold_plan(plan, running);
-  const double cycles = double(f.fold_count()) * double(std::max<int64_t>(f.T, f.R)) + double(f.R + f.C);
+  double cycles = double(f.R + f.C);
+  for (const Fold& g : f.folds) cycles += double(std::max<int64_t>(g.t, f.R));
   const LayerDmaPlan own = dma_program(f, running);
   return std::max<int64_t>(0, int64_t(cycles * bytes_per_cycle) - own.read_bytes() - own.write_bytes());
 }

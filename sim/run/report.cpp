@@ -354,6 +354,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     l["time_s"] = double(L.end_cycle - L.start_cycle + 1) / a.clock_hz;
     l["folds"] = {{"count", L.plan.fold_count()}, {"row_folds", L.plan.row_folds},
                   {"col_folds", L.plan.col_folds}, {"Sr", L.plan.Sr}, {"Sc", L.plan.Sc}, {"T", L.plan.T}};
+    if (L.plan.k_chunks > 1) l["folds"]["k_chunks"] = L.plan.k_chunks;  // OS: a tile's K cut into chunks
     l["sram"] = sram_json(L.stats, a.fold_pipeline);
     if (L.has_rs) l["rs"] = rs_json(L.rs, a.clock_hz);
     if (src.conv) {

@@ -515,14 +515,25 @@ TEST_F(Cli, HierarchyFullPath) {
     EXPECT_LE(cycles, previous) << tiles << " tiles";
     previous = cycles;
   }
-  // Room for not even one tile is an input error naming the layer; nothing is written.
-  const Result r = cstsim("run --set dataflow=os --set sram.filter_kib=1 --set scratchpad.banks=81 --arch " +
-                          a.string() + " --workload " + w.string() + " --out " + (dir_ / "bad").string());
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("sram.filter_kib: layer a: one block of B of 90x16 needs 1472 bytes, the partition has 1024"),
-            std::string::npos)
-      << r.err;
-  EXPECT_FALSE(fs::exists(dir_ / "bad"));
+  // A filter partition too small for one block of B (1 KiB against 1,472 B): OS streams each
+  // output tile's K in chunks that alternate in it, the sums staying in the PEs. Same MACs,
+  // values (--verify) and array edge words; but a chunk of B cannot wait in the partition for
+  // the next row fold, so each of layer a's 19 row folds reads B again.
+  const Result r = cstsim("run -q --no-trace --verify --set dataflow=os --set sram.filter_kib=1 --set scratchpad.banks=162 "
+                          "--arch " + a.string() + " --workload " + w.string() + " --out " + (dir_ / "chunks").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto chunked = nlohmann::json::parse(slurp(dir_ / "chunks" / "summary.json"));
+  const auto whole = nlohmann::json::parse(slurp(dir_ / "os11" / "summary.json"));
+  EXPECT_TRUE(chunked["verify"]["passed"].get<bool>());
+  const auto& L = chunked["layers"][0];
+  EXPECT_EQ(L["folds"]["k_chunks"], 3);  // two chunks of 30 x 16 (512 B with padding) fill 1 KiB
+  EXPECT_EQ(L["folds"]["count"], 3 * whole["layers"][0]["folds"]["count"].get<int>());
+  EXPECT_EQ(L["macs"], whole["layers"][0]["macs"]);
+  EXPECT_EQ(L["sram"]["filter_reads"], whole["layers"][0]["sram"]["filter_reads"]);
+  EXPECT_EQ(L["sram"]["ofmap_writes"], whole["layers"][0]["sram"]["ofmap_writes"]);
+  EXPECT_EQ(L["memory"]["hbm_bytes_read"], L["memory"]["spad_bytes_written"]);
+  EXPECT_GE(L["memory"]["hbm_bytes_read"].get<int64_t>() - whole["layers"][0]["memory"]["hbm_bytes_read"].get<int64_t>(),
+            18 * 90 * 70);  // B (90 x 70 int8) 18 more times
   // A stream too long for its partition runs in passes: same work, more weight traffic.
   const Result passes = cstsim("run -q --verify --set sram.ofmap_kib=16 --set sram.ifmap_kib=8 --set scratchpad.banks=20 --arch " +
                                a.string() + " --workload " + w.string() + " --out " + (dir_ / "passes").string());
@@ -1353,12 +1364,14 @@ namespace {
 
 // An array-size x dataflow sweep of the full-hierarchy preset runs at every point: at 256 x 256
 // the bank word follows the array (no port starvation), OS's FIFO of blocks of B takes the depth
-// its partition holds, and RS picks passes whose filters fit the filter partition (qkv's 2,304 x
-// 768 weights, 1.7 MiB, do not fit its 512 KiB whole). Every point does the workload's MACs.
+// its partition holds and streams K in chunks where one block does not fit (deep's 4,608 x 256
+// int8, 1.1 MiB, against 512 KiB), and RS picks passes whose filters fit the filter partition
+// (qkv's 2,304 x 768 weights, 1.7 MiB, do not fit it whole). Every point does the workload's MACs.
 TEST_F(Cli, PresetArrayDataflowSweepRunsEveryPoint) {
   const fs::path w = file("w.yaml", "layers:\n  - {name: qkv, M: 16, N: 2304, K: 768}\n"
-                                    "  - {name: proj, M: 64, N: 256, K: 384}\n");
-  const int64_t macs = int64_t(16) * 2304 * 768 + int64_t(64) * 256 * 384;
+                                    "  - {name: proj, M: 64, N: 256, K: 384}\n"
+                                    "  - {name: deep, M: 8, N: 512, K: 4608}\n");
+  const int64_t macs = int64_t(16) * 2304 * 768 + int64_t(64) * 256 * 384 + int64_t(8) * 512 * 4608;
   for (const char* side : {"32", "256"})
     for (const char* df : {"ws", "os", "is", "rs"}) {
       SCOPED_TRACE(std::string(side) + " " + df);
@@ -1370,7 +1383,46 @@ TEST_F(Cli, PresetArrayDataflowSweepRunsEveryPoint) {
       const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
       EXPECT_EQ(s["total"]["macs"].get<int64_t>(), macs);
       EXPECT_EQ(s["arch"]["scratchpad"]["word_bytes"].get<int>(), std::stoi(side));
+      if (std::string(df) == "os" && std::string(side) == "256") EXPECT_EQ(s["layers"][2]["folds"]["k_chunks"], 5);  // two of 922 x 256 B fit
     }
+}
+
+// OS K chunks under the register-level check on random small hierarchies: filter partitions of
+// 1-2 KiB against blocks of B up to 600 deep, 1-2 clusters, both HBM layouts. The grid lands on
+// the closed form's events with the whole memory system in the loop, computes the exact GEMM, and
+// the run moves the bytes its plan says.
+TEST_F(Cli, OsKChunksVerifyOnRandomHierarchies) {
+  std::mt19937_64 rng(4608);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int chunked = 0;
+  for (int i = 0; i < 14; ++i) {
+    const int filter = pick(1, 2);
+    const std::string arch = fmt::format(
+        "array: {{rows: {}, cols: {}}}\ndataflow: os\nclusters: {}\nmemory: hierarchy\n"
+        "sram: {{ifmap_kib: 16, filter_kib: {}, ofmap_kib: 16}}\n"
+        "hbm: {{spec: {}, fifo_tiles: {}, layout: {}}}\nnoc: {{spec: {}}}\n"
+        "scratchpad: {{banks: {}, word_bytes: 32}}\n",
+        pick(4, 12), pick(4, 12), pick(1, 2), filter, src("configs/memory/hbm2-2000.yaml"), pick(2, 4),
+        i % 2 ? "row_major" : "tiled", src("configs/noc/npu-mesh-4x4.yaml"), 2 * (32 + filter));
+    std::string layers = "layers:\n";
+    for (int j = 0, n = pick(1, 2); j < n; ++j)
+      layers += fmt::format("  - {{name: l{}, M: {}, N: {}, K: {}}}\n", j, pick(1, 40), pick(1, 30), pick(100, 600));
+    const fs::path a = file("ka" + std::to_string(i) + ".yaml", arch), w = file("kw" + std::to_string(i) + ".yaml", layers);
+    const fs::path out = dir_ / ("ko" + std::to_string(i));
+    const Result r = cstsim("run -q --verify --no-trace --arch " + a.string() + " --workload " + w.string() + " --out " +
+                            out.string());
+    ASSERT_EQ(r.status, 0) << arch << layers << r.err;
+    const auto s = nlohmann::json::parse(slurp(out / "summary.json"));
+    EXPECT_TRUE(s["verify"]["passed"].get<bool>()) << arch << layers;
+    const Result p = cstsim("plan --json --arch " + a.string() + " --workload " + w.string());
+    ASSERT_EQ(p.status, 0) << p.err;
+    const auto plan = nlohmann::json::parse(p.out);
+    for (size_t l = 0; l < plan.size(); ++l) {
+      EXPECT_EQ(s["layers"][l]["memory"]["hbm_bytes_read"], plan[l]["hbm_bytes_read"]) << arch << layers << l;
+      chunked += s["layers"][l]["folds"].contains("k_chunks");
+    }
+  }
+  EXPECT_GE(chunked, 12);
 }
 
 }  // namespace

@@ -395,16 +395,17 @@ TEST_F(Sweep, PlotScriptsDrawASweep) {
 }
 
 // array.size is a grid key (both sides of a square array), and a point that fails is drawn as
-// failed in the figures, never dropped: OS's blocks of B of the 150-deep layer (150 x 16, 2,432 B)
-// do not fit a 2 KiB filter partition on the 16 x 16 array, while every 8 x 8 point and WS runs.
+// failed in the figures, never dropped: OS drains each fold's 16 x 16 int32 sums into one of two
+// output blocks (2 KiB) that a 1 KiB ofmap partition cannot hold on the 16 x 16 array, while
+// every 8 x 8 point and WS (whose passes shorten its accumulator blocks) runs.
 TEST_F(Sweep, ArraySizeAxisAndFailedPointsInTheFigures) {
   if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "/usr/bin/python3 has no matplotlib (Debian package python3-matplotlib)";
   const std::string base = file("h.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: hierarchy\n"
-                                          "sram: {ifmap_kib: 32, filter_kib: 2, ofmap_kib: 48}\n"
+                                          "sram: {ifmap_kib: 32, filter_kib: 2, ofmap_kib: 1}\n"
                                           "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
                                           "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
-                                          "scratchpad: {banks: 82, word_bytes: 32}\n");
+                                          "scratchpad: {banks: 140, word_bytes_per_edge: 4}\n");
   file("deep.yaml", "layers:\n  - {name: d, M: 40, N: 24, K: 150}\n");
   const std::string spec = file("spec.yaml", "base: " + base + "\nworkloads: [deep.yaml]\n"
                                              "grid:\n  array.size: [8, 16]\n  dataflow: [ws, os]\n");

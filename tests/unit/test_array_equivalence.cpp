@@ -25,8 +25,8 @@ struct Shape {
 };
 
 // Checks one shape; returns "" or what differed.
-std::string check(Dataflow d, FoldPipeline p, const Shape& s, uint64_t seed, int64_t start) {
-  const FoldPlan plan = make_fold_plan(d, s.R, s.C, s.M, s.N, s.K);
+std::string check(Dataflow d, FoldPipeline p, const Shape& s, uint64_t seed, int64_t start, int64_t k_chunks = 1) {
+  const FoldPlan plan = with_k_chunks(make_fold_plan(d, s.R, s.C, s.M, s.N, s.K), k_chunks);
   const LayerTiming timing = compute_layer_timing(plan, p, start);
   std::vector<ArrayEvent> expected;
   append_events(timing, expected);
@@ -81,6 +81,22 @@ TEST_P(Equivalence, ThousandRandomShapes) {
 TEST_P(Equivalence, LongLargerShapes) {
   const auto [d, p] = GetParam();
   run_random(d, p, 300, 40, 200, 97 + int(d) * 2 + int(p));
+}
+
+// OS with each output tile's K cut into chunks (FoldPlan::with_k_chunks: the plan when a block
+// of B does not fit the filter partition): the sums stay in the PEs from chunk to chunk, so the
+// grid still computes the exact GEMM, lands on the closed form's events (a chunk that does not
+// drain ends with its last MAC), and reads each operand word once per chunk.
+TEST(EquivalenceOsKChunks, RandomShapesAndChunks) {
+  std::mt19937_64 rng(41);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  for (int i = 0; i < 600; ++i) {
+    Shape s = random_shape(rng, i, 12, 40);
+    if (i % 2) s.K = pick(2, 12) * std::max(s.R, s.C) + pick(0, 7);  // many chunks of about the array's size
+    const int64_t chunks = pick(1, std::min<int64_t>(s.K, 8));
+    const std::string diff = check(Dataflow::OS, FoldPipeline::Overlapped, s, 4100 + uint64_t(i), i % 3, chunks);
+    ASSERT_EQ(diff, "") << fmt::format("R={} C={} M={} N={} K={} chunks={}", s.R, s.C, s.M, s.N, s.K, chunks);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDataflows, Equivalence,

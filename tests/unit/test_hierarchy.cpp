@@ -197,6 +197,38 @@ TEST(Hierarchy, PlanReadsEveryOperandOnceWhenItFits) {
   EXPECT_EQ(e.output_wait[17], -1);
 }
 
+// OS, a block of B too big for the filter partition (8,192 x 128 int8 = 1 MiB against 512 KiB):
+// each output tile streams K in 4 chunks of 2,048, two of which fill the partition. A chunk of B
+// cannot wait for the next row fold, so each of the 2 row folds reads B again; A's slices are
+// read once (resident); only the chunk that drains writes its tile back, and only it waits for
+// the output slot two write-backs before.
+TEST(Hierarchy, OsStreamsABlockOfBThatDoesNotFitInKChunks) {
+  ArchSpec a = code_arch(128, 128);
+  a.dataflow = Dataflow::OS;
+  a.ifmap_sram_kib = 4096;
+  a.filter_sram_kib = 512;
+  a.ofmap_sram_kib = 128;  // outputs not resident: two 64 KiB blocks alternate
+  const FoldPlan plan = make_fold_plan(Dataflow::OS, 128, 128, 256, 384, 8192);
+  const LayerDmaPlan d = make_dma_plan(a, plan, "l");
+  EXPECT_EQ(d.k_chunks, 4);
+  EXPECT_EQ(d.fifo_tiles, 2);
+  EXPECT_EQ(d.stationary_slot, 2048 * 128);
+  EXPECT_TRUE(d.stream_resident);
+  ASSERT_EQ(d.stationary_read.size(), 2u * 3 * 4);  // row folds x column folds x chunks
+  int64_t b = 0, a_bytes = 0;
+  for (const DmaTransfer& t : d.reads) (t.operand == Operand::Stationary ? b : a_bytes) += t.bytes;
+  EXPECT_EQ(b, 2 * int64_t(8192) * 384);
+  EXPECT_EQ(a_bytes, int64_t(256) * 8192);
+  ASSERT_EQ(d.writes.size(), 6u);  // one per output tile
+  for (size_t g = 0; g < d.stationary_read.size(); ++g) {
+    const bool drains = g % 4 == 3;
+    EXPECT_EQ(d.writeback_after[g] >= 0, drains) << g;
+    EXPECT_EQ(d.output_wait[g], drains && g / 4 >= 2 ? int(g / 4) - 2 : -1) << g;
+    // The chunk reuses the slot of the chunk fifo_tiles folds before it, free once its last input is in.
+    if (g >= 2) EXPECT_EQ(d.reads[size_t(d.stationary_read[g])].after_fold, int(g) - 2) << g;
+  }
+}
+
 TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
   ArchSpec a = code_arch(128, 128);
   a.ifmap_sram_kib = 64;

@@ -421,16 +421,17 @@ class OsGrid final : public StructuralGrid {
       const int64_t S = stream_start_[g];
       if (S < 0 || c < S) continue;
       const Fold& f = p.folds[g];
+      // A K chunk (FoldPlan::with_k_chunks) streams steps [k0, k0 + t) of T.
       for (int i = 0; i < f.rows_used; ++i) {
-        const int64_t k = c - S - i;
-        if (k < 0 || k >= p.T) continue;
+        const int64_t k = f.k0 + c - S - i;
+        if (k < f.k0 || k >= f.k0 + f.t) continue;
         for (int q = 0; q < L_; ++q) a[size_t(i) * L_ + q] = lane(true, f.row0 + i, k, q);
         atag[size_t(i)] = int32_t(int64_t(g) * p.T + k);
         alast[size_t(i)] = k == p.T - 1;
       }
       for (int j = 0; j < f.cols_used; ++j) {
-        const int64_t k = c - S - j;
-        if (k < 0 || k >= p.T) continue;
+        const int64_t k = f.k0 + c - S - j;
+        if (k < f.k0 || k >= f.k0 + f.t) continue;
         for (int q = 0; q < L_; ++q) b[size_t(j) * L_ + q] = lane(false, f.col0 + j, k, q);
         btag[size_t(j)] = int32_t(int64_t(g) * p.T + k);
       }
