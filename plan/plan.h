@@ -47,6 +47,7 @@ struct PassPlan {
   // ... and these reads of its DMA program (of A, the previous layer's outputs) are already on chip.
   std::vector<int> on_chip_reads;
   bool idle() const { return dims.M == 0 || dims.N == 0 || dims.K == 0; }
+  int64_t repeat = 0;  // which of its layer's repeats it computes (LayerPlan::repeats)
 };
 
 struct ClusterLayerPlan {
@@ -92,8 +93,16 @@ struct LayerPlan {
   // Independent GEMMs of dims run one after another (Layer::repeats), each in the same passes:
   // pass_rows lists the stream vectors (T) of every pass, repeat after repeat.
   int64_t repeats = 1;
+  // clusters > 1 and at least as many repeats (attention's heads, a batched matmul's batch): every
+  // cluster runs whole repeats, cluster k repeat s x clusters + k in its slot s, rather than its
+  // share of every repeat's column folds. Then pass_rows lists the passes of the slots.
+  bool repeats_across_clusters = false;
+  int64_t repeat_slots() const {
+    const int64_t n = int64_t(clusters.size());
+    return repeats_across_clusters ? (repeats + n - 1) / n : repeats;
+  }
   std::vector<int64_t> pass_rows;
-  size_t passes_per_repeat() const { return pass_rows.size() / size_t(repeats); }
+  size_t passes_per_repeat() const { return pass_rows.size() / size_t(repeat_slots()); }
   int64_t macs() const { return repeats * dims.M * dims.N * dims.K; }
   // Training steps: what the step holds in HBM beside this layer's operands (Layer::held_bytes).
   int64_t held_bytes = 0;

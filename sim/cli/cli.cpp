@@ -125,6 +125,7 @@ nlohmann::ordered_json simulated_plan(const ArchSpec& a, const Plan& plan, const
     j["clusters"] = shares;
   }
   if (l.repeats > 1) j["repeats"] = l.repeats;
+  if (l.repeats_across_clusters) j["repeats_across_clusters"] = true;  // each cluster runs whole repeats (heads)
   j["stream_passes"] = std::vector<int64_t>(l.pass_rows.begin(), l.pass_rows.begin() + int64_t(l.passes_per_repeat()));
   if (a.memory == MemoryMode::Hierarchy) {
     j["hbm_bytes_read"] = l.hbm_read_bytes;

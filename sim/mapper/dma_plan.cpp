@@ -188,10 +188,19 @@ ClusterShare widest_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
 
 }  // namespace
 
+ClusterShare whole_share(const ArchSpec& a, int64_t M, int64_t N, int64_t K) {
+  ClusterShare s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.split = roles(a.dataflow).Sc;
+  return s;
+}
+
 std::vector<int64_t> layer_passes(const ArchSpec& a, int64_t M, int64_t N, int64_t K, const std::string& layer,
-                                  bool sparse) {
+                                  bool sparse, bool whole_layer) {
   if (a.memory != MemoryMode::Hierarchy) return {GemmDims{M, N, K}[roles(a.dataflow).T]};
-  const ClusterShare w = widest_share(a, M, N, K);
+  const ClusterShare w = whole_layer ? whole_share(a, M, N, K) : widest_share(a, M, N, K);
   FoldPlan whole = make_fold_plan(a.dataflow, a.rows, a.cols, w.M, w.N, w.K, a.precision.pack);
   whole.sparse_2_4 = sparse;
   std::vector<int64_t> passes = stream_passes(a, whole, layer);

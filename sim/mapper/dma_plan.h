@@ -31,6 +31,8 @@ namespace cstsim {
 
 // Cluster k's share of a layer (ClusterShare, plan/dma_program.h says how it is cut).
 ClusterShare cluster_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, int cluster);
+// The whole layer as one cluster's share: repeats spread across clusters (LayerPlan::repeats_across_clusters).
+ClusterShare whole_share(const ArchSpec& arch, int64_t M, int64_t N, int64_t K);
 
 // The buffers of one pass (its HBM places unset: the mapper places the run's tensors). Throws
 // InputError naming the layer and the sizes when a slot does not fit its partition (the array
@@ -57,8 +59,9 @@ std::vector<int64_t> stream_passes(const ArchSpec& arch, const FoldPlan& whole, 
 // dimension (OS: values of K, not PE words of `pack`): under memory:
 // hierarchy as many as the widest share needs (rows that fit it fit every share),
 // otherwise one pass of the whole T.
-// `sparse`: 2:4 weights, K their kept half (PassPlan::sparse_2_4).
+// `sparse`: 2:4 weights, K their kept half (PassPlan::sparse_2_4). `whole_layer`: every cluster runs
+// whole GEMMs of the layer (repeats across clusters).
 std::vector<int64_t> layer_passes(const ArchSpec& arch, int64_t M, int64_t N, int64_t K, const std::string& layer,
-                                  bool sparse = false);
+                                  bool sparse = false, bool whole_layer = false);
 
 }  // namespace cstsim

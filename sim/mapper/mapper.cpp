@@ -173,19 +173,27 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
   // 2:4 weights in PEs that skip: the array reduces over the kept half of K.
   lp.sparse_2_4 = a.skip_2_4 && l.weights_2_4;
   const int64_t K = lp.sparse_2_4 ? l.K / 2 : l.K;
-  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, K, l.name, lp.sparse_2_4);
-  for (int64_t r = 0; r < l.repeats; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
+  // Heads (repeats) spread over the clusters when there are at least as many: a cluster then
+  // streams whole heads (its KV cache rows among them), where a share of every head's columns
+  // would leave clusters idle on narrow GEMMs (decode's context: one column fold of 128).
+  lp.repeats_across_clusters = a.clusters > 1 && l.repeats >= a.clusters && a.dataflow != Dataflow::RS;
+  const bool across = lp.repeats_across_clusters;
+  const int64_t slots = across ? (l.repeats + a.clusters - 1) / a.clusters : l.repeats;
+  const std::vector<int64_t> one = layer_passes(a, l.M, l.N, K, l.name, lp.sparse_2_4, across);
+  for (int64_t r = 0; r < slots; ++r) lp.pass_rows.insert(lp.pass_rows.end(), one.begin(), one.end());
   if (l.conv)
     lp.raw_ifmap_bytes = (l.repeats * l.conv->ifmap_h * l.conv->ifmap_w * l.conv->channels * a.precision.value_bits() + 7) / 8;
   const Dim stream = roles(a.dataflow).T;  // every cluster streams the whole T, so all make the same passes
   const bool hierarchy = a.memory == MemoryMode::Hierarchy;
   for (int k = 0; k < a.clusters; ++k) {
     ClusterLayerPlan c;
-    c.share = cluster_share(a, l.M, l.N, K, k);
-    for (int64_t r = 0; r < l.repeats; ++r) {
+    c.share = across ? whole_share(a, l.M, l.N, K) : cluster_share(a, l.M, l.N, K, k);
+    for (int64_t slot = 0; slot < slots; ++slot) {
+      const int64_t r = across ? slot * a.clusters + k : slot;
       int64_t first_row = 0;  // of the pass, along the stream dimension
       for (int64_t rows : one) {
         PassPlan p;
+        p.repeat = std::min(r, l.repeats - 1);
         p.sparse_2_4 = lp.sparse_2_4;
         p.input_density = a.zero_gating ? l.input_density : 1.0;
         p.a_word_bits = a.precision.word_bits(false);
@@ -193,7 +201,7 @@ LayerPlan plan_layer(const ArchSpec& a, const Layer& l) {
         p.a_type = graph_type(a.precision, l.dtypes[0], a.precision.activation_type());
         p.b_type = graph_type(a.precision, l.dtypes[1], a.precision.weight_type());
         p.dims = {c.share.M, c.share.N, c.share.K};
-        p.dims[stream] = c.share.empty() ? 0 : rows;
+        p.dims[stream] = c.share.empty() || r >= l.repeats ? 0 : rows;  // a slot past the last repeat idles
         if (hierarchy && !p.idle() && a.dataflow != Dataflow::RS) {  // RS: its own passes (rs_map.h)
           const FoldPlan folds = fold_plan_of(a, c.share, rows, lp.sparse_2_4);
           p.has_dma = true;
@@ -228,7 +236,7 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
     return x == Matrix::A ? d != Dim::N : x == Matrix::B ? d != Dim::M : d != Dim::K;
   };
   const size_t per_repeat = lp.passes_per_repeat();
-  auto piece_of = [&](int x, size_t p) { return l.pieces[size_t(x)].of(int64_t(p / per_repeat)); };
+  auto piece_of = [&](int x, const PassPlan& pass) { return l.pieces[size_t(x)].of(pass.repeat); };
   std::array<int64_t, kMatrices> tiled{}, extent{};
   // (cluster, pass of a repeat, piece) -> offset
   std::array<std::map<std::array<int64_t, 3>, int64_t>, kMatrices> piece;
@@ -246,9 +254,9 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
           lay_out_dma_program(fold_plan_of(a, lp.clusters[size_t(k)].share, lp.pass_rows[size_t(p)], lp.sparse_2_4), pass.dma);
       std::array<int64_t, kMatrices>& at = offset_of[{k, p}];
       for (int x = 0; x < kMatrices; ++x) {
-        const std::array<int64_t, 3> key = {has(Matrix(x), r.Sc) ? k : 0,
+        const std::array<int64_t, 3> key = {!lp.repeats_across_clusters && has(Matrix(x), r.Sc) ? k : 0,
                                             has(Matrix(x), r.T) ? int64_t(size_t(p) % per_repeat) : 0,
-                                            piece_of(x, size_t(p))};
+                                            piece_of(x, pass)};
         auto [it, fresh] = piece[size_t(x)].emplace(key, tiled[size_t(x)]);
         if (fresh) tiled[size_t(x)] += alone.placed[size_t(x)];
         at[size_t(x)] = it->second;
@@ -302,7 +310,7 @@ void place_tensors(const ArchSpec& a, const Layer& l, const std::vector<LayerPla
           MatrixPlace& m = d.hbm[size_t(x)];
           m.base = lp.tensors[size_t(x)].addr;
           if (d.lays_row_major()) {
-            m.base += uint64_t(piece_of(x, size_t(p)) * rows[size_t(x)] * pitch[size_t(x)]);
+            m.base += uint64_t(piece_of(x, pass) * rows[size_t(x)] * pitch[size_t(x)]);
             m.pitch = pitch[size_t(x)];
             m.row0 = corner[size_t(x)].first;
             m.col0 = corner[size_t(x)].second;

@@ -58,6 +58,10 @@ void plan_pipeline(const ArchSpec& a, Plan& plan) {
       why = "dataflow is: the input is the tile operand, through the tile FIFO";
       continue;
     }
+    if (layer.repeats_across_clusters || previous.repeats_across_clusters) {
+      why = "repeats spread across clusters: a cluster's outputs are not its share of the next input";
+      continue;
+    }
     // Every cluster streams all of the input, which every cluster's outputs make: all or none.
     std::vector<KeptInput> kept(layer.clusters.size());
     for (size_t k = 0; k < layer.clusters.size() && why.empty(); ++k) {

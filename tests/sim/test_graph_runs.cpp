@@ -94,6 +94,36 @@ TEST_F(GraphRuns, RepeatsPassTheRegisterLevelCheck) {
   EXPECT_EQ(kernels, (std::vector<std::string>{"attn.scale", "attn.softmax"}));
 }
 
+// Attention's heads spread over the clusters when there are at least as many (8 heads on 4
+// clusters): each cluster streams two whole heads and their K and V rows, rather than its share of
+// every head's columns (the context GEMM of a head, 1 x 128 x L, is one column fold: three of four
+// clusters would idle). Same MACs, same KV bytes, values and events through the shared memory
+// (--verify), and the context step about as many times faster as there are clusters.
+TEST_F(GraphRuns, HeadsSpreadAcrossClusters) {
+  const fs::path w = decode(1, 256);
+  const std::string four = "--set clusters=4 --set noc.cluster_x=0 --set noc.cluster_y=1";
+  const auto one = summary(w), spread = summary(w, "--verify " + four);
+  ASSERT_TRUE(spread.contains("layers") && one.contains("layers"));
+  EXPECT_TRUE(spread["verify"]["passed"].get<bool>());
+  const Result p = cstsim("plan --json --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + w.string() +
+                          " " + four);
+  ASSERT_EQ(p.status, 0) << p.err;
+  int spread_layers = 0;
+  for (const auto& l : nlohmann::json::parse(p.out)) spread_layers += l.value("repeats_across_clusters", false);
+  EXPECT_EQ(spread_layers, 2);  // scores and context
+  int64_t context1 = 0, context4 = 0;
+  for (size_t i = 0; i < one["layers"].size(); ++i) {
+    const auto &a = one["layers"][i], &b = spread["layers"][i];
+    EXPECT_EQ(a["macs"], b["macs"]) << a["name"];
+    if (a["name"] == "attn.context") {
+      EXPECT_EQ(a["memory"]["hbm_bytes_read"], b["memory"]["hbm_bytes_read"]);  // K, V and the probabilities, once
+      context1 = a["cycles"].get<int64_t>();
+      context4 = b["cycles"].get<int64_t>();
+    }
+  }
+  EXPECT_LT(4 * context4, 2 * context1) << context4 << " vs " << context1;  // more than twice as fast
+}
+
 // Decode moves every weight once per step: the projections take the cycles of their weight path
 // (the array's weight loads; stalls under 10 %) whatever the batch, so utilization rises with B.
 // Attention does not share that way: each sequence and head reads its own K and V.
