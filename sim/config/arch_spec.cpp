@@ -334,7 +334,10 @@ ArchSpec build(const ArchFields& fields) {
   if (const ArchField* f = find("rs.filter_spad")) s.rs.filter_spad = int_of(*f, "rs.filter_spad");
   if (const ArchField* f = find("rs.ifmap_spad")) s.rs.ifmap_spad = int_of(*f, "rs.ifmap_spad");
   if (const ArchField* f = find("rs.psum_spad")) s.rs.psum_spad = int_of(*f, "rs.psum_spad");
-  if (const ArchField* f = find("rs.glb_kib")) s.rs.glb_kib = int_of(*f, "rs.glb_kib");
+  if (const ArchField* f = find("rs.glb_kib")) {
+    s.rs.glb_kib = int_of(*f, "rs.glb_kib");
+    s.rs.glb_given = true;
+  }
   if (const ArchField* f = find("rs.rlc")) s.rs.rlc = choice_of(*f, "rs.rlc") == "true";
   if (const ArchField* f = find("vector.lanes")) v.lanes = int(int_of(*f, "vector.lanes"));
   if (const ArchField* f = find("vector.add_per_lane")) v.add_per_lane = number_of(*f, "vector.add_per_lane");

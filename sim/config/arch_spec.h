@@ -95,6 +95,7 @@ struct ArchSpec {
     int64_t ifmap_spad = arch_default::integer("rs.ifmap_spad");
     int64_t psum_spad = arch_default::integer("rs.psum_spad");
     int64_t glb_kib = arch_default::integer("rs.glb_kib");  // the global buffer's ifmap and psum part
+    bool glb_given = false;  // rs.glb_kib in the file: else sized sram partitions are the buffer (rs_map.cpp)
     bool rlc = arch_default::flag("rs.rlc");                // feature maps in DRAM run-length coded
   } rs;
   struct Vector {                      // vector.*: the vector unit (models/vector); lanes 0: none

@@ -55,7 +55,11 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   limits.ifmap_spad = a.rs.ifmap_spad;
   limits.psum_spad = a.rs.psum_spad;
   limits.glb_bits = a.rs.glb_kib * 1024 * 8;
-  if (a.memory == MemoryMode::Hierarchy) {  // the scratchpad's partitions are the global buffer
+  // The scratchpad's partitions are the global buffer under memory: hierarchy, and in any memory
+  // mode where the arch sizes them and gives no rs.glb_kib: then an array x dataflow x memory
+  // sweep compares row stationary at the same SRAM as the other dataflows (issue 41).
+  const bool sram_sized = a.ifmap_sram_kib > 0 && a.filter_sram_kib > 0 && a.ofmap_sram_kib > 0;
+  if (a.memory == MemoryMode::Hierarchy || (sram_sized && !a.rs.glb_given)) {
     limits.glb_ifmap_bits = a.ifmap_sram_kib * 1024 * 8;
     limits.glb_psum_bits = a.ofmap_sram_kib * 1024 * 8;
     limits.glb_bits = limits.glb_ifmap_bits + limits.glb_psum_bits;

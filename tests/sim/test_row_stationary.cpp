@@ -238,6 +238,21 @@ TEST_F(RowStationary, RunsThroughTheMemoryHierarchy) {
   EXPECT_EQ(total(narrow, "ideal_cycles"), total(s, "ideal_cycles"));
 }
 
+// A memory sweep keeps the SRAM fixed for row stationary too: over npu-128-hbm3's sized partitions
+// (4 MiB ifmap, 2 MiB ofmap, 512 KiB filter) with memory: ideal, ResNet-50's conv1 maps into them,
+// where rs.glb_kib's 100 KiB, given in the file, cannot hold one pass's ifmap rows and psums.
+TEST_F(RowStationary, UnderIdealMemoryTheSizedSramIsTheGlobalBuffer) {
+  const fs::path w = file("c1.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, "
+                                    "Num Filter, Strides,\nconv1,224,224,7,7,3,64,2,\n");
+  const std::string run = "run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") +
+                          " --set memory=ideal --set dataflow=rs --set array.size=64 --workload " + w.string();
+  const Result r = cstsim(run + " --out " + (dir_ / "sized").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "sized" / "summary.json"))["total"]["macs"].get<int64_t>(),
+            int64_t(110) * 110 * 64 * 7 * 7 * 3);  // 110 x 110 outputs (SCALE-Sim counts the last, partial window)
+  expect_input_error(run + " --set rs.glb_kib=100", "the global buffer's 102400 bytes do not hold one pass's ifmap rows");
+}
+
 TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
   const std::string eyeriss = src("configs/arch/eyeriss.yaml");
   const std::string alexnet = file("conv1.yaml", "name: conv1\ntensors:\n"

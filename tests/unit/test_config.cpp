@@ -502,6 +502,7 @@ TEST(ArchCanonical, FixedOrderAndFormat) {
             "sram.filter_kib=64\n"
             "sram.ofmap_kib=64\n"
             "memory=ideal\n"
+            "energy=" + kSource + "/configs/arch/../energy/npu-45nm-hbm3.yaml\n"
             "vector.lanes=512\n"
             "vector.add_per_lane=2\n"
             "vector.mul_per_lane=2\n"
