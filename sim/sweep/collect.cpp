@@ -104,11 +104,11 @@ CollectStats collect(const fs::path& dir, bool quiet) {
     for (size_t k = 0; k < plan.param_keys.size(); ++k) params[plan.param_keys[k]] = t.params[k];
     r.json = {{"index", t.index}, {"status", ""}, {"workload", v.name}, {"batch", v.batch}, {"params", params},
               {"hash", t.hash}};
-    if (point_done(dir, t)) {
+    if (point_done(dir, t, plan.run.trace)) {
       r.status = "done";
       try {
         const ordered_json summary = read_json(p / "summary.json");
-        const ordered_json report = read_json(p / "report.json");
+        const ordered_json report = plan.run.trace ? read_json(p / "report.json") : ordered_json::object();
         ordered_json arch = strip(summary.value("arch", ordered_json::object()), {"source"});
         if (arch.contains("rows") && arch.contains("cols"))
           arch["pes"] = arch["rows"].get<int64_t>() * arch["cols"].get<int64_t>() * arch.value("clusters", int64_t(1));

@@ -150,7 +150,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
   st.considered = int(indices.size());
   std::vector<int> queue;
   for (int i : indices) {
-    if (point_done(dir, plan.tasks.at(size_t(i)))) ++st.already_done;
+    if (point_done(dir, plan.tasks.at(size_t(i)), plan.run.trace)) ++st.already_done;
     else queue.push_back(i);
   }
   std::stable_sort(queue.begin(), queue.end(),
@@ -191,7 +191,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
       cost_done += t.cost;
       return;
     }
-    if (point_done(dir, t)) {  // finished by another process since we looked
+    if (point_done(dir, t, plan.run.trace)) {  // finished by another process since we looked
       ::close(fd);
       ++st.already_done;
       cost_done += t.cost;
@@ -236,7 +236,7 @@ PoolStats run_points(const Plan& plan, const fs::path& dir, const std::vector<in
     const double wall = now_s() - r.start;
     const fs::path log = dirs::log(dir, r.index);
     const bool exited0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    const bool ok = !r.timed_out && exited0 && point_done(dir, t);
+    const bool ok = !r.timed_out && exited0 && point_done(dir, t, plan.run.trace);
     std::error_code ec;
     if (ok) {
       fs::remove(dirs::failed(dir, r.index), ec);

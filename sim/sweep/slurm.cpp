@@ -114,7 +114,7 @@ int slurm_submit(const Plan& plan, const fs::path& dir_in, const SlurmOptions& o
   for (int c = 0; c < chunks; ++c) {
     bool any = false;
     for (int i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i)
-      if (!point_done(dir, plan.tasks[size_t(i)])) {
+      if (!point_done(dir, plan.tasks[size_t(i)], plan.run.trace)) {
         any = true;
         ++pending_points;
       }
@@ -204,7 +204,7 @@ int slurm_submit(const Plan& plan, const fs::path& dir_in, const SlurmOptions& o
   for (;;) {
     state = job_state(reduce_id);
     int done = 0;
-    for (const Task& t : plan.tasks) done += point_done(dir, t) ? 1 : 0;
+    for (const Task& t : plan.tasks) done += point_done(dir, t, plan.run.trace) ? 1 : 0;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tty) {
       std::fprintf(stderr, "\r\033[Kslurm: %d/%d points done, reducer %s, %.0f s", done, n,

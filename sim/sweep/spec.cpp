@@ -37,7 +37,7 @@ nlohmann::ordered_json plan_json(const Plan& p) {
   j["spec"] = p.spec_path;
   j["base"] = p.base;
   j["run"] = {{"window", p.run.window}, {"energy", p.run.energy}, {"timeout_s", p.run.timeout_s},
-              {"keep_trace", p.run.keep_trace}, {"train", p.run.train}, {"sparsity", p.run.sparsity}};
+              {"keep_trace", p.run.keep_trace}, {"trace", p.run.trace}, {"train", p.run.train}, {"sparsity", p.run.sparsity}};
   j["param_keys"] = p.param_keys;
   j["counts"] = {{"tasks", p.tasks.size()}, {"grid_points", p.grid_points}, {"rejected_by_constraints", p.rejected},
                  {"duplicates_dropped", p.duplicates}};
@@ -65,6 +65,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.run.energy = j.at("run").at("energy");
     p.run.timeout_s = j.at("run").at("timeout_s");
     p.run.keep_trace = j.at("run").at("keep_trace");
+    p.run.trace = j.at("run").value("trace", true);  // sweeps written before it existed: traced
     p.run.train = j.at("run").value("train", "");  // sweeps written before they existed: none
     p.run.sparsity = j.at("run").value("sparsity", "");
     p.param_keys = j.at("param_keys").get<std::vector<std::string>>();
@@ -94,8 +95,8 @@ Plan plan_from_json(const nlohmann::json& j) {
 std::string plan_difference(const Plan& a, const Plan& b) {
   if (a.base != b.base) return fmt::format("base {} vs {}", a.base, b.base);
   if (a.run.window != b.run.window || a.run.energy != b.run.energy || a.run.keep_trace != b.run.keep_trace ||
-      a.run.train != b.run.train || a.run.sparsity != b.run.sparsity)
-    return "run settings (window, energy, keep_trace, train or sparsity) differ";
+      a.run.trace != b.run.trace || a.run.train != b.run.train || a.run.sparsity != b.run.sparsity)
+    return "run settings (window, energy, keep_trace, trace, train or sparsity) differ";
   if (a.param_keys != b.param_keys) return "the swept keys differ";
   if (a.tasks.size() != b.tasks.size()) return fmt::format("{} tasks vs {}", a.tasks.size(), b.tasks.size());
   for (size_t i = 0; i < a.tasks.size(); ++i) {
@@ -113,6 +114,7 @@ std::vector<std::string> point_args(const Plan& plan, const Task& t, const std::
   const std::string workload = v.batch == 1 ? v.file : (fs::path(dir) / v.file).string();
   std::vector<std::string> args{"run", "-q", "--arch", plan.base, "--workload", workload, "--out",
                                 (fs::path(dir) / "points" / std::to_string(t.index)).string()};
+  if (!plan.run.trace) args.push_back("--no-trace");
   if (plan.run.window > 0) args.insert(args.end(), {"--window", std::to_string(plan.run.window)});
   if (!plan.run.energy.empty()) args.insert(args.end(), {"--energy", plan.run.energy});
   if (!plan.run.train.empty()) args.insert(args.end(), {"--train", plan.run.train});

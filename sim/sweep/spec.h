@@ -9,7 +9,7 @@
 //   constraints: ["array.rows == array.cols"]          # optional
 //   points: [{array.rows: 128, array.cols: 32}]        # optional explicit points
 //   set: {fold_pipeline: overlapped}                   # optional fixed overrides
-//   run: {window: 1024, timeout: 600, keep_trace: true, energy: ../energy/x.yaml, train: none, sparsity: "2:4"}
+//   run: {window: 1024, timeout: 600, keep_trace: true, trace: true, energy: ../energy/x.yaml, train: none, sparsity: "2:4"}
 //
 // Every problem is one InputError "spec:line: key: message", thrown before
 // anything is written.
@@ -28,6 +28,9 @@ struct RunSettings {
   std::string energy;     // energy table (absolute path); "" = the run's default
   double timeout_s = 0;   // per-point limit; 0 = none (--timeout overrides)
   bool keep_trace = true; // false: delete trace/rt.bin and trace/actions.csv once a point is done
+  // false: points run with --no-trace (no trace, no report.json: results.csv has the summary's
+  // columns only), for points whose traces would be too big (10^8 cycles of small folds)
+  bool trace = true;
   std::string train;      // run --train for every point (none | selective | full); "" = the forward pass
   std::string sparsity;   // run --sparsity for every point ("2:4"); "" = dense
 };

@@ -21,7 +21,7 @@ namespace {
 
 const char* const kTopKeys[] = {"name", "description", "base", "workloads", "batch", "grid",
                                 "constraints", "points", "set", "run"};
-const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "energy", "train", "sparsity"};
+const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "trace", "energy", "train", "sparsity"};
 
 std::string known_keys_hint() {
   std::string out;
@@ -269,7 +269,7 @@ SpecFile read_spec(const std::string& spec_path) {
       const YAML::Node& v = entries[i].second;
       const std::string key = "run." + k;
       if (std::find(std::begin(kRunKeys), std::end(kRunKeys), k) == std::end(kRunKeys))
-        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, energy, train, sparsity)");
+        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, trace, energy, train, sparsity)");
       if (!v.IsScalar()) throw InputError(S, lines[i], key, "must be a single value");
       const std::string t = scalar_text(v);
       if (k == "window") {
@@ -283,6 +283,9 @@ SpecFile read_spec(const std::string& spec_path) {
       } else if (k == "keep_trace") {
         if (t != "true" && t != "false") throw InputError(S, line_of(v), key, "must be true or false");
         sp.run.keep_trace = t == "true";
+      } else if (k == "trace") {
+        if (t != "true" && t != "false") throw InputError(S, line_of(v), key, "must be true or false");
+        sp.run.trace = t == "true";
       } else if (k == "train") {
         const auto& names = recompute_names();
         if (std::find(names.begin(), names.end(), t) == names.end())

@@ -60,12 +60,12 @@ bool readable_json(const fs::path& p) {
 
 }  // namespace
 
-bool point_done(const fs::path& dir, const Task& task) {
+bool point_done(const fs::path& dir, const Task& task, bool traced) {
   const fs::path p = dirs::point(dir, task.index);
   std::error_code ec;
-  return fs::is_regular_file(p / "report.json", ec) && fs::is_regular_file(p / "summary.json", ec) &&
-         summary_hash(p / "summary.json") == task.hash && readable_json(p / "summary.json") &&
-         readable_json(p / "report.json");
+  return (!traced || (fs::is_regular_file(p / "report.json", ec) && readable_json(p / "report.json"))) &&
+         fs::is_regular_file(p / "summary.json", ec) && summary_hash(p / "summary.json") == task.hash &&
+         readable_json(p / "summary.json");
 }
 
 

@@ -33,7 +33,8 @@ std::filesystem::path lock(const std::filesystem::path& dir, int i);
 // summary.json's config_hash ("" when unreadable).
 std::string summary_hash(const std::filesystem::path& summary_json);
 
-bool point_done(const std::filesystem::path& dir, const Task& task);
+// `traced`: the sweep's points write report.json (RunSettings::trace).
+bool point_done(const std::filesystem::path& dir, const Task& task, bool traced = true);
 
 
 // Creates DIR (or checks that it holds the same plan) and writes sweep.json,

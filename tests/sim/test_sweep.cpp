@@ -757,3 +757,28 @@ TEST_F(Sweep, RunSettingsTrainAndSparsityReachEveryPoint) {
 }
 
 }  // namespace
+
+namespace {
+
+// run.trace: false runs every point with --no-trace: no trace and no report.json, a point done on
+// its summary alone, and results.csv with the summary's columns; a rerun finds every point done.
+TEST_F(Sweep, PointsWithoutTraces) {
+  file("w.yaml", "layers:\n  - {name: a, M: 64, N: 96, K: 80}\n");
+  const std::string spec = file("nt.yaml", "base: " + src("configs/arch/npu-128-hbm3.yaml") +
+                                               "\nworkloads: [w.yaml]\ngrid:\n  array.size: [32, 64]\nrun:\n  trace: false\n");
+  const fs::path out = dir_ / "nt";
+  const auto first = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
+  EXPECT_EQ(first.status, 0) << first.err;
+  const auto results = table(out / "results.csv");
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.at("status"), "done");
+    EXPECT_FALSE(r.at("cycles").empty());
+    EXPECT_FALSE(fs::exists(out / "points" / r.at("index") / "report.json"));
+    EXPECT_FALSE(fs::exists(out / "points" / r.at("index") / "trace"));
+  }
+  const auto again = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  EXPECT_NE(again.err.find("ran 0 point(s)"), std::string::npos) << again.err;
+}
+
+}  // namespace
