@@ -387,6 +387,30 @@ class Reporter {
 
   // `layer`: the scope's position in the trace's layer list; -1: the run.
   // `c`: the scope's counters summed over chips; `scoped`: by their full names (link bytes).
+  // What binds, by the ceilings' times: "compute" when the peak MAC rate outlasts every memory
+  // level (the array's schedule is then its compute roof), else "array" when the array's own
+  // schedule does (its edges load operands slower than the memory brings them), else "memory".
+  template <class Ceiling>
+  static const char* bound_by(Seconds t_compute, const std::vector<Ceiling>& ceilings) {
+    double memory = 0, array = 0;
+    for (const Ceiling& x : ceilings) (std::string(x.level) == "array" ? array : memory) = std::max(
+        std::string(x.level) == "array" ? array : memory, x.time().value);
+    if (t_compute.value >= memory) return "compute";
+    return array > memory ? "array" : "memory";
+  }
+
+  // The scope's cycles with ideal memory, from summary.json (a run whose memory can stall the
+  // array books them: "" the run's total, else the layer of that name); 0: not booked.
+  int64_t ideal_cycles(const std::string& layer) const {
+    const std::string memory = summary_.contains("arch") ? summary_["arch"].value("memory", "ideal") : "ideal";
+    if (memory == "ideal") return 0;
+    if (layer.empty()) return summary_.contains("total") ? summary_["total"].value("ideal_cycles", int64_t(0)) : 0;
+    if (summary_.contains("layers"))
+      for (const auto& l : summary_["layers"])
+        if (l.value("name", "") == layer) return l.value("ideal_cycles", int64_t(0));
+    return 0;
+  }
+
   ordered_json scope(const ScopeTotals& s, const Counts& c, const Counts& scoped, BytesPerSecond b_peak,
                      const std::string& name, int layer) {
     const auto& res = reader_.resources();
@@ -497,9 +521,11 @@ class Reporter {
                            {"E_marg_by_action", by_action},
                            {"E_base_by_action", base_by_action}};
 
-    // Roofline against the outermost memory level that saw traffic, and under memory: hierarchy the
-    // clusters' mesh ports that traffic crosses (reads in, writes out, each one flit a NoC cycle):
-    // the tighter of the two ceilings is the level that binds.
+    // Roofline against the outermost memory level that saw traffic, under memory: hierarchy the
+    // clusters' mesh ports that traffic crosses (reads in, writes out, each one flit a NoC cycle),
+    // and with a memory that can stall the array its own schedule: the cycles the same plan takes
+    // with ideal memory (operands loaded through the array's edges, fills and drains; the run's
+    // ideal_cycles), which no memory can beat. The tightest ceiling is the level that binds.
     const bool use_hbm = hbm.value > 0;
     if (use_hbm && m_.dram_bandwidth.value <= 0)
       throw std::logic_error("DRAM traffic in the trace but no DRAM bandwidth in the arch");
@@ -515,6 +541,8 @@ class Reporter {
       const Bytes in{double(sum_prefix(c, "hbm.read."))}, out{double(sum_prefix(c, "hbm.write."))};
       ceilings.push_back({"noc_port", in.value >= out.value ? in : out, m_.port_bandwidth});
     }
+    if (const int64_t ideal = ideal_cycles(layer < 0 ? "" : name); use_hbm && ideal > 0)
+      ceilings.push_back({"array", ceilings.front().bytes, ceilings.front().bytes / Seconds{double(ideal) * period_}});
     const Ceiling& binding = *std::max_element(ceilings.begin(), ceilings.end(), [](const Ceiling& x, const Ceiling& y) {
       return x.time().value < y.time().value;
     });
@@ -540,7 +568,7 @@ class Reporter {
         {"u_C", to_json(Ratio{T.value > 0 ? (ops / T) / m_.peak_ops : 0})},
         {"u_M", to_json(Ratio{T.value > 0 ? (b_level / T) / bw : 0})},
         {"time_lower_bound", to_json(bound)},
-        {"bound_by", t_compute.value >= t_memory.value ? "compute" : "memory"},
+        {"bound_by", bound_by(t_compute, ceilings)},
         {"time_simulated", to_json(T)},
         {"ratio_to_bound", bound.value > 0 ? T.value / bound.value : 0.0}};
 
