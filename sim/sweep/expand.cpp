@@ -68,18 +68,21 @@ class Expander {
     plan_.name = sp_.name;
     plan_.spec_path = sp_.spec_path;
     plan_.base = sp_.base;
+    plan_.bases = sp_.bases;
     plan_.run = sp_.run;
     plan_.param_keys = sp_.param_keys;
   }
 
   Plan run() {
-    read_base_values();
     for (size_t w = 0; w < sp_.workloads.size(); ++w)
       for (size_t b = 0; b < sp_.batch_values.size(); ++b)
         add_variant(w, sp_.batch_values[b], sp_.batches[b].line);
     check_size();
-    grid_product();
-    explicit_points();
+    for (base_ = 0; base_ < int(plan_.bases.size()); ++base_) {  // every base crossed with the rest
+      read_base_values();
+      grid_product();
+      explicit_points();
+    }
     if (plan_.tasks.empty()) throw InputError(S_, 0, "grid", "the sweep has no points");
     return std::move(plan_);
   }
@@ -90,7 +93,8 @@ class Expander {
     try {
       Overrides o;
       for (const auto& [k, v] : sp_.fixed) o.emplace_back(k, v.text);
-      base_values_ = canonical_map(load_arch(plan_.base, o));
+      base_error_.clear();
+      base_values_ = canonical_map(load_arch(plan_.bases[size_t(base_)], o));
     } catch (const InputError& e) {
       base_error_ = e.what();
     }
@@ -146,7 +150,7 @@ class Expander {
         throw InputError(S_, a.line, a.key, fmt::format("the grid has more than {} points", kMaxPoints));
       per_variant_ *= int64_t(a.values.size());
     }
-    if (per_variant_ * int64_t(plan_.variants.size()) > kMaxPoints)
+    if (per_variant_ * int64_t(plan_.variants.size()) * int64_t(plan_.bases.size()) > kMaxPoints)
       throw InputError(S_, sp_.line_of("grid"), "grid", fmt::format("the sweep has more than {} points", kMaxPoints));
   }
 
@@ -218,7 +222,7 @@ class Expander {
     for (const auto& [k, v] : values) o.emplace_back(k, v.text);
     ArchSpec arch;
     try {
-      arch = load_arch(plan_.base, o);
+      arch = load_arch(plan_.bases[size_t(base_)], o);
     } catch (const InputError& e) {
       if (e.file() != "--set") throw;
       int line = 0;
@@ -230,10 +234,13 @@ class Expander {
     const auto canon = canonical_map(arch);
     Task t;
     t.variant = variant;
+    t.base = base_;
     t.overrides = o;
     for (const std::string& k : plan_.param_keys) {
       std::string value;
-      if (canon.count(k)) {
+      if (k == "base" && plan_.bases.size() > 1) {
+        value = fs::path(plan_.bases[size_t(base_)]).stem().string();
+      } else if (canon.count(k)) {
         value = canon.at(k);
       } else {
         for (const auto& [ok, ov] : o)
@@ -276,6 +283,7 @@ class Expander {
   Plan plan_;
   std::map<std::string, std::string> base_values_;
   std::string base_error_;
+  int base_ = 0;  // the base (Plan::bases) the points being added start from
   std::vector<Workload> workloads_;  // per variant
   int64_t per_variant_ = 1;
   std::set<std::pair<int, std::vector<std::string>>> seen_points_;

@@ -36,6 +36,7 @@ nlohmann::ordered_json plan_json(const Plan& p) {
   j["name"] = p.name;
   j["spec"] = p.spec_path;
   j["base"] = p.base;
+  j["bases"] = p.bases;
   j["run"] = {{"window", p.run.window}, {"energy", p.run.energy}, {"timeout_s", p.run.timeout_s},
               {"keep_trace", p.run.keep_trace}, {"trace", p.run.trace}, {"train", p.run.train}, {"sparsity", p.run.sparsity}};
   j["param_keys"] = p.param_keys;
@@ -48,7 +49,7 @@ nlohmann::ordered_json plan_json(const Plan& p) {
   for (const Task& t : p.tasks) {
     nlohmann::ordered_json set = nlohmann::ordered_json::array();
     for (const auto& [k, v] : t.overrides) set.push_back({k, v});
-    j["tasks"].push_back({{"index", t.index}, {"variant", t.variant}, {"set", set}, {"params", t.params},
+    j["tasks"].push_back({{"index", t.index}, {"variant", t.variant}, {"base", t.base}, {"set", set}, {"params", t.params},
                           {"hash", t.hash}, {"cost", t.cost}});
   }
   return j;
@@ -61,6 +62,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.name = j.at("name");
     p.spec_path = j.at("spec");
     p.base = j.at("base");
+    p.bases = j.value("bases", std::vector<std::string>{p.base});  // sweeps written before: one base
     p.run.window = j.at("run").at("window");
     p.run.energy = j.at("run").at("energy");
     p.run.timeout_s = j.at("run").at("timeout_s");
@@ -78,11 +80,13 @@ Plan plan_from_json(const nlohmann::json& j) {
       Task task;
       task.index = t.at("index");
       task.variant = t.at("variant");
+      task.base = t.value("base", 0);
       for (const auto& kv : t.at("set")) task.overrides.emplace_back(kv.at(0), kv.at(1));
       task.params = t.at("params").get<std::vector<std::string>>();
       task.hash = t.at("hash");
       task.cost = t.at("cost");
-      if (task.index != int(p.tasks.size()) || task.variant < 0 || task.variant >= int(p.variants.size()))
+      if (task.index != int(p.tasks.size()) || task.variant < 0 || task.variant >= int(p.variants.size()) ||
+          task.base < 0 || task.base >= int(p.bases.size()))
         throw std::runtime_error("task list out of order");
       p.tasks.push_back(std::move(task));
     }
@@ -93,7 +97,7 @@ Plan plan_from_json(const nlohmann::json& j) {
 }
 
 std::string plan_difference(const Plan& a, const Plan& b) {
-  if (a.base != b.base) return fmt::format("base {} vs {}", a.base, b.base);
+  if (a.bases != b.bases) return fmt::format("base {} vs {}", fmt::join(a.bases, ", "), fmt::join(b.bases, ", "));
   if (a.run.window != b.run.window || a.run.energy != b.run.energy || a.run.keep_trace != b.run.keep_trace ||
       a.run.trace != b.run.trace || a.run.train != b.run.train || a.run.sparsity != b.run.sparsity)
     return "run settings (window, energy, keep_trace, trace, train or sparsity) differ";
@@ -102,7 +106,7 @@ std::string plan_difference(const Plan& a, const Plan& b) {
   for (size_t i = 0; i < a.tasks.size(); ++i) {
     const Task &x = a.tasks[i], &y = b.tasks[i];
     const WorkloadVariant &vx = a.variants[x.variant], &vy = b.variants[y.variant];
-    if (x.params != y.params || x.overrides != y.overrides || vx.name != vy.name ||
+    if (x.params != y.params || x.overrides != y.overrides || x.base != y.base || vx.name != vy.name ||
         vx.batch != vy.batch || vx.source != vy.source)
       return fmt::format("task {} differs", i);
   }
@@ -112,7 +116,7 @@ std::string plan_difference(const Plan& a, const Plan& b) {
 std::vector<std::string> point_args(const Plan& plan, const Task& t, const std::string& dir) {
   const WorkloadVariant& v = plan.variants[t.variant];
   const std::string workload = v.batch == 1 ? v.file : (fs::path(dir) / v.file).string();
-  std::vector<std::string> args{"run", "-q", "--arch", plan.base, "--workload", workload, "--out",
+  std::vector<std::string> args{"run", "-q", "--arch", plan.bases.at(size_t(t.base)), "--workload", workload, "--out",
                                 (fs::path(dir) / "points" / std::to_string(t.index)).string()};
   if (!plan.run.trace) args.push_back("--no-trace");
   if (plan.run.window > 0) args.insert(args.end(), {"--window", std::to_string(plan.run.window)});

@@ -47,6 +47,7 @@ struct WorkloadVariant {
 struct Task {
   int index = 0;
   int variant = 0;                  // into Plan::variants
+  int base = 0;                     // into Plan::bases
   Overrides overrides;              // passed as --set key=value, in order
   std::vector<std::string> params;  // the point's value of each Plan::param_keys (canonical form)
   std::string hash;                 // config_hash of the point: summary.json's config_hash must equal it
@@ -56,7 +57,8 @@ struct Task {
 struct Plan {
   std::string name;
   std::string spec_path;  // absolute
-  std::string base;       // absolute
+  std::string base;       // absolute: bases.front()
+  std::vector<std::string> bases;  // absolute; several: "base" is the first param key (the file's stem)
   RunSettings run;
   std::vector<std::string> param_keys;  // config keys the spec mentions: grid, points, set (in that order)
   std::vector<WorkloadVariant> variants;

@@ -155,9 +155,24 @@ SpecFile read_spec(const std::string& spec_path) {
   // base
   if (!f.count("base")) throw InputError(S, 0, "base", "required: the arch YAML or SCALE-Sim .cfg every point starts from");
   {
+    // One arch file, or a list of them: then `base` is the grid's first axis (its value in
+    // tasks.csv and results.csv the file's stem), every base crossed with the workloads and the grid.
     const YAML::Node& b = f["base"].first;
-    if (!b.IsScalar()) throw InputError(S, line_of_key("base"), "base", "must be a file path");
-    sp.base = require_file(S, line_of(b), "base", scalar_text(b));
+    if (b.IsSequence()) {
+      std::set<std::string> stems;
+      for (const YAML::Node& e : b) {
+        if (!e.IsScalar()) throw InputError(S, line_of(e), "base", "a list of file paths");
+        sp.bases.push_back(require_file(S, line_of(e), "base", scalar_text(e)));
+        if (!stems.insert(fs::path(sp.bases.back()).stem().string()).second)
+          throw InputError(S, line_of(e), "base", "two bases have the file name " + fs::path(sp.bases.back()).filename().string());
+      }
+      if (sp.bases.empty()) throw InputError(S, line_of_key("base"), "base", "empty list: the product would be empty");
+    } else if (b.IsScalar()) {
+      sp.bases.push_back(require_file(S, line_of(b), "base", scalar_text(b)));
+    } else {
+      throw InputError(S, line_of_key("base"), "base", "must be a file path or a list of them");
+    }
+    sp.base = sp.bases.front();
   }
 
   // workloads
@@ -303,6 +318,10 @@ SpecFile read_spec(const std::string& spec_path) {
 
   // Constraints.
   std::set<std::string> mentioned;  // param keys
+  if (sp.bases.size() > 1) {
+    mentioned.insert("base");
+    sp.param_keys.push_back("base");
+  }
   for (const Axis& a : sp.axes) {
     mentioned.insert(a.key);
     sp.param_keys.push_back(a.key);

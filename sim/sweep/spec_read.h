@@ -36,6 +36,7 @@ struct ExplicitPoint {
 struct SpecFile {
   std::map<std::string, int> key_lines;  // top-level key -> its line
   std::string name, spec_path, base;     // spec_path and base absolute
+  std::vector<std::string> bases;        // base: a list of arch files (absolute), each crossed with the rest
   RunSettings run;
   std::vector<Workload> workloads;
   std::vector<Value> batches{{"1", 0}};  // as written ({"1", 0} when there is no batch:)

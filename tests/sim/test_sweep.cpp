@@ -782,3 +782,37 @@ TEST_F(Sweep, PointsWithoutTraces) {
 }
 
 }  // namespace
+
+namespace {
+
+// Several bases in one spec: `base` is then the grid's first axis, each arch crossed with the
+// workloads and the grid; results.csv names each point's base by its file's stem, and each point
+// ran on its own arch. Two bases with one file name are an error on the spec's line.
+TEST_F(Sweep, SeveralBasesInOneSpec) {
+  file("w.yaml", "layers:\n  - {name: a, M: 64, N: 96, K: 80}\n");
+  const std::string spec = file("b.yaml", "base: [" + src("configs/arch/npu-128.yaml") + ", " +
+                                              src("configs/arch/npu-128-hbm3.yaml") +
+                                              "]\nworkloads: [w.yaml]\ngrid:\n  dataflow: [ws, os]\n");
+  const fs::path out = dir_ / "bases";
+  const auto r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto results = table(out / "results.csv");
+  ASSERT_EQ(results.size(), 4u);
+  std::map<std::string, int> per_base;
+  for (const auto& row : results) {
+    EXPECT_EQ(row.at("status"), "done");
+    EXPECT_EQ(row.at("arch.name"), row.at("base"));  // each preset names itself after its file
+    EXPECT_EQ(row.at("arch.memory"), row.at("base") == "npu-128" ? "ideal" : "hierarchy");
+    ++per_base[row.at("base")];
+  }
+  EXPECT_EQ(per_base, (std::map<std::string, int>{{"npu-128", 2}, {"npu-128-hbm3", 2}}));
+  const auto again = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2");
+  EXPECT_NE(again.err.find("ran 0 point(s)"), std::string::npos) << again.err;
+  const std::string twice = file("t.yaml", "base: [" + src("configs/arch/npu-128.yaml") + ",\n       " +
+                                               src("configs/arch/npu-128.yaml") + "]\nworkloads: [w.yaml]\n");
+  const auto bad = cstsim("sweep " + twice + " --out " + (dir_ / "t").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find(twice + ":2: base: two bases have the file name npu-128.yaml"), std::string::npos) << bad.err;
+}
+
+}  // namespace
