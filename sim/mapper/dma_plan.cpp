@@ -65,16 +65,27 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
            : rm ? block_bytes(rows, tile_row(p.C), rm, c_aligned) + p.index_bytes(rows * p.C)
                 : padded_block(tile_row(rows * p.C)) + p.index_bytes(rows * p.C);
   };
-  // OS: a block of B the partition cannot hold streams in K chunks (FoldPlan::with_k_chunks),
-  // as few as let two chunks alternate in it, else one.
+  // OS: a block of B the filter partition cannot hold, or a row fold's slice of A (r x T) of
+  // which the ifmap partition cannot hold two while A does not fit whole, streams in K chunks
+  // (FoldPlan::with_k_chunks): as few as let two chunks of B alternate and two chunks of A's
+  // slice (at most), else one chunk of B.
   auto chunk_rows = [&](int64_t n) { return (p.T + n - 1) / n; };
-  if (os && p.k_chunks == 1 && tile_slot(p.T) > d.stationary_partition_bytes) {
+  auto a_slice = [&](int64_t r, int64_t t) {  // a row fold's slice of t steps of A (OS: r rows of t words)
+    return rm ? block_bytes(r, d.words_bytes(Matrix::A, t), rm, t == p.T) : padded_block(d.words_bytes(Matrix::A, r * t));
+  };
+  int64_t a_bytes = 0;  // all of A's slices, whole (as the resident check below counts them)
+  for (int64_t r0 = 0; os && r0 < p.Sr; r0 += p.R) a_bytes += a_slice(std::min<int64_t>(p.R, p.Sr - r0), p.T);
+  const bool a_whole = a_bytes <= d.stream_partition_bytes;
+  auto fits = [&](int64_t t, int64_t slots) {
+    return slots * tile_slot(t) <= d.stationary_partition_bytes && (a_whole || 2 * a_slice(p.R, t) <= d.stream_partition_bytes);
+  };
+  if (os && p.k_chunks == 1 && !fits(p.T, 1)) {
     auto fewest = [&](int64_t slots) {  // fewest chunks whose `slots` slots fit, or 0
-      if (slots * tile_slot(1) > d.stationary_partition_bytes) return int64_t(0);
+      if (!fits(1, slots)) return int64_t(0);
       int64_t lo = 1, hi = p.T;  // lo chunks do not fit, hi do
       while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
-        (slots * tile_slot(chunk_rows(mid)) <= d.stationary_partition_bytes ? hi : lo) = mid;
+        (fits(chunk_rows(mid), slots) ? hi : lo) = mid;
       }
       return hi;
     };

@@ -227,6 +227,17 @@ TEST(Hierarchy, OsStreamsABlockOfBThatDoesNotFitInKChunks) {
     // The chunk reuses the slot of the chunk fifo_tiles folds before it, free once its last input is in.
     if (g >= 2) EXPECT_EQ(d.reads[size_t(d.stationary_read[g])].after_fold, int(g) - 2) << g;
   }
+  // On a 32 x 32 array B's 4,096 x 32 blocks fit (128 KiB), but A (300 x 4,096, 1.2 MiB) does not
+  // stay whole in 64 KiB of ifmap, nor do two of its 32 x 4,096 slices (256 KiB): K chunks make
+  // them fit (two of 32 x 1,024).
+  a = code_arch(32, 32);
+  a.dataflow = Dataflow::OS;
+  a.ifmap_sram_kib = 64;
+  a.filter_sram_kib = 512;
+  a.ofmap_sram_kib = 2048;
+  const LayerDmaPlan small = make_dma_plan(a, make_fold_plan(Dataflow::OS, 32, 32, 300, 200, 4096), "a");
+  EXPECT_EQ(small.k_chunks, 4);
+  EXPECT_EQ(small.stream_slot, 32 * 1024);
 }
 
 TEST(Hierarchy, PartitionTooSmallNamesLayerKeyAndSizes) {
