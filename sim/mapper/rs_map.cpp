@@ -45,7 +45,18 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   if (l.conv && l.conv->dilation != 1) fail("row stationary slides filter rows over ifmap rows; dilation is not modelled");
   if (l.conv && l.conv->col_stride() != l.conv->stride) fail("row stationary has one stride U; the width's differs");
   if (l.weights_2_4) fail("2:4 weights need dataflow: ws");
-  const RsShape shape = shape_of(l);
+  RsShape shape = shape_of(l);
+  // A convolution whose windows do not overlap (stride = filter size, a ViT's patch embedding) is
+  // the GEMM of its patches: when a filter row would not fit the ifmap scratchpad (row stationary
+  // slides a window of S values through it), run it as one, a 1 x 1 convolution over the R S C
+  // values of a patch. The same MACs and ifmap values, each read once either way.
+  if (l.conv && l.conv->dilation == 1 && shape.U == shape.R && shape.U == shape.S && shape.S > a.rs.ifmap_spad) {
+    const int64_t out_h = (shape.H - shape.R) / shape.U + 1, out_w = (shape.W - shape.S) / shape.U + 1;
+    shape.C *= shape.R * shape.S;
+    shape.H = out_h;
+    shape.W = out_w;
+    shape.R = shape.S = shape.U = 1;
+  }
   const Precision& p = a.precision;
   if (p.pack != 1) fail(fmt::format("its PEs do one MAC a cycle; precision.macs_per_pe.{} is {}", p.operand_name(), p.pack));
   RsLimits limits;

@@ -291,6 +291,23 @@ TEST_F(RowStationary, PassesVerifyOnRandomHierarchies) {
   EXPECT_GE(several, 6);  // most draws need several passes
 }
 
+// A patch embedding (16 x 16 filters at stride 16: the windows do not overlap) has a filter row
+// longer than Eyeriss's 12-word ifmap scratchpad; it runs as the GEMM of its patches, with the
+// workload's MACs, every ifmap and filter value read from DRAM once, and the exact result.
+TEST_F(RowStationary, APatchEmbeddingRunsAsTheGemmOfItsPatches) {
+  const fs::path w = file("patch.yaml", "name: patch\ntensors:\n"
+                                        "  - {name: x, shape: [1, 32, 32, 3], dtype: int16, role: activation}\n"
+                                        "  - {name: w, shape: [16, 16, 3, 8], dtype: int16, role: weight}\n"
+                                        "ops:\n  - {name: patch_embed, op: conv2d, in: [x, w], out: y, stride: 16}\n");
+  const json s = run(src("configs/arch/eyeriss.yaml"), w.string(), "--verify");
+  ASSERT_TRUE(s.contains("layers"));
+  const json& l = s["layers"][0];
+  EXPECT_TRUE(l["verify"]["passed"].get<bool>()) << l["verify"]["detail"];
+  EXPECT_EQ(l["macs"].get<int64_t>(), 2 * 2 * 16 * 16 * 3 * 8);
+  EXPECT_EQ(l["rs"]["dram_bytes"]["ifmap_reads"].get<int64_t>(), 32 * 32 * 3 * 2);
+  EXPECT_EQ(l["rs"]["dram_bytes"]["filter_reads"].get<int64_t>(), 16 * 16 * 3 * 8 * 2);
+}
+
 TEST_F(RowStationary, WhatCannotBeMappedSaysWhy) {
   const std::string eyeriss = src("configs/arch/eyeriss.yaml");
   const std::string alexnet = file("conv1.yaml", "name: conv1\ntensors:\n"
