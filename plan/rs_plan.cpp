@@ -50,6 +50,7 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
   int64_t smallest_need = -1;  // bits of the smallest pass group, for the message
   int64_t smallest_filters = -1;  // bits of the fewest filters a pass can hold, for the message
   // Every mapping, in a fixed order, to `visit` (twice below: no list of them is kept).
+  bool fewer_sets = false;  // also mappings that replicate fewer filter sets than fit (t), see below
   auto enumerate = [&](auto&& visit) {
     for (int64_t width = widest.width; width >= narrowest; --width) {
       const RsPlacement place = widest.strips > 1 ? place_rs({s.R, s.H, s.U}, lim.rows, lim.cols, width) : widest;
@@ -70,13 +71,20 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
               if (most < s.M) t = std::min(t, most / p);
             }
             if (t < 1) continue;
-            const int64_t block = p * t, reductions = ceil_div(s.C, q * r) * reductions_per_q;
+            const int64_t most_t = t, reductions = ceil_div(s.C, q * r) * reductions_per_q;
             for (int64_t n = 1; n <= s.N; ++n) {
               const int64_t ifmap_values = n * q * r * strip_rows * s.W;
               const int64_t psum_row = place.width * F;
               const bool apart = lim.glb_ifmap_bits > 0;
               if (apart && ifmap_values * lim.ifmap_bits > lim.glb_ifmap_bits) continue;
               const int64_t room = apart ? lim.glb_psum_bits : lim.glb_bits - ifmap_values * lim.ifmap_bits;
+              t = most_t;
+              // Second search only: fewer filter sets than the array holds, when the psums of all
+              // of them do not fit (a wide GEMM on a large array: every set's psum row is long).
+              if (fewer_sets && n * std::min(s.M, p * t) * psum_row * lim.psum_bits > room)
+                t = std::min(t, room / std::max<int64_t>(1, n * p * psum_row * lim.psum_bits));
+              if (t < 1) continue;
+              const int64_t block = p * t;
               const int64_t one_block = n * std::min(s.M, block) * psum_row * lim.psum_bits;
               if (smallest_need < 0 || ifmap_values * lim.ifmap_bits + one_block < smallest_need)
                 smallest_need = ifmap_values * lim.ifmap_bits + one_block;
@@ -114,17 +122,21 @@ RsPlanResult plan_rs(const RsShape& s, const RsLimits& lim) {
       }
     }
   };
-  // Throughput first: of the mappings within 5 % of the fewest cycles, the least energy.
-  double fastest = -1;
-  enumerate([&](const Candidate& c) { fastest = fastest < 0 ? c.cycles : std::min(fastest, c.cycles); });
+  // Throughput first: of the mappings within 5 % of the fewest cycles, the least energy. Only
+  // when none fits, a second search also replicates fewer filter sets than the array holds.
   bool found = false;
-  double least = 0;
-  enumerate([&](const Candidate& c) {
-    if (c.cycles > 1.05 * fastest || (found && c.energy >= least)) return;
-    found = true;
-    least = c.energy;
-    out.mapping = c.mapping;
-  });
+  for (int search = 0; search < 2 && !found; ++search) {
+    fewer_sets = search == 1;
+    double fastest = -1;
+    enumerate([&](const Candidate& c) { fastest = fastest < 0 ? c.cycles : std::min(fastest, c.cycles); });
+    double least = 0;
+    enumerate([&](const Candidate& c) {
+      if (c.cycles > 1.05 * fastest || (found && c.energy >= least)) return;
+      found = true;
+      least = c.energy;
+      out.mapping = c.mapping;
+    });
+  }
   if (!found && smallest_need < 0 && smallest_filters >= 0)
     out.why_not = fmt::format("a pass's filters take at least {} bytes, more than the filter partition's {} "
                               "(sram.filter_kib)", (smallest_filters + 7) / 8, lim.glb_filter_bits / 8);
