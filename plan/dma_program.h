@@ -183,8 +183,9 @@ struct ClusterShare {
   bool empty() const { return M == 0 || N == 0 || K == 0; }
 };
 
-// Lays the pass's blocks out in HBM (`plan` cut into buffers.k_chunks K chunks if it is not yet) (each matrix's from its MatrixPlace; each block
-// from a kBlockAlign boundary, moved whole) and orders the transfers: per fold its
+// Lays the pass's blocks out in HBM (each matrix's from its MatrixPlace; each block from a
+// kBlockAlign boundary, moved whole; `plan` cut into buffers.k_chunks K chunks if it is not yet)
+// and orders the transfers: per fold its
 // stream slice (once while resident) and its tile (OS: once per column fold), and
 // the write-back of its outputs after the last fold that adds to them (WS, IS: a
 // column fold's; OS: each fold's own). Mechanical: every choice is in `buffers`

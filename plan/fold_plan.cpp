@@ -37,7 +37,6 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
   p.Sc = dims[r.Sc];
   p.T = dims[r.T];
   std::tie(p.row_folds, p.col_folds) = fold_grid(dataflow, R, C, M, N, K, pack);
-  p.longest_t = p.T;
   p.folds.reserve(size_t(p.row_folds * p.col_folds));
   for (int64_t fc = 0; fc < p.col_folds; ++fc) {
     for (int64_t fr = 0; fr < p.row_folds; ++fr) {
@@ -77,7 +76,6 @@ FoldPlan with_k_chunks(const FoldPlan& whole, int64_t n) {
     throw std::invalid_argument("with_k_chunks: K chunks are for an OS plan not yet chunked, 1 <= n <= T");
   FoldPlan p = whole;
   p.k_chunks = n;
-  p.longest_t = (whole.T + n - 1) / n;
   p.folds.clear();
   for (const Fold& tile : whole.folds) {
     int64_t k0 = 0;
@@ -85,7 +83,7 @@ FoldPlan with_k_chunks(const FoldPlan& whole, int64_t n) {
       Fold f = tile;
       f.index = int(p.folds.size());
       f.k0 = k0;
-      f.t = whole.T / n + (i < whole.T % n ? 1 : 0);
+      f.t = even_part(whole.T, n, i);
       f.chunk = int(i);
       f.drains = i + 1 == n;
       k0 += f.t;

@@ -60,7 +60,6 @@ struct FoldPlan {
   int64_t Sr = 0, Sc = 0, T = 0;
   int64_t row_folds = 0, col_folds = 0;
   int64_t k_chunks = 1;  // K chunks per OS output tile (with_k_chunks); 1: every fold streams all of T
-  int64_t longest_t = 0; // the most stream steps one fold pushes (T, or the longest K chunk)
   std::vector<Fold> folds;
   // fold_pipeline: scalesim: the stall cycles SCALE-Sim's memory adds before fold slot g's start
   // (ScaleSimMemory::stalls_before_fold), then one more entry: all it adds to the layer. Empty: none.
@@ -80,6 +79,10 @@ FoldPlan make_fold_plan(Dataflow dataflow, int R, int C, int64_t M, int64_t N, i
 
 // The same layer with its stream cut to `t` vectors (one stream pass of it).
 FoldPlan with_stream(const FoldPlan& whole, int64_t t);
+
+// Part i of `total` cut into `parts` as evenly as can be: total / parts, the first total % parts
+// one more (stream passes, K chunks).
+inline int64_t even_part(int64_t total, int64_t parts, int64_t i) { return total / parts + (i < total % parts ? 1 : 0); }
 
 // OS: every output tile's reduction cut into `n` K chunks of T/n words (the first T % n one
 // more), each a fold of its own, visited one after another (column folds outer, row folds, then

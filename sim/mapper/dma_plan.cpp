@@ -69,7 +69,7 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   // which the ifmap partition cannot hold two while A does not fit whole, streams in K chunks
   // (FoldPlan::with_k_chunks): as few as let two chunks of B alternate and two chunks of A's
   // slice (at most), else one chunk of B.
-  auto chunk_rows = [&](int64_t n) { return (p.T + n - 1) / n; };
+  auto chunk_rows = [&](int64_t n) { return even_part(p.T, n, 0); };  // the longest chunk: the first
   auto a_slice = [&](int64_t r, int64_t t) {  // a row fold's slice of t steps of A (OS: r rows of t words)
     return rm ? block_bytes(r, d.words_bytes(Matrix::A, t), rm, t == p.T) : padded_block(d.words_bytes(Matrix::A, r * t));
   };
@@ -116,7 +116,7 @@ DmaBuffers choose_dma_buffers(const ArchSpec& a, const FoldPlan& p, const std::s
   int64_t largest = 0;
   for (int64_t r0 = 0; r0 < p.Sr; r0 += p.R)
     for (int64_t i = 0; i < d.k_chunks; ++i) {
-      const int64_t t = d.k_chunks == 1 ? p.T : p.T / d.k_chunks + (i < p.T % d.k_chunks ? 1 : 0);
+      const int64_t t = even_part(p.T, d.k_chunks, i);
       const int64_t bytes = slice_bytes(r0, std::min<int64_t>(p.R, p.Sr - r0), t);
       all_slices += bytes;
       largest = std::max(largest, bytes);
@@ -161,7 +161,7 @@ std::vector<int64_t> stream_passes(const ArchSpec& a, const FoldPlan& p, const s
   auto spread = [&](int64_t most) {
     const int64_t n = (p.T + most - 1) / most;
     std::vector<int64_t> rows;
-    for (int64_t i = 0; i < n; ++i) rows.push_back(p.T / n + (i < p.T % n ? 1 : 0));
+    for (int64_t i = 0; i < n; ++i) rows.push_back(even_part(p.T, n, i));
     return rows;
   };
   const std::optional<DmaBuffers> whole = buffers(p.T);

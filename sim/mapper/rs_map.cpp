@@ -50,7 +50,7 @@ std::shared_ptr<const RsLayerPlan> map_rs_layer(const ArchSpec& a, const Workloa
   // the GEMM of its patches: when a filter row would not fit the ifmap scratchpad (row stationary
   // slides a window of S values through it), run it as one, a 1 x 1 convolution over the R S C
   // values of a patch. The same MACs and ifmap values, each read once either way.
-  if (l.conv && l.conv->dilation == 1 && shape.U == shape.R && shape.U == shape.S && shape.S > a.rs.ifmap_spad) {
+  if (l.conv && shape.U == shape.R && shape.U == shape.S && shape.S > a.rs.ifmap_spad) {  // dilation 1: above
     const int64_t out_h = (shape.H - shape.R) / shape.U + 1, out_w = (shape.W - shape.S) / shape.U + 1;
     shape.C *= shape.R * shape.S;
     shape.H = out_h;

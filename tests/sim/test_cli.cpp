@@ -1407,17 +1407,20 @@ TEST_F(Cli, OsKChunksVerifyOnRandomHierarchies) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int chunked = 0;
   for (int i = 0; i < 14; ++i) {
-    const int filter = pick(1, 2);
+    // Drawn in order (an argument list's evaluation order is unspecified, and differs between compilers).
+    const int filter = pick(1, 2), rows = pick(4, 12), cols = pick(4, 12), clusters = pick(1, 2), fifo = pick(2, 4);
     const std::string arch = fmt::format(
         "array: {{rows: {}, cols: {}}}\ndataflow: os\nclusters: {}\nmemory: hierarchy\n"
         "sram: {{ifmap_kib: 16, filter_kib: {}, ofmap_kib: 16}}\n"
         "hbm: {{spec: {}, fifo_tiles: {}, layout: {}}}\nnoc: {{spec: {}}}\n"
         "scratchpad: {{banks: {}, word_bytes: 32}}\n",
-        pick(4, 12), pick(4, 12), pick(1, 2), filter, src("configs/memory/hbm2-2000.yaml"), pick(2, 4),
+        rows, cols, clusters, filter, src("configs/memory/hbm2-2000.yaml"), fifo,
         i % 2 ? "row_major" : "tiled", src("configs/noc/npu-mesh-4x4.yaml"), 2 * (32 + filter));
     std::string layers = "layers:\n";
-    for (int j = 0, n = pick(1, 2); j < n; ++j)
-      layers += fmt::format("  - {{name: l{}, M: {}, N: {}, K: {}}}\n", j, pick(1, 40), pick(1, 30), pick(100, 600));
+    for (int j = 0, n = pick(1, 2); j < n; ++j) {
+      const int M = pick(1, 40), N = pick(1, 30), K = pick(100, 600);
+      layers += fmt::format("  - {{name: l{}, M: {}, N: {}, K: {}}}\n", j, M, N, K);
+    }
     const fs::path a = file("ka" + std::to_string(i) + ".yaml", arch), w = file("kw" + std::to_string(i) + ".yaml", layers);
     const fs::path out = dir_ / ("ko" + std::to_string(i));
     const Result r = cstsim("run -q --verify --no-trace --arch " + a.string() + " --workload " + w.string() + " --out " +

@@ -196,6 +196,32 @@ TEST_F(Cli, LlmPresetStreamsADecodeGemvAtTheStacksPeak) {
   EXPECT_GE(double(bytes) / L["cycles"].get<double>() / 819.2, 0.85) << L["cycles"];
 }
 
+// The preset's two memory choices move the GEMV the way their physics says. DMA requests in
+// flight: 16 per cluster starve the stack (latency-bound), 48 (the bandwidth-delay product) is the
+// fastest, 256 only queue: the stack's rows see more clusters' streams (more activations) and the
+// responses back up in the mesh (noc_bandwidth stalls grow). The rowstream map against the 256 B
+// interleave of npu-128-hbm3: a 32 KiB block in one row per pseudo-channel, far fewer activations.
+TEST_F(Cli, LlmPresetMemoryKnobsMoveTheGemvAsPhysicsSays) {
+  auto gemv = [&](const std::string& extra, const std::string& name) {
+    const fs::path out = dir_ / name;
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/npu-llm-hbm3.yaml") + " --workload " +
+                            src("configs/workloads/decode-gemv.yaml") + extra + " --out " + out.string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"))["layers"][0];
+  };
+  const auto few = gemv(" --set hbm.max_outstanding=16", "o16"), preset = gemv("", "o48"),
+             many = gemv(" --set hbm.max_outstanding=256", "o256");
+  const auto cycles = [](const nlohmann::json& l) { return l["cycles"].get<double>(); };
+  EXPECT_GT(cycles(few), 1.3 * cycles(preset));
+  EXPECT_GT(cycles(many), cycles(preset));
+  EXPECT_GT(many["memory"]["hbm_activates"].get<int64_t>(), preset["memory"]["hbm_activates"].get<int64_t>());
+  EXPECT_GT(many["stalls"]["noc_bandwidth"].get<int64_t>(), 4 * preset["stalls"]["noc_bandwidth"].get<int64_t>());
+  EXPECT_EQ(many["memory"]["hbm_bytes_read"], preset["memory"]["hbm_bytes_read"]);  // the same bytes, moved worse
+  const auto interleaved = gemv(" --set hbm.controller.address_mapping=ro-ba-co:3-bg-ch-pc-co:2", "map");
+  EXPECT_GT(interleaved["memory"]["hbm_activates"].get<int64_t>(), 4 * preset["memory"]["hbm_activates"].get<int64_t>());
+  EXPECT_GT(cycles(interleaved), 1.1 * cycles(preset));
+}
+
 // A Llama-2-7B decode block (B 1, L 4096, bf16) on npu-llm-hbm3: its GEMMs read exactly the
 // weights, the KV cache and the activations (x by every cluster, each head's q and probabilities
 // by the cluster that runs the head, rows padded to 64 B), and the run moves them at >= 70 % of

@@ -31,6 +31,16 @@ class RowStationary : public Cli {
                                       "precision: {operand: int16, accumulator: int16, macs_per_pe: {int16: 1}}\n"
                                       "rs: {filter_spad: 224, ifmap_spad: 12, psum_spad: 24, glb_kib: 100" + extra + "}\n");
   }
+  // A small int16 row-stationary array on the memory hierarchy (hbm2-2000, the npu mesh): `array`
+  // and `rs` are the YAML maps' insides, `sram` the partitions' (KiB), `banks` 32-byte banks.
+  fs::path rs_hierarchy(const std::string& name, const std::string& array, const std::string& rs,
+                        const std::string& sram, int banks) {
+    return file(name, "array: {" + array + "}\ndataflow: rs\nprecision: {operand: int16, accumulator: int32}\n"
+                      "rs: {" + rs + "}\nmemory: hierarchy\nsram: {" + sram + "}\n"
+                      "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
+                      "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
+                      "scratchpad: {banks: " + std::to_string(banks) + ", word_bytes: 32}\n");
+  }
   static double total(const json& s, const char* what) {
     double sum = 0;
     for (const json& l : s["layers"]) sum += l[what].get<double>();
@@ -196,13 +206,8 @@ TEST_F(RowStationary, BeatsTheOtherDataflowsInEnergyPerMacOnEyeriss) {
 TEST_F(RowStationary, RunsThroughTheMemoryHierarchy) {
   // The scratchpad is the global buffer: HBM -> mesh -> DMA -> scratchpad and back, and the
   // register grid on a memory system of its own meets the timing mode's cycles.
-  const fs::path arch = file("h.yaml", "array: {rows: 6, cols: 5}\ndataflow: rs\n"
-                                       "precision: {operand: int16, accumulator: int32}\n"
-                                       "rs: {filter_spad: 40, ifmap_spad: 8, psum_spad: 5, rlc: true}\nmemory: hierarchy\n"
-                                       "sram: {ifmap_kib: 2, filter_kib: 1, ofmap_kib: 4}\n"
-                                       "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
-                                       "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
-                                       "scratchpad: {banks: 7, word_bytes: 32}\n");
+  const fs::path arch = rs_hierarchy("h.yaml", "rows: 6, cols: 5", "filter_spad: 40, ifmap_spad: 8, psum_spad: 5, rlc: true",
+                                     "ifmap_kib: 2, filter_kib: 1, ofmap_kib: 4", 7);
   const fs::path w = file("w.yaml", "name: two\ntensors:\n"
                                     "  - {name: x, shape: [2, 12, 12, 4], dtype: int16, role: activation}\n"
                                     "  - {name: w1, shape: [3, 3, 4, 6], dtype: int16, role: weight}\n"
@@ -274,22 +279,19 @@ TEST_F(RowStationary, PassesVerifyOnRandomHierarchies) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int several = 0;
   for (int i = 0; i < 10; ++i) {
-    const fs::path arch = file(fmt::format("rh{}.yaml", i),
-                               fmt::format("array: {{rows: {}, cols: {}}}\ndataflow: rs\n"
-                                           "precision: {{operand: int16, accumulator: int32}}\n"
-                                           "rs: {{filter_spad: {}, ifmap_spad: 8, psum_spad: {}}}\nmemory: hierarchy\n"
-                                           "sram: {{ifmap_kib: 2, filter_kib: 1, ofmap_kib: 4}}\n"
-                                           "hbm: {{spec: {}}}\nnoc: {{spec: {}}}\nscratchpad: {{banks: 7, word_bytes: 32}}\n",
-                                           pick(3, 8), pick(3, 8), pick(24, 64), pick(4, 16),
-                                           src("configs/memory/hbm2-2000.yaml"), src("configs/noc/npu-mesh-4x4.yaml")));
+    const int rows = pick(3, 8), cols = pick(3, 8), filter_spad = pick(24, 64), psum_spad = pick(4, 16);
+    const fs::path arch = rs_hierarchy(fmt::format("rh{}.yaml", i), fmt::format("rows: {}, cols: {}", rows, cols),
+                                       fmt::format("filter_spad: {}, ifmap_spad: 8, psum_spad: {}", filter_spad, psum_spad),
+                                       "ifmap_kib: 2, filter_kib: 1, ofmap_kib: 4", 7);
     const int f = std::array{1, 3}[size_t(i % 2)], c = pick(2, 12), m = pick(4, 24), h = pick(f + 2, 14);
+    const int gemm_m = pick(4, 40), gemm_k = pick(8, 90), stride = pick(1, 2);
     const fs::path w = file(fmt::format("rw{}.yaml", i),
-                            i % 3 == 2 ? fmt::format("layers:\n  - {{name: g, M: {}, N: {}, K: {}}}\n", pick(4, 40), m, pick(8, 90))
+                            i % 3 == 2 ? fmt::format("layers:\n  - {{name: g, M: {}, N: {}, K: {}}}\n", gemm_m, m, gemm_k)
                                        : fmt::format("name: c\ntensors:\n"
                                                      "  - {{name: x, shape: [1, {0}, {0}, {1}], dtype: int16, role: activation}}\n"
                                                      "  - {{name: w, shape: [{2}, {2}, {1}, {3}], dtype: int16, role: weight}}\n"
                                                      "ops:\n  - {{name: conv, op: conv2d, in: [x, w], out: y, stride: {4}}}\n",
-                                                     h, c, f, m, pick(1, 2)));
+                                                     h, c, f, m, stride));
     const json s = run(arch.string(), w.string(), "--verify");
     ASSERT_TRUE(s.contains("layers")) << arch << w;
     for (const json& l : s["layers"]) {
@@ -321,13 +323,8 @@ TEST_F(RowStationary, APatchEmbeddingRunsAsTheGemmOfItsPatches) {
 // GEMM on a large array), the mapper replicates fewer filter sets: here 4 of the 32 an 8 x 8 array
 // holds, with 1 KiB of psum room. Refused before; now exact under --verify.
 TEST_F(RowStationary, FewerFilterSetsWhenTheirPsumsDoNotFit) {
-  const fs::path arch = file("few.yaml", "array: {rows: 8, cols: 8}\ndataflow: rs\n"
-                                         "precision: {operand: int16, accumulator: int32}\n"
-                                         "rs: {filter_spad: 40, ifmap_spad: 8, psum_spad: 1}\nmemory: hierarchy\n"
-                                         "sram: {ifmap_kib: 2, filter_kib: 1, ofmap_kib: 1}\n"
-                                         "hbm: {spec: " + src("configs/memory/hbm2-2000.yaml") + "}\n"
-                                         "noc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") + "}\n"
-                                         "scratchpad: {banks: 4, word_bytes: 32}\n");
+  const fs::path arch = rs_hierarchy("few.yaml", "rows: 8, cols: 8", "filter_spad: 40, ifmap_spad: 8, psum_spad: 1",
+                                     "ifmap_kib: 2, filter_kib: 1, ofmap_kib: 1", 4);
   const fs::path w = file("g.yaml", "layers:\n  - {name: g, M: 64, N: 32, K: 2}\n");
   const json s = run(arch.string(), w.string(), "--verify");
   ASSERT_TRUE(s.contains("layers"));

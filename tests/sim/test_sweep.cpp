@@ -95,6 +95,12 @@ class Sweep : public ::testing::Test {
     const int rc = std::system(cmd.c_str());
     return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
   }
+  // Runs a spec's sweep into `out` (it must succeed) and returns its results.csv.
+  std::vector<std::map<std::string, std::string>> swept(const std::string& spec, const fs::path& out) {
+    const Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return table(out / "results.csv");
+  }
   // base + tiny.yaml, rows = cols in {8, 16} x {ws, os}: 4 points.
   std::string tiny_spec() {
     return file("spec.yaml", "base: " + src("configs/arch/npu-128.yaml") +
@@ -442,9 +448,7 @@ TEST_F(Sweep, MemoryIsAnAxisOverOneBase) {
                                               "\nworkloads: [w.yaml]\ngrid:\n  memory: [ideal, hierarchy]\n"
                                               "  array.size: [32, 64]\n");
   const fs::path out = dir_ / "sw";
-  const Result r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto results = table(out / "results.csv");
+  const auto results = swept(spec, out);
   ASSERT_EQ(results.size(), 4u);
   std::map<std::string, int64_t> cycles;
   for (const auto& row : results) {
@@ -767,9 +771,7 @@ TEST_F(Sweep, PointsWithoutTraces) {
   const std::string spec = file("nt.yaml", "base: " + src("configs/arch/npu-128-hbm3.yaml") +
                                                "\nworkloads: [w.yaml]\ngrid:\n  array.size: [32, 64]\nrun:\n  trace: false\n");
   const fs::path out = dir_ / "nt";
-  const auto first = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
-  EXPECT_EQ(first.status, 0) << first.err;
-  const auto results = table(out / "results.csv");
+  const auto results = swept(spec, out);
   ASSERT_EQ(results.size(), 2u);
   for (const auto& r : results) {
     EXPECT_EQ(r.at("status"), "done");
@@ -794,9 +796,7 @@ TEST_F(Sweep, SeveralBasesInOneSpec) {
                                               src("configs/arch/npu-128-hbm3.yaml") +
                                               "]\nworkloads: [w.yaml]\ngrid:\n  dataflow: [ws, os]\n");
   const fs::path out = dir_ / "bases";
-  const auto r = cstsim("sweep " + spec + " --out " + out.string() + " --jobs 2 -q");
-  EXPECT_EQ(r.status, 0) << r.err;
-  const auto results = table(out / "results.csv");
+  const auto results = swept(spec, out);
   ASSERT_EQ(results.size(), 4u);
   std::map<std::string, int> per_base;
   for (const auto& row : results) {

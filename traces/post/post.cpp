@@ -71,6 +71,31 @@ void widen_edges_to_the_trace(Machine& m, const std::vector<trace::Resource>& re
   m.edge_row_bytes *= row, m.edge_col_bytes *= col;
 }
 
+// The cycles the run's scopes take with ideal memory (summary.json's ideal_cycles), where its
+// memory can stall the array: the roofline's `array` ceiling. Empty under memory: ideal.
+struct IdealCycles {
+  int64_t total = 0;
+  std::unordered_map<std::string, int64_t> by_layer;
+  int64_t of(const std::string& layer) const {  // "": the run's total; 0: not booked
+    if (layer.empty()) return total;
+    const auto it = by_layer.find(layer);
+    return it == by_layer.end() ? 0 : it->second;
+  }
+};
+
+IdealCycles read_ideal_cycles(const fs::path& summary_path, const nlohmann::json& summary) {
+  IdealCycles out;
+  try {
+    if (summary.at("arch").value("memory", "ideal") == "ideal") return out;
+    out.total = summary.at("total").value("ideal_cycles", int64_t(0));
+    for (const auto& l : summary.value("layers", nlohmann::json::array()))
+      out.by_layer[l.at("name").get<std::string>()] = l.value("ideal_cycles", int64_t(0));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(summary_path.string(), 0, "ideal_cycles", std::string("missing or malformed: ") + e.what());
+  }
+  return out;
+}
+
 Machine read_machine(const fs::path& summary_path, const nlohmann::json& summary) {
   try {
     const auto& a = summary.at("arch");
@@ -212,9 +237,9 @@ bool is_write(const std::string& a) { return a.find(".write") != std::string::np
 
 class Reporter {
  public:
-  Reporter(const PostOptions& o, const nlohmann::json& summary, const Machine& m, trace::TraceReader& reader,
-           const EnergyTable& energy)
-      : opt_(o), summary_(summary), m_(m), reader_(reader), energy_(energy),
+  Reporter(const PostOptions& o, const nlohmann::json& summary, const Machine& m, IdealCycles ideal,
+           trace::TraceReader& reader, const EnergyTable& energy)
+      : opt_(o), summary_(summary), m_(m), ideal_(std::move(ideal)), reader_(reader), energy_(energy),
         period_(1.0 / reader.header().clock_hz) {}
 
   PostOutputs build() {
@@ -385,32 +410,22 @@ class Reporter {
     return p * t;
   }
 
-  // `layer`: the scope's position in the trace's layer list; -1: the run.
-  // `c`: the scope's counters summed over chips; `scoped`: by their full names (link bytes).
   // What binds, by the ceilings' times: "compute" when the peak MAC rate outlasts every memory
   // level (the array's schedule is then its compute roof), else "array" when the array's own
   // schedule does (its edges load operands slower than the memory brings them), else "memory".
   template <class Ceiling>
   static const char* bound_by(Seconds t_compute, const std::vector<Ceiling>& ceilings) {
     double memory = 0, array = 0;
-    for (const Ceiling& x : ceilings) (std::string(x.level) == "array" ? array : memory) = std::max(
-        std::string(x.level) == "array" ? array : memory, x.time().value);
+    for (const Ceiling& x : ceilings) {
+      double& longest = std::string(x.level) == "array" ? array : memory;
+      longest = std::max(longest, x.time().value);
+    }
     if (t_compute.value >= memory) return "compute";
     return array > memory ? "array" : "memory";
   }
 
-  // The scope's cycles with ideal memory, from summary.json (a run whose memory can stall the
-  // array books them: "" the run's total, else the layer of that name); 0: not booked.
-  int64_t ideal_cycles(const std::string& layer) const {
-    const std::string memory = summary_.contains("arch") ? summary_["arch"].value("memory", "ideal") : "ideal";
-    if (memory == "ideal") return 0;
-    if (layer.empty()) return summary_.contains("total") ? summary_["total"].value("ideal_cycles", int64_t(0)) : 0;
-    if (summary_.contains("layers"))
-      for (const auto& l : summary_["layers"])
-        if (l.value("name", "") == layer) return l.value("ideal_cycles", int64_t(0));
-    return 0;
-  }
-
+  // `layer`: the scope's position in the trace's layer list; -1: the run.
+  // `c`: the scope's counters summed over chips; `scoped`: by their full names (link bytes).
   ordered_json scope(const ScopeTotals& s, const Counts& c, const Counts& scoped, BytesPerSecond b_peak,
                      const std::string& name, int layer) {
     const auto& res = reader_.resources();
@@ -541,7 +556,7 @@ class Reporter {
       const Bytes in{double(sum_prefix(c, "hbm.read."))}, out{double(sum_prefix(c, "hbm.write."))};
       ceilings.push_back({"noc_port", in.value >= out.value ? in : out, m_.port_bandwidth});
     }
-    if (const int64_t ideal = ideal_cycles(layer < 0 ? "" : name); use_hbm && ideal > 0)
+    if (const int64_t ideal = ideal_.of(layer < 0 ? "" : name); use_hbm && ideal > 0)
       ceilings.push_back({"array", ceilings.front().bytes, ceilings.front().bytes / Seconds{double(ideal) * period_}});
     const Ceiling& binding = *std::max_element(ceilings.begin(), ceilings.end(), [](const Ceiling& x, const Ceiling& y) {
       return x.time().value < y.time().value;
@@ -701,6 +716,7 @@ class Reporter {
   const PostOptions& opt_;
   const nlohmann::json& summary_;
   const Machine m_;
+  const IdealCycles ideal_;  // the roofline's `array` ceiling
   trace::TraceReader& reader_;
   const EnergyTable& energy_;
   const Integrals* integrals_ = nullptr;  // of the run being reported (build())
@@ -728,7 +744,7 @@ PostOutputs post_process(const PostOptions& o) {
   if (reader->header().clock_hz != machine.clock_hz)
     throw InputError(summary_path.string(), 0, "arch.clock_hz",
                      fmt::format("{} Hz, but its trace runs at {} Hz", machine.clock_hz, reader->header().clock_hz));
-  return Reporter(o, summary, machine, *reader, energy).build();
+  return Reporter(o, summary, machine, read_ideal_cycles(summary_path, summary), *reader, energy).build();
 }
 
 void write_post_outputs(const fs::path& dir, const PostOutputs& out) {
