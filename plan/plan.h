@@ -71,6 +71,9 @@ struct ScaleSimMemory {
     int64_t words = 0;            // DRAM interfaces: words moved
   };
   int64_t total_cycles = 0, stall_cycles = 0;  // SCALE-Sim's "Total Cycles" and "Stall Cycles"
+  // sram and dram are known: the whole memory was replayed (InterfaceBandwidth: USER, or
+  // --scalesim-reports all); CALC runs otherwise replay only the ofmap buffer, the one that can stall.
+  bool accesses = false;
   std::array<Access, kMatrices> sram{}, dram{};  // ifmap (A), filter (B), ofmap (C)
   std::vector<int64_t> stalls_before_fold;       // accumulated before each fold's first cycle
 };

@@ -86,6 +86,22 @@ void DemandStream::fill(Operand o, int64_t row, int64_t* out) const {
   }
 }
 
+int DemandStream::ofmap_writes(int64_t row) const {
+  const Block& b = block_[kOfmap];
+  const int64_t fold = row / L_, in_fold = row % L_;
+  const int64_t fc = fold / row_folds_, fr = fold % row_folds_;
+  // Ports p < cols hold filters (WS, OS) or pixels (IS) inside the layer; OS's flipped block
+  // has rows only where fr R + (R - 1 - x) < Sr, i.e. x >= R - (Sr - fr R).
+  const int64_t cols = std::min<int64_t>(b.ports, Sc_ - fc * C_);
+  const int64_t x_lo = df_ == Dataflow::OS ? std::max<int64_t>(0, R_ - (Sr_ - fr * R_)) : 0;
+  const int64_t x_hi = b.body;  // x in [x_lo, x_hi)
+  const int64_t at = in_fold - b.pre;  // x = at - p (skewed) or at
+  if (!b.skew) return at >= x_lo && at < x_hi && cols > 0 ? int(cols) : 0;
+  // at - x_hi < p <= at - x_lo, and 0 <= p < cols
+  const int64_t lo = std::max<int64_t>(0, at - x_hi + 1), hi = std::min<int64_t>(cols, at - x_lo + 1);
+  return hi > lo ? int(hi - lo) : 0;
+}
+
 void DemandStream::prefetch_sequence(Operand o, const std::function<void(int64_t)>& visit) const {
   // The prefetch matrix: `rows` x `cols`, folds stacked; at(a, p) is its element.
   int64_t rows = 0;

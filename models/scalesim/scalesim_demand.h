@@ -59,6 +59,9 @@ class DemandStream {
   }
   // Addresses of demand row `row` for operand o into out[0, ports(o)).
   void fill(Operand o, int64_t row, int64_t* out) const;
+  // How many of fill(kOfmap, row)'s addresses are not -1, in closed form (every ofmap element
+  // inside the layer has an address, so the count is an interval of ports).
+  int ofmap_writes(int64_t row) const;
 
   // The sequence in which read_buffer.py (USER bandwidth) prefetches operand o (ifmap or
   // filter) from DRAM, -1 included: its prefetch matrix, flattened row by row or, for the

@@ -264,13 +264,26 @@ class WriteBuffer {
       : total_(words), drain_words_(words - ceil_div(words, 2)), bandwidth_(bandwidth), free_(words) {}
 
   int64_t serve(const int64_t* addrs, int n, int64_t cycle) {
+    int writes = 0;
+    for (int i = 0; i < n; ++i) writes += addrs[i] >= 0;
+    return serve(writes, cycle);
+  }
+  // The same for `writes` words (which ports write does not matter), in runs of words between
+  // the points where a word makes the buffer stall or start a drain.
+  int64_t serve(int writes, int64_t cycle) {
     int64_t now = cycle;
-    for (int i = 0; i < n; ++i) {
-      if (addrs[i] < 0) continue;
-      store();
-      if (now < drain_end_) {
-        if (free_ <= 0) now = drain_end_;
-      } else if (free_ < total_ - drain_words_) {
+    const int64_t keep = total_ - drain_words_;  // a drain starts once fewer are free
+    for (int64_t left = writes; left > 0;) {
+      const bool draining = now < drain_end_;
+      // The word after which the buffer is full (draining) or below `keep` free (not draining).
+      const int64_t until = draining ? std::max<int64_t>(1, free_) : std::max<int64_t>(1, free_ - keep + 1);
+      const int64_t n = std::min(left, until);
+      store(n);
+      left -= n;
+      if (n < until) break;
+      if (draining) {
+        now = drain_end_;
+      } else {
         close_lines();
         drain_end_ = drain(now);
       }
@@ -288,12 +301,12 @@ class WriteBuffer {
  private:
   static constexpr int64_t kCachedLines = 1024;  // lines held back before they can be drained
 
-  void store() {
-    --free_;
-    if (++in_line_ < bandwidth_) return;
-    line_words_.push_back(in_line_);
-    in_line_ = 0;
-    if (int64_t(line_words_.size()) - committed_ >= kCachedLines) committed_ = int64_t(line_words_.size());
+  void store(int64_t words) {
+    free_ -= words;
+    for (in_line_ += words; in_line_ >= bandwidth_; in_line_ -= bandwidth_) {
+      line_words_.push_back(bandwidth_);
+      if (int64_t(line_words_.size()) - committed_ >= kCachedLines) committed_ = int64_t(line_words_.size());
+    }
   }
   void close_lines() {
     if (in_line_ > 0) line_words_.push_back(in_line_), in_line_ = 0;
@@ -360,6 +373,23 @@ ScaleSimMemory replay_layer(const DemandStream& d, const MemoryParams& p) {
   ofmap.finish(served_ofmap);
   r.total_cycles = served_ofmap;
   r.dram = {ifmap->log.access, filter->log.access, ofmap.log.access};
+  r.accesses = true;
+  return r;
+}
+
+ScaleSimMemory calc_stalls(const DemandStream& d, const MemoryParams& p) {
+  if (p.user_bandwidth) throw std::logic_error("calc_stalls under InterfaceBandwidth: USER");
+  WriteBuffer ofmap(p.ofmap_words, d.ports(kOfmap));
+  ScaleSimMemory r;
+  int64_t served = 0;
+  for (int64_t i = 0; i < d.total_rows(); ++i) {
+    if (i % d.fold_length() == 0) r.stalls_before_fold.push_back(r.stall_cycles);
+    const int64_t cycle = i + r.stall_cycles;
+    served = ofmap.serve(d.ofmap_writes(i), cycle);
+    r.stall_cycles += served - cycle;
+  }
+  ofmap.finish(served);
+  r.total_cycles = served;
   return r;
 }
 

@@ -31,4 +31,8 @@ using Access = ScaleSimMemory::Access;
 
 ScaleSimMemory replay_layer(const DemandStream& demand, const MemoryParams& params);
 
+// CALC only: the stalls (and total cycles) of replay_layer without its reports. CALC reads
+// never stall, so only the ofmap write buffer is replayed, from the count of writes a row.
+ScaleSimMemory calc_stalls(const DemandStream& demand, const MemoryParams& params);
+
 }  // namespace cstsim::scalesim

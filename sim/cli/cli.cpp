@@ -510,7 +510,7 @@ int post_command(const std::vector<std::string>& args) {
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
-  std::string fault, describe, seed, max_trace;
+  std::string fault, describe, seed, max_trace, scalesim_reports = "compute";
   std::string verify;
   bool verbose = false, quiet = false;
   po::options_description desc(
@@ -552,6 +552,10 @@ int run_command(const std::vector<std::string>& args) {
       ("normalization", po::value(&o.normalization)->value_name("FILE"),
        "declare C_ref..S_ref, weights and boundary to get the scalar V_CST* in report.json")
       ("no-trace", "skip the R(t) trace and report.json (summary.json and layers.csv only)")
+      ("scalesim-reports", po::value(&scalesim_reports)->value_name("WHICH"),
+       "under fold_pipeline: scalesim (a SCALE-Sim .cfg): compute (default) writes COMPUTE_REPORT.csv; all also "
+       "BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv, whose replay of SCALE-Sim's memory takes most of the "
+       "run (InterfaceBandwidth: USER replays it anyway and writes all three)")
       ("no-hbm-check", "do not run the HBM protocol checker on every command (memory: hbm | hierarchy; "
        "5-10 % faster on hierarchy runs)")
       ("window", po::value(&o.window)->value_name("CYCLES"),
@@ -603,6 +607,9 @@ int run_command(const std::vector<std::string>& args) {
   o.vcd_pes = vm.count("vcd-pes") != 0;
   o.trace = vm.count("no-trace") == 0;
   o.check_hbm = vm.count("no-hbm-check") == 0;
+  if (scalesim_reports != "compute" && scalesim_reports != "all")
+    throw InputError("--scalesim-reports", 0, "", "is compute or all, got " + text::quoted(scalesim_reports));
+  o.scalesim_memory_reports = scalesim_reports == "all";
   if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   for (const char* path_option : {"arch", "workload", "energy", "normalization"})
     if (vm.count(path_option) && vm[path_option].as<std::string>().empty())

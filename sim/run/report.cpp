@@ -60,11 +60,23 @@ nlohmann::ordered_json stalls_json(const std::map<std::string, int64_t>& causes)
   return j;
 }
 
+// A sum that stays unknown once one of its terms is.
+void add_known(std::optional<int64_t>& total, const std::optional<int64_t>& v) {
+  total = total && v ? std::optional<int64_t>(total.value() + v.value()) : std::nullopt;
+}
+
+nlohmann::ordered_json json_or_null(const std::optional<int64_t>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
 // DRAM bytes a layer read and wrote, where the run's memory counts them; nullopt: not modelled
-// (memory: channel carries only the stationary operand's reads).
-std::pair<int64_t, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t i, const ArrayLayerResult& L) {
+// (memory: channel carries only the stationary operand's reads; SCALE-Sim's memory replayed for
+// its stalls alone, without --scalesim-reports all).
+std::pair<std::optional<int64_t>, std::optional<int64_t>> dram_bytes(const RunReport& r, size_t i,
+                                                                     const ArrayLayerResult& L) {
   const auto& replay = r.plan && i < r.plan->layers.size() ? r.plan->layers[i].scalesim : std::nullopt;
-  if (replay) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
+  if (replay && replay->accesses) return {replay->dram[0].words + replay->dram[1].words, replay->dram[2].words};  // 1-byte words
+  if (replay) return {std::nullopt, std::nullopt};
   if (L.has_hierarchy) return {L.hierarchy.shared.hbm_bytes_read, L.hierarchy.shared.hbm_bytes_written};
   if (r.arch->memory == MemoryMode::Ideal) return {0, 0};
   return {L.dram_bytes, std::nullopt};
@@ -306,8 +318,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   }
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, dram = 0, psum_reads = 0;
-  std::optional<int64_t> dram_written_total = 0;  // none once a layer's memory does not model writes
+  int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, psum_reads = 0;
+  std::optional<int64_t> dram = 0, dram_written_total = 0;  // none once a layer's memory does not model writes
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
   bool verified = true, verify_ran = false;
@@ -335,8 +347,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     l["stall_cycles"] = L.stall_cycles;
     l["stalls"] = stalls_json(L.stalls);
     const auto [dram_read, dram_written] = dram_bytes(r, i, L);
-    l["dram_bytes"] = dram_read;  // read; written beside it (null: the memory does not model writes)
-    l["dram_bytes_written"] = dram_written ? nlohmann::ordered_json(*dram_written) : nlohmann::ordered_json();
+    l["dram_bytes"] = json_or_null(dram_read);  // read; written beside it (null: the memory does not model them)
+    l["dram_bytes_written"] = json_or_null(dram_written);
     if (L.has_hierarchy) {
       l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
       l["memory"]["stream_passes"] = L.passes;
@@ -386,9 +398,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     macs += L.stats.macs;
     stalls += L.stall_cycles;
     for (const auto& [cause, n] : L.stalls) stall_causes[cause] += n;
-    dram += dram_read;
-    if (dram_written && dram_written_total) *dram_written_total += *dram_written;
-    else dram_written_total.reset();
+    add_known(dram, dram_read);
+    add_known(dram_written_total, dram_written);
     sram.ifmap_reads += L.stats.sram.ifmap_reads;
     sram.filter_reads += L.stats.sram.filter_reads;
     sram.ofmap_writes += L.stats.sram.ofmap_writes;
@@ -430,8 +441,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                 {"ideal_cycles", ideal_cycles},
                 {"stall_cycles", stalls},
                 {"stalls", stalls_json(stall_causes)},
-                {"dram_bytes", dram},
-                {"dram_bytes_written", dram_written_total ? nlohmann::ordered_json(*dram_written_total) : nlohmann::ordered_json()},
+                {"dram_bytes", json_or_null(dram)},
+                {"dram_bytes_written", json_or_null(dram_written_total)},
                 {"time_s", double(last - first + 1) / a.clock_hz},
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
                           {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
@@ -479,8 +490,8 @@ std::string layers_csv(const RunReport& r, const std::vector<double>* layer_ener
     for (const std::string& c : causes) out += fmt::format(",{}", stalls[c].get<int64_t>());
     const auto [read, written] = dram_bytes(r, i, L);
     out += fmt::format(",{},{},{},{},{},{},", L.stats.sram.ifmap_reads, L.stats.sram.filter_reads,
-                       L.stats.sram.ofmap_writes, L.stats.scalesim_ofmap_writes, read,
-                       written ? std::to_string(*written) : std::string());
+                       L.stats.sram.ofmap_writes, L.stats.scalesim_ofmap_writes,
+                       read ? std::to_string(*read) : std::string(), written ? std::to_string(*written) : std::string());
     // The layer's attributed energy, from the trace's post-processing (none with --no-trace).
     if (layer_energy && i < layer_energy->size()) out += fmt::format("{:.9g}", (*layer_energy)[i]);
     out += "\n";

@@ -171,7 +171,7 @@ std::vector<Plan> plan_run(const RunOptions& o, const RunInputs& in) {
   std::vector<Plan> plans;
   for (size_t d = 0; d < in.distinct; ++d) {
     plans.push_back(make_plan(in.arch, in.shares[d]));
-    add_scalesim_memory(in.arch, in.shares[d], plans.back());
+    add_scalesim_memory(in.arch, in.shares[d], plans.back(), o.scalesim_memory_reports);
   }
   if (!o.plan_fault_layer.empty()) {
     auto layer = std::find_if(plans.front().layers.begin(), plans.front().layers.end(),
@@ -323,7 +323,8 @@ void write_outputs(const RunOptions& o, const RunInputs& in, const RunReport& ru
                    const std::filesystem::path& out, post::PostOutputs& report) {
   io::write_file(out / "energy.yaml", post::to_yaml(table));
   if (o.trace) {
-    report = post::post_process({out, o.normalization, 0, check_report_scope});  // before report.json is written
+    const post::EnergyTable written = post::as_written(table, (out / "energy.yaml").string());
+    report = post::post_process({out, o.normalization, 0, check_report_scope, &written});  // before report.json is written
     post::write_post_outputs(out, report);
   }
   io::write_file(out / "layers.csv", layers_csv(run_report, o.trace ? &report.layer_energy : nullptr));
@@ -332,6 +333,8 @@ void write_outputs(const RunOptions& o, const RunInputs& in, const RunReport& ru
   if (has_scalesim_memory(run_report)) {
     io::write_file(out / "BANDWIDTH_REPORT.csv", scalesim_bandwidth_report(run_report));
     io::write_file(out / "DETAILED_ACCESS_REPORT.csv", scalesim_access_report(run_report));
+  } else if (!o.scalesim_memory_reports && !in.arch.scalesim_user_bandwidth) {
+    spdlog::info("SCALE-Sim's BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv: with --scalesim-reports all");
   } else {
     spdlog::info("no BANDWIDTH_REPORT.csv or DETAILED_ACCESS_REPORT.csv: SCALE-Sim's memory has no such layers "
                  "(run with -v to see which)");

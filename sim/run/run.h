@@ -23,6 +23,9 @@ struct RunOptions {
   bool print_table = true;
   bool trace = true;      // false: no trace/, no report.json (summary only)
   bool check_hbm = true;  // false (--no-hbm-check): no HBM protocol checker, for speed
+  // --scalesim-reports all: under fold_pipeline: scalesim also BANDWIDTH_REPORT.csv and
+  // DETAILED_ACCESS_REPORT.csv, whose replay of SCALE-Sim's memory is most of such a run's time.
+  bool scalesim_memory_reports = false;
   int64_t window = 1024;  // action-counter window of the trace, cycles
   // The trace may not grow past this (0: no limit); a run whose estimate is already past it is
   // refused before it starts (sim/run/trace_budget.h).

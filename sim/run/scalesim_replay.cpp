@@ -9,7 +9,7 @@ namespace cstsim {
 
 namespace {
 
-std::optional<ScaleSimMemory> replay(const ArchSpec& a, const Workload& w, size_t i) {
+std::optional<ScaleSimMemory> replay(const ArchSpec& a, const Workload& w, size_t i, bool reports) {
   const Layer& l = w.layers[i];
   std::string unlike;  // why SCALE-Sim has no such layer
   if (a.dataflow == Dataflow::RS) unlike = "dataflow: rs";
@@ -41,10 +41,18 @@ std::optional<ScaleSimMemory> replay(const ArchSpec& a, const Workload& w, size_
   p.bandwidth = a.scalesim_bandwidth_words;
   ScaleSimMemory m;
   try {
-    m = scalesim::replay_layer(demand, p);
+    // CALC: the stalls alone; the full replay gives the same ones (tests/unit/test_scalesim_memory.cpp).
+    if (!a.scalesim_user_bandwidth) m = scalesim::calc_stalls(demand, p);
+    if (a.scalesim_user_bandwidth || reports) {
+      ScaleSimMemory full = scalesim::replay_layer(demand, p);
+      if (!a.scalesim_user_bandwidth && (full.stall_cycles != m.stall_cycles || full.total_cycles != m.total_cycles))
+        throw std::logic_error("SCALE-Sim's CALC stalls differ between its replays");
+      m = std::move(full);
+    }
   } catch (const std::runtime_error& e) {  // where SCALE-Sim's own model fails (its words)
     if (a.scalesim_user_bandwidth) throw InputError(w.source, l.source_line, l.name, e.what());
-    spdlog::warn("{}: no SCALE-Sim memory replay: {}", l.name, e.what());
+    spdlog::warn("{}: no SCALE-Sim memory {}: {}", l.name, m.total_cycles ? "reports" : "replay", e.what());
+    if (m.total_cycles) return m;  // the stalls stand; only the reports are missing
     return std::nullopt;
   }
   spdlog::debug("{}: SCALE-Sim memory replay: {} cycles, {} stalls, DRAM words {} / {} / {}", l.name, m.total_cycles,
@@ -54,9 +62,9 @@ std::optional<ScaleSimMemory> replay(const ArchSpec& a, const Workload& w, size_
 
 }  // namespace
 
-void add_scalesim_memory(const ArchSpec& a, const Workload& w, Plan& plan) {
+void add_scalesim_memory(const ArchSpec& a, const Workload& w, Plan& plan, bool reports) {
   if (a.fold_pipeline != FoldPipeline::ScaleSim) return;
-  for (size_t i = 0; i < w.layers.size(); ++i) plan.layers.at(i).scalesim = replay(a, w, i);
+  for (size_t i = 0; i < w.layers.size(); ++i) plan.layers.at(i).scalesim = replay(a, w, i, reports);
 }
 
 }  // namespace cstsim

@@ -16,7 +16,7 @@ std::string py_float(double v) {
 
 const ScaleSimMemory& memory_of(const RunReport& r, size_t layer) {
   const auto& m = r.plan->layers.at(layer).scalesim;
-  if (!m) throw std::logic_error("a SCALE-Sim report without the layer's memory replay");
+  if (!m || !m->accesses) throw std::logic_error("a SCALE-Sim report without the layer's memory replay");
   return *m;
 }
 
@@ -43,7 +43,7 @@ std::string scalesim_compute_report(const RunReport& r) {
 bool has_scalesim_memory(const RunReport& r) {
   if (!r.plan || r.plan->layers.size() != r.layers->size()) return false;
   for (const LayerPlan& l : r.plan->layers)
-    if (!l.scalesim) return false;
+    if (!l.scalesim || !l.scalesim->accesses) return false;
   return true;
 }
 

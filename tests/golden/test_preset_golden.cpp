@@ -139,8 +139,10 @@ void check(const Case& c) {
   const fs::path run = tmp.path / "run";
   // From the source tree with relative paths: the paths summary.json records do not
   // depend on where the tree is checked out.
+  // --scalesim-reports all: the SCALE-Sim presets' goldens hold the DRAM words its memory replay counts.
   const auto r = cstsim::testing_util::run_cli(
-      "run -q --arch " + c.arch + " --workload " + c.workload + " " + c.options + " --out " + run.string(), tmp.path,
+      "run -q --scalesim-reports all --arch " + c.arch + " --workload " + c.workload + " " + c.options + " --out " +
+          run.string(), tmp.path,
       "cd " + cstsim::testing_util::shell_word(kSource.string()) + " &&");
   ASSERT_EQ(r.status, 0) << r.err;
   const json got = golden_of(run);

@@ -42,11 +42,23 @@ class ScaleSimMemory : public Cli, public ::testing::WithParamInterface<MemoryCa
 TEST_P(ScaleSimMemory, ReportsAreSCALESims) {
   const MemoryCase& c = GetParam();
   const fs::path out = dir_ / "run";
-  const Result r = cstsim("run --no-trace --arch " + (kGoldenData / "inputs" / c.cfg).string() + " --workload " +
-                          (kGoldenData / "inputs" / c.topology).string() + " --out " + out.string());
+  const std::string inputs = " --arch " + (kGoldenData / "inputs" / c.cfg).string() + " --workload " +
+                             (kGoldenData / "inputs" / c.topology).string() + " --out ";
+  const Result r = cstsim("run --no-trace --scalesim-reports all" + inputs + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* report : {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"})
     EXPECT_EQ(slurp(out / report), slurp(kGoldenData / c.dir / report)) << report;
+  // By default only the compute report, the same one: the memory replayed for its stalls alone.
+  const Result d = cstsim("run --no-trace" + inputs + (dir_ / "compute").string());
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(slurp(dir_ / "compute" / "COMPUTE_REPORT.csv"), slurp(kGoldenData / c.dir / "COMPUTE_REPORT.csv"));
+  // InterfaceBandwidth: USER replays the whole memory for its stalls, and writes what it found.
+  const bool user = slurp(kGoldenData / "inputs" / c.cfg).find("USER") != std::string::npos;
+  EXPECT_EQ(fs::exists(dir_ / "compute" / "BANDWIDTH_REPORT.csv"), user);
+  EXPECT_EQ(fs::exists(dir_ / "compute" / "DETAILED_ACCESS_REPORT.csv"), user);
+  const auto layers = nlohmann::json::parse(slurp(dir_ / "compute" / "summary.json"))["layers"];
+  for (const auto& l : layers) EXPECT_EQ(l["dram_bytes"].is_null(), !user) << "known only where replayed";
+  for (const auto& l : nlohmann::json::parse(slurp(out / "summary.json"))["layers"]) EXPECT_GT(l["dram_bytes"].get<int64_t>(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ScaleSimMemory, ::testing::ValuesIn(cases()), [](const auto& info) {

@@ -29,7 +29,8 @@ class ScaleSimDram : public Cli {
   };
   Run run(const fs::path& arch, const std::string& tag) {
     const fs::path out = dir_ / tag;
-    const Result r = cstsim("run --no-trace --arch " + arch.string() + " --workload " + gemm().string() + " --out " + out.string());
+    const Result r = cstsim("run --no-trace --scalesim-reports all --arch " + arch.string() + " --workload " + gemm().string() +
+                            " --out " + out.string());
     EXPECT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(slurp(out / "summary.json"));
     Run x;

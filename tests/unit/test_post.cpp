@@ -351,6 +351,55 @@ namespace {
 // Size-dependent rows: SRAM access energy by bank size (log-log through the sizes around it,
 // the end segment beyond), leakage per byte of SRAM and per PE, multiplied out for the
 // accelerator as built; each resolved row says at which size.
+// The run reports from its table in memory (as_written), `cstsim post` from the energy.yaml it
+// wrote: the two must be the same table to the last bit, or the reports would differ.
+TEST_F(Post, TheTableAsWrittenIsTheFileReadBack) {
+  std::mt19937_64 rng(5);
+  int tables = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(CSTSIM_SOURCE_DIR) / "configs" / "energy")) {
+    if (e.path().extension() != ".yaml") continue;
+    const post::EnergyTable raw = post::load_energy_table(e.path().string());
+    for (int trial = 0; trial < 4; ++trial) {
+      const post::Geometry g{double(1 + rng() % (8 << 20)), double(1024 + rng() % 300000), double(1 + rng() % 70000),
+                             double(rng() % 200000)};
+      const post::EnergyTable t = post::resolved(raw, g);
+      const fs::path file = dir_ / "energy.yaml";
+      std::ofstream(file) << post::to_yaml(t);
+      const post::EnergyTable back = post::load_energy_table(file.string());
+      const post::EnergyTable mem = post::as_written(t, file.string());
+      ASSERT_EQ(to_yaml(mem), to_yaml(back));
+      EXPECT_EQ(mem.path, back.path);
+      EXPECT_EQ(mem.temperature_k, back.temperature_k);
+      ASSERT_EQ(mem.actions.size(), back.actions.size());
+      for (size_t i = 0; i < mem.actions.size(); ++i) {
+        const post::ActionEnergy &m = mem.actions[i], &b = back.actions[i];
+        EXPECT_EQ(m.action, b.action);
+        EXPECT_EQ(m.pj, b.pj) << m.action;  // bit for bit, not near
+        EXPECT_EQ(m.watts, b.watts) << m.action;
+        EXPECT_EQ(m.per, b.per);
+        EXPECT_EQ(m.source, b.source);
+        EXPECT_EQ(m.pj_by_bank_bytes, b.pj_by_bank_bytes);
+      }
+      ASSERT_EQ(mem.static_power.size(), back.static_power.size());
+      for (size_t i = 0; i < mem.static_power.size(); ++i) {
+        const post::StaticPower &m = mem.static_power[i], &b = back.static_power[i];
+        EXPECT_EQ(m.component, b.component);
+        EXPECT_EQ(m.watts, b.watts) << m.component;
+        EXPECT_EQ(m.watts_per_byte, b.watts_per_byte);
+        EXPECT_EQ(m.watts_per_pe, b.watts_per_pe);
+        EXPECT_EQ(m.watts_per_buffer_byte, b.watts_per_buffer_byte);
+        EXPECT_EQ(m.source, b.source);
+      }
+      // Not trivially so: a resolved figure has more digits than the file keeps.
+      bool rounded = false;
+      for (size_t i = 0; i < t.static_power.size(); ++i) rounded |= t.static_power[i].watts != mem.static_power[i].watts;
+      for (size_t i = 0; i < t.actions.size(); ++i) rounded |= t.actions[i].pj != mem.actions[i].pj;
+      tables += rounded;
+    }
+  }
+  EXPECT_GT(tables, 0);
+}
+
 TEST_F(Post, SizeDependentRowsResolveForTheGeometry) {
   std::ofstream(dir_ / "t.yaml") << "name: t\nactions:\n"
                                     "  sram.read: {pJ_by_bank_bytes: {8192: 1.25, 32768: 2.5, 1048576: 12.5}, per: byte, source: h}\n"

@@ -194,9 +194,32 @@ EnergyTable load_table(const std::string& path, int depth) {
 
 EnergyTable load_energy_table(const std::string& path) { return load_table(path, 0); }
 
+constexpr int kWrittenDigits = 15;  // energy.yaml's significant digits
+
+EnergyTable as_written(EnergyTable t, const std::string& path) {
+  const auto written = [](double v) { return std::stod(fmt::format("{:.{}g}", v, kWrittenDigits)); };
+  t.path = path;
+  t.temperature_k = written(t.temperature_k);
+  for (ActionEnergy& a : t.actions) {  // one of pJ_by_bank_bytes, W, pJ is written; the rest as loading leaves it
+    for (auto& [bytes, pj] : a.pj_by_bank_bytes) bytes = written(bytes), pj = written(pj);
+    if (!a.pj_by_bank_bytes.empty()) a.pj = 0, a.watts = -1;
+    else if (a.watts >= 0) a.pj = 0, a.watts = written(a.watts);
+    else a.pj = written(a.pj);
+  }
+  for (StaticPower& p : t.static_power) {  // likewise one of W_per_byte, W_per_PE, W_per_buffer_byte, W
+    const double per_byte = p.watts_per_byte, per_pe = p.watts_per_pe, per_buffer = p.watts_per_buffer_byte;
+    p.watts_per_byte = p.watts_per_pe = p.watts_per_buffer_byte = -1;
+    if (per_byte >= 0) p.watts = 0, p.watts_per_byte = written(per_byte);
+    else if (per_pe >= 0) p.watts = 0, p.watts_per_pe = written(per_pe);
+    else if (per_buffer >= 0) p.watts = 0, p.watts_per_buffer_byte = written(per_buffer);
+    else p.watts = written(p.watts);
+  }
+  return t;
+}
+
 std::string to_yaml(const EnergyTable& t) {
   YAML::Emitter out;
-  out.SetDoublePrecision(15);
+  out.SetDoublePrecision(kWrittenDigits);
   out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name;
   out << YAML::Key << "temperature_K" << YAML::Value << t.temperature_k;
   out << YAML::Key << "actions" << YAML::Value << YAML::BeginMap;

@@ -63,5 +63,8 @@ EnergyTable resolved(EnergyTable table, const Geometry& g);
 EnergyTable load_energy_table(const std::string& path);
 // The table as one self-contained YAML file (its base merged in), for the run directory.
 std::string to_yaml(const EnergyTable& table);
+// What load_energy_table(`path`) gives once to_yaml(table) is written there (its numbers at
+// to_yaml's precision), without the YAML: the run reports from the table it wrote.
+EnergyTable as_written(EnergyTable table, const std::string& path);
 
 }  // namespace cstsim::post

@@ -735,7 +735,7 @@ PostOutputs post_process(const PostOptions& o) {
   const nlohmann::json summary = trace::read_run_summary(summary_path);
   Machine machine = read_machine(summary_path, summary);
   const fs::path table = o.run_dir / "energy.yaml";
-  const EnergyTable energy = load_energy_table(table.string());
+  const EnergyTable energy = o.energy ? *o.energy : load_energy_table(table.string());
   if (!energy.resolved())  // the run writes its table resolved for its geometry
     throw InputError(table.string(), 0, "", "has size-dependent rows (pJ_by_bank_bytes, W_per_byte, W_per_PE, W_per_buffer_byte): not a run's table");
   auto reader = std::make_unique<trace::TraceReader>(o.run_dir / "trace");

@@ -17,6 +17,8 @@
 
 namespace cstsim::post {
 
+struct EnergyTable;
+
 struct PostOptions {
   std::filesystem::path run_dir;
   std::string normalization;  // YAML declaring references, weights, boundary; "" = no scalar V_CST*
@@ -24,6 +26,9 @@ struct PostOptions {
   // Called on the run's total and on each layer's entry as it is made (the run's invariants):
   // the layers are spooled to disk, not kept.
   std::function<void(const nlohmann::ordered_json& scope, const std::string& what)> check_scope;
+  // The run's own table, as it wrote <run_dir>/energy.yaml (nullptr: read that file): the run
+  // need not parse its YAML a second time.
+  const EnergyTable* energy = nullptr;
 };
 
 struct PostOutputs {
