@@ -44,6 +44,8 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   if (index == 0) p.position = options.position;
   p.cluster = index;
   p.chip = options.chip;
+  p.sampled = options.sampled;
+  p.sample_min_folds = options.sample_min_folds;
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
   if (spec.vector.lanes > 0) vector_ = std::make_unique<VectorUnitModule>("vector", spec.vector, spec.clock_hz);

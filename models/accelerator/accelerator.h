@@ -45,6 +45,9 @@ struct AcceleratorOptions {
   // chips > 1: this accelerator is chip `chip` of `chips` (models/interconnect/chip_set.h).
   ic::ChipSet* chips = nullptr;
   int chip = 0;
+  // fidelity: sampled (ArrayParams::sampled).
+  bool sampled = false;
+  int64_t sample_min_folds = 0;
 };
 
 class HbmStackModule;

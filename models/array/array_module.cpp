@@ -44,6 +44,42 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
   period_ = sc_core::sc_time(std::round(1e12 / params_.spec.clock_hz), sc_core::SC_PS);
 }
 
+namespace {
+
+// FNV-1a over what decides a pass's timing but when it runs and where in HBM beyond the address
+// class: the same shapes in another block, or another block's head of the same slice of its
+// cache, have the same key; the check catches what the rows and the refresh phase change.
+uint64_t pass_key(const FoldPlan& f, const PassPlan& pass, const LayerDmaPlan& dma) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](int64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ uint64_t((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  };
+  for (int64_t v : {int64_t(f.dataflow), int64_t(f.R), int64_t(f.C), f.M, f.N, f.K, int64_t(f.pack), f.k_values,
+                    int64_t(f.sparse_2_4), f.T, f.row_folds, f.col_folds, f.k_chunks, int64_t(pass.a_word_bits),
+                    int64_t(pass.b_word_bits), int64_t(dma.fifo_tiles), int64_t(dma.output_bits),
+                    dma.stationary_slot, dma.stream_slot, dma.output_slot, int64_t(dma.row_major),
+                    dma.raw_channels, int64_t(dma.raw_rows_for), int64_t(dma.tile_frees)})
+    mix(v);
+  mix(int64_t(std::hash<double>()(f.input_density)));
+  for (const std::string& p : {dma.stationary_partition, dma.stream_partition}) mix(int64_t(std::hash<std::string>()(p)));
+  // The program, its addresses from each matrix's first block (the tensors lie elsewhere).
+  std::array<uint64_t, 3> base{UINT64_MAX, UINT64_MAX, UINT64_MAX};  // by Operand
+  for (const auto* list : {&dma.reads, &dma.writes})
+    for (const DmaTransfer& t : *list) base[size_t(t.operand)] = std::min(base[size_t(t.operand)], t.hbm_addr);
+  for (const auto* list : {&dma.reads, &dma.writes})
+    for (const DmaTransfer& t : *list)
+      for (int64_t v : {int64_t(t.operand), int64_t(t.write), int64_t(t.hbm_addr - base[size_t(t.operand)]), t.bytes,
+                        int64_t(t.fold), int64_t(t.after_fold), int64_t(t.after), int64_t(t.first_fold), t.rows,
+                        t.row_bytes, t.pitch})
+        mix(v);
+  // The address class: where each operand's blocks start within the channel interleave's period
+  // (4 KiB covers HBM3's 16 channels of 256 B), which decides the channels a request's pieces take.
+  for (uint64_t b : base) mix(b == UINT64_MAX ? -1 : int64_t(b % 4096));
+  return h == 0 ? 1 : h;
+}
+
+}  // namespace
+
 const std::string& ArrayModule::layer_name(int index) const { return plan_.layers[size_t(index)].name; }
 
 void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
@@ -52,7 +88,7 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
 }
 
 std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const FoldPlan& folds, const PassPlan& pass,
-                                                     int64_t start, bool record, bool reference) {
+                                                     int64_t start, bool record, bool reference, const PassPlan* next) {
   const AcceleratorSpec& a = params_.spec;
   if (a.memory != MemoryMode::Hierarchy) {  // tiles at the pass's stored widths (an operator graph's dtypes)
     AcceleratorSpec s = a;
@@ -62,8 +98,21 @@ std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const
     return make_tile_source(s, folds, start);
   }
   ClusterMemory& memory = *context.part<ClusterMemory>();
-  return std::make_unique<HierarchySource>(a, folds, dma_program(folds, pass), start, record, memory.group(reference),
-                                           params_.cluster, reference && memory.set());
+  auto source = std::make_unique<HierarchySource>(a, folds, dma_program(folds, pass), start, record,
+                                                  memory.group(reference), params_.cluster, reference && memory.set());
+  // Sampled: a pass of its own (nothing handed over from or to its neighbours), on one cluster,
+  // long enough to sample or a repeat of one simulated before (by its key).
+  source_key_ = 0;
+  const int64_t F = int64_t(folds.folds.size());
+  const bool alone = pass.prefetch.empty() && pass.on_chip_reads.empty() && pass.outputs_on_chip_to.empty() &&
+                     (!next || next->prefetch.empty()) && a.clusters == 1;
+  if (!params_.sampled || reference || !alone || F < std::max<int64_t>(params_.sample_min_folds, 2)) return source;
+  source_key_ = pass_key(folds, pass, source->dma_plan());
+  const auto memo = memo_.find(source_key_);
+  // A layer's heads: once one of its passes was taken as a repeat, the next ones check their first fold.
+  const bool short_check = memo != memo_.end() && source_layer_ == taken_layer_;
+  return std::make_unique<SampledSource>(std::move(source), folds, start, params_.sampling,
+                                         memo == memo_.end() ? nullptr : &memo->second.check, short_check);
 }
 
 void ArrayModule::link_passes(TileSource* source, const PassPlan& pass, const PassPlan* next, Handover& handed) {
@@ -99,14 +148,16 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
     plan.scalesim_stalls.push_back(s->total_cycles - (plan.fold_count() * array_dataflow(plan.dataflow).scalesim_fold_length(plan) - 1));
   }
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
-  std::unique_ptr<TileSource> channel = make_source(context, plan, pass, start, sink_ != nullptr, false);
+  source_layer_ = index;
+  std::unique_ptr<TileSource> channel = make_source(context, plan, pass, start, sink_ != nullptr, false, next);
   link_passes(channel.get(), pass, next, handed_);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
-  auto* hierarchy = dynamic_cast<HierarchySource*>(channel.get());
+  auto* sampled = dynamic_cast<SampledSource*>(channel.get());
+  auto* hierarchy = sampled ? &sampled->inner() : dynamic_cast<HierarchySource*>(channel.get());
   // With a trace the memory's part of it is announced fold by fold, as far as the memory has
   // simulated, so the trace holds what is in flight rather than the pass (each cluster its own
   // part and whichever gets there first the shared one; wait_until keeps the trace's clock).
-  const bool as_it_goes = hierarchy && sink_ && observer && params_.mode != ArrayMode::Reference;
+  const bool as_it_goes = hierarchy && !sampled && sink_ && observer && params_.mode != ArrayMode::Reference;
   if (sink_) {
     if (first_pass) sink_->begin_layer(index, layer.name, start);
     book_pass_work(*sink_, trace_ids_, start, plan);
@@ -126,6 +177,33 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
   } else {
     timing = compute_layer_timing(plan, a.fold_pipeline, start, channel.get(), params_.position);
   }
+  const PassMemo* repeated = nullptr;
+  if (sampled && memo_.count(source_key_))
+    spdlog::debug("{}: a repeat of an earlier pass, {} by its check ({} cycles late)", layer.name,
+                  sampled->repeated() ? "taken" : "not taken", sampled->check_gap());
+  if (sampled && sampled->repeated()) {  // its check agreed: the pass is its first occurrence's again
+    // Its folds after the check are timed at the first one's mean pace; the write-back after
+    // its last fold, which no skipped fold simulated, takes as long as the first one's did.
+    repeated = &memo_.at(source_key_);
+    taken_layer_ = index;
+    const LayerTiming& m = repeated->timing;
+    if (m.memory_end > m.end) timing.memory_end = std::max(timing.memory_end, timing.end + (m.memory_end - m.end));
+    timing.reported_cycles = std::max(timing.end, timing.memory_end) - start + 1;
+    timing.stall_cycles = timing.reported_cycles - timing.ideal_cycles;
+    timing.stall_causes = split_like(m.stall_causes, timing.stall_cycles, channel->stall_cause());
+  } else if (sampled && source_key_ && !memo_.count(source_key_)) {
+    std::vector<int64_t> starts;
+    for (const FoldTiming& f : timing.folds) starts.push_back(f.start);
+    PassMemo& m = memo_[source_key_];
+    m.check = sampled->as_repeat(starts);
+    m.check.cycles = timing.reported_cycles;
+    m.timing = timing;
+    m.timing.folds.clear();
+    m.timing.end -= start;
+    if (m.timing.memory_end >= 0) m.timing.memory_end -= start;
+    m.stats = sampled->stats();
+    m.report = sampled->report();
+  }
   context.memory_computed();  // the shared memory is final
   if (sink_) sink_->add(timing.end + 1, trace_ids_.busy, -1);
   // The step's traffic is all in and nothing goes on before this pass's end: the memory's
@@ -143,7 +221,18 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
   if (hierarchy) {
     handed_ = handover_of(hierarchy);
     r.has_hierarchy = true;
-    r.hierarchy = hierarchy->stats();
+    r.hierarchy = repeated ? repeated->stats : sampled ? sampled->stats() : hierarchy->stats();
+    if (repeated) {  // the first occurrence's estimate, this pass's check simulated
+      SampleReport s = repeated->report;
+      s.detailed_folds = sampled->report().detailed_folds;
+      s.measured_folds = s.windows = 0;
+      s.repeats = 1;
+      s.ci95_cycles = std::hypot(s.ci95_cycles, std::max(1.0, sampled->repeat_ci95()));
+      r.sampling = s;
+    } else if (sampled) {  // sampled, or simulated whole (then exactly: every fold detailed)
+      r.sampling = sampled->report();
+      if (!sampled->sampled()) r.sampling->detailed_folds = r.sampling->folds, r.sampling->ci95_cycles = 0;
+    }
     r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
     r.memory_end = timing.memory_end;
   } else if (channel) {

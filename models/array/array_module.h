@@ -35,6 +35,11 @@ struct ArrayParams {  // gem5-style: everything the module needs, fixed at elabo
   RunPosition* position = nullptr;  // optional: this array publishes its pass and folds there
   int chip = 0;                     // chips > 1: the chip it belongs to
   std::string trace_name = "array";  // names the array's trace resources
+  // fidelity: sampled: passes through the hierarchy that can be are sampled (SampledSource);
+  // sample_min_folds: only those with at least that many folds (fidelity: auto).
+  bool sampled = false;
+  int64_t sample_min_folds = 0;
+  SamplingParams sampling;
   // Reference mode only: flip one PE's sum register at one cycle (checker self-test).
   struct Fault {
     int64_t cycle = -1;
@@ -87,8 +92,9 @@ class ArrayModule : public sc_core::sc_module {
   static Handover handover_of(const TileSource* source);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).
+  // `next`: the pass after it (a pass that prefetches for it is not sampled).
   std::unique_ptr<TileSource> make_source(StepContext& context, const FoldPlan& folds, const PassPlan& pass,
-                                          int64_t start, bool record, bool reference);
+                                          int64_t start, bool record, bool reference, const PassPlan* next = nullptr);
   void run_reference(StepContext& context, int index, const FoldPlan& folds, const PassPlan& pass,
                      const PassPlan* next, int64_t start, const std::vector<ArrayEvent>& expected,
                      ArrayLayerResult& result);
@@ -105,6 +111,18 @@ class ArrayModule : public sc_core::sc_module {
   RsTraceIds rs_trace_ids_;  // dataflow: rs, instead of trace_ids_
   sc_core::sc_time period_;
   Handover handed_, reference_handed_;  // overlap: prefetch | pipeline
+  // fidelity: sampled: each pass simulated (sampled or whole) that a later one may repeat, by its
+  // key (pass_key: the plan's shapes, types, buffers and program, but not where in HBM or when).
+  struct PassMemo {
+    RepeatCheck check;
+    LayerTiming timing;  // its figures, from its start (no folds)
+    HierarchyLayerStats stats;
+    SampleReport report;
+  };
+  std::map<uint64_t, PassMemo> memo_;
+  uint64_t source_key_ = 0;  // make_source's last pass's key (0: not a repeat candidate)
+  int source_layer_ = -1;    // ... of this layer
+  int taken_layer_ = -1;     // the layer of the last pass taken as a repeat
 };
 
 }  // namespace cstsim

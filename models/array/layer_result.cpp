@@ -96,6 +96,10 @@ ArrayLayerResult merge_layer_parts(const AcceleratorSpec& a, const GemmShape& la
       m.verify.gated_lanes = gated;
     }
     if (!shared_memory) m.dram_bytes += p->dram_bytes;
+    if (p->sampling) {  // passes one after another: their estimates and intervals add
+      if (!m.sampling) m.sampling = *p->sampling;
+      else *m.sampling += *p->sampling;
+    }
     if (!p->has_hierarchy) continue;
     const HierarchyLayerStats& h = p->hierarchy;
     HierarchyLayerStats& t = m.hierarchy;

@@ -4,6 +4,7 @@
 // and merges the clusters' (models/accelerator/accelerator.h); the run reports them.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "models/array/array_stats.h"
 #include "models/array/rs_trace.h"
 #include "models/memory/hierarchy_source.h"
+#include "models/array/sampled_source.h"
 #include "models/vector/vector_result.h"
 #include "plan/fold_plan.h"
 
@@ -63,6 +65,8 @@ struct ArrayLayerResult {
   bool idle = false;        // clusters: this cluster had no share of the layer
   int passes = 1;           // memory: hierarchy: runs over the stream (LayerPlan::pass_rows)
   HierarchyLayerStats hierarchy;
+  // fidelity: sampled: what was estimated (its passes' reports added; none: simulated exactly).
+  std::optional<SampleReport> sampling;
   bool has_rs = false;      // dataflow: rs
   RsLayerReport rs;
   ArrayLayerStats stats;

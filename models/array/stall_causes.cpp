@@ -37,6 +37,18 @@ StallCauses shrink(const StallCauses& causes, int64_t n) {
   return out;
 }
 
+StallCauses split_like(const StallCauses& shares, int64_t n, const std::string& otherwise) {
+  if (n <= 0) return {};
+  if (total(shares) == 0) return {{otherwise, n}};
+  if (n <= total(shares)) return shrink(shares, n);
+  // Scaled up: every cause times k, then the rest shrunk from the shares.
+  const int64_t k = n / total(shares);
+  StallCauses out;
+  for (const auto& [cause, cycles] : shares) out[cause] = cycles * k;
+  add(out, shrink(shares, n - k * total(shares)));
+  return out;
+}
+
 void add(StallCauses& into, const StallCauses& more) {
   for (const auto& [cause, cycles] : more)
     if (cycles != 0) into[cause] += cycles;

@@ -19,4 +19,8 @@ StallCauses shrink(const StallCauses& causes, int64_t n);
 
 void add(StallCauses& into, const StallCauses& more);
 
+// n cycles split as `shares` are (largest remainder, adding up to n exactly); all of them to
+// `otherwise` when the shares hold none. For an estimate that has no split of its own.
+StallCauses split_like(const StallCauses& shares, int64_t n, const std::string& otherwise);
+
 }  // namespace cstsim

@@ -168,8 +168,11 @@ void HierarchySource::learn_folds(int upto, const std::vector<int64_t>& load_sta
 }
 
 void HierarchySource::enqueue_known(int g) {
+  // Sampled: what is enqueued cannot lie before what the memory has simulated (a skipped span's
+  // estimated slot times may).
+  const int64_t memory_now = skipping_ ? ceil_div(dma().now(), dma().acc_period()) : 0;
   while (reads_enqueued_ < int(dma_.reads.size())) {
-    if (read_id_[size_t(reads_enqueued_)] >= 0) {  // loaded by the previous pass (adopt_prefetched)
+    if (read_id_[size_t(reads_enqueued_)] != -1) {  // loaded by the previous pass (adopt_prefetched), or skipped
       ++reads_enqueued_;
       continue;
     }
@@ -182,17 +185,21 @@ void HierarchySource::enqueue_known(int g) {
     const spad::Partition p =
         spad::partition_named(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);
     const bool next_pass = reads_enqueued_ >= own_reads_;  // a prefetch: its pass is the next step's
-    read_id_[size_t(reads_enqueued_)] =
-        dma().enqueue(cluster_, t, p, std::max(earliest, layer_start_), group_->step() + (next_pass ? 1 : 0));
+    read_id_[size_t(reads_enqueued_)] = dma().enqueue(cluster_, t, p, std::max({earliest, layer_start_, memory_now}),
+                                                      group_->step() + (next_pass ? 1 : 0));
     ++reads_enqueued_;
   }
   while (writes_enqueued_ < int(dma_.writes.size())) {
     const DmaTransfer& t = dma_.writes[size_t(writes_enqueued_)];
     if (t.fold >= g) break;
+    if (skipped(write_id_[size_t(writes_enqueued_)])) {
+      ++writes_enqueued_;
+      continue;
+    }
     // An on-chip write-back is the next layer's input: it belongs to the next step's window too
     // (the next pass adopts it), so the DMA keeps it until that step is over.
     write_id_[size_t(writes_enqueued_)] =
-        dma().enqueue(cluster_, t, spad::Partition::Ofmap, folds_[size_t(t.fold)].end + 1,
+        dma().enqueue(cluster_, t, spad::Partition::Ofmap, std::max(folds_[size_t(t.fold)].end + 1, memory_now),
                       group_->step() + (outputs_to_ ? 1 : 0), outputs_to_, dma().clusters() > 1);
     ++writes_enqueued_;
   }
@@ -225,11 +232,13 @@ void HierarchySource::forget_reads(int g) {
   // no question, stall explanation, residency change or announcement will look at it again.
   const bool announced_only = dma().records_actions();
   auto needed = [&](int k) {
+    if (skipped(read_id_[size_t(k)])) return false;
     return read_changes_[size_t(k)] != 2 || last_user_[size_t(k)] >= g - 1 ||
            (announced_only && k >= reads_announced_) || !dma().done(read_id_[size_t(k)]);
   };
   auto forget = [&](int k) {
-    if (adopted_.empty() || !adopted_[size_t(k)]) dma().forget_transfer(read_id_[size_t(k)]);
+    if ((adopted_.empty() || !adopted_[size_t(k)]) && !skipped(read_id_[size_t(k)]))
+      dma().forget_transfer(read_id_[size_t(k)]);
   };
   size_t kept = 0;
   for (int k : reads_kept_) {
@@ -260,6 +269,7 @@ void HierarchySource::wait_done(int id) {
 int64_t HierarchySource::in_scratchpad(int read) {
   // The DMA's landing buffer writes the data as the array's port use allows (DmaSystem).
   const int id = read_id_[size_t(read)];
+  if (skipped(id)) return read_in_spad_[size_t(read)] = layer_start_;  // resident since a skipped span
   wait_done(id);
   return read_in_spad_[size_t(read)] = dma().transfer(id).done;
 }
@@ -271,7 +281,7 @@ int64_t HierarchySource::ready(int g, const std::vector<int64_t>& load_starts) {
   forget_history(g);
   enqueue_known(g);
   const int w = dma_.output_wait[size_t(g)];
-  if (w >= 0) wait_done(write_id_[size_t(w)]);
+  if (w >= 0 && !skipped(write_id_[size_t(w)])) wait_done(write_id_[size_t(w)]);
   return answer(g);  // in_scratchpad waits for the reads
 }
 
@@ -304,15 +314,19 @@ int64_t HierarchySource::answer(int g) {
     ready = at;
     crit = {1, slice};
   }
-  if (const int w = dma_.output_wait[size_t(g)]; w >= 0) {
+  if (const int w = dma_.output_wait[size_t(g)]; w >= 0 && !skipped(write_id_[size_t(w)])) {
     if (const int64_t at = dma().transfer(write_id_[size_t(w)]).done; at > ready) {
       ready = at;
       crit = {2, w};
     }
   }
   critical_[size_t(g)] = crit;
-  const TransferState& t = dma().transfer(read_id_[size_t(tile)]);
   Fetch& f = fetches_[size_t(g)];
+  if (skipped(read_id_[size_t(tile)])) {  // its tile stayed from a skipped span
+    f.ready = ready;
+    return ready;
+  }
+  const TransferState& t = dma().transfer(read_id_[size_t(tile)]);
   f.issue = t.earliest;
   f.start = t.first_issue;
   f.end = t.done;
@@ -324,6 +338,10 @@ int64_t HierarchySource::answer(int g) {
 void HierarchySource::explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
   const Critical& c = critical_[size_t(g)];
   const bool write = c.kind == 2;
+  if (skipped(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)])) {
+    causes["dependency"] += to - from;  // data already there: the wait was the array's own
+    return;
+  }
   const RequestPath& p = dma().transfer(write ? write_id_[size_t(c.index)] : read_id_[size_t(c.index)]).critical;
   explain_request(p, write ? dma().to_acc(p.returned) : read_in_spad_[size_t(c.index)], from, to, causes);
 }
@@ -332,6 +350,7 @@ void HierarchySource::explain_drain(int64_t from, int64_t to, std::map<std::stri
   int last = -1;  // the write-back (or prefetch) that completed last: it defines memory_end
   bool read = false;
   auto consider = [&](int id, bool is_read) {
+    if (skipped(id)) return;
     if (last < 0 || dma().transfer(id).done > dma().transfer(last).done) {
       last = id;
       read = is_read;
@@ -405,7 +424,8 @@ void HierarchySource::record_residency(int64_t before) {
       ch.push_back({from, bytes, spad::Partition::Ofmap});
       made = 1;
     }
-    const TransferState* t = w < writes_enqueued_ ? &dma().transfer(write_id_[size_t(w)]) : nullptr;
+    const TransferState* t =
+        w < writes_enqueued_ && !skipped(write_id_[size_t(w)]) ? &dma().transfer(write_id_[size_t(w)]) : nullptr;
     if (made == 1 && t && t->done >= 0 && t->done < before) {
       ch.push_back({t->done, -bytes, spad::Partition::Ofmap});
       made = 2;
@@ -454,6 +474,10 @@ void HierarchySource::take_actions(int64_t before,
                        std::vector<size_t>& spad_taken, const auto& hbm_kind, ActionKind spad_kind) {
     bool settled = true;
     for (int k = announced; k < enqueued; ++k) {
+      if (skipped(ids[size_t(k)])) {
+        if (settled) announced = k + 1;
+        continue;
+      }
       const TransferState& t = dma().transfer(ids[size_t(k)]);
       const bool on_chip = t.on_chip_to >= 0;
       size_t& taken_in = hbm_taken[size_t(k)];  // an on-chip write's HBM list is empty: its counter serves at_spad_in
@@ -486,7 +510,7 @@ int64_t HierarchySource::simulate_through(int g, const std::vector<int64_t>& loa
 
 bool HierarchySource::drained_all() const {
   for (int id : write_id_)
-    if (!dma().done(id)) return false;
+    if (!skipped(id) && !dma().done(id)) return false;
   for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k)
     if (!dma().done(read_id_[k])) return false;
   return true;
@@ -516,10 +540,59 @@ bool HierarchySource::drain_done(int64_t now) {
 
 void HierarchySource::finish_drain() {
   group_->done(cluster_);
-  for (int id : write_id_) memory_end_ = std::max(memory_end_, dma().transfer(id).done - 1);
+  for (int id : write_id_)
+    if (!skipped(id)) memory_end_ = std::max(memory_end_, dma().transfer(id).done - 1);
   for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k)
     memory_end_ = std::max(memory_end_, dma().transfer(read_id_[k]).done - 1);
   record_residency(MemoryGroup::kTimelineEnd);
+}
+
+void HierarchySource::skip_folds(const std::vector<uint8_t>& skipped_fold) {
+  if (reads_enqueued_ > 0 || writes_enqueued_ > 0 || !folds_.empty())
+    throw std::logic_error("hierarchy source: folds skipped after the first question");
+  if (own_reads_ != int(dma_.reads.size()) || !adopted_.empty() || outputs_to_ || lockstep_ || group_->clusters() > 1)
+    throw std::logic_error("hierarchy source: only a pass of its own can skip folds");
+  if (skipped_fold.size() != plan_.folds.size()) throw std::logic_error("hierarchy source: skip flags for other folds");
+  skipping_ = true;
+  // Made (2): neither occupies nor releases the scratchpad, nor is announced.
+  for (size_t k = 0; k < dma_.reads.size(); ++k)
+    if (skipped_fold[size_t(dma_.reads[k].fold)]) read_id_[k] = kSkipped, read_changes_[k] = 2;
+  for (size_t k = 0; k < dma_.writes.size(); ++k)
+    if (skipped_fold[size_t(dma_.writes[k].fold)]) write_id_[k] = kSkipped, write_changes_[k] = 2;
+}
+
+void HierarchySource::skip_from(int from) {
+  if (!skipping_) throw std::logic_error("hierarchy source: skip_from without skip_folds");
+  for (size_t k = size_t(reads_enqueued_); k < dma_.reads.size(); ++k)
+    if (dma_.reads[k].fold >= from && read_id_[k] == -1) read_id_[k] = kSkipped, read_changes_[k] = 2;
+  for (size_t k = size_t(writes_enqueued_); k < dma_.writes.size(); ++k)
+    if (dma_.writes[k].fold >= from) write_id_[k] = kSkipped, write_changes_[k] = 2;
+}
+
+void HierarchySource::end_window(int next, const std::vector<int64_t>& load_starts) {
+  learn_folds(next, load_starts);
+  enqueue_known(next);
+  // In flight: the reads not yet forgotten (forget_reads drops only done ones) and the writes.
+  std::vector<int> open;
+  auto add = [&](int id) {
+    if (id >= 0 && !dma().done(id)) open.push_back(id);
+  };
+  for (int k : reads_kept_) add(read_id_[size_t(k)]);
+  for (int k = read_scan_; k < reads_enqueued_; ++k) add(read_id_[size_t(k)]);
+  for (int k = 0; k < writes_enqueued_; ++k) add(write_id_[size_t(k)]);
+  group_->wait_for(cluster_, [&] {
+    open.erase(std::remove_if(open.begin(), open.end(), [&](int id) { return dma().done(id); }), open.end());
+    return open.empty();
+  });
+}
+
+std::pair<int64_t, int64_t> HierarchySource::simulated_bytes() const {
+  std::pair<int64_t, int64_t> b{0, 0};
+  for (size_t k = 0; k < read_id_.size(); ++k)
+    if (!skipped(read_id_[k])) b.first += dma_.reads[k].bytes;
+  for (size_t k = 0; k < write_id_.size(); ++k)
+    if (!skipped(write_id_[k])) b.second += dma_.writes[k].bytes;
+  return b;
 }
 
 HierarchyLayerStats HierarchySource::stats() const {

@@ -94,6 +94,21 @@ class HierarchySource : public TileSource {
   // layer's outputs, in the scratchpad since its on-chip write-backs `ids`.
   void adopt_on_chip(const std::vector<int>& reads, const std::vector<int>& ids);
 
+  // Sampled simulation (models/array/sampled_source.h). Before the first question: the folds
+  // flagged are not simulated. A transfer that first serves such a fold (a read for it, the
+  // write-back after it) never moves; a later simulated fold finds such a read in the scratchpad
+  // from the pass's start, as it would have been. Only for a pass of its own (no prefetch, no
+  // on-chip hand-over, one cluster, not lockstep).
+  void skip_folds(const std::vector<uint8_t>& skipped);
+  // During the pass: from fold `from` on, no fold is simulated any more (a repeat whose check
+  // agreed with its memo); what was enqueued for them already still moves.
+  void skip_from(int from);
+  // A run of simulated folds ends before fold `next` (skipped): the write-backs of the folds
+  // before it go, and the memory simulates until every transfer enqueued so far is done.
+  void end_window(int next, const std::vector<int64_t>& load_starts);
+  // Program bytes this source moved (reads, writes), of those it simulated.
+  std::pair<int64_t, int64_t> simulated_bytes() const;
+
   // After drain(); the shared fields are final once every cluster has drained.
   HierarchyLayerStats stats() const;
   // What the trace announces, taken away up to cycle `before` (MemoryGroup::kTimelineEnd: all of
@@ -172,6 +187,9 @@ class HierarchySource : public TileSource {
   std::vector<int> reads_kept_;
   std::vector<uint8_t> adopted_;
   bool lockstep_ = false;
+  bool skipping_ = false;                 // skip_folds: some transfers are kSkipped
+  static constexpr int kSkipped = -2;     // read_id_ / write_id_ of a transfer never simulated
+  bool skipped(int id) const { return id == kSkipped; }
   int64_t memory_end_ = -1;
   int64_t conflicts_ = 0;
   // This cluster's DMA and scratchpad figures when the pass began (a run's memory goes on).

@@ -510,7 +510,7 @@ int post_command(const std::vector<std::string>& args) {
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   std::vector<std::string> sets;
-  std::string fault, describe, seed, max_trace, scalesim_reports = "compute";
+  std::string fault, describe, seed, max_trace, scalesim_reports = "compute", fidelity = "exact";
   std::string verify;
   bool verbose = false, quiet = false;
   po::options_description desc(
@@ -552,6 +552,11 @@ int run_command(const std::vector<std::string>& args) {
       ("normalization", po::value(&o.normalization)->value_name("FILE"),
        "declare C_ref..S_ref, weights and boundary to get the scalar V_CST* in report.json")
       ("no-trace", "skip the R(t) trace and report.json (summary.json and layers.csv only)")
+      ("fidelity", po::value(&fidelity)->value_name("MODE"),
+       "exact (default): every fold through the memory; sampled: each stream pass through the full hierarchy "
+       "simulated in part (its fill, its drain, windows of its body) and the rest estimated, with a 95 % interval "
+       "in summary.json (needs --no-trace; docs/sampling.md); auto: sampled for passes of at least 512 folds when "
+       "the run has no trace, else exact")
       ("scalesim-reports", po::value(&scalesim_reports)->value_name("WHICH"),
        "under fold_pipeline: scalesim (a SCALE-Sim .cfg): compute (default) writes COMPUTE_REPORT.csv; all also "
        "BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv, whose replay of SCALE-Sim's memory takes most of the "
@@ -610,6 +615,15 @@ int run_command(const std::vector<std::string>& args) {
   if (scalesim_reports != "compute" && scalesim_reports != "all")
     throw InputError("--scalesim-reports", 0, "", "is compute or all, got " + text::quoted(scalesim_reports));
   o.scalesim_memory_reports = scalesim_reports == "all";
+  if (fidelity == "exact") o.fidelity = Fidelity::Exact;
+  else if (fidelity == "sampled") o.fidelity = Fidelity::Sampled;
+  else if (fidelity == "auto") o.fidelity = Fidelity::Auto;
+  else throw InputError("--fidelity", 0, "", "is exact, sampled or auto, got " + text::quoted(fidelity));
+  if (o.fidelity == Fidelity::Sampled && o.verify)
+    throw InputError("--fidelity", 0, "", "sampled estimates what --verify checks cycle by cycle: use one of them");
+  if (o.fidelity == Fidelity::Sampled && o.trace)
+    throw InputError("--fidelity", 0, "",
+                     "sampled has no trace yet (its skipped spans have no R(t)): add --no-trace, or use auto");
   if (o.window <= 0) throw InputError("--window", 0, "", "must be a positive number of cycles");
   for (const char* path_option : {"arch", "workload", "energy", "normalization"})
     if (vm.count(path_option) && vm[path_option].as<std::string>().empty())

@@ -319,6 +319,9 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
 
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t cycles = 0, ideal_cycles = 0, macs = 0, first = 0, last = -1, stalls = 0, psum_reads = 0;
+  SampleReport sampled;  // over the sampled layers
+  bool any_sampled = false;
+  int64_t folds_all = 0;
   std::optional<int64_t> dram = 0, dram_written_total = 0;  // none once a layer's memory does not model writes
   std::map<std::string, int64_t> stall_causes;
   EdgeCounts sram;
@@ -349,6 +352,20 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     const auto [dram_read, dram_written] = dram_bytes(r, i, L);
     l["dram_bytes"] = json_or_null(dram_read);  // read; written beside it (null: the memory does not model them)
     l["dram_bytes_written"] = json_or_null(dram_written);
+    if (L.sampling && L.sampling->detailed_folds < L.sampling->folds) {  // else every fold was simulated
+      const SampleReport& s = *L.sampling;
+      l["sampling"] = {{"folds", s.folds},
+                       {"detailed_folds", s.detailed_folds},
+                       {"measured_folds", s.measured_folds},
+                       {"windows", s.windows},
+                       {"mean_stall_cycles", s.mean_stall},
+                       {"ci95_cycles", s.ci95_cycles},
+                       {"degenerate", s.degenerate},
+                       {"repeats", s.repeats}};
+      sampled += s;
+      any_sampled = true;
+    }
+    folds_all += L.sampling ? L.sampling->folds : L.plan.fold_count() * std::max(1, L.passes);
     if (L.has_hierarchy) {
       l["memory"] = hierarchy_json(L.hierarchy, L.memory_end);
       l["memory"]["stream_passes"] = L.passes;
@@ -447,6 +464,15 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                 {"sram", {{"ifmap_reads", sram.ifmap_reads}, {"filter_reads", sram.filter_reads},
                           {"ofmap_writes", sram.ofmap_writes}, {"psum_reads", psum_reads}, {"unit", "words"}}}};
   if (vector_cycles > 0) j["total"]["vector_cycles"] = vector_cycles;  // of cycles
+  j["total"]["cycles_ci95"] = any_sampled ? sampled.ci95_cycles : 0.0;  // half-width; 0: simulated exactly
+  // What was simulated: --fidelity as asked, and whether any pass was sampled; the folds of
+  // the sampled passes simulated and estimated (every other fold was simulated).
+  j["fidelity"] = {{"requested", r.fidelity},
+                   {"result", any_sampled ? "sampled" : "exact"},
+                   {"folds", folds_all},
+                   {"estimated_folds", sampled.folds - sampled.detailed_folds},
+                   {"estimated_share", folds_all > 0 ? double(sampled.folds - sampled.detailed_folds) / double(folds_all) : 0.0},
+                   {"ci95_cycles", any_sampled ? sampled.ci95_cycles : 0.0}};
   if (flash_cycles > 0) j["total"]["flash_attention_cycles"] = flash_cycles;  // of cycles
   if (verify_ran) {
     j["verify"] = {{"ran", true}, {"passed", verified}, {"operand", to_string(a.precision.operand)}};

@@ -31,6 +31,7 @@ struct RunReport {
   // without a vector unit.
   const std::vector<VectorKernelResult>* vector = nullptr;
   const std::vector<FlashKernelResult>* flash = nullptr;
+  std::string fidelity = "exact";  // --fidelity as asked: exact, sampled or auto
 };
 
 // `layers`: where the per-layer entries go (summary["layers"] is then its placeholder, and the

@@ -199,6 +199,12 @@ struct Machine {
   Accelerator& first() const { return *chips.front(); }
 };
 
+// Whether the run samples: asked for, and there is a hierarchy to sample (the trace and --verify
+// are refused with sampled by the CLI; auto stays exact with them).
+bool sampling(const RunOptions& o, const ArchSpec& arch) {
+  return o.fidelity != Fidelity::Exact && arch.memory == MemoryMode::Hierarchy && !o.trace && !o.verify;
+}
+
 Machine build_machine(const RunOptions& o, const RunInputs& in, const std::vector<Plan>& plans,
                       const std::filesystem::path& out, const post::EnergyTable& table) {
   const ArchSpec& arch = in.arch;
@@ -214,6 +220,8 @@ Machine build_machine(const RunOptions& o, const RunInputs& in, const std::vecto
   options.seed = o.seed;
   options.fault = {o.fault_cycle, o.fault_row, o.fault_col, o.fault_cluster};
   options.position = &m.progress->position();
+  options.sampled = sampling(o, arch);
+  options.sample_min_folds = o.fidelity == Fidelity::Auto ? kAutoSampleFolds : 0;
   // chips > 1: the interconnect first (its links lead the trace), then every chip, each under its
   // own names on the trace ("chip<k>.").
   trace::TraceSink* sink = m.sink.get();
@@ -402,7 +410,7 @@ int run_simulation(const RunOptions& o) {
     check_invariants(arch, results);  // before anything is written
     log_timing(results, vector);
     RunReport run_report{&arch, &in.workload(), &results, mode, run_config_hash(arch, in.shares, mode, o.seed),
-                         &machine.modules, &plan, &vector, &flash};
+                         &machine.modules, &plan, &vector, &flash, to_string(o.fidelity)};
     io::JsonArraySpool summary_layers(out.path());
     nlohmann::ordered_json summary = summary_json(run_report, &summary_layers);
     if (machine.sink)  // ties this report to its trace (cstsim post and export check it)

@@ -7,6 +7,14 @@
 
 namespace cstsim {
 
+// --fidelity. exact: every fold through the memory (the reference; --verify, the goldens).
+// sampled: each pass through the full hierarchy that can be is sampled (models/memory/
+// sampled_source.h): exact fill and drain, windows of the body, the rest estimated with a 95 %
+// interval. auto: sampled for the passes of at least kAutoSampleFolds folds, the rest exact.
+enum class Fidelity { Exact, Sampled, Auto };
+inline constexpr int64_t kAutoSampleFolds = 512;
+inline const char* to_string(Fidelity f) { return f == Fidelity::Exact ? "exact" : f == Fidelity::Sampled ? "sampled" : "auto"; }
+
 struct RunOptions {
   std::string arch_path;
   std::string workload_path;
@@ -26,6 +34,7 @@ struct RunOptions {
   // --scalesim-reports all: under fold_pipeline: scalesim also BANDWIDTH_REPORT.csv and
   // DETAILED_ACCESS_REPORT.csv, whose replay of SCALE-Sim's memory is most of such a run's time.
   bool scalesim_memory_reports = false;
+  Fidelity fidelity = Fidelity::Exact;
   int64_t window = 1024;  // action-counter window of the trace, cycles
   // The trace may not grow past this (0: no limit); a run whose estimate is already past it is
   // refused before it starts (sim/run/trace_budget.h).

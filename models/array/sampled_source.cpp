@@ -1,0 +1,351 @@
+#include "models/array/sampled_source.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "models/array/array_dataflow.h"
+
+namespace cstsim {
+
+namespace {
+
+// Student's t, two-sided 95 %, for `dof` degrees of freedom (1.96 beyond the table).
+double t95(int dof) {
+  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof < 1) return table[0];
+  return dof <= 30 ? table[dof - 1] : dof <= 60 ? 2.000 : dof <= 120 ? 1.980 : 1.960;
+}
+
+// sum += now - before, the figures that add up.
+void add_stats(HierarchyLayerStats& sum, const HierarchyLayerStats& now, const HierarchyLayerStats& before) {
+  sum.shared += now.shared - before.shared;
+  sum.dma_requests += now.dma_requests - before.dma_requests;
+  sum.dma_pieces += now.dma_pieces - before.dma_pieces;
+  sum.spad_conflict_cycles += now.spad_conflict_cycles - before.spad_conflict_cycles;
+}
+
+}  // namespace
+
+SampleReport& SampleReport::operator+=(const SampleReport& o) {
+  // Passes are independent strata: their intervals add in quadrature.
+  ci95_cycles = std::sqrt(ci95_cycles * ci95_cycles + o.ci95_cycles * o.ci95_cycles);
+  const int64_t skipped = folds - detailed_folds, other_skipped = o.folds - o.detailed_folds;
+  if (skipped + other_skipped > 0)
+    mean_stall = (mean_stall * double(skipped) + o.mean_stall * double(other_skipped)) / double(skipped + other_skipped);
+  folds += o.folds;
+  detailed_folds += o.detailed_folds;
+  measured_folds += o.measured_folds;
+  windows += o.windows;
+  repeats += o.repeats;
+  degenerate = degenerate || o.degenerate;
+  return *this;
+}
+
+int SampledSource::check_folds(int64_t folds, const SamplingParams& params) {
+  // A quarter of a short pass, at least 8 folds; 16 of a long one (its fill and the start of its
+  // stream: a rate 1 % off shows as a few cycles by then).
+  return int(std::min<int64_t>(folds - 1, std::max<int64_t>(8, std::min<int64_t>(folds / 4, params.check))));
+}
+
+SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
+                             const SamplingParams& params, const RepeatCheck* repeat, bool short_check)
+    : inner_(std::move(inner)), plan_(plan), params_(params), start_(start), repeat_(repeat) {
+  const int F = int(plan.folds.size());
+  role_.assign(size_t(F), Role::Detail);
+  window_of_.assign(size_t(F), -1);
+  window_starts_.assign(size_t(F), 0);
+  warmup_of_.assign(size_t(F), -1);
+  timed_.resize(size_t(F));
+  pending_answer_.assign(size_t(F), -1);
+  full_check_ = check_folds(F, params);
+  check_ = repeat_ && short_check ? 1 : full_check_;
+  if (repeat_ && int(repeat_->starts.size()) < check_) throw std::logic_error("sampled source: a repeat check too long");
+  // The control variate: the same pass's fold starts with ideal memory.
+  const LayerTiming ideal = compute_layer_timing(plan, FoldPipeline::Overlapped, start, nullptr);
+  ideal_start_.resize(size_t(F));
+  for (int g = 0; g < F; ++g) ideal_start_[size_t(g)] = ideal.folds[size_t(g)].start;
+  report_.folds = F;
+  sampled_ = F >= params.min_folds();
+  if (sampled_) {
+    const int head = repeat_ ? std::max(params.head, full_check_) : params.head, tail = params.tail + params.warmup;
+    std::fill(role_.begin() + head, role_.end() - tail, Role::Skipped);
+    // A unit covers whole column folds' row folds when they are few, so every phase of a
+    // pattern that repeats with the row fold is in each window's mean.
+    const int64_t period = plan.row_folds * plan.k_chunks;
+    const int64_t unit = period <= params.max_unit ? period * ((8 + period - 1) / period) : params.max_unit;
+    const int64_t len = params.warmup + unit, body0 = head, body = F - tail - head;
+    // About `share` of the body in windows, at least min_windows of them, at most half of it.
+    const int64_t wanted = std::llround(params.share * double(body) / double(len));
+    const int64_t n = std::min({std::max<int64_t>(params.min_windows, wanted), int64_t(params.windows), body / (2 * len)});
+    if (n < 2) throw std::logic_error("sampled source: no room for two windows");
+    std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t from = body0 + i * body / n, to = body0 + (i + 1) * body / n;
+      const int64_t at = from + int64_t(rng() % uint64_t(to - from - len + 1));
+      window_starts_[size_t(at)] = 1;
+      for (int64_t g = at; g < at + len; ++g) {
+        const bool measured = g >= at + params.warmup;
+        role_[size_t(g)] = measured ? Role::Measured : Role::Detail;
+        (measured ? window_of_ : warmup_of_)[size_t(g)] = int(i);
+      }
+    }
+    window_sum_.assign(size_t(n), 0);
+    window_n_.assign(size_t(n), 0);
+    warm_sum_.assign(size_t(n), 0);
+    warm_n_.assign(size_t(n), 0);
+    report_.windows = int(n);
+  }
+  std::vector<uint8_t> skipped(size_t(F), 0);
+  for (int g = 0; g < F; ++g) {
+    skipped[size_t(g)] = role_[size_t(g)] == Role::Skipped;
+    if (skipped[size_t(g)] && g < F - params.tail - params.warmup) last_skipped_ = g;
+  }
+  inner_->skip_folds(skipped);
+}
+
+RepeatCheck SampledSource::as_repeat(const std::vector<int64_t>& load_starts) const {
+  RepeatCheck r;
+  for (int g = 0; g < full_check_; ++g) r.starts.push_back(load_starts[size_t(g)] - start_);
+  r.mean = sampled_ ? report_.mean_stall : rest_n_ > 0 ? rest_sum_ / double(rest_n_) : 0.0;
+  return r;
+}
+
+void SampledSource::time_fold(int j, const std::vector<int64_t>& load_starts) {
+  const ArrayDataflow& df = array_dataflow(plan_.dataflow);
+  FoldTiming& t = timed_[size_t(j)];
+  t.start = load_starts[size_t(j)];
+  const int64_t S = df.stream_start(plan_, j, t.start, j > 0 ? timed_[size_t(j - 1)].first_input : 0);
+  df.stream_events(plan_, plan_.folds[size_t(j)], S, t);
+  t.end = t.first_output + t.output_rows - 1;
+}
+
+double SampledSource::estimate() const {
+  if (accepted_) return repeat_->mean;
+  double sum = 0;
+  int n = 0;
+  for (size_t i = 0; i < window_n_.size(); ++i)
+    if (window_n_[i] > 0) sum += window_sum_[i] / window_n_[i], ++n;
+  if (n > 0) return sum / n;
+  return head_n_ > 0 ? head_sum_ / head_n_ : 0.0;  // before the first window: the head after its fill
+}
+
+void SampledSource::measure(int g, int64_t begin, int64_t ready, const std::vector<int64_t>& load_starts) {
+  if (g == 0) return;
+  // How much longer than with ideal memory this fold came after the one before it.
+  const int64_t start = std::max(begin, ready);
+  const int64_t stall = (start - load_starts[size_t(g - 1)]) - (ideal_start_[size_t(g)] - ideal_start_[size_t(g - 1)]);
+  // The largest stall of a fold in a steady stream: not the head's fill nor a warm-up.
+  const int F = int(role_.size());
+  if (role_[size_t(g)] == Role::Measured || (g >= params_.head / 2 && g < params_.head) || g >= F - params_.tail)
+    max_stall_ = std::max(max_stall_, stall);
+  if (const int w = window_of_[size_t(g)]; w >= 0) {
+    window_sum_[size_t(w)] += double(stall);
+    ++window_n_[size_t(w)];
+  } else if (const int e = warmup_of_[size_t(g)]; e >= 0) {
+    warm_sum_[size_t(e)] += double(stall);
+    ++warm_n_[size_t(e)];
+  } else if (!sampled_ && g >= check_) {
+    rest_sum_ += double(stall);
+    ++rest_n_;
+  } else if (g < params_.head && g >= params_.head / 2) {
+    head_sum_ += double(stall);
+    ++head_n_;
+  }
+}
+
+int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
+  if (pending_answer_[size_t(g)] >= 0) return pending_answer_[size_t(g)];
+  for (; timed_count_ < g; ++timed_count_) time_fold(timed_count_, load_starts);
+  const int64_t begin = array_dataflow(plan_.dataflow).earliest_start(plan_, g, start_, timed_);
+  if (repeat_ && g == check_ && !accepted_) {
+    // The check: does the last of its folds start where the first occurrence's did?
+    const int64_t was = repeat_->starts[size_t(g - 1)], now = load_starts[size_t(g - 1)] - start_;
+    check_gap_ = now - was;
+    // Agreed: within 8 cycles, 1 % so far, or 0.5 % of the first occurrence's cycles (a fill that
+    // took a little longer: the rows and the refresh phase differ). Its interval takes the gap as
+    // if it grew at the same pace over the whole pass (repeat_ci95).
+    const double gap = std::abs(double(check_gap_));
+    if (gap <= std::max({8.0, 0.01 * double(was), 0.005 * double(repeat_->cycles)})) {
+      accepted_ = true;
+      std::fill(role_.begin() + g, role_.end(), Role::Skipped);
+      last_skipped_ = -1;  // nothing to settle: the skipped folds take the first occurrence's mean
+      inner_->skip_from(g);
+    } else if (check_ < full_check_) {
+      check_ = full_check_;  // a short check that disagreed: the full one decides
+    }
+  }
+  int64_t answer = 0;
+  if (role_[size_t(g)] == Role::Skipped) {
+    if (in_window_) {
+      inner_->end_window(g, load_starts);
+      in_window_ = false;
+      if (in_unit_) {
+        add_stats(unit_sum_, inner_->stats(), unit_begin_);
+        unit_bytes_ += moved_bytes() - unit_bytes_begin_;
+        in_unit_ = false;
+      }
+    }
+    // The fold comes after the one before it as it would with ideal memory, plus the mean extra.
+    double s = estimate();
+    ++skipped_;
+    if (g == last_skipped_) {
+      // Every window is measured: settle what the skipped folds got before the final mean, and
+      // what the windows' warm-ups took less than a steady stream would have (their memory began
+      // at rest, without the backlog a stream builds), and as much for the tail's warm-up to come.
+      const double mean = s;
+      s += mean * double(skipped_ - 1) - used_sum_;
+      double entries = 0;
+      for (size_t i = 0; i < warm_sum_.size(); ++i) entries += mean * double(warm_n_[i]) - warm_sum_[i];
+      if (!warm_sum_.empty()) entries += entries / double(warm_sum_.size());
+      s += entries;
+    }
+    const double whole = std::floor(carry_ + s);
+    carry_ = carry_ + s - whole;
+    used_sum_ += whole;
+    const int64_t after = load_starts[size_t(g - 1)] + (ideal_start_[size_t(g)] - ideal_start_[size_t(g - 1)]);
+    answer = after + int64_t(whole);
+    // A fold cannot start before the array lets it: a settlement it cannot take goes into the interval.
+    if (g == last_skipped_ && answer < begin) unabsorbed_ = double(begin - answer);
+  } else {
+    in_window_ = true;
+    const bool first = window_starts_[size_t(g)] && !in_unit_;
+    const HierarchyLayerStats before = first ? inner_->stats() : HierarchyLayerStats{};
+    const int64_t moved_bytes_before = first ? moved_bytes() : 0;
+    answer = inner_->ready(g, load_starts);
+    measure(g, begin, answer, load_starts);
+    // A window's figures: from the memory at rest before it (its first question) to at rest after
+    // it (end_window): every transfer it enqueued is done, so its bytes are the program's.
+    if (!in_unit_ && window_starts_[size_t(g)]) {
+      unit_begin_ = before;
+      unit_bytes_begin_ = moved_bytes_before;
+      in_unit_ = true;
+    }
+    // The HBM's own figures over the unit alone, from its first fold's data in to its last one's:
+    // the warm-up's rows, opened cold after the idle span, are not the stream's.
+    const bool measured = role_[size_t(g)] == Role::Measured;
+    if (measured && !in_hbm_unit_) {
+      hbm_begin_ = inner_->stats().shared;
+      in_hbm_unit_ = true;
+    } else if (in_hbm_unit_ && (size_t(g) + 1 == role_.size() || role_[size_t(g) + 1] != Role::Measured)) {
+      hbm_sum_ += inner_->stats().shared - hbm_begin_;
+      in_hbm_unit_ = false;
+    }
+  }
+  pending_answer_[size_t(g)] = answer;
+  return answer;
+}
+
+void SampledSource::explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const {
+  if (role_[size_t(g)] != Role::Skipped) {
+    std::map<std::string, int64_t> own;
+    inner_->explain_stall(g, from, to, own);
+    for (const auto& [cause, n] : own) {
+      causes[cause] += n;
+      if (role_[size_t(g)] == Role::Measured) measured_causes_[cause] += n;
+    }
+    return;
+  }
+  // A skipped fold's wait, split as the measured folds' waits were (largest remainder last).
+  int64_t total = 0;
+  for (const auto& [cause, n] : measured_causes_) total += n;
+  if (total == 0) {
+    causes[stall_cause()] += to - from;
+    return;
+  }
+  int64_t given = 0;
+  std::string largest;
+  int64_t largest_n = -1;
+  for (const auto& [cause, n] : measured_causes_) {
+    const int64_t part = (to - from) * n / total;
+    causes[cause] += part;
+    given += part;
+    if (n > largest_n) largest = cause, largest_n = n;
+  }
+  causes[largest] += (to - from) - given;
+}
+
+int64_t SampledSource::drain(const std::vector<int64_t>& load_starts) {
+  const int64_t end = inner_->drain(load_starts);
+  finish_report();
+  return end;
+}
+
+void SampledSource::finish_report() {
+  SampleReport& r = report_;
+  for (Role x : role_) {
+    r.detailed_folds += x != Role::Skipped;
+    r.measured_folds += x == Role::Measured;
+  }
+  std::vector<double> means;
+  for (size_t i = 0; i < window_n_.size(); ++i)
+    if (window_n_[i] > 0) means.push_back(window_sum_[i] / window_n_[i]);
+  const double n = double(means.size());
+  double mean = 0, var = 0;
+  for (double m : means) mean += m / n;
+  for (double m : means) var += (m - mean) * (m - mean) / std::max(1.0, n - 1);
+  r.mean_stall = mean;
+  {
+    std::string list;
+    for (double m : means) list += fmt::format(" {:.1f}", m);
+    spdlog::debug("sampled pass: {} folds, {} windows, means{}; head {:.1f} ({}), max stall {}", r.folds, means.size(), list,
+                  head_n_ ? head_sum_ / head_n_ : 0.0, head_n_, max_stall_);
+  }
+  const double skipped = double(r.folds - r.detailed_folds);
+  r.degenerate = means.size() < 2 || var <= 0;
+  if (r.degenerate)  // none of the measured folds told the windows apart: how often a stall as
+                     // large as the largest seen could hide in the skipped folds (rule of three)
+    r.ci95_cycles = skipped * std::min(1.0, 3.0 / double(std::max<int64_t>(1, r.measured_folds))) *
+                    std::max(1.0, double(max_stall_) - mean);
+  else
+    r.ci95_cycles = t95(int(means.size()) - 1) * std::sqrt(var / n) * skipped;
+  r.ci95_cycles += unabsorbed_;
+}
+
+int64_t SampledSource::moved_bytes() const {
+  const HierarchyLayerStats s = inner_->stats();
+  return s.dma_bytes_delivered + s.dma_bytes_sent;
+}
+
+HierarchyLayerStats SampledSource::stats() const {
+  HierarchyLayerStats s = inner_->stats();
+  const auto [sim_read, sim_write] = inner_->simulated_bytes();
+  const int64_t skipped_read = inner_->dma_plan().read_bytes() - sim_read;
+  const int64_t skipped_write = inner_->dma_plan().write_bytes() - sim_write;
+  // Bytes are the program's: what the skipped transfers would have moved, exactly.
+  SharedStats& h = s.shared;
+  h.hbm_bytes_read += skipped_read;
+  s.dma_bytes_delivered += skipped_read;
+  s.spad_bytes_written += skipped_read;
+  h.hbm_bytes_written += skipped_write;
+  s.dma_bytes_sent += skipped_write;
+  s.spad_bytes_read += skipped_write;
+  // The rest at the units' rate per byte. Refreshes are not estimated: the stack's refresh ran
+  // on through the skipped spans.
+  const int64_t skipped = skipped_read + skipped_write;
+  auto add = [&](int64_t& v, int64_t per_unit) {
+    if (unit_bytes_ > 0) v += int64_t((__int128(per_unit) * skipped + unit_bytes_ / 2) / unit_bytes_);
+  };
+  const SharedStats& u = unit_sum_.shared;
+  const int64_t hbm_bytes = hbm_sum_.hbm_bytes_read + hbm_sum_.hbm_bytes_written;
+  auto add_hbm = [&](int64_t& v, int64_t per_unit) {
+    if (hbm_bytes > 0) v += int64_t((__int128(per_unit) * skipped + hbm_bytes / 2) / hbm_bytes);
+  };
+  add_hbm(h.hbm_activates, hbm_sum_.hbm_activates);
+  add_hbm(h.hbm_bursts, hbm_sum_.hbm_bursts);
+  add_hbm(h.hbm_row_hits, hbm_sum_.hbm_row_hits);
+  add(h.noc_flit_hops, u.noc_flit_hops);
+  add(h.noc_packets, u.noc_packets);
+  add(s.dma_requests, unit_sum_.dma_requests);
+  add(s.dma_pieces, unit_sum_.dma_pieces);
+  add(s.spad_conflict_cycles, unit_sum_.spad_conflict_cycles);
+  return s;
+}
+
+}  // namespace cstsim

@@ -1,0 +1,157 @@
+#pragma once
+// fidelity: sampled (docs/sampling.md). A stream pass through the full hierarchy is one stratum:
+// its first folds (the fill) and its last ones (the drain and write-back) are simulated in full,
+// and of the body between them only windows: a few warm-up folds, whose memory refills the
+// queues, then a unit of measured folds (a column fold's row folds when there are at most 32,
+// else 16), one window at a seeded random place in each of n equal strata of the body. Between
+// windows the memory simulates nothing: the DMA program's transfers that serve only skipped folds
+// never move (HierarchySource::skip_folds), and the HBM's clock, refresh included, runs on to the
+// next window's first request.
+//
+// What is estimated is a skipped fold's stall over the array's own earliest start (the closed
+// form with ideal memory, a control variate: zero wherever memory keeps up): the mean stall of
+// the measured folds. A skipped fold's data is "ready" at its earliest start plus that mean, so
+// the array's closed form times every fold, and the pass's cycles, from it. The reported 95 %
+// interval is Student's t over the window means times the skipped folds; when the windows cannot
+// tell (fewer than two, or every mean equal) it is the rule-of-three bound on how often the
+// largest stall seen could have been missed, never zero.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/array/fold_timing.h"
+#include "models/memory/hierarchy_source.h"
+
+namespace cstsim {
+
+struct SamplingParams {
+  int head = 8;          // folds simulated from the pass's start
+  int tail = 8;          // folds simulated at its end (after their warm-up)
+  int warmup = 16;       // simulated before each window's unit, not measured (the memory's
+                         // backlog builds over a few fifo_tiles of folds)
+  int max_unit = 16;     // measured folds per window (a column fold's row folds when fewer)
+  int min_windows = 6;   // windows in the body: about `share` of it, at least min_windows,
+  int windows = 24;      // at most `windows` (fewer when the body is short)
+  double share = 0.08;
+  int check = 16;        // folds a repeat of a long pass simulates (check_folds)
+  uint64_t seed = 1;     // where in its stratum each window lies
+  // Passes with fewer folds run exact: head + tail + 2 windows would be most of them anyway.
+  int64_t min_folds() const { return 4 * (head + tail + warmup) + 2 * max_unit; }
+};
+
+// A repeat: a pass with the same key (the array module's memo) as one simulated before. Its
+// first `starts.size()` folds are simulated as a check; if the last of them starts where it did
+// in the first occurrence (within max(8 cycles, 0.5 %)), the rest is not simulated and the pass
+// is the first one's again; else it goes on as any pass.
+struct RepeatCheck {
+  std::vector<int64_t> starts;  // the first occurrence's fold starts, from its pass's start
+  double mean = 0;              // its extra cycles a fold in the body (SampleReport::mean_stall)
+  int64_t cycles = 0;           // its cycles
+};
+
+// What a sampled pass reports (ArrayLayerResult::sampling, summary.json).
+struct SampleReport {
+  int64_t folds = 0;           // of the pass
+  int64_t detailed_folds = 0;  // simulated (head, tail, windows with their warm-up)
+  int64_t measured_folds = 0;  // of those, the windows' units
+  int windows = 0;
+  double mean_stall = 0;       // cycles a skipped fold waited for its data, estimated
+  double ci95_cycles = 0;      // half-width of the pass's cycles' 95 % interval
+  bool degenerate = false;     // the windows could not tell apart: ci95 from the rule of three
+  int64_t repeats = 0;         // passes that reused an earlier one's after their check agreed
+  SampleReport& operator+=(const SampleReport& o);
+};
+
+class SampledSource : public TileSource {
+ public:
+  // The pass must be its own, on one cluster (HierarchySource::skip_folds). With at least
+  // params.min_folds() folds it is sampled; a shorter one is simulated whole (a first occurrence,
+  // for its repeats) unless `repeat` agrees. `start`: the pass's first cycle, as the array's
+  // timer has it.
+  // `short_check`: the repeat checks its first fold only (a layer's later heads, once its first
+  // head's check agreed).
+  SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
+                const SamplingParams& params, const RepeatCheck* repeat = nullptr, bool short_check = false);
+  static int check_folds(int64_t folds, const SamplingParams& params);  // a repeat's check
+  bool sampled() const { return sampled_; }
+  bool repeated() const { return accepted_; }  // the check agreed: the pass is its first occurrence's
+  // Cycles the check's last fold started after the first occurrence's (before it), and what that
+  // would make over the whole pass: the repeat's part of the interval.
+  int64_t check_gap() const { return check_gap_; }
+  double repeat_ci95() const { return std::abs(double(check_gap_)) * double(report_.folds) / std::max(1, check_); }
+  // The first check_folds() fold starts from the pass's start and the extra cycles a fold (the
+  // windows' mean, or for a pass simulated whole its folds' after the check's): a RepeatCheck.
+  RepeatCheck as_repeat(const std::vector<int64_t>& load_starts) const;
+
+  int fifo_tiles() const override { return inner_->fifo_tiles(); }
+  int64_t ready(int g, const std::vector<int64_t>& load_starts) override;
+  const std::vector<Fetch>& fetches() const override { return inner_->fetches(); }
+  const char* stall_cause() const override { return inner_->stall_cause(); }
+  void explain_stall(int g, int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override;
+  void explain_drain(int64_t from, int64_t to, std::map<std::string, int64_t>& causes) const override {
+    inner_->explain_drain(from, to, causes);
+  }
+  int64_t drain(const std::vector<int64_t>& load_starts) override;
+
+  HierarchySource& inner() { return *inner_; }
+  const HierarchySource& inner() const { return *inner_; }
+  // After drain(): the estimate's report, and the simulated figures scaled to the whole pass
+  // (bytes exact, from the program; the rest by the bytes simulated).
+  const SampleReport& report() const { return report_; }
+  HierarchyLayerStats stats() const;
+
+ private:
+  enum class Role : uint8_t { Skipped, Detail, Measured };
+  void time_fold(int j, const std::vector<int64_t>& load_starts);  // timed_[j] from its load start
+  void measure(int g, int64_t begin, int64_t ready, const std::vector<int64_t>& load_starts);
+  double estimate() const;  // the mean stall from the windows measured so far
+  void finish_report();
+
+  std::unique_ptr<HierarchySource> inner_;
+  const FoldPlan& plan_;
+  SamplingParams params_;
+  std::vector<Role> role_;
+  std::vector<int> window_of_;          // per fold: its window, -1 outside windows
+  std::vector<uint8_t> window_starts_;  // per fold: a window's first (warm-up) fold
+  std::vector<int> warmup_of_;          // per fold: the window whose warm-up it is, -1 else
+  std::vector<double> warm_sum_;        // per window: its warm-up folds' extra cycles (from rest)
+  std::vector<int> warm_n_;
+  std::vector<FoldTiming> timed_;       // the folds timed so far, from their load starts
+  std::vector<int64_t> ideal_start_;    // per fold: its start with ideal memory (the control variate)
+  int timed_count_ = 0;
+  int64_t start_ = 0;
+  bool in_window_ = true;               // the memory is simulating (head, a window, the tail)
+  std::vector<double> window_sum_;      // per window: its measured folds' stalls
+  std::vector<int> window_n_;
+  double head_sum_ = 0;                 // the head's folds after the fill: the first estimate
+  int head_n_ = 0;
+  int64_t max_stall_ = 0;               // the largest stall of a simulated fold past the fill
+  double used_sum_ = 0;                 // stalls given to skipped folds so far
+  double carry_ = 0;                    // the fraction not yet given
+  int64_t skipped_ = 0;                 // skipped folds so far
+  int last_skipped_ = -1;               // the body's last skipped fold: the estimate is settled there
+  double unabsorbed_ = 0;               // a settlement the last skipped fold could not take (into the interval)
+  std::vector<int64_t> pending_answer_; // per fold: ready() asked again answers the same
+  mutable std::map<std::string, int64_t> measured_causes_;
+  // The memory's figures over the body's windows, each from rest to rest, and the program bytes
+  // they moved: per byte, they stand for the skipped transfers'.
+  HierarchyLayerStats unit_begin_, unit_sum_;
+  int64_t unit_bytes_begin_ = 0, unit_bytes_ = 0;
+  bool in_unit_ = false;
+  SharedStats hbm_begin_, hbm_sum_;  // the units' HBM figures (activates and row hits per byte)
+  bool in_hbm_unit_ = false;
+  int64_t moved_bytes() const;  // program bytes the DMA has delivered and sent so far
+  SampleReport report_;
+  bool sampled_ = false;                // windows in the body (else every fold is simulated)
+  const RepeatCheck* repeat_ = nullptr;
+  int check_ = 0;                       // folds a repeat simulates before it compares
+  int full_check_ = 0;                  // check_folds(): after a short check that disagreed
+  bool accepted_ = false;
+  int64_t check_gap_ = 0;
+  double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's
+  int64_t rest_n_ = 0;
+};
+
+}  // namespace cstsim
