@@ -48,10 +48,19 @@ SampleReport& SampleReport::operator+=(const SampleReport& o) {
   return *this;
 }
 
-int SampledSource::check_folds(int64_t folds, const SamplingParams& params) {
+int64_t SampledSource::first_phase(const FoldPlan& plan) {
+  // The first column fold's row folds load the stream slices the later column folds find
+  // resident: a phase of its own, simulated whole when it is at most an eighth of the pass.
+  const int64_t period = plan.row_folds * plan.k_chunks, F = int64_t(plan.folds.size());
+  return period <= F / 8 ? period : 0;
+}
+
+int SampledSource::check_folds(const FoldPlan& plan, const SamplingParams& params) {
   // A quarter of a short pass, at least 8 folds; 16 of a long one (its fill and the start of its
-  // stream: a rate 1 % off shows as a few cycles by then).
-  return int(std::min<int64_t>(folds - 1, std::max<int64_t>(8, std::min<int64_t>(folds / 4, params.check))));
+  // stream: a rate 1 % off shows as a few cycles by then); and its first phase.
+  const int64_t F = int64_t(plan.folds.size());
+  const int64_t c = std::max<int64_t>({8, std::min<int64_t>(F / 4, params.check), first_phase(plan)});
+  return int(std::min<int64_t>(F - 1, c));
 }
 
 SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
@@ -64,7 +73,7 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   warmup_of_.assign(size_t(F), -1);
   timed_.resize(size_t(F));
   pending_answer_.assign(size_t(F), -1);
-  full_check_ = check_folds(F, params);
+  full_check_ = check_folds(plan, params);
   check_ = repeat_ && short_check ? 1 : full_check_;
   if (repeat_ && int(repeat_->starts.size()) < check_) throw std::logic_error("sampled source: a repeat check too long");
   // The control variate: the same pass's fold starts with ideal memory.
@@ -72,26 +81,34 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   ideal_start_.resize(size_t(F));
   for (int g = 0; g < F; ++g) ideal_start_[size_t(g)] = ideal.folds[size_t(g)].start;
   report_.folds = F;
-  sampled_ = F >= params.min_folds();
+  // Folds this short with ideal memory need a longer warm-up: the memory's backlog builds in cycles.
+  const double fold_cycles = double(ideal_start_.back() - ideal_start_.front()) / std::max(1, F - 1);
+  params_.warmup = params.warmup_for(fold_cycles);
+  sampled_ = F >= params_.min_folds(params_.warmup) && fold_cycles >= params.min_period;
+  if (fold_cycles < params.min_period) repeat_ = nullptr;  // nor a repeat
+  // The head covers the first column fold's row folds when they are few (first_phase); a unit
+  // covers whole column folds' row folds when they are few, so every phase of a pattern that
+  // repeats with the row fold is in each window's mean; about `share` of the body is in windows,
+  // at least min_windows of them and at most half of it; fewer than 4: simulated whole.
+  const int64_t period = plan.row_folds * plan.k_chunks;
+  const int head = int(std::max<int64_t>({params_.head, repeat_ ? full_check_ : 0, first_phase(plan)}));
+  const int tail = params_.tail + params_.warmup;
+  const int64_t unit = period <= params_.max_unit ? period * ((8 + period - 1) / period) : params_.max_unit;
+  const int64_t len = params_.warmup + unit, body0 = head, body = F - tail - head;
+  const int64_t wanted = std::llround(params_.share * double(std::max<int64_t>(0, body)) / double(len));
+  const int64_t n = std::min({std::max<int64_t>(params_.min_windows, wanted), int64_t(params_.windows),
+                              std::max<int64_t>(0, body) / (2 * len)});
+  sampled_ = sampled_ && n >= 4;
   if (sampled_) {
-    const int head = repeat_ ? std::max(params.head, full_check_) : params.head, tail = params.tail + params.warmup;
     std::fill(role_.begin() + head, role_.end() - tail, Role::Skipped);
-    // A unit covers whole column folds' row folds when they are few, so every phase of a
-    // pattern that repeats with the row fold is in each window's mean.
-    const int64_t period = plan.row_folds * plan.k_chunks;
-    const int64_t unit = period <= params.max_unit ? period * ((8 + period - 1) / period) : params.max_unit;
-    const int64_t len = params.warmup + unit, body0 = head, body = F - tail - head;
-    // About `share` of the body in windows, at least min_windows of them, at most half of it.
-    const int64_t wanted = std::llround(params.share * double(body) / double(len));
-    const int64_t n = std::min({std::max<int64_t>(params.min_windows, wanted), int64_t(params.windows), body / (2 * len)});
-    if (n < 2) throw std::logic_error("sampled source: no room for two windows");
-    std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
+    std::mt19937_64 rng(params_.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
     for (int64_t i = 0; i < n; ++i) {
       const int64_t from = body0 + i * body / n, to = body0 + (i + 1) * body / n;
-      const int64_t at = from + int64_t(rng() % uint64_t(to - from - len + 1));
+      // The first window right after the head: no skipped fold goes before a measured mean.
+      const int64_t at = i == 0 ? from : from + int64_t(rng() % uint64_t(to - from - len + 1));
       window_starts_[size_t(at)] = 1;
       for (int64_t g = at; g < at + len; ++g) {
-        const bool measured = g >= at + params.warmup;
+        const bool measured = g >= at + params_.warmup;
         role_[size_t(g)] = measured ? Role::Measured : Role::Detail;
         (measured ? window_of_ : warmup_of_)[size_t(g)] = int(i);
       }
@@ -105,8 +122,10 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   std::vector<uint8_t> skipped(size_t(F), 0);
   for (int g = 0; g < F; ++g) {
     skipped[size_t(g)] = role_[size_t(g)] == Role::Skipped;
-    if (skipped[size_t(g)] && g < F - params.tail - params.warmup) last_skipped_ = g;
+    if (skipped[size_t(g)] && g < F - params_.tail - params_.warmup) last_skipped_ = g;
   }
+  // The body's last skipped span, after the last window: it takes the settlement.
+  for (settle_from_ = last_skipped_; settle_from_ > 0 && role_[size_t(settle_from_ - 1)] == Role::Skipped;) --settle_from_;
   inner_->skip_folds(skipped);
 }
 
@@ -166,13 +185,17 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
   const int64_t begin = array_dataflow(plan_.dataflow).earliest_start(plan_, g, start_, timed_);
   if (repeat_ && g == check_ && !accepted_) {
     // The check: does the last of its folds start where the first occurrence's did?
-    const int64_t was = repeat_->starts[size_t(g - 1)], now = load_starts[size_t(g - 1)] - start_;
-    check_gap_ = now - was;
-    // Agreed: within 8 cycles, 1 % so far, or 0.5 % of the first occurrence's cycles (a fill that
-    // took a little longer: the rows and the refresh phase differ). Its interval takes the gap as
-    // if it grew at the same pace over the whole pass (repeat_ci95).
-    const double gap = std::abs(double(check_gap_));
-    if (gap <= std::max({8.0, 0.01 * double(was), 0.005 * double(repeat_->cycles)})) {
+    // Agreed: the first fold starts within 8 cycles or 0.5 % of the first occurrence's cycles of
+    // where it did (its fill: the rows and the refresh phase differ), and the folds after it come
+    // at its pace within 8 cycles or 1 %. The interval takes the pace's gap as if it went on over
+    // the whole pass (repeat_ci95).
+    const std::vector<int64_t>& was = repeat_->starts;
+    const int64_t offset = (load_starts[0] - start_) - was[0];
+    const int64_t pace = (load_starts[size_t(g - 1)] - load_starts[0]) - (was[size_t(g - 1)] - was[0]);
+    check_gap_ = offset + pace;
+    check_offset_ = offset;
+    if (std::abs(double(offset)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
+        std::abs(double(pace)) <= std::max(8.0, 0.01 * double(was[size_t(g - 1)] - was[0]))) {
       accepted_ = true;
       std::fill(role_.begin() + g, role_.end(), Role::Skipped);
       last_skipped_ = -1;  // nothing to settle: the skipped folds take the first occurrence's mean
@@ -195,24 +218,27 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     // The fold comes after the one before it as it would with ideal memory, plus the mean extra.
     double s = estimate();
     ++skipped_;
-    if (g == last_skipped_) {
-      // Every window is measured: settle what the skipped folds got before the final mean, and
-      // what the windows' warm-ups took less than a steady stream would have (their memory began
-      // at rest, without the backlog a stream builds), and as much for the tail's warm-up to come.
+    if (g == settle_from_ && last_skipped_ >= 0) {
+      // Every window is measured: settle what the skipped folds got before against the final
+      // mean, and what the windows' warm-ups took less than a steady stream would have (their
+      // memory began at rest, without the backlog a stream builds), and as much for the tail's
+      // warm-up to come; spread over the last skipped span.
       const double mean = s;
-      s += mean * double(skipped_ - 1) - used_sum_;
+      double owed = mean * double(skipped_ - 1) - used_sum_;
       double entries = 0;
       for (size_t i = 0; i < warm_sum_.size(); ++i) entries += mean * double(warm_n_[i]) - warm_sum_[i];
       if (!warm_sum_.empty()) entries += entries / double(warm_sum_.size());
-      s += entries;
+      settle_ = (owed + entries) / double(last_skipped_ - settle_from_ + 1);
     }
+    if (last_skipped_ >= 0 && g >= settle_from_ && g <= last_skipped_) s += settle_;
     const double whole = std::floor(carry_ + s);
     carry_ = carry_ + s - whole;
     used_sum_ += whole;
     const int64_t after = load_starts[size_t(g - 1)] + (ideal_start_[size_t(g)] - ideal_start_[size_t(g - 1)]);
     answer = after + int64_t(whole);
     // A fold cannot start before the array lets it: a settlement it cannot take goes into the interval.
-    if (g == last_skipped_ && answer < begin) unabsorbed_ = double(begin - answer);
+    if (settle_ < 0 && g >= settle_from_ && g <= last_skipped_ && answer < begin)  // into the interval
+      unabsorbed_ += std::min(-settle_, double(begin - answer));
   } else {
     in_window_ = true;
     const bool first = window_starts_[size_t(g)] && !in_unit_;

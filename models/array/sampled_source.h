@@ -15,6 +15,7 @@
 // interval is Student's t over the window means times the skipped folds; when the windows cannot
 // tell (fewer than two, or every mean equal) it is the rule-of-three bound on how often the
 // largest stall seen could have been missed, never zero.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,15 +31,25 @@ struct SamplingParams {
   int head = 8;          // folds simulated from the pass's start
   int tail = 8;          // folds simulated at its end (after their warm-up)
   int warmup = 16;       // simulated before each window's unit, not measured (the memory's
-                         // backlog builds over a few fifo_tiles of folds)
+                         // backlog builds over a few fifo_tiles of folds) ...
+  int64_t warmup_cycles = 2048;  // ... and at least this long with ideal memory (short folds)
+  // Folds closer than this with ideal memory are run exact, repeats included: a DMA request's
+  // round trip is then several folds, and a fold's time a poor unit to sample (measured: 5-20 %
+  // off on 16x16 and 64x64 arrays, within 1 % from 128 cycles a fold on the presets); so are
+  // passes with room for fewer than 4 windows.
+  double min_period = 128;
   int max_unit = 16;     // measured folds per window (a column fold's row folds when fewer)
   int min_windows = 6;   // windows in the body: about `share` of it, at least min_windows,
   int windows = 24;      // at most `windows` (fewer when the body is short)
   double share = 0.08;
   int check = 16;        // folds a repeat of a long pass simulates (check_folds)
   uint64_t seed = 1;     // where in its stratum each window lies
+  // The warm-up of a pass whose folds take `period` cycles apart with ideal memory.
+  int warmup_for(double period) const {
+    return std::max(warmup, int(std::ceil(double(warmup_cycles) / std::max(1.0, period))));
+  }
   // Passes with fewer folds run exact: head + tail + 2 windows would be most of them anyway.
-  int64_t min_folds() const { return 4 * (head + tail + warmup) + 2 * max_unit; }
+  int64_t min_folds(int w) const { return 4 * (head + tail + w) + 2 * max_unit; }
 };
 
 // A repeat: a pass with the same key (the array module's memo) as one simulated before. Its
@@ -71,16 +82,20 @@ class SampledSource : public TileSource {
   // for its repeats) unless `repeat` agrees. `start`: the pass's first cycle, as the array's
   // timer has it.
   // `short_check`: the repeat checks its first fold only (a layer's later heads, once its first
-  // head's check agreed).
+  // head's check agreed). Short folds (min_period) make a source that simulates every fold.
   SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
                 const SamplingParams& params, const RepeatCheck* repeat = nullptr, bool short_check = false);
-  static int check_folds(int64_t folds, const SamplingParams& params);  // a repeat's check
+  static int check_folds(const FoldPlan& plan, const SamplingParams& params);  // a repeat's check
+  static int64_t first_phase(const FoldPlan& plan);  // folds of the first column fold, or 0
   bool sampled() const { return sampled_; }
   bool repeated() const { return accepted_; }  // the check agreed: the pass is its first occurrence's
   // Cycles the check's last fold started after the first occurrence's (before it), and what that
   // would make over the whole pass: the repeat's part of the interval.
   int64_t check_gap() const { return check_gap_; }
-  double repeat_ci95() const { return std::abs(double(check_gap_)) * double(report_.folds) / std::max(1, check_); }
+  double repeat_ci95() const {
+    return std::abs(double(check_offset_)) +
+           std::abs(double(check_gap_ - check_offset_)) * double(report_.folds) / std::max(1, check_ - 1);
+  }
   // The first check_folds() fold starts from the pass's start and the extra cycles a fold (the
   // windows' mean, or for a pass simulated whole its folds' after the check's): a RepeatCheck.
   RepeatCheck as_repeat(const std::vector<int64_t>& load_starts) const;
@@ -132,7 +147,9 @@ class SampledSource : public TileSource {
   double carry_ = 0;                    // the fraction not yet given
   int64_t skipped_ = 0;                 // skipped folds so far
   int last_skipped_ = -1;               // the body's last skipped fold: the estimate is settled there
-  double unabsorbed_ = 0;               // a settlement the last skipped fold could not take (into the interval)
+  int settle_from_ = -1;                // the body's last skipped span: [settle_from_, last_skipped_]
+  double settle_ = 0;                   // a fold's share of the settlement there
+  double unabsorbed_ = 0;               // what of it the folds could not take (into the interval)
   std::vector<int64_t> pending_answer_; // per fold: ready() asked again answers the same
   mutable std::map<std::string, int64_t> measured_causes_;
   // The memory's figures over the body's windows, each from rest to rest, and the program bytes
@@ -149,7 +166,7 @@ class SampledSource : public TileSource {
   int check_ = 0;                       // folds a repeat simulates before it compares
   int full_check_ = 0;                  // check_folds(): after a short check that disagreed
   bool accepted_ = false;
-  int64_t check_gap_ = 0;
+  int64_t check_gap_ = 0, check_offset_ = 0;
   double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's
   int64_t rest_n_ = 0;
 };

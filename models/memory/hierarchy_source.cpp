@@ -403,7 +403,10 @@ void HierarchySource::record_residency(int64_t before) {
       made = 1;
     }
     if (k < own_reads_ && last_user_[size_t(k)] < learned) {  // a prefetch: the next pass releases it
-      const int64_t release = release_[size_t(k)];
+      // Sampled: a read in flight when a skipped span began serves folds timed by estimate, which
+      // may start before it lands; it is released once landed.
+      const int64_t release = skipping_ ? std::max(release_[size_t(k)], dma().transfer(read_id_[size_t(k)]).done)
+                                        : release_[size_t(k)];
       if (release < before) {
         ch.push_back({release, -what.bytes, p});
         made = 2;

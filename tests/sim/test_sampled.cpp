@@ -1,0 +1,188 @@
+// --fidelity sampled against the exact run it estimates (models/array/sampled_source.h): the
+// cycles within 1 % in total and 3 % a layer, the interval reported, bytes and MACs exact (the
+// workload's, not the estimate's), and the asked-for errors. The long label runs 200 random
+// hierarchies and checks that the 95 % intervals cover the exact cycles in 95 % of the layers.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/sim/cli_fixture.h"
+
+using nlohmann::json;
+
+namespace {
+
+class Sampled : public Cli {
+ protected:
+  struct Pair {
+    json exact, sampled;
+  };
+  // The same run exact and sampled (no trace: sampled has none yet).
+  Pair both(const fs::path& arch, const std::string& workload, const std::string& extra = "") {
+    Pair p;
+    for (const char* f : {"exact", "sampled"}) {
+      const fs::path out = dir_ / f;
+      const Result r = cstsim(std::string("run -q --force --no-trace --fidelity ") + f + " --arch " + arch.string() +
+                              " --workload " + workload + " " + extra + " --out " + out.string());
+      EXPECT_EQ(r.status, 0) << r.err;
+      (std::string(f) == "exact" ? p.exact : p.sampled) = json::parse(slurp(out / "summary.json"));
+    }
+    return p;
+  }
+  // Within 1 % in total and 3 % a layer; bytes and MACs as the exact run has them (the
+  // workload's); returns the sampled layers' (|error|, interval) for the coverage count.
+  std::vector<std::pair<double, double>> expect_close(const Pair& p, const std::string& what) {
+    const json &e = p.exact["total"], &s = p.sampled["total"];
+    const double err = double(s["cycles"].get<int64_t>() - e["cycles"].get<int64_t>()) / e["cycles"].get<double>();
+    EXPECT_LE(std::abs(err), 0.01) << what << ": total " << e["cycles"] << " exact, " << s["cycles"] << " sampled";
+    EXPECT_EQ(s["macs"], e["macs"]) << what;
+    EXPECT_EQ(s["dram_bytes"], e["dram_bytes"]) << what;
+    EXPECT_EQ(s["dram_bytes_written"], e["dram_bytes_written"]) << what;
+    EXPECT_EQ(p.exact["fidelity"]["result"], "exact") << what;
+    std::vector<std::pair<double, double>> out;
+    for (size_t i = 0; i < p.exact["layers"].size(); ++i) {
+      const json &le = p.exact["layers"][i], &ls = p.sampled["layers"][i];
+      const int64_t ce = le["cycles"], cs = ls["cycles"];
+      // A layer of a few hundred cycles moves by tens with its start's refresh phase, exact runs
+      // too (the previous layers' estimate moves its start): 3 % or 200 cycles.
+      EXPECT_LE(std::abs(double(cs - ce)), std::max(0.03 * double(ce), 200.0))
+          << what << ": layer " << le["name"] << " " << ce << " exact, " << cs;
+      EXPECT_EQ(ls["macs"], le["macs"]) << what;
+      if (le.contains("memory")) {
+        EXPECT_EQ(ls["memory"]["hbm_bytes_read"], le["memory"]["hbm_bytes_read"]) << what << " " << le["name"];
+        EXPECT_EQ(ls["memory"]["hbm_bytes_written"], le["memory"]["hbm_bytes_written"]) << what << " " << le["name"];
+      }
+      if (ls.contains("sampling")) {
+        EXPECT_LT(ls["sampling"]["detailed_folds"].get<int64_t>(), ls["sampling"]["folds"].get<int64_t>());
+        EXPECT_GT(ls["sampling"]["ci95_cycles"].get<double>(), 0) << "an estimate is never certain";
+        out.emplace_back(std::abs(double(cs - ce)), ls["sampling"]["ci95_cycles"].get<double>());
+      }
+    }
+    return out;
+  }
+  // A random hierarchy and workload: array, dataflow, HBM, FIFO depth, clusters, overlap, the
+  // operand type, and GEMMs long enough to sample beside short ones and repeats.
+  std::pair<fs::path, std::string> random_case(std::mt19937_64& rng, int k) {
+    // 32: folds too short to sample (min_period), run exact; 64 and 128: sampled.
+    const int side = std::array{32, 64, 64, 128}[rng() % 4];
+    const char* dataflow = std::array{"ws", "ws", "os", "is"}[rng() % 4];
+    const char* hbm = rng() % 2 ? "hbm2-2000.yaml" : "hbm3-6400.yaml";
+    const int clusters = rng() % 6 == 0 ? 2 : 1;
+    const char* overlap = std::array{"none", "none", "none", "prefetch"}[rng() % 4];
+    const char* operand = rng() % 3 == 0 ? "bf16" : "int8";
+    const fs::path arch = file("a" + std::to_string(k) + ".yaml",
+                               "array: {rows: " + std::to_string(side) + ", cols: " + std::to_string(side) +
+                                   "}\ndataflow: " + dataflow + "\nmemory: hierarchy\nclusters: " + std::to_string(clusters) +
+                                   "\noverlap: " + overlap + "\nprecision: {operand: " + operand +
+                                   "}\nsram: {ifmap_kib: 4096, filter_kib: 512, ofmap_kib: 2048}\n"
+                                   "hbm: {spec: " + src("configs/memory/" + std::string(hbm)) + ", fifo_tiles: " +
+                                   std::to_string(2 + rng() % 3) + "}\nnoc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") +
+                                   "}\nscratchpad: {banks: 52, word_bytes_per_edge: 1}\n");
+    std::string layers;
+    const int n = 1 + int(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+      // 160-400 folds of the array: sampled; M from a vector to a block of rows.
+      const int64_t folds_k = 10 + int64_t(rng() % 7), folds_n = 16 + int64_t(rng() % 9);
+      const int64_t M = std::array<int64_t, 5>{1, 4, 32, 128, 512}[rng() % 5];
+      const std::string shape = "M: " + std::to_string(M) + ", N: " + std::to_string(folds_n * side) +
+                                ", K: " + std::to_string(folds_k * side);
+      layers += "  - {name: l" + std::to_string(i) + ", " + shape + "}\n";
+      if (rng() % 2) layers += "  - {name: l" + std::to_string(i) + "r, " + shape + "}\n";  // a repeat
+    }
+    layers += "  - {name: short, M: 8, N: " + std::to_string(2 * side) + ", K: " + std::to_string(2 * side) + "}\n";
+    return {arch, file("w" + std::to_string(k) + ".yaml", "name: w\nlayers:\n" + layers).string()};
+  }
+};
+
+TEST_F(Sampled, DecodeGemvOnThePresetWithinItsInterval) {
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), gemm(1, 4096, 4096), "--set precision.operand=bf16");
+  const auto layers = expect_close(p, "GEMV 1x4096x4096 bf16");
+  ASSERT_EQ(layers.size(), 1u);
+  const json& s = p.sampled["layers"][0]["sampling"];
+  EXPECT_LE(s["detailed_folds"].get<int64_t>() * 4, s["folds"].get<int64_t>()) << "at most a quarter simulated";
+  EXPECT_GE(s["windows"].get<int>(), 6);
+  EXPECT_EQ(p.sampled["fidelity"]["result"], "sampled");
+  EXPECT_GT(p.sampled["fidelity"]["estimated_share"].get<double>(), 0.7);
+  EXPECT_DOUBLE_EQ(p.sampled["total"]["cycles_ci95"].get<double>(), p.sampled["fidelity"]["ci95_cycles"].get<double>());
+  EXPECT_DOUBLE_EQ(p.exact["total"]["cycles_ci95"].get<double>(), 0.0);
+}
+
+TEST_F(Sampled, ARepeatedLayerIsTakenFromTheFirstAfterItsCheck) {
+  const std::string w = file("r.yaml", "name: r\nlayers:\n  - {name: a, M: 1, N: 4096, K: 4096}\n"
+                                       "  - {name: b, M: 1, N: 4096, K: 4096}\n  - {name: c, M: 1, N: 4096, K: 4096}\n")
+                            .string();
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), w);
+  expect_close(p, "three equal GEMVs");
+  const json& first = p.sampled["layers"][0]["sampling"];
+  EXPECT_EQ(first["repeats"], 0);
+  for (int i : {1, 2}) {
+    const json& s = p.sampled["layers"][size_t(i)]["sampling"];
+    EXPECT_EQ(s["repeats"], 1) << i;
+    EXPECT_EQ(s["detailed_folds"], 32) << "its check only: the first column fold's 32 row folds";
+    EXPECT_GT(s["ci95_cycles"].get<double>(), 0);
+  }
+}
+
+TEST_F(Sampled, ShortPassesAndClustersStayExact) {
+  // 32 folds: too short to sample, and alone (no repeat): simulated whole, reported exact.
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), gemm(64, 512, 1024));
+  EXPECT_EQ(p.sampled["layers"][0]["cycles"], p.exact["layers"][0]["cycles"]);
+  EXPECT_FALSE(p.sampled["layers"][0].contains("sampling"));
+  EXPECT_EQ(p.sampled["fidelity"]["result"], "exact");
+  EXPECT_EQ(p.sampled["fidelity"]["requested"], "sampled");
+  // Several clusters share one memory: not sampled either.
+  const Pair c = both(src("configs/arch/npu-128-hbm3.yaml"), gemm(1, 4096, 4096), "--set clusters=2");
+  EXPECT_EQ(c.sampled["total"]["cycles"], c.exact["total"]["cycles"]);
+  EXPECT_EQ(c.sampled["fidelity"]["result"], "exact");
+}
+
+TEST_F(Sampled, AutoSamplesOnlyBigPassesWithoutATrace) {
+  const fs::path arch = src("configs/arch/npu-128-hbm3.yaml");
+  const std::string w = gemm(1, 4096, 4096);  // 1024 folds
+  ASSERT_EQ(cstsim("run -q --no-trace --fidelity auto --arch " + arch.string() + " --workload " + w + " --out " +
+                   (dir_ / "a").string()).status, 0);
+  EXPECT_EQ(json::parse(slurp(dir_ / "a" / "summary.json"))["fidelity"]["result"], "sampled");
+  // With the trace auto stays exact (sampled has no trace yet).
+  ASSERT_EQ(cstsim("run -q --fidelity auto --arch " + arch.string() + " --workload " + w + " --out " +
+                   (dir_ / "t").string()).status, 0);
+  const json t = json::parse(slurp(dir_ / "t" / "summary.json"));
+  EXPECT_EQ(t["fidelity"]["result"], "exact");
+  EXPECT_EQ(t["fidelity"]["requested"], "auto");
+}
+
+TEST_F(Sampled, AskedWronglyIsAnInputError) {
+  const std::string base = "run --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + gemm(1, 512, 512);
+  expect_input_error(base + " --fidelity sampled", "--fidelity");                      // the trace is on
+  expect_input_error(base + " --no-trace --verify --fidelity sampled", "--fidelity");  // --verify checks cycle by cycle
+  expect_input_error(base + " --no-trace --fidelity rough", "--fidelity");
+}
+
+TEST_F(Sampled, RandomHierarchiesShortSample) {
+  std::mt19937_64 rng(42);
+  for (int k = 0; k < 4; ++k) {
+    const auto [arch, workload] = random_case(rng, k);
+    expect_close(both(arch, workload), "case " + std::to_string(k) + " (" + slurp(arch) + slurp(workload) + ")");
+  }
+}
+
+TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
+  std::mt19937_64 rng(2026);
+  int layers = 0, covered = 0, sampled_cases = 0;
+  for (int k = 0; k < 200; ++k) {
+    const auto [arch, workload] = random_case(rng, k);
+    const Pair p = both(arch, workload);
+    for (const auto& [err, ci] : expect_close(p, "case " + std::to_string(k) + " (" + slurp(arch) + ")")) {
+      ++layers;
+      covered += err <= ci;
+    }
+    sampled_cases += p.sampled["fidelity"]["result"] == "sampled";
+  }
+  EXPECT_GE(sampled_cases, 100);
+  ASSERT_GT(layers, 200);
+  EXPECT_GE(double(covered), 0.95 * layers) << covered << " of " << layers << " sampled layers inside their interval";
+  std::cout << "sampled layers inside their 95 % interval: " << covered << " of " << layers << "\n";
+}
+
+}  // namespace
