@@ -129,6 +129,13 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   inner_->skip_folds(skipped);
 }
 
+bool SampledSource::window_agrees() const {
+  if (window_n_.empty() || window_n_[0] == 0) return true;
+  // Within 0.5 % of the first occurrence's cycles over the folds it estimates.
+  const double gap = std::abs(window_sum_[0] / window_n_[0] - repeat_->mean) * double(report_.folds);
+  return gap <= std::max(8.0, 0.005 * double(repeat_->cycles));
+}
+
 RepeatCheck SampledSource::as_repeat(const std::vector<int64_t>& load_starts) const {
   RepeatCheck r;
   for (int g = 0; g < full_check_; ++g) r.starts.push_back(load_starts[size_t(g)] - start_);
@@ -146,6 +153,8 @@ void SampledSource::time_fold(int j, const std::vector<int64_t>& load_starts) {
 }
 
 double SampledSource::estimate() const {
+  if (accepted_ && window_n_.empty()) return repeat_->mean;
+  if (accepted_ && window_n_[0] > 0 && !window_agrees()) return window_sum_[0] / window_n_[0];
   if (accepted_) return repeat_->mean;
   double sum = 0;
   int n = 0;
@@ -197,9 +206,13 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     if (std::abs(double(offset)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
         std::abs(double(pace)) <= std::max(8.0, 0.01 * double(was[size_t(g - 1)] - was[0]))) {
       accepted_ = true;
-      std::fill(role_.begin() + g, role_.end(), Role::Skipped);
+      // A sampled pass keeps its first window, right after the check: its steady pace must
+      // agree too (window_agrees), or the pass is estimated from that window instead.
+      int keep = g;
+      while (sampled_ && keep < int(role_.size()) && role_[size_t(keep)] != Role::Skipped) ++keep;
+      std::fill(role_.begin() + keep, role_.end(), Role::Skipped);
       last_skipped_ = -1;  // nothing to settle: the skipped folds take the first occurrence's mean
-      inner_->skip_from(g);
+      inner_->skip_from(keep);
     } else if (check_ < full_check_) {
       check_ = full_check_;  // a short check that disagreed: the full one decides
     }

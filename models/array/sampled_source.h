@@ -88,7 +88,9 @@ class SampledSource : public TileSource {
   static int check_folds(const FoldPlan& plan, const SamplingParams& params);  // a repeat's check
   static int64_t first_phase(const FoldPlan& plan);  // folds of the first column fold, or 0
   bool sampled() const { return sampled_; }
-  bool repeated() const { return accepted_; }  // the check agreed: the pass is its first occurrence's
+  // The check agreed (and the first window too): the pass is its first occurrence's.
+  bool repeated() const { return accepted_ && window_agrees(); }
+  bool window_agrees() const;
   // Cycles the check's last fold started after the first occurrence's (before it), and what that
   // would make over the whole pass: the repeat's part of the interval.
   int64_t check_gap() const { return check_gap_; }
