@@ -83,6 +83,7 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   report_.folds = F;
   // Folds this short with ideal memory need a longer warm-up: the memory's backlog builds in cycles.
   const double fold_cycles = double(ideal_start_.back() - ideal_start_.front()) / std::max(1, F - 1);
+  fold_cycles_ = fold_cycles;
   params_.warmup = params.warmup_for(fold_cycles);
   sampled_ = F >= params_.min_folds(params_.warmup) && fold_cycles >= params.min_period;
   if (fold_cycles < params.min_period) repeat_ = nullptr;  // nor a repeat
@@ -131,15 +132,19 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
 
 bool SampledSource::window_agrees() const {
   if (window_n_.empty() || window_n_[0] == 0) return true;
-  // Within 0.5 % of the first occurrence's cycles over the folds it estimates.
-  const double gap = std::abs(window_sum_[0] / window_n_[0] - repeat_->mean) * double(report_.folds);
-  return gap <= std::max(8.0, 0.005 * double(repeat_->cycles));
+  // Within what one more of the first occurrence's windows would give (its spread, at 95 %), or
+  // 2 % of a fold's ideal time: a window that disagrees is a pass in another state, not noise.
+  const int n = std::max(1, repeat_->windows);
+  const double spread = t95(n - 1) * repeat_->spread * std::sqrt(1.0 + 1.0 / n);
+  return std::abs(window_sum_[0] / window_n_[0] - repeat_->mean) <= std::max({2.0, 0.02 * fold_cycles_, spread});
 }
 
 RepeatCheck SampledSource::as_repeat(const std::vector<int64_t>& load_starts) const {
   RepeatCheck r;
   for (int g = 0; g < full_check_; ++g) r.starts.push_back(load_starts[size_t(g)] - start_);
   r.mean = sampled_ ? report_.mean_stall : rest_n_ > 0 ? rest_sum_ / double(rest_n_) : 0.0;
+  r.spread = report_.window_spread;
+  r.windows = report_.windows;
   return r;
 }
 
@@ -330,6 +335,7 @@ void SampledSource::finish_report() {
   for (double m : means) mean += m / n;
   for (double m : means) var += (m - mean) * (m - mean) / std::max(1.0, n - 1);
   r.mean_stall = mean;
+  r.window_spread = std::sqrt(var);
   {
     std::string list;
     for (double m : means) list += fmt::format(" {:.1f}", m);

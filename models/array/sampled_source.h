@@ -60,6 +60,8 @@ struct RepeatCheck {
   std::vector<int64_t> starts;  // the first occurrence's fold starts, from its pass's start
   double mean = 0;              // its extra cycles a fold in the body (SampleReport::mean_stall)
   int64_t cycles = 0;           // its cycles
+  double spread = 0;            // the standard deviation of its window means (0: none)
+  int windows = 0;
 };
 
 // What a sampled pass reports (ArrayLayerResult::sampling, summary.json).
@@ -72,6 +74,7 @@ struct SampleReport {
   double ci95_cycles = 0;      // half-width of the pass's cycles' 95 % interval
   bool degenerate = false;     // the windows could not tell apart: ci95 from the rule of three
   int64_t repeats = 0;         // passes that reused an earlier one's after their check agreed
+  double window_spread = 0;    // standard deviation of the window means (for a repeat's check)
   SampleReport& operator+=(const SampleReport& o);
 };
 
@@ -168,6 +171,7 @@ class SampledSource : public TileSource {
   int check_ = 0;                       // folds a repeat simulates before it compares
   int full_check_ = 0;                  // check_folds(): after a short check that disagreed
   bool accepted_ = false;
+  double fold_cycles_ = 0;              // folds apart with ideal memory, on average
   int64_t check_gap_ = 0, check_offset_ = 0;
   double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's
   int64_t rest_n_ = 0;

@@ -81,10 +81,10 @@ class Sampled : public Cli {
                                    std::to_string(2 + rng() % 3) + "}\nnoc: {spec: " + src("configs/noc/npu-mesh-4x4.yaml") +
                                    "}\nscratchpad: {banks: 52, word_bytes_per_edge: 1}\n");
     std::string layers;
-    const int n = 1 + int(rng() % 3);
+    const int n = 1 + int(rng() % 2);
     for (int i = 0; i < n; ++i) {
-      // 160-400 folds of the array: sampled; M from a vector to a block of rows.
-      const int64_t folds_k = 10 + int64_t(rng() % 7), folds_n = 16 + int64_t(rng() % 9);
+      // 160-300 folds of the array: sampled; M from a vector to a block of rows.
+      const int64_t folds_k = 10 + int64_t(rng() % 6), folds_n = 16 + int64_t(rng() % 5);
       const int64_t M = std::array<int64_t, 5>{1, 4, 32, 128, 512}[rng() % 5];
       const std::string shape = "M: " + std::to_string(M) + ", N: " + std::to_string(folds_n * side) +
                                 ", K: " + std::to_string(folds_k * side);
