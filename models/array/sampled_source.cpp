@@ -350,6 +350,18 @@ void SampledSource::finish_report() {
                     std::max(1.0, double(max_stall_) - mean);
   else
     r.ci95_cycles = t95(int(means.size()) - 1) * std::sqrt(var / n) * skipped;
+  // The tail's warm-up was settled in advance at the windows' mean deficit: the spread of those
+  // deficits is its uncertainty (what one more window's would be, at 95 %).
+  std::vector<double> deficits;
+  for (size_t i = 0; i < warm_n_.size(); ++i)
+    if (warm_n_[i] > 0) deficits.push_back(mean * double(warm_n_[i]) - warm_sum_[i]);
+  if (deficits.size() >= 2) {
+    double dm = 0, dv = 0;
+    for (double d : deficits) dm += d / double(deficits.size());
+    for (double d : deficits) dv += (d - dm) * (d - dm) / double(deficits.size() - 1);
+    const double tail = t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size())));
+    r.ci95_cycles = std::hypot(r.ci95_cycles, tail);
+  }
   r.ci95_cycles += unabsorbed_;
 }
 
