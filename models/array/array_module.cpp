@@ -90,7 +90,8 @@ void ArrayModule::publish(int layer, const std::vector<ArrayEvent>& events) {
 }
 
 std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const FoldPlan& folds, const PassPlan& pass,
-                                                     int64_t start, bool record, bool reference, const PassPlan* next) {
+                                                     int64_t start, bool record, bool reference, const PassPlan* next,
+                                                     int layer) {
   const AcceleratorSpec& a = params_.spec;
   if (a.memory != MemoryMode::Hierarchy) {  // tiles at the pass's stored widths (an operator graph's dtypes)
     AcceleratorSpec s = a;
@@ -117,7 +118,7 @@ std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const
   // state (measured on ResNet-50's and BERT's short layers), more than a check can tell.
   if (memo != memo_.end() && memo->second.check.cycles < kShortestRepeat) memo = memo_.end();
   // A layer's heads: once one of its passes was taken as a repeat, the next ones check their first fold.
-  const bool short_check = memo != memo_.end() && source_layer_ == taken_layer_;
+  const bool short_check = memo != memo_.end() && layer == taken_layer_;
   return std::make_unique<SampledSource>(std::move(source), folds, start, params_.sampling,
                                          memo == memo_.end() ? nullptr : &memo->second.check, short_check);
 }
@@ -155,8 +156,7 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
     plan.scalesim_stalls.push_back(s->total_cycles - (plan.fold_count() * array_dataflow(plan.dataflow).scalesim_fold_length(plan) - 1));
   }
   const GemmShape layer{layer_name(index), pass.dims.M, pass.dims.N, pass.dims.K};
-  source_layer_ = index;
-  std::unique_ptr<TileSource> channel = make_source(context, plan, pass, start, sink_ != nullptr, false, next);
+  std::unique_ptr<TileSource> channel = make_source(context, plan, pass, start, sink_ != nullptr, false, next, index);
   link_passes(channel.get(), pass, next, handed_);
   if (params_.position) params_.position->folds.store(int(plan.folds.size()), std::memory_order_relaxed);
   auto* sampled = dynamic_cast<SampledSource*>(channel.get());

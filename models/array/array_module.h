@@ -92,9 +92,11 @@ class ArrayModule : public sc_core::sc_module {
   static Handover handover_of(const TileSource* source);
   // The pass's memory: nullptr (ideal), or a source executing its DMA program on the
   // step's shared memory system (`reference`: the register grids' own one).
-  // `next`: the pass after it (a pass that prefetches for it is not sampled).
+  // `next`: the pass after it (a pass that prefetches for it is not sampled); `layer`: its layer
+  // (fidelity: sampled, for the repeats of a layer's heads).
   std::unique_ptr<TileSource> make_source(StepContext& context, const FoldPlan& folds, const PassPlan& pass,
-                                          int64_t start, bool record, bool reference, const PassPlan* next = nullptr);
+                                          int64_t start, bool record, bool reference, const PassPlan* next = nullptr,
+                                          int layer = -1);
   void run_reference(StepContext& context, int index, const FoldPlan& folds, const PassPlan& pass,
                      const PassPlan* next, int64_t start, const std::vector<ArrayEvent>& expected,
                      ArrayLayerResult& result);
@@ -121,7 +123,6 @@ class ArrayModule : public sc_core::sc_module {
   };
   std::map<uint64_t, PassMemo> memo_;
   uint64_t source_key_ = 0;  // make_source's last pass's key (0: not a repeat candidate)
-  int source_layer_ = -1;    // ... of this layer
   int taken_layer_ = -1;     // the layer of the last pass taken as a repeat
 };
 

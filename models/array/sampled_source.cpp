@@ -6,9 +6,11 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "models/array/array_dataflow.h"
+#include "models/array/stall_causes.h"
 
 namespace cstsim {
 
@@ -29,6 +31,15 @@ void add_stats(HierarchyLayerStats& sum, const HierarchyLayerStats& now, const H
   sum.dma_requests += now.dma_requests - before.dma_requests;
   sum.dma_pieces += now.dma_pieces - before.dma_pieces;
   sum.spad_conflict_cycles += now.spad_conflict_cycles - before.spad_conflict_cycles;
+}
+
+// The mean and the sample variance of `xs` (the variance 0 below two values).
+std::pair<double, double> mean_variance(const std::vector<double>& xs) {
+  const double n = double(xs.size());
+  double mean = 0, var = 0;
+  for (double x : xs) mean += x / n;
+  for (double x : xs) var += (x - mean) * (x - mean) / std::max(1.0, n - 1);
+  return {mean, var};
 }
 
 }  // namespace
@@ -69,7 +80,6 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   const int F = int(plan.folds.size());
   role_.assign(size_t(F), Role::Detail);
   window_of_.assign(size_t(F), -1);
-  window_starts_.assign(size_t(F), 0);
   warmup_of_.assign(size_t(F), -1);
   timed_.resize(size_t(F));
   pending_answer_.assign(size_t(F), -1);
@@ -107,7 +117,6 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
       const int64_t from = body0 + i * body / n, to = body0 + (i + 1) * body / n;
       // The first window right after the head: no skipped fold goes before a measured mean.
       const int64_t at = i == 0 ? from : from + int64_t(rng() % uint64_t(to - from - len + 1));
-      window_starts_[size_t(at)] = 1;
       for (int64_t g = at; g < at + len; ++g) {
         const bool measured = g >= at + params_.warmup;
         role_[size_t(g)] = measured ? Role::Measured : Role::Detail;
@@ -165,8 +174,9 @@ double SampledSource::estimate() const {
   int n = 0;
   for (size_t i = 0; i < window_n_.size(); ++i)
     if (window_n_[i] > 0) sum += window_sum_[i] / window_n_[i], ++n;
-  if (n > 0) return sum / n;
-  return head_n_ > 0 ? head_sum_ / head_n_ : 0.0;  // before the first window: the head after its fill
+  // The first window comes right after the head, before any skipped fold.
+  if (n == 0) throw std::logic_error("sampled source: a fold skipped before any window was measured");
+  return sum / n;
 }
 
 void SampledSource::measure(int g, int64_t begin, int64_t ready, const std::vector<int64_t>& load_starts) {
@@ -187,9 +197,6 @@ void SampledSource::measure(int g, int64_t begin, int64_t ready, const std::vect
   } else if (!sampled_ && g >= check_) {
     rest_sum_ += double(stall);
     ++rest_n_;
-  } else if (g < params_.head && g >= params_.head / 2) {
-    head_sum_ += double(stall);
-    ++head_n_;
   }
 }
 
@@ -259,14 +266,14 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
       unabsorbed_ += std::min(-settle_, double(begin - answer));
   } else {
     in_window_ = true;
-    const bool first = window_starts_[size_t(g)] && !in_unit_;
+    const bool first = starts_window(g) && !in_unit_;
     const HierarchyLayerStats before = first ? inner_->stats() : HierarchyLayerStats{};
     const int64_t moved_bytes_before = first ? moved_bytes() : 0;
     answer = inner_->ready(g, load_starts);
     measure(g, begin, answer, load_starts);
     // A window's figures: from the memory at rest before it (its first question) to at rest after
     // it (end_window): every transfer it enqueued is done, so its bytes are the program's.
-    if (!in_unit_ && window_starts_[size_t(g)]) {
+    if (!in_unit_ && starts_window(g)) {
       unit_begin_ = before;
       unit_bytes_begin_ = moved_bytes_before;
       in_unit_ = true;
@@ -331,17 +338,12 @@ void SampledSource::finish_report() {
   for (size_t i = 0; i < window_n_.size(); ++i)
     if (window_n_[i] > 0) means.push_back(window_sum_[i] / window_n_[i]);
   const double n = double(means.size());
-  double mean = 0, var = 0;
-  for (double m : means) mean += m / n;
-  for (double m : means) var += (m - mean) * (m - mean) / std::max(1.0, n - 1);
+  const auto [mean, var] = mean_variance(means);
   r.mean_stall = mean;
   r.window_spread = std::sqrt(var);
-  {
-    std::string list;
-    for (double m : means) list += fmt::format(" {:.1f}", m);
-    spdlog::debug("sampled pass: {} folds, {} windows, means{}; head {:.1f} ({}), max stall {}", r.folds, means.size(), list,
-                  head_n_ ? head_sum_ / head_n_ : 0.0, head_n_, max_stall_);
-  }
+  if (spdlog::should_log(spdlog::level::debug))
+    spdlog::debug("sampled pass: {} folds, window means {:.1f}, largest steady extra {}", r.folds,
+                  fmt::join(means, " "), max_stall_);
   const double skipped = double(r.folds - r.detailed_folds);
   r.degenerate = means.size() < 2 || var <= 0;
   if (r.degenerate)  // none of the measured folds told the windows apart: how often a stall as
@@ -356,9 +358,7 @@ void SampledSource::finish_report() {
   for (size_t i = 0; i < warm_n_.size(); ++i)
     if (warm_n_[i] > 0) deficits.push_back(mean * double(warm_n_[i]) - warm_sum_[i]);
   if (deficits.size() >= 2) {
-    double dm = 0, dv = 0;
-    for (double d : deficits) dm += d / double(deficits.size());
-    for (double d : deficits) dv += (d - dm) * (d - dm) / double(deficits.size() - 1);
+    const double dv = mean_variance(deficits).second;
     const double tail = t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size())));
     r.ci95_cycles = std::hypot(r.ci95_cycles, tail);
   }
@@ -386,22 +386,19 @@ HierarchyLayerStats SampledSource::stats() const {
   // The rest at the units' rate per byte. Refreshes are not estimated: the stack's refresh ran
   // on through the skipped spans.
   const int64_t skipped = skipped_read + skipped_write;
-  auto add = [&](int64_t& v, int64_t per_unit) {
-    if (unit_bytes_ > 0) v += int64_t((__int128(per_unit) * skipped + unit_bytes_ / 2) / unit_bytes_);
+  // v += counted x skipped / bytes: `counted` over `bytes` stands for the skipped bytes.
+  auto add = [skipped](int64_t& v, int64_t counted, int64_t bytes) {
+    if (bytes > 0) v += int64_t((__int128(counted) * skipped + bytes / 2) / bytes);
   };
-  const SharedStats& u = unit_sum_.shared;
   const int64_t hbm_bytes = hbm_sum_.hbm_bytes_read + hbm_sum_.hbm_bytes_written;
-  auto add_hbm = [&](int64_t& v, int64_t per_unit) {
-    if (hbm_bytes > 0) v += int64_t((__int128(per_unit) * skipped + hbm_bytes / 2) / hbm_bytes);
-  };
-  add_hbm(h.hbm_activates, hbm_sum_.hbm_activates);
-  add_hbm(h.hbm_bursts, hbm_sum_.hbm_bursts);
-  add_hbm(h.hbm_row_hits, hbm_sum_.hbm_row_hits);
-  add(h.noc_flit_hops, u.noc_flit_hops);
-  add(h.noc_packets, u.noc_packets);
-  add(s.dma_requests, unit_sum_.dma_requests);
-  add(s.dma_pieces, unit_sum_.dma_pieces);
-  add(s.spad_conflict_cycles, unit_sum_.spad_conflict_cycles);
+  add(h.hbm_activates, hbm_sum_.hbm_activates, hbm_bytes);
+  add(h.hbm_bursts, hbm_sum_.hbm_bursts, hbm_bytes);
+  add(h.hbm_row_hits, hbm_sum_.hbm_row_hits, hbm_bytes);
+  add(h.noc_flit_hops, unit_sum_.shared.noc_flit_hops, unit_bytes_);
+  add(h.noc_packets, unit_sum_.shared.noc_packets, unit_bytes_);
+  add(s.dma_requests, unit_sum_.dma_requests, unit_bytes_);
+  add(s.dma_pieces, unit_sum_.dma_pieces, unit_bytes_);
+  add(s.spad_conflict_cycles, unit_sum_.spad_conflict_cycles, unit_bytes_);
   return s;
 }
 

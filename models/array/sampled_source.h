@@ -1,20 +1,22 @@
 #pragma once
 // fidelity: sampled (docs/sampling.md). A stream pass through the full hierarchy is one stratum:
-// its first folds (the fill) and its last ones (the drain and write-back) are simulated in full,
-// and of the body between them only windows: a few warm-up folds, whose memory refills the
-// queues, then a unit of measured folds (a column fold's row folds when there are at most 32,
-// else 16), one window at a seeded random place in each of n equal strata of the body. Between
-// windows the memory simulates nothing: the DMA program's transfers that serve only skipped folds
-// never move (HierarchySource::skip_folds), and the HBM's clock, refresh included, runs on to the
-// next window's first request.
+// its first folds (the fill, and the first column fold when it loads what the later ones find
+// resident) and its last ones (the drain and write-back) are simulated in full, and of the body
+// between them only windows: warm-up folds, whose memory refills the queues, then a unit of
+// measured folds (a column fold's row folds when there are at most 16, else 16), one window in
+// each of n equal strata of the body (the first right after the head, the others at a seeded
+// random place). Between windows the memory simulates nothing: the DMA program's transfers that
+// serve only skipped folds never move (HierarchySource::skip_folds), and the HBM's clock, refresh
+// included, runs on to the next window's first request.
 //
-// What is estimated is a skipped fold's stall over the array's own earliest start (the closed
-// form with ideal memory, a control variate: zero wherever memory keeps up): the mean stall of
-// the measured folds. A skipped fold's data is "ready" at its earliest start plus that mean, so
-// the array's closed form times every fold, and the pass's cycles, from it. The reported 95 %
-// interval is Student's t over the window means times the skipped folds; when the windows cannot
-// tell (fewer than two, or every mean equal) it is the rule-of-three bound on how often the
-// largest stall seen could have been missed, never zero.
+// What is estimated is how much later than with ideal memory a fold starts after the one before
+// it (the pass's own closed-form schedule with ideal memory is the control variate: zero extra
+// wherever memory keeps up): the mean of the measured folds. A skipped fold's data is "ready" that
+// much after the ideal increment, so the array's closed form times every fold, and the pass's
+// cycles, from it. The reported 95 % interval is Student's t over the window means times the
+// skipped folds; when the windows cannot tell (fewer than two, or every mean equal) it is the
+// rule-of-three bound on how often the largest extra seen could have been missed, never zero.
+// docs/sampling.md has the settlement, the counters and the repeats.
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -48,14 +50,15 @@ struct SamplingParams {
   int warmup_for(double period) const {
     return std::max(warmup, int(std::ceil(double(warmup_cycles) / std::max(1.0, period))));
   }
-  // Passes with fewer folds run exact: head + tail + 2 windows would be most of them anyway.
+  // Passes with fewer folds (warm-up `w`) run exact: the head, the tail and two windows would be
+  // most of them anyway.
   int64_t min_folds(int w) const { return 4 * (head + tail + w) + 2 * max_unit; }
 };
 
 // A repeat: a pass with the same key (the array module's memo) as one simulated before. Its
-// first `starts.size()` folds are simulated as a check; if the last of them starts where it did
-// in the first occurrence (within max(8 cycles, 0.5 %)), the rest is not simulated and the pass
-// is the first one's again; else it goes on as any pass.
+// first folds are simulated as a check against the first occurrence's starts (SampledSource::
+// ready says how close); if it agrees, the rest is not simulated (but a sampled pass's first
+// window) and the pass is the first one's again; else it goes on as any pass.
 struct RepeatCheck {
   std::vector<int64_t> starts;  // the first occurrence's fold starts, from its pass's start
   double mean = 0;              // its extra cycles a fold in the body (SampleReport::mean_stall)
@@ -124,9 +127,12 @@ class SampledSource : public TileSource {
 
  private:
   enum class Role : uint8_t { Skipped, Detail, Measured };
+  bool starts_window(int g) const {  // a body window's first (warm-up) fold
+    return warmup_of_[size_t(g)] >= 0 && (g == 0 || warmup_of_[size_t(g - 1)] != warmup_of_[size_t(g)]);
+  }
   void time_fold(int j, const std::vector<int64_t>& load_starts);  // timed_[j] from its load start
   void measure(int g, int64_t begin, int64_t ready, const std::vector<int64_t>& load_starts);
-  double estimate() const;  // the mean stall from the windows measured so far
+  double estimate() const;  // a skipped fold's extra cycles: the windows' mean so far (or the repeat's)
   void finish_report();
 
   std::unique_ptr<HierarchySource> inner_;
@@ -134,7 +140,6 @@ class SampledSource : public TileSource {
   SamplingParams params_;
   std::vector<Role> role_;
   std::vector<int> window_of_;          // per fold: its window, -1 outside windows
-  std::vector<uint8_t> window_starts_;  // per fold: a window's first (warm-up) fold
   std::vector<int> warmup_of_;          // per fold: the window whose warm-up it is, -1 else
   std::vector<double> warm_sum_;        // per window: its warm-up folds' extra cycles (from rest)
   std::vector<int> warm_n_;
@@ -145,8 +150,6 @@ class SampledSource : public TileSource {
   bool in_window_ = true;               // the memory is simulating (head, a window, the tail)
   std::vector<double> window_sum_;      // per window: its measured folds' stalls
   std::vector<int> window_n_;
-  double head_sum_ = 0;                 // the head's folds after the fill: the first estimate
-  int head_n_ = 0;
   int64_t max_stall_ = 0;               // the largest stall of a simulated fold past the fill
   double used_sum_ = 0;                 // stalls given to skipped folds so far
   double carry_ = 0;                    // the fraction not yet given

@@ -4,6 +4,7 @@
 // runs 200 random hierarchies and records where the mode stands there (below).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -112,6 +113,31 @@ TEST_F(Sampled, DecodeGemvOnThePresetWithinItsInterval) {
   EXPECT_DOUBLE_EQ(p.exact["total"]["cycles_ci95"].get<double>(), 0.0);
 }
 
+// The estimate moves with the memory as the exact run does, and names the same binding resource.
+TEST_F(Sampled, SlowerMemoryMovesTheEstimateAsExactAndTheSameResourceBinds) {
+  const fs::path arch = src("configs/arch/npu-128-hbm3.yaml");
+  const std::string w = gemm(1, 4096, 4096);
+  std::map<std::string, Pair> by;
+  for (const char* spec : {"hbm3-6400", "hbm2-2000"})
+    by[spec] = both(arch, w, "--set precision.operand=bf16 --set hbm.spec=" + src("configs/memory/" + std::string(spec) + ".yaml"));
+  auto cycles = [](const json& s) { return s["total"]["cycles"].get<double>(); };
+  auto binding = [](const json& s) {
+    std::string top;
+    int64_t most = -1;
+    for (const auto& [cause, n] : s["total"]["stalls"].items())
+      if (n.get<int64_t>() > most) top = cause, most = n.get<int64_t>();
+    return top;
+  };
+  const double exact_rise = cycles(by["hbm2-2000"].exact) / cycles(by["hbm3-6400"].exact);
+  const double sampled_rise = cycles(by["hbm2-2000"].sampled) / cycles(by["hbm3-6400"].sampled);
+  EXPECT_GT(exact_rise, 1.01) << "the slower stack costs cycles";
+  EXPECT_NEAR(sampled_rise, exact_rise, 0.01);
+  for (auto& [spec, p] : by) {
+    expect_close(p, spec);
+    EXPECT_EQ(binding(p.sampled), binding(p.exact)) << spec;
+  }
+}
+
 TEST_F(Sampled, ARepeatedLayerIsTakenFromTheFirstAfterItsCheck) {
   const std::string w = file("r.yaml", "name: r\nlayers:\n  - {name: a, M: 1, N: 4096, K: 4096}\n"
                                        "  - {name: b, M: 1, N: 4096, K: 4096}\n  - {name: c, M: 1, N: 4096, K: 4096}\n")
@@ -160,6 +186,7 @@ TEST_F(Sampled, AskedWronglyIsAnInputError) {
   expect_input_error(base + " --fidelity sampled", "--fidelity");                      // the trace is on
   expect_input_error(base + " --no-trace --verify --fidelity sampled", "--fidelity");  // --verify checks cycle by cycle
   expect_input_error(base + " --no-trace --fidelity rough", "--fidelity");
+  expect_input_error(base + " --scalesim-reports some", "--scalesim-reports");
 }
 
 TEST_F(Sampled, RandomHierarchiesShortSample) {
