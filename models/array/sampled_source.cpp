@@ -303,23 +303,8 @@ void SampledSource::explain_stall(int g, int64_t from, int64_t to, std::map<std:
     }
     return;
   }
-  // A skipped fold's wait, split as the measured folds' waits were (largest remainder last).
-  int64_t total = 0;
-  for (const auto& [cause, n] : measured_causes_) total += n;
-  if (total == 0) {
-    causes[stall_cause()] += to - from;
-    return;
-  }
-  int64_t given = 0;
-  std::string largest;
-  int64_t largest_n = -1;
-  for (const auto& [cause, n] : measured_causes_) {
-    const int64_t part = (to - from) * n / total;
-    causes[cause] += part;
-    given += part;
-    if (n > largest_n) largest = cause, largest_n = n;
-  }
-  causes[largest] += (to - from) - given;
+  // A skipped fold's wait, split as the measured folds' waits were.
+  add(causes, split_like(measured_causes_, to - from, stall_cause()));
 }
 
 int64_t SampledSource::drain(const std::vector<int64_t>& load_starts) {
