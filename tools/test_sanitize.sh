@@ -24,7 +24,7 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 status=0
 heavy='LongLlamaBlockAtTensorParallel248|Equivalence\.LongLargerShapes|NocThroughput\.LongSaturationCurves'
 heavy+='|VectorUnit\.LongRmsNormAtTheSeedsShape|Cli\.LongPipelineVerifiesOnRandomChains|MemoryPhysics\.LongDecodeGemv'
-heavy+='|GoldenPresetLong\.MatchesItsGolden/npu_128_hbm3__resnet50 |Verify\.LongThousandRandomCases'
+heavy+='|GoldenPresetLong\.MatchesItsGolden/npu_128_hbm3__resnet50 |Verify\.LongThousandRandomCases|Sampled\.LongRandomHierarchies'
 ctest --test-dir "$B" -j "${JOBS:-2}" --output-on-failure -E "$heavy" "$@" || status=1
 tools/cli_smoke.sh "$B/cstsim" || status=1
 if compgen -G "$logs/*" > /dev/null; then
