@@ -47,6 +47,7 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
 namespace {
 
 constexpr int64_t kShortestRepeat = 8192;  // cycles
+constexpr int64_t kCheckEvery = 8;         // a confirmed key's repeats: one in this many checked
 
 // FNV-1a over what decides a pass's timing but when it runs and where in HBM beyond the address
 // class: the same shapes in another block, or another block's head of the same slice of its
@@ -74,9 +75,17 @@ uint64_t pass_key(const FoldPlan& f, const PassPlan& pass, const LayerDmaPlan& d
                         int64_t(t.fold), int64_t(t.after_fold), int64_t(t.after), int64_t(t.first_fold), t.rows,
                         t.row_bytes, t.pitch})
         mix(v);
-  // The address class: where each operand's blocks start within the channel interleave's period
-  // (4 KiB covers HBM3's 16 channels of 256 B), which decides the channels a request's pieces take.
-  for (uint64_t b : base) mix(b == UINT64_MAX ? -1 : int64_t(b % 4096));
+  // The address class of the operands that carry the traffic (an eighth of the pass's bytes or
+  // more: an attention head's query and scores move 0.8 % of its bytes): the interleave unit
+  // (256 B) their blocks start in within the channel interleave's period (4 KiB covers HBM3's 16
+  // channels of 256 B), which decides the channels a request's pieces take, and whether they
+  // start on a 32 B burst (a misaligned block takes a piece more).
+  std::array<int64_t, 3> bytes{0, 0, 0};
+  for (const auto* list : {&dma.reads, &dma.writes})
+    for (const DmaTransfer& t : *list) bytes[size_t(t.operand)] += t.bytes;
+  const int64_t total = bytes[0] + bytes[1] + bytes[2];
+  for (size_t k = 0; k < base.size(); ++k)
+    if (base[k] != UINT64_MAX && 8 * bytes[k] >= total) mix(int64_t(base[k] % 4096 / 256 * 2 + (base[k] % 32 != 0)));
   return h == 0 ? 1 : h;
 }
 
@@ -117,10 +126,19 @@ std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const
   // A pass shorter than this is simulated again: its repeats move by several % with their start
   // state (measured on ResNet-50's and BERT's short layers), more than a check can tell.
   if (memo != memo_.end() && memo->second.check.cycles < kShortestRepeat) memo = memo_.end();
-  // A layer's heads: once one of its passes was taken as a repeat, the next ones check their first fold.
-  const bool short_check = memo != memo_.end() && layer == taken_layer_;
+  // A layer's heads: once one of its passes was taken as a repeat, the next ones check their first
+  // fold. A key whose last two checks agreed is checked again on every kCheckEvery-th repeat only
+  // (systematic: each check a sample of how its repeats drift); between, the pass is its first
+  // occurrence's, its interval the widest a check of it gave.
+  using Check = SampledSource::Check;
+  Check check = Check::Full;
+  if (memo != memo_.end()) {
+    PassMemo& m = memo->second;
+    ++m.seen;
+    check = m.agreed >= 2 && m.seen % kCheckEvery != 0 ? Check::None : layer == taken_layer_ ? Check::Short : Check::Full;
+  }
   return std::make_unique<SampledSource>(std::move(source), folds, start, params_.sampling,
-                                         memo == memo_.end() ? nullptr : &memo->second.check, short_check);
+                                         memo == memo_.end() ? nullptr : &memo->second.check, check);
 }
 
 void ArrayModule::link_passes(TileSource* source, const PassPlan& pass, const PassPlan* next, Handover& handed) {
@@ -187,21 +205,30 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
   const PassMemo* repeated = nullptr;
   if (sampled && memo_.count(source_key_))
     spdlog::debug("{}: a repeat of an earlier pass, {} by its check ({} cycles late)", layer.name,
-                  sampled->repeated() ? "taken" : "not taken", sampled->check_gap());
+                  !sampled->checked() ? "taken unchecked" : sampled->repeated() ? "taken" : "not taken",
+                  sampled->check_gap());
   if (sampled && sampled->repeated()) {  // its check agreed: the pass is its first occurrence's again
     // Its folds after the check are timed at the first one's mean pace; the write-back after
     // its last fold, which no skipped fold simulated, takes as long as the first one's did.
-    repeated = &memo_.at(source_key_);
+    PassMemo& memo = memo_.at(source_key_);
+    repeated = &memo;
     taken_layer_ = index;
+    if (sampled->checked()) {
+      ++memo.agreed;
+      memo.check_ci95 = std::max(memo.check_ci95, sampled->repeat_ci95());
+    }
     const LayerTiming& m = repeated->timing;
     if (m.memory_end > m.end) timing.memory_end = std::max(timing.memory_end, timing.end + (m.memory_end - m.end));
     timing.reported_cycles = std::max(timing.end, timing.memory_end) - start + 1;
     timing.stall_cycles = timing.reported_cycles - timing.ideal_cycles;
     timing.stall_causes = split_like(m.stall_causes, timing.stall_cycles, channel->stall_cause());
-  } else if (sampled && source_key_ && !memo_.count(source_key_)) {
+  } else if (sampled && source_key_) {
+    // A first occurrence, or a repeat whose check disagreed (simulated as any pass): the key's
+    // reference from now on, the latest state of its memory; its next repeats are checked.
     std::vector<int64_t> starts;
     for (const FoldTiming& f : timing.folds) starts.push_back(f.start);
     PassMemo& m = memo_[source_key_];
+    m = PassMemo{{}, {}, {}, {}, std::move(m.means), m.seen};
     m.check = sampled->as_repeat(starts);
     m.check.cycles = timing.reported_cycles;
     m.timing = timing;
@@ -210,6 +237,13 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
     if (m.timing.memory_end >= 0) m.timing.memory_end -= start;
     m.stats = sampled->stats();
     m.report = sampled->report();
+  }
+  if (sampled && source_key_ && !sampled->window_means().empty()) {  // its windows join the key's
+    PassMemo& m = memo_.at(source_key_);
+    for (double x : sampled->window_means()) m.means.push_back(x);
+    m.check.windows = int(m.means.size());
+    m.check.mean = 0;
+    for (double x : m.means) m.check.mean += x / double(m.means.size());
   }
   context.memory_computed();  // the shared memory is final
   if (sink_) sink_->add(timing.end + 1, trace_ids_.busy, -1);
@@ -234,11 +268,21 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
       s.detailed_folds = sampled->report().detailed_folds;
       s.measured_folds = s.windows = 0;
       s.repeats = 1;
-      s.ci95_cycles = std::hypot(s.ci95_cycles, std::max(1.0, sampled->repeat_ci95()));
+      // The pooled mean's interval over this pass's skipped folds (the first occurrence's
+      // when the key has no windows: a pass simulated whole).
+      // Its own part: how far its check was from the reference's (an unchecked one: the
+      // widest a check of the key gave); the key's pooled mean's, shared with its other repeats,
+      // over this pass's skipped folds (the first occurrence's when the key has one window).
+      s.mean_stall = repeated->check.mean;
+      const double skipped = double(s.folds - s.detailed_folds);
+      const double shared = repeated->means.size() >= 2 ? SampledSource::mean_ci95(repeated->means, skipped)
+                                                        : repeated->report.ci95_cycles;
+      s.set_interval(std::max(1.0, sampled->checked() ? sampled->repeat_ci95() : repeated->check_ci95), source_key_,
+                     shared);
       r.sampling = s;
     } else if (sampled) {  // sampled, or simulated whole (then exactly: every fold detailed)
       r.sampling = sampled->report();
-      if (!sampled->sampled()) r.sampling->detailed_folds = r.sampling->folds, r.sampling->ci95_cycles = 0;
+      if (!sampled->sampled()) r.sampling->detailed_folds = r.sampling->folds, r.sampling->set_interval(0);
     }
     r.dram_bytes = r.hierarchy.shared.hbm_bytes_read;
     r.memory_end = timing.memory_end;

@@ -120,6 +120,10 @@ class ArrayModule : public sc_core::sc_module {
     LayerTiming timing;  // its figures, from its start (no folds)
     HierarchyLayerStats stats;
     SampleReport report;
+    std::vector<double> means;  // every window mean its passes measured (RepeatCheck::mean)
+    int64_t seen = 0;       // its repeats so far
+    int agreed = 0;         // its last checks that agreed, in a row
+    double check_ci95 = 0;  // the largest interval an agreeing check gave (SampledSource::repeat_ci95)
   };
   std::map<uint64_t, PassMemo> memo_;
   uint64_t source_key_ = 0;  // make_source's last pass's key (0: not a repeat candidate)

@@ -44,9 +44,27 @@ std::pair<double, double> mean_variance(const std::vector<double>& xs) {
 
 }  // namespace
 
+namespace {
+double combined(double own, const std::map<uint64_t, double>& shared) {
+  double v = own * own;
+  for (const auto& [key, ci] : shared) v += ci * ci;
+  return std::sqrt(v);
+}
+}  // namespace
+
+void SampleReport::set_interval(double own, uint64_t key, double shared) {
+  own_ci95 = own;
+  shared_ci95.clear();
+  if (shared > 0) shared_ci95[key] = shared;
+  ci95_cycles = combined(own_ci95, shared_ci95);
+}
+
 SampleReport& SampleReport::operator+=(const SampleReport& o) {
-  // Passes are independent strata: their intervals add in quadrature.
-  ci95_cycles = std::sqrt(ci95_cycles * ci95_cycles + o.ci95_cycles * o.ci95_cycles);
+  // Passes are independent strata but for the repeats' shared means: their own intervals add in
+  // quadrature, the parts one key's passes share linearly.
+  own_ci95 = std::hypot(own_ci95, o.own_ci95);
+  for (const auto& [key, ci] : o.shared_ci95) shared_ci95[key] += ci;
+  ci95_cycles = combined(own_ci95, shared_ci95);
   const int64_t skipped = folds - detailed_folds, other_skipped = o.folds - o.detailed_folds;
   if (skipped + other_skipped > 0)
     mean_stall = (mean_stall * double(skipped) + o.mean_stall * double(other_skipped)) / double(skipped + other_skipped);
@@ -75,7 +93,7 @@ int SampledSource::check_folds(const FoldPlan& plan, const SamplingParams& param
 }
 
 SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
-                             const SamplingParams& params, const RepeatCheck* repeat, bool short_check)
+                             const SamplingParams& params, const RepeatCheck* repeat, Check check)
     : inner_(std::move(inner)), plan_(plan), params_(params), start_(start), repeat_(repeat) {
   const int F = int(plan.folds.size());
   role_.assign(size_t(F), Role::Detail);
@@ -84,7 +102,7 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   timed_.resize(size_t(F));
   pending_answer_.assign(size_t(F), -1);
   full_check_ = check_folds(plan, params);
-  check_ = repeat_ && short_check ? 1 : full_check_;
+  check_ = repeat_ && check == Check::Short ? 1 : full_check_;
   if (repeat_ && int(repeat_->starts.size()) < check_) throw std::logic_error("sampled source: a repeat check too long");
   // The control variate: the same pass's fold starts with ideal memory.
   const LayerTiming ideal = compute_layer_timing(plan, FoldPipeline::Overlapped, start, nullptr);
@@ -129,31 +147,46 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
     warm_n_.assign(size_t(n), 0);
     report_.windows = int(n);
   }
+  if (repeat_ && check == Check::None) {  // the first occurrence's folds again, none simulated
+    replayed_ = accepted_ = true;
+    in_window_ = sampled_ = false;
+    check_ = 0;
+    report_.windows = 0;
+    window_sum_.clear(), window_n_.clear(), warm_sum_.clear(), warm_n_.clear();
+    std::fill(role_.begin(), role_.end(), Role::Skipped);
+    std::fill(window_of_.begin(), window_of_.end(), -1);
+    std::fill(warmup_of_.begin(), warmup_of_.end(), -1);
+  }
   std::vector<uint8_t> skipped(size_t(F), 0);
   for (int g = 0; g < F; ++g) {
     skipped[size_t(g)] = role_[size_t(g)] == Role::Skipped;
-    if (skipped[size_t(g)] && g < F - params_.tail - params_.warmup) last_skipped_ = g;
+    if (skipped[size_t(g)] && g < F - params_.tail - params_.warmup && !replayed_) last_skipped_ = g;
   }
   // The body's last skipped span, after the last window: it takes the settlement.
   for (settle_from_ = last_skipped_; settle_from_ > 0 && role_[size_t(settle_from_ - 1)] == Role::Skipped;) --settle_from_;
   inner_->skip_folds(skipped);
 }
 
-bool SampledSource::window_agrees() const {
-  if (window_n_.empty() || window_n_[0] == 0) return true;
-  // Within what one more of the first occurrence's windows would give (its spread, at 95 %), or
-  // 2 % of a fold's ideal time: a window that disagrees is a pass in another state, not noise.
-  const int n = std::max(1, repeat_->windows);
-  const double spread = t95(n - 1) * repeat_->spread * std::sqrt(1.0 + 1.0 / n);
-  return std::abs(window_sum_[0] / window_n_[0] - repeat_->mean) <= std::max({2.0, 0.02 * fold_cycles_, spread});
+double SampledSource::mean_ci95(const std::vector<double>& means, double skipped) {
+  if (means.size() < 2) return 0;
+  const auto [mean, var] = mean_variance(means);
+  return t95(int(means.size()) - 1) * std::sqrt(var / double(means.size())) * skipped;
+}
+
+std::vector<double> SampledSource::window_means() const {
+  // A pass simulated whole: its folds after the check, as one window.
+  if (!sampled_) return rest_n_ > 0 ? std::vector<double>{rest_sum_ / double(rest_n_)} : std::vector<double>{};
+  std::vector<double> means;
+  for (size_t i = 0; i < window_n_.size(); ++i)
+    if (window_n_[i] > 0) means.push_back(window_sum_[i] / window_n_[i]);
+  return means;
 }
 
 RepeatCheck SampledSource::as_repeat(const std::vector<int64_t>& load_starts) const {
   RepeatCheck r;
   for (int g = 0; g < full_check_; ++g) r.starts.push_back(load_starts[size_t(g)] - start_);
   r.mean = sampled_ ? report_.mean_stall : rest_n_ > 0 ? rest_sum_ / double(rest_n_) : 0.0;
-  r.spread = report_.window_spread;
-  r.windows = report_.windows;
+  r.windows = int(window_means().size());
   return r;
 }
 
@@ -167,9 +200,9 @@ void SampledSource::time_fold(int j, const std::vector<int64_t>& load_starts) {
 }
 
 double SampledSource::estimate() const {
-  if (accepted_ && window_n_.empty()) return repeat_->mean;
-  if (accepted_ && window_n_[0] > 0 && !window_agrees()) return window_sum_[0] / window_n_[0];
-  if (accepted_) return repeat_->mean;
+  if (accepted_ && (window_n_.empty() || window_n_[0] == 0)) return repeat_->mean;
+  if (accepted_)  // its first window pooled with the key's windows so far
+    return (repeat_->mean * std::max(1, repeat_->windows) + window_sum_[0] / window_n_[0]) / (std::max(1, repeat_->windows) + 1);
   double sum = 0;
   int n = 0;
   for (size_t i = 0; i < window_n_.size(); ++i)
@@ -205,21 +238,25 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
   for (; timed_count_ < g; ++timed_count_) time_fold(timed_count_, load_starts);
   const int64_t begin = array_dataflow(plan_.dataflow).earliest_start(plan_, g, start_, timed_);
   if (repeat_ && g == check_ && !accepted_) {
-    // The check: does the last of its folds start where the first occurrence's did?
-    // Agreed: the first fold starts within 8 cycles or 0.5 % of the first occurrence's cycles of
-    // where it did (its fill: the rows and the refresh phase differ), and the folds after it come
-    // at its pace within 8 cycles or 1 %. The interval takes the pace's gap as if it went on over
-    // the whole pass (repeat_ci95).
+    // The check: does the last of its folds start where the first occurrence's did, and at its
+    // pace? Agreed: within 8 cycles or 0.5 % of the first occurrence's cycles, and over the
+    // check's second half within 8 cycles or 1 % of its span. The first folds' starts move by
+    // up to 2 % of a short pass with the state its fill meets (the rows, the refresh phase, the
+    // previous pass's write-back) and make it up within a few folds, so they are not compared.
+    // The interval takes the late pace's gap as if it went on over the rest of the pass
+    // (repeat_ci95).
     const std::vector<int64_t>& was = repeat_->starts;
-    const int64_t offset = (load_starts[0] - start_) - was[0];
-    const int64_t pace = (load_starts[size_t(g - 1)] - load_starts[0]) - (was[size_t(g - 1)] - was[0]);
-    check_gap_ = offset + pace;
-    check_offset_ = offset;
-    if (std::abs(double(offset)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
-        std::abs(double(pace)) <= std::max(8.0, 0.01 * double(was[size_t(g - 1)] - was[0]))) {
+    const int h0 = (g - 1) / 2;
+    const int64_t gap = (load_starts[size_t(g - 1)] - start_) - was[size_t(g - 1)];
+    const int64_t late = was[size_t(g - 1)] - was[size_t(h0)];
+    check_gap_ = gap;
+    check_drift_ = (load_starts[size_t(g - 1)] - load_starts[size_t(h0)]) - late;
+    check_late_ = g - 1 - h0;
+    if (std::abs(double(gap)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
+        std::abs(double(check_drift_)) <= std::max(8.0, 0.01 * double(late))) {
       accepted_ = true;
-      // A sampled pass keeps its first window, right after the check: its steady pace must
-      // agree too (window_agrees), or the pass is estimated from that window instead.
+      // A sampled pass keeps its first window, right after the check: it joins the key's windows
+      // (ArrayModule::run_pass), and the skipped folds take their mean.
       int keep = g;
       while (sampled_ && keep < int(role_.size()) && role_[size_t(keep)] != Role::Skipped) ++keep;
       std::fill(role_.begin() + keep, role_.end(), Role::Skipped);
@@ -239,6 +276,10 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
         unit_bytes_ += moved_bytes() - unit_bytes_begin_;
         in_unit_ = false;
       }
+    }
+    if (replayed_ && g < int(repeat_->starts.size())) {  // where the first occurrence's fold started
+      pending_answer_[size_t(g)] = start_ + repeat_->starts[size_t(g)];
+      return pending_answer_[size_t(g)];
     }
     // The fold comes after the one before it as it would with ideal memory, plus the mean extra.
     double s = estimate();
@@ -319,9 +360,7 @@ void SampledSource::finish_report() {
     r.detailed_folds += x != Role::Skipped;
     r.measured_folds += x == Role::Measured;
   }
-  std::vector<double> means;
-  for (size_t i = 0; i < window_n_.size(); ++i)
-    if (window_n_[i] > 0) means.push_back(window_sum_[i] / window_n_[i]);
+  const std::vector<double> means = window_means();
   const double n = double(means.size());
   const auto [mean, var] = mean_variance(means);
   r.mean_stall = mean;
@@ -347,7 +386,7 @@ void SampledSource::finish_report() {
     const double tail = t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size())));
     r.ci95_cycles = std::hypot(r.ci95_cycles, tail);
   }
-  r.ci95_cycles += unabsorbed_;
+  r.set_interval(r.ci95_cycles + unabsorbed_);
 }
 
 int64_t SampledSource::moved_bytes() const {

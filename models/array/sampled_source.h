@@ -60,11 +60,13 @@ struct SamplingParams {
 // ready says how close); if it agrees, the rest is not simulated (but a sampled pass's first
 // window) and the pass is the first one's again; else it goes on as any pass.
 struct RepeatCheck {
-  std::vector<int64_t> starts;  // the first occurrence's fold starts, from its pass's start
-  double mean = 0;              // its extra cycles a fold in the body (SampleReport::mean_stall)
-  int64_t cycles = 0;           // its cycles
-  double spread = 0;            // the standard deviation of its window means (0: none)
-  int windows = 0;
+  std::vector<int64_t> starts;  // the reference occurrence's fold starts, from its pass's start
+  // The extra cycles a fold in the body: the mean of every window the key's passes measured
+  // (their first occurrence's, a re-sampled one's, each sampled repeat's first), or a pass
+  // simulated whole's folds' after its check.
+  double mean = 0;
+  int64_t cycles = 0;           // the reference's cycles
+  int windows = 0;              // the windows pooled in `mean`
 };
 
 // What a sampled pass reports (ArrayLayerResult::sampling, summary.json).
@@ -74,10 +76,16 @@ struct SampleReport {
   int64_t measured_folds = 0;  // of those, the windows' units
   int windows = 0;
   double mean_stall = 0;       // cycles a skipped fold waited for its data, estimated
-  double ci95_cycles = 0;      // half-width of the pass's cycles' 95 % interval
+  double ci95_cycles = 0;      // half-width of the pass's cycles' 95 % interval: own (+) shared
   bool degenerate = false;     // the windows could not tell apart: ci95 from the rule of three
   int64_t repeats = 0;         // passes that reused an earlier one's after their check agreed
-  double window_spread = 0;    // standard deviation of the window means (for a repeat's check)
+  double window_spread = 0;    // standard deviation of the window means
+  // The interval's parts: its own (independent of every other pass's), and per repeat key the
+  // part that comes from the key's pooled mean, which every repeat of the key shares: those add
+  // up linearly over the key's passes, the rest in quadrature.
+  double own_ci95 = 0;
+  std::map<uint64_t, double> shared_ci95;
+  void set_interval(double own, uint64_t key = 0, double shared = 0);
   SampleReport& operator+=(const SampleReport& o);
 };
 
@@ -87,22 +95,30 @@ class SampledSource : public TileSource {
   // params.min_folds() folds it is sampled; a shorter one is simulated whole (a first occurrence,
   // for its repeats) unless `repeat` agrees. `start`: the pass's first cycle, as the array's
   // timer has it.
-  // `short_check`: the repeat checks its first fold only (a layer's later heads, once its first
-  // head's check agreed). Short folds (min_period) make a source that simulates every fold.
+  // How a repeat checks: its first check_folds() folds, its first fold only (a layer's later
+  // heads, once its first head's check agreed), or not at all (Check::None: a repeat whose key's
+  // last checks agreed, between the systematic checks; ArrayModule::make_source): then no fold is
+  // simulated and the pass is its first occurrence's, fold by fold. Short folds (min_period) make
+  // a source that simulates every fold.
+  enum class Check : uint8_t { Full, Short, None };
   SampledSource(std::unique_ptr<HierarchySource> inner, const FoldPlan& plan, int64_t start,
-                const SamplingParams& params, const RepeatCheck* repeat = nullptr, bool short_check = false);
+                const SamplingParams& params, const RepeatCheck* repeat = nullptr, Check check = Check::Full);
   static int check_folds(const FoldPlan& plan, const SamplingParams& params);  // a repeat's check
   static int64_t first_phase(const FoldPlan& plan);  // folds of the first column fold, or 0
   bool sampled() const { return sampled_; }
-  // The check agreed (and the first window too): the pass is its first occurrence's.
-  bool repeated() const { return accepted_ && window_agrees(); }
-  bool window_agrees() const;
-  // Cycles the check's last fold started after the first occurrence's (before it), and what that
-  // would make over the whole pass: the repeat's part of the interval.
+  // The check agreed: the pass is its first occurrence's, at the key's pooled pace.
+  bool repeated() const { return accepted_; }
+  bool checked() const { return !replayed_; }  // a repeat that simulated its check
+  std::vector<double> window_means() const;  // of the windows measured so far
+  // Student's t 95 % half-width of the mean of `means` (independent windows) times `skipped`.
+  static double mean_ci95(const std::vector<double>& means, double skipped);
+  // Cycles the check's last fold started after the first occurrence's (before it), and what its
+  // pace's gap over the check's second half would make over the rest of the pass: the repeat's
+  // part of the interval.
   int64_t check_gap() const { return check_gap_; }
   double repeat_ci95() const {
-    return std::abs(double(check_offset_)) +
-           std::abs(double(check_gap_ - check_offset_)) * double(report_.folds) / std::max(1, check_ - 1);
+    return std::abs(double(check_gap_)) + std::abs(double(check_drift_)) * double(report_.folds - check_) /
+                                              double(std::max(1, check_late_));
   }
   // The first check_folds() fold starts from the pass's start and the extra cycles a fold (the
   // windows' mean, or for a pass simulated whole its folds' after the check's): a RepeatCheck.
@@ -174,8 +190,10 @@ class SampledSource : public TileSource {
   int check_ = 0;                       // folds a repeat simulates before it compares
   int full_check_ = 0;                  // check_folds(): after a short check that disagreed
   bool accepted_ = false;
+  bool replayed_ = false;               // Check::None: accepted unchecked, every fold skipped
   double fold_cycles_ = 0;              // folds apart with ideal memory, on average
-  int64_t check_gap_ = 0, check_offset_ = 0;
+  int64_t check_gap_ = 0, check_drift_ = 0;
+  int check_late_ = 0;                  // folds apart the drift was measured over
   double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's
   int64_t rest_n_ = 0;
 };

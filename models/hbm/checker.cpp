@@ -104,6 +104,18 @@ bool ProtocolChecker::record(Cmd cmd, const Address& addr, Cycle cycle) {
   return !v;
 }
 
+void ProtocolChecker::idle_skip(int channel, int64_t periods) {
+  for (int p = 0; p < org_.pseudo_channels; ++p) {
+    Address a;
+    a.channel = channel;
+    a.pc = p;
+    const size_t pc = size_t(pc_index(a)), first = pc * size_t(org_.banks_per_pc());
+    for (size_t b = first; b < first + size_t(org_.banks_per_pc()); ++b) open_row_[b] = -1;
+    open_in_pc_[pc] = 0;
+    refreshes_[pc] += periods;  // one per bank per period, as one REF of the pseudo-channel counts
+  }
+}
+
 // Refresh counts only grow and the obligation only grows with floor(cycle / tREFI), so a
 // shortfall can only appear when that quotient does: checking then (and at finish) is enough.
 void ProtocolChecker::check_refresh(Cycle cycle) {

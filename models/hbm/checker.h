@@ -45,6 +45,9 @@ class ProtocolChecker {
   // the run, IRefreshPolicy::start_at). Checked whenever floor(c / tREFI) grows and at finish().
   void expect_refresh(Cycle tREFI, int max_postponed, Cycle start = 0);
   void finish(Cycle end_cycle);
+  // A channel skipped `periods` refresh periods idle (HbmObserver::on_idle_skip): its rows are
+  // closed and each of its pseudo-channels refreshed once per period over them.
+  void idle_skip(int channel, int64_t periods);
 
   const std::vector<Violation>& violations() const { return violations_; }
   uint64_t commands() const { return commands_; }
@@ -88,6 +91,7 @@ class ProtocolWatch : public HbmObserver {
     check_.record(e.cmd, e.addr, e.cycle);
     last_ = e.cycle;
   }
+  void on_idle_skip(int channel, Cycle, int64_t periods) override { check_.idle_skip(channel, periods); }
   // Ends the check; throws std::logic_error naming the first violation and how many there were.
   void finish();
 

@@ -106,6 +106,50 @@ bool ChannelController::has_work() const {
   return false;
 }
 
+Cycle ChannelController::skip_idle(Cycle to) {
+  if (has_work()) return 0;
+  Cycle period = 0;
+  for (const Pc& p : pcs_) {
+    if (p.refresh_owed || p.withheld >= 0) return 0;
+    period = p.refresh->period();
+  }
+  if (period <= 0) return 0;
+  const int64_t periods = (to - last_) / period - 1;
+  if (periods <= 0) return 0;
+  const Cycle dt = periods * period;
+  for (Pc& p : pcs_) {
+    // Each bank's refresh closed its row (PREA under all-bank, PRE per bank under per-bank).
+    if (p.banks.open_count() > 0) {
+      if (!p.refresh->per_bank())
+        ++stats_.precharge_alls;
+      else
+        stats_.precharges += uint64_t(p.banks.open_count());
+      Address a;
+      a.channel = channel_;
+      a.pc = int(&p - pcs_.data());
+      p.banks.apply(Cmd::PREA, a);
+    }
+    const int64_t n = periods * p.refresh->commands_per_period();
+    if (!p.refresh->per_bank()) {
+      stats_.refreshes += uint64_t(n);
+      stats_.refresh_busy += n * tRFC_;
+      stats_.refresh_bank_busy += n * tRFC_ * p.banks.size();
+    } else {
+      stats_.bank_refreshes += uint64_t(n);
+      stats_.refresh_bank_busy += n * tRFCpb_;
+    }
+    p.refresh->shift(dt);
+    p.sync_refresh();
+    p.dirty = p.all_stale = true;
+    p.wake = kNever;
+  }
+  if (observer_) observer_->on_idle_skip(channel_, last_ + 1, periods);
+  last_ += dt;
+  stats_.open_rows = 0;
+  for (const Pc& p : pcs_) stats_.open_rows += p.banks.open_count();
+  return dt;
+}
+
 void ChannelController::admit(Pc& pc, Cycle now) {
   while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
     pc.window.push_back(pc.waiting.front());

@@ -87,6 +87,11 @@ class ChannelController {
   void step(Cycle now);     // now > the last cycle stepped
   Cycle next_wake() const;  // > last cycle stepped; kNever when nothing will ever happen
   bool has_work() const;    // bursts waiting or queued
+  // Sampled mode, between simulated windows: nothing queued and no refresh owed, the channel
+  // runs on towards `to` in whole refresh periods at once, as it would idle: each bank's row
+  // closed, each refresh counted as it fell due (IRefreshPolicy::shift); the last period before
+  // `to` is left to be stepped as usual. Returns the cycles skipped (0: not idle, or too close).
+  Cycle skip_idle(Cycle to);
   Cycle last_step() const { return last_; }
 
   // Bursts whose RD/WR was issued since the last call.

@@ -120,6 +120,9 @@ void HbmDevice::drain(ChannelController& ch) {
 void HbmDevice::run_until(Cycle until) {
   changed();
   if (until <= processed_) return;
+  if (idle_skip_ && !stepping_ && idle())
+    for (size_t i = 0; i < channels_.size(); ++i)
+      if (channels_[i]->skip_idle(until) > 0) wake_[i] = channels_[i]->next_wake();
   if (stepping_) {
     for (Cycle c = processed_ + 1; c <= until; ++c)
       for (size_t i = 0; i < channels_.size(); ++i) {

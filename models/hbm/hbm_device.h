@@ -89,6 +89,11 @@ class HbmDevice {
   // Debug: run_until steps every cycle of every channel instead of jumping between events.
   // Results are identical (a test checks it); only slower.
   void set_cycle_stepping(bool on) { stepping_ = on; }
+  // Sampled mode (HierarchySource::skip_folds): from now on, a run_until that finds the stack
+  // idle skips the idle stretch in whole refresh periods (ChannelController::skip_idle) rather
+  // than stepping each refresh: its rows closed, its refreshes counted, the refresh phase kept.
+  // Exact runs never call it.
+  void enable_idle_skip() { idle_skip_ = true; }
 
  private:
   struct Transfer {
@@ -100,6 +105,9 @@ class HbmDevice {
   };
   struct Fanout : HbmObserver {
     std::vector<HbmObserver*> observers;
+    void on_idle_skip(int channel, Cycle at, int64_t periods) override {
+      for (HbmObserver* o : observers) o->on_idle_skip(channel, at, periods);
+    }
     void on_command(const CommandEvent& e) override {
       for (HbmObserver* o : observers) o->on_command(e);
     }
@@ -127,6 +135,7 @@ class HbmDevice {
   uint64_t seq_ = 0;
   uint64_t requests_ = 0;
   bool stepping_ = false;
+  bool idle_skip_ = false;
   // next_event's answers (without and with idle refresh) since the last change of state; the
   // memory's processes ask for it after every part they step, most of which leave the stack alone.
   mutable Cycle next_cached_[2] = {0, 0};

@@ -18,6 +18,10 @@ class HbmObserver {
  public:
   virtual ~HbmObserver() = default;
   virtual void on_command(const CommandEvent& event) = 0;
+  // Sampled mode: channel `channel` skipped an idle stretch of `periods` refresh periods at
+  // once, from cycle `at` on (ChannelController::skip_idle): every bank of it was closed and
+  // refreshed `periods` times over it, and its commands resume `periods` periods later.
+  virtual void on_idle_skip(int /*channel*/, Cycle /*at*/, int64_t /*periods*/) {}
 };
 
 }  // namespace cstsim::hbm

@@ -557,6 +557,9 @@ void HierarchySource::skip_folds(const std::vector<uint8_t>& skipped_fold) {
     throw std::logic_error("hierarchy source: only a pass of its own can skip folds");
   if (skipped_fold.size() != plan_.folds.size()) throw std::logic_error("hierarchy source: skip flags for other folds");
   skipping_ = true;
+  // A sampled run: the stack skips its idle stretches' refreshes at once (between windows, and
+  // over a repeat's folds, nothing else happens in it).
+  dma().hbm().enable_idle_skip();
   // Made (2): neither occupies nor releases the scratchpad, nor is announced.
   for (size_t k = 0; k < dma_.reads.size(); ++k)
     if (skipped_fold[size_t(dma_.reads[k].fold)]) read_id_[k] = kSkipped, read_changes_[k] = 2;

@@ -59,6 +59,10 @@ struct MemoryGroup::Observer : hbm::HbmObserver, noc::NocObserver {
       pc_edges[ch].emplace_back(acc_of_hbm(e.data_end), -1);
     }
   }
+  // Sampled: a channel skipped idle refresh periods; its refreshes closed every row.
+  void on_idle_skip(int channel, hbm::Cycle at, int64_t) override {
+    out.hbm_open_rows[size_t(channel)].step(acc_of_hbm(at), 0);
+  }
   void links_busy(int64_t cycle, int busy) override { out.noc_busy_links.step(acc_of_noc(cycle), busy); }
   void link_flit(int64_t cycle, noc::LinkId) override {
     const int64_t at = acc_of_noc(cycle);

@@ -179,6 +179,7 @@ bool Router::allocate_vcs(int64_t cycle) {
       const InputVc& q = in_[size_t(index(ip, vc))];
       if (q.front_ready > cycle) continue;
       const int key = q.out_port * p_.vnets + vc / p_.vcs_per_vnet;
+      if (free_ovcs_[size_t(key)] == 0) continue;  // nothing to grant there: the loop below would not run
       keys |= uint64_t(1) << key;
       va_req_[size_t(key * kPorts + ip)] |= uint64_t(1) << vc;
     }

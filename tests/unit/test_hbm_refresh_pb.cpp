@@ -221,3 +221,59 @@ TEST(HbmRefreshPb, a_sequential_stream_hardly_waits_for_a_refpb) {
   EXPECT_GE(a.end_cycle, b.end_cycle);
   EXPECT_LE(a.end_cycle - b.end_cycle, b.end_cycle / 10000);
 }
+
+// Sampled mode skips an idle stretch in whole refresh periods (ChannelController::skip_idle):
+// the same refreshes are counted as stepping through it issues, every row ends closed, the
+// checker (told of the skip) finds no violation, and a request after it waits as after stepping.
+TEST(HbmRefreshPb, an_idle_skip_counts_the_refreshes_stepping_issues_and_keeps_the_phase) {
+  for (const char* policy : {"per_bank", "all_bank"}) {
+    SCOPED_TRACE(policy);
+    const HbmSpec s = load_hbm_spec(kHbm3, {{"organization.channels", "2"}, {"controller.refresh", policy}});
+    const Cycle T = s.t("tREFI");
+    HbmDevice stepped(s), skipped(s);
+    ProtocolWatch watch(s, 0);
+    CommandLog log;
+    skipped.add_observer(&watch);
+    skipped.add_observer(&log);
+    skipped.enable_idle_skip();
+    TrafficOptions o;
+    o.total_bytes = 64 << 10;
+    const Cycle busy = run_traffic(stepped, o).end_cycle;
+    ASSERT_EQ(run_traffic(skipped, o).end_cycle, busy) << "nothing idle to skip yet: the same run";
+    const Cycle idle_end = busy + 40 * T + T / 3;
+    stepped.run_until(idle_end);
+    skipped.run_until(idle_end);
+    const ChannelStats a = stepped.total_stats(), b = skipped.total_stats();
+    EXPECT_EQ(a.refreshes, b.refreshes);
+    EXPECT_EQ(a.bank_refreshes, b.bank_refreshes);
+    EXPECT_EQ(a.refresh_bank_busy, b.refresh_bank_busy);
+    EXPECT_GE(a.refreshes + a.bank_refreshes, uint64_t(40 * s.org.pcs()));
+    // Skipped, not stepped: of the refreshes counted, only the last period's were issued.
+    const auto issued = std::count_if(log.events.begin(), log.events.end(),
+                                      [](const CommandEvent& e) { return e.cmd == Cmd::REF || e.cmd == Cmd::REFPB; });
+    EXPECT_LT(uint64_t(issued) * 10, b.refreshes + b.bank_refreshes);
+    EXPECT_EQ(a.open_rows, 0);
+    EXPECT_EQ(b.open_rows, 0);
+    // The same request after the stretch: the refresh phase is the same, so is its latency
+    // within one refresh's busy time (which bank is refreshed when may differ).
+    HbmRequest r;
+    r.addr = 1 << 20;
+    r.bytes = 256;
+    r.cycle = idle_end + 1;
+    Cycle done[2];
+    HbmDevice* devs[2] = {&stepped, &skipped};
+    for (int k = 0; k < 2; ++k) {
+      devs[k]->submit(r);
+      std::vector<HbmCompletion> c;
+      for (int n = 0; n < 100000 && c.empty(); ++n) {
+        devs[k]->run_until(devs[k]->next_event());
+        c = devs[k]->take_completions();
+      }
+      ASSERT_EQ(c.size(), 1u);
+      done[k] = c[0].done;
+    }
+    EXPECT_LE(std::abs(done[0] - done[1]), std::string(policy) == "per_bank" ? s.t("tRFCpb") : s.t("tRFC"));
+    skipped.run_until(idle_end + 3 * T);
+    EXPECT_NO_THROW(watch.finish());
+  }
+}

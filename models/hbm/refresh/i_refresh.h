@@ -65,6 +65,16 @@ class IRefreshPolicy {
   virtual bool holds_pc() const = 0;
   virtual int withheld_bank() const = 0;  // -1: none
   virtual void issued(Cmd cmd, int bank) = 0;
+
+  // ---- an idle stretch skipped at once (sampled mode: ChannelController::skip_idle) ----
+  // The schedule repeats every period() cycles (0: it does not, and is never skipped), with
+  // commands_per_period() refresh commands (REF, or REFpb when per_bank()) in each; shift moves
+  // it on by dt, a multiple of the
+  // period, as if the pseudo-channel had been idle and refreshed each as it fell due.
+  virtual Cycle period() const { return 0; }
+  virtual int commands_per_period() const { return 0; }
+  virtual bool per_bank() const { return false; }
+  virtual void shift(Cycle /*dt*/) {}
 };
 
 // Registry (core/registry.h): CSTSIM_REGISTER(IRefreshPolicy, Class, "name") in impl/.

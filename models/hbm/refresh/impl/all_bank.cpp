@@ -36,6 +36,9 @@ class AllBankRefresh final : public IRefreshPolicy {
     if (!pending_) return std::nullopt;
     return RefreshStep{pc.banks.open_count() > 0 ? Cmd::PREA : Cmd::REF, -1};
   }
+  Cycle period() const override { return tREFI_; }
+  int commands_per_period() const override { return 1; }
+  void shift(Cycle dt) override { due_ += dt; }
   bool holds_pc() const override { return pending_; }
   int withheld_bank() const override { return -1; }
   void issued(Cmd cmd, int) override {

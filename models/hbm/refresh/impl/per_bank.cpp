@@ -69,6 +69,14 @@ class PerBankRefresh final : public IRefreshPolicy {
     if (target_ < 0) return std::nullopt;
     return RefreshStep{pc.banks[target_].is_open() ? Cmd::PRE : Cmd::REFPB, target_};
   }
+  // due_of(k + B) = due_of(k) + tREFI: a round of B REFpbs per tREFI.
+  Cycle period() const override { return tREFI_; }
+  int commands_per_period() const override { return banks_; }
+  bool per_bank() const override { return true; }
+  void shift(Cycle dt) override {
+    k_ += dt / tREFI_ * banks_;
+    due_ = due_of(k_);
+  }
   bool holds_pc() const override { return false; }
   int withheld_bank() const override { return target_; }
   void issued(Cmd cmd, int bank) override {
