@@ -14,8 +14,9 @@ printf 'layers:\n  - {name: gemm, M: 4096, N: 4096, K: 4096}\n' > "$TMP/gemm4096
 
 run() {  # fidelity, workload -> "cpu_s cycles ci95"
   local out="$TMP/$1" t
-  t=$( { /usr/bin/time -f "%U %S" "$BIN" run -q --force --no-trace --fidelity "$1" --arch "$ARCH" --workload "$2" \
-           --out "$out" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$TMP/time" -f "%U %S" "$BIN" run -q --force --no-trace --fidelity "$1" --arch "$ARCH" \
+    --workload "$2" --out "$out" >/dev/null 2>&1
+  t=$(tail -1 "$TMP/time")
   python3 -c "import json,sys;s=json.load(open('$out/summary.json'))['total'];u,y=map(float,'$t'.split());print(f'{u+y:.2f} {s[\"cycles\"]} {s[\"cycles_ci95\"]:.0f}')"
 }
 

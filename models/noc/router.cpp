@@ -77,6 +77,7 @@ void Router::become_front(int port, int vc, const Flit& head) {
   q.out_vc = -1;
   ++waiting_va_;
   va_pending_[size_t(port)] |= uint64_t(1) << vc;
+  va_dirty_ = true;
 }
 
 void Router::credit(int port, int vc, bool tail) {
@@ -90,6 +91,7 @@ void Router::credit(int port, int vc, bool tail) {
                                  o.credits.depth() - o.credits.credits()));
     o.owner = -1;
     ++free_ovcs_[size_t(port * p_.vnets + vc / p_.vcs_per_vnet)];
+    va_dirty_ = true;
   }
 }
 
@@ -172,12 +174,17 @@ bool Router::try_allocate(int port, int vc, int64_t cycle) {
 // that frees), starving an input port for hundreds of cycles.
 bool Router::allocate_vcs(int64_t cycle) {
   bool any = false;
+  va_dirty_ = false;
+  va_wake_ = kUnbounded;
   uint64_t keys = 0;  // (output port, vnet) pairs asked for this cycle (kPorts x vnets <= 40)
   for (int ip = 0; ip < kPorts; ++ip)
     for (uint64_t m = va_pending_[size_t(ip)]; m; m &= m - 1) {
       const int vc = __builtin_ctzll(m);
       const InputVc& q = in_[size_t(index(ip, vc))];
-      if (q.front_ready > cycle) continue;
+      if (q.front_ready > cycle) {
+        va_wake_ = std::min(va_wake_, q.front_ready);
+        continue;
+      }
       const int key = q.out_port * p_.vnets + vc / p_.vcs_per_vnet;
       if (free_ovcs_[size_t(key)] == 0) continue;  // nothing to grant there: the loop below would not run
       keys |= uint64_t(1) << key;
@@ -221,7 +228,7 @@ bool Router::allocate_vcs(int64_t cycle) {
 
 bool Router::step(int64_t cycle, std::vector<Departure>& out) {
   if (buffered_ == 0) return false;
-  bool changed = waiting_va_ > 0 && allocate_vcs(cycle);
+  bool changed = waiting_va_ > 0 && (va_dirty_ || cycle >= va_wake_) && allocate_vcs(cycle);
 
   // Switch allocation, input stage: one candidate VC per input port (round-robin).
   req_in_.fill(0);
@@ -268,12 +275,14 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
       if (f.tail()) {  // nothing downstream to drain
         o.owner = -1;
         ++free_ovcs_[size_t(op * p_.vnets + f.vnet)];
+        va_dirty_ = true;
       }
     } else {
       o.credits.consume();
       if (f.tail() && !p_.atomic_vc_reuse) {  // the next packet may follow it into the downstream VC
         o.owner = -1;
         ++free_ovcs_[size_t(op * p_.vnets + f.vnet)];
+        va_dirty_ = true;
       }
     }
     q.head = q.head + 1 == p_.buffer_depth ? 0 : q.head + 1;

@@ -125,6 +125,11 @@ class Router {
   std::vector<int> ovc_rr_;                    // kPorts * vnets: next output VC to try
   std::vector<uint64_t> va_req_;               // scratch: per (output port, vnet), per input port, bit v = VC v asks
   std::vector<int> free_ovcs_;                 // kPorts * vnets: output VCs with no owner
+  // VC allocation runs only when it can grant: after a head began to wait or an output VC
+  // freed (va_dirty_), or once a waiting head's flit is ready (va_wake_). Between, it would
+  // find every waiting head not ready or its output VCs all owned, and change nothing.
+  bool va_dirty_ = true;
+  int64_t va_wake_ = 0;
   std::array<int, kPorts> sa_in_rr_{};         // per input port: next VC to try
   std::array<int, kPorts> sa_out_rr_{};        // per output port: next input port to grant
   std::array<int, kPorts> req_vc_{};           // scratch: input port's chosen VC (-1 none)

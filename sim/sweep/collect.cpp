@@ -114,6 +114,8 @@ CollectStats collect(const fs::path& dir, bool quiet) {
           arch["pes"] = arch["rows"].get<int64_t>() * arch["cols"].get<int64_t>() * arch.value("clusters", int64_t(1));
         flatten(arch, "arch.", r.arch);
         flatten(summary.value("total", ordered_json::object()), "", r.total);
+        // How the point was simulated (its interval is total's cycles_ci95 already).
+        flatten(strip(summary.value("fidelity", ordered_json::object()), {"ci95_cycles"}), "fidelity.", r.total);
         flatten(report.value("machine", ordered_json::object()), "machine.", r.machine);
         // Which energy table priced the point: points priced with different tables do not compare.
         flatten(report.value("energy_table", ordered_json::object()), "energy_table.", r.machine);

@@ -154,6 +154,28 @@ TEST_F(Sampled, ARepeatedLayerIsTakenFromTheFirstAfterItsCheck) {
   }
 }
 
+// Ten equal GEMVs: the second and third check theirs, then, their key confirmed, the repeats
+// simulate nothing but every 8th (systematic checks), and the run stays within its bar.
+TEST_F(Sampled, ConfirmedRepeatsAreCheckedSystematically) {
+  std::string layers;
+  for (int i = 0; i < 10; ++i) layers += "  - {name: g" + std::to_string(i) + ", M: 1, N: 2048, K: 4096}\n";
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), file("ten.yaml", "name: ten\nlayers:\n" + layers).string(),
+                      "--set precision.operand=bf16");
+  const auto sampled = expect_close(p, "ten equal GEMVs", 0.005, 0.01);
+  ASSERT_EQ(sampled.size(), 10u);
+  std::vector<int64_t> detailed;
+  for (const json& l : p.sampled["layers"]) detailed.push_back(l["sampling"]["detailed_folds"]);
+  EXPECT_GT(detailed[0], 100) << "the first occurrence, sampled";
+  for (int i = 1; i < 10; ++i) EXPECT_EQ(p.sampled["layers"][size_t(i)]["sampling"]["repeats"], 1) << i;
+  for (int i : {1, 2, 8}) EXPECT_GT(detailed[size_t(i)], 0) << "checked: repeat " << i;
+  for (int i : {3, 4, 5, 6, 7, 9}) EXPECT_EQ(detailed[size_t(i)], 0) << "between checks: repeat " << i;
+  // Every repeat shares the key's pooled mean: the run's interval adds their shares linearly,
+  // so it is wider than the layers' in quadrature.
+  double quadrature = 0;
+  for (const auto& [err, ci] : sampled) quadrature += ci * ci;
+  EXPECT_GT(p.sampled["total"]["cycles_ci95"].get<double>(), 1.5 * std::sqrt(quadrature));
+}
+
 TEST_F(Sampled, ShortPassesAndClustersStayExact) {
   // 32 folds: too short to sample, and alone (no repeat): simulated whole, reported exact.
   const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), gemm(64, 512, 1024));
