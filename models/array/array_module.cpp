@@ -274,13 +274,14 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
       // widest a check of the key gave); the key's pooled mean's, shared with its other repeats,
       // over this pass's skipped folds (the first occurrence's when the key has one window).
       s.mean_stall = repeated->check.mean;
-      // When the pooled windows cannot be told apart, the reference's own interval over as many
-      // skipped folds (its rule of three).
+      // When the pooled windows cannot be told apart, the reference's rule of three over as many
+      // skipped folds, with the pool's measured folds (its windows' as many times over).
       const double skipped = double(s.folds - s.detailed_folds);
       const SampleReport& ref = repeated->report;
       const double ref_skipped = double(std::max<int64_t>(1, ref.folds - ref.detailed_folds));
       const double pooled = repeated->means.size() >= 2 ? SampledSource::mean_ci95(repeated->means, skipped) : 0.0;
-      const double shared = pooled > 0 ? pooled : ref.ci95_cycles * skipped / ref_skipped;
+      const double pool_share = std::min(1.0, double(std::max(1, ref.windows)) / double(std::max<size_t>(1, repeated->means.size())));
+      const double shared = pooled > 0 ? pooled : ref.ci95_cycles * skipped / ref_skipped * pool_share;
       s.set_interval(std::max(1.0, sampled->checked() ? sampled->repeat_ci95() : repeated->check_ci95), source_key_,
                      shared);
       r.sampling = s;
