@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -238,12 +239,12 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
     m.stats = sampled->stats();
     m.report = sampled->report();
   }
-  if (sampled && source_key_ && !sampled->window_means().empty()) {  // its windows join the key's
+  if (const std::vector<double> means = sampled && source_key_ ? sampled->window_means() : std::vector<double>{};
+      !means.empty()) {  // its windows join the key's
     PassMemo& m = memo_.at(source_key_);
-    for (double x : sampled->window_means()) m.means.push_back(x);
+    m.means.insert(m.means.end(), means.begin(), means.end());
     m.check.windows = int(m.means.size());
-    m.check.mean = 0;
-    for (double x : m.means) m.check.mean += x / double(m.means.size());
+    m.check.mean = std::accumulate(m.means.begin(), m.means.end(), 0.0) / double(m.means.size());
   }
   context.memory_computed();  // the shared memory is final
   if (sink_) sink_->add(timing.end + 1, trace_ids_.busy, -1);
@@ -268,18 +269,16 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
       s.detailed_folds = sampled->report().detailed_folds;
       s.measured_folds = s.windows = 0;
       s.repeats = 1;
-      // The pooled mean's interval over this pass's skipped folds (the first occurrence's
-      // when the key has no windows: a pass simulated whole).
-      // Its own part: how far its check was from the reference's (an unchecked one: the
-      // widest a check of the key gave); the key's pooled mean's, shared with its other repeats,
-      // over this pass's skipped folds (the first occurrence's when the key has one window).
+      // Its own part: how far its check was from the reference's (an unchecked one: the widest
+      // a check of the key gave). Its shared part, the same for every repeat of the key: the
+      // pooled mean's interval over this pass's skipped folds; when the pooled windows cannot be
+      // told apart, the reference's rule of three over as many skipped folds, with the pool's
+      // measured folds (its windows' as many times over).
       s.mean_stall = repeated->check.mean;
-      // When the pooled windows cannot be told apart, the reference's rule of three over as many
-      // skipped folds, with the pool's measured folds (its windows' as many times over).
       const double skipped = double(s.folds - s.detailed_folds);
       const SampleReport& ref = repeated->report;
       const double ref_skipped = double(std::max<int64_t>(1, ref.folds - ref.detailed_folds));
-      const double pooled = repeated->means.size() >= 2 ? SampledSource::mean_ci95(repeated->means, skipped) : 0.0;
+      const double pooled = SampledSource::mean_ci95(repeated->means, skipped);
       const double pool_share = std::min(1.0, double(std::max(1, ref.windows)) / double(std::max<size_t>(1, repeated->means.size())));
       const double shared = pooled > 0 ? pooled : ref.ci95_cycles * skipped / ref_skipped * pool_share;
       s.set_interval(std::max(1.0, sampled->checked() ? sampled->repeat_ci95() : repeated->check_ci95), source_key_,

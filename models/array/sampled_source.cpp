@@ -42,14 +42,13 @@ std::pair<double, double> mean_variance(const std::vector<double>& xs) {
   return {mean, var};
 }
 
-}  // namespace
-
-namespace {
+// The half-width of an interval whose own part and shared parts (SampleReport) are independent.
 double combined(double own, const std::map<uint64_t, double>& shared) {
   double v = own * own;
   for (const auto& [key, ci] : shared) v += ci * ci;
   return std::sqrt(v);
 }
+
 }  // namespace
 
 void SampleReport::set_interval(double own, uint64_t key, double shared) {
@@ -111,7 +110,6 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   report_.folds = F;
   // Folds this short with ideal memory need a longer warm-up: the memory's backlog builds in cycles.
   const double fold_cycles = double(ideal_start_.back() - ideal_start_.front()) / std::max(1, F - 1);
-  fold_cycles_ = fold_cycles;
   params_.warmup = params.warmup_for(fold_cycles);
   sampled_ = F >= params_.min_folds(params_.warmup) && fold_cycles >= params.min_period;
   if (fold_cycles < params.min_period) repeat_ = nullptr;  // nor a repeat
@@ -364,7 +362,6 @@ void SampledSource::finish_report() {
   const double n = double(means.size());
   const auto [mean, var] = mean_variance(means);
   r.mean_stall = mean;
-  r.window_spread = std::sqrt(var);
   if (spdlog::should_log(spdlog::level::debug))
     spdlog::debug("sampled pass: {} folds, window means {:.1f}, largest steady extra {}", r.folds,
                   fmt::join(means, " "), max_stall_);

@@ -79,7 +79,6 @@ struct SampleReport {
   double ci95_cycles = 0;      // half-width of the pass's cycles' 95 % interval: own (+) shared
   bool degenerate = false;     // the windows could not tell apart: ci95 from the rule of three
   int64_t repeats = 0;         // passes that reused an earlier one's after their check agreed
-  double window_spread = 0;    // standard deviation of the window means
   // The interval's parts: its own (independent of every other pass's), and per repeat key the
   // part that comes from the key's pooled mean, which every repeat of the key shares: those add
   // up linearly over the key's passes, the rest in quadrature.
@@ -191,7 +190,6 @@ class SampledSource : public TileSource {
   int full_check_ = 0;                  // check_folds(): after a short check that disagreed
   bool accepted_ = false;
   bool replayed_ = false;               // Check::None: accepted unchecked, every fold skipped
-  double fold_cycles_ = 0;              // folds apart with ideal memory, on average
   int64_t check_gap_ = 0, check_drift_ = 0;
   int check_late_ = 0;                  // folds apart the drift was measured over
   double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's

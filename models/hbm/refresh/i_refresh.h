@@ -69,8 +69,8 @@ class IRefreshPolicy {
   // ---- an idle stretch skipped at once (sampled mode: ChannelController::skip_idle) ----
   // The schedule repeats every period() cycles (0: it does not, and is never skipped), with
   // commands_per_period() refresh commands (REF, or REFpb when per_bank()) in each; shift moves
-  // it on by dt, a multiple of the
-  // period, as if the pseudo-channel had been idle and refreshed each as it fell due.
+  // it on by dt, a multiple of the period, as if the pseudo-channel had been idle and refreshed
+  // each as it fell due.
   virtual Cycle period() const { return 0; }
   virtual int commands_per_period() const { return 0; }
   virtual bool per_bank() const { return false; }
