@@ -93,6 +93,16 @@ FlashKernelResult run_flash_kernel(ArrayModule& array, StepContext& context, con
     return std::all_of(ids.begin(), ids.end(), [&](int id) { return dma->done(id); });
   };
 
+  KernelTrace trace(context, record ? group.get() : nullptr, unit->period());
+  int64_t written = -1;  // the last cycle of the write-backs retired so far
+  auto retire_written = [&](int64_t before) {  // write-backs finished before it go on the trace, forgotten
+    auto pending = std::partition(writes.begin(), writes.end(),
+                                  [&](int id) { return !dma->done(id) || dma->transfer(id).done >= before; });
+    std::vector<int> finished(pending, writes.end());
+    for (int id : finished) written = std::max(written, dma->transfer(id).done);
+    writes.erase(pending, writes.end());
+    unit->retire(*dma, finished, record);
+  };
   if (dma && !steps.empty()) enqueue_reads(0, start);
   int64_t t = start;  // the array and the vector unit take turns from here
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -104,7 +114,13 @@ FlashKernelResult run_flash_kernel(ArrayModule& array, StepContext& context, con
       if (begin > t) explain_transfers(*dma, cluster, reads[s], t, begin, r.stalls);
       unit->retire(*dma, reads[s], record);
       if (s + 1 < steps.size()) enqueue_reads(s + 1, begin);  // the next step's blocks load meanwhile
-      dma->forget_history(cluster, begin);
+      group->forget_history(cluster, begin);
+      retire_written(begin);
+      int64_t before = begin;  // what this kernel may still book before it: its unretired transfers
+      for (int id : writes) before = std::min(before, dma->transfer(id).earliest);
+      if (s + 1 < steps.size())
+        for (int id : reads[s + 1]) before = std::min(before, dma->transfer(id).earliest);
+      trace.announced_before(before);
     }
     r.waiting_cycles += begin - t;
     const int64_t q = k.q_rows(st.q), c = k.kv_rows(st.kv);
@@ -127,7 +143,7 @@ FlashKernelResult run_flash_kernel(ArrayModule& array, StepContext& context, con
   r.end_cycle = t - 1;
   if (dma) {
     group->wait_for(cluster, [&] { return all_done(writes); });
-    int64_t written = r.end_cycle;
+    written = std::max(written, r.end_cycle);
     for (int id : writes) written = std::max(written, dma->transfer(id).done);
     if (written > r.end_cycle) {  // the last outputs' write-back outlasts the compute
       explain_transfers(*dma, cluster, writes, r.end_cycle + 1, written + 1, r.stalls);

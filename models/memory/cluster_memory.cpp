@@ -1,5 +1,7 @@
 #include "models/memory/cluster_memory.h"
 
+#include <algorithm>
+
 namespace cstsim {
 
 std::shared_ptr<MemoryGroup> ClusterMemory::group(bool reference) {
@@ -41,6 +43,24 @@ SharedStats end_kernel_memory(StepContext& context, MemoryGroup* group, bool act
   }
   context.wait_until(end);
   return stats;
+}
+
+KernelTrace::KernelTrace(StepContext& context, MemoryGroup* group, sc_core::sc_time period)
+    : context_(context), group_(group), period_(period) {
+  const ClusterMemory* memory = context.part<ClusterMemory>();
+  observer_ = group && memory ? memory->observer() : nullptr;
+}
+
+void KernelTrace::announced_before(int64_t before) {
+  if (!observer_) return;
+  // Not past the process's own time, so the clock's wait is no wait and the kernel's timing stays
+  // what it is untraced.
+  const int64_t now = int64_t(sc_core::sc_time_stamp() / period_);
+  before = std::min({before, group_->dma().hbm_observed_before(), now});
+  if (before < next_) return;
+  observer_->vector_simulated(*group_, before);
+  context_.wait_until(before);
+  next_ = before + kStride;
 }
 
 }  // namespace cstsim

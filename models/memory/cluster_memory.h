@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <systemc>
+
 #include "models/accelerator/accelerator_spec.h"
 #include "models/base/step_engine.h"
 #include "models/memory/cluster_set.h"
@@ -58,5 +60,26 @@ class ClusterMemory {
 // the shared R(t) announced (`active`: the cluster had a share), the clock moved to `end`. Returns
 // the step's memory figures (none without `group`).
 SharedStats end_kernel_memory(StepContext& context, MemoryGroup* group, bool active, int64_t end);
+
+// A traced kernel's shared memory record and the trace's clock moved along with the kernel, as
+// the array's passes do fold by fold: held to the kernel's end, a traced prefill block's softmax
+// kept 200 MB of HBM commands and pending changes at once.
+class KernelTrace {
+ public:
+  // Does nothing without a trace (no observer) or without `group`.
+  KernelTrace(StepContext& context, MemoryGroup* group, sc_core::sc_time period);
+  // The kernel has announced everything of its own before `before` (its retired transfers, its
+  // tiles) and enqueues nothing that starts before it: the shared record is announced up to there
+  // (or as far as the memory has simulated) and the trace's clock moves on. Never sleeps.
+  void announced_before(int64_t before);
+
+ private:
+  static constexpr int64_t kStride = 1024;  // cycles between announcements, at least
+  StepContext& context_;
+  MemoryGroup* group_;
+  MemoryObserver* observer_;
+  sc_core::sc_time period_;
+  int64_t next_ = 0;
+};
 
 }  // namespace cstsim

@@ -214,10 +214,9 @@ void HierarchySource::forget_history(int g) {
   if (g < 2) return;
   const int64_t mark = folds_[size_t(g - 2)].load - plan_.T - plan_.R - plan_.C;
   if (mark <= layer_start_) return;
-  dma().forget_history(cluster_, mark);
   // The memory may lag the array (data fetched ahead): the scratchpad keeps what it has yet to simulate.
+  group_->forget_history(cluster_, mark);
   const int64_t memory_now = dma().now() / dma().acc_period();
-  spad_->forget_before(std::min({mark, memory_now, dma().ports_look_back_to(cluster_)}));
   // Without a trace nobody takes the residency as it goes: make the changes known so far, so
   // they are not all held until the drain. Every change before both the last learned fold's
   // load (a release not yet known is a later fold's point) and the memory's clock (an occupancy

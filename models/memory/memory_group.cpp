@@ -236,6 +236,12 @@ void MemoryGroup::done(int cluster) {
   schedule();  // what it enqueued last
 }
 
+void MemoryGroup::forget_history(int cluster, int64_t mark) {
+  dma_->forget_history(cluster, mark);
+  const int64_t memory_now = dma_->now() / dma_->acc_period();
+  spad(cluster).forget_before(std::min({mark, memory_now, dma_->ports_look_back_to(cluster)}));
+}
+
 int64_t MemoryGroup::settle(int64_t cycle) {
   if (!std::all_of(done_.begin(), done_.end(), [](bool d) { return d; }))
     throw std::logic_error("memory: settled while a cluster may still add traffic");

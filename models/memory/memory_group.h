@@ -125,6 +125,11 @@ class MemoryGroup {
   DmaSystem& dma() { return *dma_; }
   const DmaSystem& dma() const { return *dma_; }
   spad::Scratchpad& spad(int cluster) { return *spads_[size_t(cluster)]; }
+  // Nothing will ask how `cluster`'s requests went before accelerator cycle `mark`: the DMA drops
+  // them, and the cluster's scratchpad its port record before the mark (but what the memory has
+  // yet to simulate or the DMA's port queues still look back to). Keeps a long pass or kernel's
+  // memory to what is in flight.
+  void forget_history(int cluster, int64_t mark);
   const spad::Scratchpad& spad(int cluster) const { return *spads_[size_t(cluster)]; }
   // Returns once `satisfied()` holds: the clock's processes step the system meanwhile (kernel
   // time cannot pass while a cluster still runs, so none can add traffic behind the system).

@@ -18,8 +18,9 @@ class VectorEngine : public IStepEngine {
     const bool hierarchy = memory && memory->hierarchy();
     std::shared_ptr<MemoryGroup> group = hierarchy ? memory->group(false) : nullptr;
     std::shared_ptr<MemoryGroup> mirror = hierarchy && memory->mirrored() ? memory->group(true) : nullptr;
+    KernelTrace trace(context, group.get(), unit->period());
     VectorKernelResult r = unit->execute(step.as<VectorKernelStep>()->kernel, start, group.get(), mirror.get(),
-                                         context.cluster(), context.clusters());
+                                         context.cluster(), context.clusters(), &trace);
     r.shared = end_kernel_memory(context, group.get(), !r.idle, r.end_cycle);
     const int64_t end = r.end_cycle;
     return {end, std::move(r)};

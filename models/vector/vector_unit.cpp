@@ -13,6 +13,7 @@ struct VectorUnitModule::Job {
   MemoryGroup* group = nullptr;
   MemoryGroup* mirror = nullptr;
   int cluster = 0, clusters = 1;
+  KernelTrace* trace = nullptr;
 };
 
 DmaTransfer kernel_transfer(uint64_t from, int64_t bytes, bool write) {
@@ -93,8 +94,8 @@ void VectorUnitModule::retire(DmaSystem& dma, std::vector<int>& ids, bool record
 }
 
 VectorKernelResult VectorUnitModule::execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group,
-                                             MemoryGroup* mirror, int cluster, int clusters) {
-  const Job job{&k, start, group, mirror, cluster, clusters};
+                                             MemoryGroup* mirror, int cluster, int clusters, KernelTrace* trace) {
+  const Job job{&k, start, group, mirror, cluster, clusters, trace};
   job_ = &job;
   start_.notify(sc_core::SC_ZERO_TIME);
   wait(done_);
@@ -116,6 +117,7 @@ void VectorUnitModule::run() {
 }
 
 VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group, bool record) {
+  KernelTrace* trace = record ? job.trace : nullptr;
   const VectorKernelPlan& k = *job.kernel;
   const int64_t first = k.tiles() * job.cluster / job.clusters, last = k.tiles() * (job.cluster + 1) / job.clusters;
   VectorKernelResult r;
@@ -176,6 +178,14 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       retire(reads[size_t(t)]);
       if (t >= 2) retire(writes[size_t(t - 2)]);
       if (t == 0) retire(once);
+      if (trace) {  // what this kernel may still book before `begin`: its transfers not yet retired
+        int64_t before = begin;
+        for (int u = t + 1; u < std::min(n, t + 3); ++u)
+          for (int id : reads[size_t(u)]) before = std::min(before, dma->transfer(id).earliest);
+        for (int u = std::max(0, t - 2); u <= t; ++u)
+          for (int id : writes[size_t(u)]) before = std::min(before, dma->transfer(id).earliest);
+        trace->announced_before(before);
+      }
     }
     r.waiting_cycles += begin - cursor;
     std::array<int64_t, 3> ops{};
@@ -186,7 +196,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       for (const VectorOperandPlan& o : k.writes)
         if (o.row_bytes > 0) writes[size_t(t)].push_back(transfer(o, t, true, cursor));
       if (t + 2 < n) enqueue_reads(t + 2, cursor);  // tile t's slots are free
-      dma->forget_history(job.cluster, begin);     // nothing asks how earlier requests went
+      group->forget_history(job.cluster, begin);  // nothing asks how earlier requests went
     }
   }
   r.compute_cycles += params_.latency;

@@ -27,6 +27,7 @@
 
 #include <systemc>
 
+#include "models/memory/cluster_memory.h"
 #include "models/memory/memory_group.h"
 #include "models/vector/vector_params.h"
 #include "models/vector/vector_result.h"
@@ -50,10 +51,12 @@ class VectorUnitModule : public sc_core::sc_module {
   // Runs cluster `cluster`'s share (of `clusters`) of kernel k from cycle `start`, its traffic on
   // `group` (nullptr: operands on chip) and, with `mirror`, the same traffic on a second memory
   // system (the register grids' under --verify, which must see what the closed form's sees).
-  // Called from the cluster's thread; returns once the unit's process has finished it.
+  // Called from the cluster's thread; returns once the unit's process has finished it. `trace`
+  // (may be nullptr) is told as the kernel goes what it has announced.
   VectorKernelResult execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group, MemoryGroup* mirror,
-                             int cluster, int clusters);
+                             int cluster, int clusters, KernelTrace* trace = nullptr);
   const VectorParams& params() const { return params_; }
+  sc_core::sc_time period() const { return period_; }
   // A tile with operands `ops` (by class) moving in_bytes and out_bytes through the unit's ports,
   // from cycle `begin`: its cycles, booked in `r` and (record) on the trace.
   int64_t book_tile(const std::array<int64_t, 3>& ops, int64_t in_bytes, int64_t out_bytes, int64_t begin,

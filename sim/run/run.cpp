@@ -416,7 +416,8 @@ int run_simulation(const RunOptions& o) {
     if (machine.sink)  // ties this report to its trace (cstsim post and export check it)
       summary["trace"] = {{"records", machine.sink->manifest().records},
                           {"end_cycle", machine.sink->manifest().end_cycle},
-                          {"manifest_crc32", machine.sink->manifest_crc32()}};
+                          {"manifest_crc32", machine.sink->manifest_crc32()},
+                          {"peak_pending_changes", machine.sink->peak_pending()}};
     const bool chips_verified = !machine.chip_set || add_chips(o, in, plans, machine, totals, summary);
     if (structural) summary["verify"]["structural"] = structural_summary(*structural, o);
     spdlog::info("simulated {} cycles in {:.3f} s", summary["total"]["cycles"].get<int64_t>(), totals.wall_seconds);
