@@ -49,6 +49,7 @@ ClusterModule::ClusterModule(sc_core::sc_module_name name, int index, const Acce
   // Trace names as they have always been: "array", or "cluster<k>" with several clusters.
   p.trace_name = spec.clusters > 1 ? fmt::format("cluster{}", index) : "array";
   if (spec.vector.lanes > 0) vector_ = std::make_unique<VectorUnitModule>("vector", spec.vector, spec.clock_hz);
+  if (vector_ && options.sampled) vector_->sample_kernels(options.sample_min_folds);
   array_ = std::make_unique<ArrayModule>("array", p, plan, index == 0 ? options.listener : nullptr, sink);
   memory_ = std::make_unique<ClusterMemory>(spec, index, cluster_set, memory, sink != nullptr,
                                             options.mode == ArrayMode::Reference,

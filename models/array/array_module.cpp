@@ -12,7 +12,7 @@
 #include "models/array/reference_check.h"
 #include "models/array/register_array.h"
 #include "models/array/array_dataflow.h"
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 #include "models/memory/cluster_memory.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/array/structural/structural_pass.h"

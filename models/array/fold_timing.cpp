@@ -5,7 +5,7 @@
 #include <string>
 
 #include "models/array/array_dataflow.h"
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 #include "models/memory/tile_source.h"
 
 namespace cstsim {

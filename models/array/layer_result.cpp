@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 
 namespace cstsim {
 

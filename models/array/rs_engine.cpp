@@ -10,7 +10,7 @@
 #include "models/array/layer_engines.h"
 #include "models/array/rs_grid.h"
 #include "models/array/rs_memory.h"
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 #include "models/array/structural/structural_pass.h"
 #include "models/memory/cluster_memory.h"
 #include "models/memory/rs_hierarchy_source.h"

@@ -9,21 +9,13 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "core/interval.h"
 #include "models/array/array_dataflow.h"
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 
 namespace cstsim {
 
 namespace {
-
-// Student's t, two-sided 95 %, for `dof` degrees of freedom (1.96 beyond the table).
-double t95(int dof) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof < 1) return table[0];
-  return dof <= 30 ? table[dof - 1] : dof <= 60 ? 2.000 : dof <= 120 ? 1.980 : 1.960;
-}
 
 // sum += now - before, the figures that add up.
 void add_stats(HierarchyLayerStats& sum, const HierarchyLayerStats& now, const HierarchyLayerStats& before) {
@@ -31,15 +23,6 @@ void add_stats(HierarchyLayerStats& sum, const HierarchyLayerStats& now, const H
   sum.dma_requests += now.dma_requests - before.dma_requests;
   sum.dma_pieces += now.dma_pieces - before.dma_pieces;
   sum.spad_conflict_cycles += now.spad_conflict_cycles - before.spad_conflict_cycles;
-}
-
-// The mean and the sample variance of `xs` (the variance 0 below two values).
-std::pair<double, double> mean_variance(const std::vector<double>& xs) {
-  const double n = double(xs.size());
-  double mean = 0, var = 0;
-  for (double x : xs) mean += x / n;
-  for (double x : xs) var += (x - mean) * (x - mean) / std::max(1.0, n - 1);
-  return {mean, var};
 }
 
 // The half-width of an interval whose own part and shared parts (SampleReport) are independent.
@@ -253,9 +236,9 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     if (std::abs(double(gap)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
         std::abs(double(check_drift_)) <= std::max(8.0, 0.01 * double(late))) {
       accepted_ = true;
+      int keep = g;
       // A sampled pass keeps its first window, right after the check: it joins the key's windows
       // (ArrayModule::run_pass), and the skipped folds take their mean.
-      int keep = g;
       while (sampled_ && keep < int(role_.size()) && role_[size_t(keep)] != Role::Skipped) ++keep;
       std::fill(role_.begin() + keep, role_.end(), Role::Skipped);
       last_skipped_ = -1;  // nothing to settle: the skipped folds take the first occurrence's mean

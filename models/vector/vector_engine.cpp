@@ -9,6 +9,28 @@
 
 namespace cstsim {
 
+namespace {
+
+// A sampled kernel's memory figures: the skipped tiles' bytes exactly, the rest (but refresh, which
+// ran on through the skipped spans) at the simulated tiles' rate per byte.
+SharedStats with_skipped_tiles(SharedStats s, const VectorKernelResult::Sampling& k) {
+  const int64_t simulated = s.hbm_bytes_read + s.hbm_bytes_written;
+  const int64_t skipped = k.skipped_read_bytes + k.skipped_written_bytes;
+  auto scale = [&](int64_t& v) {
+    if (simulated > 0) v += int64_t((__int128(v) * skipped + simulated / 2) / simulated);
+  };
+  scale(s.hbm_activates);
+  scale(s.hbm_bursts);
+  scale(s.hbm_row_hits);
+  scale(s.noc_flit_hops);
+  scale(s.noc_packets);
+  s.hbm_bytes_read += k.skipped_read_bytes;
+  s.hbm_bytes_written += k.skipped_written_bytes;
+  return s;
+}
+
+}  // namespace
+
 class VectorEngine : public IStepEngine {
  public:
   StepOutcome run(const Step& step, int64_t start, StepContext& context) override {
@@ -22,6 +44,7 @@ class VectorEngine : public IStepEngine {
     VectorKernelResult r = unit->execute(step.as<VectorKernelStep>()->kernel, start, group.get(), mirror.get(),
                                          context.cluster(), context.clusters(), &trace);
     r.shared = end_kernel_memory(context, group.get(), !r.idle, r.end_cycle);
+    if (r.sampling) r.shared = with_skipped_tiles(r.shared, *r.sampling);
     const int64_t end = r.end_cycle;
     return {end, std::move(r)};
   }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ struct VectorKernelResult {
   bool has_hierarchy = false;
   SharedStats shared;            // memory: hierarchy: the step's HBM and NoC figures (every cluster's)
   bool idle = false;             // no share of the tiles
+  // fidelity: sampled (vector_unit.h): what was simulated of its tiles and the estimate of the
+  // rest. detailed: simulated (head, tail, windows with their warm-up); measured: the windows'
+  // units, whose waits the skipped tiles take on average.
+  struct Sampling {
+    int64_t tiles = 0, detailed_tiles = 0, measured_tiles = 0;
+    int windows = 0;
+    double mean_wait = 0;          // cycles a skipped tile waited for its operands, estimated
+    double ci95_cycles = 0;        // half-width of the kernel's cycles' 95 % interval
+    bool degenerate = false;       // the windows could not tell apart: the rule of three
+    int64_t skipped_read_bytes = 0, skipped_written_bytes = 0;  // the skipped tiles' transfers, exact
+  };
+  std::optional<Sampling> sampling;
   int64_t cycles() const { return end_cycle - start_cycle + 1; }
 };
 

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <numeric>
+#include <random>
+
+#include "core/interval.h"
+#include "models/base/stall_causes.h"
 #include "models/dma/explain_wait.h"
 
 namespace cstsim {
@@ -133,6 +138,51 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   }
   DmaSystem* dma = group ? &group->dma() : nullptr;
   const int n = int(last - first);
+  // fidelity: sampled: which tiles are simulated (Detail), measured, or skipped.
+  enum class Role : uint8_t { Detail, Measured, Skipped };
+  std::vector<Role> role(size_t(n), Role::Detail);
+  std::vector<int> window_of(size_t(n), -1), warmup_of(size_t(n), -1);
+  constexpr int kHead = 4, kTail = 4, kWarm = 2, kUnit = 8, kLen = kWarm + kUnit;
+  if (dma && !record && job.clusters == 1 && sample_min_tiles_ > 0 && n >= sample_min_tiles_) {
+    const int body0 = kHead, body = n - kHead - kTail - kWarm;
+    const int64_t wanted = std::llround(0.08 * double(std::max(0, body)) / kLen);
+    const int windows = int(std::min<int64_t>({std::max<int64_t>(6, wanted), 24, std::max(0, body) / (2 * kLen)}));
+    if (windows >= 4) {
+      std::fill(role.begin() + body0, role.begin() + body0 + body, Role::Skipped);
+      std::mt19937_64 rng(0x9E3779B97F4A7C15ull + uint64_t(n));
+      for (int i = 0; i < windows; ++i) {
+        const int from = body0 + int(int64_t(i) * body / windows), to = body0 + int(int64_t(i + 1) * body / windows);
+        const int at = i == 0 ? from : from + int(rng() % uint64_t(to - from - kLen + 1));
+        for (int t = at; t < at + kLen; ++t) {
+          role[size_t(t)] = t >= at + kWarm ? Role::Measured : Role::Detail;
+          (t >= at + kWarm ? window_of : warmup_of)[size_t(t)] = i;
+        }
+      }
+      r.sampling = VectorKernelResult::Sampling{};
+      r.sampling->tiles = n;
+      r.sampling->windows = windows;
+    }
+  }
+  auto skipped = [&](int t) { return t < n && role[size_t(t)] == Role::Skipped; };
+  std::vector<double> window_sum(r.sampling ? size_t(r.sampling->windows) : 0, 0.0);
+  std::vector<int> window_n(window_sum.size(), 0);
+  // A window's warm-up begins with the memory at rest and waits less than a steady stream: what it
+  // took less than its window's mean is owed by the skipped tiles after it, and as much again as the
+  // windows' mean by the last span, for the tail's warm-up to come.
+  std::vector<double> warm_sum(window_sum.size(), 0.0), deficits;
+  std::vector<int> warm_n(window_sum.size(), 0);
+  double settle = 0;  // extra cycles each tile of the current skipped span owes
+  StallCauses measured_causes;  // of the measured tiles' waits: how a skipped tile's is split
+  int64_t max_wait = 0;
+  double carry = 0;
+  auto mean_wait = [&] {
+    double sum = 0;
+    int k = 0;
+    for (size_t i = 0; i < window_sum.size(); ++i)
+      if (window_n[i] > 0) sum += window_sum[i] / window_n[i], ++k;
+    if (k == 0) throw std::logic_error("vector unit: a tile skipped before any window was measured");
+    return sum / k;
+  };
   // Per local tile: its reads and its write-backs (DMA ids); the once-read operands.
   std::vector<std::vector<int>> reads(static_cast<size_t>(n)), writes(static_cast<size_t>(n));
   std::vector<int> once;
@@ -158,23 +208,76 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   };
   auto retire = [&](std::vector<int>& ids) { this->retire(*dma, ids, record); };
 
+  std::vector<char> enqueued(size_t(n), 0);  // tile t's reads are in
+  auto enqueue_reads_of = [&](int tile, int64_t earliest) {
+    if (tile >= n || enqueued[size_t(tile)] || skipped(tile)) return;
+    enqueued[size_t(tile)] = 1;
+    enqueue_reads(tile, earliest);
+  };
   if (dma) {
     for (const VectorOperandPlan& o : k.reads)
       if (o.once_bytes > 0) once.push_back(transfer(o, -1, false, job.start));
-    enqueue_reads(0, job.start);
-    if (n > 1) enqueue_reads(1, job.start);
+    enqueue_reads_of(0, job.start);
+    enqueue_reads_of(1, job.start);
   }
   int64_t cursor = job.start;  // the lanes are free from here
   for (int t = 0; t < n; ++t) {
     const int64_t rows = k.rows_of(first + t);
     int64_t begin = cursor;
-    if (dma) {
+    if (skipped(t)) {
+      if (!skipped(t - 1)) {  // a window ends: its write-backs drain, the memory comes to rest
+        int span = 0;
+        while (skipped(t + span)) ++span;
+        double owed = 0;
+        if (const int w = window_of[size_t(t - 1)]; w >= 0 && window_n[size_t(w)] > 0) {
+          deficits.push_back(window_sum[size_t(w)] / window_n[size_t(w)] * warm_n[size_t(w)] - warm_sum[size_t(w)]);
+          owed = deficits.back();
+        }
+        const bool last_span = std::find(role.begin() + t + span, role.end(), Role::Measured) == role.end();
+        if (last_span && !deficits.empty())
+          owed += std::accumulate(deficits.begin(), deficits.end(), 0.0) / double(deficits.size());
+        settle = owed / span;
+        std::vector<int> open;
+        for (int u = std::max(0, t - 2); u < t; ++u) open.insert(open.end(), writes[size_t(u)].begin(), writes[size_t(u)].end());
+        group->wait_for(job.cluster, [&] { return done_at(open) >= 0; });
+        for (int u = std::max(0, t - 2); u < t; ++u) retire(writes[size_t(u)]);
+      }
+      // The windows' mean wait for its operands; its transfers' bytes, exactly.
+      const double w = carry + mean_wait() + settle;
+      const int64_t wait = int64_t(std::floor(w));
+      carry = w - double(wait);
+      begin = cursor + wait;
+      add(r.stalls, split_like(measured_causes, wait, "hbm_bandwidth"));
+      for (const VectorOperandPlan& o : k.reads)
+        if (o.row_bytes > 0)
+          r.sampling->skipped_read_bytes +=
+              kernel_transfer(o.addr + uint64_t((first + t) * k.tile_rows * o.row_bytes), rows * o.row_bytes, false).bytes;
+      for (const VectorOperandPlan& o : k.writes)
+        if (o.row_bytes > 0)
+          r.sampling->skipped_written_bytes +=
+              kernel_transfer(o.addr + uint64_t((first + t) * k.tile_rows * o.row_bytes), rows * o.row_bytes, true).bytes;
+    } else if (dma) {
+      enqueue_reads_of(t, cursor);  // after a skipped span: the window's first reads
+      enqueue_reads_of(t + 1, cursor);
       std::vector<int> need = reads[size_t(t)];
       if (t == 0) need.insert(need.end(), once.begin(), once.end());
       if (t >= 2) need.insert(need.end(), writes[size_t(t - 2)].begin(), writes[size_t(t - 2)].end());
       group->wait_for(job.cluster, [&] { return done_at(need) >= 0; });
       begin = std::max(begin, done_at(need));
-      if (begin > cursor) explain_transfers(*dma, job.cluster, need, cursor, begin, r.stalls);
+      if (begin > cursor) {
+        StallCauses causes;
+        explain_transfers(*dma, job.cluster, need, cursor, begin, causes);
+        add(r.stalls, causes);
+        if (role[size_t(t)] == Role::Measured) add(measured_causes, causes);
+      }
+      if (const int w = window_of[size_t(t)]; w >= 0) {
+        window_sum[size_t(w)] += double(begin - cursor);
+        ++window_n[size_t(w)];
+        max_wait = std::max(max_wait, begin - cursor);
+      } else if (const int e = warmup_of[size_t(t)]; e >= 0) {
+        warm_sum[size_t(e)] += double(begin - cursor);
+        ++warm_n[size_t(e)];
+      }
       retire(reads[size_t(t)]);
       if (t >= 2) retire(writes[size_t(t - 2)]);
       if (t == 0) retire(once);
@@ -192,11 +295,32 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
     for (int c = 0; c < kVectorClasses; ++c) ops[size_t(c)] = rows * k.ops_per_row[size_t(c)];
     const int64_t cycles = book_tile(ops, rows * k.row_read_bytes(), rows * k.row_written_bytes(), begin, record, r);
     cursor = begin + cycles;
-    if (dma) {
+    if (dma && !skipped(t)) {
       for (const VectorOperandPlan& o : k.writes)
         if (o.row_bytes > 0) writes[size_t(t)].push_back(transfer(o, t, true, cursor));
-      if (t + 2 < n) enqueue_reads(t + 2, cursor);  // tile t's slots are free
+      enqueue_reads_of(t + 2, cursor);  // tile t's slots are free
       group->forget_history(job.cluster, begin);  // nothing asks how earlier requests went
+    }
+  }
+  if (r.sampling) {  // the interval: Student's t over the window means, or the rule of three
+    VectorKernelResult::Sampling& s = *r.sampling;
+    std::vector<double> means;
+    for (size_t i = 0; i < window_sum.size(); ++i)
+      if (window_n[i] > 0) means.push_back(window_sum[i] / window_n[i]);
+    for (Role x : role) {
+      s.detailed_tiles += x != Role::Skipped;
+      s.measured_tiles += x == Role::Measured;
+    }
+    const auto [mean, var] = mean_variance(means);
+    const double skipped_tiles = double(s.tiles - s.detailed_tiles);
+    s.mean_wait = mean;
+    s.degenerate = means.size() < 2 || var <= 0;
+    s.ci95_cycles = s.degenerate ? skipped_tiles * std::min(1.0, 3.0 / double(std::max<int64_t>(1, s.measured_tiles))) *
+                                       std::max(1.0, double(max_wait) - mean)
+                                 : t95(int(means.size()) - 1) * std::sqrt(var / double(means.size())) * skipped_tiles;
+    if (deficits.size() >= 2) {  // the tail's warm-up, settled at the windows' mean deficit
+      const double dv = mean_variance(deficits).second;
+      s.ci95_cycles = std::hypot(s.ci95_cycles, t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size()))));
     }
   }
   r.compute_cycles += params_.latency;

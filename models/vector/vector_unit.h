@@ -18,6 +18,13 @@
 // Other memory modes: the operands are on chip (what those modes assume for all but the array's
 // stationary tiles), so a kernel takes its compute cycles.
 // With several clusters each unit takes a contiguous share of the tiles, side by side.
+// fidelity: sampled (docs/sampling.md, "Vector kernels"): a kernel's tiles are one stratum. Its
+// first 8 tiles and last 12 are simulated, and of the body between them windows of 4 warm-up tiles
+// and 8 measured ones, one in each of n equal strata (the first right after the head). A skipped
+// tile moves nothing; it waits the windows' mean wait for its operands (the control variate is the
+// tile's compute time, which is exact), its bytes are counted exactly and the HBM's and NoC's other
+// figures at the simulated tiles' rate per byte. Before a skipped span the window's write-backs
+// drain; after it the next window's reads are enqueued afresh.
 #include <array>
 #include <map>
 #include <cstdint>
@@ -55,6 +62,9 @@ class VectorUnitModule : public sc_core::sc_module {
   // (may be nullptr) is told as the kernel goes what it has announced.
   VectorKernelResult execute(const VectorKernelPlan& k, int64_t start, MemoryGroup* group, MemoryGroup* mirror,
                              int cluster, int clusters, KernelTrace* trace = nullptr);
+  // fidelity: sampled: kernels of at least `min_tiles` tiles (and enough for the windows) on one
+  // cluster simulate a head, a tail and windows of their tiles, the rest estimated (below).
+  void sample_kernels(int64_t min_tiles) { sample_min_tiles_ = std::max<int64_t>(min_tiles, 1); }
   const VectorParams& params() const { return params_; }
   sc_core::sc_time period() const { return period_; }
   // A tile with operands `ops` (by class) moving in_bytes and out_bytes through the unit's ports,
@@ -81,6 +91,7 @@ class VectorUnitModule : public sc_core::sc_module {
   sc_core::sc_event start_, done_;
   const Job* job_ = nullptr;
   VectorKernelResult result_;
+  int64_t sample_min_tiles_ = 0;  // 0: every tile simulated
 };
 
 }  // namespace cstsim

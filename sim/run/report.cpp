@@ -139,6 +139,16 @@ nlohmann::ordered_json vector_json(const ArchSpec& a, const std::vector<const Ve
     j["bytes_read"] = k.spad_bytes_read;
     j["bytes_written"] = k.spad_bytes_written;
     if (k.has_hierarchy) j["memory"] = kernel_memory_json(k.shared);
+    if (k.sampling) {  // fidelity: sampled (models/vector/vector_unit.h)
+      const VectorKernelResult::Sampling& s = *k.sampling;
+      j["sampling"] = {{"tiles", s.tiles},
+                       {"detailed_tiles", s.detailed_tiles},
+                       {"measured_tiles", s.measured_tiles},
+                       {"windows", s.windows},
+                       {"mean_wait_cycles", s.mean_wait},
+                       {"ci95_cycles", s.ci95_cycles},
+                       {"degenerate", s.degenerate}};
+    }
     kernels.push_back(std::move(j));
     compute += k.compute_cycles;
     waiting += k.cycles() - k.compute_cycles;
@@ -425,7 +435,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     last = L.end_cycle;
   }
   j["layers"] = layer_spool ? io::JsonArraySpool::placeholder() : std::move(layers);
-  int64_t vector_cycles = 0;
+  int64_t vector_cycles = 0, kernel_tiles = 0, estimated_tiles = 0;  // of the sampled kernels
   if (r.vector && !r.vector->empty()) {
     j["vector"] = vector_json(a, r.plan->program.all<VectorKernelStep>(), *r.vector);
     for (const VectorKernelResult& k : *r.vector) {
@@ -435,6 +445,14 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
       for (const auto& [cause, n] : k.stalls) stall_causes[cause] += n;
       first = std::min(first, k.start_cycle);
       last = std::max(last, k.end_cycle);
+      if (k.sampling) {  // a stratum of its own: its interval joins the layers' in quadrature
+        SampleReport own;
+        own.set_interval(k.sampling->ci95_cycles);
+        sampled += own;
+        any_sampled = true;
+        kernel_tiles += k.sampling->tiles;
+        estimated_tiles += k.sampling->tiles - k.sampling->detailed_tiles;
+      }
     }
   }
   cycles += vector_cycles;
@@ -473,6 +491,10 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                    {"estimated_folds", sampled.folds - sampled.detailed_folds},
                    {"estimated_share", folds_all > 0 ? double(sampled.folds - sampled.detailed_folds) / double(folds_all) : 0.0},
                    {"ci95_cycles", any_sampled ? sampled.ci95_cycles : 0.0}};
+  if (kernel_tiles > 0) {  // the vector unit's sampled kernels
+    j["fidelity"]["kernel_tiles"] = kernel_tiles;
+    j["fidelity"]["estimated_tiles"] = estimated_tiles;
+  }
   if (flash_cycles > 0) j["total"]["flash_attention_cycles"] = flash_cycles;  // of cycles
   if (verify_ran) {
     j["verify"] = {{"ran", true}, {"passed", verified}, {"operand", to_string(a.precision.operand)}};

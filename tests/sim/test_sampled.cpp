@@ -208,6 +208,41 @@ TEST_F(Sampled, AutoSamplesOnlyBigPassesWithoutATrace) {
   EXPECT_EQ(t["fidelity"]["requested"], "auto");
 }
 
+// A vector kernel of many tiles is a stratum too (models/vector/vector_unit.h): its head, tail and
+// windows simulated, the rest at the windows' mean wait. RMSNorm 2048 x 4096 bf16 with a 256 KiB
+// ifmap partition: 128 tiles of 16 rows, memory-bound.
+TEST_F(Sampled, VectorKernelsAreSampledWithTheirBytesExact) {
+  const std::string w = file("norm.yaml", "tensors:\n"
+                                          "  - {name: x, shape: [2048, 4096], dtype: bf16, role: activation}\n"
+                                          "  - {name: g, shape: [4096], dtype: bf16, role: weight}\n"
+                                          "ops:\n"
+                                          "  - {name: norm, op: rmsnorm, in: [x, g], out: y}\n").string();
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), w, "--set sram.ifmap_kib=256 --set scratchpad.banks=22");
+  const json &e = p.exact["vector"]["kernels"][0], &s = p.sampled["vector"]["kernels"][0];
+  ASSERT_TRUE(s.contains("sampling")) << s.dump();
+  EXPECT_FALSE(e.contains("sampling"));
+  const json& k = s["sampling"];
+  EXPECT_EQ(k["tiles"], e["tiles"]);
+  EXPECT_GE(k["tiles"].get<int64_t>(), 100);
+  EXPECT_LE(k["detailed_tiles"].get<int64_t>() * 2, k["tiles"].get<int64_t>()) << "at most half simulated";
+  EXPECT_GE(k["windows"].get<int>(), 4);
+  EXPECT_GT(k["ci95_cycles"].get<double>(), 0) << "an estimate is never certain";
+  const double err = double(s["cycles"].get<int64_t>() - e["cycles"].get<int64_t>()) / e["cycles"].get<double>();
+  EXPECT_LE(std::abs(err), 0.03) << e["cycles"] << " exact, " << s["cycles"] << " sampled";
+  // Bytes exact; the counted operations too (the tiles' compute is not estimated).
+  EXPECT_EQ(s["memory"]["hbm_bytes_read"], e["memory"]["hbm_bytes_read"]);
+  EXPECT_EQ(s["memory"]["hbm_bytes_written"], e["memory"]["hbm_bytes_written"]);
+  EXPECT_EQ(s["operations"], e["operations"]);
+  EXPECT_EQ(s["compute_cycles"], e["compute_cycles"]);
+  EXPECT_EQ(p.sampled["fidelity"]["result"], "sampled");
+  EXPECT_EQ(p.sampled["fidelity"]["kernel_tiles"], k["tiles"]);
+  EXPECT_DOUBLE_EQ(p.sampled["total"]["cycles_ci95"].get<double>(), k["ci95_cycles"].get<double>());
+  // The run's stalls still add up: cycles = compute + waits, split by cause.
+  int64_t causes = 0;
+  for (const auto& [cause, n] : s["stalls"].items()) causes += n.get<int64_t>();
+  EXPECT_EQ(causes, s["cycles"].get<int64_t>() - s["compute_cycles"].get<int64_t>());
+}
+
 TEST_F(Sampled, AskedWronglyIsAnInputError) {
   const std::string base = "run --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " + gemm(1, 512, 512);
   expect_input_error(base + " --fidelity sampled", "--fidelity");                      // the trace is on

@@ -1,4 +1,4 @@
-#include "models/array/stall_causes.h"
+#include "models/base/stall_causes.h"
 
 #include <algorithm>
 #include <stdexcept>
