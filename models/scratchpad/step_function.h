@@ -3,10 +3,15 @@
 // scratchpad's record of port slots in use. Only changes cost anything; a long idle
 // stretch is one entry, and equal neighbours are merged so a run of full cycles
 // stays one entry however many transfers filled it.
+//
+// The breakpoints are a sorted vector: what is kept is what is in flight (the scratchpad
+// forgets the past as the pass goes), a few hundred entries at most, and changes land near
+// its end. A std::map's node per breakpoint cost a tenth of a sampled decode step in
+// allocation and rebalancing.
 #include <cstdint>
-#include <iterator>
 #include <limits>
-#include <map>
+#include <utility>
+#include <vector>
 
 namespace cstsim::spad {
 
@@ -29,25 +34,27 @@ class StepFunction {
   // f returns false.
   template <class F>
   void walk(int64_t from, F&& f) const {
-    auto it = steps_.upper_bound(from);
-    int64_t value = it == steps_.begin() ? 0 : std::prev(it)->second;
+    size_t i = upper(from);
+    int64_t value = i == 0 ? 0 : steps_[i - 1].second;
     int64_t begin = from;
     for (;;) {
-      const int64_t end = it == steps_.end() ? kForever : it->first;
-      if (!f(begin, end, value) || it == steps_.end()) return;
-      begin = it->first;
-      value = it->second;
-      ++it;
+      const int64_t end = i == steps_.size() ? kForever : steps_[i].first;
+      if (!f(begin, end, value) || i == steps_.size()) return;
+      begin = steps_[i].first;
+      value = steps_[i].second;
+      ++i;
     }
   }
 
  private:
-  // Makes `t` a breakpoint (same value as before), returns it.
-  std::map<int64_t, int64_t>::iterator split(int64_t t);
-  // Erases the breakpoint at `t` if it repeats the value before it.
-  void merge_at(int64_t t);
+  size_t lower(int64_t t) const;  // first breakpoint at or after t
+  size_t upper(int64_t t) const;  // first breakpoint after t
+  // Makes `t` a breakpoint (same value as before), returns its index.
+  size_t split(int64_t t);
+  // Erases breakpoint i if it repeats the value before it.
+  void merge_at(size_t i);
 
-  std::map<int64_t, int64_t> steps_;  // cycle -> value from there to the next key
+  std::vector<std::pair<int64_t, int64_t>> steps_;  // (cycle, value from there to the next), by cycle
 };
 
 }  // namespace cstsim::spad
