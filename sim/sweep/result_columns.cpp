@@ -32,6 +32,8 @@ const std::vector<std::pair<std::string, ColumnInfo>>& exact() {
       {"fidelity.folds", {"fold", "folds of the passes through the memory hierarchy", ""}},
       {"fidelity.estimated_folds", {"fold", "of those, not simulated but estimated", ""}},
       {"fidelity.estimated_share", {"1", "estimated_folds over folds", ""}},
+      {"fidelity.kernel_tiles", {"tile", "tiles of the sampled vector kernels", ""}},
+      {"fidelity.estimated_tiles", {"tile", "of those, not simulated but estimated", ""}},
       {"time_s", {"s", "the run's time", "Theta_CST.T_wall"}},
       {"arch.clock_hz", {"Hz", "the array's clock", ""}},
       {"arch.rows", {"PE", "array height", "array.rows"}},

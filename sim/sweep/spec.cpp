@@ -38,7 +38,8 @@ nlohmann::ordered_json plan_json(const Plan& p) {
   j["base"] = p.base;
   j["bases"] = p.bases;
   j["run"] = {{"window", p.run.window}, {"energy", p.run.energy}, {"timeout_s", p.run.timeout_s},
-              {"keep_trace", p.run.keep_trace}, {"trace", p.run.trace}, {"train", p.run.train}, {"sparsity", p.run.sparsity}};
+              {"keep_trace", p.run.keep_trace}, {"trace", p.run.trace}, {"train", p.run.train}, {"sparsity", p.run.sparsity},
+              {"fidelity", p.run.fidelity}};
   j["param_keys"] = p.param_keys;
   j["counts"] = {{"tasks", p.tasks.size()}, {"grid_points", p.grid_points}, {"rejected_by_constraints", p.rejected},
                  {"duplicates_dropped", p.duplicates}};
@@ -70,6 +71,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.run.trace = j.at("run").value("trace", true);  // sweeps written before it existed: traced
     p.run.train = j.at("run").value("train", "");  // sweeps written before they existed: none
     p.run.sparsity = j.at("run").value("sparsity", "");
+    p.run.fidelity = j.at("run").value("fidelity", "");  // sweeps written before it existed: the default
     p.param_keys = j.at("param_keys").get<std::vector<std::string>>();
     p.grid_points = j.at("counts").at("grid_points");
     p.rejected = j.at("counts").at("rejected_by_constraints");
@@ -99,8 +101,9 @@ Plan plan_from_json(const nlohmann::json& j) {
 std::string plan_difference(const Plan& a, const Plan& b) {
   if (a.bases != b.bases) return fmt::format("base {} vs {}", fmt::join(a.bases, ", "), fmt::join(b.bases, ", "));
   if (a.run.window != b.run.window || a.run.energy != b.run.energy || a.run.keep_trace != b.run.keep_trace ||
-      a.run.trace != b.run.trace || a.run.train != b.run.train || a.run.sparsity != b.run.sparsity)
-    return "run settings (window, energy, keep_trace, trace, train or sparsity) differ";
+      a.run.trace != b.run.trace || a.run.train != b.run.train || a.run.sparsity != b.run.sparsity ||
+      a.run.fidelity != b.run.fidelity)
+    return "run settings (window, energy, keep_trace, trace, train, sparsity or fidelity) differ";
   if (a.param_keys != b.param_keys) return "the swept keys differ";
   if (a.tasks.size() != b.tasks.size()) return fmt::format("{} tasks vs {}", a.tasks.size(), b.tasks.size());
   for (size_t i = 0; i < a.tasks.size(); ++i) {
@@ -123,6 +126,7 @@ std::vector<std::string> point_args(const Plan& plan, const Task& t, const std::
   if (!plan.run.energy.empty()) args.insert(args.end(), {"--energy", plan.run.energy});
   if (!plan.run.train.empty()) args.insert(args.end(), {"--train", plan.run.train});
   if (!plan.run.sparsity.empty()) args.insert(args.end(), {"--sparsity", plan.run.sparsity});
+  if (!plan.run.fidelity.empty()) args.insert(args.end(), {"--fidelity", plan.run.fidelity});
   for (const auto& [k, val] : t.overrides) args.insert(args.end(), {"--set", k + "=" + val});
   return args;
 }

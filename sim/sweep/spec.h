@@ -9,7 +9,8 @@
 //   constraints: ["array.rows == array.cols"]          # optional
 //   points: [{array.rows: 128, array.cols: 32}]        # optional explicit points
 //   set: {fold_pipeline: overlapped}                   # optional fixed overrides
-//   run: {window: 1024, timeout: 600, keep_trace: true, trace: true, energy: ../energy/x.yaml, train: none, sparsity: "2:4"}
+//   run: {window: 1024, timeout: 600, keep_trace: true, trace: true, energy: ../energy/x.yaml, train: none, sparsity: "2:4",
+//         fidelity: sampled}
 //
 // Every problem is one InputError "spec:line: key: message", thrown before
 // anything is written.
@@ -33,6 +34,7 @@ struct RunSettings {
   bool trace = true;
   std::string train;      // run --train for every point (none | selective | full); "" = the forward pass
   std::string sparsity;   // run --sparsity for every point ("2:4"); "" = dense
+  std::string fidelity;   // run --fidelity for every point (exact | sampled | auto); "" = the run's default
 };
 
 // One workload at one batch size.

@@ -21,7 +21,7 @@ namespace {
 
 const char* const kTopKeys[] = {"name", "description", "base", "workloads", "batch", "grid",
                                 "constraints", "points", "set", "run"};
-const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "trace", "energy", "train", "sparsity"};
+const char* const kRunKeys[] = {"window", "timeout", "keep_trace", "trace", "energy", "train", "sparsity", "fidelity"};
 
 std::string known_keys_hint() {
   std::string out;
@@ -279,12 +279,13 @@ SpecFile read_spec(const std::string& spec_path) {
   if (f.count("run")) {
     std::vector<int> lines;
     const auto entries = map_entries(S, f["run"].first, "run", &lines);
+    int fidelity_line = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
       const std::string& k = entries[i].first;
       const YAML::Node& v = entries[i].second;
       const std::string key = "run." + k;
       if (std::find(std::begin(kRunKeys), std::end(kRunKeys), k) == std::end(kRunKeys))
-        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, trace, energy, train, sparsity)");
+        throw InputError(S, lines[i], key, "unknown key (known: window, timeout, keep_trace, trace, energy, train, sparsity, fidelity)");
       if (!v.IsScalar()) throw InputError(S, lines[i], key, "must be a single value");
       const std::string t = scalar_text(v);
       if (k == "window") {
@@ -309,11 +310,18 @@ SpecFile read_spec(const std::string& spec_path) {
       } else if (k == "sparsity") {
         if (t != "2:4") throw InputError(S, line_of(v), key, "must be \"2:4\"; got " + t);
         sp.run.sparsity = t;
+      } else if (k == "fidelity") {
+        if (t != "exact" && t != "sampled" && t != "auto")
+          throw InputError(S, line_of(v), key, "must be exact, sampled or auto; got " + t);
+        sp.run.fidelity = t;
+        fidelity_line = line_of(v);
       } else {
         sp.run.energy = require_file(S, line_of(v), key, t);
         post::load_energy_table(sp.run.energy);
       }
     }
+    if (sp.run.fidelity == "sampled" && sp.run.trace)  // as `run --fidelity sampled` without --no-trace
+      throw InputError(S, fidelity_line, "run.fidelity", "sampled runs have no trace: add run.trace: false");
   }
 
   // Constraints.

@@ -783,6 +783,31 @@ TEST_F(Sweep, PointsWithoutTraces) {
   EXPECT_NE(again.err.find("ran 0 point(s)"), std::string::npos) << again.err;
 }
 
+// run.fidelity reaches every point: a GEMV of 1024 folds through the hierarchy, sampled at each
+// point, with its interval and the estimated share in results.csv; exact runs say exact.
+TEST_F(Sweep, PointsRunAtTheSpecsFidelity) {
+  file("w.yaml", "layers:\n  - {name: gemv, M: 1, N: 4096, K: 4096}\n");
+  for (const char* f : {"sampled", "exact"}) {
+    const std::string spec = file(std::string("f-") + f + ".yaml",
+                                  "base: " + src("configs/arch/npu-128-hbm3.yaml") +
+                                      "\nworkloads: [w.yaml]\ngrid:\n  hbm.fifo_tiles: [2, 4]\nrun:\n  trace: false\n"
+                                      "  fidelity: " + f + "\n");
+    const auto results = swept(spec, dir_ / f);
+    ASSERT_EQ(results.size(), 2u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.at("status"), "done");
+      EXPECT_EQ(r.at("fidelity.requested"), f);
+      EXPECT_EQ(r.at("fidelity.result"), f);
+      if (std::string(f) == "sampled") {
+        EXPECT_GT(std::stod(r.at("cycles_ci95")), 0);
+        EXPECT_GT(std::stod(r.at("fidelity.estimated_share")), 0.5);
+      } else {
+        EXPECT_EQ(std::stod(r.at("cycles_ci95")), 0);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -306,6 +306,8 @@ TEST_F(SweepSpec, MalformedSpecsAreOneLineErrorsWithFileLineKey) {
   expect_error("workloads: [nope.yaml]\n", 2, "workloads", "cannot open");
   expect_error("workloads: [a.yaml]\nrun: {timeout: -1}\n", 3, "run.timeout", "");
   expect_error("workloads: [a.yaml]\nrun: {retries: 2}\n", 3, "run.retries", "unknown key");
+  expect_error("workloads: [a.yaml]\nrun:\n  fidelity: rough\n", 4, "run.fidelity", "exact, sampled or auto");
+  expect_error("workloads: [a.yaml]\nrun:\n  fidelity: sampled\n", 4, "run.fidelity", "run.trace: false");
   expect_error("workloads: [a.yaml]\nset: {dataflow: ws}\ngrid: {dataflow: [os]}\n", 3, "dataflow", "both");
   expect_error("workloads: [a.yaml]\npoints:\n  - {array.rows: 8, color: red}\n", 4, "color", "unknown config key");
   expect_error("workloads: [a.yaml]\npoints:\n  - {workload: zz}\n", 4, "workload", "not one of");
