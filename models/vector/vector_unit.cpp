@@ -142,7 +142,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   enum class Role : uint8_t { Detail, Measured, Skipped };
   std::vector<Role> role(size_t(n), Role::Detail);
   std::vector<int> window_of(size_t(n), -1), warmup_of(size_t(n), -1);
-  constexpr int kHead = 4, kTail = 4, kWarm = 2, kUnit = 8, kLen = kWarm + kUnit;
+  constexpr int kHead = 4, kTail = 4, kWarm = 4, kUnit = 8, kLen = kWarm + kUnit;
   if (dma && !record && job.clusters == 1 && sample_min_tiles_ > 0 && n >= sample_min_tiles_) {
     const int body0 = kHead, body = n - kHead - kTail - kWarm;
     const int64_t wanted = std::llround(0.08 * double(std::max(0, body)) / kLen);

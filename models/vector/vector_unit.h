@@ -19,7 +19,7 @@
 // stationary tiles), so a kernel takes its compute cycles.
 // With several clusters each unit takes a contiguous share of the tiles, side by side.
 // fidelity: sampled (docs/sampling.md, "Vector kernels"): a kernel's tiles are one stratum. Its
-// first 8 tiles and last 12 are simulated, and of the body between them windows of 4 warm-up tiles
+// first 4 tiles and its last 8 (4 of warm-up) are simulated, and of the body between them windows of 4 warm-up tiles
 // and 8 measured ones, one in each of n equal strata (the first right after the head). A skipped
 // tile moves nothing; it waits the windows' mean wait for its operands (the control variate is the
 // tile's compute time, which is exact), its bytes are counted exactly and the HBM's and NoC's other
