@@ -8,6 +8,7 @@
 # The `long` label is sampled (CI's 30 minutes on 2 cores): the long tests below 20 s instrumented
 # run; the heavy ones are left to the Release suite (`make test`): each is a larger or longer
 # instance of a check the default suite makes on smaller shapes (Equivalence.ThousandRandomShapes,
+# Sampled.RandomHierarchiesShortSample and RandomKernelsShortSample,
 # the NoC, vector-unit, pipeline, decode and preset tests), and together they took 520 s of the
 # instrumented suite's 1,540 s.
 set -euo pipefail
@@ -24,7 +25,7 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 status=0
 heavy='LongLlamaBlockAtTensorParallel248|Equivalence\.LongLargerShapes|NocThroughput\.LongSaturationCurves'
 heavy+='|VectorUnit\.LongRmsNormAtTheSeedsShape|Cli\.LongPipelineVerifiesOnRandomChains|MemoryPhysics\.LongDecodeGemv'
-heavy+='|GoldenPresetLong\.MatchesItsGolden/npu_128_hbm3__resnet50 |Verify\.LongThousandRandomCases|Sampled\.LongRandomHierarchies'
+heavy+='|GoldenPresetLong\.MatchesItsGolden/npu_128_hbm3__resnet50 |Verify\.LongThousandRandomCases|Sampled\.LongRandomHierarchies|Sampled\.LongRandomKernels'
 ctest --test-dir "$B" -j "${JOBS:-2}" --output-on-failure -E "$heavy" "$@" || status=1
 tools/cli_smoke.sh "$B/cstsim" || status=1
 if compgen -G "$logs/*" > /dev/null; then
