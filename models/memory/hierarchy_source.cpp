@@ -431,6 +431,10 @@ void HierarchySource::record_residency(int64_t before) {
     if (made == 1 && t && t->done >= 0 && t->done < before) {
       ch.push_back({t->done, -bytes, spad::Partition::Ofmap});
       made = 2;
+    } else if (made == 1 && skipped(write_id_[size_t(w)]) && last < learned && folds_[size_t(last)].end + 1 < before) {
+      // Skipped after its room was taken (skip_from): the room goes when its last fold ends.
+      ch.push_back({folds_[size_t(last)].end + 1, -bytes, spad::Partition::Ofmap});
+      made = 2;
     }
     // On chip, the next layer's input takes its room in its partition from the first write-back's
     // issue (as a read's block does from its issue); the next layer releases it read by read.
@@ -547,6 +551,8 @@ void HierarchySource::finish_drain() {
   for (size_t k = size_t(own_reads_); k < read_id_.size(); ++k)
     memory_end_ = std::max(memory_end_, dma().transfer(read_id_[k]).done - 1);
   record_residency(MemoryGroup::kTimelineEnd);
+  for (uint8_t made : write_changes_)
+    if (made == 1) throw std::logic_error("hierarchy source: a write-back's room taken and never given back");
 }
 
 void HierarchySource::skip_folds(const std::vector<uint8_t>& skipped_fold) {
@@ -571,7 +577,12 @@ void HierarchySource::skip_from(int from) {
   for (size_t k = size_t(reads_enqueued_); k < dma_.reads.size(); ++k)
     if (dma_.reads[k].fold >= from && read_id_[k] == -1) read_id_[k] = kSkipped, read_changes_[k] = 2;
   for (size_t k = size_t(writes_enqueued_); k < dma_.writes.size(); ++k)
-    if (dma_.writes[k].fold >= from) write_id_[k] = kSkipped, write_changes_[k] = 2;
+    if (dma_.writes[k].fold >= from) {
+      // One whose accumulators already took their room (a fold before `from` began them) keeps
+      // it until its last fold ends (record_residency): made 2, the room was never given back.
+      write_id_[k] = kSkipped;
+      if (write_changes_[k] != 1) write_changes_[k] = 2;
+    }
 }
 
 void HierarchySource::end_window(int next, const std::vector<int64_t>& load_starts) {
