@@ -1,7 +1,10 @@
 #pragma once
-// Confidence intervals of sampled estimates (docs/sampling.md): Student's t and a sample's mean
-// and variance, shared by the array's sampled passes and the vector unit's sampled kernels.
+// Sampled estimates (docs/sampling.md), shared by the array's sampled passes and the vector unit's
+// sampled kernels: where a stratum's windows go, and the 95 % interval of what they measured.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -23,6 +26,44 @@ inline std::pair<double, double> mean_variance(const std::vector<double>& xs) {
   for (double x : xs) mean += x / n;
   for (double x : xs) var += (x - mean) * (x - mean) / std::max(1.0, n - 1);
   return {mean, var};
+}
+
+// Windows of `len` units over a stratum's body [body0, body0 + body): about `share` of it, at
+// least `least` and at most `most` windows, and never more than half of it (0 when the body is too
+// short). One window in each of n equal parts: the first at its part's start, so no unit is
+// skipped before a mean was measured, the others at a place the seed draws. Their first units.
+inline std::vector<int64_t> window_starts(int64_t body0, int64_t body, int64_t len, double share, int64_t least,
+                                          int64_t most, uint64_t seed) {
+  const int64_t wanted = std::llround(share * double(std::max<int64_t>(0, body)) / double(len));
+  const int64_t n = std::min({std::max(least, wanted), most, std::max<int64_t>(0, body) / (2 * len)});
+  std::vector<int64_t> starts;
+  std::mt19937_64 rng(seed);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t from = body0 + i * body / n, to = body0 + (i + 1) * body / n;
+    starts.push_back(i == 0 ? from : from + int64_t(rng() % uint64_t(to - from - len + 1)));
+  }
+  return starts;
+}
+
+// The 95 % half-width of `skipped` units estimated at the mean of the window `means` (`measured`
+// units in all, the largest extra among them `largest`): Student's t over the means, or, when the
+// windows cannot be told apart (fewer than two, or all equal; `degenerate`), how often an extra as
+// large as the largest seen could hide in the skipped units (the rule of three), never zero.
+inline double window_ci95(const std::vector<double>& means, double skipped, int64_t measured, double largest,
+                          bool* degenerate = nullptr) {
+  const auto [mean, var] = mean_variance(means);
+  const bool flat = means.size() < 2 || var <= 0;
+  if (degenerate) *degenerate = flat;
+  if (flat) return skipped * std::min(1.0, 3.0 / double(std::max<int64_t>(1, measured))) * std::max(1.0, largest - mean);
+  return t95(int(means.size()) - 1) * std::sqrt(var / double(means.size())) * skipped;
+}
+
+// The tail's warm-up, settled in advance at the windows' mean warm-up shortfall: the shortfalls'
+// spread is its uncertainty (what one more window's would be, at 95 %); 0 below two.
+inline double shortfall_ci95(const std::vector<double>& shortfalls) {
+  if (shortfalls.size() < 2) return 0;
+  const double n = double(shortfalls.size());
+  return t95(int(n) - 1) * std::sqrt(mean_variance(shortfalls).second * (1.0 + 1.0 / n));
 }
 
 }  // namespace cstsim

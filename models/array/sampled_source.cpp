@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -104,18 +103,15 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   const int head = int(std::max<int64_t>({params_.head, repeat_ ? full_check_ : 0, first_phase(plan)}));
   const int tail = params_.tail + params_.warmup;
   const int64_t unit = period <= params_.max_unit ? period * ((8 + period - 1) / period) : params_.max_unit;
-  const int64_t len = params_.warmup + unit, body0 = head, body = F - tail - head;
-  const int64_t wanted = std::llround(params_.share * double(std::max<int64_t>(0, body)) / double(len));
-  const int64_t n = std::min({std::max<int64_t>(params_.min_windows, wanted), int64_t(params_.windows),
-                              std::max<int64_t>(0, body) / (2 * len)});
+  const int64_t len = params_.warmup + unit;
+  const std::vector<int64_t> starts = window_starts(head, F - tail - head, len, params_.share, params_.min_windows,
+                                                    params_.windows, params_.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
+  const int64_t n = int64_t(starts.size());
   sampled_ = sampled_ && n >= 4;
   if (sampled_) {
     std::fill(role_.begin() + head, role_.end() - tail, Role::Skipped);
-    std::mt19937_64 rng(params_.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t from = body0 + i * body / n, to = body0 + (i + 1) * body / n;
-      // The first window right after the head: no skipped fold goes before a measured mean.
-      const int64_t at = i == 0 ? from : from + int64_t(rng() % uint64_t(to - from - len + 1));
+      const int64_t at = starts[size_t(i)];
       for (int64_t g = at; g < at + len; ++g) {
         const bool measured = g >= at + params_.warmup;
         role_[size_t(g)] = measured ? Role::Measured : Role::Detail;
@@ -342,30 +338,18 @@ void SampledSource::finish_report() {
     r.measured_folds += x == Role::Measured;
   }
   const std::vector<double> means = window_means();
-  const double n = double(means.size());
-  const auto [mean, var] = mean_variance(means);
+  const double mean = mean_variance(means).first;
   r.mean_stall = mean;
   if (spdlog::should_log(spdlog::level::debug))
     spdlog::debug("sampled pass: {} folds, window means {:.1f}, largest steady extra {}", r.folds,
                   fmt::join(means, " "), max_stall_);
-  const double skipped = double(r.folds - r.detailed_folds);
-  r.degenerate = means.size() < 2 || var <= 0;
-  if (r.degenerate)  // none of the measured folds told the windows apart: how often a stall as
-                     // large as the largest seen could hide in the skipped folds (rule of three)
-    r.ci95_cycles = skipped * std::min(1.0, 3.0 / double(std::max<int64_t>(1, r.measured_folds))) *
-                    std::max(1.0, double(max_stall_) - mean);
-  else
-    r.ci95_cycles = t95(int(means.size()) - 1) * std::sqrt(var / n) * skipped;
-  // The tail's warm-up was settled in advance at the windows' mean deficit: the spread of those
-  // deficits is its uncertainty (what one more window's would be, at 95 %).
+  // The tail's warm-up was settled in advance at the windows' mean deficit.
   std::vector<double> deficits;
   for (size_t i = 0; i < warm_n_.size(); ++i)
     if (warm_n_[i] > 0) deficits.push_back(mean * double(warm_n_[i]) - warm_sum_[i]);
-  if (deficits.size() >= 2) {
-    const double dv = mean_variance(deficits).second;
-    const double tail = t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size())));
-    r.ci95_cycles = std::hypot(r.ci95_cycles, tail);
-  }
+  r.ci95_cycles = std::hypot(window_ci95(means, double(r.folds - r.detailed_folds), r.measured_folds, double(max_stall_),
+                                         &r.degenerate),
+                             shortfall_ci95(deficits));
   r.set_interval(r.ci95_cycles + unabsorbed_);
 }
 

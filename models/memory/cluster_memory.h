@@ -63,7 +63,7 @@ SharedStats end_kernel_memory(StepContext& context, MemoryGroup* group, bool act
 
 // A traced kernel's shared memory record and the trace's clock moved along with the kernel, as
 // the array's passes do fold by fold: held to the kernel's end, a traced prefill block's softmax
-// kept 200 MB of HBM commands and pending changes at once.
+// kept most of a 288 MB peak in HBM commands and pending changes.
 class KernelTrace {
  public:
   // Does nothing without a trace (no observer) or without `group`.

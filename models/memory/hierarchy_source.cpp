@@ -578,8 +578,8 @@ void HierarchySource::skip_from(int from) {
     if (dma_.reads[k].fold >= from && read_id_[k] == -1) read_id_[k] = kSkipped, read_changes_[k] = 2;
   for (size_t k = size_t(writes_enqueued_); k < dma_.writes.size(); ++k)
     if (dma_.writes[k].fold >= from) {
-      // One whose accumulators already took their room (a fold before `from` began them) keeps
-      // it until its last fold ends (record_residency): made 2, the room was never given back.
+      // One whose accumulators already took their room (a fold before `from` began them) stays
+      // made 1: record_residency gives the room back when its last fold ends.
       write_id_[k] = kSkipped;
       if (write_changes_[k] != 1) write_changes_[k] = 2;
     }

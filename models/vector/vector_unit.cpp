@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include <numeric>
-#include <random>
 
 #include "core/interval.h"
 #include "models/base/stall_causes.h"
@@ -144,15 +143,13 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   std::vector<int> window_of(size_t(n), -1), warmup_of(size_t(n), -1);
   constexpr int kHead = 4, kTail = 4, kWarm = 4, kUnit = 8, kLen = kWarm + kUnit;
   if (dma && !record && job.clusters == 1 && sample_min_tiles_ > 0 && n >= sample_min_tiles_) {
-    const int body0 = kHead, body = n - kHead - kTail - kWarm;
-    const int64_t wanted = std::llround(0.08 * double(std::max(0, body)) / kLen);
-    const int windows = int(std::min<int64_t>({std::max<int64_t>(6, wanted), 24, std::max(0, body) / (2 * kLen)}));
+    const int body = n - kHead - kTail - kWarm;
+    const std::vector<int64_t> starts = window_starts(kHead, body, kLen, 0.08, 6, 24, 0x9E3779B97F4A7C15ull + uint64_t(n));
+    const int windows = int(starts.size());
     if (windows >= 4) {
-      std::fill(role.begin() + body0, role.begin() + body0 + body, Role::Skipped);
-      std::mt19937_64 rng(0x9E3779B97F4A7C15ull + uint64_t(n));
+      std::fill(role.begin() + kHead, role.begin() + kHead + body, Role::Skipped);
       for (int i = 0; i < windows; ++i) {
-        const int from = body0 + int(int64_t(i) * body / windows), to = body0 + int(int64_t(i + 1) * body / windows);
-        const int at = i == 0 ? from : from + int(rng() % uint64_t(to - from - kLen + 1));
+        const int at = int(starts[size_t(i)]);
         for (int t = at; t < at + kLen; ++t) {
           role[size_t(t)] = t >= at + kWarm ? Role::Measured : Role::Detail;
           (t >= at + kWarm ? window_of : warmup_of)[size_t(t)] = i;
@@ -186,11 +183,15 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   // Per local tile: its reads and its write-backs (DMA ids); the once-read operands.
   std::vector<std::vector<int>> reads(static_cast<size_t>(n)), writes(static_cast<size_t>(n));
   std::vector<int> once;
-  auto transfer = [&](const VectorOperandPlan& o, int64_t tile, bool write, int64_t earliest) {
+  auto transfer_of = [&](const VectorOperandPlan& o, int64_t tile, bool write) {  // tile < 0: the once-read part
     const bool whole = tile < 0;
     const uint64_t from = o.addr + (whole ? 0 : uint64_t((first + tile) * k.tile_rows * o.row_bytes));
     const int64_t bytes = whole ? o.once_bytes : k.rows_of(first + tile) * o.row_bytes;
-    const DmaTransfer t = kernel_transfer(from, bytes, write);
+    return kernel_transfer(from, bytes, write);
+  };
+  auto transfer = [&](const VectorOperandPlan& o, int64_t tile, bool write, int64_t earliest) {
+    const bool whole = tile < 0;
+    const DmaTransfer t = transfer_of(o, tile, write);
     const spad::Partition p = write ? spad::Partition::Ofmap : whole ? spad::Partition::Filter : spad::Partition::Ifmap;
     return dma->enqueue(job.cluster, t, p, std::max(earliest, dma->to_acc(dma->now())), group->step());
   };
@@ -249,13 +250,9 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       begin = cursor + wait;
       add(r.stalls, split_like(measured_causes, wait, "hbm_bandwidth"));
       for (const VectorOperandPlan& o : k.reads)
-        if (o.row_bytes > 0)
-          r.sampling->skipped_read_bytes +=
-              kernel_transfer(o.addr + uint64_t((first + t) * k.tile_rows * o.row_bytes), rows * o.row_bytes, false).bytes;
+        if (o.row_bytes > 0) r.sampling->skipped_read_bytes += transfer_of(o, t, false).bytes;
       for (const VectorOperandPlan& o : k.writes)
-        if (o.row_bytes > 0)
-          r.sampling->skipped_written_bytes +=
-              kernel_transfer(o.addr + uint64_t((first + t) * k.tile_rows * o.row_bytes), rows * o.row_bytes, true).bytes;
+        if (o.row_bytes > 0) r.sampling->skipped_written_bytes += transfer_of(o, t, true).bytes;
     } else if (dma) {
       enqueue_reads_of(t, cursor);  // after a skipped span: the window's first reads
       enqueue_reads_of(t + 1, cursor);
@@ -302,7 +299,7 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       group->forget_history(job.cluster, begin);  // nothing asks how earlier requests went
     }
   }
-  if (r.sampling) {  // the interval: Student's t over the window means, or the rule of three
+  if (r.sampling) {  // the interval: the window means', and the tail's warm-up settled in advance
     VectorKernelResult::Sampling& s = *r.sampling;
     std::vector<double> means;
     for (size_t i = 0; i < window_sum.size(); ++i)
@@ -311,17 +308,10 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       s.detailed_tiles += x != Role::Skipped;
       s.measured_tiles += x == Role::Measured;
     }
-    const auto [mean, var] = mean_variance(means);
-    const double skipped_tiles = double(s.tiles - s.detailed_tiles);
-    s.mean_wait = mean;
-    s.degenerate = means.size() < 2 || var <= 0;
-    s.ci95_cycles = s.degenerate ? skipped_tiles * std::min(1.0, 3.0 / double(std::max<int64_t>(1, s.measured_tiles))) *
-                                       std::max(1.0, double(max_wait) - mean)
-                                 : t95(int(means.size()) - 1) * std::sqrt(var / double(means.size())) * skipped_tiles;
-    if (deficits.size() >= 2) {  // the tail's warm-up, settled at the windows' mean deficit
-      const double dv = mean_variance(deficits).second;
-      s.ci95_cycles = std::hypot(s.ci95_cycles, t95(int(deficits.size()) - 1) * std::sqrt(dv * (1.0 + 1.0 / double(deficits.size()))));
-    }
+    s.mean_wait = mean_variance(means).first;
+    s.ci95_cycles = std::hypot(window_ci95(means, double(s.tiles - s.detailed_tiles), s.measured_tiles, double(max_wait),
+                                           &s.degenerate),
+                               shortfall_ci95(deficits));
   }
   r.compute_cycles += params_.latency;
   r.end_cycle = cursor + params_.latency - 1;  // its last results are out
