@@ -32,7 +32,7 @@ void scale_leading(YAML::Node shape, int64_t batch, const std::string& path, con
   const int64_t n = *text::parse_int(shape[0].Scalar());
   if (n > INT_MAX / batch)
     throw InputError(path, line_of(shape), "shape",
-                     fmt::format("{}'s leading dimension {} would be {}, past {}", what, n, n * batch, INT_MAX));
+                     fmt::format("{}'s leading dimension {} times batch {} is past {}", what, n, batch, INT_MAX));
   shape[0] = std::to_string(n * batch);
 }
 
@@ -111,7 +111,7 @@ std::string batched_layers(const Workload& w, int64_t batch, const std::string& 
   for (const Layer& l : w.layers) {
     if (l.M > INT_MAX / batch)
       throw InputError(w.source, l.source_line, l.name,
-                       fmt::format("M {} would be {}, past {}", l.M, l.M * batch, INT_MAX));
+                       fmt::format("M {} times batch {} is past {}", l.M, batch, INT_MAX));
     std::string row = l.name;
     const int n = ++seen[l.name];  // the YAML reader wants unique names; SCALE-Sim CSVs may repeat them
     if (n > 1) row = fmt::format("{}~{}", l.name, n);
