@@ -287,6 +287,7 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     const bool first = starts_window(g) && !in_unit_;
     const HierarchyLayerStats before = first ? inner_->stats() : HierarchyLayerStats{};
     const int64_t moved_bytes_before = first ? moved_bytes() : 0;
+    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped) inner_->start_window(g, begin);
     answer = inner_->ready(g, load_starts);
     measure(g, begin, answer, load_starts);
     // A window's figures: from the memory at rest before it (its first question) to at rest after

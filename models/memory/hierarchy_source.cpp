@@ -181,6 +181,7 @@ void HierarchySource::enqueue_known(int g) {
     if (t.after_fold >= 0) {  // its slot frees at a point of an earlier fold, known once that fold started
       if (t.after_fold >= g) break;
       earliest = fold_point(t.after_fold, t.after);
+      if (t.after_fold < hold_fold_) earliest = std::max(earliest, hold_until_);
     }
     const spad::Partition p =
         spad::partition_named(t.operand == Operand::Stationary ? dma_.stationary_partition : dma_.stream_partition);

@@ -106,6 +106,9 @@ class HierarchySource : public TileSource {
   // A run of simulated folds ends before fold `next` (skipped): the write-backs of the folds
   // before it go, and the memory simulates until every transfer enqueued so far is done.
   void end_window(int next, const std::vector<int64_t>& load_starts);
+  // A run of simulated folds starts at fold `first`, which the array could begin at `cycle`:
+  // reads whose slot frees in the skipped span before it are enqueued from `cycle` on.
+  void start_window(int first, int64_t cycle) { hold_fold_ = first, hold_until_ = cycle; }
   // Program bytes this source moved (reads, writes), of those it simulated.
   std::pair<int64_t, int64_t> simulated_bytes() const;
 
@@ -187,6 +190,8 @@ class HierarchySource : public TileSource {
   std::vector<int> reads_kept_;
   std::vector<uint8_t> adopted_;
   bool lockstep_ = false;
+  int hold_fold_ = -1;                    // start_window: reads after folds before it wait ...
+  int64_t hold_until_ = 0;                //   ... until this cycle
   bool skipping_ = false;                 // skip_folds: some transfers are kSkipped
   static constexpr int kSkipped = -2;     // read_id_ / write_id_ of a transfer never simulated
   bool skipped(int id) const { return id == kSkipped; }

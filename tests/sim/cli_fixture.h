@@ -28,7 +28,10 @@ class Cli : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  // CSTSIM_TEST_KEEP=1 keeps the test's files (its arch and workload files, its last outputs) to rerun a case.
+  void TearDown() override {
+    if (!std::getenv("CSTSIM_TEST_KEEP")) fs::remove_all(dir_);
+  }
 
   fs::path file(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
