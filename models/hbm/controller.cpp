@@ -98,6 +98,7 @@ void ChannelController::enqueue(const Burst& b) {
   if (!q.empty() && q.back().arrival > b.arrival)
     throw std::invalid_argument("HBM bursts must be enqueued in arrival order");
   q.push_back(b);
+  q.back().bank = pcs_[size_t(b.addr.pc)].banks.flat(b.addr);
 }
 
 bool ChannelController::has_work() const {
@@ -155,7 +156,7 @@ void ChannelController::admit(Pc& pc, Cycle now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();
     const Burst& b = pc.window.back();
-    const int bank = pc.banks.flat(b.addr);
+    const int bank = b.bank;
     ++pc.queued[size_t(bank)];
     if (!pc.all_stale && !pc.bank_stale[size_t(bank)]) {  // the youngest: oldest of its kind only if alone
       const Cmd cmd = pc.banks[bank].next_command(b.addr.row, b.is_write);
@@ -175,7 +176,7 @@ void ChannelController::rescan_bank(Pc& pc, int bank) {
   const BankState& state = pc.banks[bank];
   for (size_t i = 0; i < pc.window.size(); ++i) {
     const Burst& b = pc.window[i];  // the window is in arrival order: first seen = oldest
-    if (pc.banks.flat(b.addr) != bank) continue;
+    if (b.bank != bank) continue;
     const Cmd cmd = state.next_command(b.addr.row, b.is_write);
     if (is_column(cmd)) ++hits;
     const size_t kind = cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2;
@@ -214,9 +215,7 @@ void ChannelController::rebuild(Pc& pc) {
       c.closes_pending_hits = c.cmd == Cmd::PRE && pc.hits[size_t(bank)] > 0 && pc.hits_served[size_t(bank)] < hit_cap_;
       // Below the channel level readiness depends only on the bank and the command.
       const Address a = local(b.addr);
-      pc.local_ready.push_back(
-          std::max({engine_.earliest_at(Scope::Bank, c.cmd, a), engine_.earliest_at(Scope::BankGroup, c.cmd, a),
-                    engine_.earliest_at(Scope::PseudoChannel, c.cmd, a)}));
+      pc.local_ready.push_back(engine_.earliest_in_pc(c.cmd, a));
       pc.cands.push_back(c);
     }
   }
@@ -287,9 +286,7 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
       if (!exhausted && spec_.page_timeout == 0) continue;
       const Address a = local(address(b));
       const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
-      pc.closable.push_back({b, std::max({idle_until, engine_.earliest_at(Scope::Bank, Cmd::PRE, a),
-                                          engine_.earliest_at(Scope::BankGroup, Cmd::PRE, a),
-                                          engine_.earliest_at(Scope::PseudoChannel, Cmd::PRE, a)})});
+      pc.closable.push_back({b, std::max(idle_until, engine_.earliest_in_pc(Cmd::PRE, a))});
     }
     pc.closes_stale = false;
   }
@@ -369,7 +366,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
     }
     if (is_column(c.cmd)) {
       issued_.push_back({b.transfer, now, ev.data_end, b.needed_act});
-      --pc.queued[size_t(pc.banks.flat(b.addr))];
+      --pc.queued[size_t(b.bank)];
       pc.window.erase(pc.window.begin() + c.request);
       const int gone = c.request;
       int* oldest = pc.oldest.data();  // the bursts behind it moved up one (branch-free: vectorizes)
@@ -383,7 +380,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
         int next = -1;
         for (size_t i = size_t(gone); i < pc.window.size() && next < 0; ++i) {
           const Burst& w = pc.window[i];
-          if (pc.banks.flat(w.addr) == bank && w.is_write == (kind == 1) && w.addr.row == pc.banks[bank].open_row())
+          if (w.bank == bank && w.is_write == (kind == 1) && w.addr.row == pc.banks[bank].open_row())
             next = int(i);
         }
         pc.oldest[size_t(bank) * 3 + kind] = next;

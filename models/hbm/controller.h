@@ -29,6 +29,7 @@ namespace cstsim::hbm {
 
 struct Burst {            // one RD or WR of burst_bytes
   uint32_t transfer = 0;  // the request it belongs to (HbmDevice's table)
+  int bank = 0;           // addr's bank in its pseudo-channel (PcBanks::flat), set by enqueue for the window scans
   Address addr;
   bool is_write = false;
   Cycle arrival = 0;        // cycle it reaches the controller

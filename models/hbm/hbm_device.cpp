@@ -134,9 +134,17 @@ void HbmDevice::run_until(Cycle until) {
     // Channels are independent; stepping the earliest one first keeps the observers' view in
     // time order across the stack.
     for (;;) {
-      const size_t next = size_t(std::min_element(wake_.begin(), wake_.end()) - wake_.begin());
-      if (wake_[next] > until) break;
-      channels_[next]->step(wake_[next]);
+      // The first earliest channel, as std::min_element finds it but without a branch per channel
+      // (which mispredicts: the wakes interleave).
+      size_t next = 0;
+      Cycle best = wake_[0];
+      for (size_t i = 1; i < wake_.size(); ++i) {
+        const bool earlier = wake_[i] < best;
+        next = earlier ? i : next;
+        best = earlier ? wake_[i] : best;
+      }
+      if (best > until) break;
+      channels_[next]->step(best);
       drain(*channels_[next]);
       wake_[next] = channels_[next]->next_wake();
     }

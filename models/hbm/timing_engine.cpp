@@ -55,13 +55,15 @@ Cycle TimingEngine::earliest(Cmd cmd, const Address& addr) const {
 
 void TimingEngine::record(Cmd cmd, const Address& addr, Cycle cycle) {
   int instances[kNumScopes];  // addr's instance at every scope, once
+  Cycle* rows[kNumScopes];    // and its row of next_ there
   for (int s = 0; s < kNumScopes; ++s) {
     instances[s] = instance(Scope(s), addr);
+    rows[s] = &next_[s][size_t(instances[s]) * kNumCmds];
     Cycle& last = last_[s][size_t(instances[s]) * kNumCmds + size_t(index(cmd))];
     last = std::max(last, cycle);
   }
   for (const Bound& b : bounds_[index(cmd)]) {
-    Cycle& next = next_[b.scope][size_t(instances[b.scope]) * kNumCmds + size_t(b.before)];
+    Cycle& next = rows[b.scope][b.before];
     next = std::max(next, cycle + b.gap);
   }
   for (size_t r : windowed_after_[index(cmd)]) {

@@ -6,6 +6,7 @@
 //   record(cmd, addr, cycle)   -> cmd was issued; push the next-allowed cycles forward
 // It knows timing only: whether the bank is open is the bank state machine's business.
 // Both the controller and the independent ProtocolChecker own one.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ class TimingEngine {
   // The part of earliest() one scope contributes (earliest = max over the four scopes).
   Cycle earliest_at(Scope scope, Cmd cmd, const Address& addr) const {
     return next_[int(scope)][size_t(instance(scope, addr)) * kNumCmds + size_t(index(cmd))];
+  }
+  // The part below the channel (max over bank, bank group and pseudo-channel): the controller's
+  // per-bank readiness, the channel's shared buses added on top.
+  Cycle earliest_in_pc(Cmd cmd, const Address& addr) const {
+    return std::max({earliest_at(Scope::Bank, cmd, addr), earliest_at(Scope::BankGroup, cmd, addr),
+                     earliest_at(Scope::PseudoChannel, cmd, addr)});
   }
   void record(Cmd cmd, const Address& addr, Cycle cycle);
   // The rule that sets earliest(cmd, addr) (the first one in table order when several tie),
