@@ -287,13 +287,11 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     const bool first = starts_window(g) && !in_unit_;
     const HierarchyLayerStats before = first ? inner_->stats() : HierarchyLayerStats{};
     const int64_t moved_bytes_before = first ? moved_bytes() : 0;
-    // After a skipped span the memory is idle and the array's lead over it unknown: it ranges from
-    // none (a pass's start: the window's first reads go when the array could begin) to a full
-    // tile FIFO (its reads at their own points, met by the idle memory at once). Odd windows and
-    // the tail start from the first, even windows from the second, so the windows' spread holds
-    // what the start state moves (docs/sampling.md).
-    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped && (warmup_of_[size_t(g)] < 0 || warmup_of_[size_t(g)] % 2 == 1))
-      inner_->start_window(g, begin);
+    // After a skipped span the memory is idle: the window starts as a pass does, its first reads
+    // from when the array could begin it. Enqueued at the skipped folds' points instead, they
+    // would meet the idle memory well ahead of the array, a lead that outlasts any warm-up where
+    // memory and array keep nearly the same pace (docs/sampling.md).
+    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped) inner_->start_window(g, begin);
     answer = inner_->ready(g, load_starts);
     measure(g, begin, answer, load_starts);
     // A window's figures: from the memory at rest before it (its first question) to at rest after
