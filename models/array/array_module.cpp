@@ -280,9 +280,17 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
       const double ref_skipped = double(std::max<int64_t>(1, ref.folds - ref.detailed_folds));
       const double pooled = SampledSource::mean_ci95(repeated->means, skipped);
       const double pool_share = std::min(1.0, double(std::max(1, ref.windows)) / double(std::max<size_t>(1, repeated->means.size())));
-      const double shared = pooled > 0 ? pooled : ref.ci95_cycles * skipped / ref_skipped * pool_share;
-      s.set_interval(std::max(1.0, sampled->checked() ? sampled->repeat_ci95() : repeated->check_ci95), source_key_,
-                     shared);
+      double shared = pooled > 0 ? pooled : ref.ci95_cycles * skipped / ref_skipped * pool_share;
+      // And how far this pass's own folds may lie from the mean it is given, from the spread the
+      // reference's folds showed (its windows', or a whole pass's blocks after its check). A
+      // whole reference's folds are one draw too, which every repeat of the key shares.
+      const bool whole = ref.windows == 0;
+      const double spread =
+          whole ? spread_ci95(repeated->check.blocks, kSpreadBlock, skipped)
+                : spread_ci95(repeated->means, std::max<int64_t>(1, ref.measured_folds / std::max(1, ref.windows)), skipped);
+      if (whole) shared += spread;
+      const double check = std::max(1.0, sampled->checked() ? sampled->repeat_ci95() : repeated->check_ci95);
+      s.set_interval(std::hypot(check, spread), source_key_, shared);
       r.sampling = s;
     } else if (sampled) {  // sampled, or simulated whole (then exactly: every fold detailed)
       r.sampling = sampled->report();

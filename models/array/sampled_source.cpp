@@ -80,6 +80,7 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   role_.assign(size_t(F), Role::Detail);
   window_of_.assign(size_t(F), -1);
   warmup_of_.assign(size_t(F), -1);
+  cooldown_of_.assign(size_t(F), -1);
   timed_.resize(size_t(F));
   pending_answer_.assign(size_t(F), -1);
   full_check_ = check_folds(plan, params);
@@ -98,30 +99,44 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   // The head covers the first column fold's row folds when they are few (first_phase); a unit
   // covers whole column folds' row folds when they are few, so every phase of a pattern that
   // repeats with the row fold is in each window's mean; about `share` of the body is in windows,
-  // at least min_windows of them and at most half of it; fewer than 4: simulated whole.
+  // at least min_windows of them and at most half of it. A pass with room for fewer is simulated
+  // whole: it saves less than 2x, and 4 or 5 windows of a short pass left intervals of 2-5 % and
+  // errors past 1 % on the random hierarchies (tests/sim/test_sampled.cpp).
   const int64_t period = plan.row_folds * plan.k_chunks;
   const int head = int(std::max<int64_t>({params_.head, repeat_ ? full_check_ : 0, first_phase(plan)}));
   const int tail = params_.tail + params_.warmup;
   const int64_t unit = period <= params_.max_unit ? period * ((8 + period - 1) / period) : params_.max_unit;
-  const int64_t len = params_.warmup + unit;
-  const std::vector<int64_t> starts = window_starts(head, F - tail - head, len, params_.share, params_.min_windows,
-                                                    params_.windows, params_.seed * 0x9E3779B97F4A7C15ull + uint64_t(F));
+  // After its unit a window simulates the folds the DMA would be fetching for meanwhile (as far
+  // as its requests in flight reach), unmeasured: without them the unit's last folds have the
+  // memory to themselves, as no stream's do (measured: 5 cycles a window low, 0.15 % a pass, on
+  // a 1 x 11008 x 4096 bf16 GEMV; with one fold of cool-down within 0.01 %).
+  const int64_t cool = params_.cooldown < 0 ? inner_->reach_folds() : params_.cooldown;
+  const int64_t len = params_.warmup + unit + cool;
+  // A unit shorter than the column fold's row folds starts at phases of it spread evenly.
+  const std::vector<int64_t> starts =
+      window_starts(head, F - tail - head, len, params_.share, params_.min_windows, params_.windows,
+                    params_.seed * 0x9E3779B97F4A7C15ull + uint64_t(F), unit % period == 0 ? 0 : period, params_.warmup);
   const int64_t n = int64_t(starts.size());
-  sampled_ = sampled_ && n >= 4;
+  sampled_ = sampled_ && n >= params_.min_windows;
   if (sampled_) {
     std::fill(role_.begin() + head, role_.end() - tail, Role::Skipped);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t at = starts[size_t(i)];
       for (int64_t g = at; g < at + len; ++g) {
-        const bool measured = g >= at + params_.warmup;
+        const bool measured = g >= at + params_.warmup && g < at + params_.warmup + unit;
         role_[size_t(g)] = measured ? Role::Measured : Role::Detail;
-        (measured ? window_of_ : warmup_of_)[size_t(g)] = int(i);
+        if (g >= at + params_.warmup + unit)
+          cooldown_of_[size_t(g)] = int(i);
+        else
+          (measured ? window_of_ : warmup_of_)[size_t(g)] = int(i);
       }
     }
     window_sum_.assign(size_t(n), 0);
     window_n_.assign(size_t(n), 0);
     warm_sum_.assign(size_t(n), 0);
     warm_n_.assign(size_t(n), 0);
+    cool_sum_.assign(size_t(n), 0);
+    cool_n_.assign(size_t(n), 0);
     report_.windows = int(n);
   }
   if (repeat_ && check == Check::None) {  // the first occurrence's folds again, none simulated
@@ -129,10 +144,11 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
     in_window_ = sampled_ = false;
     check_ = 0;
     report_.windows = 0;
-    window_sum_.clear(), window_n_.clear(), warm_sum_.clear(), warm_n_.clear();
+    window_sum_.clear(), window_n_.clear(), warm_sum_.clear(), warm_n_.clear(), cool_sum_.clear(), cool_n_.clear();
     std::fill(role_.begin(), role_.end(), Role::Skipped);
     std::fill(window_of_.begin(), window_of_.end(), -1);
     std::fill(warmup_of_.begin(), warmup_of_.end(), -1);
+    std::fill(cooldown_of_.begin(), cooldown_of_.end(), -1);
   }
   std::vector<uint8_t> skipped(size_t(F), 0);
   for (int g = 0; g < F; ++g) {
@@ -142,6 +158,13 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   // The body's last skipped span, after the last window: it takes the settlement.
   for (settle_from_ = last_skipped_; settle_from_ > 0 && role_[size_t(settle_from_ - 1)] == Role::Skipped;) --settle_from_;
   inner_->skip_folds(skipped);
+}
+
+double spread_ci95(const std::vector<double>& block_means, int64_t block, double folds) {
+  if (block_means.size() < 2 || folds <= 0) return 0;
+  // A block's sum varies by block x sd; `folds` of them as folds / block independent blocks.
+  const double sd = std::sqrt(mean_variance(block_means).second);
+  return t95(int(block_means.size()) - 1) * sd * std::sqrt(double(block) * folds);
 }
 
 double SampledSource::mean_ci95(const std::vector<double>& means, double skipped) {
@@ -163,6 +186,7 @@ RepeatCheck SampledSource::as_repeat(const std::vector<int64_t>& load_starts) co
   RepeatCheck r;
   for (int g = 0; g < full_check_; ++g) r.starts.push_back(load_starts[size_t(g)] - start_);
   r.mean = sampled_ ? report_.mean_stall : rest_n_ > 0 ? rest_sum_ / double(rest_n_) : 0.0;
+  if (!sampled_) r.blocks = rest_blocks_;
   r.windows = int(window_means().size());
   return r;
 }
@@ -204,9 +228,15 @@ void SampledSource::measure(int g, int64_t begin, int64_t ready, const std::vect
   } else if (const int e = warmup_of_[size_t(g)]; e >= 0) {
     warm_sum_[size_t(e)] += double(stall);
     ++warm_n_[size_t(e)];
+  } else if (const int c = cooldown_of_[size_t(g)]; c >= 0) {
+    cool_sum_[size_t(c)] += double(stall);
+    ++cool_n_[size_t(c)];
   } else if (!sampled_ && g >= check_) {
     rest_sum_ += double(stall);
-    ++rest_n_;
+    if (++rest_n_ % kSpreadBlock == 0) {  // a block's mean, for how far a repeat's rest may differ
+      rest_blocks_.push_back((rest_sum_ - rest_block_from_) / kSpreadBlock);
+      rest_block_from_ = rest_sum_;
+    }
   }
 }
 
@@ -248,6 +278,7 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     if (in_window_) {
       inner_->end_window(g, load_starts);
       in_window_ = false;
+      if (lead_n_ > 0) last_lead_ = lead_sum_ / lead_n_, lead_sum_ = 0, lead_n_ = 0;
       if (in_unit_) {
         add_stats(unit_sum_, inner_->stats(), unit_begin_);
         unit_bytes_ += moved_bytes() - unit_bytes_begin_;
@@ -256,6 +287,15 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     }
     if (replayed_ && g < int(repeat_->starts.size())) {  // where the first occurrence's fold started
       pending_answer_[size_t(g)] = start_ + repeat_->starts[size_t(g)];
+      return pending_answer_[size_t(g)];
+    }
+    if (accepted_ && g < int(repeat_->starts.size())) {
+      // A short check agreed: the folds its full check would have covered come after the one
+      // before as the first occurrence's did. The key's mean is of the folds after them, whose
+      // stream is steady: given to these it missed their fill (measured on the decode step's
+      // attention heads: 33 folds, about 40 cycles a head low).
+      const std::vector<int64_t>& was = repeat_->starts;
+      pending_answer_[size_t(g)] = load_starts[size_t(g - 1)] + (was[size_t(g)] - was[size_t(g - 1)]);
       return pending_answer_[size_t(g)];
     }
     // The fold comes after the one before it as it would with ideal memory, plus the mean extra.
@@ -271,6 +311,8 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
       double entries = 0;
       for (size_t i = 0; i < warm_sum_.size(); ++i) entries += mean * double(warm_n_[i]) - warm_sum_[i];
       if (!warm_sum_.empty()) entries += entries / double(warm_sum_.size());
+      // The cool-downs, which took less than a stream's folds would have (none at the tail).
+      for (size_t i = 0; i < cool_sum_.size(); ++i) entries += mean * double(cool_n_[i]) - cool_sum_[i];
       settle_ = (owed + entries) / double(last_skipped_ - settle_from_ + 1);
     }
     if (last_skipped_ >= 0 && g >= settle_from_ && g <= last_skipped_) s += settle_;
@@ -287,12 +329,18 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     const bool first = starts_window(g) && !in_unit_;
     const HierarchyLayerStats before = first ? inner_->stats() : HierarchyLayerStats{};
     const int64_t moved_bytes_before = first ? moved_bytes() : 0;
-    // After a skipped span the memory is idle: the window starts as a pass does, its first reads
-    // from when the array could begin it. Enqueued at the skipped folds' points instead, they
-    // would meet the idle memory well ahead of the array, a lead that outlasts any warm-up where
-    // memory and array keep nearly the same pace (docs/sampling.md).
-    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped) inner_->start_window(g, begin);
+    // After a skipped span the memory is idle and the window's first reads, whose slots freed
+    // during it, wait: a stream's data comes in as far ahead of the array as the last unit
+    // measured (its lead: none where memory paces the array, a FIFO's worth where the array
+    // paces it), so they go that long, and a fetch from rest (the pass's first fold's wait),
+    // before the array could begin the window. Enqueued at the skipped folds' estimated points
+    // instead, they met the idle memory with a full FIFO's lead wherever the exact run had none,
+    // and that lead outlasted any warm-up (docs/sampling.md).
+    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped)
+      inner_->start_window(g, begin - int64_t(last_lead_) - std::max<int64_t>(0, first_latency_));
     answer = inner_->ready(g, load_starts);
+    if (g == 0) first_latency_ = answer - begin;
+    if (role_[size_t(g)] == Role::Measured) lead_sum_ += double(std::max<int64_t>(0, begin - answer)), ++lead_n_;
     measure(g, begin, answer, load_starts);
     // A window's figures: from the memory at rest before it (its first question) to at rest after
     // it (end_window): every transfer it enqueued is done, so its bytes are the program's.
@@ -351,7 +399,7 @@ void SampledSource::finish_report() {
   // The tail's warm-up was settled in advance at the windows' mean deficit.
   std::vector<double> deficits;
   for (size_t i = 0; i < warm_n_.size(); ++i)
-    if (warm_n_[i] > 0) deficits.push_back(mean * double(warm_n_[i]) - warm_sum_[i]);
+    if (warm_n_[i] > 0) deficits.push_back(mean * double(warm_n_[i] + cool_n_[i]) - warm_sum_[i] - cool_sum_[i]);
   r.ci95_cycles = std::hypot(window_ci95(means, double(r.folds - r.detailed_folds), r.measured_folds, double(max_stall_),
                                          &r.degenerate),
                              shortfall_ci95(deficits));

@@ -2,10 +2,13 @@
 // fidelity: sampled (docs/sampling.md). A stream pass through the full hierarchy is one stratum:
 // its first folds (the fill, and the first column fold when it loads what the later ones find
 // resident) and its last ones (the drain and write-back) are simulated in full, and of the body
-// between them only windows: warm-up folds, whose memory refills the queues, then a unit of
-// measured folds (a column fold's row folds when there are at most 16, else 16), one window in
-// each of n equal strata of the body (the first right after the head, the others at a seeded
-// random place). Between windows the memory simulates nothing: the DMA program's transfers that
+// between them only windows: warm-up folds, whose memory refills the queues, a unit of measured
+// folds (a column fold's row folds when there are at most 16, else 16, at phases of the column
+// fold spread evenly over the windows), and a cool-down (the folds whose reads the DMA fetches
+// meanwhile), one window in each of n >= 6 equal strata of the body (the first right after the
+// head, the others at a seeded random place; a pass with room for fewer is simulated whole). A
+// window's first reads go as far ahead of the array as the last unit's data came (its lead).
+// Between windows the memory simulates nothing: the DMA program's transfers that
 // serve only skipped folds never move (HierarchySource::skip_folds), and the HBM's clock, refresh
 // included, runs on to the next window's first request.
 //
@@ -35,14 +38,15 @@ struct SamplingParams {
   int warmup = 16;       // simulated before each window's unit, not measured (the memory's
                          // backlog builds over a few fifo_tiles of folds) ...
   int64_t warmup_cycles = 2048;  // ... and at least this long with ideal memory (short folds)
+  int cooldown = -1;     // simulated after each window's unit, not measured; -1: the tile FIFO's depth
   // Folds closer than this with ideal memory are run exact, repeats included: a DMA request's
   // round trip is then several folds, and a fold's time a poor unit to sample (measured: 5-20 %
   // off on 16x16 and 64x64 arrays, within 1 % from 128 cycles a fold on the presets); so are
   // passes with room for fewer than 4 windows.
   double min_period = 128;
   int max_unit = 16;     // measured folds per window (a column fold's row folds when fewer)
-  int min_windows = 6;   // windows in the body: about `share` of it, at least min_windows,
-  int windows = 24;      // at most `windows` (fewer when the body is short)
+  int min_windows = 6;   // windows in the body: about `share` of it, at least min_windows (a pass with
+  int windows = 24;      // room for fewer is simulated whole), at most `windows`
   double share = 0.08;
   int check = 16;        // folds a repeat of a long pass simulates (check_folds)
   uint64_t seed = 1;     // where in its stratum each window lies
@@ -67,7 +71,16 @@ struct RepeatCheck {
   double mean = 0;
   int64_t cycles = 0;           // the reference's cycles
   int windows = 0;              // the windows pooled in `mean`
+  // A pass simulated whole: the mean extra cycles of each kSpreadBlock folds after its check. A
+  // repeat's folds are its state's own draw, not the reference's: their spread says how far
+  // (spread_ci95).
+  std::vector<double> blocks;
 };
+
+inline constexpr int kSpreadBlock = 16;
+// The 95 % half-width of how far the sum of `folds` folds may lie from the same count at their
+// mean, from the spread of `block_means` (means of `block` folds each, independent): 0 below two.
+double spread_ci95(const std::vector<double>& block_means, int64_t block, double folds);
 
 // What a sampled pass reports (ArrayLayerResult::sampling, summary.json).
 struct SampleReport {
@@ -158,6 +171,9 @@ class SampledSource : public TileSource {
   std::vector<int> warmup_of_;          // per fold: the window whose warm-up it is, -1 else
   std::vector<double> warm_sum_;        // per window: its warm-up folds' extra cycles (from rest)
   std::vector<int> warm_n_;
+  std::vector<int> cooldown_of_;        // per fold: the window whose cool-down it is, -1 else
+  std::vector<double> cool_sum_;        // per window: its cool-down folds' extra cycles
+  std::vector<int> cool_n_;
   std::vector<FoldTiming> timed_;       // the folds timed so far, from their load starts
   std::vector<int64_t> ideal_start_;    // per fold: its start with ideal memory (the control variate)
   int timed_count_ = 0;
@@ -194,6 +210,14 @@ class SampledSource : public TileSource {
   int check_late_ = 0;                  // folds apart the drift was measured over
   double rest_sum_ = 0;                 // a whole pass: its folds' extra cycles after the check's
   int64_t rest_n_ = 0;
+  std::vector<double> rest_blocks_;     // ... their means kSpreadBlock folds at a time
+  double rest_block_from_ = 0;
+  // How long before the array could begin a measured fold its data was in (its lead), summed
+  // over the current unit; the last unit's mean; the pass's first fold's wait from rest.
+  double lead_sum_ = 0;
+  int lead_n_ = 0;
+  double last_lead_ = 0;
+  int64_t first_latency_ = 0;
 };
 
 }  // namespace cstsim

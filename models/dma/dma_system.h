@@ -224,6 +224,7 @@ class DmaSystem {
   noc::Network& noc() { return *noc_; }
   const noc::Network& noc() const { return *noc_; }
   const DmaStats& stats(int cluster) const { return stats_[size_t(cluster)]; }
+  int64_t in_flight_bytes() const { return int64_t(max_outstanding_) * request_bytes_; }  // per direction, at most
   int64_t hbm_period() const { return hbm_period_; }
   int64_t ticks_per_second() const { return clocks_.ticks_per_second; }
   int64_t noc_period() const { return noc_period_; }

@@ -647,4 +647,11 @@ class HierarchyMemory final : public MemoryBackend {
 
 CSTSIM_REGISTER(MemoryBackend, HierarchyMemory, "hierarchy")
 
+int HierarchySource::reach_folds() const {
+  const int64_t folds = std::max<int64_t>(1, int64_t(plan_.folds.size()));
+  const int64_t per_fold = std::max<int64_t>(1, dma_.read_bytes() / folds);
+  const int64_t ahead = (group_->dma().in_flight_bytes() + per_fold - 1) / per_fold;
+  return int(std::clamp<int64_t>(ahead, 1, std::max(1, dma_.fifo_tiles)));
+}
+
 }  // namespace cstsim

@@ -128,6 +128,9 @@ class HierarchySource : public TileSource {
   const MemoryGroup& group() const { return *group_; }
   MemoryGroup& group() { return *group_; }
   const LayerDmaPlan& dma_plan() const { return dma_; }
+  // Folds ahead whose reads the DMA can have in flight at once: the tile FIFO's depth, or fewer
+  // when a fold reads more than its requests in flight carry.
+  int reach_folds() const;
   // After drain(): the DMA's record of read / write k of the plan.
   const TransferState& read_state(int k) const { return dma().transfer(read_id_[size_t(k)]); }
   const TransferState& write_state(int k) const { return dma().transfer(write_id_[size_t(k)]); }

@@ -140,8 +140,11 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   // fidelity: sampled: which tiles are simulated (Detail), measured, or skipped.
   enum class Role : uint8_t { Detail, Measured, Skipped };
   std::vector<Role> role(size_t(n), Role::Detail);
-  std::vector<int> window_of(size_t(n), -1), warmup_of(size_t(n), -1);
-  constexpr int kHead = 4, kTail = 4, kWarm = 4, kUnit = 8, kLen = kWarm + kUnit;
+  std::vector<int> window_of(size_t(n), -1), warmup_of(size_t(n), -1), cooldown_of(size_t(n), -1);
+  // After its unit a window simulates the tile whose reads the double buffer fetches during the
+  // unit's last (kCool), unmeasured: without it that tile would have the memory to itself, as no
+  // stream's does (SampledSource's cool-down).
+  constexpr int kHead = 4, kTail = 4, kWarm = 4, kUnit = 8, kCool = 1, kLen = kWarm + kUnit + kCool;
   if (dma && !record && job.clusters == 1 && sample_min_tiles_ > 0 && n >= sample_min_tiles_) {
     const int body = n - kHead - kTail - kWarm;
     const std::vector<int64_t> starts = window_starts(kHead, body, kLen, 0.08, 6, 24, 0x9E3779B97F4A7C15ull + uint64_t(n));
@@ -151,8 +154,9 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       for (int i = 0; i < windows; ++i) {
         const int at = int(starts[size_t(i)]);
         for (int t = at; t < at + kLen; ++t) {
-          role[size_t(t)] = t >= at + kWarm ? Role::Measured : Role::Detail;
-          (t >= at + kWarm ? window_of : warmup_of)[size_t(t)] = i;
+          const bool measured = t >= at + kWarm && t < at + kWarm + kUnit;
+          role[size_t(t)] = measured ? Role::Measured : Role::Detail;
+          (measured ? window_of : t < at + kWarm ? warmup_of : cooldown_of)[size_t(t)] = i;
         }
       }
       r.sampling = VectorKernelResult::Sampling{};
@@ -168,6 +172,8 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
   // windows' mean by the last span, for the tail's warm-up to come.
   std::vector<double> warm_sum(window_sum.size(), 0.0), deficits;
   std::vector<int> warm_n(window_sum.size(), 0);
+  std::vector<double> cool_sum(window_sum.size(), 0.0);  // the cool-downs, owed as the warm-ups are
+  std::vector<int> cool_n(window_sum.size(), 0);
   double settle = 0;  // extra cycles each tile of the current skipped span owes
   StallCauses measured_causes;  // of the measured tiles' waits: how a skipped tile's is split
   int64_t max_wait = 0;
@@ -230,9 +236,11 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
         int span = 0;
         while (skipped(t + span)) ++span;
         double owed = 0;
-        if (const int w = window_of[size_t(t - 1)]; w >= 0 && window_n[size_t(w)] > 0) {
-          deficits.push_back(window_sum[size_t(w)] / window_n[size_t(w)] * warm_n[size_t(w)] - warm_sum[size_t(w)]);
-          owed = deficits.back();
+        const int w = window_of[size_t(t - 1)] >= 0 ? window_of[size_t(t - 1)] : cooldown_of[size_t(t - 1)];
+        if (w >= 0 && window_n[size_t(w)] > 0) {
+          const double mean = window_sum[size_t(w)] / window_n[size_t(w)];
+          deficits.push_back(mean * warm_n[size_t(w)] - warm_sum[size_t(w)]);
+          owed = deficits.back() + mean * cool_n[size_t(w)] - cool_sum[size_t(w)];
         }
         const bool last_span = std::find(role.begin() + t + span, role.end(), Role::Measured) == role.end();
         if (last_span && !deficits.empty())
@@ -274,6 +282,9 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
       } else if (const int e = warmup_of[size_t(t)]; e >= 0) {
         warm_sum[size_t(e)] += double(begin - cursor);
         ++warm_n[size_t(e)];
+      } else if (const int c = cooldown_of[size_t(t)]; c >= 0) {
+        cool_sum[size_t(c)] += double(begin - cursor);
+        ++cool_n[size_t(c)];
       }
       retire(reads[size_t(t)]);
       if (t >= 2) retire(writes[size_t(t - 2)]);

@@ -93,8 +93,8 @@ class Sampled : public Cli {
     std::string layers;
     const int n = 1 + int(rng() % 2);
     for (int i = 0; i < n; ++i) {
-      // 240-600 folds of the array: room for 4 windows or more; M from a vector to a block of rows.
-      const int64_t folds_k = 12 + int64_t(rng() % 9), folds_n = 20 + int64_t(rng() % 11);
+      // 336-864 folds of the array, most with room for 6 windows; M from a vector to a block of rows.
+      const int64_t folds_k = 14 + int64_t(rng() % 11), folds_n = 24 + int64_t(rng() % 13);
       const int64_t M = std::array<int64_t, 5>{1, 32, 128, 128, 512}[rng() % 5];
       const std::string shape = "M: " + std::to_string(M) + ", N: " + std::to_string(folds_n * side) +
                                 ", K: " + std::to_string(folds_k * side);
@@ -189,7 +189,8 @@ TEST_F(Sampled, ARepeatedLayerIsTakenFromTheFirstAfterItsCheck) {
   for (int i : {1, 2}) {
     const json& s = p.sampled["layers"][size_t(i)]["sampling"];
     EXPECT_EQ(s["repeats"], 1) << i;
-    EXPECT_EQ(s["detailed_folds"], 64) << "its check (the first column fold's 32 row folds) and its first window (32)";
+    EXPECT_EQ(s["detailed_folds"], 65)
+        << "its check (the first column fold's 32 row folds), its first window (32) and its cool-down (1)";
     EXPECT_GT(s["ci95_cycles"].get<double>(), 0);
   }
 }
@@ -206,9 +207,21 @@ TEST_F(Sampled, ConfirmedRepeatsAreCheckedSystematically) {
   std::vector<int64_t> detailed;
   for (const json& l : p.sampled["layers"]) detailed.push_back(l["sampling"]["detailed_folds"]);
   EXPECT_GT(detailed[0], 100) << "the first occurrence, sampled";
-  for (int i = 1; i < 10; ++i) EXPECT_EQ(p.sampled["layers"][size_t(i)]["sampling"]["repeats"], 1) << i;
-  for (int i : {1, 2, 8}) EXPECT_GT(detailed[size_t(i)], 0) << "checked: repeat " << i;
-  for (int i : {3, 4, 5, 6, 7, 9}) EXPECT_EQ(detailed[size_t(i)], 0) << "between checks: repeat " << i;
+  // A check may disagree (its pass then simulated as any, and the key's reference); once two in
+  // a row agreed, the repeats simulate nothing but every 8th of the key's.
+  int agreed = 0, unchecked = 0;
+  for (int i = 1; i < 10; ++i) {
+    const json& s = p.sampled["layers"][size_t(i)]["sampling"];
+    if (detailed[size_t(i)] == 0) {
+      EXPECT_GE(agreed, 2) << "repeat " << i << " unchecked before two checks agreed";
+      EXPECT_EQ(s["repeats"], 1) << i;
+      EXPECT_NE(i % 8, 0) << "the key's 8th repeat is checked";
+      ++unchecked;
+    } else {
+      agreed = s["repeats"] == 1 ? agreed + 1 : 0;
+    }
+  }
+  EXPECT_GE(unchecked, 4) << "repeats between the systematic checks simulate nothing";
   // Every repeat shares the key's pooled mean: the run's interval adds their shares linearly,
   // so it is wider than the layers' in quadrature (which it would equal were they independent;
   // measured 1.15x, the repeats' own parts, their checks' gaps, being most of each layer's).
@@ -328,7 +341,11 @@ TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
     const auto [arch, workload] = random_case(rng, k);
     const Pair p = both(arch, workload);
     const double total = p.exact["total"]["cycles"].get<double>();
-    worst_total = std::max(worst_total, std::abs(p.sampled["total"]["cycles"].get<double>() - total) / total);
+    const double off = (p.sampled["total"]["cycles"].get<double>() - total) / total;
+    worst_total = std::max(worst_total, std::abs(off));
+    if (std::abs(off) > 0.01)
+      std::cout << "past 1 %: case " << k << " total " << 100 * off << " %, interval "
+                << 100 * p.sampled["total"]["cycles_ci95"].get<double>() / total << " %\n";
     for (const LayerError& l : expect_close(p, "case " + std::to_string(k) + " (" + slurp(arch) + ")", 0.02, 0.03)) {
       worst_layer = std::max(worst_layer, std::abs(l.rel));
       ++layers;
