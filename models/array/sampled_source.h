@@ -77,7 +77,7 @@ struct RepeatCheck {
   std::vector<double> blocks;
 };
 
-inline constexpr int kSpreadBlock = 16;
+inline constexpr int kSpreadBlock = 8;
 // The 95 % half-width of how far the sum of `folds` folds may lie from the same count at their
 // mean, from the spread of `block_means` (means of `block` folds each, independent): 0 below two.
 double spread_ci95(const std::vector<double>& block_means, int64_t block, double folds);

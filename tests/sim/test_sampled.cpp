@@ -330,9 +330,9 @@ TEST_F(Sampled, LongRandomKernelsAndCoverage) {
 }
 
 // Where the sampled mode stands on random hierarchies, not yet the bar (1 % in total,
-// 3 % a layer, 95 % coverage): measured on this seed, 200 cases, about 66 of them sampled, totals
-// within 1.8 %, sampled layers within 2.7 %, and 105 of 119 sampled layers inside their interval
-// (88 %; the misses are printed, of both signs). It guards that from getting worse.
+// 3 % a layer, 95 % coverage): measured on this seed, 200 cases, 60 of them sampled, totals
+// within 1.4 % (4 past 1 %), sampled layers within 2.5 %, and 100 of 109 sampled layers inside
+// their interval (92 %; the misses are printed). It guards that from getting worse.
 TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
   std::mt19937_64 rng(2026);
   int layers = 0, covered = 0, sampled_cases = 0;
@@ -356,9 +356,9 @@ TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
     }
     sampled_cases += p.sampled["fidelity"]["result"] == "sampled";
   }
-  EXPECT_GE(sampled_cases, 60);
+  EXPECT_GE(sampled_cases, 55);
   ASSERT_GT(layers, 100);
-  EXPECT_GE(double(covered), 0.85 * layers) << covered << " of " << layers << " sampled layers inside their interval";
+  EXPECT_GE(double(covered), 0.88 * layers) << covered << " of " << layers << " sampled layers inside their interval";
   std::cout << "sampled layers inside their 95 % interval: " << covered << " of " << layers << "; worst total "
             << 100 * worst_total << " %, worst sampled layer " << 100 * worst_layer << " %\n";
 }
