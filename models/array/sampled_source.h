@@ -38,11 +38,12 @@ struct SamplingParams {
   int warmup = 16;       // simulated before each window's unit, not measured (the memory's
                          // backlog builds over a few fifo_tiles of folds) ...
   int64_t warmup_cycles = 2048;  // ... and at least this long with ideal memory (short folds)
-  int cooldown = -1;     // simulated after each window's unit, not measured; -1: the tile FIFO's depth
+  int cooldown = -1;     // simulated after each window's unit, not measured; -1: the DMA's reach
+                         // (HierarchySource::reach_folds)
   // Folds closer than this with ideal memory are run exact, repeats included: a DMA request's
   // round trip is then several folds, and a fold's time a poor unit to sample (measured: 5-20 %
   // off on 16x16 and 64x64 arrays, within 1 % from 128 cycles a fold on the presets); so are
-  // passes with room for fewer than 4 windows.
+  // passes with room for fewer than min_windows windows.
   double min_period = 128;
   int max_unit = 16;     // measured folds per window (a column fold's row folds when fewer)
   int min_windows = 6;   // windows in the body: about `share` of it, at least min_windows (a pass with
