@@ -35,8 +35,8 @@ inline std::pair<double, double> mean_variance(const std::vector<double>& xs) {
 // With `period` > 0, the units repeat a pattern of that many units (from unit 0) and a window
 // measures from its `offset`-th unit on: the measured parts start at phases spread evenly over
 // the period, window by window, so the windows see its phases in their share rather than as
-// chance draws them (a column fold's first folds stall most, measured on WS passes of 17-24
-// folds a column fold: 16-fold units at random phases were off by up to 4 %).
+// chance draws them (a column fold's first folds stall most; on WS passes of 17-24 folds a column
+// fold, 16-fold units at random phases were off by up to 3.1 % a layer, docs/sampling.md).
 inline std::vector<int64_t> window_starts(int64_t body0, int64_t body, int64_t len, double share, int64_t least,
                                           int64_t most, uint64_t seed, int64_t period = 0, int64_t offset = 0) {
   const int64_t wanted = std::llround(share * double(std::max<int64_t>(0, body)) / double(len));

@@ -236,8 +236,8 @@ VectorKernelResult VectorUnitModule::simulate(const Job& job, MemoryGroup* group
         int span = 0;
         while (skipped(t + span)) ++span;
         double owed = 0;
-        const int w = window_of[size_t(t - 1)] >= 0 ? window_of[size_t(t - 1)] : cooldown_of[size_t(t - 1)];
-        if (w >= 0 && window_n[size_t(w)] > 0) {
+        // A window ends with its cool-down tile (the head with none).
+        if (const int w = cooldown_of[size_t(t - 1)]; w >= 0 && window_n[size_t(w)] > 0) {
           const double mean = window_sum[size_t(w)] / window_n[size_t(w)];
           deficits.push_back(mean * warm_n[size_t(w)] - warm_sum[size_t(w)]);
           owed = deficits.back() + mean * cool_n[size_t(w)] - cool_sum[size_t(w)];
