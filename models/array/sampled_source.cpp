@@ -40,6 +40,11 @@ void SampleReport::set_interval(double own, uint64_t key, double shared) {
   ci95_cycles = combined(own_ci95, shared_ci95);
 }
 
+void SampleReport::add_own(double ci95) {
+  own_ci95 = std::hypot(own_ci95, ci95);
+  ci95_cycles = combined(own_ci95, shared_ci95);
+}
+
 SampleReport& SampleReport::operator+=(const SampleReport& o) {
   // Passes are independent strata but for the repeats' shared means: their own intervals add in
   // quadrature, the parts one key's passes share linearly.

@@ -99,6 +99,7 @@ struct SampleReport {
   double own_ci95 = 0;
   std::map<uint64_t, double> shared_ci95;
   void set_interval(double own, uint64_t key = 0, double shared = 0);
+  void add_own(double ci95);  // another independent part of its own, in quadrature
   SampleReport& operator+=(const SampleReport& o);
 };
 

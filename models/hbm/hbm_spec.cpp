@@ -341,6 +341,11 @@ Cycle HbmSpec::t(const std::string& name) const {
   return it->second;
 }
 
+double HbmSpec::refresh_hit_ns() const {
+  if (refresh == "none") return 0;
+  return double(t(refresh == "per_bank" ? "tRFCpb" : "tRFC") + t("tRC") + t("tRCD_RD") + t("tCL")) * tck_ns;
+}
+
 std::vector<std::string> override_keys(const HbmSpec& s) {
   std::vector<std::string> out;
   for (const std::string& k : base_keys())

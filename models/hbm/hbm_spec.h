@@ -60,6 +60,11 @@ struct HbmSpec {
   Cycle t(const std::string& name) const;
   const Standard& rules() const { return find_standard(standard); }
   double clock_hz() const { return 1e9 / tck_ns; }
+  // The most one refresh can add to or take from a stretch of traffic, in ns: the REF waits for a
+  // row just opened to close (tRC), blocks its bank or pseudo-channel for tRFC (tRFCpb), and the
+  // row is opened again and read (tRCD, tCL). Whether one lands in a short pass or kernel is the
+  // phase it starts at (fidelity: sampled, docs/sampling.md); 0 without refresh.
+  double refresh_hit_ns() const;
   // Peak data rate of one pseudo-channel: one burst per tBL cycles.
   double peak_bytes_per_cycle_per_pc() const { return double(org.burst_bytes) / double(t("tBL")); }
   double peak_gbps_per_pc() const { return peak_bytes_per_cycle_per_pc() / tck_ns; }  // GB/s = bytes/ns

@@ -169,6 +169,11 @@ class MemoryGroup {
   static constexpr int64_t kTimelineEnd = INT64_MAX;
   SharedTimeline take_timeline(int64_t before);
   SharedStats stats() const;  // of the current step
+  // fidelity: sampled. Some traffic was estimated rather than simulated (a pass's or a kernel's
+  // skipped folds or tiles): from then on the memory's clock, refresh phase, rows and queues are
+  // not the exact run's, and what is simulated after is one draw of the states it could meet.
+  void mark_estimated() { estimated_ = true; }
+  bool estimated() const { return estimated_; }
 
  private:
   struct Observer;
@@ -194,6 +199,7 @@ class MemoryGroup {
   SharedStats step_base_;  // stats_so_far() when the step began
   int step_ = 0;
   int64_t run_end_ = -1;   // finish(): rows still open close there
+  bool estimated_ = false;
   std::vector<std::function<bool()>> waiting_;  // per cluster: what it waits for, empty if running
   std::vector<bool> woken_;                     // per cluster: waiting, and told to look again
   std::vector<bool> done_;

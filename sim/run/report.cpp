@@ -362,7 +362,9 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     const auto [dram_read, dram_written] = dram_bytes(r, i, L);
     l["dram_bytes"] = json_or_null(dram_read);  // read; written beside it (null: the memory does not model them)
     l["dram_bytes_written"] = json_or_null(dram_written);
-    if (L.sampling && L.sampling->detailed_folds < L.sampling->folds) {  // else every fold was simulated
+    // Estimated folds, or every fold simulated from a state an earlier estimate left (its interval
+    // is that state's; models/array/array_module.cpp start_state_ci95); else simulated exactly.
+    if (L.sampling && (L.sampling->detailed_folds < L.sampling->folds || L.sampling->ci95_cycles > 0)) {
       const SampleReport& s = *L.sampling;
       l["sampling"] = {{"folds", s.folds},
                        {"detailed_folds", s.detailed_folds},

@@ -55,7 +55,8 @@ class Sampled : public Cli {
       const int64_t ce = le["cycles"], cs = ls["cycles"];
       // A layer of a few thousand cycles after sampled ones moves by up to a few hundred with its
       // start (the previous layers' estimate moves it, and with it the refresh phase and the rows
-      // it finds open; measured: +251 cycles on a 315-cycle layer): 3 % or 400 cycles.
+      // it finds open; measured: +251 cycles on a 315-cycle layer): 3 % or 400 cycles. Its
+      // interval says so (one refresh more or less), and is counted below.
       EXPECT_LE(std::abs(double(cs - ce)), std::max(layer * double(ce), 400.0))
           << what << ": layer " << le["name"] << " " << ce << " exact, " << cs;
       EXPECT_EQ(ls["macs"], le["macs"]) << what;
@@ -63,8 +64,11 @@ class Sampled : public Cli {
         EXPECT_EQ(ls["memory"]["hbm_bytes_read"], le["memory"]["hbm_bytes_read"]) << what << " " << le["name"];
         EXPECT_EQ(ls["memory"]["hbm_bytes_written"], le["memory"]["hbm_bytes_written"]) << what << " " << le["name"];
       }
+      // A layer without an interval is the exact run's to the cycle: nothing before it was
+      // estimated. One with is sampled, a repeat, or simulated whole after an estimate.
+      if (!ls.contains("sampling")) EXPECT_EQ(cs, ce) << what << ": layer " << le["name"] << " reported exact";
       if (ls.contains("sampling")) {
-        EXPECT_LT(ls["sampling"]["detailed_folds"].get<int64_t>(), ls["sampling"]["folds"].get<int64_t>());
+        EXPECT_LE(ls["sampling"]["detailed_folds"].get<int64_t>(), ls["sampling"]["folds"].get<int64_t>());
         EXPECT_GT(ls["sampling"]["ci95_cycles"].get<double>(), 0) << "an estimate is never certain";
         out.push_back({std::abs(double(cs - ce)), ls["sampling"]["ci95_cycles"].get<double>(), le["name"],
                        ls["sampling"]["repeats"].get<int64_t>() > 0, double(cs - ce) / double(ce)});
@@ -230,6 +234,28 @@ TEST_F(Sampled, ConfirmedRepeatsAreCheckedSystematically) {
   EXPECT_GT(p.sampled["total"]["cycles_ci95"].get<double>(), 1.1 * std::sqrt(quadrature));
 }
 
+// A layer simulated whole after a sampled one starts from another clock, refresh phase and rows
+// than in the exact run: it reports an interval of one refresh more or less; one before any
+// estimate is the exact run's to the cycle and reports none.
+TEST_F(Sampled, ALayerAfterAnEstimateCarriesOneRefreshOfInterval) {
+  const std::string w = file("after.yaml", "name: after\nlayers:\n  - {name: before, M: 8, N: 256, K: 256}\n"
+                                           "  - {name: big, M: 1, N: 4096, K: 4096}\n  - {name: after, M: 8, N: 256, K: 256}\n")
+                            .string();
+  const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), w);
+  expect_close(p, "a short layer each side of a sampled one");
+  const json& L = p.sampled["layers"];
+  EXPECT_FALSE(L[0].contains("sampling"));
+  EXPECT_EQ(L[0]["cycles"], p.exact["layers"][0]["cycles"]);
+  ASSERT_TRUE(L[1].contains("sampling"));
+  EXPECT_LT(L[1]["sampling"]["detailed_folds"].get<int64_t>(), L[1]["sampling"]["folds"].get<int64_t>());
+  ASSERT_TRUE(L[2].contains("sampling"));
+  EXPECT_EQ(L[2]["sampling"]["detailed_folds"], L[2]["sampling"]["folds"]) << "simulated whole";
+  // HBM3's per-bank refresh: (tRFCpb 320 + tRC 72 + tRCD_RD 31 + tCL 20 CK) x 0.625 ns, 1 GHz array.
+  EXPECT_NEAR(L[2]["sampling"]["ci95_cycles"].get<double>(), 276.875, 1e-6);
+  EXPECT_LE(std::abs(L[2]["cycles"].get<double>() - p.exact["layers"][2]["cycles"].get<double>()),
+            L[2]["sampling"]["ci95_cycles"].get<double>());
+}
+
 TEST_F(Sampled, ShortPassesAndClustersStayExact) {
   // 32 folds: too short to sample, and alone (no repeat): simulated whole, reported exact.
   const Pair p = both(src("configs/arch/npu-128-hbm3.yaml"), gemm(64, 512, 1024));
@@ -329,10 +355,12 @@ TEST_F(Sampled, LongRandomKernelsAndCoverage) {
   EXPECT_GE(double(covered), 0.75 * n);
 }
 
-// Where the sampled mode stands on random hierarchies, not yet the bar (1 % in total,
+// Where the sampled mode stands on random hierarchies against the bar (1 % in total,
 // 3 % a layer, 95 % coverage): measured on this seed, 200 cases, 60 of them sampled, totals
-// within 1.4 % (4 past 1 %), sampled layers within 2.5 %, and 100 of 109 sampled layers inside
-// their interval (92 %; the misses are printed). It guards that from getting worse.
+// within 1.4 % (4 past 1 %), sampled layers within 2.5 % (short layers after them move by up to
+// 265 cycles with the refresh phase, inside their interval), and 183 of 189 layers with an
+// interval inside it (96.8 %; the misses are printed; every other layer exact to the cycle). It
+// guards that from getting worse.
 TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
   std::mt19937_64 rng(2026);
   int layers = 0, covered = 0, sampled_cases = 0;
@@ -358,9 +386,9 @@ TEST_F(Sampled, LongRandomHierarchiesAndCoverage) {
   }
   EXPECT_GE(sampled_cases, 55);
   ASSERT_GT(layers, 100);
-  EXPECT_GE(double(covered), 0.88 * layers) << covered << " of " << layers << " sampled layers inside their interval";
-  std::cout << "sampled layers inside their 95 % interval: " << covered << " of " << layers << "; worst total "
-            << 100 * worst_total << " %, worst sampled layer " << 100 * worst_layer << " %\n";
+  EXPECT_GE(double(covered), 0.95 * layers) << covered << " of " << layers << " layers inside their interval";
+  std::cout << "layers inside their 95 % interval: " << covered << " of " << layers << "; worst total "
+            << 100 * worst_total << " %, worst layer with an interval " << 100 * worst_layer << " %\n";
 }
 
 }  // namespace
