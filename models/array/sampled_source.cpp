@@ -110,7 +110,17 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
   const int64_t period = plan.row_folds * plan.k_chunks;
   const int head = int(std::max<int64_t>({params_.head, repeat_ ? full_check_ : 0, first_phase(plan)}));
   const int tail = params_.tail + params_.warmup;
-  const int64_t unit = period <= params_.max_unit ? period * ((8 + period - 1) / period) : params_.max_unit;
+  // A column fold of fewer than twice max_unit row folds is a unit whole: units of max_unit at
+  // phases spread over it see some of its phases once more than others, and a column fold's first
+  // folds stall most (on 128x128 WS passes of 19-23 row folds, with the refresh phase
+  // stratified: layers 1.6-2.5 % low, two totals past 1 % of 200 random hierarchies; whole, none:
+  // docs/sampling.md). Twice max_unit (half units alternating halves measured 0.5 % low on the
+  // decode step's 32-fold GEMVs) and longer: max_unit, phases spread.
+  int64_t unit = params_.max_unit;
+  if (period <= params_.max_unit)
+    unit = period * ((8 + period - 1) / period);
+  else if (period < 2 * params_.max_unit)
+    unit = period;
   // After its unit a window simulates the folds the DMA would be fetching for meanwhile (as far
   // as its requests in flight reach), unmeasured: without them the unit's last folds have the
   // memory to themselves, as no stream's do (measured: 5 cycles a window low, 0.15 % a pass, on
@@ -143,6 +153,7 @@ SampledSource::SampledSource(std::unique_ptr<HierarchySource> inner, const FoldP
     cool_sum_.assign(size_t(n), 0);
     cool_n_.assign(size_t(n), 0);
     report_.windows = int(n);
+    refresh_phase0_ = double((params_.seed * 0xBF58476D1CE4E5B9ull + uint64_t(F) * 0x9E3779B97F4A7C15ull) >> 11) * 0x1.0p-53;
   }
   if (repeat_ && check == Check::None) {  // the first occurrence's folds again, none simulated
     replayed_ = accepted_ = true;
@@ -341,8 +352,15 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     // before the array could begin the window. Enqueued at the skipped folds' estimated points
     // instead, they met the idle memory with a full FIFO's lead wherever the exact run had none,
     // and that lead outlasted any warm-up (docs/sampling.md).
-    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped)
-      inner_->start_window(g, begin - int64_t(last_lead_) - std::max<int64_t>(0, first_latency_));
+    // Its refresh phase is a stratum too: the run's own there is not known (the time before the
+    // window is estimated), and left to the estimate's clock, 6 windows of a 704-fold pass all
+    // began at a like phase and met one all-bank REF a unit where the exact run meets 1.6 on
+    // average: 1.8 % low, within an interval of 0.24 % (docs/sampling.md).
+    if (g > 0 && role_[size_t(g - 1)] == Role::Skipped) {
+      const int w = warmup_of_[size_t(g)] >= 0 ? warmup_of_[size_t(g)] : window_of_[size_t(g)];
+      const double phase = w < 0 ? -1 : std::fmod(refresh_phase0_ + double(w) / double(std::max(1, report_.windows)), 1.0);
+      inner_->start_window(g, begin - int64_t(last_lead_) - std::max<int64_t>(0, first_latency_), phase);
+    }
     answer = inner_->ready(g, load_starts);
     if (g == 0) first_latency_ = answer - begin;
     if (role_[size_t(g)] == Role::Measured) lead_sum_ += double(std::max<int64_t>(0, begin - answer)), ++lead_n_;

@@ -205,6 +205,7 @@ class SampledSource : public TileSource {
   bool sampled_ = false;                // windows in the body (else every fold is simulated)
   const RepeatCheck* repeat_ = nullptr;
   int check_ = 0;                       // folds a repeat simulates before it compares
+  double refresh_phase0_ = 0;           // window i's refresh phase: (this + i / windows) mod 1
   int full_check_ = 0;                  // check_folds(): after a short check that disagreed
   bool accepted_ = false;
   bool replayed_ = false;               // Check::None: accepted unchecked, every fold skipped

@@ -107,6 +107,22 @@ bool ChannelController::has_work() const {
   return false;
 }
 
+bool ChannelController::set_refresh_offset(Cycle offset, Cycle after) {
+  if (has_work()) return false;
+  for (const Pc& p : pcs_)
+    if (p.refresh_owed || p.withheld >= 0) return false;
+  for (Pc& p : pcs_) {
+    const Cycle now = std::max(after, last_);
+    p.refresh->set_offset(offset, now);
+    p.sync_refresh();
+    p.dirty = true;
+    if (p.refresh_owed) p.wake = std::min(p.wake, now + 1);  // issued in the idle stretch
+  }
+  return true;
+}
+
+Cycle ChannelController::refresh_period() const { return pcs_.front().refresh->period(); }
+
 Cycle ChannelController::skip_idle(Cycle to) {
   if (has_work()) return 0;
   Cycle period = 0;

@@ -93,6 +93,14 @@ class ChannelController {
   // closed, each refresh counted as it fell due (IRefreshPolicy::shift); the last period before
   // `to` is left to be stepped as usual. Returns the cycles skipped (0: not idle, or too close).
   Cycle skip_idle(Cycle to);
+  // Sampled mode, between windows: nothing queued and no refresh owed, the refresh schedule's due
+  // times from the next one on `offset` (less than half a period either way) later than the
+  // run's own (IRefreshPolicy::set_offset).
+  // Returns false (and changes nothing) when the channel is not idle.
+  // The next due time comes after `after` too (the stack's processed time, which an idle channel's
+  // last step may lag).
+  bool set_refresh_offset(Cycle offset, Cycle after);
+  Cycle refresh_period() const;
   Cycle last_step() const { return last_; }
 
   // Bursts whose RD/WR was issued since the last call.

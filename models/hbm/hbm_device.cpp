@@ -117,6 +117,18 @@ void HbmDevice::drain(ChannelController& ch) {
   ch.issued().clear();
 }
 
+void HbmDevice::rephase_refresh(Cycle at, double fraction) {
+  if (!idle() || channels_.empty()) return;
+  const Cycle T = channels_[0]->refresh_period();
+  if (T <= 0) return;
+  // At most half a period later than the run's own schedule, or earlier: the policies issue a
+  // refresh some cycles after it falls due, and the obligation allows one period's delay.
+  Cycle offset = ((at + Cycle(fraction * double(T))) % T + T) % T;
+  if (2 * offset >= T) offset -= T;
+  for (size_t i = 0; i < channels_.size(); ++i)
+    if (channels_[i]->set_refresh_offset(offset, processed_)) wake_[i] = channels_[i]->next_wake();
+}
+
 void HbmDevice::run_until(Cycle until) {
   changed();
   if (until <= processed_) return;

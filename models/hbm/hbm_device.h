@@ -94,6 +94,11 @@ class HbmDevice {
   // than stepping each refresh: its rows closed, its refreshes counted, the refresh phase kept.
   // Exact runs never call it.
   void enable_idle_skip() { idle_skip_ = true; }
+  // Sampled mode: a window's traffic begins at `at` with the stack idle. Its refresh phase is a
+  // stratum (the run's own phase there is not known: the time before it is estimated), so the
+  // refresh schedule is moved, by at most half a period from the run's own, to fall due `fraction`
+  // of a period after `at` (each channel that is idle and owes none; the others keep theirs).
+  void rephase_refresh(Cycle at, double fraction);
 
  private:
   struct Transfer {

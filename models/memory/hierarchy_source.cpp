@@ -586,6 +586,11 @@ void HierarchySource::skip_from(int from) {
     }
 }
 
+void HierarchySource::start_window(int first, int64_t cycle, double refresh_phase) {
+  hold_fold_ = first, hold_until_ = cycle;
+  if (refresh_phase >= 0) dma().hbm().rephase_refresh(cycle * dma().acc_period() / dma().hbm_period(), refresh_phase);
+}
+
 void HierarchySource::end_window(int next, const std::vector<int64_t>& load_starts) {
   learn_folds(next, load_starts);
   enqueue_known(next);

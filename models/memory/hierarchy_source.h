@@ -108,7 +108,9 @@ class HierarchySource : public TileSource {
   void end_window(int next, const std::vector<int64_t>& load_starts);
   // A run of simulated folds starts at fold `first`, which the array could begin at `cycle`:
   // reads whose slot frees in the skipped span before it are enqueued from `cycle` on.
-  void start_window(int first, int64_t cycle) { hold_fold_ = first, hold_until_ = cycle; }
+  // `refresh_phase` (0..1): where in a refresh period the HBM's next refresh falls after the
+  // window's first read (HbmDevice::rephase_refresh); < 0: the phase the run's clock has.
+  void start_window(int first, int64_t cycle, double refresh_phase = -1);
   // Program bytes this source moved (reads, writes), of those it simulated.
   std::pair<int64_t, int64_t> simulated_bytes() const;
 

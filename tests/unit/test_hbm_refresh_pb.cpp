@@ -277,3 +277,43 @@ TEST(HbmRefreshPb, an_idle_skip_counts_the_refreshes_stepping_issues_and_keeps_t
     EXPECT_NO_THROW(watch.finish());
   }
 }
+
+// Sampled mode stratifies a window's refresh phase (HbmDevice::rephase_refresh): with the stack
+// idle, the next refresh after the window's first cycle falls the asked fraction of a period
+// after it, the schedule stays within half a period of the run's own, and the checker (which
+// counts refreshes against floor(cycle / tREFI)) finds none missing, window after window.
+TEST(HbmRefreshPb, a_rephased_refresh_falls_due_where_asked_and_none_is_lost) {
+  for (const char* policy : {"per_bank", "all_bank"}) {
+    SCOPED_TRACE(policy);
+    const HbmSpec s = load_hbm_spec(kHbm3, {{"organization.channels", "2"}, {"controller.refresh", policy}});
+    const bool per_bank = std::string(policy) == "per_bank";
+    const Cycle T = s.t("tREFI"), step = per_bank ? T / s.org.banks_per_pc() : T;
+    HbmDevice dev(s);
+    ProtocolWatch watch(s, 0);
+    CommandLog log;
+    dev.add_observer(&watch);
+    dev.add_observer(&log);
+    dev.enable_idle_skip();
+    Cycle at = 3 * T + 17;
+    for (double f : {0.1, 0.95, 0.4, 0.7, 0.05, 0.6}) {
+      dev.rephase_refresh(at, f);
+      const size_t seen = log.events.size();
+      HbmRequest r;  // the window's traffic
+      r.addr = uint64_t(at) << 8;
+      r.bytes = 4096;
+      r.cycle = at;
+      dev.submit(r);
+      dev.run_until(at + 2 * T);
+      const auto first = std::find_if(log.events.begin() + long(seen), log.events.end(), [&](const CommandEvent& e) {
+        return e.cycle >= at && (e.cmd == Cmd::REF || e.cmd == Cmd::REFPB);
+      });
+      ASSERT_NE(first, log.events.end());
+      // Due at + f T (mod the policy's step); issued after at most a precharge and its tRP.
+      const Cycle late = ((first->cycle - at - Cycle(f * double(T))) % step + step) % step;
+      EXPECT_LE(late, s.t("tRP") + s.t("tRAS") + 8) << "at " << at << " fraction " << f << ": " << first->cycle;
+      dev.take_completions();
+      at += 7 * T + T / 5;
+    }
+    EXPECT_NO_THROW(watch.finish());
+  }
+}

@@ -75,6 +75,11 @@ class IRefreshPolicy {
   virtual int commands_per_period() const { return 0; }
   virtual bool per_bank() const { return false; }
   virtual void shift(Cycle /*dt*/) {}
+  // Sampled mode, idle and nothing owed: the schedule's due times from now on `offset` (-period()
+  // / 2 <= offset < period() / 2) later than the run's own (a sampled window's refresh phase is a stratum:
+  // ChannelController::set_refresh_offset). What the move brings to or before cycle `after` is
+  // owed at once (no refresh is lost: the protocol checker's count holds).
+  virtual void set_offset(Cycle /*offset*/, Cycle /*after*/) {}
 };
 
 // Registry (core/registry.h): CSTSIM_REGISTER(IRefreshPolicy, Class, "name") in impl/.

@@ -39,6 +39,11 @@ class AllBankRefresh final : public IRefreshPolicy {
   Cycle period() const override { return tREFI_; }
   int commands_per_period() const override { return 1; }
   void shift(Cycle dt) override { due_ += dt; }
+  void set_offset(Cycle offset, Cycle after) override {
+    due_ += offset - offset_;
+    offset_ = offset;
+    if (due_ <= after) pending_ = true;  // issued, the next falls due a period after this one
+  }
   bool holds_pc() const override { return pending_; }
   int withheld_bank() const override { return -1; }
   void issued(Cmd cmd, int) override {
@@ -50,6 +55,7 @@ class AllBankRefresh final : public IRefreshPolicy {
  private:
   Cycle tREFI_ = 0;
   Cycle due_ = 0;
+  Cycle offset_ = 0;  // set_offset
   bool pending_ = false;
 };
 

@@ -77,6 +77,11 @@ class PerBankRefresh final : public IRefreshPolicy {
     k_ += dt / tREFI_ * banks_;
     due_ = due_of(k_);
   }
+  void set_offset(Cycle offset, Cycle after) override {
+    offset_ = offset;
+    due_ = due_of(k_);
+    tick(after);
+  }
   bool holds_pc() const override { return false; }
   int withheld_bank() const override { return target_; }
   void issued(Cmd cmd, int bank) override {
@@ -91,7 +96,7 @@ class PerBankRefresh final : public IRefreshPolicy {
   }
 
  private:
-  Cycle due_of(int64_t k) const { return tREFI_ + k * tREFI_ / banks_; }
+  Cycle due_of(int64_t k) const { return offset_ + tREFI_ + k * tREFI_ / banks_; }
   int max_postponed() const { return banks_ / 2 > 1 ? banks_ / 2 : 1; }
 
   void choose_bank(const PcView& pc) {
@@ -122,6 +127,7 @@ class PerBankRefresh final : public IRefreshPolicy {
   Cycle tREFI_ = 0;
   int banks_ = 1;
   Cycle due_ = 0;
+  Cycle offset_ = 0;  // set_offset
   int64_t k_ = 0;  // the next REFpb's number (those before it have fallen due)
   int owed_ = 0;   // due and not yet issued
   std::vector<char> remaining_;  // per bank: not refreshed this round yet
