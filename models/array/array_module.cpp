@@ -49,6 +49,15 @@ namespace {
 
 constexpr int64_t kShortestRepeat = 8192;  // cycles
 constexpr int64_t kCheckEvery = 8;         // a confirmed key's repeats: one in this many checked
+// A sampled key whose pooled windows leave a wider interval than this share of a pass (the bar a
+// run's total is held to) is sampled again instead of repeated: a repeat takes its reference's
+// error as its own (the shared part), while another sample halves the pooled variance (measured
+// on the random hierarchies: a repeat taken at its reference's 1.9 % interval carried the pair's
+// total to 1.25 %; the decode step's keys are at 0.05-0.97 %, and stay repeated). At most
+// kResampled passes of a key are pooled so (a prefill block's attention heads, at 1-3 % each,
+// would all be sampled: S 2048 took 51 s instead of 26).
+constexpr double kRepeatWidest = 0.01;
+constexpr int kResampled = 2;
 
 // One refresh more or less, in the array's cycles (hbm::HbmSpec::refresh_hit_ns; measured: a
 // 4-fold pass after a sampled one took 1,543 or 1,788 cycles in the exact run by whether it met an
@@ -152,6 +161,12 @@ std::unique_ptr<TileSource> ArrayModule::make_source(StepContext& context, const
   // A pass shorter than this is simulated again: its repeats move by several % with their start
   // state (measured on ResNet-50's and BERT's short layers), more than a check can tell.
   if (memo != memo_.end() && memo->second.check.cycles < kShortestRepeat) memo = memo_.end();
+  if (memo != memo_.end() && memo->second.report.windows > 0) {
+    const PassMemo& m = memo->second;
+    const double pooled = m.report.ci95_cycles * std::sqrt(double(m.report.windows) / double(std::max<size_t>(1, m.means.size())));
+    if (pooled > kRepeatWidest * double(m.check.cycles) && int(m.means.size()) < kResampled * m.report.windows)
+      memo = memo_.end();
+  }
   // A layer's heads: once one of its passes was taken as a repeat, the next ones check their first
   // fold. A key whose last two checks agreed is checked again on every kCheckEvery-th repeat only
   // (systematic: each check a sample of how its repeats drift); between, the pass is its first

@@ -266,6 +266,10 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     // check's second half within 8 cycles or 1 % of its span. The first folds' starts move by
     // up to 2 % of a short pass with the state its fill meets (the rows, the refresh phase, the
     // previous pass's write-back) and make it up within a few folds, so they are not compared.
+    // The pace is the median of the second half's fold-to-fold differences from the first
+    // occurrence's, times their count: a refresh landing in one fold is a one-off, not a pace
+    // (with the span's ends compared, one per-bank REF failed the 32-block decode step's
+    // q_proj checks, and each failure re-simulated a sampled pass and the next layer's check).
     // The interval takes the late pace's gap as if it went on over the rest of the pass
     // (repeat_ci95).
     const std::vector<int64_t>& was = repeat_->starts;
@@ -273,7 +277,12 @@ int64_t SampledSource::ready(int g, const std::vector<int64_t>& load_starts) {
     const int64_t gap = (load_starts[size_t(g - 1)] - start_) - was[size_t(g - 1)];
     const int64_t late = was[size_t(g - 1)] - was[size_t(h0)];
     check_gap_ = gap;
-    check_drift_ = (load_starts[size_t(g - 1)] - load_starts[size_t(h0)]) - late;
+    std::vector<int64_t> apart;
+    for (int i = h0; i < g - 1; ++i)
+      apart.push_back((load_starts[size_t(i + 1)] - load_starts[size_t(i)]) - (was[size_t(i + 1)] - was[size_t(i)]));
+    std::sort(apart.begin(), apart.end());
+    const size_t m = apart.size();
+    check_drift_ = m == 0 ? 0 : int64_t(std::llround(double(apart[(m - 1) / 2] + apart[m / 2]) / 2.0 * double(m)));
     check_late_ = g - 1 - h0;
     if (std::abs(double(gap)) <= std::max(8.0, 0.005 * double(repeat_->cycles)) &&
         std::abs(double(check_drift_)) <= std::max(8.0, 0.01 * double(late))) {
