@@ -81,7 +81,9 @@ double start_state_ci95(const LayerTiming& t, int64_t span, double refresh) {
     for (int64_t g = 1 + b; g < 1 + b + span; ++g) sum += double(t.folds[size_t(g)].stall);
     means.push_back(sum / double(span));
   }
-  return std::hypot(spread_ci95(means, span, double(span)), refresh);
+  // Never zero (refresh: none, too few folds for two blocks): the state is still not the exact
+  // run's, and a layer without an interval is reported as simulated exactly.
+  return std::max(1.0, std::hypot(spread_ci95(means, span, double(span)), refresh));
 }
 
 // FNV-1a over what decides a pass's timing but when it runs and where in HBM beyond the address

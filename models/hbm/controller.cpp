@@ -111,8 +111,8 @@ bool ChannelController::set_refresh_offset(Cycle offset, Cycle after) {
   if (has_work()) return false;
   for (const Pc& p : pcs_)
     if (p.refresh_owed || p.withheld >= 0) return false;
+  const Cycle now = std::max(after, last_);
   for (Pc& p : pcs_) {
-    const Cycle now = std::max(after, last_);
     p.refresh->set_offset(offset, now);
     p.sync_refresh();
     p.dirty = true;

@@ -1,5 +1,6 @@
 // The "vector" engine: a kernel of the program on this cluster's vector unit, its share of the
 // tiles, its traffic (memory: hierarchy) on the run's memory system.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -57,7 +58,7 @@ class VectorEngine : public IStepEngine {
     } else if (!r.sampling && !r.idle && group && group->estimated()) {
       r.sampling = VectorKernelResult::Sampling{};
       r.sampling->tiles = r.sampling->detailed_tiles = r.tiles;
-      r.sampling->ci95_cycles = refresh;
+      r.sampling->ci95_cycles = std::max(1.0, refresh);  // never certain, even without refresh
     }
     const int64_t end = r.end_cycle;
     return {end, std::move(r)};

@@ -308,7 +308,8 @@ TEST(HbmRefreshPb, a_rephased_refresh_falls_due_where_asked_and_none_is_lost) {
         return e.cycle >= at && (e.cmd == Cmd::REF || e.cmd == Cmd::REFPB);
       });
       ASSERT_NE(first, log.events.end());
-      // Due at + f T (mod the policy's step); issued after at most a precharge and its tRP.
+      // Due at + f T (mod the policy's step); issued once the window's open row has had its tRAS
+      // and been precharged (tRP).
       const Cycle late = ((first->cycle - at - Cycle(f * double(T))) % step + step) % step;
       EXPECT_LE(late, s.t("tRP") + s.t("tRAS") + 8) << "at " << at << " fraction " << f << ": " << first->cycle;
       dev.take_completions();
