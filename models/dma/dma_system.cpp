@@ -50,6 +50,7 @@ DmaSystem::DmaSystem(const DmaParams& params, hbm::HbmSpec hbm_spec, noc::NocCon
   hbm_ = std::make_unique<hbm::HbmDevice>(std::move(hbm_spec));
   hbm_start_ = params.start_cycle * acc_period_ / hbm_period_;
   hbm_->start_at(hbm_start_);
+  if (const int bit = hbm_->address_map().lowest_bit("ch"); bit >= 0) channel_block_ = int64_t(1) << bit;
   noc_ = std::make_unique<noc::Network>(noc_config);
   for (const auto& [x, y] : cluster_xy) nodes_.push_back(noc_->mesh().node(x, y));
   for (const noc::Endpoint& e : noc_->mesh().endpoints())
@@ -93,13 +94,11 @@ noc::NodeId DmaSystem::controller_of(uint64_t addr) const {
 }
 
 int64_t DmaSystem::piece_bytes(uint64_t addr, int64_t left) const {
-  const int64_t burst = hbm_->spec().org.burst_bytes;
-  const int channel = hbm_->address_map().decode(addr).channel;
-  const int64_t n = left;
-  // Stop at the first burst boundary that enters another channel.
-  for (int64_t at = (int64_t(addr) / burst + 1) * burst; at < int64_t(addr) + n; at += burst)
-    if (hbm_->address_map().decode(uint64_t(at)).channel != channel) return at - int64_t(addr);
-  return n;
+  // The channel is constant over aligned blocks of 2^(its lowest address bit) bytes, and the next
+  // block's differs (stepping a block flips that bit): the piece ends at the block's end.
+  if (channel_block_ == 0) return left;  // one channel
+  const int64_t to_end = channel_block_ - int64_t(addr % uint64_t(channel_block_));
+  return std::min(left, to_end);
 }
 
 int64_t DmaSystem::next_issue_time(const Queue& q) const {
@@ -364,6 +363,31 @@ DmaSystem::NextEvent DmaSystem::next(unsigned kinds, int cluster) const {
       if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
         e = {c * acc_period_, NextEvent::Ports, k, c};
   return e;
+}
+
+// The time alone, for the memory processes' scheduling (several calls per activation).
+int64_t DmaSystem::next_time(MemoryPart part, int cluster) const {
+  const size_t first = cluster < 0 ? 0 : size_t(cluster), last = cluster < 0 ? injections_.size() : first + 1;
+  int64_t at = kNone;
+  switch (part) {
+    case MemoryPart::DmaEarly:
+    case MemoryPart::DmaLate:
+      for (size_t i = 2 * first; i < 2 * last; ++i) at = std::min(at, next_issue_time(queues_[i]));
+      for (size_t k = first; k < last; ++k)
+        if (!injections_[k].empty()) at = std::min(at, injections_[k].top().at);
+      return at;
+    case MemoryPart::Noc:
+      if (const std::optional<int64_t> n = noc_->next_event()) return *n * noc_period_;
+      return kNone;
+    case MemoryPart::Hbm:
+      if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) return h * hbm_period_;
+      return kNone;
+    case MemoryPart::Ports:
+      for (size_t k = 2 * first; k < 2 * last; ++k)
+        if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever) at = std::min(at, c * acc_period_);
+      return at;
+  }
+  return kNone;
 }
 
 unsigned DmaSystem::kinds_of(MemoryPart part) {

@@ -149,7 +149,7 @@ class DmaSystem {
   // Stepping every part at each tick in MemoryPart order steps the events in step()'s order.
   bool step(MemoryPart part, int64_t tick, int cluster = -1);
   // That part's earliest event (ticks; INT64_MAX: none).
-  int64_t next_time(MemoryPart part, int cluster = -1) const { return next(kinds_of(part), cluster).at; }
+  int64_t next_time(MemoryPart part, int cluster = -1) const;  // = next(kinds_of(part), cluster).at, cheaper
   void run_until_done(int id);
   const TransferState& transfer(int id) const { return *kept_transfer(id); }
   // A step of the run is over: the DMA drops the transfers of the steps before `step` (done, and
@@ -331,6 +331,7 @@ class DmaSystem {
   int64_t now_ = 0;
   hbm::Cycle hbm_start_ = 0;
   int64_t tRP_ = 0, tRCD_ = 0, tCL_ = 0, tCWL_ = 0;
+  int64_t channel_block_ = 0;  // bytes of one channel's aligned run of addresses (0: one channel)
   std::vector<DmaStats> stats_;  // per cluster
   std::function<void(const hbm::HbmRequest&)> submit_;      // empty: hbm_->submit
   std::function<void(const hbm::HbmCompletion&)> respond_;  // empty: complete

@@ -7,6 +7,7 @@
 namespace cstsim::hbm {
 
 std::string BankState::illegal(Cmd cmd, int64_t row) const {
+  if (legal(cmd, row)) return {};
   switch (cmd) {
     case Cmd::ACT:
       if (is_open()) return fmt::format("ACT to an open bank (row {} is open)", open_row_);
@@ -29,8 +30,7 @@ std::string BankState::illegal(Cmd cmd, int64_t row) const {
 }
 
 void BankState::apply(Cmd cmd, int64_t row) {
-  const std::string why = illegal(cmd, row);
-  if (!why.empty()) throw std::logic_error("HBM bank state: " + why);
+  if (!legal(cmd, row)) throw std::logic_error("HBM bank state: " + illegal(cmd, row));
   if (cmd == Cmd::ACT) open_row_ = row;
   if (cmd == Cmd::PRE || cmd == Cmd::PREA) open_row_ = -1;
 }
@@ -42,13 +42,15 @@ std::string PcBanks::illegal(Cmd cmd, const Address& a) const {
 }
 
 void PcBanks::apply(Cmd cmd, const Address& a) {
-  const std::string why = illegal(cmd, a);
-  if (!why.empty()) throw std::logic_error("HBM bank state: " + why);
+  if (cmd == Cmd::REF) {  // every bank closed; a single bank's command is checked by its BankState
+    if (open_ > 0) throw std::logic_error("HBM bank state: " + illegal(cmd, a));
+    return;
+  }
   if (cmd == Cmd::PREA) {
     for (BankState& b : banks_)
       if (b.is_open()) b.apply(Cmd::PRE, 0);
     open_ = 0;
-  } else if (cmd != Cmd::REF) {
+  } else {
     BankState& b = at(a);
     const bool was_open = b.is_open();
     b.apply(cmd, a.row);

@@ -20,6 +20,16 @@ class BankState {
     if (open_row_ == row) return is_write ? Cmd::WR : Cmd::RD;
     return is_open() ? Cmd::PRE : Cmd::ACT;
   }
+  bool legal(Cmd cmd, int64_t row) const {
+    switch (cmd) {
+      case Cmd::ACT:
+      case Cmd::REFPB: return !is_open();
+      case Cmd::PRE: return is_open();
+      case Cmd::RD:
+      case Cmd::WR: return is_open() && open_row_ == row;
+      default: return true;  // PREA, REF: the pseudo-channel's business
+    }
+  }
   // Empty when legal, else why not ("ACT to an open bank (row 7)").
   std::string illegal(Cmd cmd, int64_t row) const;
   void apply(Cmd cmd, int64_t row);  // throws std::logic_error when illegal(cmd, row) is not empty

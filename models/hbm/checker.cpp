@@ -30,7 +30,22 @@ bool ProtocolChecker::in_stack(Cmd cmd, const Address& a) const {
          a.row >= 0 && a.row < org_.rows && a.column >= 0 && a.column < org_.columns;
 }
 
+bool ProtocolChecker::state_ok(Cmd cmd, const Address& a) const {
+  if (!in_stack(cmd, a)) return false;
+  if (is_pc_wide(cmd)) return cmd != Cmd::REF || open_in_pc_[size_t(pc_index(a))] == 0;
+  const int64_t open = open_row_[size_t(bank_index(a))];
+  switch (cmd) {
+    case Cmd::ACT:
+    case Cmd::REFPB: return open < 0;
+    case Cmd::PRE: return open >= 0;
+    case Cmd::RD:
+    case Cmd::WR: return open >= 0 && open == a.row;
+    default: return true;
+  }
+}
+
 std::string ProtocolChecker::state_problem(Cmd cmd, const Address& a) const {
+  if (state_ok(cmd, a)) return {};
   if (!in_stack(cmd, a)) return "address outside the stack: " + to_string(a);
   if (is_pc_wide(cmd)) {
     if (cmd == Cmd::REF && open_in_pc_[size_t(pc_index(a))] > 0)
@@ -64,6 +79,7 @@ Cycle ProtocolChecker::earliest(Cmd cmd, const Address& addr) const {
 }
 
 std::optional<Violation> ProtocolChecker::check(Cmd cmd, const Address& addr, Cycle cycle) const {
+  if (cycle >= last_cycle_ && state_ok(cmd, addr) && cycle >= engine_.earliest(cmd, addr)) return std::nullopt;
   auto violation = [&](std::string what) { return Violation{cycle, cmd, addr, std::move(what)}; };
   if (cycle < last_cycle_)
     return violation(

@@ -54,6 +54,7 @@ class ProtocolChecker {
 
  private:
   bool in_stack(Cmd cmd, const Address& addr) const;
+  bool state_ok(Cmd cmd, const Address& addr) const;  // the fast test; state_problem says why not
   std::string state_problem(Cmd cmd, const Address& addr) const;
   void check_refresh(Cycle cycle);
   int pc_index(const Address& a) const { return a.channel * org_.pseudo_channels + a.pc; }

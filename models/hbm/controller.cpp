@@ -62,7 +62,8 @@ ChannelController::Pc::Pc(const HbmSpec& s)
       refpb_starts(size_t(s.org.banks_per_pc() * kHistory), -1),
       hits(size_t(s.org.banks_per_pc()), 0),
       oldest(size_t(s.org.banks_per_pc()) * 3, -1),
-      bank_stale(size_t(s.org.banks_per_pc()), 0) {
+      stale_banks(s.org.banks_per_pc()),
+      queued_banks(s.org.banks_per_pc()) {
   refresh->configure(s);
   sync_refresh();
 }
@@ -145,6 +146,7 @@ Cycle ChannelController::skip_idle(Cycle to) {
       a.channel = channel_;
       a.pc = int(&p - pcs_.data());
       p.banks.apply(Cmd::PREA, a);
+      p.exhausted_open = 0;
     }
     const int64_t n = periods * p.refresh->commands_per_period();
     if (!p.refresh->per_bank()) {
@@ -173,14 +175,23 @@ void ChannelController::admit(Pc& pc, Cycle now) {
     pc.waiting.pop_front();
     const Burst& b = pc.window.back();
     const int bank = b.bank;
-    ++pc.queued[size_t(bank)];
-    if (!pc.all_stale && !pc.bank_stale[size_t(bank)]) {  // the youngest: oldest of its kind only if alone
-      const Cmd cmd = pc.banks[bank].next_command(b.addr.row, b.is_write);
-      if (is_column(cmd)) ++pc.hits[size_t(bank)];
-      int& oldest = pc.oldest[size_t(bank) * 3 + (cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2)];
-      if (oldest < 0) oldest = int(pc.window.size()) - 1;
+    if (pc.queued[size_t(bank)]++ == 0) {
+      pc.queued_banks.insert(bank);
+      pc.closes_stale = true;  // it may have been closable
     }
-    pc.dirty = pc.closes_stale = true;
+    // The candidates change only if the burst is its bank's first of its kind, or its first hit
+    // (the bank's PRE then closes a pending hit); a stale bank is rescanned anyway.
+    if (!pc.all_stale && !pc.stale_banks.contains(bank)) {  // the youngest: oldest of its kind only if alone
+      const Cmd cmd = pc.banks[bank].next_command(b.addr.row, b.is_write);
+      if (is_column(cmd) && pc.hits[size_t(bank)]++ == 0) pc.dirty = true;
+      int& oldest = pc.oldest[size_t(bank) * 3 + (cmd == Cmd::RD ? 0 : cmd == Cmd::WR ? 1 : 2)];
+      if (oldest < 0) {
+        oldest = int(pc.window.size()) - 1;
+        pc.dirty = true;
+      }
+    } else {
+      pc.dirty = true;
+    }
   }
   stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
 }
@@ -205,18 +216,17 @@ void ChannelController::rebuild(Pc& pc) {
   // Per bank, the oldest burst for each distinct next command: RD hit, WR hit, or the ACT/PRE
   // every other burst of that bank needs. Younger bursts with the same (bank, command) have the
   // same readiness and would only lose on age, so the scheduler sees these representatives.
-  const int banks = pc.banks.size();
-  for (int bank = 0; bank < banks; ++bank)
-    if (pc.all_stale || pc.bank_stale[size_t(bank)]) {
-      rescan_bank(pc, bank);
-      pc.bank_stale[size_t(bank)] = 0;
-    }
+  if (pc.all_stale)
+    for (int bank = 0; bank < pc.banks.size(); ++bank) rescan_bank(pc, bank);
+  else
+    pc.stale_banks.for_each([&](int bank) { rescan_bank(pc, bank); });
+  pc.stale_banks.clear();
   pc.all_stale = false;
   const int refreshing = pc.withheld;  // a bank being refreshed: not the scheduler's
   pc.cands.clear();
   pc.local_ready.clear();
-  for (int bank = 0; bank < banks; ++bank) {
-    if (bank == refreshing || pc.queued[size_t(bank)] == 0) continue;
+  pc.queued_banks.for_each([&](int bank) {
+    if (bank == refreshing) return;
     const BankState& state = pc.banks[bank];
     for (size_t kind = 0; kind < 3; ++kind) {
       const int i = pc.oldest[size_t(bank) * 3 + kind];
@@ -234,7 +244,7 @@ void ChannelController::rebuild(Pc& pc) {
       pc.local_ready.push_back(engine_.earliest_in_pc(c.cmd, a));
       pc.cands.push_back(c);
     }
-  }
+  });
   pc.dirty = false;
 }
 
@@ -269,8 +279,7 @@ ChannelController::Choice ChannelController::choose(int p, Cycle now) {
   }
   if (pc.dirty) rebuild(pc);
   // The channel level (the shared command buses) depends only on the command.
-  Cycle bus[kNumCmds];
-  for (Cmd c : kAllCmds) bus[index(c)] = engine_.earliest_at(Scope::Channel, c, Address{});
+  const Cycle* bus = engine_.next_at(Scope::Channel, Address{});
   for (size_t i = 0; i < pc.cands.size(); ++i)
     pc.cands[i].ready = std::max(pc.local_ready[i], bus[index(pc.cands[i].cmd)]);
   const Decision d = scheduler_->decide(pc.cands, now);
@@ -294,8 +303,11 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
     a.row = pc.banks[b].open_row();
     return a;
   };
+  // Under close_exhausted alone only an open bank read to its last column can close.
+  if (spec_.page_timeout == 0 && pc.exhausted_open == 0) return Choice{};
   if (pc.closes_stale) {
     pc.closable.clear();
+    pc.closable_first = kNever;
     for (int b = 0; b < pc.banks.size(); ++b) {
       if (!pc.banks[b].is_open() || pc.queued[size_t(b)] > 0 || b == pc.withheld) continue;
       const bool exhausted = spec_.close_exhausted && pc.hits_served[size_t(b)] >= hit_cap_;
@@ -303,11 +315,17 @@ ChannelController::Choice ChannelController::close_idle(int p, Cycle now, Cycle&
       const Address a = local(address(b));
       const Cycle idle_until = exhausted ? pc.last_use[size_t(b)] : pc.last_use[size_t(b)] + spec_.page_timeout;
       pc.closable.push_back({b, std::max(idle_until, engine_.earliest_in_pc(Cmd::PRE, a))});
+      pc.closable_first = std::min(pc.closable_first, pc.closable.back().due);
     }
     pc.closes_stale = false;
   }
+  if (pc.closable.empty()) return Choice{};
   // The row command bus is the channel's: the same bound for every bank.
   const Cycle bus = engine_.earliest_at(Scope::Channel, Cmd::PRE, Address{});
+  if (const Cycle first = std::max(pc.closable_first, bus); first > now) {  // none due yet
+    wake = std::min(wake, first);
+    return Choice{};
+  }
   for (const Pc::Closable& c : pc.closable) {
     const Cycle due = std::max(c.due, bus);
     if (due <= now) return Choice{p, -1, Cmd::PRE, address(c.bank), 0, true};
@@ -320,11 +338,14 @@ void ChannelController::issue(const Choice& c, Cycle now) {
   Pc& pc = pcs_[size_t(c.pc)];
   pc.dirty = pc.closes_stale = true;
   engine_.record(c.cmd, local(c.addr), now);
+  if (c.cmd == Cmd::PRE && pc.banks.at(c.addr).is_open() && pc.hits_served[size_t(pc.banks.flat(c.addr))] >= hit_cap_)
+    --pc.exhausted_open;
   pc.banks.apply(c.cmd, c.addr);
+  if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF) pc.exhausted_open = 0;
   if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF)
     pc.all_stale = true;  // every bank closed
   else if (!is_column(c.cmd))
-    pc.bank_stale[size_t(pc.banks.flat(c.addr))] = 1;  // its row changed (RD / WR leave it as it was)
+    pc.stale_banks.insert(pc.banks.flat(c.addr));  // its row changed (RD / WR leave it as it was)
   CommandEvent ev;
   ev.cycle = now;
   ev.cmd = c.cmd;
@@ -362,7 +383,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       stats_.data_bus_busy += tBL_;
       ev.data_begin = now + (rd ? tCL_ : tCWL_);
       ev.data_end = ev.data_begin + tBL_;
-      ++pc.hits_served[size_t(pc.banks.flat(c.addr))];
+      if (++pc.hits_served[size_t(pc.banks.flat(c.addr))] == hit_cap_) ++pc.exhausted_open;
       pc.last_use[size_t(pc.banks.flat(c.addr))] = now;
       break;
     }
@@ -382,7 +403,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
     }
     if (is_column(c.cmd)) {
       issued_.push_back({b.transfer, now, ev.data_end, b.needed_act});
-      --pc.queued[size_t(b.bank)];
+      if (--pc.queued[size_t(b.bank)] == 0) pc.queued_banks.erase(b.bank);
       pc.window.erase(pc.window.begin() + c.request);
       const int gone = c.request;
       int* oldest = pc.oldest.data();  // the bursts behind it moved up one (branch-free: vectorizes)
@@ -390,7 +411,7 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       // It was its bank's oldest of its kind (the scheduler sees only those): the next one of
       // that kind is behind it. Its bank's row is as it was, so no other entry moves.
       const int bank = pc.banks.flat(c.addr);
-      if (!pc.all_stale && !pc.bank_stale[size_t(bank)]) {
+      if (!pc.all_stale && !pc.stale_banks.contains(bank)) {
         --pc.hits[size_t(bank)];
         const size_t kind = c.cmd == Cmd::RD ? 0 : 1;
         int next = -1;

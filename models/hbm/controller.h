@@ -78,6 +78,25 @@ struct ChannelStats {
   ChannelStats& operator+=(const ChannelStats& o);
 };
 
+// A set of a pseudo-channel's banks as bit words, walked in bank order: the scheduler's loops
+// visit only the banks that have something (a profile's top cost was branching over idle banks).
+class BankSet {
+ public:
+  explicit BankSet(int banks = 0) : words_(size_t((banks + 63) / 64), 0) {}
+  void insert(int b) { words_[size_t(b >> 6)] |= uint64_t(1) << (b & 63); }
+  void erase(int b) { words_[size_t(b >> 6)] &= ~(uint64_t(1) << (b & 63)); }
+  bool contains(int b) const { return words_[size_t(b >> 6)] >> (b & 63) & 1; }
+  void clear() { std::fill(words_.begin(), words_.end(), 0); }
+  template <typename Fn>
+  void for_each(Fn fn) const {
+    for (size_t w = 0; w < words_.size(); ++w)
+      for (uint64_t m = words_[w]; m; m &= m - 1) fn(int(w * 64) + __builtin_ctzll(m));
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
 class ChannelController {
  public:
   ChannelController(const HbmSpec& spec, int channel);
@@ -131,6 +150,7 @@ class ChannelController {
       closes_stale = true;
     }
     std::vector<int> hits_served;  // per bank: row hits since its ACT
+    int exhausted_open = 0;        // open banks with hits_served at the row's column count
     std::vector<int> queued;       // per bank: bursts in the window
     std::vector<Cycle> last_use;   // per bank: cycle of its last RD/WR, -1 never
     std::vector<Cycle> ref_starts;    // last kHistory REF cycles (ring), -1 none
@@ -147,7 +167,8 @@ class ChannelController {
     // index (-1 none).
     std::vector<int> hits;
     std::vector<int> oldest;
-    std::vector<uint8_t> bank_stale;
+    BankSet stale_banks;   // banks whose entries must be rescanned
+    BankSet queued_banks;  // banks with bursts in the window (queued > 0)
     bool all_stale = true;
     // close_idle's banks (open, nothing queued, not being refreshed, closable), in bank order,
     // with the cycle each may close by its own timing below the channel level; rebuilt after
@@ -158,6 +179,7 @@ class ChannelController {
     };
     bool closes_stale = true;
     std::vector<Closable> closable;
+    Cycle closable_first = kNever;  // the earliest of their dues
     Pc(const HbmSpec& s);
   };
   struct Choice {

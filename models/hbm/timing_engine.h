@@ -25,6 +25,10 @@ class TimingEngine {
   Cycle earliest_at(Scope scope, Cmd cmd, const Address& addr) const {
     return next_[int(scope)][size_t(instance(scope, addr)) * kNumCmds + size_t(index(cmd))];
   }
+  // The same for every command at once: indexed by index(cmd).
+  const Cycle* next_at(Scope scope, const Address& addr) const {
+    return &next_[int(scope)][size_t(instance(scope, addr)) * kNumCmds];
+  }
   // The part below the channel (max over bank, bank group and pseudo-channel): the controller's
   // per-bank readiness, the channel's shared buses added on top.
   Cycle earliest_in_pc(Cmd cmd, const Address& addr) const {
