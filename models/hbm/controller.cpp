@@ -170,6 +170,8 @@ Cycle ChannelController::skip_idle(Cycle to) {
 }
 
 void ChannelController::admit(Pc& pc, Cycle now) {
+  // Most calls find nothing to admit: return before touching the statistics.
+  if (pc.waiting.empty() || pc.waiting.front().arrival > now || int(pc.window.size()) >= spec_.queue_depth) return;
   while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();

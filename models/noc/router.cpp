@@ -231,14 +231,15 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
   if (buffered_ == 0) return false;
   bool changed = waiting_va_ > 0 && (va_dirty_ || cycle >= va_wake_) && allocate_vcs(cycle);
 
-  // Switch allocation, input stage: one candidate VC per input port (round-robin).
-  req_in_.fill(0);
-  for (int ip = 0; ip < kPorts; ++ip) {
+  // Switch allocation, input stage: one candidate VC per input port (round-robin), over the
+  // ports holding a flit that has its output VC (a bit walk: most ports are empty).
+  uint32_t inputs = 0, outputs = 0;
+  for (int ip = 0; ip < kPorts; ++ip) inputs |= uint32_t((nonempty_[size_t(ip)] & ~va_pending_[size_t(ip)]) != 0) << ip;
+  for (; inputs; inputs &= inputs - 1) {
+    const int ip = __builtin_ctz(inputs);
     req_vc_[size_t(ip)] = -1;
-    const uint64_t mask = nonempty_[size_t(ip)];
-    if (mask == 0) continue;
     int64_t born = 0;
-    rotated_bits(mask & ~va_pending_[size_t(ip)], sa_in_rr_[size_t(ip)], [&](int vc) {
+    rotated_bits(nonempty_[size_t(ip)] & ~va_pending_[size_t(ip)], sa_in_rr_[size_t(ip)], [&](int vc) {
       const InputVc& q = in_[size_t(index(ip, vc))];
       if (q.out_vc < 0) return false;
       if (q.front_ready > cycle || !can_send(q, vc)) return false;
@@ -250,14 +251,16 @@ bool Router::step(int64_t cycle, std::vector<Departure>& out) {
       return !p_.oldest_first;
     });
     if (req_vc_[size_t(ip)] >= 0) {
-      req_in_[size_t(in_[size_t(index(ip, req_vc_[size_t(ip)]))].out_port)] |= 1u << ip;
+      const int op = in_[size_t(index(ip, req_vc_[size_t(ip)]))].out_port;
+      req_in_[size_t(op)] = (outputs >> op & 1 ? req_in_[size_t(op)] : 0) | 1u << ip;
+      outputs |= 1u << op;
       req_born_[size_t(ip)] = born;
     }
   }
-  // Output stage: one input port per output port (round-robin); then traversal.
-  for (int op = 0; op < kPorts; ++op) {
+  // Output stage: one input port per requested output port (round-robin); then traversal.
+  for (; outputs; outputs &= outputs - 1) {
+    const int op = __builtin_ctz(outputs);
     const uint32_t requests = req_in_[size_t(op)];
-    if (requests == 0) continue;
     int ip = sa_out_rr_[size_t(op)];
     while (!(requests >> ip & 1)) ip = ip + 1 == kPorts ? 0 : ip + 1;
     if (p_.oldest_first)  // the oldest nomination; ties go to the rotating pointer's order
