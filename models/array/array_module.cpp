@@ -251,7 +251,7 @@ ArrayLayerResult ArrayModule::run_pass(StepContext& context, int index, bool fir
                   !sampled->checked() ? "taken unchecked" : sampled->repeated() ? "taken" : "not taken",
                   sampled->check_gap());
   if (sampled && sampled->repeated()) {  // its check agreed: the pass is its first occurrence's again
-    // Its folds after the check are timed at the first one's mean pace; the write-back after
+    // Its folds after the check follow the first one's (SampledSource::ready); the write-back after
     // its last fold, which no skipped fold simulated, takes as long as the first one's did.
     PassMemo& memo = memo_.at(source_key_);
     repeated = &memo;

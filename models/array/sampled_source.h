@@ -65,7 +65,9 @@ struct SamplingParams {
 // ready says how close); if it agrees, the rest is not simulated (but a sampled pass's first
 // window) and the pass is the first one's again; else it goes on as any pass.
 struct RepeatCheck {
-  std::vector<int64_t> starts;  // the reference occurrence's fold starts, from its pass's start
+  // The reference occurrence's fold starts, from its pass's start: every fold's if it was
+  // simulated whole, its check's if it was sampled.
+  std::vector<int64_t> starts;
   // The extra cycles a fold in the body: the mean of every window the key's passes measured
   // (their first occurrence's, a re-sampled one's, each sampled repeat's first), or a pass
   // simulated whole's folds' after its check.
@@ -134,8 +136,9 @@ class SampledSource : public TileSource {
     return std::abs(double(check_gap_)) + std::abs(double(check_drift_)) * double(report_.folds - check_) /
                                               double(std::max(1, check_late_));
   }
-  // The first check_folds() fold starts from the pass's start and the extra cycles a fold (the
-  // windows' mean, or for a pass simulated whole its folds' after the check's): a RepeatCheck.
+  // The fold starts from the pass's start (every fold's for a pass simulated whole, the first
+  // check_folds() for a sampled one) and the extra cycles a fold (the windows' mean, or for a
+  // pass simulated whole its folds' after the check's): a RepeatCheck.
   RepeatCheck as_repeat(const std::vector<int64_t>& load_starts) const;
 
   int fifo_tiles() const override { return inner_->fifo_tiles(); }
