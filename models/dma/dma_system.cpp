@@ -338,67 +338,53 @@ void DmaSystem::finish_request(int id, int64_t done_at) {
   if (--t.requests_left == 0 && t.bytes_left == 0) t.done = to_acc(t.critical.done);
 }
 
-// The earliest pending event and who has it; on a tie the order below decides
-// (issues, injections, the mesh, the stack, the scratchpad port queues), which results do
-// not depend on, except that a cycle's port moves come after its arrivals.
-DmaSystem::NextEvent DmaSystem::next(unsigned kinds, int cluster) const {
-  NextEvent e;
+// Calls at(time, who, index, cycle) for each pending event of the kinds asked, in the order
+// below (issues, injections, the mesh, the stack, the scratchpad port queues); `cycle` is the
+// event's own clock's (0 for the DMA's, whose times are ticks).
+template <typename At>
+[[gnu::always_inline]] inline void DmaSystem::each_event(unsigned kinds, int cluster, At at) const {
   auto wanted = [kinds](NextEvent::Who who) { return (kinds >> unsigned(who)) & 1u; };
   const size_t first = cluster < 0 ? 0 : size_t(cluster), last = cluster < 0 ? injections_.size() : first + 1;
   if (wanted(NextEvent::Issue))
     for (size_t i = 2 * first; i < 2 * last; ++i)
-      if (const int64_t t = next_issue_time(queues_[i]); t < e.at) e = {t, NextEvent::Issue, i, 0};
+      if (const int64_t t = next_issue_time(queues_[i]); t != kNone) at(t, NextEvent::Issue, i, 0);
   if (wanted(NextEvent::Inject))
     for (size_t k = first; k < last; ++k)
-      if (!injections_[k].empty() && injections_[k].top().at < e.at) e = {injections_[k].top().at, NextEvent::Inject, k, 0};
+      if (!injections_[k].empty()) at(injections_[k].top().at, NextEvent::Inject, k, 0);
   if (wanted(NextEvent::Noc))
-    if (const std::optional<int64_t> n = noc_->next_event(); n && *n * noc_period_ < e.at)
-      e = {*n * noc_period_, NextEvent::Noc, 0, *n};
+    if (const std::optional<int64_t> n = noc_->next_event()) at(*n * noc_period_, NextEvent::Noc, 0, *n);
   if (wanted(NextEvent::Hbm))
-    if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever && h * hbm_period_ < e.at)
-      e = {h * hbm_period_, NextEvent::Hbm, 0, h};
-  // Last on a tie: a cycle's port moves go after everything that arrives in it.
+    if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) at(h * hbm_period_, NextEvent::Hbm, 0, h);
   if (wanted(NextEvent::Ports))
     for (size_t k = 2 * first; k < 2 * last; ++k)
-      if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever && c * acc_period_ < e.at)
-        e = {c * acc_period_, NextEvent::Ports, k, c};
+      if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever)
+        at(c * acc_period_, NextEvent::Ports, k, c);
+}
+
+// The earliest pending event and who has it; on a tie the order of each_event decides, which
+// results do not depend on, except that a cycle's port moves come after its arrivals (last).
+DmaSystem::NextEvent DmaSystem::next(unsigned kinds, int cluster) const {
+  NextEvent e;
+  each_event(kinds, cluster, [&](int64_t t, NextEvent::Who who, size_t index, int64_t cycle) {
+    if (t < e.at) e = {t, who, index, cycle};
+  });
   return e;
 }
 
-// The time alone, for the memory processes' scheduling (several calls per activation).
+// The time alone, for the memory processes' scheduling (several calls per activation). Each case
+// passes its kinds as a constant, so each_event keeps only their sources (with the part's kinds
+// known only at run time it cost twice as much).
 int64_t DmaSystem::next_time(MemoryPart part, int cluster) const {
-  const size_t first = cluster < 0 ? 0 : size_t(cluster), last = cluster < 0 ? injections_.size() : first + 1;
-  int64_t at = kNone;
+  int64_t earliest = kNone;
+  auto keep = [&](int64_t t, NextEvent::Who, size_t, int64_t) { earliest = std::min(earliest, t); };
   switch (part) {
     case MemoryPart::DmaEarly:
-    case MemoryPart::DmaLate:
-      for (size_t i = 2 * first; i < 2 * last; ++i) at = std::min(at, next_issue_time(queues_[i]));
-      for (size_t k = first; k < last; ++k)
-        if (!injections_[k].empty()) at = std::min(at, injections_[k].top().at);
-      return at;
-    case MemoryPart::Noc:
-      if (const std::optional<int64_t> n = noc_->next_event()) return *n * noc_period_;
-      return kNone;
-    case MemoryPart::Hbm:
-      if (const hbm::Cycle h = hbm_->next_event(); h < hbm::kNever) return h * hbm_period_;
-      return kNone;
-    case MemoryPart::Ports:
-      for (size_t k = 2 * first; k < 2 * last; ++k)
-        if (const int64_t c = port_queues_[k].next_cycle(); c != SpadPortQueue::kNever) at = std::min(at, c * acc_period_);
-      return at;
+    case MemoryPart::DmaLate: each_event(kinds_of(MemoryPart::DmaEarly), cluster, keep); break;
+    case MemoryPart::Noc: each_event(kinds_of(MemoryPart::Noc), cluster, keep); break;
+    case MemoryPart::Hbm: each_event(kinds_of(MemoryPart::Hbm), cluster, keep); break;
+    case MemoryPart::Ports: each_event(kinds_of(MemoryPart::Ports), cluster, keep); break;
   }
-  return kNone;
-}
-
-unsigned DmaSystem::kinds_of(MemoryPart part) {
-  switch (part) {
-    case MemoryPart::DmaEarly:
-    case MemoryPart::DmaLate: return 1u << NextEvent::Issue | 1u << NextEvent::Inject;
-    case MemoryPart::Noc: return 1u << NextEvent::Noc;
-    case MemoryPart::Hbm: return 1u << NextEvent::Hbm;
-    case MemoryPart::Ports: return 1u << NextEvent::Ports;
-  }
-  return 0;
+  return earliest;
 }
 
 bool DmaSystem::step(MemoryPart part, int64_t tick, int cluster) {

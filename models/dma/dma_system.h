@@ -242,7 +242,18 @@ class DmaSystem {
   // DMA and ports (-1: every cluster's).
   static constexpr unsigned kAllKinds = 0x1f;
   NextEvent next(unsigned kinds = kAllKinds, int cluster = -1) const;
-  static unsigned kinds_of(MemoryPart part);
+  template <typename At>
+  void each_event(unsigned kinds, int cluster, At at) const;  // next()'s sources, each with its time
+  static constexpr unsigned kinds_of(MemoryPart part) {
+    switch (part) {
+      case MemoryPart::DmaEarly:
+      case MemoryPart::DmaLate: return 1u << NextEvent::Issue | 1u << NextEvent::Inject;
+      case MemoryPart::Noc: return 1u << NextEvent::Noc;
+      case MemoryPart::Hbm: return 1u << NextEvent::Hbm;
+      case MemoryPart::Ports: return 1u << NextEvent::Ports;
+    }
+    return 0;
+  }
   void step(const NextEvent& e);
   struct Request {
     int id = 0;

@@ -170,11 +170,13 @@ Cycle ChannelController::skip_idle(Cycle to) {
 }
 
 void ChannelController::admit(Pc& pc, Cycle now) {
-  // Most calls find nothing to admit: return before touching the statistics.
+  // The loop's test, first on its own: most calls admit nothing, and so the compiler takes this
+  // test into the callers (half the function's cost on the decode block's profile).
   if (pc.waiting.empty() || pc.waiting.front().arrival > now || int(pc.window.size()) >= spec_.queue_depth) return;
   while (int(pc.window.size()) < spec_.queue_depth && !pc.waiting.empty() && pc.waiting.front().arrival <= now) {
     pc.window.push_back(pc.waiting.front());
     pc.waiting.pop_front();
+    stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
     const Burst& b = pc.window.back();
     const int bank = b.bank;
     if (pc.queued[size_t(bank)]++ == 0) {
@@ -195,7 +197,6 @@ void ChannelController::admit(Pc& pc, Cycle now) {
       pc.dirty = true;
     }
   }
-  stats_.queue_peak = std::max(stats_.queue_peak, int(pc.window.size()));
 }
 
 void ChannelController::rescan_bank(Pc& pc, int bank) {
@@ -343,10 +344,10 @@ void ChannelController::issue(const Choice& c, Cycle now) {
   if (c.cmd == Cmd::PRE && pc.banks.at(c.addr).is_open() && pc.hits_served[size_t(pc.banks.flat(c.addr))] >= hit_cap_)
     --pc.exhausted_open;
   pc.banks.apply(c.cmd, c.addr);
-  if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF) pc.exhausted_open = 0;
-  if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF)
-    pc.all_stale = true;  // every bank closed
-  else if (!is_column(c.cmd))
+  if (c.cmd == Cmd::PREA || c.cmd == Cmd::REF) {  // every bank closed
+    pc.all_stale = true;
+    pc.exhausted_open = 0;
+  } else if (!is_column(c.cmd))
     pc.stale_banks.insert(pc.banks.flat(c.addr));  // its row changed (RD / WR leave it as it was)
   CommandEvent ev;
   ev.cycle = now;
