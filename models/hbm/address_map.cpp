@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <stdexcept>
 
 namespace cstsim::hbm {
@@ -103,24 +104,42 @@ AddressMap::AddressMap(const Organization& org, const std::string& layout) {
   for (const Piece& p : pieces_)
     if (p.width > 0) kept.push_back(p);
   pieces_ = kept;
+
+  // decode() by table: the fields side by side in one word (at most 62 bits in all) are a fixed
+  // permutation of the address bits, so the word is the OR of one entry per address byte.
+  for (int f = 0, lsb = 0; f < kNumFields; lsb += widths[f], ++f) {
+    slot_lsb_[f] = lsb;
+    slot_mask_[f] = (uint64_t(1) << widths[f]) - 1;
+  }
+  for (int lsb = offset_bits_; lsb < addr_bit; lsb += 8) {
+    std::array<uint64_t, 256>& table = byte_tables_.emplace_back();
+    for (uint64_t v = 0; v < 256; ++v) {
+      const uint64_t addr = (v << lsb) & (capacity_ - 1);
+      uint64_t packed = 0;
+      for (const Piece& p : pieces_)
+        packed |= ((addr >> p.addr_lsb) & ((uint64_t(1) << p.width) - 1)) << (slot_lsb_[p.field] + p.field_lsb);
+      table[size_t(v)] = packed;
+    }
+  }
 }
 
 Address AddressMap::decode(uint64_t addr) const {
   if (addr >= capacity_)
     throw std::out_of_range(
         fmt::format("HBM address {:#x} is past the end of the stack ({:#x} bytes)", addr, capacity_));
-  int64_t v[kNumFields] = {};
-  for (const Piece& p : pieces_) {
-    const uint64_t bits = (addr >> p.addr_lsb) & ((uint64_t(1) << p.width) - 1);
-    v[p.field] |= int64_t(bits) << p.field_lsb;
+  uint64_t packed = 0, rest = addr >> offset_bits_;
+  for (const std::array<uint64_t, 256>& table : byte_tables_) {
+    packed |= table[size_t(rest & 255)];
+    rest >>= 8;
   }
+  auto field = [&](Field f) { return int64_t((packed >> slot_lsb_[f]) & slot_mask_[f]); };
   Address a;
-  a.row = v[kRow];
-  a.bank = int(v[kBank]);
-  a.bank_group = int(v[kBankGroup]);
-  a.channel = int(v[kChannel]);
-  a.pc = int(v[kPc]);
-  a.column = v[kColumn];
+  a.row = field(kRow);
+  a.bank = int(field(kBank));
+  a.bank_group = int(field(kBankGroup));
+  a.channel = int(field(kChannel));
+  a.pc = int(field(kPc));
+  a.column = field(kColumn);
   return a;
 }
 

@@ -9,6 +9,7 @@
 // "ro-ba-co:3-bg-ch-pc-co:2" puts the column's low 2 bits just above the pseudo-channel bits
 // and its high 3 bits above the bank groups; the rightmost piece holds the lowest bits.
 // The YAML may also give the same tokens as a list: [ro, ba, "co:3", bg, ch, pc, "co:2"].
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ class AddressMap {
     int field_lsb;  // lowest bit of the field value it carries
   };
   std::vector<Piece> pieces_;  // most significant first
+  // decode(): every field at its own place in one word (slot_lsb_, slot_mask_), filled by one
+  // table entry per byte of the address above the burst offset.
+  int slot_lsb_[kNumFields] = {};
+  uint64_t slot_mask_[kNumFields] = {};
+  std::vector<std::array<uint64_t, 256>> byte_tables_;
   int offset_bits_ = 0;
   uint64_t capacity_ = 0;
 };

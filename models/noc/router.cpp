@@ -29,7 +29,8 @@ Router::Router(int id, const RouterParams& params, const std::array<OutputKind, 
   pool_.assign(size_t(kPorts * p_.vnets), kUnbounded);
   ovc_rr_.assign(size_t(kPorts * p_.vnets), 0);
   va_rr_.assign(size_t(kPorts * p_.vnets), 0);
-  va_req_.assign(size_t(kPorts * p_.vnets * kPorts), 0);
+  va_words_ = (kPorts * vcs_ + 63) / 64;
+  va_req_.assign(size_t(kPorts * p_.vnets * va_words_), 0);
   free_ovcs_.assign(size_t(kPorts * p_.vnets), p_.vcs_per_vnet);
 }
 
@@ -141,6 +142,22 @@ template <typename Fn>
   return false;
 }
 
+// The same over a set held in `words` 64-bit words (bit i of the set is bit i % 64 of word i / 64).
+template <typename Fn>
+[[gnu::always_inline]] inline bool rotated_bits(const uint64_t* set, int words, int from, Fn fn) {
+  if (words == 1) return rotated_bits(set[0], from, fn);
+  const int w0 = from >> 6, b0 = from & 63;
+  auto walk = [&](int w, uint64_t m) {
+    for (; m; m &= m - 1)
+      if (fn(w * 64 + __builtin_ctzll(m))) return true;
+    return false;
+  };
+  if (walk(w0, set[w0] & (~uint64_t(0) << b0))) return true;
+  for (int k = 1; k < words; ++k)
+    if (const int w = (w0 + k) % words; walk(w, set[w])) return true;
+  return b0 > 0 && walk(w0, set[w0] & ((uint64_t(1) << b0) - 1));
+}
+
 }  // namespace
 
 bool Router::try_allocate(int port, int vc, int64_t cycle) {
@@ -181,7 +198,8 @@ bool Router::allocate_vcs(int64_t cycle) {
   for (int ip = 0; ip < kPorts; ++ip)
     for (uint64_t m = va_pending_[size_t(ip)]; m; m &= m - 1) {
       const int vc = __builtin_ctzll(m);
-      const InputVc& q = in_[size_t(index(ip, vc))];
+      const int ivc = index(ip, vc);
+      const InputVc& q = in_[size_t(ivc)];
       if (q.front_ready > cycle) {
         va_wake_ = std::min(va_wake_, q.front_ready);
         continue;
@@ -189,37 +207,30 @@ bool Router::allocate_vcs(int64_t cycle) {
       const int key = q.out_port * p_.vnets + vc / p_.vcs_per_vnet;
       if (free_ovcs_[size_t(key)] == 0) continue;  // nothing to grant there: the loop below would not run
       keys |= uint64_t(1) << key;
-      va_req_[size_t(key * kPorts + ip)] |= uint64_t(1) << vc;
+      va_req_[size_t(key * va_words_ + (ivc >> 6))] |= uint64_t(1) << (ivc & 63);
     }
   for (; keys; keys &= keys - 1) {
     const int key = __builtin_ctzll(keys);
-    uint64_t* req = &va_req_[size_t(key * kPorts)];
-    const int p0 = va_rr_[size_t(key)] / vcs_, v0 = va_rr_[size_t(key)] % vcs_;
+    uint64_t* req = &va_req_[size_t(key * va_words_)];
     int last = -1;
     while (free_ovcs_[size_t(key)] > 0) {
-      // The first asking VC in rotating order; with oldest_first the oldest head, ties rotating.
+      // The first asking VC in rotating order over input VCs (port-major), from one past the last
+      // one granted here; with oldest_first the oldest head, ties in that order.
       int pick = -1;
       int64_t born = 0;
-      auto visit = [&](int port, uint64_t mask) {
-        return rotated_bits(mask, 0, [&](int vc) {
-          const int ivc = index(port, vc);
-          const int64_t b = slot(ivc, in_[size_t(ivc)].head).born;
-          if (pick < 0 || b < born) {
-            pick = ivc;
-            born = b;
-          }
-          return !p_.oldest_first;
-        });
-      };
-      bool done = visit(p0, req[p0] & (~uint64_t(0) << v0));
-      for (int k = 1; k < kPorts && !done; ++k) done = visit((p0 + k) % kPorts, req[(p0 + k) % kPorts]);
-      if (!done && v0 > 0) visit(p0, req[p0] & ((uint64_t(1) << v0) - 1));
+      rotated_bits(req, va_words_, va_rr_[size_t(key)], [&](int ivc) {
+        const int64_t b = slot(ivc, in_[size_t(ivc)].head).born;
+        if (pick < 0 || b < born) {
+          pick = ivc;
+          born = b;
+        }
+        return !p_.oldest_first;
+      });
       if (pick < 0) break;
-      const int port = pick / vcs_, vc = pick % vcs_;
-      req[port] &= ~(uint64_t(1) << vc);
-      if (try_allocate(port, vc, cycle)) last = pick;
+      req[pick >> 6] &= ~(uint64_t(1) << (pick & 63));
+      if (try_allocate(pick / vcs_, pick % vcs_, cycle)) last = pick;
     }
-    std::fill(req, req + kPorts, 0);  // scratch: clean for the next cycle
+    std::fill(req, req + va_words_, 0);  // scratch: clean for the next cycle
     if (last < 0) continue;
     va_rr_[size_t(key)] = last + 1 == kPorts * vcs_ ? 0 : last + 1;
     any = true;

@@ -123,7 +123,8 @@ class Router {
   std::array<uint64_t, kPorts> nonempty_{};    // per input port: bit v = VC v holds flits
   std::vector<int> va_rr_;                     // kPorts * vnets: input VC (port-major) that goes first
   std::vector<int> ovc_rr_;                    // kPorts * vnets: next output VC to try
-  std::vector<uint64_t> va_req_;               // scratch: per (output port, vnet), per input port, bit v = VC v asks
+  int va_words_ = 1;                           // words of a set over all input VCs (kPorts * vcs bits)
+  std::vector<uint64_t> va_req_;               // scratch: per (output port, vnet), bit ivc = input VC ivc asks
   std::vector<int> free_ovcs_;                 // kPorts * vnets: output VCs with no owner
   // VC allocation runs only when it can grant: after a head began to wait or an output VC
   // freed (va_dirty_), or once a waiting head's flit is ready (va_wake_). Between, it would
