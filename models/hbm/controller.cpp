@@ -409,8 +409,12 @@ void ChannelController::issue(const Choice& c, Cycle now) {
       if (--pc.queued[size_t(b.bank)] == 0) pc.queued_banks.erase(b.bank);
       pc.window.erase(pc.window.begin() + c.request);
       const int gone = c.request;
-      int* oldest = pc.oldest.data();  // the bursts behind it moved up one (branch-free: vectorizes)
-      for (size_t k = 0, n = pc.oldest.size(); k < n; ++k) oldest[k] -= int(oldest[k] > gone);
+      // The bursts behind it moved up one. Only banks with queued bursts have entries to move: a
+      // bank with none has -1 in all three, or is stale and rescanned before its entries are read.
+      int* oldest = pc.oldest.data();
+      pc.queued_banks.for_each([&](int bank) {
+        for (int k = bank * 3; k < bank * 3 + 3; ++k) oldest[k] -= int(oldest[k] > gone);
+      });
       // It was its bank's oldest of its kind (the scheduler sees only those): the next one of
       // that kind is behind it. Its bank's row is as it was, so no other entry moves.
       const int bank = pc.banks.flat(c.addr);
