@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -344,6 +345,43 @@ Cycle HbmSpec::t(const std::string& name) const {
 double HbmSpec::refresh_hit_ns() const {
   if (refresh == "none") return 0;
   return double(t(refresh == "per_bank" ? "tRFCpb" : "tRFC") + t("tRC") + t("tRCD_RD") + t("tCL")) * tck_ns;
+}
+
+namespace {
+
+// The largest gap the plain rules of `scope` put between two `cmd`s (0 when none does).
+Cycle same_command_gap(const HbmSpec& s, Scope scope, Cmd cmd) {
+  Cycle gap = 0;
+  for (const ResolvedRule& r : resolve_rules(s.rules(), s.timing))
+    if (r.scope == scope && r.window == 0 && (r.after & bit(cmd)) && (r.before & bit(cmd))) gap = std::max(gap, r.gap);
+  return gap;
+}
+
+}  // namespace
+
+// The better of a stream of reads and one of writes (the standards give both the same rate).
+double HbmSpec::peak_bytes_per_cycle_per_pc() const {
+  double best = 0;
+  for (Cmd cmd : {Cmd::RD, Cmd::WR})
+    if (const Cycle gap = same_command_gap(*this, Scope::PseudoChannel, cmd); gap > 0)
+      best = std::max(best, double(org.burst_bytes) / double(gap));
+  // Every shipped standard has its data bus rule (tBL); one without is not a stack we can price.
+  if (best <= 0) throw std::logic_error("HBM standard " + standard + " has no pseudo-channel column-to-column rule");
+  return best;
+}
+
+double HbmSpec::peak_bytes_per_cycle() const {
+  double best = 0;
+  for (Cmd cmd : {Cmd::RD, Cmd::WR}) {
+    const Cycle pc_gap = same_command_gap(*this, Scope::PseudoChannel, cmd);
+    if (pc_gap <= 0) continue;
+    double per_channel = double(org.burst_bytes) / double(pc_gap) * org.pseudo_channels;
+    if (const Cycle bus = same_command_gap(*this, Scope::Channel, cmd); bus > 0)
+      per_channel = std::min(per_channel, double(org.burst_bytes) / double(bus));
+    best = std::max(best, per_channel * org.channels);
+  }
+  if (best <= 0) throw std::logic_error("HBM standard " + standard + " has no pseudo-channel column-to-column rule");
+  return best;
 }
 
 std::vector<std::string> override_keys(const HbmSpec& s) {

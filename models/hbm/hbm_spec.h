@@ -65,9 +65,15 @@ struct HbmSpec {
   // row is opened again and read (tRCD, tCL). Whether one lands in a short pass or kernel is the
   // phase it starts at (fidelity: sampled, docs/sampling.md); 0 without refresh.
   double refresh_hit_ns() const;
-  // Peak data rate of one pseudo-channel: one burst per tBL cycles.
-  double peak_bytes_per_cycle_per_pc() const { return double(org.burst_bytes) / double(t("tBL")); }
-  double peak_gbps_per_pc() const { return peak_bytes_per_cycle_per_pc() / tck_ns; }  // GB/s = bytes/ns
+  // Peak data rate of one pseudo-channel: one burst per the largest gap the rules put between two
+  // reads (or two writes) there (its data bus, tBL; tCCD_S).
+  double peak_bytes_per_cycle_per_pc() const;
+  // Peak of the whole stack, what a stream of reads (or writes) spread over every bank can move:
+  // per channel its pseudo-channels' peaks, but at most one burst per the gap its shared column
+  // command bus puts between two column commands; times the channels. With more pseudo-channels
+  // than the bus serves (e.g. 4 on a bus of one RD per CK at tBL 2) the bus binds.
+  double peak_bytes_per_cycle() const;
+  double peak_gbps() const { return peak_bytes_per_cycle() / tck_ns; }  // GB/s = bytes/ns
 };
 
 using HbmOverrides = std::vector<std::pair<std::string, std::string>>;  // dotted key -> value text

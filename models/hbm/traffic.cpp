@@ -114,7 +114,7 @@ TrafficResult run_traffic(HbmDevice& dev, const TrafficOptions& o, Cycle start) 
 
 TrafficFigures figures(const HbmSpec& spec, const TrafficResult& r) {
   TrafficFigures f;
-  f.peak_bytes_per_cycle = spec.peak_bytes_per_cycle_per_pc() * spec.org.pcs();
+  f.peak_bytes_per_cycle = spec.peak_bytes_per_cycle();
   f.bandwidth_gbps = r.bytes_per_cycle() / spec.tck_ns;
   f.peak_gbps = f.peak_bytes_per_cycle / spec.tck_ns;
   f.efficiency = f.peak_bytes_per_cycle > 0 ? r.bytes_per_cycle() / f.peak_bytes_per_cycle : 0;

@@ -85,7 +85,7 @@ Machine machine_from_arch(const ArchSpec& arch, double bandwidth_bytes_per_s) {
       bandwidth_bytes_per_s = arch.channel.bandwidth_bytes_per_s;
       bandwidth_from = "the arch's channel";
     } else if (has_hbm(arch.memory)) {
-      bandwidth_bytes_per_s = arch.hbm_spec.peak_gbps_per_pc() * 1e9 * arch.hbm_spec.org.pcs() * arch.chips;
+      bandwidth_bytes_per_s = arch.hbm_spec.peak_gbps() * 1e9 * arch.chips;
       bandwidth_from = fmt::format("the arch's HBM ({}, peak{})", arch.hbm_spec.name, arch.chips > 1 ? " x chips" : "");
     } else {
       throw std::invalid_argument("the arch's memory is ideal: give its bandwidth in GB/s with --bandwidth");

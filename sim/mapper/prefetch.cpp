@@ -75,7 +75,7 @@ int64_t held_by_pass(const DmaBuffers& d, const std::string& partition) {
 void plan_prefetch(const ArchSpec& a, Plan& plan) {
   if (a.memory != MemoryMode::Hierarchy || (a.overlap != "prefetch" && a.overlap != "pipeline")) return;
   const hbm::HbmSpec& h = a.hbm_spec;
-  const double hbm = h.peak_gbps_per_pc() * 1e9 * h.org.pcs() / a.clock_hz;
+  const double hbm = h.peak_gbps() * 1e9 / a.clock_hz;
   const double port = double(a.noc_config.flit_bytes) * a.noc_config.clock_hz / a.clock_hz;
   const double bytes_per_cycle = std::min(hbm, port);
   for (int k = 0; k < a.clusters; ++k) {

@@ -20,7 +20,7 @@ void check_invariants(const ArchSpec& a, const std::vector<ArrayLayerResult>& la
   double hbm_bytes_per_cycle = 0;
   if (has_hbm(a.memory)) {
     const hbm::HbmSpec& s = a.hbm_spec;
-    hbm_bytes_per_cycle = s.peak_gbps_per_pc() * 1e9 * s.org.pcs() / a.clock_hz;
+    hbm_bytes_per_cycle = s.peak_gbps() * 1e9 / a.clock_hz;
   }
   for (size_t i = 0; i < layers.size(); ++i) {
     const ArrayLayerResult& L = layers[i];

@@ -264,7 +264,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   if (has_hbm(a.memory)) {
     const hbm::HbmSpec& spec = a.hbm_spec;
     j["arch"]["hbm"] = {{"spec", a.hbm.spec},
-                        {"peak_bytes_per_s", spec.peak_gbps_per_pc() * 1e9 * spec.org.pcs()},
+                        {"peak_bytes_per_s", spec.peak_gbps() * 1e9},
                         {"fifo_tiles", a.hbm.fifo_tiles},
                         {"max_outstanding", a.hbm.max_outstanding},
                         {"request_bytes", a.hbm.request_bytes}};

@@ -68,7 +68,7 @@ TEST(HbmConfig, hbm2_preset_loads_with_its_organisation_and_cycles) {
   EXPECT_EQ(s.t("tRREFD"), 8);
   EXPECT_EQ(s.t("tREFI"), 3900);
   EXPECT_EQ(s.refresh, "all_bank");
-  EXPECT_DOUBLE_EQ(s.peak_gbps_per_pc() * s.org.pcs(), 256.0);  // 2 Gb/s x 1024 / 8
+  EXPECT_DOUBLE_EQ(s.peak_gbps(), 256.0);  // 2 Gb/s x 1024 / 8
 }
 
 TEST(HbmConfig, hbm3_preset_loads_with_its_organisation_and_cycles) {
@@ -84,7 +84,7 @@ TEST(HbmConfig, hbm3_preset_loads_with_its_organisation_and_cycles) {
   EXPECT_EQ(s.t("tRREFD"), 13);   // 8 ns
   EXPECT_EQ(s.t("tPPD"), 2);
   EXPECT_EQ(s.refresh, "per_bank");
-  EXPECT_NEAR(s.peak_gbps_per_pc() * s.org.pcs(), 819.2, 1e-9);  // 6.4 Gb/s x 1024 / 8
+  EXPECT_NEAR(s.peak_gbps(), 819.2, 1e-9);  // 6.4 Gb/s x 1024 / 8
 }
 
 TEST(HbmConfig, ns_round_to_cycles_by_the_jedec_rule) {

@@ -159,3 +159,24 @@ TEST(HbmProperties, sequential_reads_fill_a_whole_stack) {
   const HbmSpec hbm3 = load_hbm_spec(kHbm3);  // per-bank refresh
   EXPECT_GE(run(hbm3, Pattern::Seq, 8 << 20).f.efficiency, 0.97);
 }
+
+// The peak reported is what the stack can deliver: a channel's pseudo-channels share one column
+// command bus (one RD or WR per CK), so past 2 pseudo-channels of tBL 2 the bus binds, and a
+// sequential stream still fills the peak reported (it filled half of a peak that counted every
+// pseudo-channel's data bus). More pseudo-channels than the bus serves add nothing.
+TEST(HbmProperties, the_peak_is_what_the_shared_column_bus_allows) {
+  double delivered_at_2 = 0;
+  for (int pcs : {1, 2, 4, 8}) {
+    const HbmSpec spec = load_hbm_spec(kHbm3, {{"organization.channels", "1"},
+                                               {"organization.pseudo_channels", std::to_string(pcs)},
+                                               {"controller.refresh", "none"}});
+    const double per_pc = double(spec.org.burst_bytes) / double(spec.t("tBL"));  // 16 B per CK
+    const double bus = double(spec.org.burst_bytes) / 1.0;                       // one burst per CK
+    EXPECT_DOUBLE_EQ(spec.peak_bytes_per_cycle(), std::min(pcs * per_pc, bus)) << pcs;
+    const Measured seq = run(spec, Pattern::Seq, 2 << 20);
+    EXPECT_GE(seq.f.efficiency, 0.97) << pcs << " PCs";
+    EXPECT_LE(seq.f.efficiency, 1.0 + 1e-9) << pcs << " PCs";
+    if (pcs == 2) delivered_at_2 = seq.r.bytes_per_cycle();
+    if (pcs > 2) EXPECT_NEAR(seq.r.bytes_per_cycle(), delivered_at_2, 0.02 * delivered_at_2) << pcs << " PCs";
+  }
+}
