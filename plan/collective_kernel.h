@@ -26,6 +26,9 @@ struct CollectiveKernelPlan {
   int id = -1;
   std::string tensor;  // what it reduces (the partial sums of a row-split GEMM) or gathers
   int64_t bytes = 0;   // the whole tensor, as every chip holds it afterwards
+  // The width of one value in it, bits: an all-reduce adds values of this width (a row split's
+  // partial sums are the accumulator's: int32 for int8 operands). 0: the run's value width.
+  int element_bits = 0;
   int line = 0;          // the op's line in the workload file
   std::string why;       // which split needs it
 };

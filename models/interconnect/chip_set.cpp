@@ -26,7 +26,7 @@ ChipSet::ChipSet(ChipSetParams params, std::vector<CollectiveKernelPlan> collect
       ps_per_cycle_(1e12 / params_.clock_hz) {
   for (Barrier& b : barriers_) b.ready.assign(size_t(params_.chips), 0);
   if (!sink_) return;
-  for (int c = 0; c < params_.chips && params_.value_bytes > 0; ++c) {
+  for (int c = 0; c < params_.chips && params_.adds_per_cycle > 0; ++c) {
     reduce_adds_.push_back(sink_->declare_action(fmt::format("chip{}.vector.{}", c, to_string(VectorClass::Add)), "op"));
     reduce_reads_.push_back(sink_->declare_action(fmt::format("chip{}.sram.read.vector", c), "byte"));
     reduce_writes_.push_back(sink_->declare_action(fmt::format("chip{}.sram.write.vector", c), "byte"));
@@ -89,13 +89,23 @@ void ChipSet::time_messages() {
   for (size_t m = timed_.size(); m < fabric_.messages().size(); ++m) timed_.push_back(fabric_.timing(int(m)));
 }
 
+double ChipSetParams::reduce_ps_per_byte(int bits) const {
+  if (adds_per_cycle <= 0) return 0;
+  const double cycles_per_byte = std::max(1.0 / (adds_per_cycle * bits / 8.0), 3.0 / port_bytes);
+  return cycles_per_byte * 1e12 / clock_hz;
+}
+
+int ChipSet::element_bits(const CollectiveKernelPlan& k) const {
+  return k.element_bits > 0 ? k.element_bits : params_.value_bits;
+}
+
 void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   const CollectiveKernelPlan& k = collectives_[index];
   if (k.op != "send" && runs_.size() != index) throw std::logic_error("chip set: collectives out of order");
   run_of_[index] = int(runs_.size());
   CollectiveOptions o;
   o.slice_bytes = params_.slice_bytes;
-  o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte : 0;
+  o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte(element_bits(k)) : 0;
   o.id = int(index);
   for (int64_t cycle : ready)
     o.ready_by_chip.push_back(checked_ps(std::round((long double)cycle * ps_per_cycle_), "interconnect: a chip's ready time"));
@@ -114,6 +124,7 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   r.op = k.op;
   r.algorithm = how;
   r.bytes = k.bytes;
+  r.element_bits = element_bits(k);
   r.ready_cycle = ready;
   r.member.assign(size_t(params_.chips), k.op != "send");
   if (k.op == "send") r.member[size_t(k.from)] = r.member[size_t(k.to)] = 1, r.from = k.from;
@@ -148,7 +159,8 @@ void ChipSet::announce(size_t first) {
     if (msg.reduce_bytes == 0) continue;
     const int64_t at = cycle_floor(fabric_.timing(int(m)).leave_ps);
     const auto src = size_t(msg.src);
-    sink_->count(at, reduce_adds_[src], std::llround(double(msg.reduce_bytes) / params_.value_bytes));
+    const double value_bytes = element_bits(collectives_[size_t(msg.collective)]) / 8.0;
+    sink_->count(at, reduce_adds_[src], std::llround(double(msg.reduce_bytes) / value_bytes));
     sink_->count(at, reduce_reads_[src], 2 * msg.reduce_bytes);  // the chunk received and the chip's own
     sink_->count(at, reduce_writes_[src], msg.reduce_bytes);
   }

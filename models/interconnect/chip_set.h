@@ -31,15 +31,23 @@ struct ChipSetParams {
   // op -> the algorithm that runs it (algorithms/), where not the topology's choice (default_algorithm).
   std::map<std::string, std::string> algorithms;
   int64_t slice_bytes = 0;
-  double reduce_ps_per_byte = 0;  // each chip's reduction of what it receives (its vector unit's rate)
-  double value_bytes = 0;         // the width of a value it adds (its vector unit's additions go on the trace)
+  // Each chip's vector unit adds what it receives: adds_per_cycle values, reading two operands
+  // and writing the sum through ports of port_bytes per cycle (0 adds: no unit, reductions free
+  // and off the trace). value_bits: the width of a value where a collective names none.
+  double adds_per_cycle = 0;
+  double port_bytes = 0;
+  int value_bits = 0;
   double clock_hz = 1e9;
+  // Picoseconds a byte of `bits`-wide values takes to add: the adds' rate or the ports' (3 bytes
+  // move per byte added), whichever binds.
+  double reduce_ps_per_byte(int bits) const;
 };
 
 // What one collective did.
 struct CollectiveRun {
   std::string name, op, algorithm;
   int64_t bytes = 0;
+  int element_bits = 0;                         // the width of a value it moves (and adds)
   std::vector<int64_t> ready_cycle, end_cycle;  // per chip
   std::vector<char> member;                     // per chip: takes part (a send: its two ends)
   int from = -1;                                // a send's sender
@@ -78,6 +86,7 @@ class ChipSet {
   void run(size_t index, const std::vector<int64_t>& ready);
   void time_messages();  // the fabric after new messages; earlier ones must keep their times
   void announce(size_t first_message);
+  int element_bits(const CollectiveKernelPlan& k) const;  // its own, or the run's value width
   int64_t cycle_floor(int64_t ps) const;
   int64_t cycle_ceil(int64_t ps) const;
 

@@ -10,12 +10,22 @@
 
 namespace cstsim {
 
+namespace {
+
+// The vector unit's part of the chip set's parameters: how each chip adds what it receives.
+void set_reduction(const ArchSpec& a, ic::ChipSetParams& p) {
+  p.adds_per_cycle = double(a.vector.lanes) * a.vector.add_per_lane;
+  p.port_bytes = double(a.vector.port_bytes);
+  p.value_bits = a.precision.value_bits();
+  p.clock_hz = a.clock_hz;
+}
+
+}  // namespace
+
 double reduce_ps_per_byte(const ArchSpec& a) {
-  if (a.vector.lanes == 0) return 0;
-  const double value_bytes = a.precision.value_bits() / 8.0;
-  const double cycles_per_byte =
-      std::max(1.0 / (a.vector.lanes * a.vector.add_per_lane * value_bytes), 3.0 / double(a.vector.port_bytes));
-  return cycles_per_byte * 1e12 / a.clock_hz;
+  ic::ChipSetParams p;
+  set_reduction(a, p);
+  return p.reduce_ps_per_byte(a.precision.value_bits());
 }
 
 ic::Topology chip_topology(const ArchSpec& a) {
@@ -28,9 +38,7 @@ ic::ChipSetParams chip_set_params(const ArchSpec& a) {
   p.topology = chip_topology(a);
   p.link = a.link_spec;
   p.slice_bytes = a.interconnect.slice_bytes;
-  p.reduce_ps_per_byte = reduce_ps_per_byte(a);
-  p.value_bytes = a.vector.lanes > 0 ? a.precision.value_bits() / 8.0 : 0;
-  p.clock_hz = a.clock_hz;
+  set_reduction(a, p);
   return p;
 }
 
@@ -152,6 +160,7 @@ nlohmann::ordered_json chips_json(const ArchSpec& a, const std::vector<Workload>
                            {"op", r.op},
                            {"algorithm", r.algorithm},
                            {"bytes", r.bytes},
+                           {"element_bits", r.element_bits},
                            {"sent_bytes_per_chip", r.sent_bytes},
                            {"sent_bytes", sent},
                            {"messages", r.messages},

@@ -20,8 +20,9 @@ namespace cstsim {
 
 // A received chunk is added to the chip's own on its vector unit before it goes on: per value one
 // add on a lane, and two reads and a write through its ports, whichever is slower, at the arch's
-// clock and stored value width (the unit's rates: the addition is not queued on the unit's model).
-// 0 without a vector unit.
+// clock and stored value width (the unit's rates: the addition is not queued on the unit's model;
+// a collective of wider values, a row split's partial sums, runs at its own width's rate,
+// ic::ChipSetParams::reduce_ps_per_byte). 0 without a vector unit.
 double reduce_ps_per_byte(const ArchSpec& a);
 
 // The arch's interconnect (interconnect.*, its link preset) for `chips` chips.

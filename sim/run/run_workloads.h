@@ -12,7 +12,7 @@ namespace cstsim {
 
 // How the arch splits the workload over its chips (parallel.*).
 inline ChipSplit chip_split(const ArchSpec& a) {
-  return {a.tensor_parallel, a.data_parallel, a.pipeline_parallel, a.micro_batches};
+  return {a.tensor_parallel, a.data_parallel, a.pipeline_parallel, a.micro_batches, a.precision.accumulator_bits()};
 }
 
 // chip_workloads (every chip's share, one per pipeline stage) of `loaded` after --sparsity, with

@@ -110,9 +110,11 @@ Workload chip_workload(const Workload& loaded, const std::string& train, int val
       share.layer_splits.push_back("the share's backward (its samples)");
     return share.training ? with_gradient_all_reduces(std::move(share)) : share;
   }
-  if (tensor > 1 && !train.empty()) return tensor_parallel_step(split_tensor_parallel(loaded, tensor, value_bits), train, value_bits);
+  const int sums = split.partial_sum_bits;
+  if (tensor > 1 && !train.empty())
+    return tensor_parallel_step(split_tensor_parallel(loaded, tensor, value_bits, sums), train, value_bits, sums);
   Workload whole = with_training(loaded, train, value_bits);
-  return tensor > 1 ? split_tensor_parallel(whole, tensor, value_bits) : whole;
+  return tensor > 1 ? split_tensor_parallel(whole, tensor, value_bits, sums) : whole;
 }
 
 }  // namespace cstsim

@@ -27,6 +27,9 @@ Workload with_gradient_all_reduces(Workload step);
 // How a run's workload is split over its chips (arch parallel.*): one of the degrees > 1.
 struct ChipSplit {
   int tensor = 1, data = 1, pipeline = 1, micro_batches = 1;
+  // The width of the partial sums a row-split layer's all-reduce adds: the accumulator's (int32
+  // for integer operands, fp32 for floating ones), the sums --verify adds, not the output's.
+  int partial_sum_bits = 32;
   int chips() const { return tensor * data * pipeline; }
 };
 

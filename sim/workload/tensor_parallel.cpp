@@ -18,7 +18,8 @@ enum class Lie { Whole, Columns, Rows };
 
 class Splitter {
  public:
-  Splitter(const Workload& w, int t, int output_bits) : w_(w), s_(w), t_(t), output_bits_(output_bits) {}
+  Splitter(const Workload& w, int t, int output_bits, int partial_sum_bits)
+      : w_(w), s_(w), t_(t), output_bits_(output_bits), partial_sum_bits_(partial_sum_bits) {}
 
   Workload run() {
     if (w_.training)
@@ -117,8 +118,11 @@ class Splitter {
         l.chip_cut = {ChipCut::Dim::K, in.K};
         if (conv) l.conv->channels = in.conv->channels / t_;
         how = fmt::format("rows: K {} of {}", l.K, in.K);
-        collective("all_reduce", graph ? in.tensors[2] : in.name, c_bytes, int(i) + 1, -1, in.source_line,
+        // Each chip holds partial sums of all of C in the accumulator: they are what is added.
+        const int64_t sum_bytes = (in.repeats * in.M * in.N * partial_sum_bits_ + 7) / 8;
+        collective("all_reduce", graph ? in.tensors[2] : in.name, sum_bytes, int(i) + 1, -1, in.source_line,
                    fmt::format("{} is split by rows: each chip holds partial sums of all of it", in.name));
+        s_.collectives.back().element_bits = partial_sum_bits_;
       } else {
         if (a == Lie::Columns) gather_a(fmt::format("{}'s K ({}) is not a multiple of {}", in.name, in.K, t_));
         if (in.N % t_ == 0 && (!conv || in.conv->filters % t_ == 0)) {
@@ -187,7 +191,7 @@ class Splitter {
 
   const Workload& w_;
   Workload s_;
-  int t_, output_bits_;
+  int t_, output_bits_, partial_sum_bits_;
   std::map<std::string, Lie> lie_;            // operator graphs: by tensor
   std::map<std::string, int64_t> whole_bytes_;  // what each tensor made here moves whole
   std::vector<Lie> layer_lie_;                // every workload: each layer's C
@@ -195,7 +199,8 @@ class Splitter {
 
 }  // namespace
 
-Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits) {
+Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits,
+                              int partial_sum_bits) {
   if (recompute == "full")
     throw InputError("--train", 0, "", "recompute full under tensor parallelism is not modelled (the recomputed "
                                        "layers would repeat the forward's all-reduces)");
@@ -216,7 +221,8 @@ Workload tensor_parallel_step(const Workload& forward, const std::string& recomp
     c.tensor = dx.tensors[2].empty() ? dx.name : dx.tensors[2];
     c.name = c.tensor + ".all_reduce";
     c.op = "all_reduce";
-    c.bytes = (dx.repeats * dx.M * dx.N * (dx.dtype_bits > 0 ? dx.dtype_bits : value_bits) + 7) / 8;
+    c.bytes = (dx.repeats * dx.M * dx.N * partial_sum_bits + 7) / 8;  // dX's partial sums, in the accumulator
+    c.element_bits = partial_sum_bits;
     c.before_layer = index.at(dx.name) + 1;
     c.order = -1;  // before anything reads it
     c.line = f.source_line;
@@ -231,9 +237,9 @@ Workload tensor_parallel_step(const Workload& forward, const std::string& recomp
   return step;
 }
 
-Workload split_tensor_parallel(const Workload& w, int t, int output_bits) {
+Workload split_tensor_parallel(const Workload& w, int t, int output_bits, int partial_sum_bits) {
   if (t < 2) return w;
-  return Splitter(w, t, output_bits).run();
+  return Splitter(w, t, output_bits, partial_sum_bits).run();
 }
 
 }  // namespace cstsim

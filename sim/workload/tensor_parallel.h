@@ -16,26 +16,28 @@
 //   a vector op             any input split: rows / t, output split alike; a row reduction (norm,
 //                           softmax, quantize) of columns needs them whole: an all-gather first;
 //   convolutions            as GEMMs, filters (columns) or channels (rows) / t.
-// An all-reduce moves the whole C (repeats x M x N at the layer's output width) and sits right
-// after the layer, before any vector op; an all-gather moves the whole tensor.
+// An all-reduce moves the whole C's partial sums (repeats x M x N at the accumulator's width:
+// int32 for int8 operands, as --verify adds them) and sits right after the layer, before any
+// vector op; an all-gather moves the whole tensor (at its own width).
 #include "sim/workload/workload.h"
 
 namespace cstsim {
 
 // One chip's share of `w` on `t` chips (t >= 2) with the collectives it needs. `output_bits`:
-// the width of a layer's output where the workload gives none (an operator graph's dtype does).
-// Throws InputError when a share cannot be even (heads, KV heads or a split op's rows not a
+// the width of a layer's output where the workload gives none (an operator graph's dtype does);
+// `partial_sum_bits`: the accumulator's width, what an all-reduce of partial sums moves. Throws InputError when a share cannot be even (heads, KV heads or a split op's rows not a
 // multiple of t), or for what is not modelled (a training step).
-Workload split_tensor_parallel(const Workload& w, int t, int output_bits);
+Workload split_tensor_parallel(const Workload& w, int t, int output_bits, int partial_sum_bits);
 
 // A training step made (training.h) from a tensor-parallel share `forward`, with the collectives
 // its backward needs (Megatron-LM's f and g operators run backwards): a layer split by columns
 // read a whole input, so its dX (dY's columns times W's) holds partial sums of the whole input's
-// gradient - an all-reduce right after it; a row split's dX comes out split like its input and its
+// gradient - an all-reduce of partial_sum_bits-wide sums right after it; a row split's dX comes out split like its input and its
 // forward all-reduce passes the gradient through whole; the weights' gradients are each chip's
 // own. Layers run whole on every chip run their backward whole too. Throws InputError for what is
 // not modelled: recompute full (it would repeat the forward's all-reduces), an all-gather's
 // backward (a reduce-scatter).
-Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits);
+Workload tensor_parallel_step(const Workload& forward, const std::string& recompute, int value_bits,
+                              int partial_sum_bits);
 
 }  // namespace cstsim

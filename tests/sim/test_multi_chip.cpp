@@ -45,7 +45,7 @@ class MultiChip : public Cli {
 
 // Ring all-reduce of S bytes on N chips at zero contention: 2 (N-1) steps of alpha + S/(N B), and
 // N-1 reductions of a chunk on the vector unit; every chip sends 2 (N-1)/N S. fc0 splits by
-// columns, fc1 by rows: one all-reduce of fc1's 64 x 256 int8 output.
+// columns, fc1 by rows: one all-reduce of fc1's 64 x 256 int32 partial sums (int8 operands).
 TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
   // Half the bandwidth and a quarter of the latency: each term moves as the formula says.
   for (const auto& [gbps, latency_ns] : {std::pair<double, int64_t>{100, 1000}, {50, 250}}) {
@@ -56,13 +56,15 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
   const json& ar = c["collectives"][0];
   EXPECT_EQ(ar["op"], "all_reduce");
   EXPECT_EQ(ar["algorithm"], "ring");
-  const int64_t S = 64 * 256, n = 4, chunk = S / n;
+  const int64_t S = 64 * 256 * 4, n = 4, chunk = S / n;
   EXPECT_EQ(ar["bytes"], S);
   for (const json& sent : ar["sent_bytes_per_chip"]) EXPECT_EQ(sent.get<int64_t>(), 2 * (n - 1) * S / n);
-  const int64_t wire_ps = int64_t(std::ceil(chunk * 1000.0 / gbps));    // 40960 ps at 100 GB/s
-  const int64_t reduce_ps = int64_t(std::ceil(chunk * 1000.0 / 64.0));  // 1/64 cycle a byte at 1 GHz
+  const int64_t wire_ps = int64_t(std::ceil(chunk * 1000.0 / gbps));  // 163,840 ps at 100 GB/s
+  // int32 sums: 64 adds a cycle would take 1/256 cycle a byte, but 3 bytes move through the 256 B
+  // ports per byte added: 3/256 cycle a byte at 1 GHz.
+  const int64_t reduce_ps = int64_t(std::ceil(chunk * 1000.0 * 3 / 256));
   const int64_t total_ps = 2 * (n - 1) * (latency_ns * 1000 + wire_ps) + (n - 1) * reduce_ps;
-  EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000);  // 6438 at 100 GB/s and 1 us
+  EXPECT_EQ(ar["cycles"].get<int64_t>(), (total_ps + 999) / 1000);  // 7560 at 100 GB/s and 1 us
   // The split keeps the MACs: every chip a quarter, together the whole.
   EXPECT_EQ(c["macs"].get<int64_t>(), 2LL * 64 * 256 * 256);
   for (const json& chip : c["per_chip"]) EXPECT_EQ(chip["macs"].get<int64_t>(), 2LL * 64 * 256 * 256 / 4);
@@ -73,7 +75,7 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
     EXPECT_EQ(l["wire_bytes"], l["payload_bytes"]);  // no headers on this link
   }
   EXPECT_EQ(s["total"]["collective_cycles"], ar["cycles"]);
-  // Each chip's vector unit adds N-1 received chunks (int8: a value a byte): its additions and
+  // Each chip's vector unit adds N-1 received chunks (int32: a value 4 bytes): its additions and
   // scratchpad traffic on the trace as the unit's own.
   std::map<std::string, int64_t> counted;
   std::istringstream rows(slurp(dir_ / ("run" + std::to_string(latency_ns)) / "trace" / "actions.csv"));
@@ -84,7 +86,7 @@ TEST_F(MultiChip, RingAllReduceTakesItsFormulaToTheCycle) {
   }
   for (int k = 0; k < n; ++k) {
     const std::string chip = "chip" + std::to_string(k);
-    EXPECT_EQ(counted[chip + ".vector.add"], (n - 1) * chunk) << chip;
+    EXPECT_EQ(counted[chip + ".vector.add"], (n - 1) * chunk / 4) << chip;
     EXPECT_EQ(counted[chip + ".sram.read.vector"], 2 * (n - 1) * chunk) << chip;
     EXPECT_EQ(counted[chip + ".sram.write.vector"], (n - 1) * chunk) << chip;
   }
@@ -175,7 +177,7 @@ TEST_F(MultiChip, TopologiesPickTheirAlgorithms) {
     int64_t payload = 0;
     for (const json& l : s["chips"]["links"]) payload += l["payload_bytes"].get<int64_t>();
     EXPECT_EQ(payload, ar["sent_bytes"].get<int64_t>()) << topology;
-    EXPECT_EQ(ar["sent_bytes"].get<int64_t>(), 4 * 2 * 3 * (64 * 256) / 4) << topology;  // 2 (N-1)/N S a chip
+    EXPECT_EQ(ar["sent_bytes"].get<int64_t>(), 4 * 2 * 3 * (64 * 256 * 4) / 4) << topology;  // 2 (N-1)/N S a chip
   }
 }
 
@@ -192,7 +194,7 @@ TEST_F(MultiChip, PlanShowsTheCollectivesOfLlamaAtEveryDegree) {
     for (const json& e : plan)
       if (e.value("kind", "") == "collective") collectives.push_back(e);
     ASSERT_EQ(collectives.size(), 2u) << t;
-    const int64_t bytes = 2048LL * 4096 * 2;
+    const int64_t bytes = 2048LL * 4096 * 4;  // int32 partial sums of the int8 array
     for (const json& c : collectives) {
       EXPECT_EQ(c["op"], "all_reduce");
       EXPECT_EQ(c["bytes"].get<int64_t>(), bytes);
@@ -359,7 +361,7 @@ TEST_F(MultiChip, PipelineStagesAndTheirBubble) {
 // all-reduces of its output, each chip's link traffic on the trace, and a shorter wall time with
 // more chips (compute-bound at this size). (About three minutes.)
 TEST_F(MultiChip, LongLlamaBlockAtTensorParallel248) {
-  const int64_t S = 512, bytes = S * 4096 * 2;
+  const int64_t S = 512, bytes = S * 4096 * 4;  // fp32 partial sums of bf16 operands
   // q, k, v, o: 4 x S x 4096^2; gate, up, down: 3 x S x 4096 x 11008; attention 2 x 32 x S^2 x 128.
   const int64_t macs = 4 * S * 4096 * 4096 + 3 * S * 4096 * 11008 + 2 * 32 * S * S * 128;
   int64_t last_wall = INT64_MAX;

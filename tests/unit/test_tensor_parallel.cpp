@@ -31,7 +31,7 @@ const Layer& layer(const Workload& w, const std::string& name) {
 TEST(TensorParallel, LlamaBlockSplitsAsMegatron) {
   const Workload whole = load_workload(kLlama);
   for (int t : {2, 4, 8}) {
-    const Workload share = split_tensor_parallel(whole, t, 16);
+    const Workload share = split_tensor_parallel(whole, t, 16, 32);
     EXPECT_EQ(share.tensor_parallel, t);
     EXPECT_EQ(macs(share) * t, macs(whole)) << t;  // every GEMM split, none run whole
     // Q, K, V, gate, up by columns; o_proj and down by rows; attention by heads.
@@ -45,9 +45,10 @@ TEST(TensorParallel, LlamaBlockSplitsAsMegatron) {
     }
     for (const char* n : {"b0.attn.scores", "b0.attn.context"})
       EXPECT_EQ(layer(share, n).repeats * t, layer(whole, n).repeats) << n;
-    // Two all-reduces of the whole [2048, 4096] bf16 output, right after the row splits; no gathers.
+    // Two all-reduces of the whole [2048, 4096] output's fp32 partial sums (the bf16 output would be
+    // half), right after the row splits; no gathers.
     ASSERT_EQ(share.collectives.size(), 2u) << t;
-    const int64_t bytes = 2048LL * 4096 * 2;
+    const int64_t bytes = 2048LL * 4096 * 4;
     const char* after[] = {"b0.o_proj", "b0.down_proj"};
     for (size_t c = 0; c < 2; ++c) {
       const WorkloadCollective& k = share.collectives[c];
@@ -72,17 +73,17 @@ TEST(TensorParallel, GemmChainAlternatesColumnsAndRows) {
   Workload w;
   w.name = w.source = "chain";
   for (int i = 0; i < 3; ++i) w.layers.push_back(Layer::gemm("fc" + std::to_string(i), 64, 512, 512));
-  const Workload s = split_tensor_parallel(w, 4, 8);
+  const Workload s = split_tensor_parallel(w, 4, 8, 32);
   EXPECT_EQ(s.layer_splits[0], "columns: N 128 of 512");
   EXPECT_EQ(s.layer_splits[1], "rows: K 128 of 512");
   EXPECT_EQ(s.layer_splits[2], "columns: N 128 of 512");
   ASSERT_EQ(s.collectives.size(), 1u);
   EXPECT_EQ(s.collectives[0].op, "all_reduce");
-  EXPECT_EQ(s.collectives[0].bytes, 64 * 512);  // int8 outputs
+  EXPECT_EQ(s.collectives[0].bytes, 64 * 512 * 4);  // int32 partial sums (the int8 outputs would be a quarter)
   EXPECT_EQ(s.collectives[0].before_layer, 2);
   // A width no chip count divides runs whole on every chip: MACs then add up to more than the whole.
   w.layers[0].N = 510;
-  const Workload odd = split_tensor_parallel(w, 4, 8);
+  const Workload odd = split_tensor_parallel(w, 4, 8, 32);
   EXPECT_EQ(odd.layer_splits[0], "whole on every chip");
   EXPECT_EQ(odd.layers[0].N, 510);
   EXPECT_EQ(odd.layer_splits[1], "columns: N 128 of 512");  // its input is whole: columns again
@@ -93,7 +94,7 @@ TEST(TensorParallel, HeadsThatDoNotDivideAreRefused) {
   Workload w = whole;
   for (Layer& l : w.layers)
     if (l.name == "b0.attn.scores" || l.name == "b0.attn.context") l.repeats = 30;  // 30 heads, t = 4
-  EXPECT_THROW(split_tensor_parallel(w, 4, 16), InputError);
+  EXPECT_THROW(split_tensor_parallel(w, 4, 16, 32), InputError);
 }
 
 // A column-split GEMM then a row-split one, as the split makes them, each chip's share run on a
@@ -105,7 +106,7 @@ TEST(TensorParallel, SharesOnRegisterGridsAddUpToTheWholeGemm) {
   Workload w;
   w.name = w.source = "pair";
   w.layers = {Layer::gemm("up", 24, 64, 40), Layer::gemm("down", 24, 40, 64)};
-  const Workload share = split_tensor_parallel(w, t, 8);
+  const Workload share = split_tensor_parallel(w, t, 8, 32);
   ASSERT_EQ(share.collectives.size(), 1u);
   auto run_grid = [](const GemmData& d) {
     auto grid = make_register_array(make_fold_plan(Dataflow::WS, 8, 8, d.M, d.N, d.K), FoldPipeline::Overlapped, 0, d);
@@ -147,7 +148,8 @@ namespace {
 // A training step on a tensor-parallel share of Llama-2-7B's block (Megatron-LM's backward): the
 // step's MACs split evenly, and beside the forward's two all-reduces, one of each column split's
 // input gradient right after its dX - q, k and v's (all of b0.h1's gradient) and gate and up's
-// (b0.h2's), 2048 x 4096 bf16 each - in the order the backward reaches them. Full recomputation
+// (b0.h2's), 2048 x 4096 fp32 partial sums each (ChipSplit's default, the accumulator of bf16
+// operands) - in the order the backward reaches them. Full recomputation
 // is refused.
 TEST(TensorParallel, TrainingStepAllReducesTheColumnSplitsInputGradients) {
   const Workload whole = load_workload(kLlama);
@@ -158,7 +160,7 @@ TEST(TensorParallel, TrainingStepAllReducesTheColumnSplitsInputGradients) {
     std::vector<std::string> reduced;
     for (const WorkloadCollective& c : share.collectives) {
       EXPECT_EQ(c.op, "all_reduce");
-      EXPECT_EQ(c.bytes, 2048LL * 4096 * 2);
+      EXPECT_EQ(c.bytes, 2048LL * 4096 * 4);
       reduced.push_back(c.tensor + " after " + share.layers[size_t(c.before_layer) - 1].name);
     }
     EXPECT_EQ(reduced, (std::vector<std::string>{
