@@ -14,6 +14,7 @@ const char* pattern_name(Pattern p) {
     case Pattern::Seq: return "seq";
     case Pattern::Random: return "random";
     case Pattern::Strided: return "strided";
+    case Pattern::Trace: return "trace";
   }
   return "?";
 }
@@ -23,6 +24,18 @@ AddressStream::AddressStream(const HbmSpec& spec, const AddressMap& map, const T
   if (o.request_bytes == 0) throw std::invalid_argument("request size must be positive");
   if (o.request_bytes > capacity_) throw std::invalid_argument("request size is larger than the stack");
   count_ = (o.total_bytes + o.request_bytes - 1) / o.request_bytes;
+  if (o.pattern == Pattern::Trace) {
+    if (o.trace.empty()) throw std::invalid_argument("the trace has no requests");
+    for (size_t k = 0; k < o.trace.size(); ++k) {
+      const uint64_t a = o.trace[k].addr;
+      if (a % o.request_bytes != 0 || a > capacity_ - o.request_bytes)
+        throw std::invalid_argument("trace request " + std::to_string(k + 1) + ": address " + std::to_string(a) +
+                                    " is not a request-aligned address of the stack (" +
+                                    std::to_string(o.request_bytes) + " B requests, " + std::to_string(capacity_) +
+                                    " B)");
+    }
+    count_ = o.trace.size();
+  }
   stride_ = o.stride;
   if (o.pattern == Pattern::Strided && stride_ == 0) stride_ = uint64_t(1) << map.lowest_bit("ro");
   (void)spec;
@@ -49,6 +62,11 @@ HbmRequest AddressStream::next(Cycle arrival) {
       r.addr = std::min(a, capacity_ - o_.request_bytes);
       break;
     }
+    case Pattern::Trace:
+      r.addr = o_.trace[size_t(i_)].addr;
+      r.is_write = o_.trace[size_t(i_)].write;
+      ++i_;
+      return r;
   }
   r.is_write = o_.write_fraction > 0 && double(rand64() >> 11) * 0x1.0p-53 < o_.write_fraction;
   ++i_;

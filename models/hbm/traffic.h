@@ -13,11 +13,20 @@
 
 namespace cstsim::hbm {
 
-enum class Pattern { Seq, Random, Strided };
+enum class Pattern { Seq, Random, Strided, Trace };
 const char* pattern_name(Pattern p);
+
+// One request of a given stream (Pattern::Trace): its byte address and whether it writes.
+struct TraceRequest {
+  uint64_t addr = 0;
+  bool write = false;
+};
 
 struct TrafficOptions {
   Pattern pattern = Pattern::Seq;
+  // Trace: the requests in order, each request_bytes long (total_bytes and write_fraction then
+  // come from it). The caller reads and checks the file; the stream checks alignment and range.
+  std::vector<TraceRequest> trace;
   uint64_t total_bytes = 4 << 20;
   uint64_t request_bytes = 32;
   uint64_t stride = 0;          // Strided: bytes between requests; 0 = next row of the same bank

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "models/hbm/address_map.h"
 #include "models/hbm/hbm_module.h"
 #include "models/hbm/traffic.h"
 #include "core/input_error.h"
+#include "core/input_file.h"
 
 namespace cstsim {
 namespace {
@@ -22,8 +24,37 @@ using namespace hbm;
 // A bad flag or value; hbm_bench_command prefixes it (and every other error) with "hbm-bench: ".
 InputError hbm_flag_error(const std::string& what) { return InputError::usage("", "", what); }
 
+// A request stream, one request a line: "R <address>" or "W <address>" (Ramulator 2's load/store
+// trace spelling "LD" / "ST" too, so one file feeds both), the address decimal or 0x hex; blank
+// lines and "#" comments skipped. Bad lines: file:line, exit 2.
+std::vector<TraceRequest> read_trace(const std::string& path) {
+  InputStream in(path);
+  std::vector<TraceRequest> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string op, addr, extra;
+    if (!(words >> op)) continue;
+    if (!(words >> addr) || (words >> extra) || (op != "R" && op != "W" && op != "LD" && op != "ST"))
+      throw InputError(path, n, "trace", fmt::format("expected 'R|W|LD|ST <address>', got '{}'", line));
+    size_t used = 0;
+    uint64_t a = 0;
+    try {
+      a = std::stoull(addr, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != addr.size() || addr[0] == '-')
+      throw InputError(path, n, "trace", fmt::format("'{}' is not an address (decimal or 0x hex)", addr));
+    out.push_back({a, op == "W" || op == "ST"});
+  }
+  if (out.empty()) throw InputError(path, 0, "trace", "no requests in the file");
+  return out;
+}
+
 constexpr const char* kHbmBenchUsage =
-    "usage: cstsim hbm-bench --memory <yaml> [--pattern seq|random|strided] [options]\n"
+    "usage: cstsim hbm-bench --memory <yaml> [--pattern seq|random|strided|trace] [options]\n"
     "\n"
     "Closed-loop traffic on one HBM stack (models/hbm): --outstanding requests in flight, a new\n"
     "one each time one completes, until --bytes have been moved. Prints achieved bandwidth\n"
@@ -32,6 +63,8 @@ constexpr const char* kHbmBenchUsage =
     "  seq      consecutive addresses from 0\n"
     "  random   uniform request-aligned addresses over the stack (seeded)\n"
     "  strided  address i x --stride (default: the next row of the same bank, the worst case)\n"
+    "  trace    the requests of --trace FILE in order, a line each: R|W|LD|ST <address>\n"
+    "           (LD/ST: Ramulator 2's load/store traces, so one file feeds both simulators)\n"
     "\n"
     "Sizes accept 4096, 64KiB, 4MiB, 1GiB. --scope pc runs one pseudo-channel alone\n"
     "(--set organization.channels=1 --set organization.pseudo_channels=1).\n"
@@ -39,7 +72,8 @@ constexpr const char* kHbmBenchUsage =
     "examples:\n"
     "  cstsim hbm-bench --memory configs/memory/hbm2-2000.yaml --pattern seq --scope pc\n"
     "  cstsim hbm-bench --memory configs/memory/hbm3-6400.yaml --pattern random --bytes 16MiB --json\n"
-    "  cstsim hbm-bench --memory configs/memory/hbm2-2000.yaml --set timing.tRFC=350ns\n";
+    "  cstsim hbm-bench --memory configs/memory/hbm2-2000.yaml --set timing.tRFC=350ns\n"
+    "  cstsim hbm-bench --memory configs/memory/hbm3-6400.yaml --pattern trace --trace reads.trace\n";
 
 uint64_t parse_size(const std::string& flag, const std::string& text) {
   size_t end = 0;
@@ -149,14 +183,16 @@ std::string to_text(const nlohmann::ordered_json& j) {
 }
 
 int run(const std::vector<std::string>& args) {
-  std::string memory, pattern = "seq", scope = "stack", engine = "systemc", bytes = "16MiB", request = "32", stride;
+  std::string memory, pattern = "seq", scope = "stack", engine = "systemc", bytes = "16MiB", request = "32", stride, trace;
   std::vector<std::string> sets;
   TrafficOptions o;
   bool json = false;
   po::options_description desc(std::string(kHbmBenchUsage) + "\noptions");
   desc.add_options()("help,h", "show this help")("memory", po::value(&memory)->value_name("FILE"),
                                                  "memory YAML (configs/memory/)")(
-      "pattern", po::value(&pattern)->value_name("P"), "seq | random | strided (default seq)")(
+      "pattern", po::value(&pattern)->value_name("P"), "seq | random | strided | trace (default seq)")(
+      "trace", po::value(&trace)->value_name("FILE"),
+      "--pattern trace: the requests, a line each: R|W|LD|ST <address> (every request --request-bytes long)")(
       "bytes", po::value(&bytes)->value_name("N"), "bytes to move in total (default 16MiB)")(
       "request-bytes", po::value(&request)->value_name("N"), "bytes per request (default 32, one burst)")(
       "stride", po::value(&stride)->value_name("N"), "strided: bytes between requests")(
@@ -187,8 +223,16 @@ int run(const std::vector<std::string>& args) {
     o.pattern = Pattern::Random;
   else if (pattern == "strided")
     o.pattern = Pattern::Strided;
+  else if (pattern == "trace")
+    o.pattern = Pattern::Trace;
   else
-    throw hbm_flag_error(fmt::format("--pattern: must be seq, random or strided, got '{}'", pattern));
+    throw hbm_flag_error(fmt::format("--pattern: must be seq, random, strided or trace, got '{}'", pattern));
+  if ((o.pattern == Pattern::Trace) != !trace.empty())
+    throw hbm_flag_error(trace.empty() ? "--pattern trace needs --trace FILE" : "--trace: only with --pattern trace");
+  if (o.pattern == Pattern::Trace)
+    for (const char* flag : {"bytes", "writes", "seed"})
+      if (vm.count(flag))
+        throw hbm_flag_error(fmt::format("--{}: not with --pattern trace (the trace gives its requests and writes)", flag));
   if (scope != "stack" && scope != "pc") throw hbm_flag_error(fmt::format("--scope: must be stack or pc, got '{}'", scope));
   if (engine != "systemc" && engine != "tlm" && engine != "direct")
     throw hbm_flag_error(fmt::format("--engine: must be systemc, tlm or direct, got '{}'", engine));
@@ -203,6 +247,13 @@ int run(const std::vector<std::string>& args) {
     o.stride = parse_size("stride", stride);
   }
   if (o.total_bytes > (uint64_t(1) << 40)) throw hbm_flag_error("--bytes: at most 1 TiB");
+  if (o.pattern == Pattern::Trace) {
+    o.trace = read_trace(trace);
+    o.total_bytes = o.trace.size() * o.request_bytes;
+    size_t writes = 0;
+    for (const TraceRequest& t : o.trace) writes += t.write;
+    o.write_fraction = double(writes) / double(o.trace.size());  // reported, not drawn
+  }
 
   HbmOverrides overrides;
   if (scope == "pc") {

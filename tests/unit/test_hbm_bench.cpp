@@ -3,11 +3,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/bench/hbm_bench.h"
 #include "tests/hbm_util.h"
 
 namespace {
 
+// Request i of --pattern seq (32 B requests), alternating the two spellings of a read.
+std::string fmt_address(int i) { return std::string(i % 2 ? "LD " : "R ") + std::to_string(i * 32) + "\n"; }
 
 struct Out {
   int rc;
@@ -67,7 +72,7 @@ TEST(HbmBench, text_table_through_the_systemc_module) {
 TEST(HbmBench, bad_usage_is_one_line_and_status_2) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{}, "error: hbm-bench: --memory is required"},
-      {{"--memory", kHbm2, "--pattern", "zigzag"}, "error: hbm-bench: --pattern: must be seq, random or strided"},
+      {{"--memory", kHbm2, "--pattern", "zigzag"}, "error: hbm-bench: --pattern: must be seq, random, strided or trace"},
       {{"--memory", kHbm2, "--bytes", "lots"}, "error: hbm-bench: --bytes: expected a size"},
       {{"--memory", kHbm2, "--stride", "64"}, "error: hbm-bench: --stride: only with --pattern strided"},
       {{"--memory", kHbm2, "--writes", "2"}, "error: hbm-bench: --writes: must be between 0 and 1"},
@@ -80,6 +85,76 @@ TEST(HbmBench, bad_usage_is_one_line_and_status_2) {
     EXPECT_EQ(o.rc, 2);
     EXPECT_EQ(o.err.rfind(want, 0), 0u) << o.err;
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+}
+
+namespace {
+
+std::string write_trace(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("cstsim_hbm_trace_" + name)).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+// A trace of the sequential pattern's own addresses (in both spellings, with a comment and a blank
+// line) is that pattern: the same requests, cycles, commands and latencies. Its writes are the ones
+// it names.
+TEST(HbmBench, a_trace_of_the_sequential_addresses_runs_as_the_sequential_pattern) {
+  std::string text = "# the first 4096 requests of --pattern seq\n\n";
+  for (int i = 0; i < 4096; ++i) text += fmt_address(i);
+  const std::string path = write_trace("seq", text);
+  const std::vector<std::string> common = {"--memory", kHbm2, "--scope", "pc", "--engine", "direct", "--json"};
+  std::vector<std::string> seq = common, tr = common;
+  for (const char* a : {"--pattern", "seq", "--bytes", "128KiB"}) seq.push_back(a);
+  for (const std::string& a : {std::string("--pattern"), std::string("trace"), std::string("--trace"), path}) tr.push_back(a);
+  const Out a = bench(seq), b = bench(tr);
+  ASSERT_EQ(a.rc, 0) << a.err;
+  ASSERT_EQ(b.rc, 0) << b.err;
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(jb["traffic"]["pattern"], "trace");
+  EXPECT_EQ(jb["traffic"]["requests"], 4096);
+  for (const char* k : {"cycles", "commands", "latency_cycles", "row_hit_rate", "bandwidth_gbps"}) EXPECT_EQ(ja[k], jb[k]) << k;
+
+  const Out w = bench({"--memory", kHbm2, "--scope", "pc", "--engine", "direct", "--json", "--pattern", "trace", "--trace",
+                       write_trace("rw", "R 0\nW 0x20\nST 64\nLD 96\n")});
+  ASSERT_EQ(w.rc, 0) << w.err;
+  const auto jw = nlohmann::json::parse(w.out);
+  EXPECT_EQ(jw["commands"]["RD"], 2);
+  EXPECT_EQ(jw["commands"]["WR"], 2);
+  EXPECT_DOUBLE_EQ(jw["traffic"]["write_fraction"].get<double>(), 0.5);
+}
+
+TEST(HbmBench, a_bad_trace_is_refused_with_its_line) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"R 0\nREAD 32\n", ":2: trace: expected 'R|W|LD|ST <address>', got 'READ 32'"},
+      {"R 0\nW\n", ":2: trace: expected 'R|W|LD|ST <address>', got 'W'"},
+      {"R 0 1\n", ":1: trace: expected 'R|W|LD|ST <address>', got 'R 0 1'"},
+      {"R 0x1g\n", ":1: trace: '0x1g' is not an address (decimal or 0x hex)"},
+      {"R -32\n", ":1: trace: '-32' is not an address (decimal or 0x hex)"},
+      {"# nothing\n", "trace: no requests in the file"},
+      {"R 16\n", "trace request 1: address 16 is not a request-aligned address of the stack"},
+      {"R 0x100000000000\n", "trace request 1: address 17592186044416 is not a request-aligned address"},
+  };
+  int k = 0;
+  for (const auto& [text, want] : cases) {
+    const Out o = bench({"--memory", kHbm2, "--engine", "direct", "--pattern", "trace", "--trace",
+                         write_trace("bad" + std::to_string(k++), text)});
+    EXPECT_EQ(o.rc, 2) << text;
+    EXPECT_NE(o.err.find(want), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  for (const auto& [args, want] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--memory", kHbm2, "--pattern", "trace"}, "--pattern trace needs --trace FILE"},
+           {{"--memory", kHbm2, "--trace", "x.trace"}, "--trace: only with --pattern trace"},
+           {{"--memory", kHbm2, "--pattern", "trace", "--trace", "x.trace", "--writes", "0.5"}, "--writes: not with --pattern trace"},
+           {{"--memory", kHbm2, "--pattern", "trace", "--trace", "/nonexistent.trace"}, "/nonexistent.trace"}}) {
+    const Out o = bench(args);
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find(want), std::string::npos) << o.err;
     EXPECT_EQ(o.out, "");
   }
 }
