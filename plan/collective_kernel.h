@@ -29,6 +29,7 @@ struct CollectiveKernelPlan {
   // The width of one value in it, bits: an all-reduce adds values of this width (a row split's
   // partial sums are the accumulator's: int32 for int8 operands). 0: the run's value width.
   int element_bits = 0;
+  int value_bits(int run_value_bits) const { return element_bits > 0 ? element_bits : run_value_bits; }
   int line = 0;          // the op's line in the workload file
   std::string why;       // which split needs it
 };

@@ -347,39 +347,26 @@ double HbmSpec::refresh_hit_ns() const {
   return double(t(refresh == "per_bank" ? "tRFCpb" : "tRFC") + t("tRC") + t("tRCD_RD") + t("tCL")) * tck_ns;
 }
 
-namespace {
-
-// The largest gap the plain rules of `scope` put between two `cmd`s (0 when none does).
-Cycle same_command_gap(const HbmSpec& s, Scope scope, Cmd cmd) {
-  Cycle gap = 0;
-  for (const ResolvedRule& r : resolve_rules(s.rules(), s.timing))
-    if (r.scope == scope && r.window == 0 && (r.after & bit(cmd)) && (r.before & bit(cmd))) gap = std::max(gap, r.gap);
-  return gap;
-}
-
-}  // namespace
-
-// The better of a stream of reads and one of writes (the standards give both the same rate).
-double HbmSpec::peak_bytes_per_cycle_per_pc() const {
-  double best = 0;
-  for (Cmd cmd : {Cmd::RD, Cmd::WR})
-    if (const Cycle gap = same_command_gap(*this, Scope::PseudoChannel, cmd); gap > 0)
-      best = std::max(best, double(org.burst_bytes) / double(gap));
-  // Every shipped standard has its data bus rule (tBL); one without is not a stack we can price.
-  if (best <= 0) throw std::logic_error("HBM standard " + standard + " has no pseudo-channel column-to-column rule");
-  return best;
-}
-
+// A stream of reads (or of writes) over every bank: per pseudo-channel one burst per the largest
+// gap the plain rules put between two of them there (tBL, tCCD_S), per channel at most one burst
+// per the largest gap on its shared column bus; the better of the two streams.
 double HbmSpec::peak_bytes_per_cycle() const {
+  Cycle pc_gap[2] = {}, bus_gap[2] = {};  // RD, WR
+  for (const ResolvedRule& r : resolve_rules(rules(), timing))
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t cmd = bit(k == 0 ? Cmd::RD : Cmd::WR);
+      if (r.window > 0 || !(r.after & cmd) || !(r.before & cmd)) continue;
+      if (r.scope == Scope::PseudoChannel) pc_gap[k] = std::max(pc_gap[k], r.gap);
+      if (r.scope == Scope::Channel) bus_gap[k] = std::max(bus_gap[k], r.gap);
+    }
   double best = 0;
-  for (Cmd cmd : {Cmd::RD, Cmd::WR}) {
-    const Cycle pc_gap = same_command_gap(*this, Scope::PseudoChannel, cmd);
-    if (pc_gap <= 0) continue;
-    double per_channel = double(org.burst_bytes) / double(pc_gap) * org.pseudo_channels;
-    if (const Cycle bus = same_command_gap(*this, Scope::Channel, cmd); bus > 0)
-      per_channel = std::min(per_channel, double(org.burst_bytes) / double(bus));
+  for (int k = 0; k < 2; ++k) {
+    if (pc_gap[k] <= 0) continue;
+    double per_channel = double(org.burst_bytes) / double(pc_gap[k]) * org.pseudo_channels;
+    if (bus_gap[k] > 0) per_channel = std::min(per_channel, double(org.burst_bytes) / double(bus_gap[k]));
     best = std::max(best, per_channel * org.channels);
   }
+  // Every shipped standard has its data bus rule (tBL); one without is not a stack we can price.
   if (best <= 0) throw std::logic_error("HBM standard " + standard + " has no pseudo-channel column-to-column rule");
   return best;
 }

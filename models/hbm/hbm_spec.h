@@ -65,9 +65,6 @@ struct HbmSpec {
   // row is opened again and read (tRCD, tCL). Whether one lands in a short pass or kernel is the
   // phase it starts at (fidelity: sampled, docs/sampling.md); 0 without refresh.
   double refresh_hit_ns() const;
-  // Peak data rate of one pseudo-channel: one burst per the largest gap the rules put between two
-  // reads (or two writes) there (its data bus, tBL; tCCD_S).
-  double peak_bytes_per_cycle_per_pc() const;
   // Peak of the whole stack, what a stream of reads (or writes) spread over every bank can move:
   // per channel its pseudo-channels' peaks, but at most one burst per the gap its shared column
   // command bus puts between two column commands; times the channels. With more pseudo-channels

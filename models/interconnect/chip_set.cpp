@@ -95,17 +95,13 @@ double ChipSetParams::reduce_ps_per_byte(int bits) const {
   return cycles_per_byte * 1e12 / clock_hz;
 }
 
-int ChipSet::element_bits(const CollectiveKernelPlan& k) const {
-  return k.element_bits > 0 ? k.element_bits : params_.value_bits;
-}
-
 void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   const CollectiveKernelPlan& k = collectives_[index];
   if (k.op != "send" && runs_.size() != index) throw std::logic_error("chip set: collectives out of order");
   run_of_[index] = int(runs_.size());
   CollectiveOptions o;
   o.slice_bytes = params_.slice_bytes;
-  o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte(element_bits(k)) : 0;
+  o.reduce_ps_per_byte = k.op == "all_reduce" ? params_.reduce_ps_per_byte(k.value_bits(params_.value_bits)) : 0;
   o.id = int(index);
   for (int64_t cycle : ready)
     o.ready_by_chip.push_back(checked_ps(std::round((long double)cycle * ps_per_cycle_), "interconnect: a chip's ready time"));
@@ -124,7 +120,7 @@ void ChipSet::run(size_t index, const std::vector<int64_t>& ready) {
   r.op = k.op;
   r.algorithm = how;
   r.bytes = k.bytes;
-  r.element_bits = element_bits(k);
+  r.element_bits = k.value_bits(params_.value_bits);
   r.ready_cycle = ready;
   r.member.assign(size_t(params_.chips), k.op != "send");
   if (k.op == "send") r.member[size_t(k.from)] = r.member[size_t(k.to)] = 1, r.from = k.from;
@@ -159,7 +155,7 @@ void ChipSet::announce(size_t first) {
     if (msg.reduce_bytes == 0) continue;
     const int64_t at = cycle_floor(fabric_.timing(int(m)).leave_ps);
     const auto src = size_t(msg.src);
-    const double value_bytes = element_bits(collectives_[size_t(msg.collective)]) / 8.0;
+    const double value_bytes = collectives_[size_t(msg.collective)].value_bits(params_.value_bits) / 8.0;
     sink_->count(at, reduce_adds_[src], std::llround(double(msg.reduce_bytes) / value_bytes));
     sink_->count(at, reduce_reads_[src], 2 * msg.reduce_bytes);  // the chunk received and the chip's own
     sink_->count(at, reduce_writes_[src], msg.reduce_bytes);

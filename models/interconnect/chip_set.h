@@ -86,7 +86,6 @@ class ChipSet {
   void run(size_t index, const std::vector<int64_t>& ready);
   void time_messages();  // the fabric after new messages; earlier ones must keep their times
   void announce(size_t first_message);
-  int element_bits(const CollectiveKernelPlan& k) const;  // its own, or the run's value width
   int64_t cycle_floor(int64_t ps) const;
   int64_t cycle_ceil(int64_t ps) const;
 

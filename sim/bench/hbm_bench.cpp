@@ -26,8 +26,9 @@ InputError hbm_flag_error(const std::string& what) { return InputError::usage(""
 
 // A request stream, one request a line: "R <address>" or "W <address>" (Ramulator 2's load/store
 // trace spelling "LD" / "ST" too, so one file feeds both), the address decimal or 0x hex; blank
-// lines and "#" comments skipped. Bad lines: file:line, exit 2.
-std::vector<TraceRequest> read_trace(const std::string& path) {
+// lines and "#" comments skipped. Every address must be a request's (a multiple of request_bytes)
+// inside the stack (capacity bytes). Bad lines: file:line, exit 2.
+std::vector<TraceRequest> read_trace(const std::string& path, uint64_t request_bytes, uint64_t capacity) {
   InputStream in(path);
   std::vector<TraceRequest> out;
   std::string line;
@@ -47,6 +48,10 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
     }
     if (used != addr.size() || addr[0] == '-')
       throw InputError(path, n, "trace", fmt::format("'{}' is not an address (decimal or 0x hex)", addr));
+    if (a % request_bytes != 0 || a > capacity - request_bytes)
+      throw InputError(path, n, "trace",
+                       fmt::format("address {} is not the start of a {} B request inside the stack ({} B)", addr,
+                                   request_bytes, capacity));
     out.push_back({a, op == "W" || op == "ST"});
   }
   if (out.empty()) throw InputError(path, 0, "trace", "no requests in the file");
@@ -247,13 +252,6 @@ int run(const std::vector<std::string>& args) {
     o.stride = parse_size("stride", stride);
   }
   if (o.total_bytes > (uint64_t(1) << 40)) throw hbm_flag_error("--bytes: at most 1 TiB");
-  if (o.pattern == Pattern::Trace) {
-    o.trace = read_trace(trace);
-    o.total_bytes = o.trace.size() * o.request_bytes;
-    size_t writes = 0;
-    for (const TraceRequest& t : o.trace) writes += t.write;
-    o.write_fraction = double(writes) / double(o.trace.size());  // reported, not drawn
-  }
 
   HbmOverrides overrides;
   if (scope == "pc") {
@@ -266,8 +264,15 @@ int run(const std::vector<std::string>& args) {
     overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
   const HbmSpec spec = load_hbm_spec(memory, overrides);
-  if (o.request_bytes > AddressMap(spec.org, spec.address_mapping).capacity())
-    throw hbm_flag_error("--request-bytes: larger than the stack");
+  const uint64_t capacity = AddressMap(spec.org, spec.address_mapping).capacity();
+  if (o.request_bytes > capacity) throw hbm_flag_error("--request-bytes: larger than the stack");
+  if (o.pattern == Pattern::Trace) {
+    o.trace = read_trace(trace, o.request_bytes, capacity);
+    o.total_bytes = o.trace.size() * o.request_bytes;
+    size_t writes = 0;
+    for (const TraceRequest& t : o.trace) writes += t.write;
+    o.write_fraction = double(writes) / double(o.trace.size());  // reported, not drawn
+  }
 
   TrafficResult r;
   if (engine == "systemc") {

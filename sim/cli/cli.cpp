@@ -231,7 +231,7 @@ nlohmann::ordered_json collective_json(const ArchSpec& a, const CollectiveKernel
             {"bytes", c.bytes},     {"from", c.from}, {"to", c.to},   {"why", c.why}};
   const int64_t per_chip = c.op == "all_reduce" ? 2 * (n - 1) * c.bytes / n : (n - 1) * c.bytes / n;
   return {{"kind", "collective"}, {"name", c.name},   {"op", c.op},
-          {"tensor", c.tensor},   {"bytes", c.bytes}, {"element_bits", c.element_bits > 0 ? c.element_bits : a.precision.value_bits()},
+          {"tensor", c.tensor},   {"bytes", c.bytes}, {"element_bits", c.value_bits(a.precision.value_bits())},
           {"chips", n}, {"sent_bytes_per_chip", per_chip}, {"why", c.why}};
 }
 

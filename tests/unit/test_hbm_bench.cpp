@@ -135,8 +135,8 @@ TEST(HbmBench, a_bad_trace_is_refused_with_its_line) {
       {"R 0x1g\n", ":1: trace: '0x1g' is not an address (decimal or 0x hex)"},
       {"R -32\n", ":1: trace: '-32' is not an address (decimal or 0x hex)"},
       {"# nothing\n", "trace: no requests in the file"},
-      {"R 16\n", "trace request 1: address 16 is not a request-aligned address of the stack"},
-      {"R 0x100000000000\n", "trace request 1: address 17592186044416 is not a request-aligned address"},
+      {"# a comment\nR 0\nR 16\n", ":3: trace: address 16 is not the start of a 32 B request inside the stack"},
+      {"R 0x100000000000\n", ":1: trace: address 0x100000000000 is not the start of a 32 B request inside the stack"},
   };
   int k = 0;
   for (const auto& [text, want] : cases) {

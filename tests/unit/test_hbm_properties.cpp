@@ -126,7 +126,7 @@ TEST(HbmProperties, random_reads_are_bound_by_the_activate_rate) {
   // Every random 32 B read opens a row: at most one ACT per max(tRRD_S, tFAW / 4) cycles
   // (4 in HBM2), i.e. 32 B per 4 cycles = 50 % of the 16 B/cycle peak.
   const double act_bound = double(spec.org.burst_bytes) / double(std::max(spec.t("tRRD_S"), spec.t("tFAW") / 4)) /
-                           spec.peak_bytes_per_cycle_per_pc();
+                           spec.peak_bytes_per_cycle();  // one PC
   EXPECT_LT(rnd.r.stats.row_hit_rate(), 0.01);
   EXPECT_LE(rnd.f.efficiency, act_bound);
   EXPECT_GE(rnd.f.efficiency, 0.85 * act_bound);
@@ -140,7 +140,7 @@ TEST(HbmProperties, random_reads_on_a_whole_stack_are_bound_by_the_shared_row_bu
   // Each random read needs ACT (tACT_BUS = 2 CK) and PRE (1 CK) on its channel's row bus, which
   // both pseudo-channels share: 2 bursts per 6 bus cycles per channel = 1/3 of peak.
   const double bus_bound = double(spec.org.burst_bytes) / double(spec.t("tACT_BUS") + 1) /
-                           (spec.peak_bytes_per_cycle_per_pc() * spec.org.pseudo_channels);
+                           (spec.peak_bytes_per_cycle() / spec.org.channels);
   EXPECT_LE(rnd.f.efficiency, bus_bound);
   EXPECT_GE(rnd.f.efficiency, 0.85 * bus_bound);
 }
@@ -148,7 +148,7 @@ TEST(HbmProperties, random_reads_on_a_whole_stack_are_bound_by_the_shared_row_bu
 TEST(HbmProperties, same_bank_strided_reads_are_bound_by_tRC) {
   const HbmSpec spec = one_pc(kHbm2);
   const Measured st = run(spec, Pattern::Strided, 256 << 10);
-  const double trc_bound = double(spec.org.burst_bytes) / double(spec.t("tRC")) / spec.peak_bytes_per_cycle_per_pc();
+  const double trc_bound = double(spec.org.burst_bytes) / double(spec.t("tRC")) / spec.peak_bytes_per_cycle();  // one PC
   EXPECT_LE(st.f.efficiency, trc_bound);
   EXPECT_GE(st.f.efficiency, 0.9 * trc_bound);
 }
@@ -178,5 +178,18 @@ TEST(HbmProperties, the_peak_is_what_the_shared_column_bus_allows) {
     EXPECT_LE(seq.f.efficiency, 1.0 + 1e-9) << pcs << " PCs";
     if (pcs == 2) delivered_at_2 = seq.r.bytes_per_cycle();
     if (pcs > 2) EXPECT_NEAR(seq.r.bytes_per_cycle(), delivered_at_2, 0.02 * delivered_at_2) << pcs << " PCs";
+  }
+}
+
+// A trace given through the library (not the CLI, which checks it line by line) is checked too:
+// an address that does not start a request inside the stack is refused, never wrapped.
+TEST(HbmProperties, a_trace_address_outside_the_requests_is_refused) {
+  const HbmSpec spec = one_pc(kHbm3);
+  for (uint64_t bad : {uint64_t(16), uint64_t(1) << 45}) {
+    HbmDevice dev(spec);
+    TrafficOptions o;
+    o.pattern = Pattern::Trace;
+    o.trace = {{0, false}, {bad, true}};
+    EXPECT_THROW(run_traffic(dev, o), std::invalid_argument) << bad;
   }
 }

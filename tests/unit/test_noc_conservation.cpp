@@ -196,6 +196,7 @@ TEST(NocConservation, VariedConfigurations) {
   const Variant variants[] = {
       {3, 5, 1, 1, 1, 1, 2, 1, "xy"}, {4, 4, 2, 1, 1, 2, 2, 2, "yx"}, {5, 3, 1, 3, 2, 3, 3, 1, "xy"},
       {2, 2, 3, 2, 1, 1, 1, 1, "xy"}, {6, 6, 1, 1, 3, 4, 2, 3, "yx"}, {1, 6, 1, 1, 1, 1, 2, 1, "xy"},
+      {4, 4, 1, 1, 1, 2, 2, 8, "xy"},  // 16 VCs a port: VC allocation's request set spans two words
   };
   uint64_t seed = 10;
   for (const Variant& v : variants) {
