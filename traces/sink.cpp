@@ -335,20 +335,23 @@ void TraceSink::accrue(const Binding& b, int64_t from, int64_t to, int64_t value
   }
 }
 
-void TraceSink::accrue(ActionId action, int64_t from, int64_t to, int64_t amount) {
-  if (amount == 0 || from >= to) return;
+void TraceSink::count_spans(int64_t from, int64_t to, std::initializer_list<Rate> rates) {
   while (from < to) {
     const int64_t window_start = from - from % opt_.window;
     int64_t piece_end = std::min(to, window_start + opt_.window);
-    // Cut at the next layer start inside the piece.
     auto next = std::upper_bound(layers_.begin(), layers_.end(), from,
                                  [](int64_t c, const LayerSpan& l) { return c < l.start; });
     if (next != layers_.end()) piece_end = std::min(piece_end, next->start);
     auto& slot = counters_[{window_start, layer_at(from)}];
     if (slot.size() < actions_.size()) slot.resize(actions_.size(), 0);
-    slot[action] += amount * (piece_end - from);
+    for (const Rate& r : rates) slot[r.id] += r.per_cycle * (piece_end - from);
     from = piece_end;
   }
+}
+
+void TraceSink::accrue(ActionId action, int64_t from, int64_t to, int64_t amount) {
+  if (amount == 0 || from >= to) return;  // no window of its own for nothing
+  count_spans(from, to, {{action, amount}});
 }
 
 void TraceSink::finish(int64_t end_cycle) {

@@ -17,6 +17,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -71,6 +72,13 @@ class TraceSink {
   // `per_cycle` of an action in every cycle of [from, to) (a state held over time, e.g. a
   // DRAM channel in active standby), split at windows and layers like a bound counter.
   void count_span(int64_t from, int64_t to, ActionId id, int64_t per_cycle) { accrue(id, from, to, per_cycle); }
+  // Several actions over one span, each at its own rate (0: none), split at windows and layers
+  // once: what count_span does for each, at the cost of one.
+  struct Rate {
+    ActionId id;
+    int64_t per_cycle;
+  };
+  void count_spans(int64_t from, int64_t to, std::initializer_list<Rate> rates);
   // `per_cycle` of an action in every cycle of the run, from 0 to its end (a device that is
   // powered throughout, e.g. the DRAM channels' standby), accrued window by window.
   void count_every_cycle(ActionId id, int64_t per_cycle) { always_.push_back({id, per_cycle}); }

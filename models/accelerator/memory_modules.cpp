@@ -43,7 +43,7 @@ void TileFifoModule::announce(trace::TraceSink& sink, const FoldPlan& folds,
     sink.add(busy_from, busy_, 1);
     sink.add(busy_to, busy_, -1);
   }
-  const FifoTiles tiles = fifo_tiles_of(folds, precision_);
+  const FifoTiles tiles = fifo_tiles_of(folds, precision_);  // for the hold times (the bytes are the fetches')
   for (size_t g = 0; g < fetches.size(); ++g) {
     const TileSource::Fetch& f = fetches[g];
     // The tile holds a FIFO slot from the start of its transfer until it leaves the FIFO.

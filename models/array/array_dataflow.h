@@ -60,6 +60,11 @@ class ArrayDataflow {
   // adds the PEs' and the rows' own, which every dataflow shares).
   virtual void announce_fold_edges(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan,
                                    FoldPipeline pipeline, const Fold& fold, const FoldTiming& t) const = 0;
+  // What fold g's PEs do besides their MACs, in the cycles they do it (the counters of
+  // ArrayTraceIds that the dataflow counts): the closed form of what its grid reports in
+  // CycleActivity, cycle by cycle. The timing and reference modes' traces must be identical.
+  virtual void announce_fold_pe_actions(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& plan,
+                                        FoldPipeline pipeline, const Fold& fold, const FoldTiming& t) const = 0;
 };
 
 // The registered implementation of `d`.

@@ -423,6 +423,15 @@ void ArrayModule::run_reference(StepContext& context, int index, const FoldPlan&
       sink_->set(cycle, trace_ids_.in_rows, act.in_rows);
       sink_->set(cycle, trace_ids_.in_cols, act.in_cols);
       sink_->set(cycle, trace_ids_.out, act.out);
+      // What the PEs did inside the array (the dataflow's counters; those it does not count are 0).
+      const int64_t ob = trace_ids_.operand_bytes, ab = trace_ids_.accumulator_bytes;
+      if (act.operand_hops || act.psum_writes || act.stationary_writes)
+        sink_->count_spans(cycle, cycle + 1, {{trace_ids_.operand_hops, act.operand_hops * ob},
+                                              {trace_ids_.psum_register_writes, act.psum_writes * ab},
+                                              {trace_ids_.psum_register_reads, act.psum_moves * ab},
+                                              {trace_ids_.psum_hops, act.psum_moves * ab},
+                                              {trace_ids_.stationary_writes, act.stationary_writes * ob},
+                                              {trace_ids_.stationary_hops, act.stationary_hops * ob}});
       // An OS accumulator holds a live sum exactly while its PE is active.
       if (roles(params_.spec.array.dataflow).stationary_outputs)
         sink_->set(cycle, trace_ids_.stationary, act.active_pes * trace_ids_.stationary_bytes);

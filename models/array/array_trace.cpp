@@ -49,9 +49,22 @@ ArrayTraceIds declare_array_trace(trace::TraceSink& sink, const ArrayGeometry& a
   if (a.skips_2_4) ids.skipped_macs = sink.declare_action("mac." + prec + ".skipped", "MAC");
   if (a.gates_zeros) ids.gated_macs = sink.declare_action("mac." + prec + ".gated", "MAC");
   ids.accumulator_bytes = ab;
-  // Per MAC: one streamed and one stationary operand read, one accumulator write.
-  sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, 2 * ob);
-  sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ab);
+  ids.operand_bytes = ob;
+  // Every MAC reads its two operands from the PE's registers (WS, IS: the streamed one and the
+  // held one; OS: both streamed) and latches the streamed ones it passes on (one; OS: two).
+  sink.bind(sink.declare_action("reg.read.operand", "byte"), ids.active_pes, 2 * ob);
+  sink.bind(sink.declare_action("reg.write.operand", "byte"), ids.active_pes, (os ? 2 : 1) * ob);
+  ids.operand_hops = sink.declare_action("link.pe.operand", "byte");
+  if (os) {  // the accumulator: read and written back by every MAC, in the PE
+    sink.bind(sink.declare_action("reg.read.psum", "byte"), ids.active_pes, ab);
+    sink.bind(sink.declare_action("reg.write.psum", "byte"), ids.active_pes, ab);
+  } else {  // a partial sum moves down its column: counted where it is (array_dataflow.h)
+    ids.psum_register_reads = sink.declare_action("reg.read.psum", "byte");
+    ids.psum_register_writes = sink.declare_action("reg.write.psum", "byte");
+    ids.psum_hops = sink.declare_action("link.pe.psum", "byte");
+    ids.stationary_writes = sink.declare_action("reg.write.stationary", "byte");
+    ids.stationary_hops = sink.declare_action("link.pe.stationary", "byte");
+  }
   // The operands' SRAM reads and the edge links count bits: a stored word may be below a byte.
   const trace::ActionId ifmap = sink.declare_action_in_bits("sram.read.ifmap");
   const trace::ActionId filter = sink.declare_action_in_bits("sram.read.filter");
@@ -107,6 +120,7 @@ void announce_fold(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldP
     sink.add(S + i + T, ids.in_rows, -1);
   }
   array_dataflow(p.dataflow).announce_fold_edges(sink, ids, p, pipeline, f, t);
+  array_dataflow(p.dataflow).announce_fold_pe_actions(sink, ids, p, pipeline, f, t);
   announce_psum_reads(sink, ids, p, f, t);
 }
 

@@ -37,6 +37,19 @@ struct ArrayTraceIds {
   // scratchpad holds: one accumulator read per output element, as it leaves the array.
   trace::ActionId psum_reads = 0;
   int64_t accumulator_bytes = 0;
+  int64_t operand_bytes = 0;  // a PE's register word: what an operand hop or latch moves
+  // What the PEs do besides the MAC, each counted where it happens (models/array/README.md,
+  // "Actions inside the array"): the streamed operands' hops from PE to PE, the partial sums'
+  // register reads, writes and hops down a column (WS, IS: through every row to the bottom
+  // edge, the rows a fold leaves unused included), and the stationary tile's writes and hops
+  // down the column shift chain while it loads. Zero: not counted by this dataflow (OS binds
+  // its accumulator's read and write to the active PEs instead).
+  trace::ActionId operand_hops = 0;      // link.pe.operand, bytes
+  trace::ActionId psum_register_reads = 0;  // reg.read.psum, bytes
+  trace::ActionId psum_register_writes = 0; // reg.write.psum, bytes
+  trace::ActionId psum_hops = 0;         // link.pe.psum, bytes
+  trace::ActionId stationary_writes = 0; // reg.write.stationary, bytes
+  trace::ActionId stationary_hops = 0;   // link.pe.stationary, bytes
 };
 
 // What the array's trace resources are sized by.

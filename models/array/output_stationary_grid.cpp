@@ -178,12 +178,17 @@ class OutputStationaryGrid final : public RegisterArray {
         acc_[k] = sum;
       }
     }
+    int64_t first_col = 0, first_row = 0;  // active PEs fed by the edges
     for (size_t k = 0; k < cells_; ++k) {
       const int both = (atag_[k] >= 0) & (btag_[k] >= 0);
       bad |= both & (atag_[k] != btag_[k]);
       active += both;
     }
+    for (int i = 0; i < R_; ++i) first_col += (atag_[size_t(i) * C_] >= 0) & (btag_[size_t(i) * C_] >= 0);
+    for (int j = 0; j < C_; ++j) first_row += (atag_[size_t(j)] >= 0) & (btag_[size_t(j)] >= 0);
     activity_.active_pes = active;
+    // Every other active PE took A from its left neighbour and B from the one above.
+    activity_.operand_hops = 2 * active - first_col - first_row;
     if (count_gated_)  // the A lanes of the active PEs
       for (size_t k = 0; k < cells_; ++k)
         if ((atag_[k] >= 0) & (btag_[k] >= 0))

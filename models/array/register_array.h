@@ -30,6 +30,12 @@ struct CycleActivity {
   int64_t in_rows = 0;     // row edge links that carried an operand in
   int64_t in_cols = 0;     // column edge links that carried an operand in (weight load or B stream)
   int64_t out = 0;         // output links that carried a result out
+  // Inside the array (ArrayTraceIds): operand words that hopped from one PE to the next; WS,
+  // IS: live partial sums written (every row, pass-through included) and those read from the
+  // PE above (one hop each); stationary words written and moved down the shift chain.
+  int64_t operand_hops = 0;
+  int64_t psum_writes = 0, psum_moves = 0;
+  int64_t stationary_writes = 0, stationary_hops = 0;
 };
 
 // One PE's registers after the last step, read-only, for the structural mode

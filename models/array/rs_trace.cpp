@@ -52,12 +52,13 @@ RsTraceIds declare_rs_trace(trace::TraceSink& sink, const RsTraceShape& a, const
   ids.nominal_macs = sink.declare_action("mac." + prec + ".nominal", "MAC");
   ids.gates_zeros = a.gates_zeros;
   if (a.gates_zeros) ids.gated_macs = sink.declare_action("mac." + prec + ".gated", "MAC");
-  // Per MAC: an ifmap scratchpad read, a psum read and write, and a filter read unless the MAC
-  // is gated (a zero ifmap value skips it: JSSC 2017 §V-C), booked per pass when it starts.
-  sink.bind(sink.declare_action("reg.read", "byte"), ids.active_pes, ob);
+  // Per MAC: an ifmap scratchpad read; unless the MAC is gated (a zero ifmap value skips the
+  // filter read and the MAC, and leaves the psum as it was: JSSC 2017 §V-C), a filter read and
+  // a psum read and write, booked per pass when it starts.
+  sink.bind(sink.declare_action("reg.read.ifmap", "byte"), ids.active_pes, ob);
   ids.spad_read_filter = sink.declare_action("reg.read.filter", "byte");
-  sink.bind(sink.declare_action("reg.read.psum", "byte"), ids.active_pes, ids.acc_bytes);
-  sink.bind(sink.declare_action("reg.write", "byte"), ids.active_pes, ids.acc_bytes);
+  ids.spad_read_psum = sink.declare_action("reg.read.psum", "byte");
+  ids.spad_write_psum = sink.declare_action("reg.write.psum", "byte");
   ids.spad_write_filter = sink.declare_action("reg.write.filter", "byte");
   ids.spad_write_ifmap = sink.declare_action("reg.write.ifmap", "byte");
   sink.bind(sink.declare_action("sram.read.ifmap", "byte"), ids.gin_ifmap, ids.act_bytes);
@@ -87,7 +88,10 @@ void announce_rs_pass(trace::TraceSink& sink, const RsTraceIds& ids, const RsLay
   const int64_t pe_per_set = pass.filter_rows * pass.rows;
   sink.count(t.start, ids.nominal_macs, sh.macs);
   if (ids.gates_zeros && t.gated > 0) sink.count(t.start, ids.gated_macs, t.gated);
-  sink.count(t.start, ids.spad_read_filter, (sh.macs - (ids.gates_zeros ? t.gated : 0)) * ids.register_bytes);
+  const int64_t ungated = sh.macs - (ids.gates_zeros ? t.gated : 0);
+  sink.count(t.start, ids.spad_read_filter, ungated * ids.register_bytes);
+  sink.count(t.start, ids.spad_read_psum, ungated * ids.acc_bytes);
+  sink.count(t.start, ids.spad_write_psum, ungated * ids.acc_bytes);
   // The filter scratchpads fill from the pass's start (each word multicast to its PE row) and
   // hold until its last MAC.
   const int64_t filter_bytes = sh.filter_words * pass.rows * ids.weight_bytes;

@@ -26,6 +26,7 @@ struct RsTraceIds {
   trace::ActionId nominal_macs = 0, gated_macs = 0;
   bool gates_zeros = false;
   trace::ActionId spad_write_filter = 0, spad_write_ifmap = 0, spad_read_filter = 0;
+  trace::ActionId spad_read_psum = 0, spad_write_psum = 0;  // per ungated MAC, booked with the filter reads
   trace::ActionId dram_read_filter = 0, dram_read_ifmap = 0, dram_write_ofmap = 0;
   int64_t act_bytes = 2, weight_bytes = 2, acc_bytes = 4;
   int64_t register_bytes = 2;  // a scratchpad word: the operand type's

@@ -38,6 +38,7 @@ class StationaryGrid final : public RegisterArray {
         X_(data.sparse_2_4 ? 4 * ((plan.pack + 1) / 2) : plan.pack),
         cells_(size_t(R_) * C_),
         x_(cells_ * X_, Reg(0)), xtag_(cells_, -1), ptag_(cells_, -1), xbank_(cells_, 0), xcols_(cells_, 0),
+        pcols_(cells_, 0),
         p_(cells_, Arith::zero()), edge_x_(size_t(R_) * X_, Reg(0)), edge_tag_(R_, -1), edge_bank_(R_, 0),
         edge_cols_(R_, 0), c_(size_t(plan.M * plan.N), Arith::zero()), fold_values_(plan.folds.size()),
         loaded_(plan.folds.size(), 0), rows_done_(plan.folds.size(), 0),
@@ -45,6 +46,7 @@ class StationaryGrid final : public RegisterArray {
     if (data.sparse_2_4 && !ws_) throw std::invalid_argument("2:4 weights need the WS grid");
     for (int b = 0; b < 2; ++b) {
       w_[b].assign(cells_ * L_, Reg(0));
+      wreal_[b].assign(cells_, 0);
       sel_[b].assign(data.sparse_2_4 ? cells_ * L_ : 0, 0);
     }
     for (size_t g = 0; g < plan.folds.size(); ++g) {  // the K values fold g's rows hold (the last may pad)
@@ -195,6 +197,7 @@ class StationaryGrid final : public RegisterArray {
       int64_t active = 0;
       for (int j = 0; j < C_; ++j) active += (xt[j] >= 0) & (j < int(xc[j]));
       activity_.active_pes += active;
+      activity_.operand_hops += active - ((xt[0] >= 0) & (0 < int(xc[0])));  // column 0's came from the edge
       if (count_gated_)  // the A lanes of the active PEs: streamed (WS) or held (IS)
         for (int j = 0; j < C_; ++j)
           if ((xt[j] >= 0) & (j < int(xc[j]))) {
@@ -222,15 +225,23 @@ class StationaryGrid final : public RegisterArray {
           p[j] = sum;
         }
       }
+      uint16_t* pc = &pcols_[row];
       if (i > 0) {
         const int32_t* above_tag = &ptag_[row - C_];
         int bad = 0;
         for (int j = 0; j < C_; ++j) bad |= (xt[j] >= 0) & (xt[j] != above_tag[j]);
         std::memcpy(pt, above_tag, sizeof(int32_t) * C_);
+        std::memcpy(pc, &pcols_[row - C_], sizeof(uint16_t) * C_);
         mixed |= bad != 0;
       } else {
         std::memcpy(pt, xt, sizeof(int32_t) * C_);
+        std::memcpy(pc, xc, sizeof(uint16_t) * C_);
       }
+      // The live partial sums of mapped columns this row wrote; below row 0, each read from above.
+      int64_t sums = 0;
+      for (int j = 0; j < C_; ++j) sums += (pt[j] >= 0) & (j < int(pc[j]));
+      activity_.psum_writes += sums;
+      if (i > 0) activity_.psum_moves += sums;
     }
     pe_updates_ += int64_t(R_) * C_;
     if (mixed)
@@ -245,11 +256,15 @@ class StationaryGrid final : public RegisterArray {
     const Fold& f = plan_.folds[g];
     std::vector<Reg>& bank = w_[g & 1];
     std::vector<uint8_t>& sel = sel_[g & 1];
+    std::vector<uint8_t>& real_words = wreal_[g & 1];
+    if (pushes_done_ == 0) std::fill(real_words.begin(), real_words.end(), 0);  // the old tile is not moved
     std::memmove(bank.data() + size_t(C_) * L_, bank.data(), sizeof(Reg) * size_t(R_ - 1) * C_ * L_);
     if (!sel.empty()) std::memmove(sel.data() + size_t(C_) * L_, sel.data(), size_t(R_ - 1) * C_ * L_);
+    std::memmove(real_words.data() + C_, real_words.data(), size_t(R_ - 1) * C_);
     const int k = pushes_total_ - 1 - pushes_done_;
     for (int j = 0; j < C_; ++j) {
       const bool real = k < f.rows_used && j < f.cols_used;
+      real_words[size_t(j)] = real;
       for (int q = 0; q < L_; ++q) {
         const size_t at = size_t(j) * L_ + q;
         if (sel.empty()) {
@@ -265,6 +280,12 @@ class StationaryGrid final : public RegisterArray {
       (ws_ ? counts_.filter_reads : counts_.ifmap_reads) += f.cols_used;
       activity_.in_cols = f.cols_used;
     }
+    // The chain writes the tile's words where they are now; all but row 0's moved down a row.
+    int64_t written = 0, entered = 0;
+    for (size_t at = 0; at < cells_; ++at) written += real_words[at];
+    for (int j = 0; j < C_; ++j) entered += real_words[size_t(j)];
+    activity_.stationary_writes = written;
+    activity_.stationary_hops = written - entered;
     if (++pushes_done_ == pushes_total_) {
       loading_ = false;
       loaded_[g] = 1;
@@ -324,9 +345,11 @@ class StationaryGrid final : public RegisterArray {
   std::vector<int32_t> xtag_, ptag_;
   std::vector<uint8_t> xbank_;
   std::vector<uint16_t> xcols_;  // mapped columns of the token's fold
+  std::vector<uint16_t> pcols_;  // the same for the partial sum's token
   std::vector<Acc> p_;
   std::vector<Reg> w_[2];        // cells x L
   std::vector<uint8_t> sel_[2];  // 2:4: cells x L, the x lane of each kept weight (empty: dense)
+  std::vector<uint8_t> wreal_[2];  // cells: the bank's register holds a word of the tile it loads
   std::vector<Reg> edge_x_;      // R x X
   std::vector<int32_t> edge_tag_;
   std::vector<uint8_t> edge_bank_;

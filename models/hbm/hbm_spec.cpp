@@ -47,6 +47,8 @@ const schema::Table& hbm_schema() {
           text_key("controller.address_mapping", "required",
                    "address bits to fields, low to high (models/hbm/README.md)"),
           choice_key("controller.refresh", "", "all_bank", refresh_policy_names(), "refresh policy"),
+          choice_key("controller.command_bus", "", "split", {"split", "shared"},
+                     "split: a row and a column command bus per channel (HBM); shared: one command a cycle"),
           integer_key("controller.page_timeout", "ck", "0", 0, 1 << 20,
                       "close a row idle this long with nothing queued for its bank; 0: open page"),
           choice_key("controller.page_policy", "", "open", {"open", "close_exhausted"},
@@ -292,6 +294,10 @@ HbmSpec build(const Fields& fields) {
     if (*v > max) fail(*f, fmt::format("must be at most {}, got {}", max, f->text));
     s.page_timeout = *v;
   }
+  if (const Field* f = find("controller.command_bus")) {
+    if (f->text != "split" && f->text != "shared") fail(*f, "must be split or shared, got " + text::quoted(f->text));
+    s.shared_command_bus = f->text == "shared";
+  }
   if (const Field* f = find("controller.page_policy")) {
     if (f->text != "open" && f->text != "close_exhausted")
       fail(*f, "must be open or close_exhausted, got " + text::quoted(f->text));
@@ -379,6 +385,16 @@ std::vector<std::string> override_keys(const HbmSpec& s) {
   return out;
 }
 
+Standard HbmSpec::rules() const {
+  Standard s = find_standard(standard);
+  if (shared_command_bus)  // one command a cycle per channel, whichever bus it would take
+    s.rules.push_back({Scope::Channel,
+                       {Cmd::ACT, Cmd::PRE, Cmd::PREA, Cmd::RD, Cmd::WR, Cmd::REF, Cmd::REFPB},
+                       {Cmd::ACT, Cmd::PRE, Cmd::PREA, Cmd::RD, Cmd::WR, Cmd::REF, Cmd::REFPB},
+                       "1", 0, "controller.command_bus: shared (a DDR-style bus; Ramulator 2's controller issues one command a tick)"});
+  return s;
+}
+
 std::string canonical_text(const HbmSpec& s) {
   std::string out = fmt::format(
       "standard={}\norganization.channels={}\norganization.pseudo_channels={}\norganization.bank_groups={}\n"
@@ -393,6 +409,7 @@ std::string canonical_text(const HbmSpec& s) {
       s.scheduler, s.queue_depth, s.address_mapping, s.refresh,
       s.page_timeout > 0 ? fmt::format("controller.page_timeout={}\n", s.page_timeout) : std::string());
   if (s.close_exhausted) out += "controller.page_policy=close_exhausted\n";
+  if (s.shared_command_bus) out += "controller.command_bus=shared\n";
   return out;
 }
 

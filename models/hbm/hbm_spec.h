@@ -58,7 +58,12 @@ struct HbmSpec {
 
   // A timing in cycles; throws std::out_of_range for a name the standard does not have (a bug).
   Cycle t(const std::string& name) const;
-  const Standard& rules() const { return find_standard(standard); }
+  // command_bus: shared - the channel's commands take turns on one bus, one a cycle, instead of
+  // HBM's separate row and column buses (the default, split): a DDR-style controller, and the
+  // way Ramulator 2's controller issues (validation/hbm-ramulator2).
+  bool shared_command_bus = false;
+  // The standard's rule table, with the shared bus's row when it is shared.
+  Standard rules() const;
   double clock_hz() const { return 1e9 / tck_ns; }
   // The most one refresh can add to or take from a stretch of traffic, in ns: the REF waits for a
   // row just opened to close (tRC), blocks its bank or pseudo-channel for tRFC (tRFCpb), and the

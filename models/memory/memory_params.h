@@ -12,6 +12,10 @@ struct ChannelParams {              // memory: channel
   double bandwidth_bytes_per_s = 0;  // channel.bandwidth_gbps x 1e9
   double latency_s = 0;              // channel.latency_ns
   int fifo_tiles = 4;                // tiles fetched ahead
+  // channel.tile_layout: padded - DRAM holds every stationary tile as a whole R x C block (the
+  // edge tiles' unused rows and columns as zeros) and the channel moves it whole (TPU v1's weight
+  // tiles, ISCA 2017 section 2's LSTM1 example); packed (false) moves only the tile's own words.
+  bool padded_tiles = false;
 };
 
 struct HbmDmaParams {        // memory: hbm | hierarchy: how the DMA reads HBM

@@ -4,12 +4,14 @@
 
 namespace cstsim {
 
-FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision) {
+FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision, bool padded) {
   const bool weights = roles(plan.dataflow).tile_is_filter;  // the tiles are B (WS, OS) or A (IS)
   FifoTiles t;
   const bool os = roles(plan.dataflow).stationary_outputs;
   for (const Fold& f : plan.folds) {
-    const int64_t words = (os ? f.t : int64_t(f.rows_used)) * f.cols_used;  // OS: its block (or K chunk) of B
+    // OS: its block (or K chunk) of B. Padded: a whole array's rows (OS: its K) and columns.
+    const int64_t rows = os ? f.t : padded ? plan.R : f.rows_used, cols = padded ? plan.C : f.cols_used;
+    const int64_t words = rows * cols;
     // 2:4 tiles: each kept value carries its 2-bit place among its four (FoldPlan::index_bytes).
     t.bytes.push_back(precision.bytes_of_words(weights, words) + plan.index_bytes(words));
     t.hold.push_back(os ? f.t + f.cols_used - 1 : 0);

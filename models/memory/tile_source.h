@@ -29,7 +29,8 @@ struct FifoTiles {
     return starts[size_t(fold)] + hold[size_t(fold)];
   }
 };
-FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision);
+// `padded`: each tile a whole R x C block in DRAM (ChannelParams::padded_tiles).
+FifoTiles fifo_tiles_of(const FoldPlan& plan, const Precision& precision, bool padded = false);
 
 class TileSource {
  public:

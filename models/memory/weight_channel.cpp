@@ -35,7 +35,7 @@ namespace {
 class ChannelMemory final : public MemoryBackend {
  public:
   std::unique_ptr<TileSource> make_source(const AcceleratorSpec& a, const FoldPlan& plan, int64_t start, const LayerDmaPlan*, bool) const override {
-    return std::make_unique<WeightChannel>(a.channel, a.clock_hz, fifo_tiles_of(plan, a.array.precision), start);
+    return std::make_unique<WeightChannel>(a.channel, a.clock_hz, fifo_tiles_of(plan, a.array.precision, a.channel.padded_tiles), start);
   }
 };
 

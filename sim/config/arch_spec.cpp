@@ -277,6 +277,11 @@ ArchSpec build(const ArchFields& fields) {
     s.channel.bandwidth_bytes_per_s = number_of(require("channel.bandwidth_gbps"), "channel.bandwidth_gbps") * 1e9;
     if (const ArchField* f = find("channel.latency_ns")) s.channel.latency_s = number_of(*f, "channel.latency_ns") * 1e-9;
     if (const ArchField* f = find("channel.fifo_tiles")) s.channel.fifo_tiles = int(int_of(*f, "channel.fifo_tiles"));
+    if (const ArchField* f = find("channel.tile_layout")) {
+      s.channel.padded_tiles = choice_of(*f, "channel.tile_layout") == "padded";
+      if (s.channel.padded_tiles && s.dataflow == Dataflow::RS)
+        fail(*f, "row stationary lays out its own DRAM blocks (models/array/rs_memory.h): no stationary tiles to pad");
+    }
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
   }
   auto file_path = [&](const ArchField& p) {
@@ -588,9 +593,9 @@ std::string canonical_text(const ArchSpec& s) {
                ? fmt::format("rs.filter_spad={}\nrs.ifmap_spad={}\nrs.psum_spad={}\nrs.glb_kib={}\nrs.rlc={}\n",
                              s.rs.filter_spad, s.rs.ifmap_spad, s.rs.psum_spad, s.rs.glb_kib, s.rs.rlc)
                : std::string()),
-      s.memory == MemoryMode::Channel ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n",
+      s.memory == MemoryMode::Channel ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n{}",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
-                                          s.channel.fifo_tiles)
+                                          s.channel.fifo_tiles, s.channel.padded_tiles ? "channel.tile_layout=padded\n" : "")
                             : std::string()) +
          (has_hbm(s.memory)
               ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n{}",

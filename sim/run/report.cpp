@@ -294,7 +294,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
   if (a.memory == MemoryMode::Channel)
     j["arch"]["channel"] = {{"bandwidth_bytes_per_s", a.channel.bandwidth_bytes_per_s},
                             {"latency_s", a.channel.latency_s},
-                            {"fifo_tiles", a.channel.fifo_tiles}};
+                            {"fifo_tiles", a.channel.fifo_tiles},
+                            {"tile_layout", a.channel.padded_tiles ? "padded" : "packed"}};
   j["workload"] = {{"name", r.workload->name}, {"source", r.workload->source},
                    {"layers", r.workload->layers.size()}};
   if (const auto& t = r.workload->training) {

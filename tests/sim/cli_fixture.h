@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -44,6 +45,13 @@ class Cli : public ::testing::Test {
     const int rc = std::system(cmd.c_str());
     return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
   }
+  // A script of the source tree (`command` relative to it), run from there.
+  Result script(const std::string& command) {
+    const std::string cmd = "cd " + std::string(CSTSIM_SOURCE_DIR) + " && " + command + " >" +
+                            (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
+    const int rc = std::system(cmd.c_str());
+    return {WEXITSTATUS(rc), slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+  }
   // Asserts the run failed with status 2, one line naming `where`, and wrote nothing.
   void expect_input_error(const std::string& args, const std::string& where) {
     const Result r = cstsim(args + " --out " + (dir_ / "run").string());
@@ -73,3 +81,16 @@ class Cli : public ::testing::Test {
   fs::path dir_;
 };
 
+// The actions of a traced run, summed over windows and layers (`per_layer`: "<layer>:<action>").
+inline std::map<std::string, int64_t> action_totals(const fs::path& run, bool per_layer = false) {
+  std::map<std::string, int64_t> n;
+  std::istringstream in(slurp(run / "trace" / "actions.csv"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const size_t last = line.rfind(','), unit = line.rfind(',', last - 1), action = line.rfind(',', unit - 1);
+    const std::string name = line.substr(action + 1, unit - action - 1);
+    n[per_layer ? line.substr(0, line.find(',')) + ":" + name : name] += std::stoll(line.substr(last + 1));
+  }
+  return n;
+}

@@ -675,7 +675,7 @@ TEST(ArchSchema, NumberFloorsAndMemoryModesAreTheReadersRules) {
     ++restricted;
   }
   EXPECT_EQ(floors, 5);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0, vector.*_per_lane > 0
-  EXPECT_EQ(restricted, 20);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
+  EXPECT_EQ(restricted, 21);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
   EXPECT_EQ(schema::applicability(*arch_schema().find("hbm.spec"), "ideal"), "applies only with memory: hbm or hierarchy");
   // The clock's rule: whole Hz from 1 MHz to 100 GHz.
   const InputError slow = error_of([&] { load_arch(arch_with("ideal"), {{"clock_hz", "5"}}); });

@@ -193,3 +193,28 @@ TEST(HbmProperties, a_trace_address_outside_the_requests_is_refused) {
     EXPECT_THROW(run_traffic(dev, o), std::invalid_argument) << bad;
   }
 }
+
+// controller.command_bus: shared - one command a cycle per channel. Every run then issues at
+// most one command a cycle (the law; the checker holds each command to the rule), random reads
+// (PRE, ACT, RD each) move less than with HBM's split buses, where the RD goes beside the row
+// commands, and a stream stays within 15 % of what its commands allow one by one: a burst per
+// RD of the cycles its RDs, ACTs and PREs take (91 % measured: an ACT holds the bus two cycles
+// and a new row's RDs wait tRCD, which the queue does not always fill).
+TEST(HbmProperties, a_shared_command_bus_issues_one_command_a_cycle) {
+  const HbmOverrides one_channel = {{"organization.channels", "1"}, {"controller.refresh", "none"}};
+  HbmOverrides shared_bus = one_channel;
+  shared_bus.push_back({"controller.command_bus", "shared"});
+  const HbmSpec split = load_hbm_spec(kHbm3, one_channel), shared = load_hbm_spec(kHbm3, shared_bus);
+  EXPECT_EQ(shared.peak_bytes_per_cycle(), split.peak_bytes_per_cycle());  // one column command a CK either way
+  auto commands = [](const Measured& m) {
+    const ChannelStats& s = m.r.stats;
+    return s.activates + s.precharges + s.precharge_alls + s.reads + s.writes + s.refreshes + s.bank_refreshes;
+  };
+  const Measured rnd_split = run(split, Pattern::Random), rnd_shared = run(shared, Pattern::Random);
+  const Measured seq_split = run(split, Pattern::Seq), seq_shared = run(shared, Pattern::Seq);
+  for (const Measured* m : {&rnd_shared, &seq_shared}) EXPECT_LE(commands(*m), uint64_t(m->r.elapsed()));
+  EXPECT_LT(rnd_shared.r.bytes_per_cycle(), 0.95 * rnd_split.r.bytes_per_cycle());
+  const double seq_bound = double(shared.org.burst_bytes) * double(seq_shared.r.stats.reads) / double(commands(seq_shared));
+  EXPECT_LE(seq_shared.r.bytes_per_cycle(), seq_bound + 1e-9);
+  EXPECT_GE(seq_shared.r.bytes_per_cycle(), 0.85 * seq_bound);
+}

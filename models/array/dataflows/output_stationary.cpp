@@ -1,6 +1,8 @@
 // OS: PE(i,j) accumulates C[m0+i][n0+j] while A streams in along the rows and B
 // down the columns, K deep; nothing is loaded first. Its sum leaves on column j's
 // result bus when the last operand pair meets. The rules are in models/array/README.md.
+#include <algorithm>
+
 #include "models/array/array_dataflow.h"
 #include "models/array/array_trace.h"
 #include "core/registry.h"
@@ -62,6 +64,18 @@ class OutputStationary final : public ArrayDataflow {
       if (!f.drains) continue;
       sink.add(S + T - 1 + j, ids.out, 1);  // column j's bus carries rows 0..r-1
       sink.add(S + T - 1 + j + r, ids.out, -1);
+    }
+  }
+
+  // PE(i,j) meets its pair k at S+k+i+j (diagonal d = i+j over [S+d, S+d+t)); A hops into it
+  // from the left unless j = 0, B from above unless i = 0 (the edges feed those).
+  void announce_fold_pe_actions(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan&, FoldPipeline,
+                                const Fold& f, const FoldTiming& t) const override {
+    const int64_t r = f.rows_used, c = f.cols_used, T = f.t, S = t.first_input;
+    for (int64_t d = 1; d <= r + c - 2; ++d) {
+      const int64_t n = std::min(d, r - 1) - std::max<int64_t>(0, d - (c - 1)) + 1;
+      if (const int64_t hops = 2 * n - (d < r) - (d < c); hops > 0)
+        sink.count_span(S + d, S + d + T, ids.operand_hops, hops * ids.operand_bytes);
     }
   }
 };

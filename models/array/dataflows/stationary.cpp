@@ -2,6 +2,8 @@
 // through the column chain (r pushes), then T vectors of the other stream through
 // it; partial sums leave at the bottom of each column. WS holds B (rows of A
 // stream), IS holds A (columns of B stream). The rules are in models/array/README.md.
+#include <algorithm>
+
 #include "models/array/array_dataflow.h"
 #include "models/array/array_trace.h"
 #include "core/registry.h"
@@ -72,6 +74,32 @@ class Stationary : public ArrayDataflow {
     // A bank is held from its first push to the fold's last MAC, in PE(r-1, c-1).
     sink.add(t.start, ids.stationary, r * c * ids.stationary_bytes);
     sink.add(S + T + r + c - 2, ids.stationary, -r * c * ids.stationary_bytes);
+  }
+
+  // The grid's PE(i,j) holds stream vector k at S+k+i+j: diagonal d = i+j over [S+d, S+d+T).
+  void announce_fold_pe_actions(trace::TraceSink& sink, const ArrayTraceIds& ids, const FoldPlan& p,
+                                FoldPipeline pipeline, const Fold& f, const FoldTiming& t) const override {
+    const int64_t r = f.rows_used, c = f.cols_used, R = p.R, T = p.T, S = t.first_input;
+    const int64_t ob = ids.operand_bytes, ab = ids.accumulator_bytes;
+    auto on_diagonal = [](int64_t d, int64_t rows, int64_t cols) {  // PEs (i,j), i+j = d, in rows x cols
+      return std::min(d, rows - 1) - std::max<int64_t>(0, d - (cols - 1)) + 1;
+    };
+    // The streamed operand hops into every mapped PE but those of column 0, which take it from
+    // the edge. A partial sum is written in every row of its column down to the bottom edge;
+    // below row 0 (which starts it from zero) each PE reads it from the one above, one hop.
+    for (int64_t d = 0; d <= R + c - 2; ++d) {
+      const int64_t hops = d <= r + c - 2 ? on_diagonal(d, r, c) - (d < r) : 0;
+      const int64_t written = on_diagonal(d, R, c), moved = written - (d < c);
+      sink.count_spans(S + d, S + d + T, {{ids.operand_hops, hops * ob}, {ids.psum_register_writes, written * ab},
+                                          {ids.psum_register_reads, moved * ab}, {ids.psum_hops, moved * ab}});
+    }
+    // The tile's load: push q of its r real rows (the last r pushes of the chain) writes the q+1
+    // real words now in each mapped column, q of them moved down from the row above.
+    const int64_t first = t.start + (pipeline == FoldPipeline::ScaleSim ? R - r : 0);
+    for (int64_t q = 0; q < r; ++q) {
+      sink.count(first + q, ids.stationary_writes, (q + 1) * c * ob);
+      if (q > 0) sink.count(first + q, ids.stationary_hops, q * c * ob);
+    }
   }
 };
 
