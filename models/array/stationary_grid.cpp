@@ -257,7 +257,12 @@ class StationaryGrid final : public RegisterArray {
     std::vector<Reg>& bank = w_[g & 1];
     std::vector<uint8_t>& sel = sel_[g & 1];
     std::vector<uint8_t>& real_words = wreal_[g & 1];
-    if (pushes_done_ == 0) std::fill(real_words.begin(), real_words.end(), 0);  // the old tile is not moved
+    int64_t& in_chain = wreal_count_[g & 1];
+    if (pushes_done_ == 0) {  // the old tile is not moved
+      std::fill(real_words.begin(), real_words.end(), 0);
+      in_chain = 0;
+    }
+    for (int j = 0; j < C_; ++j) in_chain -= real_words[size_t(R_ - 1) * C_ + j];  // off the bottom row
     std::memmove(bank.data() + size_t(C_) * L_, bank.data(), sizeof(Reg) * size_t(R_ - 1) * C_ * L_);
     if (!sel.empty()) std::memmove(sel.data() + size_t(C_) * L_, sel.data(), size_t(R_ - 1) * C_ * L_);
     std::memmove(real_words.data() + C_, real_words.data(), size_t(R_ - 1) * C_);
@@ -281,11 +286,11 @@ class StationaryGrid final : public RegisterArray {
       activity_.in_cols = f.cols_used;
     }
     // The chain writes the tile's words where they are now; all but row 0's moved down a row.
-    int64_t written = 0, entered = 0;
-    for (size_t at = 0; at < cells_; ++at) written += real_words[at];
+    int64_t entered = 0;
     for (int j = 0; j < C_; ++j) entered += real_words[size_t(j)];
-    activity_.stationary_writes = written;
-    activity_.stationary_hops = written - entered;
+    in_chain += entered;
+    activity_.stationary_writes = in_chain;
+    activity_.stationary_hops = in_chain - entered;
     if (++pushes_done_ == pushes_total_) {
       loading_ = false;
       loaded_[g] = 1;
@@ -350,6 +355,7 @@ class StationaryGrid final : public RegisterArray {
   std::vector<Reg> w_[2];        // cells x L
   std::vector<uint8_t> sel_[2];  // 2:4: cells x L, the x lane of each kept weight (empty: dense)
   std::vector<uint8_t> wreal_[2];  // cells: the bank's register holds a word of the tile it loads
+  int64_t wreal_count_[2] = {0, 0};  // how many: the words of the tile in the chain
   std::vector<Reg> edge_x_;      // R x X
   std::vector<int32_t> edge_tag_;
   std::vector<uint8_t> edge_bank_;

@@ -58,6 +58,20 @@ TEST_F(ArrayEnergy, PerMacWithinTenPercentOfAnIndependentActionCount) {
   }
 }
 
+// Packed words: npu-128's PE does two int4 MACs a cycle as a 2-way dot product in its 8-bit
+// lane, so the count goes per PE word, not per MAC: one 1-byte word of each operand read and
+// latched, one partial sum read and written, each word and sum hopping once, for two MACs.
+TEST_F(ArrayEnergy, PackedInt4CountsPerWordOfTwoMacs) {
+  const int64_t M = 512, N = 512, K = 1024;
+  const json report = run(gemm(M, N, K), "--set precision.operand=int4", "int4");
+  const double mac = pj("int4", "mac.int4"), rd = pj("int4", "reg.read"), wr = pj("int4", "reg.write"),
+               link = pj("int4", "link");
+  const double word = 1, acc = 4, lanes = 2;
+  const double per_mac = mac + (rd * (2 * word + acc) + wr * (word + acc) + link * (word + acc)) / lanes;
+  const double simulated = array_joules(report) / double(M * N * K) * 1e12;
+  EXPECT_NEAR(simulated / per_mac, 1.0, 0.10) << simulated << " pJ/MAC against " << per_mac;
+}
+
 // Where the model departs from a per-MAC count, it does so by what the array physically does,
 // counted exactly from the shapes: a decode GEMV on WS loads each 128 x 128 weight tile through
 // the column shift chain (r(r+1)/2 register writes and r(r-1)/2 hops a column, for one MAC a
