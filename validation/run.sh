@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 OUT=${2:-out/validation}
 mkdir -p "$OUT"
-for study in eyeriss tpu-v1 hbm-ramulator2; do
+for study in eyeriss tpu-v1 gemmini hbm-ramulator2; do
   echo "== $study"
   "validation/$study/run.sh" "$BUILD" "$OUT/$study"
 done
