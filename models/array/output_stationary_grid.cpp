@@ -184,8 +184,8 @@ class OutputStationaryGrid final : public RegisterArray {
       bad |= both & (atag_[k] != btag_[k]);
       active += both;
     }
-    for (int i = 0; i < R_; ++i) first_col += (atag_[size_t(i) * C_] >= 0) & (btag_[size_t(i) * C_] >= 0);
-    for (int j = 0; j < C_; ++j) first_row += (atag_[size_t(j)] >= 0) & (btag_[size_t(j)] >= 0);
+    for (int i = 0; i < R_; ++i) first_col += atag_[size_t(i) * C_] >= 0 && btag_[size_t(i) * C_] >= 0;
+    for (int j = 0; j < C_; ++j) first_row += atag_[size_t(j)] >= 0 && btag_[size_t(j)] >= 0;
     activity_.active_pes = active;
     // Every other active PE took A from its left neighbour and B from the one above.
     activity_.operand_hops = 2 * active - first_col - first_row;
