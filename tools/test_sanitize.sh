@@ -9,7 +9,8 @@
 # run; the heavy ones are left to the Release suite (`make test`): each is a larger or longer
 # instance of a check the default suite makes on smaller shapes (Equivalence.ThousandRandomShapes,
 # Sampled.RandomHierarchiesShortSample and RandomKernelsShortSample,
-# the NoC, vector-unit, pipeline, decode and preset tests), and together they took 520 s of the
+# the NoC, vector-unit, pipeline, decode and preset tests; the validation table reruns whole
+# studies), and together they took 520 s of the
 # instrumented suite's 1,540 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ status=0
 heavy='LongLlamaBlockAtTensorParallel248|Equivalence\.LongLargerShapes|NocThroughput\.LongSaturationCurves'
 heavy+='|VectorUnit\.LongRmsNormAtTheSeedsShape|Cli\.LongPipelineVerifiesOnRandomChains|MemoryPhysics\.LongDecodeGemv'
 heavy+='|GoldenPresetLong\.MatchesItsGolden/npu_128_hbm3__resnet50 |Verify\.LongThousandRandomCases|Sampled\.LongRandomHierarchies|Sampled\.LongRandomKernels'
+heavy+='|Cli\.ValidationLongTableHoldsItsRows'  # validation/run.sh, every study: 14 s in Release
 ctest --test-dir "$B" -j "${JOBS:-2}" --output-on-failure -E "$heavy" "$@" || status=1
 tools/cli_smoke.sh "$B/cstsim" || status=1
 if compgen -G "$logs/*" > /dev/null; then
