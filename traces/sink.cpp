@@ -339,6 +339,7 @@ void TraceSink::count_spans(int64_t from, int64_t to, std::initializer_list<Rate
   while (from < to) {
     const int64_t window_start = from - from % opt_.window;
     int64_t piece_end = std::min(to, window_start + opt_.window);
+    // Cut at the next layer start inside the piece.
     auto next = std::upper_bound(layers_.begin(), layers_.end(), from,
                                  [](int64_t c, const LayerSpan& l) { return c < l.start; });
     if (next != layers_.end()) piece_end = std::min(piece_end, next->start);

@@ -888,4 +888,31 @@ TEST_F(MemoryPhysics, RawRowsFollowTheOutputSizeAndAreTakenOnlyWhenSmaller) {
   EXPECT_EQ(s["layers"][0]["conv"]["lowering"], "im2col rows from HBM");
 }
 
+// channel.tile_layout: padded stores every weight tile as a whole array-sized block and moves it
+// whole. On TPU v1 (256 x 256, 34 GB/s), LSTM1's 600 x 600 weights are 9 tiles: padded they move
+// 9 x 64 KiB where packed moves the 360,000 B of the matrix, and the layer, bound by the channel,
+// takes longer by about that ratio with the stall on the channel's bandwidth. A matrix of whole
+// tiles moves the same bytes either way.
+TEST_F(MemoryPhysics, PaddedTilesMoveWholeBlocksAndTheChannelBindsOnThem) {
+  auto run_tpu = [&](const std::string& workload, const std::string& layout) {
+    const fs::path out = dir_ / ("tpu-" + layout);
+    const Result r = cstsim("run -q --no-trace --arch " + src("configs/arch/tpu-v1-ddr3.yaml") + " --workload " +
+                            workload + " --set channel.tile_layout=" + layout + " --out " + out.string());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(out / "summary.json"));
+  };
+  const std::string lstm = gemm(96, 600, 600);
+  const auto packed = run_tpu(lstm, "packed"), padded = run_tpu(lstm, "padded");
+  EXPECT_EQ(packed["layers"][0]["dram_bytes"], 600 * 600);
+  EXPECT_EQ(padded["layers"][0]["dram_bytes"], 9 * 256 * 256);
+  EXPECT_EQ(padded["arch"]["channel"]["tile_layout"], "padded");
+  const double bytes_ratio = double(9 * 256 * 256) / (600.0 * 600.0);
+  const double cycles_ratio = padded["total"]["cycles"].get<double>() / packed["total"]["cycles"].get<double>();
+  EXPECT_NEAR(cycles_ratio, bytes_ratio, 0.05 * bytes_ratio);
+  const auto& stalls = padded["layers"][0]["stalls"];
+  EXPECT_GT(stalls["memory_bandwidth"].get<double>(), 0.8 * padded["layers"][0]["stall_cycles"].get<double>()) << stalls;
+  const std::string whole = gemm(96, 512, 512);
+  EXPECT_EQ(run_tpu(whole, "packed")["total"]["cycles"], run_tpu(whole, "padded")["total"]["cycles"]);
+}
+
 }  // namespace
