@@ -17,6 +17,7 @@
 #include "plan/dma_program.h"
 #include "plan/fold_plan.h"
 #include "plan/program.h"
+#include "plan/rocc_plan.h"
 #include "plan/rs_plan.h"
 
 namespace cstsim {
@@ -115,6 +116,8 @@ struct LayerPlan {
   // dataflow: rs: the layer as a convolution (a GEMM as a 1 x 1 one) in processing passes; the
   // cluster then makes one pass plan for the whole layer, its repeats included.
   std::shared_ptr<const RsLayerPlan> rs;
+  // controller: rocc: the layer as the host hands it to a Gemmini-style controller.
+  std::shared_ptr<const RoccLayerPlan> rocc;
   std::optional<ScaleSimMemory> scalesim;  // fold_pipeline: scalesim
   // memory: hierarchy: the HBM bytes the layer's DMA programs move, over every
   // cluster and pass (what the run's memory.hbm_bytes_read / _written count).

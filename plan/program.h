@@ -26,6 +26,11 @@ struct GemmLayerStep {
 struct RsLayerStep {
   static constexpr const char* kKind = "rs";
 };
+// A layer run as a Gemmini-style command stream (controller: rocc): Plan::layers[layer], its
+// LayerPlan::rocc.
+struct RoccLayerStep {
+  static constexpr const char* kKind = "rocc";
+};
 // A kernel of fused element-wise and reducing ops on the vector unit.
 struct VectorKernelStep {
   static constexpr const char* kKind = "vector";
@@ -49,7 +54,7 @@ struct ExtensionStep {
 };
 
 struct Step {
-  using Kind = std::variant<GemmLayerStep, RsLayerStep, VectorKernelStep, FlashKernelStep, CollectiveStep, ExtensionStep>;
+  using Kind = std::variant<GemmLayerStep, RsLayerStep, RoccLayerStep, VectorKernelStep, FlashKernelStep, CollectiveStep, ExtensionStep>;
   int id = 0;                // its index in the program
   std::string name;          // the layer's or the kernel's
   // The steps whose results it reads (ids, ascending, each below its own). The sequencer still runs

@@ -11,13 +11,14 @@ namespace cstsim {
 // only keep them linked into the static library.
 int cstsim_anchor_GemmLayerEngine();  // models/array/layer_engines.cpp
 int cstsim_anchor_RsLayerEngine();    // models/array/layer_engines.cpp
+int cstsim_anchor_RoccLayerEngine();  // models/array/rocc_engine.cpp
 int cstsim_anchor_FlashEngine();      // models/array/flash_engine.cpp
 int cstsim_anchor_VectorEngine();     // models/vector/vector_engine.cpp
 int cstsim_anchor_CollectiveEngine(); // models/interconnect/collective_engine.cpp
 
 namespace {
 Registry<IStepEngine>& step_engines() {
-  static const int linked = cstsim_anchor_GemmLayerEngine() + cstsim_anchor_RsLayerEngine() +
+  static const int linked = cstsim_anchor_GemmLayerEngine() + cstsim_anchor_RsLayerEngine() + cstsim_anchor_RoccLayerEngine() +
                             cstsim_anchor_FlashEngine() + cstsim_anchor_VectorEngine() +
                             cstsim_anchor_CollectiveEngine();
   (void)linked;

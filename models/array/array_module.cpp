@@ -39,6 +39,17 @@ ArrayModule::ArrayModule(sc_core::sc_module_name name, ArrayParams params, const
         widths.push_back({int(i), first.a_word_bits, first.b_word_bits});
     }
     trace_ids_ = declare_array_trace(*sink_, a.array, params_.trace_name, widths);
+    if (std::any_of(plan_.layers.begin(), plan_.layers.end(), [](const LayerPlan& l) { return bool(l.rocc); })) {
+      trace_ids_.rocc_read_ifmap = sink_->declare_action("hbm.read.ifmap", "byte");
+      trace_ids_.rocc_read_filter = sink_->declare_action("hbm.read.filter", "byte");
+      trace_ids_.rocc_read_bias = sink_->declare_action("hbm.read.bias", "byte");
+      trace_ids_.rocc_write_ofmap = sink_->declare_action("hbm.write.ofmap", "byte");
+      trace_ids_.rocc_spad_write = sink_->declare_action("sram.write.dma", "byte");
+      trace_ids_.rocc_spad_read = sink_->declare_action("sram.read.dma", "byte");
+      // A compute of fewer rows than the mesh's is padded with zero rows the PEs multiply.
+      if (!trace_ids_.padding_macs)
+        trace_ids_.padding_macs = sink_->declare_action("mac." + a.array.precision.operand_name() + ".padding", "MAC");
+    }
     // The memory side's modules declare their own (models/accelerator/memory_modules.h).
   }
   // SystemC time only orders the processes; cycles are counted as integers.

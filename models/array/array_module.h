@@ -77,6 +77,7 @@ class ArrayModule : public sc_core::sc_module {
   const Plan& plan() const { return plan_; }
   trace::TraceSink* sink() const { return sink_; }
   const RsTraceIds& rs_trace_ids() const { return rs_trace_ids_; }  // dataflow: rs
+  const ArrayTraceIds& trace_ids() const { return trace_ids_; }
   sc_core::sc_time period() const { return period_; }
 
  private:

@@ -50,6 +50,10 @@ struct ArrayTraceIds {
   trace::ActionId psum_hops = 0;         // link.pe.psum, bytes
   trace::ActionId stationary_writes = 0; // reg.write.stationary, bytes
   trace::ActionId stationary_hops = 0;   // link.pe.stationary, bytes
+  // controller: rocc (models/array/rocc_engine.cpp): what its DMA moves, counted when each mvin
+  // or mvout completes; declared only when a layer runs that way.
+  trace::ActionId rocc_read_ifmap = 0, rocc_read_filter = 0, rocc_read_bias = 0, rocc_write_ofmap = 0;
+  trace::ActionId rocc_spad_write = 0, rocc_spad_read = 0;
 };
 
 // What the array's trace resources are sized by.

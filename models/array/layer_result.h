@@ -10,6 +10,7 @@
 
 #include "models/accelerator/accelerator_spec.h"
 #include "models/array/array_stats.h"
+#include "models/array/rocc_controller.h"
 #include "models/array/rs_trace.h"
 #include "models/memory/hierarchy_source.h"
 #include "models/array/sampled_source.h"
@@ -69,6 +70,8 @@ struct ArrayLayerResult {
   std::optional<SampleReport> sampling;
   bool has_rs = false;      // dataflow: rs
   RsLayerReport rs;
+  bool has_rocc = false;    // controller: rocc
+  RoccTiming rocc;
   ArrayLayerStats stats;
   LayerVerification verify;
 };

@@ -2,13 +2,10 @@
 
 #include <algorithm>
 
+#include "core/arith.h"
 #include "models/array/rs_memory.h"
 
 namespace cstsim {
-
-namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-}  // namespace
 
 RsLayerTiming compute_rs_timing(const RsLayerPlan& plan, int64_t start, RsMemory* memory,
                                 std::vector<RsStepTiming>* steps) {

@@ -283,6 +283,17 @@ ArchSpec build(const ArchFields& fields) {
         fail(*f, "row stationary lays out its own DRAM blocks (models/array/rs_memory.h): no stationary tiles to pad");
     }
     if (s.fold_pipeline != FoldPipeline::Overlapped) fail(m, "channel memory needs fold_pipeline: overlapped");
+    if (const ArchField* f = find("controller")) {
+      s.rocc.on = choice_of(*f, "controller") == "rocc";
+      if (s.rocc.on && s.dataflow != Dataflow::WS) fail(*f, "rocc runs weight stationary only (Gemmini's WS loops)");
+      if (s.rocc.on && s.rows != s.cols) fail(*f, "rocc needs a square array (Gemmini's dim x dim mesh)");
+    }
+    for (const char* key : {"rocc.rob_entries", "rocc.max_in_flight", "rocc.request_bytes", "rocc.compute_rows"})
+      if (const ArchField* f = find(key); f && !s.rocc.on) fail(*f, "the rocc.* keys need controller: rocc");
+    if (const ArchField* f = find("rocc.rob_entries")) s.rocc.rob_entries = int_of(*f, "rocc.rob_entries");
+    if (const ArchField* f = find("rocc.max_in_flight")) s.rocc.max_in_flight = int_of(*f, "rocc.max_in_flight");
+    if (const ArchField* f = find("rocc.request_bytes")) s.rocc.request_bytes = int_of(*f, "rocc.request_bytes");
+    if (const ArchField* f = find("rocc.compute_rows")) s.rocc.padded_compute = choice_of(*f, "rocc.compute_rows") == "padded";
   }
   auto file_path = [&](const ArchField& p) {
     std::filesystem::path path = p.text;
@@ -595,7 +606,12 @@ std::string canonical_text(const ArchSpec& s) {
                : std::string()),
       s.memory == MemoryMode::Channel ? fmt::format("channel.bandwidth_gbps={}\nchannel.latency_ns={}\nchannel.fifo_tiles={}\n{}",
                                           s.channel.bandwidth_bytes_per_s / 1e9, s.channel.latency_s * 1e9,
-                                          s.channel.fifo_tiles, s.channel.padded_tiles ? "channel.tile_layout=padded\n" : "")
+                                          s.channel.fifo_tiles, std::string(s.channel.padded_tiles ? "channel.tile_layout=padded\n" : "") +
+                                              (s.rocc.on ? fmt::format("controller=rocc\nrocc.rob_entries={}\nrocc.max_in_flight={}\n"
+                                                                       "rocc.request_bytes={}\nrocc.compute_rows={}\n",
+                                                                       s.rocc.rob_entries, s.rocc.max_in_flight, s.rocc.request_bytes,
+                                                                       s.rocc.padded_compute ? "padded" : "exact")
+                                                         : std::string()))
                             : std::string()) +
          (has_hbm(s.memory)
               ? fmt::format("hbm.spec={}\nhbm.fifo_tiles={}\nhbm.max_outstanding={}\nhbm.request_bytes={}\n{}",

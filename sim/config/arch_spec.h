@@ -90,6 +90,16 @@ struct ArchSpec {
     int read_latency = int(arch_default::integer("scratchpad.read_latency"));    // cycles
     int write_latency = int(arch_default::integer("scratchpad.write_latency"));  // cycles
   } scratchpad;
+  // controller: rocc: every layer runs as a Gemmini-style command stream (plan/rocc_plan.h,
+  // models/array/rocc_controller.h) through the channel (its bandwidth the DMA bus, its latency
+  // every request's).
+  struct Rocc {
+    bool on = arch_default::choice("controller") == "rocc";
+    int64_t rob_entries = arch_default::integer("rocc.rob_entries");
+    int64_t max_in_flight = arch_default::integer("rocc.max_in_flight");
+    int64_t request_bytes = arch_default::integer("rocc.request_bytes");
+    bool padded_compute = arch_default::choice("rocc.compute_rows") == "padded";
+  } rocc;
   struct Rs {                          // rs.*: dataflow: rs (plan/rs_plan.h)
     int64_t filter_spad = arch_default::integer("rs.filter_spad");  // words per PE
     int64_t ifmap_spad = arch_default::integer("rs.ifmap_spad");

@@ -14,6 +14,7 @@
 #include "sim/mapper/pipeline.h"
 #include "sim/mapper/program_order.h"
 #include "sim/mapper/prefetch.h"
+#include "sim/mapper/rocc_map.h"
 #include "sim/mapper/rs_map.h"
 
 namespace cstsim {
@@ -406,6 +407,7 @@ Plan make_plan(const ArchSpec& a, const Workload& w) {
       lp.rs = map_rs_layer(la, w, i);
       for (ClusterLayerPlan& c : lp.clusters) c.passes.resize(1);
     }
+    if (a.rocc.on) plan.layers.back().rocc = std::make_shared<const RoccLayerPlan>(map_rocc_layer(la, w.layers[i]));
     if (a.memory != MemoryMode::Hierarchy) continue;
     LayerPlan& lp = plan.layers.back();
     lp.input_from = input_producer(w, i);

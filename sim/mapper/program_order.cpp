@@ -135,6 +135,8 @@ std::vector<Step> layer_steps(const std::vector<LayerPlan>& layers) {
     s.layer = int(i);
     if (layers[i].rs)
       s.what = RsLayerStep{};
+    else if (layers[i].rocc)
+      s.what = RoccLayerStep{};
     else
       s.what = GemmLayerStep{};
     out.push_back(std::move(s));

@@ -399,6 +399,28 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
     if (L.plan.k_chunks > 1) l["folds"]["k_chunks"] = L.plan.k_chunks;  // OS: a tile's K cut into chunks
     l["sram"] = sram_json(L.stats, a.fold_pipeline);
     if (L.has_rs) l["rs"] = rs_json(L.rs, a.clock_hz);
+    if (L.has_rocc) {  // controller: rocc: the command stream (models/array/rocc_controller.h)
+      const RoccTiming& t = L.rocc;
+      l["rocc"] = {{"loops", t.loops},
+                   {"commands", t.commands},
+                   {"mesh_cycles", t.mesh_cycles},
+                   {"rows_streamed", t.rows_streamed},
+                   {"dma_bytes_read", t.bytes_read},
+                   {"dma_bytes_written", t.bytes_written},
+                   {"dma_read_requests", t.read_requests},
+                   {"dma_write_requests", t.write_requests},
+                   {"rob_full_cycles", t.rob_full_cycles}};
+      if (r.plan && i < r.plan->layers.size() && r.plan->layers[i].rocc) {
+        const RoccLayerPlan& p = *r.plan->layers[i].rocc;
+        if (p.loop == RoccLayerPlan::Loop::Conv)
+          l["rocc"]["tile"] = {{"loop", "conv"}, {"batches", p.tile.batches}, {"orows", p.tile.porows},
+                               {"ocols", p.tile.pocols}, {"ochs", p.tile.pochs}, {"krows", p.tile.krows},
+                               {"kcols", p.tile.kcols}, {"kchs", p.tile.kchs}};
+        else
+          l["rocc"]["tile"] = {{"loop", "matmul"}, {"I", p.I}, {"J", p.J}, {"K", p.K}, {"tile_i_blocks", p.tile_i},
+                               {"tile_j_blocks", p.tile_j}, {"tile_k_blocks", p.tile_k}};
+      }
+    }
     if (src.conv) {
       const ConvShape& c = *src.conv;
       l["conv"] = {{"ifmap_h", c.ifmap_h}, {"ifmap_w", c.ifmap_w}, {"filter_h", c.filter_h},

@@ -609,6 +609,8 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
   const std::string channel = dir.write("c.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: channel\n"
                                                   "channel: {bandwidth_gbps: 10}\n");
   const std::string rs = dir.write("r.yaml", "array: {rows: 4, cols: 4}\ndataflow: rs\n");
+  const std::string rocc = dir.write("g.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nmemory: channel\n"
+                                               "channel: {bandwidth_gbps: 10}\ncontroller: rocc\n");
   const std::string chips = dir.write("x.yaml", "array: {rows: 4, cols: 4}\ndataflow: ws\nchips: 4\ninterconnect: {link: " +
                                                     std::string(CSTSIM_SOURCE_DIR) + "/configs/interconnect/nvlink4-h100.yaml"
                                                     ", topology: torus2d, torus_x: 2}\n");
@@ -617,7 +619,11 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     if (k.type != schema::Type::Integer) continue;
     SCOPED_TRACE(k.name);
     const bool multi = k.name == "chips" || k.name.rfind("interconnect.", 0) == 0 || k.name.rfind("parallel.", 0) == 0;
-    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel : k.name.rfind("rs.", 0) == 0 ? rs : multi ? chips : file;
+    const std::string& arch = k.name.rfind("channel.", 0) == 0 ? channel
+                              : k.name.rfind("rocc.", 0) == 0  ? rocc
+                              : k.name.rfind("rs.", 0) == 0    ? rs
+                              : multi                          ? chips
+                                                               : file;
     const InputError low = error_of([&] { load_arch(arch, {{k.name, std::to_string(k.min - 1)}}); });
     EXPECT_EQ(low.key(), k.name);
     EXPECT_TRUE(contains(low.what(), k.min == 1 ? "must be a positive integer" : "must be a non-negative integer"))
@@ -628,7 +634,7 @@ TEST(ArchSchema, RangesAreTheOnesTheReaderEnforces) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 43);
+  EXPECT_EQ(checked, 46);
   EXPECT_EQ(arch_keys(), arch_schema().names());
   // Every key is documented in configs/README.md.
   std::ifstream in(std::string(CSTSIM_SOURCE_DIR) + "/configs/README.md");
@@ -675,7 +681,7 @@ TEST(ArchSchema, NumberFloorsAndMemoryModesAreTheReadersRules) {
     ++restricted;
   }
   EXPECT_EQ(floors, 5);       // channel.bandwidth_gbps > 0, channel.latency_ns >= 0, vector.*_per_lane > 0
-  EXPECT_EQ(restricted, 21);  // channel.*, hbm.*, noc.*, scratchpad.*, overlap
+  EXPECT_EQ(restricted, 26);  // channel.*, controller, rocc.*, hbm.*, noc.*, scratchpad.*, overlap
   EXPECT_EQ(schema::applicability(*arch_schema().find("hbm.spec"), "ideal"), "applies only with memory: hbm or hierarchy");
   // The clock's rule: whole Hz from 1 MHz to 100 GHz.
   const InputError slow = error_of([&] { load_arch(arch_with("ideal"), {{"clock_hz", "5"}}); });

@@ -209,20 +209,22 @@ class Net:
         return y, (hw + 2 * (k // 2) - k) // stride + 1, out_c
 
 
-def classify(g, x, hw, features):
+def classify(g, x, hw, features, batch=1):
     """Global average pool and a 1000-way classifier, as both CNNs end."""
     x = g.op("avgpool", "avgpool", [x], "pooled", kernel=hw)
-    x = g.op("flatten", "reshape", [x], "features", shape=[1, features])
+    x = g.op("flatten", "reshape", [x], "features", shape=[batch, features])
     g.op("fc", "matmul", [x, g.tensor("fc_w", [features, 1000], "int8", "weight")], "logits")
 
 
-def resnet50():
-    g = Graph("resnet50-padded", "He et al., Deep Residual Learning, CVPR 2016, Table 1 (50-layer); strides on "
+def resnet50(batch=1):
+    name = "resnet50-padded" if batch == 1 else f"resnet50-padded-b{batch}"
+    g = Graph(name, "He et al., Deep Residual Learning, CVPR 2016, Table 1 (50-layer); strides on "
               "the 3x3 convolutions as in torchvision's ResNet-50 (v1.5), whose reported cost is 4.09 GFLOPs "
               "(multiply-adds) at 224 x 224",
-              ["ResNet-50 at 224 x 224, batch 1, every convolution with its padding (k // 2), int8.",
-               "MACs 4.09 G (convolutions and the classifier). Batch norm is folded into the convolutions."])
-    img = g.tensor("image", [1, 224, 224, 3], "int8", "activation")
+              [f"ResNet-50 at 224 x 224, batch {batch}, every convolution with its padding (k // 2), int8.",
+               f"MACs 4.09 G{' an image' if batch > 1 else ''} (convolutions and the classifier). Batch norm is folded "
+               "into the convolutions."])
+    img = g.tensor("image", [batch, 224, 224, 3], "int8", "activation")
     net = Net(g, img, 224, 3)
     x, hw, c = net.conv(64, 7, 2, name="conv1")
     x = g.op("maxpool", "maxpool", [x], "pool1", kernel=3, stride=2, padding=1)
@@ -240,7 +242,7 @@ def resnet50():
                 sc = x
             x = g.op(f"{p}_add", "add", [y, sc], f"{p}_out")
             hw, c = h2, width * 4
-    classify(g, x, hw, 2048)
+    classify(g, x, hw, 2048, batch)
     g.write()
 
 
@@ -286,4 +288,5 @@ if __name__ == "__main__":
     gpt2_small()
     vit_b16()
     resnet50()
+    resnet50(4)  # Gemmini's ResNet-50 run (validation/gemmini)
     mobilenet_v2()
