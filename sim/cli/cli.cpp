@@ -267,6 +267,14 @@ std::string simulated_plan_table(const std::vector<nlohmann::ordered_json>& laye
                          j["bytes_read"].dump(), j["bytes_written"].dump(), "");
       continue;
     }
+    if (j.contains("rocc")) {  // controller: rocc: the loops (tiles) the host hands the accelerator
+      out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
+                         j["name"].get<std::string>(), w, j["M"].get<int64_t>(), j["N"].get<int64_t>(),
+                         j["K"].get<int64_t>(), "rocc", fmt::format("{} {}", j["rocc"]["tiles"].get<int64_t>(),
+                                                                    j["rocc"]["loop"].get<std::string>()),
+                         "tiles", 1, "-", "-", "-");
+      continue;
+    }
     if (j.contains("rs")) {  // row stationary: its passes, and the strip width x strips of its sets
       const auto& m = j["rs"]["mapping"];
       out += fmt::format("{:<{}} {:>7} {:>7} {:>7} {:>4} {:>8} {:>9} {:>6} {:>13} {:>13} {:>8}\n",
@@ -350,6 +358,23 @@ int plan_command(const std::vector<std::string>& args) {
       if (step.layer >= 0) {
         const size_t i = size_t(step.layer);
         entry = simulated_plan(arch, plan, plan.layers[i]);
+        if (const auto& r = plan.layers[i].rocc) {  // controller: rocc: the tile the host's library picks
+          auto tiles = [](int64_t whole, int64_t part) { return (whole + part - 1) / part; };
+          const int64_t dim = r->params.dim;
+          if (r->loop == RoccLayerPlan::Loop::Conv) {
+            const RoccConvTile& t = r->tile;
+            entry["rocc"] = {{"loop", "conv"}, {"batches", t.batches}, {"orows", t.porows}, {"ocols", t.pocols},
+                             {"ochs", t.pochs}, {"krows", t.krows}, {"kcols", t.kcols}, {"kchs", t.kchs},
+                             {"tiles", tiles(r->batch, t.batches) * tiles(r->out_rows, t.porows) *
+                                           tiles(r->out_cols, t.pocols) * tiles(r->out_chs, t.pochs) *
+                                           tiles(r->krows, t.krows) * tiles(r->kcols, t.kcols) * tiles(r->in_chs, t.kchs)}};
+          } else {
+            entry["rocc"] = {{"loop", "matmul"}, {"tile_i_blocks", r->tile_i}, {"tile_j_blocks", r->tile_j},
+                             {"tile_k_blocks", r->tile_k},
+                             {"tiles", r->repeats * tiles(r->I, r->tile_i * dim) * tiles(r->J, r->tile_j * dim) *
+                                           tiles(r->K, r->tile_k * dim)}};
+          }
+        }
         if (arch.chips > 1) entry["split"] = w.layer_splits[i];
         if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));
       } else if (const CollectiveStep* c = step.as<CollectiveStep>()) {

@@ -96,6 +96,11 @@ void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vect
   if (o.verify)
     for (size_t d = 0; d < distinct; ++d) check_reference_limits(arch, shares[d]);
   check_structural(arch, o);
+  if ((o.verify || o.fault_cycle >= 0) && arch.rocc.on)
+    throw InputError(o.arch_path, 0, "controller",
+                     std::string(o.verify ? "--verify" : "--inject-fault") +
+                         " runs layers on the register-level array; controller: rocc times its command stream only "
+                         "(its computes are the fold pipeline's WS blocks: verify those without the controller)");
   if (o.fault_cycle >= 0 && arch.dataflow == Dataflow::RS)
     throw InputError("--inject-fault", 0, "", "the row-stationary grid takes no injected fault yet (its checker is "
                                               "tested by corrupting a weight, tests/unit/test_rs_equivalence.cpp)");
