@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TPU v1 (Jouppi et al., "In-Datacenter Performance Analysis of a Tensor Processing Unit",
 # ISCA 2017) against the tpu-v1-ddr3 preset: the paper's LSTM1 tiling example on its 256 x 256
-# unit and on a 512 x 512 one, the memory-bound apps against their measured rates, the
+# unit and on a 512 x 512 one, the memory-bound apps (MLP0, MLP1, LSTM0, LSTM1) against their measured rates, the
 # compute-bound CNN0 stand-in, and power at full load. Writes results.csv; README.md says
 # what each row is and which one (if any) was used to set a parameter.
 #
@@ -30,6 +30,18 @@ layers:
   - {name: fc3, M: 168, N: 1120, K: 1120}
   - {name: fc4, M: 168, N: 1120, K: 1120}
 YAML
+# LSTM0 and LSTM1 stand-ins: their FC layers only (Table 1: 24 FC, 52 M weights, batch 64; 37 FC,
+# 34 M weights, batch 96), every layer square with the app's mean weights; their vector ops
+# (34 and 19) are not run. The widths are assumed.
+lstm() {  # name, layers, width, batch
+  { echo "name: $1"
+    echo "source: \"Jouppi et al., ISCA 2017, Table 1 ($1: $2 FC, batch $4); widths assumed $3\""
+    echo "layers:"
+    for ((i = 1; i <= $2; ++i)); do echo "  - {name: fc$i, M: $4, N: $3, K: $3}"; done
+  } >"$OUT/$1.yaml"
+}
+lstm lstm0 24 1472 64
+lstm lstm1 37 959 96
 run() { "$BIN" run -q "$@" 2>>"$OUT/runs.log"; }
 run --no-trace --arch "$ARCH" --workload "$OUT/lstm1-600.yaml" --out "$OUT/tile-256"
 # The 512 x 512 unit of the paper's example: four times the PEs, weight tiles of 256 KiB.
@@ -37,6 +49,8 @@ run --no-trace --arch "$ARCH" --set array.rows=512 --set array.cols=512 --set sr
   --workload "$OUT/lstm1-600.yaml" --out "$OUT/tile-512"
 run --no-trace --arch "$ARCH" --workload configs/workloads/mlp-tpu.yaml --out "$OUT/mlp0"
 run --no-trace --arch "$ARCH" --workload "$OUT/mlp1.yaml" --out "$OUT/mlp1"
+run --no-trace --arch "$ARCH" --workload "$OUT/lstm0.yaml" --out "$OUT/lstm0"
+run --no-trace --arch "$ARCH" --workload "$OUT/lstm1.yaml" --out "$OUT/lstm1"
 run --arch "$ARCH" --workload configs/workloads/cnn-large-conv.csv --out "$OUT/cnn0"
 
 python3 - "$OUT" <<'PY'
@@ -53,6 +67,8 @@ r.row("LSTM1 600x600 tiling example, 256x256 unit (9 tiles)", 18, "us", summary(
 r.row("LSTM1 600x600 tiling example, 512x512 unit (4 tiles)", 32, "us", summary("tile-512")["total"]["time_s"] * 1e6, "prediction")
 r.row("MLP0 (5 FC, batch 200; widths assumed)", 12.3, "TOPS", tops("mlp0"), "prediction")
 r.row("MLP1 (4 FC, batch 168; widths assumed)", 9.7, "TOPS", tops("mlp1"), "prediction")
+r.row("LSTM0 (24 FC, batch 64; widths assumed, vector ops not run)", 3.7, "TOPS", tops("lstm0"), "prediction")
+r.row("LSTM1 (37 FC, batch 96; widths assumed, vector ops not run)", 2.8, "TOPS", tops("lstm1"), "prediction")
 r.row("CNN0 stand-in (one 3x3x256 convolution)", 86.0, "TOPS", tops("cnn0"), "prediction")
 watts = chip_joules(f"{out}/cnn0") / summary("cnn0")["total"]["time_s"]  # the die's: DRAM is off it
 r.row("power at full load (CNN0 stand-in), per die", 40, "W", watts, "calibration (k of tpu-v1-28nm.yaml)")
