@@ -153,3 +153,37 @@ TEST(Rocc, ALargeMatmulWithFreeMemoryRunsNearTheMeshsRate) {
 }
 
 }  // namespace
+
+namespace {
+
+// Random layers, small and odd: every MAC computed once, every output written once, the busy and
+// idle cycles adding up (checked inside), and the run never stuck.
+TEST(Rocc, RandomLayersConserveMacsAndOutputs) {
+  uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  auto next = [&](int64_t lo, int64_t hi) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    return lo + int64_t(seed % uint64_t(hi - lo + 1));
+  };
+  for (int n = 0; n < 60; ++n) {
+    RoccLayerPlan p;
+    if (n % 2) {
+      p = matmul(next(1, 300), next(1, 300), next(1, 300), next(0, 50));
+      p.repeats = next(1, 3);
+    } else {
+      const int64_t k = next(1, 5), stride = next(1, 3);
+      p = conv(next(1, 3), next(k, 20), next(1, 40), next(1, 40), k, stride, next(0, 50));
+    }
+    p.params.rob_entries = next(1, 32);
+    p.params.max_in_flight = next(1, 20);
+    p.params.padded_compute = next(0, 1) == 1;
+    SCOPED_TRACE(n);
+    const RoccTiming t = time_rocc_layer(p);
+    EXPECT_EQ(t.macs, p.macs());
+    const int64_t outputs = p.loop == RoccLayerPlan::Loop::Conv ? p.batch * p.out_rows * p.out_cols * p.out_chs
+                                                                : p.repeats * p.I * p.J;
+    EXPECT_EQ(t.bytes_written, outputs);
+    EXPECT_GE(t.cycles, t.mesh_cycles);
+  }
+}
+
+}  // namespace
