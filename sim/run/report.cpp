@@ -575,8 +575,10 @@ std::string layers_csv(const RunReport& r, const std::vector<double>* layer_ener
 std::string human_table(const RunReport& r) {
   const ArchSpec& a = *r.arch;
   const std::string typed = a.precision.label();
-  std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} pipeline | {} mode | {}\n", CSTSIM_VERSION,
-                                a.name, a.rows, a.cols, to_string(a.dataflow), typed, to_string(a.fold_pipeline),
+  std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} | {} mode | {}\n", CSTSIM_VERSION, a.name, a.rows,
+                                a.cols, to_string(a.dataflow), typed,
+                                a.rocc.on ? std::string("rocc command stream (folds: computes)")
+                                          : to_string(a.fold_pipeline) + " pipeline",
                                 r.mode, r.workload->name);
   // The name column is as wide as the longest name: names are often alike until their end.
   size_t w = 16;
