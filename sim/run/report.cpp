@@ -578,7 +578,7 @@ std::string human_table(const RunReport& r) {
   std::string out = fmt::format("cstsim {} | {} {}x{} {} {} | {} | {} mode | {}\n", CSTSIM_VERSION, a.name, a.rows,
                                 a.cols, to_string(a.dataflow), typed,
                                 a.rocc.on ? std::string("rocc command stream (folds: computes)")
-                                          : to_string(a.fold_pipeline) + " pipeline",
+                                          : std::string(to_string(a.fold_pipeline)) + " pipeline",
                                 r.mode, r.workload->name);
   // The name column is as wide as the longest name: names are often alike until their end.
   size_t w = 16;

@@ -260,9 +260,10 @@ struct ChipTotals {
 
 ChipTotals simulate(const RunInputs& in, Machine& m, const std::string& mode) {
   const ArchSpec& arch = in.arch;
-  spdlog::info("arch {} ({}x{} {}, {} pipeline), workload {} ({} layers), {} mode", arch.name, arch.rows, arch.cols,
-               to_string(arch.dataflow), to_string(arch.fold_pipeline), in.workload().name,
-               in.workload().layers.size(), mode);
+  spdlog::info("arch {} ({}x{} {}, {}), workload {} ({} layers), {} mode", arch.name, arch.rows, arch.cols,
+               to_string(arch.dataflow),
+               arch.rocc.on ? std::string("rocc command stream") : std::string(to_string(arch.fold_pipeline)) + " pipeline",
+               in.workload().name, in.workload().layers.size(), mode);
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   ProcessErrors::rethrow_if_any();  // an input or output error met inside a process, as thrown
