@@ -11,7 +11,7 @@ namespace cstsim {
 // src/main/scala/gemmini/Configs.scala, the configuration of its pull request #69).
 struct RoccParams {
   int64_t dim = 16;             // mesh rows = columns: a block is dim x dim
-  int64_t beat_bytes = 16;      // DMA bus: bytes a cycle each way (dma_buswidth 128 bits)
+  double bus_bytes_per_cycle = 16;  // DMA bus, each way (dma_buswidth 128 bits)
   int64_t request_bytes = 64;   // largest DMA request (dma_maxbytes)
   int64_t max_in_flight = 16;   // DMA requests outstanding each way (max_in_flight_reqs)
   int64_t latency = 0;          // cycles from a DMA request to its first beat (the memory behind the bus)
@@ -27,6 +27,10 @@ struct RoccParams {
   // Capacity in rows of dim elements (256 KiB of int8: 16,384; 64 KiB of int32: 1,024). A tile
   // takes at most half of each; the other half holds the next tile.
   int64_t spad_rows = 16384, acc_rows = 1024;
+  // Rows of `dim` elements of `element_bytes` in `kib` KiB.
+  static int64_t rows_of(int64_t kib, int64_t dim, int64_t element_bytes) { return kib * 1024 / (dim * element_bytes); }
+  // Bytes an element of `bits` takes in the scratchpad and on the DMA (narrower ones: a byte).
+  static int64_t element_bytes(int bits) { return bits < 8 ? 1 : bits / 8; }
 };
 
 // A convolution's tile: the sizes LoopConv runs one instance with (tiled_conv_auto).

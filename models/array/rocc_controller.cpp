@@ -1,14 +1,14 @@
 #include "models/array/rocc_controller.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <iterator>
 #include <functional>
 #include <optional>
 #include <queue>
 #include <stdexcept>
 #include <vector>
-
-#include "core/arith.h"
 
 namespace cstsim {
 namespace {
@@ -23,17 +23,8 @@ struct Command {
 };
 using Operand = RoccListener::Operand;
 
-const char* kind_name(Command::Kind k) {
-  switch (k) {
-    case Command::Mvin: return "mvin";
-    case Command::MvinAcc: return "mvin_acc";
-    case Command::Preload: return "preload";
-    case Command::PreloadKeep: return "preload_keep";
-    case Command::Compute: return "compute";
-    case Command::Mvout: return "mvout";
-  }
-  return "?";
-}
+// RoccTiming::commands' names, by Command::Kind.
+constexpr const char* kKindNames[] = {"mvin", "mvin_acc", "preload", "preload_keep", "compute", "mvout"};
 
 // One tile's commands, by the controller that runs them, in issue order.
 struct Loop {
@@ -196,7 +187,8 @@ class DmaWay {
         int64_t& slot = ring_[head_];
         const int64_t issue = std::max({row_time, next_issue_, slot});
         next_issue_ = issue + 1;
-        const int64_t beats = ceil_div(bytes, q_.beat_bytes);
+        // Cycles its data holds the bus (a bus of under a byte a cycle takes several a byte).
+        const int64_t beats = int64_t(std::ceil(double(bytes) / q_.bus_bytes_per_cycle));
         // A read's data comes back after the latency; a write's goes out first and is acked after it.
         const int64_t data = std::max(read ? issue + q_.latency : issue, bus_free_);
         bus_free_ = data + beats;
@@ -225,7 +217,7 @@ class DmaWay {
 
 RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
   const RoccParams& q = plan.params;
-  if (q.dim < 1 || q.beat_bytes < 1 || q.request_bytes < 1 || q.max_in_flight < 1 || q.rob_entries < 1 ||
+  if (q.dim < 1 || !(q.bus_bytes_per_cycle > 0) || q.request_bytes < 1 || q.max_in_flight < 1 || q.rob_entries < 1 ||
       q.mvins_in_flight < 1 || q.latency < 0)
     throw std::logic_error("rocc: controller parameters out of range");
   RoccTiming out;
@@ -271,6 +263,8 @@ RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
   std::vector<int64_t> mvin_slots(size_t(q.mvins_in_flight), 0);
   size_t mvin_head = 0;
   int64_t ex_free = 0, st_free = 0, last_complete = 0;
+  int64_t counts[std::size(kKindNames)] = {};       // commands by kind
+  int64_t waited_for_loads = 0, waited_for_issue = 0;  // the execute controller's idle cycles
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> rob;  // completion cycles
   int64_t now = 0;
 
@@ -322,18 +316,19 @@ RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
       complete = writes.move(start, c.rows, c.row_bytes, false, asked);
       st_free = asked;
       if (listener) listener->moved(complete, c.what, c.rows * c.row_bytes);
-      ++out.commands[kind_name(c.kind)];
+      ++counts[c.kind];
       if (st.at >= L.st.size()) ++st.loop, st.at = 0;
     } else if (ex_ready) {
       Loop& L = *loop_at(ex.loop);
       const Command& c = L.ex[ex.at++];
       const int64_t start = std::max({now, ex_free, L.loads_done});
-      if (start > ex_free) out.idle[L.loads_done > now ? "rocc_dma" : "rocc_issue"] += start - ex_free;
+      if (start > ex_free) (L.loads_done > now ? waited_for_loads : waited_for_issue) += start - ex_free;
       int64_t busy = 0;
       if (c.kind == Command::Compute) {
         busy = q.padded_compute ? q.dim : std::max<int64_t>(c.rows, 4);
         out.rows_streamed += c.rows;
         out.macs += c.rows * c.cols * c.depth;
+        out.mapped_pe_cycles += busy * c.cols * c.depth;
         if (listener) listener->compute(start, busy, c.rows, c.cols, c.depth);
       } else if (c.kind == Command::Preload) {
         if (start > ex_free) busy = q.dim;  // nothing to hide the weights' shift behind: the mesh waits for them
@@ -343,7 +338,7 @@ RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
       out.mesh_cycles += busy;
       complete = ex_free + (c.kind == Command::Compute ? q.mesh_latency : 0);
       L.ex_done = std::max(L.ex_done, complete);
-      ++out.commands[kind_name(c.kind)];
+      ++counts[c.kind];
       if (ex.at >= L.ex.size()) ++ex.loop, ex.at = 0;
     } else {
       Loop& L = *loop_at(ld.loop);
@@ -357,7 +352,7 @@ RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
       mvin_slots[mvin_head] = complete;
       mvin_head = (mvin_head + 1) % mvin_slots.size();
       L.loads_done = std::max(L.loads_done, complete);
-      ++out.commands[kind_name(c.kind)];
+      ++counts[c.kind];
       if (ld.at >= L.ld.size()) ++ld.loop, ld.at = 0;
     }
     rob.push(complete);
@@ -370,7 +365,10 @@ RoccTiming time_rocc_layer(const RoccLayerPlan& plan, RoccListener* listener) {
     }
   }
   out.cycles = std::max<int64_t>(last_complete, 1);
-  out.idle["rocc_drain"] += std::max<int64_t>(0, out.cycles - ex_free);
+  for (size_t k = 0; k < std::size(kKindNames); ++k)
+    if (counts[k]) out.commands[kKindNames[k]] = counts[k];
+  out.idle = {{"rocc_dma", waited_for_loads}, {"rocc_issue", waited_for_issue},
+              {"rocc_drain", std::max<int64_t>(0, out.cycles - ex_free)}};
   out.bytes_read = reads.bytes;
   out.bytes_written = writes.bytes;
   out.read_requests = reads.requests;

@@ -4,7 +4,7 @@
 // tile (LoopConv, LoopMatmul); the loop unrolls into mvin, preload, compute and mvout commands,
 // one a cycle, into a reorder buffer of rob_entries; three controllers run them in order, each
 // its own: the load controller's DMA reads (requests of at most request_bytes, max_in_flight
-// outstanding, latency cycles each, the bus returning beat_bytes a cycle), the execute
+// outstanding, latency cycles each, the bus moving bus_bytes_per_cycle each way), the execute
 // controller's mesh, the store controller's DMA writes. Two loops are in flight: the next
 // tile's loads overlap this tile's computes, and a tile's loads wait until the tile two before
 // has finished reading the scratchpad half they overwrite. Plain C++: no SystemC.
@@ -25,6 +25,9 @@ struct RoccTiming {
   int64_t mesh_cycles = 0;     // cycles the execute controller spent on preloads and computes
   int64_t rows_streamed = 0;   // A rows the computes fed the mesh (padding rows not counted)
   int64_t macs = 0;            // useful MACs, compute by compute (rows x output channels x reduction rows)
+  // PE-cycles of the computes' mapped PEs (output channels x reduction rows, for the cycles each
+  // compute holds the mesh): the useful MACs plus the zero rows padding short blocks.
+  int64_t mapped_pe_cycles = 0;
   int64_t bytes_read = 0, bytes_written = 0;  // by the DMA
   int64_t read_requests = 0, write_requests = 0;
   // The execute controller's idle cycles before a command, by what held it: "rocc_dma" (its

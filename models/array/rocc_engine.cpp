@@ -1,5 +1,4 @@
 // controller: rocc: a layer as a Gemmini-style command stream (models/array/rocc_controller.h).
-#include <algorithm>
 #include <stdexcept>
 
 #include "core/registry.h"
@@ -28,7 +27,7 @@ class RoccBooking : public RoccListener {
     sink_.count(at, ids_.nominal_macs, rows * cols * depth);
     // The mapped PEs multiply for the whole compute, the zero rows padding a short block included.
     if (busy > rows) sink_.count(at, ids_.padding_macs, (busy - rows) * cols * depth);
-    extend(pes_, at, at + std::max(busy, rows), cols * depth);
+    extend(pes_, at, at + busy, cols * depth);
     extend(rows_in_, at, at + rows, depth);
     extend(out_, at + dim_, at + dim_ + rows, cols);  // results leave after crossing the mesh
     const int64_t ob = ids_.operand_bytes, ab = ids_.accumulator_bytes;

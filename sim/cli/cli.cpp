@@ -28,6 +28,7 @@
 #include "core/text.h"
 #include "sim/ledger/ledger_cli.h"
 #include "sim/config/describe.h"
+#include "sim/mapper/rocc_map.h"
 #include "sim/mapper/mapper.h"
 #include "sim/run/chips.h"
 #include "sim/workload/data_parallel.h"
@@ -359,21 +360,8 @@ int plan_command(const std::vector<std::string>& args) {
         const size_t i = size_t(step.layer);
         entry = simulated_plan(arch, plan, plan.layers[i]);
         if (const auto& r = plan.layers[i].rocc) {  // controller: rocc: the tile the host's library picks
-          auto tiles = [](int64_t whole, int64_t part) { return (whole + part - 1) / part; };
-          const int64_t dim = r->params.dim;
-          if (r->loop == RoccLayerPlan::Loop::Conv) {
-            const RoccConvTile& t = r->tile;
-            entry["rocc"] = {{"loop", "conv"}, {"batches", t.batches}, {"orows", t.porows}, {"ocols", t.pocols},
-                             {"ochs", t.pochs}, {"krows", t.krows}, {"kcols", t.kcols}, {"kchs", t.kchs},
-                             {"tiles", tiles(r->batch, t.batches) * tiles(r->out_rows, t.porows) *
-                                           tiles(r->out_cols, t.pocols) * tiles(r->out_chs, t.pochs) *
-                                           tiles(r->krows, t.krows) * tiles(r->kcols, t.kcols) * tiles(r->in_chs, t.kchs)}};
-          } else {
-            entry["rocc"] = {{"loop", "matmul"}, {"tile_i_blocks", r->tile_i}, {"tile_j_blocks", r->tile_j},
-                             {"tile_k_blocks", r->tile_k},
-                             {"tiles", r->repeats * tiles(r->I, r->tile_i * dim) * tiles(r->J, r->tile_j * dim) *
-                                           tiles(r->K, r->tile_k * dim)}};
-          }
+          entry["rocc"] = rocc_tile_json(*r);
+          entry["rocc"]["tiles"] = rocc_tiles(*r);
         }
         if (arch.chips > 1) entry["split"] = w.layer_splits[i];
         if (explore) tilings.push_back(make_tiling_plan(arch, w.layers[i], w.source));

@@ -12,6 +12,7 @@
 #include "sim/config/arch_schema.h"
 #include "core/clock.h"
 #include "models/dma/clock_base.h"
+#include "plan/rocc_plan.h"
 #include "core/input_error.h"
 #include "sim/config/link_file.h"
 #include "sim/config/scalesim_cfg.h"
@@ -435,6 +436,25 @@ ArchSpec build(const ArchFields& fields) {
     if (s.clusters != 1) fail(d, "row stationary runs on one array (clusters: 1)");
     if (const ArchField* f = find("rs.rlc"); f && s.rs.rlc && s.memory == MemoryMode::Ideal)
       fail(*f, "run-length coding changes only DRAM traffic: it applies with memory: channel or hierarchy");
+  }
+  if (s.rocc.on) {
+    // The smallest tile the host's library makes (sim/mapper/rocc_map.h): a block of A and one of B
+    // in the scratchpad's half, a block of outputs in the accumulator's; the other halves the next tile's.
+    const int64_t dim = s.rows, in = RoccParams::element_bytes(s.precision.word_bits(false)),
+                  acc = s.precision.accumulator_bytes();
+    // The sram key if the file gives it (its line), else the controller's.
+    auto too_small = [&](const char* key, const std::string& what) {
+      const ArchField* f = find(key);
+      fail(f ? *f : *find("controller"), std::string(f ? "controller: " : "") + "rocc needs " + what);
+    };
+    if (RoccParams::rows_of(s.ifmap_sram_kib + s.filter_sram_kib, dim, in) < 4 * dim)
+      too_small("sram.ifmap_kib", fmt::format("a scratchpad (sram.ifmap_kib + sram.filter_kib, now {} KiB) of at least "
+                                              "{} B: two tiles of one {} x {} block of inputs and one of weights",
+                                              s.ifmap_sram_kib + s.filter_sram_kib, 4 * dim * dim * in, dim, dim));
+    if (RoccParams::rows_of(s.ofmap_sram_kib, dim, acc) < 2 * dim)
+      too_small("sram.ofmap_kib", fmt::format("an accumulator (sram.ofmap_kib, now {} KiB) of at least {} B: two {} x {} "
+                                              "blocks of {}-byte sums",
+                                              s.ofmap_sram_kib, 2 * dim * dim * acc, dim, dim, acc));
   }
 
   return s;

@@ -32,7 +32,7 @@ RoccConvTile rocc_conv_tile(const RoccLayerPlan& p) {
       if (i == Ocols && t[Ocols] <= dim && t[Orows] > 1) continue;
       if (t[size_t(i)] > 1 && (pick < 0 || t[size_t(i)] > t[size_t(pick)])) pick = i;
     }
-    if (pick < 0) throw std::invalid_argument("no tile of this convolution fits the scratchpad and accumulator halves");
+    if (pick < 0) throw std::logic_error("rocc: no convolution tile fits (the arch reader checks that the least one does)");
     int64_t& v = t[size_t(pick)];
     if (is_channels(pick))
       v = v > dim && v % dim != 0 ? v / dim * dim : std::max<int64_t>(1, v - dim);
@@ -60,10 +60,15 @@ void rocc_matmul_tile(RoccLayerPlan& p) {
   const int64_t sp = p.params.spad_rows / 2 / dim, acc = p.params.acc_rows / 2 / dim;  // in blocks
   const int64_t nI = ceil_div(p.I, dim), nJ = ceil_div(p.J, dim), nK = ceil_div(p.K, dim);
   auto fits = [&](int64_t i, int64_t j, int64_t k) { return i * k + k * j <= sp && i * j <= acc; };
+  // The library's start (Gemmini's: 5 x 5 output blocks and 51 reduction blocks), smaller while
+  // it does not fit (a scratchpad smaller than Gemmini's).
   const int64_t side = std::max<int64_t>(1, int64_t(std::sqrt(double(acc))));
-  int64_t i = std::min(nI, side), j = std::min(nJ, side);
-  int64_t k = std::min(nK, std::max<int64_t>(1, sp / (i + j)));
-  if (!fits(i, j, k)) throw std::invalid_argument("no tile of this matmul fits the scratchpad and accumulator halves");
+  int64_t i = std::min(nI, side), j = std::min(nJ, side), k = 1;
+  for (;; --(i >= j ? i : j)) {
+    k = std::min(nK, std::max<int64_t>(1, sp / (i + j)));
+    if (fits(i, j, k) || (i == 1 && j == 1)) break;
+  }
+  if (!fits(i, j, k)) throw std::logic_error("rocc: no matmul tile fits (the arch reader checks that the least one does)");
   while (j < nJ && fits(i, j + 1, k)) ++j;
   while (i < nI && fits(i + 1, j, k)) ++i;
   while (k < nK && fits(i, j, k + 1)) ++k;
@@ -74,19 +79,19 @@ RoccLayerPlan map_rocc_layer(const ArchSpec& a, const Layer& l) {
   RoccLayerPlan p;
   RoccParams& q = p.params;
   q.dim = a.rows;
-  q.beat_bytes = std::max<int64_t>(1, int64_t(std::llround(a.channel.bandwidth_bytes_per_s / a.clock_hz)));
+  q.bus_bytes_per_cycle = a.channel.bandwidth_bytes_per_s / a.clock_hz;
   q.latency = int64_t(std::llround(a.channel.latency_s * a.clock_hz));
   q.request_bytes = a.rocc.request_bytes;
   q.max_in_flight = a.rocc.max_in_flight;
   q.rob_entries = a.rocc.rob_entries;
   q.padded_compute = a.rocc.padded_compute;
   q.mesh_latency = 2 * q.dim + 4;
-  q.in_bytes = std::max(1, a.precision.word_bits(false) / 8);
+  q.in_bytes = RoccParams::element_bytes(a.precision.word_bits(false));
   q.acc_bytes = a.precision.accumulator_bytes();
   q.out_bytes = q.in_bytes;
   q.mvin_max_cols = std::max<int64_t>(q.dim, q.request_bytes / q.in_bytes);
-  q.spad_rows = (a.ifmap_sram_kib + a.filter_sram_kib) * 1024 / (q.dim * q.in_bytes);
-  q.acc_rows = a.ofmap_sram_kib * 1024 / (q.dim * q.acc_bytes);
+  q.spad_rows = RoccParams::rows_of(a.ifmap_sram_kib + a.filter_sram_kib, q.dim, q.in_bytes);
+  q.acc_rows = RoccParams::rows_of(a.ofmap_sram_kib, q.dim, q.acc_bytes);
   const bool pointwise = l.conv && l.conv->filter_h == 1 && l.conv->filter_w == 1 && l.conv->stride == 1 &&
                          l.conv->col_stride() == 1;
   // LoopConv's loops: one stride, no dilation, the images sharing one set of filters. Other
@@ -111,6 +116,23 @@ RoccLayerPlan map_rocc_layer(const ArchSpec& a, const Layer& l) {
     rocc_matmul_tile(p);
   }
   return p;
+}
+
+nlohmann::ordered_json rocc_tile_json(const RoccLayerPlan& p) {
+  if (p.loop == RoccLayerPlan::Loop::Conv)
+    return {{"loop", "conv"}, {"batches", p.tile.batches}, {"orows", p.tile.porows}, {"ocols", p.tile.pocols},
+            {"ochs", p.tile.pochs}, {"krows", p.tile.krows}, {"kcols", p.tile.kcols}, {"kchs", p.tile.kchs}};
+  return {{"loop", "matmul"}, {"I", p.I}, {"J", p.J}, {"K", p.K}, {"tile_i_blocks", p.tile_i},
+          {"tile_j_blocks", p.tile_j}, {"tile_k_blocks", p.tile_k}};
+}
+
+int64_t rocc_tiles(const RoccLayerPlan& p) {
+  if (p.loop == RoccLayerPlan::Loop::Conv)
+    return ceil_div(p.batch, p.tile.batches) * ceil_div(p.out_rows, p.tile.porows) * ceil_div(p.out_cols, p.tile.pocols) *
+           ceil_div(p.out_chs, p.tile.pochs) * ceil_div(p.krows, p.tile.krows) * ceil_div(p.kcols, p.tile.kcols) *
+           ceil_div(p.in_chs, p.tile.kchs);
+  const int64_t dim = p.params.dim;
+  return p.repeats * ceil_div(p.I, p.tile_i * dim) * ceil_div(p.J, p.tile_j * dim) * ceil_div(p.K, p.tile_k * dim);
 }
 
 }  // namespace cstsim

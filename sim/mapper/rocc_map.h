@@ -6,6 +6,8 @@
 // accumulator, the other halves holding the next tile.
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/rocc_plan.h"
 
 namespace cstsim {
@@ -19,7 +21,11 @@ RoccConvTile rocc_conv_tile(const RoccLayerPlan& plan);
 void rocc_matmul_tile(RoccLayerPlan& plan);
 // Layer `layer` under controller: rocc: a convolution with 1 x 1 filters and stride 1, or a layer
 // with no convolution, runs as a matmul (the library's tiled_matmul_auto), the rest as
-// convolutions. `rows_of_scratchpad`, `rows_of_accumulator`: capacity in rows of dim elements.
+// convolutions.
 RoccLayerPlan map_rocc_layer(const ArchSpec& arch, const Layer& layer);
+// The tile, as summary.json and `cstsim plan --json` print it.
+nlohmann::ordered_json rocc_tile_json(const RoccLayerPlan& plan);
+// The loops (tiles) the layer runs in: the product of each dimension's tiles.
+int64_t rocc_tiles(const RoccLayerPlan& plan);
 
 }  // namespace cstsim

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "models/hbm/hbm_spec.h"
+#include "sim/mapper/rocc_map.h"
 #include "commit.h"
 #include "version.h"
 
@@ -410,16 +411,8 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
                    {"dma_read_requests", t.read_requests},
                    {"dma_write_requests", t.write_requests},
                    {"rob_full_cycles", t.rob_full_cycles}};
-      if (r.plan && i < r.plan->layers.size() && r.plan->layers[i].rocc) {
-        const RoccLayerPlan& p = *r.plan->layers[i].rocc;
-        if (p.loop == RoccLayerPlan::Loop::Conv)
-          l["rocc"]["tile"] = {{"loop", "conv"}, {"batches", p.tile.batches}, {"orows", p.tile.porows},
-                               {"ocols", p.tile.pocols}, {"ochs", p.tile.pochs}, {"krows", p.tile.krows},
-                               {"kcols", p.tile.kcols}, {"kchs", p.tile.kchs}};
-        else
-          l["rocc"]["tile"] = {{"loop", "matmul"}, {"I", p.I}, {"J", p.J}, {"K", p.K}, {"tile_i_blocks", p.tile_i},
-                               {"tile_j_blocks", p.tile_j}, {"tile_k_blocks", p.tile_k}};
-      }
+      if (r.plan && i < r.plan->layers.size() && r.plan->layers[i].rocc)
+        l["rocc"]["tile"] = rocc_tile_json(*r.plan->layers[i].rocc);
     }
     if (src.conv) {
       const ConvShape& c = *src.conv;

@@ -63,6 +63,16 @@ TEST_F(RoccRun, TheMemorysLatencyIsWhatTheDmaStallsOn) {
   const int64_t drain = sl["stalls"]["rocc_drain"].get<int64_t>() - f["stalls"]["rocc_drain"].get<int64_t>();
   EXPECT_EQ(dma + drain, added);
   EXPECT_GT(dma, drain);
+  // A quarter of the bus at the same latency: the mesh's own work is the same, every added cycle
+  // a wait for loads or the drain.
+  const json narrow = run("--set channel.latency_ns=0 --set channel.bandwidth_gbps=4", "narrow");
+  const json& n = narrow["layers"][0];
+  EXPECT_EQ(n["ideal_cycles"], f["ideal_cycles"]);
+  const int64_t slower = n["cycles"].get<int64_t>() - f["cycles"].get<int64_t>();
+  EXPECT_GT(slower, 0);
+  EXPECT_EQ(n["stalls"]["rocc_dma"].get<int64_t>() + n["stalls"].value("rocc_drain", int64_t(0)) -
+                f["stalls"]["rocc_dma"].get<int64_t>() - f["stalls"].value("rocc_drain", int64_t(0)),
+            slower);
   // More requests in flight hide the latency.
   const json deep = run("--set channel.latency_ns=300 --set rocc.max_in_flight=64", "deep");
   EXPECT_LT(deep["layers"][0]["cycles"].get<int64_t>(), sl["cycles"].get<int64_t>());

@@ -106,6 +106,18 @@ TEST(Rocc, ConvTileFillsHalfTheScratchpadAndAccumulator) {
   }
 }
 
+// The least scratchpad and accumulator the arch reader lets through (4 and 2 blocks' rows) still
+// tile any matmul: the library's 5 x 5 start shrinks to one block of each.
+TEST(Rocc, TheSmallestMemoriesStillTileAMatmul) {
+  RoccLayerPlan p;
+  p.loop = RoccLayerPlan::Loop::Matmul;
+  p.I = p.J = p.K = 200;
+  p.params.spad_rows = 4 * 16, p.params.acc_rows = 2 * 16;
+  rocc_matmul_tile(p);
+  EXPECT_EQ(p.tile_i * p.tile_j * p.tile_k, 1);
+  EXPECT_EQ(time_rocc_layer(p).macs, 200 * 200 * 200);
+}
+
 // The knobs: memory latency and a narrower bus only slow it; a larger reorder buffer and more
 // requests in flight only speed it; computes timed by their own rows are never slower.
 TEST(Rocc, EachKnobMovesTheCyclesTheWayItMust) {
@@ -120,7 +132,7 @@ TEST(Rocc, EachKnobMovesTheCyclesTheWayItMust) {
     last = c;
   }
   RoccLayerPlan narrow = base;
-  narrow.params.beat_bytes = 4;
+  narrow.params.bus_bytes_per_cycle = 4;
   EXPECT_GT(time_rocc_layer(narrow).cycles, c0);
   RoccLayerPlan slow = base;
   slow.params.latency = 200;
@@ -142,7 +154,7 @@ TEST(Rocc, EachKnobMovesTheCyclesTheWayItMust) {
 // its 16 cycles, the loads of the next tile hidden behind them but for the reorder buffer's turn.
 TEST(Rocc, ALargeMatmulWithFreeMemoryRunsNearTheMeshsRate) {
   RoccLayerPlan p = matmul(1024, 1024, 1024);
-  p.params.beat_bytes = 1 << 20;
+  p.params.bus_bytes_per_cycle = 1 << 20;
   const RoccTiming t = time_rocc_layer(p);
   // Computes 16 cycles each; a preload costs its 16 only when the mesh sat idle before it.
   const int64_t preloads_alone = (t.mesh_cycles - t.commands.at("compute") * 16) / 16;

@@ -36,7 +36,8 @@ std::vector<std::string> default_homes(testing_util::TempDir& dir) {
       dir.write("rs-channel.yaml", "array: {rows: 12, cols: 14}\ndataflow: rs\nmemory: channel\n"
                                    "channel: {bandwidth_gbps: 10}\n"),
       dir.write("scalesim.yaml", array + "dataflow: os\nfold_pipeline: scalesim\n"),
-      dir.write("rocc.yaml", array + "dataflow: ws\nmemory: channel\nchannel: {bandwidth_gbps: 16}\ncontroller: rocc\n"),
+      dir.write("rocc.yaml", array + "dataflow: ws\nmemory: channel\nchannel: {bandwidth_gbps: 16}\ncontroller: rocc\n"
+                                 "sram: {ifmap_kib: 64, filter_kib: 64, ofmap_kib: 64}\n"),
       dir.write("stages.yaml", array + "dataflow: ws\nchips: 2\ninterconnect: {link: " + link +
                                    "}\nparallel: {pipeline: 2}\n"),
   };
