@@ -122,9 +122,10 @@ class RoccLayerEngine : public IStepEngine {
     r.dram_bytes = t.bytes_read;
     r.stats.macs = t.macs;
     const int64_t pes = L.rocc->params.dim * L.rocc->params.dim;
-    // Of the PE-cycles the mesh was busy, the share that did a useful MAC.
-    r.stats.mapping_efficiency = t.mesh_cycles > 0 ? double(t.macs) / (double(t.mesh_cycles) * double(pes)) : 0;
-    r.stats.compute_utilization = 1;
+    // Of the mesh's busy PE-cycles, the mapped share; of the mapped PE-cycles, the useful share
+    // (a short block's zero rows are not).
+    r.stats.mapping_efficiency = t.mesh_cycles > 0 ? double(t.mapped_pe_cycles) / (double(t.mesh_cycles) * double(pes)) : 0;
+    r.stats.compute_utilization = t.mapped_pe_cycles > 0 ? double(t.macs) / double(t.mapped_pe_cycles) : 0;
     r.plan.dataflow = Dataflow::WS;
     r.plan.R = r.plan.C = int(L.rocc->params.dim);
     r.plan.M = L.dims.M, r.plan.N = L.dims.N, r.plan.K = r.plan.k_values = L.dims.K;

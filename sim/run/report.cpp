@@ -404,7 +404,6 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
       const RoccTiming& t = L.rocc;
       l["rocc"] = {{"loops", t.loops},
                    {"commands", t.commands},
-                   {"mesh_cycles", t.mesh_cycles},
                    {"rows_streamed", t.rows_streamed},
                    {"dma_bytes_read", t.bytes_read},
                    {"dma_bytes_written", t.bytes_written},
