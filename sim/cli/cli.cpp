@@ -32,6 +32,7 @@
 #include "sim/mapper/mapper.h"
 #include "sim/run/chips.h"
 #include "sim/workload/data_parallel.h"
+#include "sim/workload/graph.h"
 #include "sim/mapper/tiling_plan.h"
 #include "sim/workload/sparsity.h"
 #include "sim/workload/training.h"
@@ -412,16 +413,27 @@ int plan_command(const std::vector<std::string>& args) {
 }
 
 int import_command(const std::vector<std::string>& args) {
-  std::string format, model, out;
+  std::string format, model, out, time_limit, memory_limit;
   std::vector<std::string> dims;
+  OnnxImportOptions options;
   po::options_description desc(
-      "usage: cstsim import onnx MODEL --out FILE [--dim NAME=VALUE ...]\n\n"
+      "usage: cstsim import onnx MODEL --out FILE [--dim NAME=VALUE ...] [--dtype D]\n\n"
       "Writes an ONNX model as an operator-graph workload (configs/README.md, \"Operator graphs\"): its\n"
-      "shapes inferred by ONNX, its initializers as weights, image tensors NHWC. An op with no counterpart\n"
-      "is named (exit 2) and nothing is written.\n\noptions");
+      "shapes inferred by ONNX, the exporter's shape arithmetic folded, decomposed LayerNorm, RMSNorm and\n"
+      "GELU fused, its initializers as weights, image tensors NHWC. An op with no counterpart is named\n"
+      "(exit 2) and nothing is written.\n\noptions");
   desc.add_options()("help,h", "show this help")("out", po::value(&out)->value_name("FILE"), "the workload YAML to write")(
       "dim", po::value(&dims)->value_name("NAME=VALUE")->composing(),
       "a value for a symbolic dimension of the model (repeatable), e.g. --dim batch=1")(
+      "dtype", po::value(&options.dtype)->value_name("D"),
+      "write the model's floating-point tensors as D (int8, fp8, int16, fp16, bf16, fp32, ...)")(
+      "weight-dtype", po::value(&options.weight_dtype)->value_name("D"), "the same for its weights only (over --dtype)")(
+      "activation-dtype", po::value(&options.activation_dtype)->value_name("D"),
+      "the same for its inputs and activations only (over --dtype)")(
+      "time-limit", po::value(&time_limit)->value_name("SECONDS"),
+      "CPU seconds ONNX's shape inference may use on the model (default 120; CPU time, so a busy machine does not use it up)")(
+      "memory-limit", po::value(&memory_limit)->value_name("BYTES"),
+      "address space ONNX's shape inference may use (default 8GiB; 0: no limit)")(
       "force", "replace FILE even if it is not a workload cstsim import wrote (never the model itself)");
   po::options_description hidden;
   hidden.add_options()("format", po::value(&format))("model", po::value(&model));
@@ -443,12 +455,30 @@ int import_command(const std::vector<std::string>& args) {
   if (format != "onnx") throw InputError::usage("import", "", "the format must be onnx (cstsim import onnx MODEL --out FILE)");
   if (model.empty()) throw InputError::usage("import", "", "give the ONNX model (cstsim import onnx MODEL --out FILE)");
   if (out.empty()) throw InputError::usage("import", "", "--out is required");
-  std::map<std::string, int64_t> bound;
+  for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--dtype", options.dtype},
+                                      {"--weight-dtype", options.weight_dtype},
+                                      {"--activation-dtype", options.activation_dtype}})
+    if (vm.count(option + 2) && dtype_bits(value) == 0)
+      throw InputError(option, 0, "", fmt::format("{} is not a dtype (int4, int8, fp8, fp8_e5m2, int16, fp16, bf16, int32, fp32)",
+                                                  text::quoted(value)));
+  if (!time_limit.empty()) {
+    const std::optional<double> t = text::parse_double(time_limit);
+    if (!t || !(*t >= 1) || *t > 86400) throw InputError("--time-limit", 0, "", "must be 1 to 86400 CPU seconds, got " + text::quoted(time_limit));
+    options.cpu_seconds = *t;
+  }
+  if (!memory_limit.empty()) {
+    const QuantityResult q = parse_quantity(memory_limit, "bytes");
+    if (!q.problem.empty() || !(q.value == 0 || q.value >= double(64 << 20)) || q.value > 9e18 || q.value != std::floor(q.value))
+      throw InputError("--memory-limit", 0, "",
+                       "must be 0 (no limit) or at least 64MiB (a number of bytes, or with a unit: 4GiB), got " +
+                           text::quoted(memory_limit));
+    options.memory_bytes = int64_t(q.value);
+  }
   for (const std::string& d : dims) {
     const size_t eq = d.find('=');
     const auto value = eq == std::string::npos ? std::nullopt : text::parse_int(d.substr(eq + 1));
     if (!value || *value < 1 || eq == 0) throw InputError("--dim", 0, d, "expected NAME=VALUE with a positive integer");
-    bound[d.substr(0, eq)] = *value;
+    options.dims[d.substr(0, eq)] = *value;
   }
   // Before anything is read or written: never the model, nor a file import did not write (without --force).
   const fs::path out_path = out;
@@ -459,7 +489,7 @@ int import_command(const std::vector<std::string>& args) {
   io::check_replaceable(out_path, "--out", vm.count("force") > 0,
                         [](std::string_view head) { return head.rfind("# imported by cstsim import onnx ", 0) == 0; },
                         "a workload written by cstsim import onnx");
-  const OnnxImport imported = import_onnx(model, bound);
+  const OnnxImport imported = import_onnx(model, options);
   try {  // what cstsim plan would refuse in it is refused now, naming the ONNX node, and nothing is written
     read_workload_text(out, imported.yaml);
   } catch (const InputError& e) {

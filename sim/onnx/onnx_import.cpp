@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <climits>
 #include <cstdint>
 #include <csignal>
@@ -25,6 +26,7 @@
 #include "core/input_file.h"
 #include "core/sanitizer.h"
 #include "core/text.h"
+#include "sim/onnx/onnx_fold.h"
 #include "sim/workload/graph.h"
 
 namespace cstsim {
@@ -44,9 +46,12 @@ void quiet_crash() {
 
 // ONNX's shape inference (Debian's libonnx 1.12) is not safe on malformed models: libFuzzer found
 // a Conv/MaxPool pair that makes convPoolShapeInference read wild memory (SIGSEGV). It runs in a
-// child process, which sends the inferred model back through a pipe; a child that dies, or takes
-// over 10 s, makes the model an input error instead of taking cstsim down.
-void infer_shapes_apart(onnx::ModelProto& model, const std::string& path) {
+// child process, which sends the inferred model back through a pipe; a child that dies, or runs
+// past its CPU or memory budget, makes the model an input error instead of taking cstsim down.
+// The model it is given carries no weight values (Importer::fold strips them), so what crosses
+// the pipe is small whatever the model's size. CPU time, not wall time: a loaded machine slows
+// the child without using up its budget.
+void infer_shapes_apart(onnx::ModelProto& model, const std::string& path, const OnnxImportOptions& limits) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("import onnx: cannot make a pipe");
   const pid_t child = ::fork();
@@ -58,11 +63,21 @@ void infer_shapes_apart(onnx::ModelProto& model, const std::string& path) {
   if (child == 0) {
     ::close(fds[0]);
     quiet_crash();
-    ::alarm(10);
+    const rlim_t cpu = rlim_t(std::ceil(limits.cpu_seconds));
+    const rlimit cpu_limit{cpu, cpu + 1};
+    ::setrlimit(RLIMIT_CPU, &cpu_limit);
+#ifndef CSTSIM_ASAN  // ASan reserves terabytes of shadow address space up front
+    if (limits.memory_bytes > 0) {
+      const rlimit as_limit{rlim_t(limits.memory_bytes), rlim_t(limits.memory_bytes)};
+      ::setrlimit(RLIMIT_AS, &as_limit);
+    }
+#endif
     std::string reply;
     try {
       onnx::shape_inference::InferShapes(model);
       reply = "M" + model.SerializeAsString();
+    } catch (const std::bad_alloc&) {
+      reply = "A";
     } catch (const std::exception& e) {
       reply = std::string("E") + e.what();
     }
@@ -87,11 +102,17 @@ void infer_shapes_apart(onnx::ModelProto& model, const std::string& path) {
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0) || reply.empty())
+  const bool over_cpu = WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL);
+  if (over_cpu)
     throw InputError(path, 0, "shape inference",
-                     WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
-                         ? "ONNX's shape inference ran over 10 s on this model"
-                         : "ONNX's shape inference crashed on this model (a malformed model it does not check)");
+                     fmt::format("ONNX's shape inference used its CPU budget of {:g} s on this model (--time-limit)",
+                                 limits.cpu_seconds));
+  if (reply == "A")
+    throw InputError(path, 0, "shape inference",
+                     fmt::format("ONNX's shape inference ran out of its memory budget of {} MiB (--memory-limit)",
+                                 limits.memory_bytes >> 20));
+  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0) || reply.empty())
+    throw InputError(path, 0, "shape inference", "ONNX's shape inference crashed on this model (a malformed model it does not check)");
   if (reply[0] == 'E') throw InputError(path, 0, "shape inference", reply.substr(1));
   if (!model.ParseFromString(reply.substr(1))) throw InputError(path, 0, "shape inference", "returned an unreadable model");
 }
@@ -111,7 +132,8 @@ std::string dtype_of(int32_t t) {
     case onnx::TensorProto::FLOAT16: return "fp16";
     case onnx::TensorProto::BFLOAT16: return "bf16";
     case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT8: return "int8";
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL: return "int8";  // a mask: a byte a value, as exporters store it
     case onnx::TensorProto::INT16:
     case onnx::TensorProto::UINT16: return "int16";
     case onnx::TensorProto::INT32:
@@ -142,25 +164,43 @@ const std::map<std::string, int> kMinInputs = {
     {"BatchNormalization", 3}, {"Gather", 2}, {"Constant", 0}, {"Relu", 1}, {"Gelu", 1}, {"Sigmoid", 1},
     {"Softmax", 1}, {"LayerNormalization", 1}, {"MaxPool", 1}, {"AveragePool", 1}, {"GlobalAveragePool", 1},
     {"Reshape", 1}, {"Flatten", 1}, {"Squeeze", 1}, {"Unsqueeze", 1}, {"Transpose", 1}, {"Identity", 1},
-    {"Dropout", 1}, {"Concat", 1}};
+    {"Dropout", 1}, {"Concat", 1}, {"Clip", 1}, {"Where", 3}, {"Split", 1}, {"Slice", 1}, {"Cast", 1},
+    {"RMSNormalization", 1}};
 
-const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Relu", "Gelu", "Sigmoid", "Identity", "Dropout"};
+const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Relu", "Gelu", "Sigmoid", "Identity", "Dropout", "Clip", "Cast"};
+
+// Ops folded into a constant of the inferred shape when all their inputs are constant even if
+// the values are too large to compute with (a weight transposed, sliced or cast): data movement
+// and elementwise arithmetic, never a matrix product or a convolution (their MACs are the model's).
+const std::set<std::string> kFoldWithoutValues = {
+    "Identity", "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Slice", "Split", "Gather",
+    "Concat", "Expand", "Tile", "Where", "Trilu", "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Pow", "Reciprocal",
+    "Equal", "Less", "Greater", "Not", "And", "Or", "Range", "ConstantOfShape", "Shape", "Size"};
+
+// Float values held for pattern matching (epsilons, 0.5, sqrt 2, a clip's bounds); larger float
+// constants keep their shape and type only.
+constexpr int64_t kHeldFloats = 64;
 
 class Importer {
  public:
-  Importer(std::string path, const std::map<std::string, int64_t>& dims) : path_(std::move(path)), dims_(dims) {}
+  Importer(std::string path, const OnnxImportOptions& options)
+      : path_(std::move(path)), options_(options), dims_(options.dims) {}
 
   OnnxImport run() {
     onnx::ModelProto model;
     check_input_file(path_);
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) throw InputError(path_, 0, "", "cannot read the file");
-    if (!model.ParseFromIstream(&in) || !model.has_graph())
-      throw InputError(path_, 0, "", "not an ONNX model (no graph in its protobuf)");
+    {
+      std::ifstream in(path_, std::ios::binary);
+      if (!in) throw InputError(path_, 0, "", "cannot read the file");
+      if (!model.ParseFromIstream(&in) || !model.has_graph())
+        throw InputError(path_, 0, "", "not an ONNX model (no graph in its protobuf)");
+    }
     check_names(model.graph());
     check_arity(model.graph());
     check_wiring(model.graph());
-    infer_shapes_apart(model, path_);
+    model_nodes_ = model.graph().node_size();
+    bind_dims(*model.mutable_graph());
+    fold(model);
     const onnx::GraphProto& g = model.graph();
     for (const onnx::TensorProto& t : g.initializer()) {
       Tensor& x = tensors_[t.name()];
@@ -172,16 +212,15 @@ class Importer {
     }
     for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
       for (const onnx::ValueInfoProto& v : *list) learn(v);
-    for (const onnx::NodeProto& n : g.node())
-      if (n.op_type() == "Constant") constant(n);
-    find_images(g);
-    check_supported(g);
+    const std::vector<onnx::NodeProto> nodes = fuse(g);
+    find_images(nodes);
+    check_supported(nodes);
     // Graph inputs that are not initializers: activations.
     for (const onnx::ValueInfoProto& v : g.input())
       if (!weights_.count(v.name())) inputs_.push_back(v.name());
     int index = 0;
-    for (const onnx::NodeProto& n : g.node()) convert(n, index++);
-    return emit(g);
+    for (const onnx::NodeProto& n : nodes) convert(n, index++);
+    return emit(g, model_nodes_);
   }
 
  private:
@@ -297,6 +336,294 @@ class Importer {
     x.known = true;
   }
 
+  // The values given for symbolic dimensions, written into the graph's inputs before shape
+  // inference, so that every shape it infers is concrete (and Shape nodes fold).
+  void bind_dims(onnx::GraphProto& g) {
+    for (onnx::ValueInfoProto& v : *g.mutable_input()) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+      for (auto& d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (d.has_dim_param() && dims_.count(d.dim_param())) {
+          used_.insert(d.dim_param());
+          d.set_dim_value(dims_.at(d.dim_param()));
+        }
+    }
+  }
+
+  // Shape inference, then every node whose inputs are constant (or a Shape of a tensor whose
+  // shape is known) computed into a constant, until no node folds; then inference once more on
+  // what is left. Constant nodes become initializers first, and every initializer loses its
+  // values but for small ones (onnx_fold::write), which keeps the inference child's model small.
+  void fold(onnx::ModelProto& model) {
+    onnx::GraphProto& g = *model.mutable_graph();
+    for (const onnx::TensorProto& t : g.initializer()) consts_[t.name()] = onnx_fold::read(t, kHeldFloats);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> rest;
+    for (const onnx::NodeProto& n : g.node()) {
+      if (n.op_type() == "Constant" && n.output_size() == 1)
+        if (std::optional<onnx_fold::Value> v = onnx_fold::constant_value(n)) {
+          consts_[n.output(0)] = std::move(*v);
+          continue;
+        }
+      *rest.Add() = n;
+    }
+    g.mutable_node()->Swap(&rest);
+    g.clear_initializer();
+    for (const auto& [name, v] : consts_) onnx_fold::write(v, name, kHeldFloats, *g.add_initializer());
+    for (;;) {
+      infer_shapes_apart(model, path_, options_);
+      std::map<std::string, std::pair<int32_t, onnx_fold::Shape>> inferred;  // concrete shapes only
+      for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+        for (const onnx::ValueInfoProto& v : *list) {
+          if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+          onnx_fold::Shape shape;
+          bool concrete = true;
+          for (const auto& d : v.type().tensor_type().shape().dim()) {
+            concrete = concrete && d.has_dim_value();
+            shape.push_back(d.dim_value());
+          }
+          if (concrete) inferred[v.name()] = {v.type().tensor_type().elem_type(), shape};
+        }
+      for (const auto& [name, v] : consts_) inferred[name] = {v.type, v.dims};
+      bool folded = false;
+      google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+      for (int i = 0; i < g.node_size(); ++i) {
+        const onnx::NodeProto& n = g.node(i);
+        std::vector<const onnx_fold::Value*> in;
+        bool all_constant = true;
+        for (const std::string& name : n.input()) {
+          const auto it = name.empty() ? consts_.end() : consts_.find(name);
+          all_constant = all_constant && (name.empty() || it != consts_.end());
+          in.push_back(it == consts_.end() ? nullptr : &it->second);
+        }
+        std::optional<std::vector<onnx_fold::Value>> out;
+        if (n.output_size() > 0 && (all_constant || n.op_type() == "Shape" || n.op_type() == "Size")) {
+          const auto shape0 = n.input_size() > 0 ? inferred.find(n.input(0)) : inferred.end();
+          try {
+            out = onnx_fold::evaluate(n, in, shape0 == inferred.end() ? nullptr : &shape0->second.second);
+          } catch (const std::invalid_argument& e) {
+            fail(label(n, i), e.what());
+          }
+          if (!out && all_constant && kFoldWithoutValues.count(n.op_type())) {  // shape and type only
+            std::vector<onnx_fold::Value> typed;
+            for (const std::string& o : n.output())
+              if (auto it = inferred.find(o); !o.empty() && it != inferred.end()) {
+                onnx_fold::Value v;
+                v.type = it->second.first;
+                v.dims = it->second.second;
+                typed.push_back(std::move(v));
+              }
+            if (int(typed.size()) == n.output_size()) out = std::move(typed);
+          }
+        }
+        if (!out || int(out->size()) != n.output_size()) {
+          *kept.Add() = n;
+          continue;
+        }
+        for (int k = 0; k < n.output_size(); ++k) {
+          onnx_fold::write((*out)[size_t(k)], n.output(k), kHeldFloats, *g.add_initializer());
+          consts_[n.output(k)] = std::move((*out)[size_t(k)]);
+        }
+        folded = true;
+      }
+      g.mutable_node()->Swap(&kept);
+      if (!folded) return;
+    }
+  }
+
+  // The decomposed forms exporters write for LayerNorm, RMSNorm and the exact (erf) GELU, each
+  // replaced by one node (LayerNormalization, RMSNormalization, Gelu) where its last node was.
+  // A pattern fuses only when its inner tensors are read by nothing outside it.
+  std::vector<onnx::NodeProto> fuse(const onnx::GraphProto& g) {
+    std::vector<onnx::NodeProto> nodes(g.node().begin(), g.node().end());
+    std::map<std::string, int> producer;
+    std::map<std::string, std::vector<int>> readers;
+    for (int i = 0; i < int(nodes.size()); ++i) {
+      for (const std::string& o : nodes[size_t(i)].output()) producer[o] = i;
+      for (const std::string& x : nodes[size_t(i)].input()) readers[x].push_back(i);
+    }
+    for (const onnx::ValueInfoProto& v : g.output()) readers[v.name()].push_back(-1);
+    std::vector<bool> gone(nodes.size(), false);
+    std::map<int, onnx::NodeProto> fused;  // by the index of the pattern's last node
+    auto op_of = [&](int i) -> const std::string& { return nodes[size_t(i)].op_type(); };
+    auto input = [&](int i, int k) { return k < nodes[size_t(i)].input_size() ? nodes[size_t(i)].input(k) : std::string(); };
+    auto output = [&](int i) { return nodes[size_t(i)].output_size() > 0 ? nodes[size_t(i)].output(0) : std::string(); };
+    auto made_by = [&](const std::string& t, const char* op) {
+      const auto it = producer.find(t);
+      return it == producer.end() || gone[size_t(it->second)] || op_of(it->second) != op ? -1 : it->second;
+    };
+    auto only_reader = [&](const std::string& t, const char* op) {
+      const auto it = readers.find(t);
+      if (it == readers.end() || it->second.size() != 1 || it->second[0] < 0) return -1;
+      const int r = it->second[0];
+      return gone[size_t(r)] || op_of(r) != op ? -1 : r;
+    };
+    auto read_by = [&](const std::string& t) { return readers.count(t) ? readers.at(t).size() : size_t(0); };
+    auto scalar = [&](const std::string& t) -> std::optional<double> {
+      const auto it = consts_.find(t);
+      if (it == consts_.end() || !it->second.known || it->second.v.size() != 1) return std::nullopt;
+      return it->second.v[0];
+    };
+    auto near = [&](const std::string& t, double want) {
+      const std::optional<double> v = scalar(t);
+      return v && std::fabs(*v - want) <= 1e-4 * std::fabs(want);
+    };
+    auto constant = [&](const std::string& t) { return consts_.count(t) > 0; };
+    // Binary node i's input that is not t ("" if neither is t).
+    auto other = [&](int i, const std::string& t) {
+      return input(i, 0) == t ? input(i, 1) : input(i, 1) == t ? input(i, 0) : std::string();
+    };
+    // Its constant input ("" if none), with the other in `rest`.
+    auto constant_of = [&](int i, std::string& rest) {
+      for (int k : {1, 0})
+        if (constant(input(i, k)) && !constant(input(i, 1 - k))) {
+          rest = input(i, 1 - k);
+          return input(i, k);
+        }
+      return std::string();
+    };
+    // A ReduceMean over the last axis that keeps it.
+    auto mean_of_last = [&](int i) {
+      if (i < 0 || int_attribute(nodes[size_t(i)], "keepdims", 1) != 1) return false;
+      Shape axes = ints_attribute(nodes[size_t(i)], "axes");
+      if (axes.empty() && consts_.count(input(i, 1)) && consts_.at(input(i, 1)).known)
+        for (double a : consts_.at(input(i, 1)).v) axes.push_back(int64_t(a));
+      const auto t = tensors_.find(input(i, 0));
+      const int64_t rank = t == tensors_.end() || !t->second.known ? -1 : int64_t(t->second.shape.size());
+      return axes.size() == 1 && rank > 0 && (axes[0] == -1 || axes[0] == rank - 1);
+    };
+    // Squares x: Pow(x, 2) or Mul(x, x).
+    auto squares = [&](int i, const std::string& x) {
+      return i >= 0 && input(i, 0) == x &&
+             ((op_of(i) == "Pow" && near(input(i, 1), 2.0)) || (op_of(i) == "Mul" && input(i, 1) == x));
+    };
+    auto producer_any = [&](const std::string& t) {
+      const auto it = producer.find(t);
+      return it == producer.end() || gone[size_t(it->second)] ? -1 : it->second;
+    };
+    // One node in place of `parts`, named by their common name prefix (torch: "/ln1/...").
+    auto replace = [&](std::vector<int> parts, const char* op, std::vector<std::string> in, const std::string& out,
+                       const char* suffix) {
+      std::string prefix = nodes[size_t(parts[0])].name();
+      for (int i : parts) {
+        const std::string& name = nodes[size_t(i)].name();
+        size_t k = 0;
+        while (k < prefix.size() && k < name.size() && prefix[k] == name[k]) ++k;
+        prefix.resize(k);
+      }
+      while (!prefix.empty() && prefix.back() != '/') prefix.pop_back();
+      while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+      onnx::NodeProto r;
+      r.set_op_type(op);
+      r.set_name(prefix.empty() ? nodes[size_t(parts[0])].name() + suffix : prefix);
+      for (const std::string& t : in)
+        if (!t.empty()) r.add_input(t);
+      r.add_output(out);
+      for (int i : parts) gone[size_t(i)] = true;
+      fused[*std::max_element(parts.begin(), parts.end())] = r;
+    };
+    // An optional affine tail: y * gamma (+ beta), gamma and beta constants.
+    auto affine = [&](std::vector<int>& parts, std::string& out, std::string& gamma, std::string& beta, bool with_beta) {
+      std::string rest;
+      if (const int m = only_reader(out, "Mul"); m >= 0 && !(gamma = constant_of(m, rest)).empty() && rest == out) {
+        parts.push_back(m);
+        out = output(m);
+        if (const int b = only_reader(out, "Add"); with_beta && b >= 0 && !(beta = constant_of(b, rest)).empty() && rest == out) {
+          parts.push_back(b);
+          out = output(b);
+        } else {
+          beta.clear();
+        }
+      } else {
+        gamma.clear();
+      }
+    };
+    for (int d = 0; d < int(nodes.size()); ++d) {  // LayerNorm: (x - mean(x)) / sqrt(mean((x - mean)^2) + eps)
+      if (gone[size_t(d)] || op_of(d) != "Div") continue;
+      const int q = made_by(input(d, 1), "Sqrt");
+      const int a = q < 0 ? -1 : made_by(input(q, 0), "Add");
+      std::string var;
+      if (a < 0 || constant_of(a, var).empty()) continue;
+      const int rm2 = made_by(var, "ReduceMean");
+      const int p = rm2 < 0 ? -1 : producer_any(input(rm2, 0));
+      const int s = made_by(input(d, 0), "Sub");
+      if (s < 0 || !squares(p, output(s)) || !mean_of_last(rm2)) continue;
+      const std::string x = input(s, 0);
+      const int rm1 = made_by(input(s, 1), "ReduceMean");
+      if (rm1 < 0 || input(rm1, 0) != x || !mean_of_last(rm1)) continue;
+      if (read_by(output(rm1)) != 1 || read_by(output(s)) != 2 || read_by(output(p)) != 1 || read_by(output(rm2)) != 1 ||
+          read_by(output(a)) != 1 || read_by(output(q)) != 1)
+        continue;
+      std::vector<int> parts{rm1, s, p, rm2, a, q, d};
+      std::string out = output(d), gamma, beta;
+      affine(parts, out, gamma, beta, true);
+      replace(parts, "LayerNormalization", {x, gamma, beta}, out, ".layernorm");
+    }
+    for (int q = 0; q < int(nodes.size()); ++q) {  // RMSNorm: x / sqrt(mean(x^2) + eps), or x * (1 / sqrt(...))
+      if (gone[size_t(q)] || op_of(q) != "Sqrt") continue;
+      const int a = made_by(input(q, 0), "Add");
+      std::string ms;
+      if (a < 0 || constant_of(a, ms).empty()) continue;
+      const int rm = made_by(ms, "ReduceMean");
+      const int p = rm < 0 ? -1 : producer_any(input(rm, 0));
+      if (p < 0 || !mean_of_last(rm)) continue;
+      const std::string x = input(p, 0);
+      if (!squares(p, x) || read_by(output(p)) != 1 || read_by(output(rm)) != 1 || read_by(output(a)) != 1 ||
+          read_by(output(q)) != 1)
+        continue;
+      std::vector<int> parts{p, rm, a, q};
+      std::string out;
+      if (const int d = only_reader(output(q), "Div"); d >= 0 && input(d, 0) == x && input(d, 1) == output(q)) {
+        parts.push_back(d);
+        out = output(d);
+      } else {
+        int r = only_reader(output(q), "Reciprocal");
+        if (r < 0)
+          if (const int one = only_reader(output(q), "Div"); one >= 0 && input(one, 1) == output(q) && near(input(one, 0), 1.0))
+            r = one;
+        const int m = r < 0 ? -1 : only_reader(output(r), "Mul");
+        if (m < 0 || other(m, output(r)) != x) continue;
+        parts.push_back(r);
+        parts.push_back(m);
+        out = output(m);
+      }
+      std::string weight, unused;
+      affine(parts, out, weight, unused, false);
+      replace(parts, "RMSNormalization", {x, weight}, out, ".rmsnorm");
+    }
+    for (int e = 0; e < int(nodes.size()); ++e) {  // GELU: x * 0.5 * (1 + erf(x / sqrt 2))
+      if (gone[size_t(e)] || op_of(e) != "Erf") continue;
+      const int pre = producer_any(input(e, 0));
+      if (pre < 0 || read_by(output(pre)) != 1 || read_by(output(e)) != 1) continue;
+      std::string x, k;
+      if (op_of(pre) == "Div" && near(input(pre, 1), std::sqrt(2.0))) x = input(pre, 0);
+      else if (op_of(pre) == "Mul" && !(k = constant_of(pre, x)).empty() && near(k, std::sqrt(0.5))) {
+      } else continue;
+      const int a = only_reader(output(e), "Add");
+      if (a < 0 || !near(other(a, output(e)), 1.0)) continue;
+      const int m = only_reader(output(a), "Mul");
+      if (m < 0) continue;
+      const std::string y = other(m, output(a));
+      std::vector<int> parts{pre, e, a, m};
+      std::string out = output(m);
+      if (y == x) {  // (x * (1 + erf)) * 0.5
+        const int h = only_reader(out, "Mul");
+        if (h < 0 || !near(other(h, out), 0.5)) continue;
+        parts.push_back(h);
+        out = output(h);
+      } else {  // (x * 0.5) * (1 + erf)
+        const int h = made_by(y, "Mul");
+        if (h < 0 || read_by(y) != 1 || other(h, x).empty() || !near(other(h, x), 0.5)) continue;
+        parts.push_back(h);
+      }
+      replace(parts, "Gelu", {x}, out, ".gelu");
+    }
+    std::vector<onnx::NodeProto> result;
+    for (int i = 0; i < int(nodes.size()); ++i) {
+      if (auto f = fused.find(i); f != fused.end()) result.push_back(f->second);
+      if (!gone[size_t(i)]) result.push_back(nodes[size_t(i)]);
+    }
+    return result;
+  }
+
   // Every node this importer converts reads inputs and output 0 by position: too few is the
   // model's error (fuzz_onnx found a MatMul with one input, which protobuf aborts on).
   void check_arity(const onnx::GraphProto& g) const {
@@ -312,23 +639,12 @@ class Importer {
     }
   }
 
-  void constant(const onnx::NodeProto& n) {
-    const onnx::AttributeProto* a = attribute(n, "value");
-    if (!a || !a->has_t()) return;
-    Tensor& x = tensors_[n.output(0)];
-    x.shape.assign(a->t().dims().begin(), a->t().dims().end());
-    check_dims(n.output(0), x.shape);
-    x.dtype = dtype_of(a->t().data_type());
-    x.known = true;
-    weights_.insert(n.output(0));
-  }
-
   // 4-D tensors in or out of a convolution or pool, and those joined to one by elementwise ops.
-  void find_images(const onnx::GraphProto& g) {
+  void find_images(const std::vector<onnx::NodeProto>& nodes) {
     auto four_d = [&](const std::string& t) { return tensors_.count(t) && tensors_[t].shape.size() == 4; };
     for (bool grew = true; grew;) {
       grew = false;
-      for (const onnx::NodeProto& n : g.node()) {
+      for (const onnx::NodeProto& n : nodes) {
         std::vector<std::string> io;
         if (kImageOps.count(n.op_type())) {
           io = {n.input(0), n.output(0)};
@@ -346,9 +662,9 @@ class Importer {
     }
   }
 
-  void check_supported(const onnx::GraphProto& g) {
+  void check_supported(const std::vector<onnx::NodeProto>& nodes) {
     std::vector<std::string> missing;
-    for (const onnx::NodeProto& n : g.node())
+    for (const onnx::NodeProto& n : nodes)
       if (!kMinInputs.count(n.op_type())) missing.push_back(fmt::format("{} ({})", n.op_type(), n.name()));
     if (!missing.empty())
       fail("node", fmt::format("{} op{} with no counterpart in cstsim's graph: {}", missing.size(),
@@ -520,21 +836,105 @@ class Importer {
       if (!weights_.count(n.input(0)) || shape(n.input(0)).size() != 2)
         fail(name, "a gather is modelled from a 2-D table among the initializers (an embedding) only");
       op(name, "embedding", {n.input(0), n.input(1)}, out);
-    } else {  // Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Dropout: views
+    } else if (t == "RMSNormalization") {  // fused by fuse()
+      op(name, "rmsnorm", {n.input().begin(), n.input().end()}, out);
+    } else if (t == "Clip") {  // ReLU6 and its kin: a max and a min on the vector unit
+      std::optional<double> lo, hi;
+      if (const onnx::AttributeProto* a = attribute(n, "min")) lo = a->f();  // opset < 11
+      if (const onnx::AttributeProto* a = attribute(n, "max")) hi = a->f();
+      for (int k : {1, 2}) {
+        if (n.input_size() <= k || n.input(k).empty()) continue;
+        const auto c = consts_.find(n.input(k));
+        if (c == consts_.end() || !c->second.known || c->second.v.size() != 1)
+          fail(name, fmt::format("a Clip whose {} bound is not a constant scalar is not modelled", k == 1 ? "lower" : "upper"));
+        (k == 1 ? lo : hi) = c->second.v[0];
+      }
+      if (lo && *lo == 0 && !hi) {
+        op(name, "relu", {n.input(0)}, out);
+      } else {
+        YAML::Node o = op(name, "clip", {n.input(0)}, out);
+        if (lo) o["min"] = *lo;
+        if (hi) o["max"] = *hi;
+      }
+    } else if (t == "Where") {  // a mask laid over a tensor: one select per element, priced as an add
+      std::vector<std::string> in;
+      for (int k : {1, 2, 0})
+        if (!weights_.count(n.input(k))) in.push_back(n.input(k));
+      for (int k : {0, 1, 2})
+        if (weights_.count(n.input(k))) in.push_back(n.input(k));
+      if (graph_shape(in[0]).size() < graph_shape(in[1]).size()) std::swap(in[0], in[1]);
+      op(name, "add", {in[0], in[1]}, out);
+    } else if (t == "Split" || t == "Slice") {  // parts of a tensor: views of their source
+      const Shape& whole = shape(n.input(0));
+      const int64_t rank = int64_t(whole.size());
+      auto image_axis = [&](int64_t axis) {  // NCHW -> NHWC
+        return images_.count(n.input(0)) ? (axis == 1 ? 3 : axis >= 2 ? axis - 1 : axis) : axis;
+      };
+      auto part = [&](const std::string& part_name, const std::string& to, int64_t axis, int64_t start) {
+        YAML::Node o = op(part_name, "slice", {n.input(0)}, to);
+        o["axis"] = image_axis(axis);
+        o["start"] = start;
+        o["size"] = shape(to)[size_t(axis)];
+      };
+      if (t == "Split") {
+        int64_t axis = int_attribute(n, "axis", 0);
+        if (axis < -rank || axis >= rank) fail(name, fmt::format("axis {} of a {}-D tensor", axis, rank));
+        if (axis < 0) axis += rank;
+        int64_t start = 0;
+        for (int k = 0; k < n.output_size(); ++k) {
+          part(n.output_size() == 1 ? name : fmt::format("{}.{}", name, k), n.output(k), axis, start);
+          start += shape(n.output(k))[size_t(axis)];
+        }
+      } else {
+        const Shape& piece = shape(out);
+        auto ints = [&](int k) -> Shape {
+          if (n.input_size() <= k || n.input(k).empty()) return {};
+          const auto c = consts_.find(n.input(k));
+          if (c == consts_.end() || !c->second.known) fail(name, "a Slice with computed starts, ends, axes or steps is not modelled");
+          Shape v;
+          for (double x : c->second.v) v.push_back(x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : int64_t(x));
+          return v;
+        };
+        const bool attributes = n.input_size() < 3;  // opset < 10: starts, ends and axes as attributes
+        const Shape starts = attributes ? ints_attribute(n, "starts") : ints(1);
+        const Shape axes = attributes ? ints_attribute(n, "axes") : ints(3), steps = attributes ? Shape{} : ints(4);
+        for (int64_t st : steps)
+          if (st != 1) fail(name, "a strided Slice is not modelled (steps other than 1)");
+        std::vector<int64_t> cut;
+        for (int64_t a = 0; a < rank; ++a)
+          if (piece.at(size_t(a)) != whole[size_t(a)]) cut.push_back(a);
+        if (cut.empty()) return view(name, n.input(0), out);
+        if (cut.size() > 1) fail(name, "a Slice that cuts more than one axis is not modelled");
+        int64_t start = 0;
+        for (size_t k = 0; k < starts.size(); ++k) {
+          int64_t a = axes.empty() ? int64_t(k) : axes[k];
+          if (a < 0) a += rank;
+          if (a != cut[0]) continue;
+          const int64_t d = whole[size_t(a)];
+          start = std::clamp(starts[k] < 0 ? starts[k] + d : starts[k], int64_t(0), d);
+        }
+        part(name, out, cut[0], start);
+      }
+    } else {  // Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Dropout, Cast: views
       view(name, n.input(0), out);
     }
   }
 
-  OnnxImport emit(const onnx::GraphProto& g) {
+  OnnxImport emit(const onnx::GraphProto& g, int model_nodes) {
     YAML::Emitter e;
-    e << YAML::Comment(fmt::format("imported by cstsim import onnx from {} ({} nodes)", path_, g.node_size()));
+    e << YAML::Comment(fmt::format("imported by cstsim import onnx from {} ({} nodes)", path_, model_nodes));
     e << YAML::BeginMap;
     e << YAML::Key << "name" << YAML::Value << (g.name().empty() ? std::string("onnx-model") : g.name());
     e << YAML::Key << "source" << YAML::Value << fmt::format("ONNX model {}", path_);
     e << YAML::Key << "tensors" << YAML::Value << YAML::BeginSeq;
     int tensors = 0;
     auto tensor = [&](const std::string& t, const std::string& role) {
-      const std::string dtype = tensors_[t].dtype;
+      std::string dtype = tensors_[t].dtype;
+      if (dtype == "fp32" || dtype == "fp16" || dtype == "bf16") {
+        const std::string& given = role == "weight" ? options_.weight_dtype : options_.activation_dtype;
+        if (!given.empty()) dtype = given;
+        else if (!options_.dtype.empty()) dtype = options_.dtype;
+      }
       if (dtype.empty()) fail(t, "its element type has no cstsim dtype (int4..fp32)");
       e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t << YAML::Key << "shape"
         << YAML::Value << YAML::Flow << graph_shape(t) << YAML::Key << "dtype" << YAML::Value << dtype << YAML::Key
@@ -552,7 +952,7 @@ class Importer {
     e << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
     for (const YAML::Node& o : ops_) e << YAML::Flow << o;
     e << YAML::EndSeq << YAML::EndMap;
-    OnnxImport result{std::string(e.c_str()) + "\n", g.node_size(), int(ops_.size()), tensors, {}};
+    OnnxImport result{std::string(e.c_str()) + "\n", model_nodes, int(ops_.size()), tensors, {}};
     // Where each tensor and op landed in the text, for errors the graph reader finds in it.
     const YAML::Node written = YAML::Load(result.yaml);
     for (const YAML::Node& t : written["tensors"])
@@ -563,7 +963,10 @@ class Importer {
   }
 
   std::string path_;
+  const OnnxImportOptions& options_;
   const std::map<std::string, int64_t>& dims_;
+  int model_nodes_ = 0;
+  std::map<std::string, onnx_fold::Value> consts_;  // constants: initializers, Constant nodes, folded nodes
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> weights_, images_, conv_weights_, unbound_, used_;
   std::vector<std::string> inputs_;
@@ -574,8 +977,8 @@ class Importer {
 
 }  // namespace
 
-OnnxImport import_onnx(const std::string& path, const std::map<std::string, int64_t>& dims) {
-  return Importer(path, dims).run();
+OnnxImport import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  return Importer(path, options).run();
 }
 
 }  // namespace cstsim

@@ -72,12 +72,14 @@ const std::map<std::string, OpKind>& op_kinds() {
       {"gelu", {1, 1, {"dtype"}, false}},
       {"silu", {1, 1, {"dtype"}, false}},
       {"relu", {1, 1, {"dtype"}, false}},
+      {"clip", {1, 1, {"min", "max", "dtype"}, false}},
       {"sigmoid", {1, 1, {"dtype"}, false}},
       {"quantize", {1, 2, {"dtype"}, false}},
       {"dequantize", {1, 2, {"dtype"}, false}},
       {"embedding", {2, 2, {"dtype"}, false}},
       {"kv_append", {2, 2, {}, false}},
       {"reshape", {1, 1, {"shape"}, false}},
+      {"slice", {1, 1, {"axis", "start", "size"}, false}},
       {"concat", {2, 8, {"axis"}, false}},
       {"maxpool", {1, 1, {"kernel", "stride", "padding"}, false}},
       {"avgpool", {1, 1, {"kernel", "stride", "padding"}, false}},
@@ -580,6 +582,19 @@ class GraphReader {
       const auto [ph, pw] = pair_attr(n, "padding", 0, 0);
       if (kh > x.shape[1] + 2 * ph || kw > x.shape[2] + 2 * pw) shape_error(n, "the window is larger than the padded input");
       out = {x.shape[0], (x.shape[1] + 2 * ph - kh) / sh + 1, (x.shape[2] + 2 * pw - kw) / sw + 1, x.shape[3]};
+    } else if (n.kind == "slice") {  // a part along one axis: [start, start + size)
+      for (const char* key : {"axis", "start", "size"})
+        if (!n.attrs.count(key)) fail(n.line, key, "required for slice");
+      const int64_t axis = int_attr(n, "axis", 0, 0), start = int_attr(n, "start", 0, 0), size = int_attr(n, "size", 1);
+      if (axis >= int64_t(out.size())) fail(n.attr_lines.at("axis"), "axis", fmt::format("{} has {} dimensions", x.name, out.size()));
+      if (start + size > out[size_t(axis)])
+        fail(n.attr_lines.at("size"), "size",
+             fmt::format("[{}, {}) is past {}'s {} along axis {}", start, start + size, x.name, out[size_t(axis)], axis));
+      out[size_t(axis)] = size;
+    } else if (n.kind == "clip") {
+      for (const char* key : {"min", "max"})
+        if (n.attrs.count(key) && (!n.attrs.at(key).IsScalar() || !text::parse_double(n.attrs.at(key).Scalar())))
+          fail(n.attr_lines.at(key), key, "must be a number");
     } else if (n.kind == "reshape") {
       if (!n.attrs.count("shape")) fail(n.line, "shape", "required for reshape");
       out = shape_of(n.attrs.at("shape"), n.attr_lines.at("shape"), "shape");
@@ -591,7 +606,8 @@ class GraphReader {
     GraphTensor result;
     result.shape = out;
     result.bits = dtype_bits(dtype);
-    if (n.kind == "reshape") return output(n, out, dtype, role, layer_of(x.name), x.name);  // a view moves nothing
+    // A view moves nothing: a reshape is its source, a slice a part of it that a reader reads.
+    if (n.kind == "reshape" || n.kind == "slice") return output(n, out, dtype, role, layer_of(x.name), x.name);
     // The step's view: rows of the output's last dimension (kv_append: the new rows; pools: output pixels).
     const GraphTensor& shaped = n.kind == "kv_append" ? in(n, 1) : result;
     VectorOpIo io;

@@ -73,6 +73,8 @@ std::vector<VectorStep> vector_steps(const VectorOpIo& io) {
     s.add("", "y = x * c", {s.input(0)}, {s.out()}, 0, c, 0);
   } else if (k == "relu") {
     s.add("", "y = max(x, 0)", {s.input(0)}, {s.out()}, c, 0, 0);
+  } else if (k == "clip") {  // ReLU6 and its kin
+    s.add("", "y = min(max(x, lo), hi)", {s.input(0)}, {s.out()}, 2 * c, 0, 0);
   } else if (k == "gelu") {  // tanh form: 0.5 x (1 + tanh(0.79788 (x + 0.044715 x^3)))
     s.add("", "y = gelu(x)", {s.input(0)}, {s.out()}, 2 * c, 5 * c, c);
   } else if (k == "sigmoid") {  // 1 / (1 + exp(-x))
