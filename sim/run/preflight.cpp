@@ -1,5 +1,6 @@
 #include "sim/run/preflight.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -111,7 +112,7 @@ void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vect
                        "closed form only (use tiling: materialized to verify)");
 }
 
-void preflight_plans(const ArchSpec& arch, const std::vector<Plan>& plans) {
+void preflight_plans(const ArchSpec& arch, const Workload& w, const std::vector<Plan>& plans) {
   if (arch.memory != MemoryMode::Hierarchy) return;
   check_scratchpad(arch);  // also when no layer's program checks it
   for (const Plan& each : plans) {
@@ -120,7 +121,22 @@ void preflight_plans(const ArchSpec& arch, const std::vector<Plan>& plans) {
       for (const ClusterLayerPlan& c : l.clusters)
         if (!c.passes.front().idle() && !l.rs) {  // row stationary moves no DMA program of folds
           const PassPlan& first = c.passes.front();
-          check_hierarchy(arch, dma_program(fold_plan(each, first), first));
+          const LayerDmaPlan dma = dma_program(fold_plan(each, first), first);
+          try {
+            check_hierarchy(arch, dma);
+          } catch (const InputError& e) {
+            // Ports the array needs because the workload's values are wider than the arch's
+            // operand: the workload's dtype is the cause, so the error names the layer.
+            const int widest = std::max(dma.a_word_bits, dma.b_word_bits), own = arch.precision.operand_bits();
+            if (e.key() != "scratchpad.banks" || widest <= own) throw;
+            const auto layer = std::find_if(w.layers.begin(), w.layers.end(), [&](const Layer& x) { return x.name == l.name; });
+            throw InputError(w.source, layer == w.layers.end() ? 0 : layer->source_line, l.name,
+                             fmt::format("its {}-bit operands need more scratchpad ports than {} has for the array "
+                                         "and the DMA ({}: {}); the arch computes in {} (precision.operand): write the "
+                                         "workload in it (cstsim import onnx --dtype {}) or give the arch more scratchpad.banks",
+                                         widest, arch.source, e.key(), e.message(), to_string(arch.precision.operand),
+                                         to_string(arch.precision.operand)));
+          }
         }
   }
 }

@@ -20,7 +20,7 @@ void preflight_inputs(const RunOptions& o, const ArchSpec& arch, const std::vect
 
 // Every plan's memory fits: the scratchpad, HBM capacity, and each layer's DMA program (its first
 // pass, the longest) under memory: hierarchy.
-void preflight_plans(const ArchSpec& arch, const std::vector<Plan>& plans);
+void preflight_plans(const ArchSpec& arch, const Workload& w, const std::vector<Plan>& plans);
 
 // The table the run prices its trace with (written to its directory): size-dependent rows resolved
 // for the arch; with chips, every static row once per chip (the rows that scale with size already

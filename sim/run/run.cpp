@@ -392,7 +392,7 @@ int run_simulation(const RunOptions& o) {
   check_out();
   const std::vector<Plan> plans = plan_run(o, in);  // plan: every layer must map before anything runs
   const Plan& plan = plans.front();
-  preflight_plans(arch, plans);
+  preflight_plans(arch, in.workload(), plans);
   // The energy table (and normalization) now, so bad input fails before any output exists.
   const post::EnergyTable table = run_energy_table(arch, in.energy_path);  // as energy.yaml will hold it
   preflight_energy(arch, in.workload(), table, in.energy_path, o.normalization);

@@ -57,6 +57,13 @@ class OnnxModel {
     t->set_data_type(onnx::TensorProto::FLOAT16);
     t->add_int32_data(0x3c00);
   }
+  // A float scalar whose value the importer reads (an epsilon, a GELU's constants, a clip bound).
+  void float_scalar(const std::string& name, float value) {
+    onnx::TensorProto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+  }
   onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::string& out,
                         const std::string& name = "") {
     onnx::NodeProto* n = m_.mutable_graph()->add_node();

@@ -177,6 +177,169 @@ TEST_F(OnnxImport, SymbolicDimensionsTakeTheirValueFromDim) {
   EXPECT_EQ(macs(yaml), 3 * 256 * 64);
 }
 
+// Exporters' shape arithmetic (Shape, Gather, Unsqueeze, Concat feeding a Reshape) folds away:
+// the reshape's target is computed from the input's shape, and the MatMul behind it runs.
+TEST_F(OnnxImport, ShapeArithmeticFoldsIntoConstants) {
+  Model m;
+  m.input("x", {2, 16, 64});
+  m.weight("w", {64, 32});
+  m.shape_constant("zero", {0});
+  m.shape_constant("minus_one", {-1});
+  m.node("Shape", {"x"}, "s");
+  Model::integer(m.node("Gather", {"s", "zero"}, "batch"), "axis", 0);
+  Model::integer(m.node("Concat", {"batch", "minus_one"}, "target"), "axis", 0);
+  m.node("Reshape", {"x", "target"}, "flat");  // [2, 1024]
+  m.node("Reshape", {"flat", "back"}, "x2");
+  m.shape_constant("back", {32, 64});
+  m.node("MatMul", {"x2", "w"}, "y");
+  m.output("y");
+  EXPECT_EQ(imported_macs(m), 32 * 64 * 32);
+  const std::string yaml = slurp(dir_ / "model.yaml");
+  for (const char* folded : {"s_Shape", "batch_Gather", "target_Concat"})
+    EXPECT_EQ(yaml.find(folded), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("shape: [2, 1024]"), std::string::npos) << yaml;
+}
+
+// LayerNorm as opset-13 exporters decompose it, RMSNorm as LLaMA code writes it and the exact
+// GELU with erf: each becomes one op of the graph, with its weights.
+TEST_F(OnnxImport, DecomposedNormsAndGeluFuseIntoOneOpEach) {
+  Model m;
+  m.input("x", {4, 64}, onnx::TensorProto::FLOAT);
+  for (const char* w : {"gamma", "beta", "rms_w"}) m.weight(w, {64}, onnx::TensorProto::FLOAT);
+  m.float_scalar("two", 2.0f);
+  m.float_scalar("eps", 1e-5f);
+  m.float_scalar("sqrt2", 1.4142135f);
+  m.float_scalar("one", 1.0f);
+  m.float_scalar("half", 0.5f);
+  Model::ints(m.node("ReduceMean", {"x"}, "mu", "/ln/ReduceMean"), "axes", {-1});
+  m.node("Sub", {"x", "mu"}, "xc", "/ln/Sub");
+  m.node("Pow", {"xc", "two"}, "sq", "/ln/Pow");
+  Model::ints(m.node("ReduceMean", {"sq"}, "var", "/ln/ReduceMean_1"), "axes", {-1});
+  m.node("Add", {"var", "eps"}, "ve", "/ln/Add");
+  m.node("Sqrt", {"ve"}, "sd", "/ln/Sqrt");
+  m.node("Div", {"xc", "sd"}, "xn", "/ln/Div");
+  m.node("Mul", {"xn", "gamma"}, "xg", "/ln/Mul");
+  m.node("Add", {"xg", "beta"}, "ln", "/ln/Add_1");
+  m.node("Pow", {"ln", "two"}, "r2", "/rms/Pow");
+  Model::ints(m.node("ReduceMean", {"r2"}, "rm", "/rms/ReduceMean"), "axes", {-1});
+  m.node("Add", {"rm", "eps"}, "re", "/rms/Add");
+  m.node("Sqrt", {"re"}, "rs", "/rms/Sqrt");
+  m.node("Reciprocal", {"rs"}, "rr", "/rms/Reciprocal");
+  m.node("Mul", {"ln", "rr"}, "rn", "/rms/Mul");
+  m.node("Mul", {"rn", "rms_w"}, "rms", "/rms/Mul_1");
+  m.node("Div", {"rms", "sqrt2"}, "g0", "/act/Div");
+  m.node("Erf", {"g0"}, "g1", "/act/Erf");
+  m.node("Add", {"g1", "one"}, "g2", "/act/Add");
+  m.node("Mul", {"rms", "g2"}, "g3", "/act/Mul");
+  m.node("Mul", {"g3", "half"}, "y", "/act/Mul_1");
+  m.output("y", onnx::TensorProto::FLOAT);
+  const fs::path model = m.save(dir_ / "norms.onnx"), yaml = dir_ / "norms.yaml";
+  const Result r = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("3 ops on"), std::string::npos) << r.out;
+  const std::string text = slurp(yaml);
+  EXPECT_NE(text.find("{name: /ln, op: layernorm, in: [x, gamma, beta], out: ln}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{name: /rms, op: rmsnorm, in: [ln, rms_w], out: rms}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{name: /act, op: gelu, in: [rms], out: y}"), std::string::npos) << text;
+}
+
+// A pattern whose inner tensor is read outside it does not fuse (its parts stay, and Erf, which
+// has no counterpart alone, is named).
+TEST_F(OnnxImport, APatternReadFromOutsideDoesNotFuse) {
+  Model m;
+  m.input("x", {4, 64}, onnx::TensorProto::FLOAT);
+  m.float_scalar("sqrt2", 1.4142135f);
+  m.float_scalar("one", 1.0f);
+  m.float_scalar("half", 0.5f);
+  m.node("Div", {"x", "sqrt2"}, "g0");
+  m.node("Erf", {"g0"}, "g1", "the_erf");
+  m.node("Add", {"g1", "one"}, "g2");
+  m.node("Mul", {"x", "g2"}, "g3");
+  m.node("Mul", {"g3", "half"}, "g4");
+  m.node("Add", {"g4", "g1"}, "y");  // erf's output read again
+  m.output("y", onnx::TensorProto::FLOAT);
+  const fs::path model = m.save(dir_ / "leak.onnx"), yaml = dir_ / "leak.yaml";
+  const Result r = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("Erf (the_erf)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(yaml));
+}
+
+// A causal mask built from constants (Trilu, Cast) folds into a constant laid over the scores by
+// Where (an add); Clip is ReLU6; Split's parts are slices of their source.
+TEST_F(OnnxImport, MasksClipsAndSplitsImport) {
+  Model m;
+  m.input("x", {1, 8, 48}, onnx::TensorProto::FLOAT);
+  m.weight("ones", {8, 8}, onnx::TensorProto::FLOAT);
+  m.float_scalar("ninf", -1e30f);
+  m.float_scalar("zero", 0.0f);
+  m.float_scalar("six", 6.0f);
+  m.shape_constant("parts", {16, 16, 16});
+  m.shape_constant("k1", {1});
+  onnx::NodeProto* split = m.node("Split", {"x", "parts"}, "q", "split");
+  split->add_output("k");
+  split->add_output("v");
+  Model::integer(split, "axis", 2);
+  Model::ints(m.node("Transpose", {"k"}, "kt"), "perm", {0, 2, 1});
+  m.node("MatMul", {"q", "kt"}, "s");  // [1, 8, 8]
+  m.node("Trilu", {"ones", "k1"}, "upper");
+  Model::integer(m.node("Cast", {"upper"}, "mask"), "to", onnx::TensorProto::BOOL);
+  m.node("Where", {"mask", "ninf", "s"}, "masked", "mask_scores");
+  m.node("Clip", {"masked", "zero", "six"}, "clipped", "relu6");
+  m.node("MatMul", {"clipped", "v"}, "y");  // [1, 8, 16]
+  m.output("y", onnx::TensorProto::FLOAT);
+  EXPECT_EQ(imported_macs(m), 8 * 8 * 16 + 8 * 16 * 8);
+  const std::string text = slurp(dir_ / "model.yaml");
+  EXPECT_NE(text.find("{name: split.1, op: slice, in: [x], out: k, axis: 2, start: 16, size: 16}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{name: mask_scores, op: add, in: [s, mask], out: masked}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{name: mask, shape: [8, 8], dtype: int8, role: weight}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{name: relu6, op: clip, in: [masked], out: clipped, min: 0, max: 6}"), std::string::npos) << text;
+}
+
+// --dtype writes every floating-point tensor in the dtype, --weight-dtype and --activation-dtype
+// each kind; a name that is no dtype is refused.
+TEST_F(OnnxImport, DtypeOptionsSetTheFloatTensorsWidths) {
+  Model m;
+  m.input("x", {8, 64}, onnx::TensorProto::FLOAT);
+  m.weight("w", {64, 32}, onnx::TensorProto::FLOAT);
+  m.node("MatMul", {"x", "w"}, "y");
+  m.output("y", onnx::TensorProto::FLOAT);
+  const fs::path model = m.save(dir_ / "d.onnx"), yaml = dir_ / "d.yaml";
+  const Result all = cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dtype bf16");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(slurp(yaml).find("{name: x, shape: [8, 64], dtype: bf16, role: activation}"), std::string::npos);
+  EXPECT_NE(slurp(yaml).find("{name: w, shape: [64, 32], dtype: bf16, role: weight}"), std::string::npos);
+  const Result split = cstsim("import onnx " + model.string() + " --out " + yaml.string() +
+                              " --dtype bf16 --weight-dtype int4 --activation-dtype int8");
+  ASSERT_EQ(split.status, 0) << split.err;
+  EXPECT_NE(slurp(yaml).find("{name: x, shape: [8, 64], dtype: int8, role: activation}"), std::string::npos);
+  EXPECT_NE(slurp(yaml).find("{name: w, shape: [64, 32], dtype: int4, role: weight}"), std::string::npos);
+  const Result bad = cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dtype float32");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--dtype: 'float32' is not a dtype"), std::string::npos) << bad.err;
+}
+
+// fp32 operands on an int8 array with a banked scratchpad: the ports they need are the workload's
+// doing, so the error names the workload's layer and the way out, not the arch's banks alone.
+TEST_F(OnnxImport, WideOperandsOnTheHierarchyNameTheWorkload) {
+  Model m;
+  m.input("x", {128, 512}, onnx::TensorProto::FLOAT);
+  m.weight("w", {512, 512}, onnx::TensorProto::FLOAT);
+  m.node("MatMul", {"x", "w"}, "y", "proj");
+  m.output("y", onnx::TensorProto::FLOAT);
+  const fs::path model = m.save(dir_ / "wide.onnx"), yaml = dir_ / "wide.yaml";
+  ASSERT_EQ(cstsim("import onnx " + model.string() + " --out " + yaml.string()).status, 0);
+  const std::string run = "run -q --no-trace --arch " + src("configs/arch/npu-128-hbm3.yaml") + " --workload " +
+                          yaml.string() + " --out " + (dir_ / "wide-run").string() + " --force";
+  const Result wide = cstsim(run);
+  EXPECT_EQ(wide.status, 2);
+  EXPECT_NE(wide.err.find(yaml.string() + ":"), std::string::npos) << wide.err;
+  EXPECT_NE(wide.err.find("proj: its 32-bit operands"), std::string::npos) << wide.err;
+  EXPECT_NE(wide.err.find("cstsim import onnx --dtype int8"), std::string::npos) << wide.err;
+  ASSERT_EQ(cstsim("import onnx " + model.string() + " --out " + yaml.string() + " --dtype int8").status, 0);
+  EXPECT_EQ(cstsim(run).status, 0);
+}
+
 TEST_F(OnnxImport, OpsWithNoCounterpartAreNamedAndNothingIsWritten) {
   Model m;
   m.input("x", {4, 8});
