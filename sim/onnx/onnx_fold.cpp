@@ -412,6 +412,8 @@ std::optional<std::vector<Value>> evaluate(const onnx::NodeProto& n, const std::
   if (op == "Expand") {
     if (!held(in, 2)) return std::nullopt;
     const Shape target = ints_of(*in[1]);
+    for (int64_t d : target)
+      if (d < 0) bad(n, fmt::format("a dimension of {}", d));
     const auto out = broadcast({&x.dims, &target});
     if (!out) bad(n, "the shape does not broadcast");
     if (product(*out) > kMaxFoldElements) return std::nullopt;
@@ -471,7 +473,8 @@ std::optional<std::vector<Value>> evaluate(const onnx::NodeProto& n, const std::
         std::vector<bool> one_at(size_t(out_rank), false);
         for (int64_t a : *axes) one_at[size_t(norm_axis(n, a, out_rank))] = true;
         size_t from = 0;
-        for (int64_t k = 0; k < out_rank; ++k) dims.push_back(one_at[size_t(k)] ? 1 : x.dims.at(from++));
+        if (out_rank - rank != int64_t(std::count(one_at.begin(), one_at.end(), true))) bad(n, "an axis named twice");
+        for (int64_t k = 0; k < out_rank; ++k) dims.push_back(one_at[size_t(k)] ? 1 : x.dims[from++]);
       }
     }
     if (product(dims) != x.elements()) bad(n, "the output's elements differ from the input's");
@@ -486,6 +489,8 @@ std::optional<std::vector<Value>> evaluate(const onnx::NodeProto& n, const std::
     dims[size_t(axis)] = 0;
     for (const Value* p : in) {
       if (!p || p->dims.size() != x.dims.size()) bad(n, "inputs of different ranks");
+      for (int64_t k = 0; k < rank; ++k)
+        if (k != axis && p->dims[size_t(k)] != x.dims[size_t(k)]) bad(n, "inputs that differ off the axis");
       dims[size_t(axis)] += p->dims[size_t(axis)];
     }
     if (product(dims) > kMaxFoldElements) return std::nullopt;
@@ -570,8 +575,14 @@ std::optional<std::vector<Value>> evaluate(const onnx::NodeProto& n, const std::
     if (perm.empty())
       for (int64_t k = rank; k-- > 0;) perm.push_back(k);
     if (int64_t(perm.size()) != rank) bad(n, "perm differs in length from the input's rank");
+    std::vector<bool> seen(size_t(rank), false);
     Shape dims;
-    for (int64_t p : perm) dims.push_back(x.dims.at(size_t(norm_axis(n, p, rank))));
+    for (int64_t& p : perm) {
+      p = norm_axis(n, p, rank);
+      if (seen[size_t(p)]) bad(n, "perm names an axis twice");
+      seen[size_t(p)] = true;
+      dims.push_back(x.dims[size_t(p)]);
+    }
     Value r = make(x.type, dims);
     const std::vector<int64_t> st = strides_of(x.dims);
     r.v.resize(x.v.size());

@@ -399,7 +399,7 @@ class Importer {
           const auto shape0 = n.input_size() > 0 ? inferred.find(n.input(0)) : inferred.end();
           try {
             out = onnx_fold::evaluate(n, in, shape0 == inferred.end() ? nullptr : &shape0->second.second);
-          } catch (const std::invalid_argument& e) {
+          } catch (const std::logic_error& e) {  // a malformed node (invalid_argument), an index past a list
             fail(label(n, i), e.what());
           }
           if (!out && all_constant && kFoldWithoutValues.count(n.op_type())) {  // shape and type only
