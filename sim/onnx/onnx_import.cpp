@@ -867,6 +867,10 @@ class Importer {
     } else if (t == "Split" || t == "Slice") {  // parts of a tensor: views of their source
       const Shape& whole = shape(n.input(0));
       const int64_t rank = int64_t(whole.size());
+      for (const std::string& o : n.output())
+        if (!o.empty() && shape(o).size() != whole.size())
+          fail(name, fmt::format("{} has {} dimensions, its part {} {}", text::quoted(n.input(0)), rank,
+                                 text::quoted(o), shape(o).size()));
       auto image_axis = [&](int64_t axis) {  // NCHW -> NHWC
         return images_.count(n.input(0)) ? (axis == 1 ? 3 : axis >= 2 ? axis - 1 : axis) : axis;
       };

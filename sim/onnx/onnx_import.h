@@ -40,10 +40,5 @@ struct OnnxImportOptions {
 
 // Throws InputError (file, key: the node or tensor, message).
 OnnxImport import_onnx(const std::string& path, const OnnxImportOptions& options);
-inline OnnxImport import_onnx(const std::string& path, const std::map<std::string, int64_t>& dims) {
-  OnnxImportOptions o;
-  o.dims = dims;
-  return import_onnx(path, o);
-}
 
 }  // namespace cstsim

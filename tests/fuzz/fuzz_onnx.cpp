@@ -71,7 +71,9 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = cstsim::fuzz::write_input("m.onnx", data, size);
   cstsim::fuzz::expect_clean([&] {
-    const cstsim::OnnxImport imported = cstsim::import_onnx(path, {{"batch", 2}});
+    cstsim::OnnxImportOptions options;
+    options.dims = {{"batch", 2}};
+    const cstsim::OnnxImport imported = cstsim::import_onnx(path, options);
     cstsim::fuzz::write_text("m.yaml", imported.yaml);
     cstsim::load_workload((cstsim::fuzz::scratch() / "m.yaml").string());
   });
