@@ -13,7 +13,7 @@ endif
 JOBS ?= 2
 DEBS := cmake ninja-build g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev \
         libspdlog-dev libfmt-dev libboost-dev libboost-program-options-dev libgtest-dev \
-        libbenchmark-dev gtkwave python3-matplotlib python3-yaml python3-torch python3-torchvision python3-onnx libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base clang zlib1g-dev
+        libbenchmark-dev gtkwave python3-matplotlib python3-pandas python3-venv python3-yaml python3-torch python3-torchvision python3-onnx libonnx-dev libprotobuf-dev protobuf-compiler man-db groff-base clang zlib1g-dev
 DEFAULT_ARCH ?= configs/arch/npu-128.yaml
 DEFAULT_WORKLOAD ?= configs/workloads/resnet18.csv
 

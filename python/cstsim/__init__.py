@@ -2,8 +2,7 @@
 
 The package drives the ``cstsim`` binary (it never re-implements the simulator) and reads its
 outputs: ``summary.json``, ``report.json``, ``layers.csv`` of a run; ``results.csv`` and
-``results.jsonl`` of a sweep. Tables come back as pandas DataFrames when pandas is installed
-(Debian: python3-pandas), else as lists of dicts.
+``results.jsonl`` of a sweep. Tables are pandas DataFrames (pandas is a dependency).
 
     import cstsim
     run = cstsim.run("configs/arch/npu-128-hbm3.yaml", "configs/workloads/gemm-512.yaml", "out/g512",
@@ -11,6 +10,11 @@ outputs: ``summary.json``, ``report.json``, ``layers.csv`` of a run; ``results.c
     run.summary["total"]["cycles"], run.layers()
     sweep = cstsim.sweep("configs/sweeps/ci-small.yaml", "out/ci-small", jobs=2)
     sweep.results()                      # one row per point
+    sweep = cstsim.sweep({"name": "s", "base": "configs/arch/npu-128.yaml",
+                          "workloads": ["configs/workloads/gemm-512.yaml"],
+                          "grid": {"array.rows": [64, 128]}}, "out/s")   # a spec as a dict
+
+Install: ``pip install .`` at the top of the source tree (``python/README.md``).
 """
 from __future__ import annotations
 
@@ -19,10 +23,38 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
-__all__ = ["CstsimError", "Run", "Sweep", "binary", "run", "sweep", "load_run", "load_sweep"]
+__all__ = ["CstsimError", "Run", "Sweep", "binary", "run", "sweep", "load_run", "load_sweep", "__version__"]
+
+
+def _source_dir() -> Optional[Path]:
+    """The source tree: the one this file lies in, or the one an installed wheel was built from."""
+    here = Path(__file__).resolve().parents[2]
+    if (here / "CMakeLists.txt").is_file():
+        return here
+    try:
+        from . import _build_info  # written into the wheel by the build backend
+    except ImportError:
+        return None
+    return Path(_build_info.source_dir)
+
+
+def _version() -> str:
+    try:
+        from . import _build_info
+        return _build_info.version
+    except ImportError:
+        pass
+    import re
+    cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    return re.search(r"project\(\s*cstsim\s+VERSION\s+([0-9][0-9.]*)", cmake).group(1)
+
+
+__version__ = _version()
 
 PathLike = Union[str, os.PathLike]
 
@@ -38,13 +70,19 @@ class CstsimError(RuntimeError):
 
 
 def binary() -> str:
-    """The cstsim binary: $CSTSIM, else the build tree next to this package, else cstsim on PATH."""
+    """The cstsim binary: $CSTSIM; else the environment's own bin/cstsim (a venv's, or the prefix
+    `cmake --install` wrote to); else the build tree the package came from (build/cstsim); else
+    cstsim on PATH."""
     env = os.environ.get("CSTSIM")
     if env:
         return env
-    built = Path(__file__).resolve().parents[2] / "build" / "cstsim"
-    if built.is_file():
-        return str(built)
+    candidates = [Path(sys.prefix) / "bin" / "cstsim"]
+    source = _source_dir()
+    if source is not None:
+        candidates.append(source / "build" / "cstsim")
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
     found = shutil.which("cstsim")
     if found:
         return found
@@ -62,9 +100,10 @@ def _call(args: List[str]) -> subprocess.CompletedProcess:
 
 def _table(rows: List[Dict[str, Any]]):
     try:
-        import pandas  # optional
-    except ImportError:
-        return rows
+        import pandas
+    except ImportError as e:  # a dependency of the package: only a hand-made path lacks it
+        raise ImportError("cstsim's tables are pandas DataFrames: install pandas (pip install pandas; "
+                          "Debian: apt install python3-pandas)") from e
     return pandas.DataFrame(rows)
 
 
@@ -161,8 +200,33 @@ def run(arch: PathLike, workload: PathLike, out: PathLike, sets: Optional[Mappin
     return Run(out)
 
 
-def sweep(spec: PathLike, out: PathLike, jobs: Optional[int] = None, timeout: Optional[float] = None) -> Sweep:
-    """Runs a sweep locally (cstsim sweep SPEC --out OUT), resuming one already begun, and loads it."""
+# Keys of a sweep spec that name files: relative to the spec file in a YAML spec, relative to the
+# current directory in a dict (configs/README.md, "Sweeps").
+_SPEC_PATHS = ("base", "workloads")
+
+
+def _spec_file(spec: Mapping[str, Any], directory: Path) -> Path:
+    """A dict spec written as a file (JSON, which YAML reads), its paths made absolute."""
+    spec = dict(spec)
+    for key in _SPEC_PATHS:
+        if key in spec:
+            v = spec[key]
+            spec[key] = [str(Path(p).resolve()) for p in v] if isinstance(v, (list, tuple)) else str(Path(v).resolve())
+    if isinstance(spec.get("run"), Mapping) and "energy" in spec["run"]:
+        spec["run"] = dict(spec["run"], energy=str(Path(spec["run"]["energy"]).resolve()))
+    path = directory / f"{spec.get('name', 'sweep')}.yaml"
+    path.write_text(json.dumps(spec, indent=1) + "\n")
+    return path
+
+
+def sweep(spec: Union[PathLike, Mapping[str, Any]], out: PathLike, jobs: Optional[int] = None,
+          timeout: Optional[float] = None) -> Sweep:
+    """Runs a sweep locally (cstsim sweep SPEC --out OUT), resuming one already begun, and loads it.
+    `spec`: a spec file, or the spec itself as a dict (the keys of a spec file; its paths relative
+    to the current directory)."""
+    if isinstance(spec, Mapping):
+        with tempfile.TemporaryDirectory(prefix="cstsim-spec-") as d:
+            return sweep(_spec_file(spec, Path(d)), out, jobs, timeout)
     args = ["sweep", str(spec), "--out", str(out)]
     if jobs:
         args += ["--jobs", str(jobs)]

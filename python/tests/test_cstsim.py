@@ -25,7 +25,8 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(r.cycles, summary["total"]["cycles"])
         self.assertIsNotNone(r.report)
         layers = r.layers()
-        rows = layers.to_dict("records") if hasattr(layers, "to_dict") else layers
+        self.assertEqual(type(layers).__name__, "DataFrame")
+        rows = layers.to_dict("records")
         self.assertEqual(len(rows), len(summary["layers"]))
         self.assertEqual(rows[0]["name"], summary["layers"][0]["name"])
         self.assertEqual(rows[0]["stalls.hbm"], 0)  # nested figures flattened with dots
@@ -71,10 +72,28 @@ class PackageTest(unittest.TestCase):
     def test_sweep_results_have_a_row_per_point(self):
         s = cstsim.sweep(ROOT / "configs/sweeps/ci-small.yaml", self.out / "s", jobs=2)
         results = s.results()
-        rows = results.to_dict("records") if hasattr(results, "to_dict") else results
+        self.assertEqual(type(results).__name__, "DataFrame")
+        rows = results.to_dict("records")
         self.assertEqual(len(rows), 8)
         self.assertEqual(len(s.points()), 8)
         self.assertEqual(sorted({r["dataflow"] for r in rows}), ["os", "ws"])
+
+    def test_a_sweep_given_as_a_dict_runs_as_its_file_does(self):
+        spec = {"name": "dict-sweep", "base": str(ROOT / "configs/arch/npu-128.yaml"),
+                "workloads": [os.path.relpath(ROOT / "configs/sweeps/workloads/tiny-gemm.yaml")],
+                "grid": {"array.rows": [8, 16], "dataflow": ["ws", "os"]}}
+        as_dict = cstsim.sweep(spec, self.out / "d").results()
+        text = ("name: dict-sweep\nbase: " + str(ROOT / "configs/arch/npu-128.yaml") + "\nworkloads: [" +
+                str(ROOT / "configs/sweeps/workloads/tiny-gemm.yaml") + "]\ngrid:\n  array.rows: [8, 16]\n"
+                "  dataflow: [ws, os]\n")
+        (self.out / "spec.yaml").write_text(text)
+        as_file = cstsim.sweep(self.out / "spec.yaml", self.out / "f").results()
+        key = ["array.rows", "dataflow"]
+        self.assertEqual(len(as_dict), 4)
+        self.assertEqual(as_dict.sort_values(key)["cycles"].tolist(), as_file.sort_values(key)["cycles"].tolist())
+
+    def test_version_is_the_projects(self):
+        self.assertIn(f"project(cstsim VERSION {cstsim.__version__} ", (ROOT / "CMakeLists.txt").read_text())
 
 
 if __name__ == "__main__":
