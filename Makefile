@@ -1,5 +1,5 @@
 # Two entry points that do all the set-up on a fresh Debian machine (as root):
-#   make run   - install packages, build Release, run the default workload
+#   make run   - install packages, build the simulator alone (Release), run the default workload
 #   make test  - install packages, build, run the whole test suite
 #   make test-sanitize - the suite built with ASan and UBSan (`make test SANITIZE=1`, what CI runs)
 # SANITIZE=1: build and test in the sanitizer build (CMakePresets.json "asan": clang, ASan + UBSan,
@@ -41,7 +41,9 @@ TARGETS ?=
 build: configure
 	cmake --build $(BUILD) -j $(JOBS) $(if $(TARGETS),--target $(TARGETS))
 
-run: build
+# The simulator and its man page only: the tests and benchmarks are `make build` / `make test`'s.
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target cstsim manpage
 	rm -rf out/default
 	$(BUILD)/cstsim run --arch $(DEFAULT_ARCH) --workload $(DEFAULT_WORKLOAD) --out out/default
 

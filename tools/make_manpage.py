@@ -76,7 +76,7 @@ def main():
              "\\fIshare/cstsim/configs\\fR and \\fIshare/cstsim/plot\\fR beside the installed binary "
              "(\\fBcstsim \\-\\-version\\fR prints where).",
              ".SH SEE ALSO",
-             "README.md and configs/README.md in the source tree."]
+             "docs/guide.md and configs/README.md in the source tree."]
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(page) + "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the array-dataflow figures of README.md: runs configs/sweeps/array-dataflow.yaml
+# Regenerates the array-dataflow figures of docs/guide.md: runs configs/sweeps/array-dataflow.yaml
 # (54 points, ~30 s with --jobs 2; resumes if already run) and draws the four figures into
 # docs/figures/ (PNG at 300 dpi and PDF). Usage: docs/figures/make_array_dataflow.sh [build-dir]
 set -euo pipefail

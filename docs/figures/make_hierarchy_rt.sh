@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the full-hierarchy R(t) figure of README.md: GEMM 1024^3 on npu-128-hbm3
+# Regenerates the full-hierarchy R(t) figure of docs/guide.md: GEMM 1024^3 on npu-128-hbm3
 # (HBM3 + mesh NoC + DMA + banked scratchpad). Usage: docs/figures/make_hierarchy_rt.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

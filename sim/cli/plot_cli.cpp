@@ -59,19 +59,46 @@ std::string script_error(const std::string& script, const std::string& err) {
 struct PlotFailed {
   std::string line;
 };
-void run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{python, plot_dir() + "/" + script};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::string out, err;
-  if (sweep::proc::capture(argv, out, &err) != 0) throw PlotFailed{script_error(script, err)};
+// One figure script to run: its figures' name (for progress), the script, its arguments.
+struct Script {
+  std::string figure, script;
+  std::vector<std::string> args;
+};
+
+// Runs the scripts in turn, each without a shell (sweep/process.h). Progress on stdout, a line
+// before each (a large trace's R(t) takes a minute); what a script says besides its figures'
+// paths (points that failed, labels left out) is kept in `notes`. Throws PlotFailed with the
+// failing script's one line.
+void run_scripts(const std::string& python, const std::vector<Script>& scripts, std::vector<std::string>& notes) {
+  for (size_t k = 0; k < scripts.size(); ++k) {
+    const Script& s = scripts[k];
+    fmt::print("plot: [{}/{}] {}\n", k + 1, scripts.size(), s.figure);
+    std::fflush(stdout);
+    std::vector<std::string> argv{python, plot_dir() + "/" + s.script};
+    argv.insert(argv.end(), s.args.begin(), s.args.end());
+    std::string out, err;
+    if (sweep::proc::capture(argv, out, &err) != 0) throw PlotFailed{script_error(s.script, err)};
+    for (size_t at = 0; at < out.size();) {
+      const size_t nl = out.find('\n', at);
+      const std::string line = out.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      at = nl == std::string::npos ? out.size() : nl + 1;
+      const bool path = line.size() > 4 && (line.compare(line.size() - 4, 4, ".png") == 0 ||
+                                            line.compare(line.size() - 4, 4, ".pdf") == 0);
+      if (!line.empty() && !path) notes.push_back(s.figure + ": " + line);
+    }
+  }
 }
 
 // A run's figures.
-void plot_run(const std::string& python, const std::string& run, const fs::path& dir, const std::string& prefix) {
-  if (fs::is_directory(dir / "trace")) run_script(python, "plot_rt.py", {run, "--out", prefix + "rt"});
-  if (fs::is_regular_file(dir / "energy_windows.csv")) run_script(python, "plot_energy.py", {run, "--out", prefix + "power"});
-  if (fs::is_regular_file(dir / "report.json")) run_script(python, "plot_roofline.py", {run, "--out", prefix + "roofline"});
-  run_script(python, "plot_breakdown.py", {run, "--out", prefix + "layers"});
+std::vector<Script> run_scripts_of(const std::string& run, const fs::path& dir, const std::string& prefix) {
+  std::vector<Script> s;
+  if (fs::is_directory(dir / "trace")) s.push_back({"rt", "plot_rt.py", {run, "--out", prefix + "rt"}});
+  if (fs::is_regular_file(dir / "energy_windows.csv"))
+    s.push_back({"power", "plot_energy.py", {run, "--out", prefix + "power"}});
+  if (fs::is_regular_file(dir / "report.json"))
+    s.push_back({"roofline", "plot_roofline.py", {run, "--out", prefix + "roofline"}});
+  s.push_back({"layers (stalls, utilization, energy, traffic)", "plot_breakdown.py", {run, "--out", prefix + "layers"}});
+  return s;
 }
 
 // The scripts read with Python's open(), which waits on a FIFO forever: every file they may read
@@ -200,14 +227,15 @@ int plot_command(const std::vector<std::string>& args) {
   const std::string python = env && *env ? env : "/usr/bin/python3";
   const std::string prefix = (staging / "").string();
   std::vector<fs::path> written;
+  std::vector<std::string> notes;
   try {
-    if (sweep) {  // a sweep's results: metrics against the swept size, the Pareto front, the roofline
-      run_script(python, "plot_sweep_lines.py", {run, "--out", prefix + "lines"});
-      run_script(python, "plot_pareto.py", {run, "--out", prefix + "pareto"});
-      run_script(python, "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"});
-    } else {
-      plot_run(python, run, dir, prefix);
-    }
+    // A sweep's results: metrics against the swept size, the Pareto front, the roofline.
+    const std::vector<Script> scripts =
+        sweep ? std::vector<Script>{{"lines", "plot_sweep_lines.py", {run, "--out", prefix + "lines"}},
+                                    {"pareto", "plot_pareto.py", {run, "--out", prefix + "pareto"}},
+                                    {"roofline", "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"}}}
+              : run_scripts_of(run, dir, prefix);
+    run_scripts(python, scripts, notes);
     written = commit_figures(staging, figures, force);
   } catch (const PlotFailed& f) {
     discard();
@@ -219,6 +247,13 @@ int plot_command(const std::vector<std::string>& args) {
   }
   discard();  // the staging directory is empty now
   for (const fs::path& f : written) std::cout << f.string() << "\n";
+  std::vector<std::string> said;  // a sweep's failed points, once even if every figure names them
+  for (const std::string& n : notes) {
+    const std::string text = n.substr(n.find(": ") + 2);
+    if (std::find(said.begin(), said.end(), text) != said.end()) continue;
+    said.push_back(text);
+    std::cout << "plot: " << n << "\n";
+  }
   return 0;
 }
 

@@ -36,7 +36,7 @@ constexpr const char* kDefaultArch = "arch/npu-128-hbm3.yaml";
 constexpr const char* kLedgerUsage =
     "usage: cstsim ledger [options]\n"
     "\n"
-    "The analytical roofline ledger of seeds 002 and 003: FLOPs, minimum bytes moved, arithmetic\n"
+    "The analytical roofline ledger of LLM inference and training operators: FLOPs, minimum bytes moved, arithmetic\n"
     "intensity and the time lower bound max(bytes / bandwidth, FLOPs / peak) of common operators.\n"
     "No simulation: every number is a formula (sim/ledger/README.md lists them and their sources).\n"
     "\n"
@@ -137,7 +137,7 @@ const std::vector<FlagSpec>& general_flags() {
                                "configs/arch/npu-128-hbm3.yaml): peak = 2 x rows x cols x clock_hz ops/s, bandwidth "
                                "its channel's or its HBM's peak (an ideal memory needs --bandwidth)"},
       {"bandwidth", "GBPS", "memory bandwidth in GB/s: overrides the arch's or the profile's"},
-      {"link-bandwidth", "GBPS", "bandwidth pricing the all-reduce row (default: the memory bandwidth, as seed 003)"},
+      {"link-bandwidth", "GBPS", "bandwidth pricing the all-reduce row (default: the memory bandwidth)"},
       {"op", "LIST", "comma-separated operators or groups to keep (see below)"},
       {"graph", "FILE", "an operator-graph workload instead of the seeds' tables: a row per layer and per vector "
                         "kernel, the kernels the simulator runs (--op keeps names, ops or kinds)"},

@@ -1,6 +1,6 @@
 #pragma once
 // Turns array results into the run's outputs: summary.json (stable shape, see
-// README.md), layers.csv and the stdout table (SCALE-Sim's reports: scalesim_reports.h).
+// docs/guide.md), layers.csv and the stdout table (SCALE-Sim's reports: scalesim_reports.h).
 #include <string>
 #include <vector>
 
@@ -40,7 +40,7 @@ nlohmann::ordered_json summary_json(const RunReport& r, io::JsonArraySpool* laye
 // dataflow: rs: a layer's mapping (JSSC 2017 Table II's parameters and the placement), as
 // summary.json and `cstsim plan` show it.
 nlohmann::ordered_json rs_mapping_json(const RsMapping& m);
-// The tidy per-layer table (README.md, "layers.csv"); layer_energy: each layer's attributed
+// The tidy per-layer table (docs/guide.md, "layers.csv"); layer_energy: each layer's attributed
 // energy from the trace's report.json (nullptr with --no-trace: the column stays empty).
 std::string layers_csv(const RunReport& r, const std::vector<double>* layer_energy);
 // Of the array's peak: every PE doing `pack` MACs a cycle (core/precision.h).

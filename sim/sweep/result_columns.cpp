@@ -58,17 +58,17 @@ const std::vector<std::pair<std::string, ColumnInfo>>& exact() {
 // Column families by prefix: (prefix, what). Units of report.json figures come with them.
 const std::vector<std::pair<const char*, const char*>>& families() {
   static const std::vector<std::pair<const char*, const char*>> rows = {
-      {"stalls.", "stall cycles of this root cause (README.md, layers.csv's stall_<cause>)"},
+      {"stalls.", "stall cycles of this root cause (docs/guide.md, layers.csv's stall_<cause>)"},
       {"sram.", "array-edge SRAM accesses, words"},
       {"arch.pe_types.", "MACs a PE does a cycle of this type"},
       {"arch.", "the point's accelerator as run (summary.json arch)"},
       {"machine.", "the machine the roofline prices against (report.json machine)"},
-      {"V_CST.", "occupancy integral over the run, the integral of R(t) of one class (README.md glossary)"},
-      {"Theta_CST.", "the run's shape: wall and serial time, parallelism, peaks (README.md glossary)"},
-      {"H_peak.", "peak holding of one class (README.md glossary)"},
-      {"C_P.", "the cost vector (README.md glossary)"},
+      {"V_CST.", "occupancy integral over the run, the integral of R(t) of one class (docs/guide.md glossary)"},
+      {"Theta_CST.", "the run's shape: wall and serial time, parallelism, peaks (docs/guide.md glossary)"},
+      {"H_peak.", "peak holding of one class (docs/guide.md glossary)"},
+      {"C_P.", "the cost vector (docs/guide.md glossary)"},
       {"energy.E_marg_by_action.", "marginal energy of one action"},
-      {"energy.", "energy: E_gross = E_base + E_marg (README.md glossary)"},
+      {"energy.", "energy: E_gross = E_base + E_marg (docs/guide.md glossary)"},
       {"roofline.", "the roofline of the run (report.json roofline)"},
       {"host_", "host timing of the point (differs between runs)"},
   };

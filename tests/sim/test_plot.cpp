@@ -93,6 +93,10 @@ TEST_F(Plot, EveryFigureOfASweep) {
       EXPECT_TRUE(fs::is_regular_file(f)) << f;
       EXPECT_NE(r.out.find(f.string()), std::string::npos) << r.out;
     }
+  // Progress, a line before each script, in order.
+  const size_t a = r.out.find("plot: [1/3] lines\n"), b = r.out.find("plot: [2/3] pareto\n"),
+               c = r.out.find("plot: [3/3] roofline\n");
+  EXPECT_TRUE(a != std::string::npos && b != std::string::npos && c != std::string::npos && a < b && b < c) << r.out;
 }
 
 }  // namespace

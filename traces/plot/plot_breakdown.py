@@ -78,55 +78,84 @@ def utilization(summary, prefix, width):
 
 
 def energy(summary, report, prefix, width, top=12):
+    """Bars that add up to E_gross: every marginal action, every background action, and the
+    static power over the run (E_base less its background actions), which no action carries."""
     e = report["total"]["energy"]
     by_component = {}
     actions = []
+    base_actions = 0.0
     for kind, table in (("marginal", e.get("E_marg_by_action", {})), ("static", e.get("E_base_by_action", {}))):
         for name, v in table.items():
             j = value(v)
+            if kind == "static":
+                base_actions += j
             if j <= 0:
                 continue
             parts = name.split(".")
             component = parts[1] if parts[0].startswith("chip") and len(parts) > 1 else parts[0]
             by_component[component] = by_component.get(component, 0) + j
-            actions.append((j, name + (" (static)" if kind == "static" else "")))
+            actions.append((j, name + (" (background)" if kind == "static" else "")))
+    static = value(e["E_base"]) - base_actions
+    if static > 0:
+        by_component["static power"] = static
+        actions.append((static, "static power x run time"))
+    gross = value(e["E_gross"])
+    total = sum(by_component.values())
+    if abs(total - gross) > 1e-6 * max(gross, 1e-30):
+        sys.exit("internal error: plot_breakdown.py: the energy bars add up to %.6g J, E_gross is %.6g J" % (total, gross))
     actions.sort(reverse=True)
     actions = actions[:top]
     comps = sorted(by_component.items(), key=lambda kv: -kv[1])
+    f, unit = scale(gross, "J")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(width, 0.9 + 0.17 * max(len(comps), len(actions))))
-    a1.barh(range(len(comps)), [v * 1e3 for _, v in comps], color="#0072B2")
+    a1.barh(range(len(comps)), [v / f for _, v in comps], color="#0072B2")
     a1.set_yticks(range(len(comps)))
     a1.set_yticklabels([c for c, _ in comps])
     a1.invert_yaxis()
-    a1.set_xlabel("mJ")
-    a1.set_title("by component")
-    a2.barh(range(len(actions)), [v * 1e3 for v, _ in actions], color="#E69F00")
+    a1.set_xlabel(unit)
+    a1.set_title("by component (the bars add up to E_gross)")
+    a2.barh(range(len(actions)), [v / f for v, _ in actions], color="#E69F00")
     a2.set_yticks(range(len(actions)))
     a2.set_yticklabels([n for _, n in actions])
     a2.invert_yaxis()
-    a2.set_xlabel("mJ")
+    a2.set_xlabel(unit)
     a2.set_title("largest %d actions" % len(actions))
-    fig.suptitle("Energy: E_gross %.4g mJ (%s)\n%s" % (value(e["E_gross"]) * 1e3,
-                 report.get("energy_table", {}).get("name", ""), caption(summary)))
+    fig.suptitle("Energy: E_gross %s = marginal %s + static %s (%s)\n%s" % (
+        ps.si(gross, "J"), ps.si(value(e["E_marg"]), "J"), ps.si(value(e["E_base"]), "J"),
+        report.get("energy_table", {}).get("name", ""), caption(summary)))
     fig.tight_layout()
     return ps.save(fig, prefix + "-energy")
 
 
+def scale(top, unit):
+    """(factor, label): an SI prefix that puts `top` in [1, 1000) (J -> mJ, B -> MB)."""
+    for f, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"),
+                 (1e-12, "p")):
+        if top >= f * 0.9995:
+            return f, p + unit
+    return 1.0, unit
+
+
 def traffic(summary, report, prefix, width):
+    """Per layer, the bytes each memory level moved, stacked on a linear axis (registers, SRAM,
+    HBM, host): a bar's length is the layer's traffic and each part its level's share."""
     layers = report["layers"]
     levels = ["reg", "sram", "hbm", "host"]
     present = [lv for lv in levels if any(value(l["C_P"]["B_M"].get(lv, 0)) > 0 for l in layers)]
     fig, ax = ps.figure(width, 0.9 + 0.16 * len(layers))
     colors = {"reg": "#CC79A7", "sram": "#E69F00", "hbm": "#0072B2", "host": "#009E73"}
-    h = 0.8 / max(1, len(present))
-    for k, lv in enumerate(present):
-        ax.barh([i - 0.4 + h * (k + 0.5) for i in range(len(layers))],
-                [max(value(l["C_P"]["B_M"].get(lv, 0)), 1e-9) for l in layers], height=h, color=colors[lv], label=lv)
-    ax.set_xscale("log")
+    names = {"reg": "PE registers", "sram": "SRAM", "hbm": "HBM / DRAM", "host": "host"}
+    top = max([sum(value(l["C_P"]["B_M"].get(lv, 0)) for lv in present) for l in layers] + [1])
+    f, unit = scale(top, "B")
+    left = [0.0] * len(layers)
+    for lv in present:
+        v = [value(l["C_P"]["B_M"].get(lv, 0)) / f for l in layers]
+        ax.barh(range(len(layers)), v, left=left, color=colors[lv], label=names[lv], height=0.7)
+        left = [a + b for a, b in zip(left, v)]
     ax.set_yticks(range(len(layers)))
     ax.set_yticklabels([l["name"] for l in layers])
     ax.invert_yaxis()
-    ax.set_xlabel("bytes moved (log)")
+    ax.set_xlabel("bytes moved (%s)" % unit)
     ax.legend(**OUTSIDE)
     ax.set_title("Traffic per memory level per layer\n" + caption(summary))
     return ps.save(fig, prefix + "-traffic")

@@ -22,9 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paperstyle as ps  # noqa: E402
 import plot_sweep_common as sc  # noqa: E402
 
-COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
-
 
 def dominates(a, b):
     """a, b: (costs, qualities) tuples of lists."""
@@ -44,16 +41,6 @@ def front_of(points):
     return [i for i, p in enumerate(points) if not any(dominates(q, p) for j, q in enumerate(points) if j != i)]
 
 
-def log_ticks(ax):
-    """Plain tick labels on log axes (100k, 1M, 2, 3, 4), minor ones only when an axis spans < 1 decade."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    fmt = FuncFormatter(lambda v, _: sc.short(v) if abs(v) >= 1000 else "%g" % float("%.3g" % v))
-    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        axis.set_major_formatter(fmt)
-        axis.set_minor_formatter(fmt if lo > 0 and hi / lo < 10 else NullFormatter())
-
-
 def main():
     ap = argparse.ArgumentParser(description="Scatter of a sweep on two axes with its Pareto front.")
     ap.add_argument("results", help="results.csv or the sweep directory")
@@ -66,7 +53,8 @@ def main():
     ap.add_argument("--size", default=None, help="marker area grows with this numeric column (e.g. pes)")
     ap.add_argument("--label", default=None, help="parameter columns naming front points (default the array's "
                                                    "sides, array.rows,array.cols or array.size, as swept)")
-    ap.add_argument("--facet", default=None, help="one panel per value of this column (e.g. workload)")
+    ap.add_argument("--facet", default=None, help="one panel per value of this column, each with its own front "
+                                                   "(default: the workload when there are several; 'none': one panel)")
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE", help="keep matching rows")
     ap.add_argument("--linear", action="store_true", help="linear axes instead of log-log")
     ap.add_argument("--out", required=True, metavar="PREFIX", help="writes PREFIX.png and PREFIX.pdf")
@@ -84,7 +72,12 @@ def main():
         scol = res.column(args.size) if args.size else None
         label = args.label or ",".join(c for c in ("array.rows", "array.cols", "array.size") if c in res.columns)
         lcols = [res.column(a.strip()) for a in label.split(",") if a.strip()]
-        facol = res.column(args.facet) if args.facet else None
+        if args.facet == "none":
+            facol = None
+        elif args.facet:
+            facol = res.column(args.facet)
+        else:  # a front across workloads compares a point of one with a point of another: never by default
+            facol = "workload" if "workload" in res.columns and len({r["workload"] for r in res.rows}) > 1 else None
         rows = res.select(args.where)
         failed = res.failed(args.where)  # not placed (no metrics): named in a footnote
     except (OSError, ValueError) as e:
@@ -92,8 +85,9 @@ def main():
     rows = [r for r in rows if all(sc.number(r.get(c)) is not None for c in [xcol, ycol] + fcols + qcols)]
     if not rows:
         sys.exit("error: plot_pareto: no done rows with values for every axis in %s" % res.path)
-    facets = sc.sort_values([r[facol] for r in rows]) if facol else [None]
-    cvals = sc.sort_values([r[ccol] for r in rows]) if ccol else [None]
+    facets = sc.sort_values([r[facol] for r in rows + failed]) if facol else [None]
+    cvals = sc.ordered(ccol, [r[ccol] for r in rows + failed]) if ccol else [None]
+    style = sc.styles(ccol, cvals)
     svals = [sc.number(r[scol]) for r in rows] if scol else []
     smin, smax = (min(svals), max(svals)) if svals else (1, 1)
     stairs = set(fcols) == {xcol, ycol} and not qcols
@@ -116,19 +110,18 @@ def main():
     ps.setup()
     fig, axes = ps.figure(args.width, args.height, ncols=len(facets), squeeze=False)
     axes = axes[0]
+    named = []  # (axes, front points' labels): placed once the layout is final
     for ax, fval in zip(axes, facets):
         sub = [r for r in rows if facol is None or r[facol] == fval]
         pts = [([sc.number(r[c]) for c in fcols], [sc.number(r[c]) for c in qcols]) for r in sub]
         front = set(front_of(pts))
-        for k, cv in enumerate(cvals):
+        for cv in cvals:
             mine = [r for r in sub if ccol is None or r[ccol] == cv]
-            ax.scatter([X(r) for r in mine], [Y(r) for r in mine],
-                       s=[area(r) for r in mine], color=COLORS[k % len(COLORS)], marker=MARKERS[k % len(MARKERS)],
-                       alpha=0.85, linewidths=0, zorder=3, label=None if cv is None else cv)
+            ax.scatter([X(r) for r in mine], [Y(r) for r in mine], s=[area(r) for r in mine], color=style[cv][0],
+                       marker=style[cv][1], alpha=0.85, linewidths=0, zorder=3)
         fr = sorted((sub[i] for i in front), key=lambda r: (X(r), Y(r)))
         ax.scatter([X(r) for r in fr], [Y(r) for r in fr], s=[area(r) + 14 for r in fr],
-                   facecolors="none", edgecolors="black", linewidths=0.7, zorder=4,
-                   label="non-dominated" if ax is axes[0] else None)
+                   facecolors="none", edgecolors="black", linewidths=0.7, zorder=4)
         if stairs and len(fr) > 1:
             xs, ys = [], []
             for r in fr:
@@ -139,11 +132,7 @@ def main():
                 xs.append(x)
                 ys.append(y)
             ax.plot(xs, ys, color="black", linewidth=0.6, linestyle="--", zorder=2)
-        if len(fr) <= 12:
-            for k, r in enumerate(fr):  # alternate above-left / below-right so neighbours do not collide
-                above = k % 2 == 0
-                ax.annotate(sc.point_label(r, lcols), (X(r), Y(r)), xytext=(-3, 4) if above else (4, -6),
-                            ha="right" if above else "left", textcoords="offset points", fontsize=5.5)
+        named.append((ax, [(X(r), Y(r), sc.point_label(r, lcols)) for r in fr]))
         if not args.linear:
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -155,18 +144,33 @@ def main():
         note = "%d of %d non-dominated" % (len(front), len(sub))
         if len(front) == 1 and len(sub) > 1:
             note = "one point dominates all %d" % len(sub)
+        bad = [r for r in failed if facol is None or r.get(facol) == fval]
+        if bad:  # not placed (no metrics): counted here, named in the footnote
+            note += "; %d failed" % len(bad)
         ax.set_title((title + ": " if title else "") + note, fontsize=7)
         ax.margins(0.12)
         if not args.linear:
             ax.autoscale_view()
-            log_ticks(ax)
-    if ccol:
-        axes[0].legend(loc="best", fontsize=5.5, handletextpad=0.3, borderaxespad=0.3, markerscale=0.8)
+            sc.log_ticks(ax)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], linestyle="none", color=style[cv][0], marker=style[cv][1], markersize=3.5, label=str(cv))
+               for cv in cvals] if ccol else []
+    handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="none", markeredgecolor="black",
+                          markersize=4.5, label="non-dominated"))
+    if failed:
+        handles.append(Line2D([], [], linestyle="none", marker="x", color=sc.FAILED_COLOR, markersize=4,
+                              label="failed: %d (listed below)" % len(failed)))
+    axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=5.5,
+                    title=res.label(ccol, False) if ccol else None)
     front_desc = ", ".join(res.label(c, False) for c in fcols) + "".join(", %s ↑" % res.label(c, False) for c in qcols)
     size_note = "; marker area grows with log %s" % res.label(scol, False) if scol else ""
-    fig.suptitle(args.title or "Pareto front over %s (lower is better%s)%s" % (
-        front_desc, "" if not qcols else "; ↑ higher is better", size_note), fontsize=7.5)
+    fig.suptitle(args.title or "Pareto front over %s (lower is better%s)%s%s\n%s" % (
+        front_desc, "" if not qcols else "; ↑ higher is better", size_note,
+        ", one front per %s" % facol if facol else "", sc.caption(rows + failed)), fontsize=7.5)
     fig.tight_layout(w_pad=0.8, rect=(0, 0.04 if failed else 0, 1, 1))
+    left_out = sum(sc.place_labels(ax, pts) for ax, pts in named)
+    if left_out:
+        print("plot_pareto: %d front point label(s) left out: no free spot beside the point" % left_out)
     note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):
         print(p)

@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paperstyle as ps  # noqa: E402
+import plot_sweep_common as sc  # noqa: E402
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">"]
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
@@ -124,6 +125,7 @@ def main():
     ax.set_xscale("log")
     ax.set_yscale("log")
     drawn_roofs = []
+    named = []  # ([(I, perf, layer)], colour) per run: placed once the layout is final
     bw_labels = []  # (bandwidth, colour): drawn once the layout is fixed
     peak_labels = set()
     skipped = 0
@@ -154,9 +156,7 @@ def main():
                    facecolors="none" if k % 2 else color, edgecolors=color, linewidths=0.7, zorder=4,
                    label=name if len(runs) > 1 else None)
         rank = sorted(pts, key=lambda p: -(p["weight"] if p["weight"] is not None else p["perf"]))
-        for p in rank[:max(0, args.label)]:
-            ax.annotate(p["name"], (p["I"], p["perf"]), xytext=(3, 2), textcoords="offset points", fontsize=5.5,
-                        color=color)
+        named.append(([(p["I"], p["perf"], p["name"]) for p in rank[:max(0, args.label)]], color))
     if skipped:
         print("plot_roofline: %d layer(s) without a positive I_A or achieved op/s not drawn" % skipped,
               file=sys.stderr)
@@ -177,6 +177,18 @@ def main():
         if x0 * bw > y_lo:
             ax.text(x0, x0 * bw * 1.25, ps.si(bw, "B/s"), rotation=angle, rotation_mode="anchor", fontsize=6,
                     color=color, ha="left", va="bottom")
+    # A peak label that meets a ridge label goes under its roof instead.
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ridges = [t for t in ax.texts if t.get_text().startswith("ridge ")]
+    for t in [t for t in ax.texts if t.get_text().startswith("peak ")]:
+        if any(t.get_window_extent(renderer).overlaps(r.get_window_extent(renderer)) for r in ridges):
+            x, y = t.get_position()
+            t.set_position((x, y / 1.25 / 1.25))
+            t.set_va("top")
+    left_out = sum(sc.place_labels(ax, pts, color=color) for pts, color in named)
+    if left_out:
+        print("plot_roofline: %d layer label(s) left out: no free spot beside the point" % left_out, file=sys.stderr)
     for p in ps.save(fig, args.out):
         print(p)
 

@@ -172,6 +172,53 @@ def point_label(row, keys):
 
 FAILED_COLOR = "#B2182B"  # dark red: apart from the heatmaps' best-cell outline (vermillion)
 
+# One colour and marker per dataflow in every figure, whichever dataflows a sweep has (Okabe-Ito);
+# other columns take colours and markers in the order of their values.
+DATAFLOW_STYLE = {"ws": ("#0072B2", "o"), "os": ("#E69F00", "s"), "is": ("#009E73", "^"), "rs": ("#CC79A7", "D")}
+COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def ordered(column, values):
+    """Distinct values in the order every figure lists them: dataflows as DATAFLOW_STYLE does, the
+    rest as sort_values does."""
+    vals = sort_values(list(values))
+    if column in ("dataflow", "arch.dataflow"):
+        known = [d for d in DATAFLOW_STYLE if d in vals]
+        return known + [v for v in vals if v not in known]
+    return vals
+
+
+def styles(column, values):
+    """{value: (colour, marker)} for the values of `column`: fixed per dataflow, else by order."""
+    out = {}
+    for k, v in enumerate(values):
+        if column in ("dataflow", "arch.dataflow") and str(v) in DATAFLOW_STYLE:
+            out[v] = DATAFLOW_STYLE[str(v)]
+        else:
+            out[v] = (COLORS[k % len(COLORS)], MARKERS[k % len(MARKERS)])
+    return out
+
+
+def caption(rows):
+    """'arch npu-128-hbm3, memory hierarchy' from the rows' arch.name and arch.memory (all values)."""
+    parts = []
+    for col, name in (("arch.name", "arch"), ("arch.memory", "memory"), ("arch.operand", "operand")):
+        vals = sort_values([r[col] for r in rows if r.get(col)])
+        if vals:
+            parts.append("%s %s" % (name, ", ".join(vals)))
+    return "; ".join(parts)
+
+
+def array_label(row):
+    """'128x128' for a row with array sides (array.rows/array.cols or arch.rows/arch.cols)."""
+    for a, b in (("arch.rows", "arch.cols"), ("array.rows", "array.cols")):
+        r, c = number(row.get(a)), number(row.get(b))
+        if r is not None and c is not None:
+            return "%dx%d" % (r, c)
+    side = number(row.get("array.size"))
+    return "%dx%d" % (side, side) if side is not None else None
+
 
 def failed_note(fig, failed, keys, width_chars=150):
     """A footnote naming the points that did not finish ('failed: 3 of 24 points: 256x256 os resnet50
@@ -189,6 +236,65 @@ def failed_note(fig, failed, keys, width_chars=150):
         text = text[:width_chars - 1] + "…"
     fig.text(0.01, 0.005, text, fontsize=5.5, color=FAILED_COLOR, ha="left", va="bottom")
     return text
+
+
+# Where a label may sit around its point (offset in points, alignment), in the order tried.
+_LABEL_SPOTS = [(-3, 3, "right", "bottom"), (3, -3, "left", "top"), (3, 3, "left", "bottom"), (-3, -3, "right", "top"),
+                (0, 5, "center", "bottom"), (0, -5, "center", "top"), (5, 0, "left", "center"), (-5, 0, "right", "center")]
+
+
+def place_labels(ax, points, fontsize=7, color="black"):
+    """Names points [(x, y, text)] on `ax` so that no two labels overprint: each goes to the first
+    spot around its point where its box meets no label placed before it (nor any other text of the
+    axes) and stays inside the axes; a label with no free spot is left out. Call it once the
+    figure's layout is final (after tight_layout). Returns how many were left out."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    taken = [t.get_window_extent(renderer) for t in ax.texts if t.get_text() and t.get_visible()]
+    left_out = 0
+    for x, y, text in points:
+        for dx, dy, ha, va in _LABEL_SPOTS:
+            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                            fontsize=fontsize, color=color)
+            box = t.get_window_extent(renderer)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and not any(box.overlaps(b) for b in taken):
+                taken.append(box)
+                break
+            t.remove()
+        else:
+            left_out += 1
+    return left_out
+
+
+def overlapping_texts(fig):
+    """Pairs of visible texts of each axes of `fig` whose boxes overlap (the figure tests' check)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    pairs = []
+    for ax in fig.axes:
+        texts = [t for t in ax.texts if t.get_text() and t.get_visible()]
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        for i in range(len(texts)):
+            for j in range(i + 1, len(texts)):
+                if boxes[i].overlaps(boxes[j]):
+                    pairs.append((texts[i].get_text(), texts[j].get_text()))
+    return pairs
+
+
+def log_ticks(ax, x=True, y=True):
+    """Plain tick labels on log axes (100k, 1M, 2, 3, 4), minor ones labelled too when an axis spans
+    less than a decade (else it would show one label or none)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    fmt = FuncFormatter(lambda v, _: short(v) if abs(v) >= 1000 else "%g" % float("%.3g" % v))
+    for axis, (lo, hi), on in ((ax.xaxis, ax.get_xlim(), x), (ax.yaxis, ax.get_ylim(), y)):
+        if not on:
+            continue
+        axis.set_major_formatter(fmt)
+        axis.set_minor_formatter(fmt if lo > 0 and hi / lo < 10 else NullFormatter())
 
 
 def short(x):

@@ -15,8 +15,6 @@ import paperstyle as ps  # noqa: E402
 import plot_sweep_common as sc  # noqa: E402
 
 plt = ps.plt
-COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 def x_of(row, x):
@@ -30,7 +28,7 @@ def x_of(row, x):
 
 
 def swept(res, rows, col):
-    return sc.sort_values({r.get(col, "") for r in rows})
+    return sc.ordered(col, [r.get(col, "") for r in rows])
 
 
 def main():
@@ -65,7 +63,15 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit("error: plot_sweep_lines.py: %s" % e)
     facets = swept(res, rows, facet) if facet else [None]
-    groups = swept(res, rows, lines) if lines else [None]
+    groups = swept(res, rows + failed, lines) if lines else [None]  # a line whose every point failed keeps its style
+    style = sc.styles(lines, groups)
+    # Each metric in one SI-prefixed unit (J -> mJ, s -> µs); unitless counts as they are.
+    scales = {m: sc.scale_for([sc.number(r.get(m)) for r in rows], res.unit(m)) for m in metrics}
+    # PEs as the array's sides (128x128) when each x value is one array shape.
+    shapes = {}
+    for r in rows + failed:
+        if x == "arch.pes" and x_of(r, x) is not None and sc.array_label(r):
+            shapes.setdefault(x_of(r, x), set()).add(sc.array_label(r))
     fig, axes = plt.subplots(len(metrics), len(facets), figsize=(args.width, 1.5 * len(metrics) + 0.6),
                              squeeze=False, sharex=True)
     for j, fv in enumerate(facets):
@@ -78,40 +84,54 @@ def main():
                         continue
                     xv, yv = sc.number(r.get(x)), sc.number(r.get(m))
                     if xv is not None and yv is not None:
-                        pts.setdefault(xv, []).append(yv)
+                        pts.setdefault(xv, []).append(yv / scales[m][0])
                 if not pts:
                     continue
                 xs = sorted(pts)
                 # Several points at one x (other parameters swept too): their mean, with their range.
                 ys = [sum(pts[v]) / len(pts[v]) for v in xs]
-                ax.plot(xs, ys, marker=MARKERS[g % len(MARKERS)], color=COLORS[g % len(COLORS)], markersize=3,
-                        label=gv if lines else None)
+                color, marker = style[gv]
+                ax.plot(xs, ys, marker=marker, color=color, markersize=3, label=gv if lines and i == 0 else None)
                 if any(len(pts[v]) > 1 for v in xs):
                     ax.fill_between(xs, [min(pts[v]) for v in xs], [max(pts[v]) for v in xs],
-                                    color=COLORS[g % len(COLORS)], alpha=0.15, linewidth=0)
-            # Points that did not finish: a cross on the panel's floor at their x, in their line's colour.
-            marked = False
+                                    color=color, alpha=0.15, linewidth=0)
+            # Points that did not finish: a cross on the panel's floor at their x.
             for g, gv in enumerate(groups):
                 xs_bad = sorted({x_of(r, x) for r in failed
                                  if x_of(r, x) is not None and (not facet or r.get(facet) == fv)
                                  and (not lines or r.get(lines) == gv)})
                 if xs_bad:
                     ax.scatter(xs_bad, [0.03] * len(xs_bad), marker="x", s=14, linewidths=0.9,
-                               color=sc.FAILED_COLOR, transform=ax.get_xaxis_transform(), clip_on=False, zorder=5,
-                               label="failed" if (not marked and i == 0 and j == len(facets) - 1) else None)
-                    marked = True
+                               color=sc.FAILED_COLOR, transform=ax.get_xaxis_transform(), clip_on=False, zorder=5)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.grid(True, which="major")
+            ax.autoscale_view()
+            sc.log_ticks(ax, x=False)
+            if shapes and all(len(v) == 1 for v in shapes.values()):
+                ticks = sorted(shapes)
+                ax.set_xticks(ticks)
+                ax.set_xticklabels([next(iter(shapes[t])) for t in ticks])
+                from matplotlib.ticker import NullLocator
+                ax.xaxis.set_minor_locator(NullLocator())
             if j == 0:
-                ax.set_ylabel(res.label(m))
+                unit = scales[m][1]
+                ax.set_ylabel(res.label(m, False) + (" (%s)" % unit if unit else ""))
             if i == 0 and facet:
                 ax.set_title(str(fv))
             if i == len(metrics) - 1:
-                ax.set_xlabel(res.label(x))
-    if lines or failed:
-        axes[0][-1].legend(title=res.label(lines, False) if lines else None, loc="upper left",
+                ax.set_xlabel("array (rows x cols)" if shapes and all(len(v) == 1 for v in shapes.values())
+                              else res.label(x))
+    if lines or failed:  # every line's style, whichever panels it is in, and the failed mark
+        from matplotlib.lines import Line2D
+        handles = [Line2D([], [], color=style[gv][0], marker=style[gv][1], markersize=3, label=str(gv))
+                   for gv in groups] if lines else []
+        if failed:
+            handles.append(Line2D([], [], linestyle="none", marker="x", color=sc.FAILED_COLOR, markersize=4,
+                                  label="failed (%d)" % len(failed)))
+        axes[0][-1].legend(handles=handles, title=res.label(lines, False) if lines else None, loc="upper left",
                            bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle(sc.caption(rows + failed), fontsize=7)
     fig.tight_layout(rect=(0, 0.04 if failed else 0, 1, 1))
     note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):

@@ -21,7 +21,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paperstyle as ps  # noqa: E402
 import plot_sweep_common as sc  # noqa: E402
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 FILLS = ["full", "none", "bottom", "left", "right", "top"]
 
 
@@ -64,6 +63,7 @@ def main():
 
     cvals = sc.sort_values([r[ccol] for r in rows])
     mvals = sc.sort_values([r[mcol] for r in rows]) if mcol else [None]
+    marker = {v: m for v, (_, m) in sc.styles(mcol, mvals).items()}  # a dataflow's marker is the same in every figure
     fvals = sc.sort_values([r[fcol] for r in rows]) if fcol else [None]
     cmap = matplotlib.colormaps["viridis"] if hasattr(matplotlib, "colormaps") else matplotlib.cm.get_cmap("viridis")
     colors = {v: cmap(0.92 * k / max(1, len(cvals) - 1)) for k, v in enumerate(cvals)}
@@ -87,9 +87,8 @@ def main():
         ridge = peak / bw
         ax.plot([x_lo, ridge, x_hi], [x_lo * bw, peak, peak], color=colors[cv], linewidth=0.8, zorder=1, alpha=0.9)
     for r, x, y in zip(rows, xs, ys):
-        k = mvals.index(r[mcol]) if mcol else 0
         f = fvals.index(r[fcol]) if fcol else 0
-        ax.plot([x], [y], linestyle="none", marker=MARKERS[k % len(MARKERS)], markersize=3.6,
+        ax.plot([x], [y], linestyle="none", marker=marker[r[mcol] if mcol else None], markersize=3.6,
                 fillstyle=FILLS[f % len(FILLS)], color=colors[r[ccol]], markeredgecolor=colors[r[ccol]],
                 markeredgewidth=0.7, zorder=3)
     ax.set_xlim(x_lo, x_hi)
@@ -115,15 +114,15 @@ def main():
     handles = [Line2D([], [], color=colors[v], linewidth=1.2, label=color_label(v)) for v in cvals]
     if mcol:
         handles.append(heading(res.label(mcol, False) + ":"))
-        handles += [Line2D([], [], linestyle="none", marker=MARKERS[k % len(MARKERS)], color="0.3", markersize=3.6,
-                           label=str(v)) for k, v in enumerate(mvals)]
+        handles += [Line2D([], [], linestyle="none", marker=marker[v], color="0.3", markersize=3.6, label=str(v))
+                    for v in mvals]
     if fcol:
         handles.append(heading(res.label(fcol, False) + ":"))
         handles += [Line2D([], [], linestyle="none", marker="o", fillstyle=FILLS[k % len(FILLS)], color="0.3",
                            markersize=3.6, label=str(v)) for k, v in enumerate(fvals)]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=5.5, handlelength=1.6,
               borderaxespad=0.0)
-    ax.set_title(args.title or "%d points, one roof per machine" % len(rows), fontsize=7)
+    ax.set_title(args.title or "%d points, one roof per machine\n%s" % (len(rows), sc.caption(rows + failed)), fontsize=7)
     fig.tight_layout(rect=(0, 0.04 if failed else 0, 1, 1))
     note = sc.failed_note(fig, failed, res.params)
     for p in ps.save(fig, args.out):
