@@ -8,7 +8,8 @@ thin vertical lines.
 Traces with more records than --max-points (20000) are drawn binned by pixel: the exact time
 average of each bin as a line and the highest value held in it as a light band above, so a
 spike shorter than a pixel stays visible. --layer and --window zoom in (the bins then span the
-zoomed stretch only); layers are shaded in alternate bands, named when 16 or fewer are in view.
+zoomed stretch only); layers are shaded in alternate bands and named where a name fits over its
+band without overprinting another (the longest layers first).
 """
 
 import argparse
@@ -164,11 +165,6 @@ def main():
     axes[0].set_xlim(start * scale, stop * scale if stop > start else 1)
     axes[-1].set_xlabel("time (%s), clock %.4g MHz" % (TIME_LABEL[args.time_unit], t.clock_hz / 1e6))
     in_view = [l for l in t.layers if l["end_cycle"] >= start and l["start_cycle"] < stop]
-    if not args.no_layer_names and not narrow and 0 < len(in_view) <= 16:
-        for layer in in_view:
-            mid = (max(layer["start_cycle"], start) + min(layer["end_cycle"] + 1, stop)) / 2 * scale
-            axes[0].text(mid, 1.1, layer["name"], ha="center", va="bottom", fontsize=7,
-                         clip_on=False, transform=axes[0].get_xaxis_transform())
     title = args.title
     if title is None and binned:
         title = "occupancy / capacity: mean per %.3g %s bin (line), highest held (band)" % (
@@ -177,6 +173,26 @@ def main():
         fig.suptitle(title, fontsize=8)
     fig.align_ylabels(axes)
     fig.tight_layout(h_pad=0.3)
+    if not args.no_layer_names and not narrow and in_view:
+        # Longest layers first, each name centred over its band if it overprints no name placed
+        # before it and is at most twice as wide as its band (else it would name its neighbours).
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        placed, left_out = [], 0
+        for layer in sorted(in_view, key=lambda l: -(l["end_cycle"] - l["start_cycle"])):
+            lo, hi = max(layer["start_cycle"], start) * scale, min(layer["end_cycle"] + 1, stop) * scale
+            text = axes[0].text((lo + hi) / 2, 1.1, layer["name"], ha="center", va="bottom", fontsize=7,
+                                clip_on=False, transform=axes[0].get_xaxis_transform())
+            box = text.get_window_extent(renderer)
+            band = abs(axes[0].transData.transform((hi, 0))[0] - axes[0].transData.transform((lo, 0))[0])
+            if box.width > 2 * band or any(box.overlaps(b) for b in placed):
+                text.remove()
+                left_out += 1
+            else:
+                placed.append(box)
+        if left_out:
+            print("plot_rt: %d of %d layer names left out (no room above their layers; --layer zooms in)"
+                  % (left_out, len(in_view)))
     for p in ps.save(fig, args.out):
         print(p)
 

@@ -152,6 +152,29 @@ class Figures(unittest.TestCase):
         for fig in (self.pareto, self.lines):
             self.assertEqual(sc.overlapping_texts(fig), [])
 
+    def test_layer_names_over_r_of_t_never_overprint(self):
+        import plot_rt
+        import selftest
+        run = os.path.join(self.dir, "rt-run")
+        end = 4000
+        _, records = selftest.write_trace(run, end, 1e9, 7)
+        tdir = os.path.join(run, "trace")
+        # 30 layers, long and short, with names as wide as a transformer block's
+        bounds = [0]
+        for k in range(30):
+            bounds.append(bounds[-1] + (400 if k % 10 == 0 else 90))
+        bounds[-1] = end
+        with open(os.path.join(tdir, "layers.csv"), "w") as f:
+            f.write("layer,name,start_cycle,end_cycle\n")
+            for k in range(30):
+                f.write("%d,b0.%s_proj_%d,%d,%d\n" % (k, "qkvo"[k % 4], k, bounds[k], bounds[k + 1] - 1))
+        selftest.write_manifest(tdir, end, len(records))
+        fig = draw(plot_rt, [run, "--out", os.path.join(self.dir, "rt")])[0]
+        names = [t for t in fig.axes[0].texts if t.get_text().startswith("b0.")]
+        self.assertGreater(len(names), 0)
+        self.assertLess(len(names), 30)  # not every name fits over its layer at this width
+        self.assertEqual(sc.overlapping_texts(fig), [])
+
     def test_energy_bars_add_up_to_the_total_with_static_power(self):
         run = os.path.join(self.dir, "run")
         os.makedirs(run)
