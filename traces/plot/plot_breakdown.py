@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A run's breakdowns, from <run-dir>/summary.json and report.json, each as PREFIX-<name>.png/.pdf:
 
-  stalls       per layer: cycles with ideal memory, and the stall cycles by root cause, stacked
+  stalls       per step (layers and vector-unit kernels, in the order they ran): its own cycles and
+               its stall cycles by root cause, stacked; the bars add up to the run
   utilization  per layer: MACs / (PEs x cycles), and the fraction of PEs its folds map
   energy       the run's energy by component (the first part of each action's name) and its
                largest actions, marginal and static
@@ -47,18 +48,38 @@ def layer_axes(summary, n, width):
 
 
 def stalls(summary, prefix, width):
-    layers = summary["layers"]
-    causes = sorted({c for l in layers for c, v in l.get("stalls", {}).items() if v > 0})
-    fig, ax = layer_axes(summary, len(layers), width)
-    left = [l["ideal_cycles"] for l in layers]
-    ax.barh(range(len(layers)), left, color="#0072B2", label="with ideal memory")
+    """Every step of the run in the order it ran, layers and vector-unit kernels: its own work (a
+    layer's cycles with ideal memory, a kernel's compute cycles) and its stall cycles by cause,
+    stacked. The bars add up to the run's cycles (the array and the vector unit take turns)."""
+    steps = [(l.get("start_cycle", k), l["name"], "layer", l["ideal_cycles"], l.get("stalls", {}))
+             for k, l in enumerate(summary["layers"])]
+    steps += [(v.get("start_cycle", 0), v["name"], "vector", v["compute_cycles"], v.get("stalls", {}))
+              for v in summary.get("vector", {}).get("kernels", [])]
+    steps.sort(key=lambda s: s[0])
+    causes = sorted({c for s in steps for c, v in s[4].items() if v > 0})
+    total = sum(own + sum(st.values()) for _, _, _, own, st in steps)
+    run_cycles = summary.get("total", {}).get("cycles")
+    if run_cycles is not None and total != run_cycles:
+        sys.exit("internal error: plot_breakdown.py: the steps' cycles add up to %d, the run's are %d" % (total, run_cycles))
+    fig, ax = ps.figure(width, 0.9 + 0.16 * len(steps))
+    ax.set_yticks(range(len(steps)))
+    ax.set_yticklabels([s[1] for s in steps])
+    ax.invert_yaxis()
+    ax.grid(axis="x")
+    y = range(len(steps))
+    left = [s[3] for s in steps]
+    kinds = {s[2] for s in steps}
+    ax.barh(y, [s[3] if s[2] == "layer" else 0 for s in steps], color="#0072B2", label="array, with ideal memory")
+    if "vector" in kinds:
+        ax.barh(y, [s[3] if s[2] == "vector" else 0 for s in steps], color="#0072B2", hatch="////", edgecolor="white",
+                linewidth=0, label="vector unit, computing")
     for i, c in enumerate(causes):
-        v = [l.get("stalls", {}).get(c, 0) for l in layers]
-        ax.barh(range(len(layers)), v, left=left, color=CAUSE_COLORS[i % len(CAUSE_COLORS)], label="stall: " + c)
+        v = [s[4].get(c, 0) for s in steps]
+        ax.barh(y, v, left=left, color=CAUSE_COLORS[i % len(CAUSE_COLORS)], label="stall: " + c)
         left = [a + b for a, b in zip(left, v)]
     ax.set_xlabel("cycles")
     ax.legend(**OUTSIDE)
-    ax.set_title("Cycles per layer by stall cause\n" + caption(summary))
+    ax.set_title("Cycles per step by stall cause (the bars add up to the run's %d cycles)\n%s" % (total, caption(summary)))
     return ps.save(fig, prefix + "-stalls")
 
 

@@ -8,7 +8,8 @@ sweep with failed points and on a run whose static power no action carries:
   names arrays as R x C and energy in a prefixed unit;
 - a dataflow has one colour and marker in every figure;
 - no two labels of an axes overprint (their boxes, as drawn);
-- the energy bars add up to E_gross, static power included.
+- the energy bars add up to E_gross, static power included; the stall bars, layers and vector
+  kernels in the order they ran, add up to the run's cycles.
 """
 import csv
 import json
@@ -180,8 +181,12 @@ class Figures(unittest.TestCase):
         os.makedirs(run)
         arch = {"name": "tpu-v1", "rows": 256, "cols": 256, "dataflow": "ws", "memory": "channel", "operand": "int8"}
         layers = [{"name": "l%d" % i, "ideal_cycles": 1000, "stalls": {"hbm": 10 * i}, "utilization": 0.5,
-                   "mapping_efficiency": 0.9} for i in range(3)]
-        json.dump({"arch": arch, "workload": {"name": "w"}, "layers": layers}, open(os.path.join(run, "summary.json"), "w"))
+                   "mapping_efficiency": 0.9, "start_cycle": 2000 * i} for i in range(3)]
+        kernels = [{"name": "relu%d" % i, "compute_cycles": 300, "stalls": {"hbm": 7, "noc_bandwidth": 50},
+                    "start_cycle": 2000 * i + 1500} for i in range(2)]
+        cycles = 3 * 1000 + 10 + 20 + 2 * (300 + 57)
+        json.dump({"arch": arch, "workload": {"name": "w"}, "layers": layers, "vector": {"kernels": kernels},
+                   "total": {"cycles": cycles}}, open(os.path.join(run, "summary.json"), "w"))
         q = lambda v: {"value": v, "unit": "J"}  # noqa: E731
         energy = {"E_gross": q(7.459e-3), "E_base": q(5.56e-3), "E_marg": q(1.899e-3),
                   "E_marg_by_action": {"mac.int8.executed": q(1.2e-3), "sram.read": q(0.6e-3), "hbm.read": q(0.099e-3)},
@@ -197,6 +202,9 @@ class Figures(unittest.TestCase):
         self.assertIn("mJ", fig.axes[0].get_xlabel())
         self.assertAlmostEqual(sum(b.get_width() for b in bars), 7.459, places=6)
         self.assertTrue(fig._suptitle.get_text().startswith("Energy: E_gross 7.46 mJ"), fig._suptitle.get_text())
+        stalls = next(f for f in figs if f.axes[0].get_title().startswith("Cycles per step"))
+        self.assertEqual([t.get_text() for t in stalls.axes[0].get_yticklabels()], ["l0", "relu0", "l1", "relu1", "l2"])
+        self.assertEqual(sum(b.get_width() for b in stalls.axes[0].patches), cycles)  # the steps make up the run
         traffic = next(f for f in figs if f.axes[0].get_title().startswith("Traffic"))
         self.assertEqual(traffic.axes[0].get_xscale(), "linear")
 
