@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -928,7 +929,11 @@ class Importer {
     YAML::Emitter e;
     e << YAML::Comment(fmt::format("imported by cstsim import onnx from {} ({} nodes)", path_, model_nodes));
     e << YAML::BeginMap;
-    e << YAML::Key << "name" << YAML::Value << (g.name().empty() ? std::string("onnx-model") : g.name());
+    // The graph's own name, unless it is an exporter's stock one (torch: torch_jit, main_graph): then
+    // the model file's, so that runs and sweep rows of several imported models tell them apart.
+    const bool stock = g.name().empty() || g.name() == "torch_jit" || g.name() == "main_graph" ||
+                       g.name() == "torch-jit-export";
+    e << YAML::Key << "name" << YAML::Value << (stock ? std::filesystem::path(path_).stem().string() : g.name());
     e << YAML::Key << "source" << YAML::Value << fmt::format("ONNX model {}", path_);
     e << YAML::Key << "tensors" << YAML::Value << YAML::BeginSeq;
     int tensors = 0;

@@ -39,7 +39,10 @@ def main():
         if r.returncode != 0:
             failures.append(f"{name}: import exited {r.returncode}: {r.stderr.strip()}")
             continue
-        ops = re.findall(r"\bop: (\w+)", yaml.read_text())
+        text = yaml.read_text()
+        ops = re.findall(r"\bop: (\w+)", text)
+        if f"\nname: {name}\n" not in text:  # torch names every graph torch_jit: the file's name instead
+            failures.append(f"{name}: the workload is not named after its file")
         for kind, count in want.items():
             if ops.count(kind) != count:
                 failures.append(f"{name}: {ops.count(kind)} {kind} ops, expected {count}")
