@@ -178,6 +178,10 @@ const std::set<std::string> kFoldWithoutValues = {
     "Concat", "Expand", "Tile", "Where", "Trilu", "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Pow", "Reciprocal",
     "Equal", "Less", "Greater", "Not", "And", "Or", "Range", "ConstantOfShape", "Shape", "Size"};
 
+// Elements folding computes in all, at most: a model that makes masks and shape tables by the
+// million (or a malformed one) folds the rest into constants of known shape without values.
+constexpr int64_t kFoldBudget = int64_t(1) << 25;
+
 // Float values held for pattern matching (epsilons, 0.5, sqrt 2, a clip's bounds); larger float
 // constants keep their shape and type only.
 constexpr int64_t kHeldFloats = 64;
@@ -399,10 +403,13 @@ class Importer {
         if (n.output_size() > 0 && (all_constant || n.op_type() == "Shape" || n.op_type() == "Size")) {
           const auto shape0 = n.input_size() > 0 ? inferred.find(n.input(0)) : inferred.end();
           try {
-            out = onnx_fold::evaluate(n, in, shape0 == inferred.end() ? nullptr : &shape0->second.second);
+            if (computed_ < kFoldBudget || n.op_type() == "Shape" || n.op_type() == "Size")  // past it: shapes only
+              out = onnx_fold::evaluate(n, in, shape0 == inferred.end() ? nullptr : &shape0->second.second);
           } catch (const std::logic_error& e) {  // a malformed node (invalid_argument), an index past a list
             fail(label(n, i), e.what());
           }
+          if (out)
+            for (const onnx_fold::Value& v : *out) computed_ += int64_t(v.v.size());
           if (!out && all_constant && kFoldWithoutValues.count(n.op_type())) {  // shape and type only
             std::vector<onnx_fold::Value> typed;
             for (const std::string& o : n.output())
@@ -976,6 +983,7 @@ class Importer {
   const std::map<std::string, int64_t>& dims_;
   int model_nodes_ = 0;
   std::map<std::string, onnx_fold::Value> consts_;  // constants: initializers, Constant nodes, folded nodes
+  int64_t computed_ = 0;                            // elements folding has computed (kFoldBudget)
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> weights_, images_, conv_weights_, unbound_, used_;
   std::vector<std::string> inputs_;

@@ -296,6 +296,25 @@ TEST_F(OnnxImport, MasksClipsAndSplitsImport) {
   EXPECT_NE(text.find("{name: relu6, op: clip, in: [masked], out: clipped, min: 0, max: 6}"), std::string::npos) << text;
 }
 
+// Constants computed by the million: folding stops computing values past its budget (2^25
+// elements) and keeps the rest as constants of their shapes; the model still imports, the mask
+// a weight of its shape.
+TEST_F(OnnxImport, LargeComputedConstantsFoldToTheirShapes) {
+  Model m;
+  m.input("x", {2048, 2048}, onnx::TensorProto::FLOAT);
+  m.shape_constant("dims", {2048, 2048});
+  m.node("ConstantOfShape", {"dims"}, "c0");
+  for (int k = 0; k < 12; ++k)
+    m.node("Add", {"c" + std::to_string(k), "c" + std::to_string(k)}, "c" + std::to_string(k + 1));
+  m.node("Add", {"x", "c12"}, "y", "masked");
+  m.output("y", onnx::TensorProto::FLOAT);
+  const fs::path model = m.save(dir_ / "big.onnx"), yaml = dir_ / "big.yaml";
+  const Result r = cstsim("import onnx " + model.string() + " --out " + yaml.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(slurp(yaml).find("{name: c12, shape: [2048, 2048], dtype: fp32, role: weight}"), std::string::npos) << slurp(yaml);
+  EXPECT_NE(slurp(yaml).find("{name: masked, op: add, in: [x, c12], out: y}"), std::string::npos) << slurp(yaml);
+}
+
 // --dtype writes every floating-point tensor in the dtype, --weight-dtype and --activation-dtype
 // each kind; a name that is no dtype is refused.
 TEST_F(OnnxImport, DtypeOptionsSetTheFloatTensorsWidths) {
