@@ -42,61 +42,39 @@ namespace {
   throw std::invalid_argument(fmt::format("{}: {}", n.op_type(), what));
 }
 
-template <class T>
-bool from_raw(const std::string& raw, int64_t count, std::vector<double>& out) {
-  if (int64_t(raw.size()) != count * int64_t(sizeof(T))) return false;
-  out.resize(size_t(count));
-  for (int64_t k = 0; k < count; ++k) {
-    T x;
-    std::memcpy(&x, raw.data() + k * int64_t(sizeof(T)), sizeof(T));
-    out[size_t(k)] = double(x);
+// A tensor's `count` values as type T from raw_data (little-endian, as ONNX stores it), else from
+// its typed repeated field (ONNX keeps the narrow integer types and bool in int32_data).
+template <class T, class Field>
+bool values_as(const TensorProto& t, const Field& field, int64_t count, std::vector<double>& out) {
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (int64_t(raw.size()) != count * int64_t(sizeof(T))) return false;
+    out.resize(size_t(count));
+    for (int64_t k = 0; k < count; ++k) {
+      T x;
+      std::memcpy(&x, raw.data() + k * int64_t(sizeof(T)), sizeof(T));
+      out[size_t(k)] = double(x);
+    }
+    return true;
   }
+  if (field.size() != count) return false;
+  out.assign(field.begin(), field.end());
   return true;
 }
 
-// Values of a tensor of a type folding computes with, from raw_data or the typed field.
+// Values of a tensor of a type folding computes with.
 bool values_of(const TensorProto& t, int64_t count, std::vector<double>& out) {
-  const bool raw = t.has_raw_data();
-  const std::string& r = t.raw_data();
   switch (t.data_type()) {
-    case TensorProto::FLOAT:
-      if (raw) return from_raw<float>(r, count, out);
-      if (t.float_data_size() != count) return false;
-      out.assign(t.float_data().begin(), t.float_data().end());
-      return true;
-    case TensorProto::DOUBLE:
-      if (raw) return from_raw<double>(r, count, out);
-      if (t.double_data_size() != count) return false;
-      out.assign(t.double_data().begin(), t.double_data().end());
-      return true;
-    case TensorProto::INT64:
-      if (raw) return from_raw<int64_t>(r, count, out);
-      if (t.int64_data_size() != count) return false;
-      out.assign(t.int64_data().begin(), t.int64_data().end());
-      return true;
-    case TensorProto::UINT64:
-      if (raw) return from_raw<uint64_t>(r, count, out);
-      if (t.uint64_data_size() != count) return false;
-      out.assign(t.uint64_data().begin(), t.uint64_data().end());
-      return true;
-    case TensorProto::INT32:
-    case TensorProto::INT16:
-    case TensorProto::INT8:
-    case TensorProto::UINT16:
+    case TensorProto::FLOAT: return values_as<float>(t, t.float_data(), count, out);
+    case TensorProto::DOUBLE: return values_as<double>(t, t.double_data(), count, out);
+    case TensorProto::INT64: return values_as<int64_t>(t, t.int64_data(), count, out);
+    case TensorProto::UINT64: return values_as<uint64_t>(t, t.uint64_data(), count, out);
+    case TensorProto::INT32: return values_as<int32_t>(t, t.int32_data(), count, out);
+    case TensorProto::INT16: return values_as<int16_t>(t, t.int32_data(), count, out);
+    case TensorProto::UINT16: return values_as<uint16_t>(t, t.int32_data(), count, out);
+    case TensorProto::INT8: return values_as<int8_t>(t, t.int32_data(), count, out);
     case TensorProto::UINT8:
-    case TensorProto::BOOL:
-      if (raw) {
-        switch (t.data_type()) {
-          case TensorProto::INT32: return from_raw<int32_t>(r, count, out);
-          case TensorProto::INT16: return from_raw<int16_t>(r, count, out);
-          case TensorProto::UINT16: return from_raw<uint16_t>(r, count, out);
-          case TensorProto::INT8: return from_raw<int8_t>(r, count, out);
-          default: return from_raw<uint8_t>(r, count, out);  // uint8, bool
-        }
-      }
-      if (t.int32_data_size() != count) return false;
-      out.assign(t.int32_data().begin(), t.int32_data().end());
-      return true;
+    case TensorProto::BOOL: return values_as<uint8_t>(t, t.int32_data(), count, out);
     default: return false;
   }
 }

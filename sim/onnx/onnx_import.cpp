@@ -601,10 +601,9 @@ class Importer {
       if (gone[size_t(e)] || op_of(e) != "Erf") continue;
       const int pre = producer_any(input(e, 0));
       if (pre < 0 || read_by(output(pre)) != 1 || read_by(output(e)) != 1) continue;
-      std::string x, k;
+      std::string x;  // x / sqrt 2, or x * (1 / sqrt 2)
       if (op_of(pre) == "Div" && near(input(pre, 1), std::sqrt(2.0))) x = input(pre, 0);
-      else if (op_of(pre) == "Mul" && !(k = constant_of(pre, x)).empty() && near(k, std::sqrt(0.5))) {
-      } else continue;
+      else if (op_of(pre) != "Mul" || !near(constant_of(pre, x), std::sqrt(0.5))) continue;
       const int a = only_reader(output(e), "Add");
       if (a < 0 || !near(other(a, output(e)), 1.0)) continue;
       const int m = only_reader(output(a), "Mul");

@@ -27,7 +27,7 @@ def x_of(row, x):
     return v
 
 
-def swept(res, rows, col):
+def swept(rows, col):
     return sc.ordered(col, [r.get(col, "") for r in rows])
 
 
@@ -50,20 +50,20 @@ def main():
         if not rows:
             raise ValueError("%s: no finished point" % res.path)
         numeric = [c for c in ["arch.pes"] + res.params
-                   if c in res.columns and len(swept(res, rows, c)) > 1
+                   if c in res.columns and len(swept(rows, c)) > 1
                    and all(sc.number(r.get(c)) is not None for r in rows)]
         x = res.column(args.x) if args.x else (numeric[0] if numeric else None)
         if x is None:
             raise ValueError("%s: no numeric parameter takes several values (give --x)" % res.path)
         lines = res.column(args.lines) if args.lines else (
-            "dataflow" if "dataflow" in res.columns and len(swept(res, rows, "dataflow")) > 1 else None)
+            "dataflow" if "dataflow" in res.columns and len(swept(rows, "dataflow")) > 1 else None)
         facet = res.column(args.facet) if args.facet else (
-            "workload" if "workload" in res.columns and len(swept(res, rows, "workload")) > 1 else None)
+            "workload" if "workload" in res.columns and len(swept(rows, "workload")) > 1 else None)
         metrics = [res.column(m.strip()) for m in args.metric.split(",") if m.strip()]
     except (OSError, ValueError) as e:
         sys.exit("error: plot_sweep_lines.py: %s" % e)
-    facets = swept(res, rows, facet) if facet else [None]
-    groups = swept(res, rows + failed, lines) if lines else [None]  # a line whose every point failed keeps its style
+    facets = swept(rows, facet) if facet else [None]
+    groups = swept(rows + failed, lines) if lines else [None]  # a line whose every point failed keeps its style
     style = sc.styles(lines, groups)
     # Each metric in one SI-prefixed unit (J -> mJ, s -> µs); unitless counts as they are.
     scales = {m: sc.scale_for([sc.number(r.get(m)) for r in rows], res.unit(m)) for m in metrics}
