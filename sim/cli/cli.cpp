@@ -46,6 +46,7 @@
 #include "sim/run/report.h"
 #include "sim/run/run.h"
 #include "sim/sweep/sweep_cli.h"
+#include "sim/serve/serve_cli.h"
 #include "commit.h"
 #include "version.h"
 
@@ -72,6 +73,7 @@ constexpr const char* kCliUsage =
     "  collective one collective on a chip-to-chip interconnect (time, bytes per chip, per-link traffic)\n"
     "  hbm-bench  closed-loop traffic on one HBM stack (bandwidth, row hits, latency, refresh)\n"
     "  import   an ONNX model as an operator-graph workload (cstsim import onnx MODEL --out FILE)\n"
+    "  serve    LLM serving on the chip: requests, continuous batching, a paged KV cache in its HBM\n"
     "\n"
     "cstsim <command> --help shows the command's options. cstsim --version prints the version.\n";
 
@@ -707,7 +709,7 @@ int dispatch(std::vector<std::string> args) {
   try {
     if (args.empty())
       throw InputError::usage("", "", "no command given (run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, "
-                       "collective, import; cstsim --help for the usage)");
+                       "collective, import, serve; cstsim --help for the usage)");
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::cout << kCliUsage;
       return 0;
@@ -731,7 +733,8 @@ int dispatch(std::vector<std::string> args) {
     if (command == "plot") return plot_command(args);
     if (command == "hbm-bench") return hbm_bench_command(args);
     if (command == "import") return import_command(args);
-    throw InputError::usage("", "", fmt::format("unknown command '{}' (commands: run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import)", command));
+    if (command == "serve") return serve_command(args);
+    throw InputError::usage("", "", fmt::format("unknown command '{}' (commands: run, plan, post, export, plot, ledger, sweep, pareto, noc-bench, hbm-bench, collective, import, serve)", command));
   } catch (const InputError& e) {  // a bad file, value or command line
     std::cerr << "error: " << e.what() << "\n";
     return 2;

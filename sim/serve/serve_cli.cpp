@@ -1,0 +1,258 @@
+#include "sim/serve/serve_cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/csv.h"
+#include "core/input_error.h"
+#include "core/out_file.h"
+#include "core/staged_dir.h"
+#include "sim/config/arch_spec.h"
+#include "sim/serve/requests.h"
+#include "sim/serve/scheduler.h"
+#include "sim/serve/serve_model.h"
+#include "sim/serve/step_pricer.h"
+#include "sim/sweep/process.h"
+#include "commit.h"
+#include "version.h"
+
+namespace cstsim {
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+using namespace serve;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: cstsim serve --arch A --model M --requests R --out D [options]\n\n"
+    "LLM serving on the modelled chip: requests arrive, a scheduler batches them every iteration\n"
+    "(continuous batching, chunked prefill under a token budget, a paged KV cache in the chip's HBM,\n"
+    "preemption by recompute when it is full), and each iteration's time is the chip's: the model's\n"
+    "parts simulated by `cstsim run` at grid points and interpolated between them (summary.json\n"
+    "says which and how far off).\n\n"
+    "  M: a model file (configs/models/: llama2-7b.yaml).\n"
+    "  R: a trace, CSV arrival_s,prompt_tokens,output_tokens, or a generator, YAML: count, rate_per_s,\n"
+    "     prompt_tokens and output_tokens (N or {min, max}), seed (configs/requests/).\n\n"
+    "writes D/requests.csv (per request: arrival, scheduled, first token, finish, TTFT, TPOT,\n"
+    "preemptions), D/iterations.csv (per iteration: time, tokens, KV blocks), D/pricing.csv (every\n"
+    "simulated point), D/summary.json (throughput, TTFT and TPOT percentiles, KV peak, V_M of the KV\n"
+    "cache), D/graphs/ (the priced graphs).\n\n"
+    "options";
+
+double percentile(std::vector<double> v, double p) {  // linear between closest ranks
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * double(v.size() - 1);
+  const size_t i = size_t(pos);
+  return i + 1 < v.size() ? v[i] + (pos - double(i)) * (v[i + 1] - v[i]) : v[i];
+}
+
+nlohmann::ordered_json spread(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return {{"mean", v.empty() ? 0 : sum / double(v.size())}, {"p50", percentile(v, 50)}, {"p90", percentile(v, 90)},
+          {"p99", percentile(v, 99)}, {"max", v.empty() ? 0 : *std::max_element(v.begin(), v.end())}};
+}
+
+std::string num(double x) { return fmt::format("{:.9g}", x); }
+
+}  // namespace
+
+int serve_command(const std::vector<std::string>& args) {
+  std::string arch_path, model_path, requests_path, out_dir, cache_dir, fidelity = "sampled";
+  std::vector<std::string> sets;
+  int64_t token_budget = 512, max_seqs = 256, block_tokens = 16;
+  double kv_gib = 0;
+  bool force = false, quiet = false;
+  po::options_description desc(kUsage);
+  desc.add_options()("help,h", "show this help")
+      ("arch", po::value(&arch_path), "the chip: a cstsim arch YAML (configs/arch/npu-llm-hbm3.yaml)")
+      ("model", po::value(&model_path), "the model: a model YAML (configs/models/)")
+      ("requests", po::value(&requests_path), "the requests: a trace .csv or a generator .yaml")
+      ("out", po::value(&out_dir), "the run directory to write")
+      ("force", po::bool_switch(&force), "replace an existing run directory")
+      ("set", po::value(&sets)->composing(), "KEY=VALUE: an arch override, as cstsim run --set")
+      ("token-budget", po::value(&token_budget)->default_value(512), "tokens an iteration processes at most (chunked prefill)")
+      ("max-seqs", po::value(&max_seqs)->default_value(256), "requests in one iteration at most")
+      ("block-tokens", po::value(&block_tokens)->default_value(16), "tokens per KV-cache block")
+      ("kv-gib", po::value(&kv_gib), "the KV cache's capacity in GiB (default: the arch's HBM less the model's weights)")
+      ("fidelity", po::value(&fidelity)->default_value("sampled"), "the priced parts' simulation: sampled | exact")
+      ("cache", po::value(&cache_dir), "a directory memoizing the priced parts across runs (keyed by arch, model part, "
+                                       "fidelity and version)")
+      ("quiet,q", po::bool_switch(&quiet), "no progress");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError::usage("serve", "", e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  for (const auto& [flag, v] : {std::pair<const char*, const std::string*>{"--arch", &arch_path}, {"--model", &model_path},
+                                {"--requests", &requests_path}, {"--out", &out_dir}})
+    if (v->empty()) throw InputError::usage("serve", flag, "is required (cstsim serve --help)");
+  for (const auto& [flag, v] : {std::pair<const char*, int64_t>{"--token-budget", token_budget}, {"--max-seqs", max_seqs},
+                                {"--block-tokens", block_tokens}})
+    if (v < 1 || v > (int64_t(1) << 20)) throw InputError::usage("serve", flag, fmt::format("must be from 1 to 2^20, got {}", v));
+  if (fidelity != "sampled" && fidelity != "exact")
+    throw InputError::usage("serve", "--fidelity", fmt::format("must be sampled or exact, got '{}'", fidelity));
+  if (vm.count("kv-gib") && !(kv_gib > 0 && std::isfinite(kv_gib)))
+    throw InputError::usage("serve", "--kv-gib", fmt::format("must be above 0, got {}", kv_gib));
+
+  Overrides overrides;
+  for (const std::string& item : sets) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", 0, item, "expected key=value");
+    overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  const ArchSpec arch = load_arch(arch_path, overrides);
+  const ServeModel model = load_serve_model(model_path);
+  const RequestSet requests = load_requests(requests_path);
+
+  // The KV cache: what HBM holds beside the weights, in blocks.
+  const double hbm_bytes = double(arch.hbm_spec.org.capacity_bytes());
+  if (arch.memory != MemoryMode::Hierarchy && arch.memory != MemoryMode::Hbm && !vm.count("kv-gib"))
+    throw InputError(arch_path, 0, "memory", "serving needs the chip's HBM (memory: hbm or hierarchy) or --kv-gib");
+  const double kv_bytes = vm.count("kv-gib") ? kv_gib * double(1ull << 30) : hbm_bytes - double(model.weight_bytes());
+  if (kv_bytes < double(model.kv_bytes_per_token() * block_tokens))
+    throw InputError(model_path, 0, "",
+                     fmt::format("the weights ({:.2f} GiB) leave {:.2f} GiB of the arch's {:.2f} GiB HBM, not one KV block ({} tokens x {} B); "
+                                 "give --kv-gib or a larger HBM",
+                                 double(model.weight_bytes()) / double(1ull << 30), kv_bytes / double(1ull << 30),
+                                 hbm_bytes / double(1ull << 30), block_tokens, model.kv_bytes_per_token()));
+  SchedulerConfig sc;
+  sc.token_budget = token_budget;
+  sc.max_seqs = max_seqs;
+  sc.block_tokens = block_tokens;
+  sc.kv_blocks = int64_t(kv_bytes / double(model.kv_bytes_per_token() * block_tokens));
+
+  check_out_target(out_dir, {arch_path, model_path, requests_path}, force);
+  StagedDir staged(out_dir, force);
+  const fs::path dir = staged.path();
+
+  PricerOptions po_;
+  po_.arch = fs::absolute(arch_path).string();
+  po_.overrides = overrides;
+  po_.fidelity = fidelity;
+  po_.work_dir = dir.string();
+  po_.cache_dir = cache_dir;
+  po_.arch_key = canonical_text(arch);
+  po_.token_budget = token_budget;
+  po_.max_seqs = max_seqs;
+  int64_t longest = 1;
+  for (const Request& r : requests.requests) longest = std::max(longest, r.prompt + r.output);
+  po_.max_context = longest;
+  po_.progress = !quiet;
+  StepPricer pricer(po_, model);
+  const ServeResult res = serve::serve(requests, sc, [&](const Batch& b) { return pricer.price(b); });
+  fs::remove_all(dir / "runs");
+
+  // requests.csv
+  std::string rcsv = csv::row({"request", "arrival_s", "prompt_tokens", "output_tokens", "scheduled_s", "first_token_s",
+                               "finish_s", "ttft_s", "tpot_s", "latency_s", "preemptions", "recomputed_tokens"});
+  std::vector<double> ttft, tpot, latency;
+  int64_t out_tokens = 0, prompt_tokens = 0, preemptions = 0, recomputed = 0;
+  for (const RequestLog& l : res.requests) {
+    const Request& r = l.request;
+    const double t1 = l.first_token_s - r.arrival_s, lat = l.finish_s - r.arrival_s;
+    const double per = r.output > 1 ? (l.finish_s - l.first_token_s) / double(r.output - 1) : 0;
+    ttft.push_back(t1);
+    latency.push_back(lat);
+    if (r.output > 1) tpot.push_back(per);
+    out_tokens += r.output;
+    prompt_tokens += r.prompt;
+    preemptions += l.preemptions;
+    recomputed += l.recomputed_tokens;
+    rcsv += csv::row({std::to_string(r.id), num(r.arrival_s), std::to_string(r.prompt), std::to_string(r.output), num(l.scheduled_s),
+                      num(l.first_token_s), num(l.finish_s), num(t1), r.output > 1 ? num(per) : "", num(lat),
+                      std::to_string(l.preemptions), std::to_string(l.recomputed_tokens)});
+  }
+  io::write_file(dir / "requests.csv", rcsv);
+
+  // iterations.csv, and the KV cache's residency integral (byte·s) over the run.
+  const double block_bytes = double(model.kv_bytes_per_token() * block_tokens);
+  std::string icsv = csv::row({"iteration", "start_s", "seconds", "tokens", "prefill_tokens", "decode_tokens", "seqs",
+                               "kv_blocks", "kv_bytes", "waiting", "running", "preempted"});
+  double v_kv = 0, in_system_integral = 0;
+  for (size_t i = 0; i < res.iterations.size(); ++i) {
+    const IterationLog& it = res.iterations[i];
+    v_kv += double(it.kv_blocks) * block_bytes * it.seconds;
+    in_system_integral += double(it.waiting + it.running) * it.seconds;
+    icsv += csv::row({std::to_string(i), num(it.start_s), num(it.seconds), std::to_string(it.tokens), std::to_string(it.prefill_tokens),
+                      std::to_string(it.decode_tokens), std::to_string(it.seqs), std::to_string(it.kv_blocks),
+                      num(double(it.kv_blocks) * block_bytes), std::to_string(it.waiting), std::to_string(it.running),
+                      std::to_string(it.preempted)});
+  }
+  io::write_file(dir / "iterations.csv", icsv);
+
+  std::string pcsv = csv::row({"part", "q", "context", "seconds", "ci95_s", "from_cache", "wall_s"});
+  int simulated = 0;
+  double child_s = 0;
+  for (const auto& [k, p] : pricer.points()) {
+    simulated += !p.from_cache;
+    child_s += p.cpu_s;
+    pcsv += csv::row({p.part, std::to_string(p.q), std::to_string(p.c), num(p.seconds), num(p.ci95_s), p.from_cache ? "1" : "0", num(p.cpu_s)});
+  }
+  io::write_file(dir / "pricing.csv", pcsv);
+
+  const double span = res.end_s;
+  nlohmann::ordered_json j;
+  j["version"] = CSTSIM_VERSION;
+  j["commit"] = CSTSIM_COMMIT;
+  j["arch"] = {{"name", arch.name}, {"source", arch_path}, {"hbm_bytes", hbm_bytes}};
+  j["model"] = {{"name", model.name}, {"source", model_path}, {"layers", model.layers}, {"weight_bytes", model.weight_bytes()},
+                {"kv_bytes_per_token", model.kv_bytes_per_token()}};
+  j["requests"] = {{"source", requests_path}, {"generator", requests.generator}, {"count", res.requests.size()},
+                   {"prompt_tokens", prompt_tokens}, {"output_tokens", out_tokens}};
+  j["scheduler"] = {{"policy", "continuous batching, running first, chunked prefill, FCFS admission"},
+                    {"token_budget", token_budget}, {"max_seqs", max_seqs}, {"preemption", "recompute"}};
+  j["makespan_s"] = span;
+  j["iterations"] = res.iterations.size();
+  j["throughput"] = {{"output_tokens_per_s", double(out_tokens) / span},
+                     {"tokens_per_s", double(out_tokens + prompt_tokens) / span},
+                     {"requests_per_s", double(res.requests.size()) / span}};
+  j["ttft_s"] = spread(ttft);
+  j["tpot_s"] = spread(tpot);
+  j["latency_s"] = spread(latency);
+  j["preemptions"] = preemptions;
+  j["recomputed_tokens"] = recomputed;
+  j["kv_cache"] = {{"block_tokens", block_tokens}, {"blocks", sc.kv_blocks}, {"bytes", double(sc.kv_blocks) * block_bytes},
+                   {"peak_blocks", res.kv_blocks_peak}, {"peak_bytes", double(res.kv_blocks_peak) * block_bytes},
+                   {"V_M_byte_s", v_kv}, {"mean_bytes", span > 0 ? v_kv / span : 0}};
+  j["in_system_mean"] = span > 0 ? in_system_integral / span : 0;
+  j["pricing"] = {{"method", "parts simulated by cstsim run at grid points, interpolated between them; iteration = layers x "
+                             "(dense(T) + sum attention(q, c)) + head(S)"},
+                  {"estimate", true},
+                  {"fidelity", fidelity},
+                  {"points", pricer.points().size()},
+                  {"simulated", simulated},
+                  {"simulation_wall_s", child_s},
+                  {"token_grid", pricer.token_grid()},
+                  {"context_grid", pricer.context_grid()}};
+  j["energy"] = {{"status", "not priced yet: the parts run with --no-trace, which has no energy"}};
+  io::write_file(dir / "summary.json", j.dump(2) + "\n");
+  staged.commit();
+
+  if (!quiet)
+    std::cout << fmt::format(
+        "serve: {} requests of {} on {} in {:.3f} s simulated ({} iterations)\n"
+        "  throughput {:.1f} output tokens/s   TTFT p50 {:.4f} s p99 {:.4f} s   TPOT p50 {:.5f} s p99 {:.5f} s\n"
+        "  KV cache {} blocks of {} tokens, peak {} ({:.1f} %)   preemptions {}\n"
+        "  priced from {} points ({} simulated)\n  wrote {}\n",
+        res.requests.size(), model.name, arch.name, span, res.iterations.size(), double(out_tokens) / span,
+        percentile(ttft, 50), percentile(ttft, 99), percentile(tpot, 50), percentile(tpot, 99), sc.kv_blocks, block_tokens,
+        res.kv_blocks_peak, 100.0 * double(res.kv_blocks_peak) / double(sc.kv_blocks), preemptions, pricer.points().size(), simulated,
+        out_dir);
+  return 0;
+}
+
+}  // namespace cstsim
