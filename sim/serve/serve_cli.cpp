@@ -42,7 +42,8 @@ constexpr const char* kUsage =
     "writes D/requests.csv (per request: arrival, scheduled, first token, finish, TTFT, TPOT,\n"
     "preemptions), D/iterations.csv (per iteration: time, tokens, KV blocks), D/pricing.csv (every\n"
     "simulated point), D/summary.json (throughput, TTFT and TPOT percentiles, KV peak, V_M of the KV\n"
-    "cache), D/graphs/ (the priced graphs).\n\n"
+    "cache), D/trace/serve.json (each request's spans and the KV cache over time, for ui.perfetto.dev),\n"
+    "D/graphs/ (the priced graphs).\n\n"
     "options";
 
 double percentile(std::vector<double> v, double p) {  // linear between closest ranks
@@ -60,12 +61,12 @@ nlohmann::ordered_json spread(const std::vector<double>& v) {
           {"p99", percentile(v, 99)}, {"max", v.empty() ? 0 : *std::max_element(v.begin(), v.end())}};
 }
 
-std::string num(double x) { return fmt::format("{:.9g}", x); }
+std::string num(double x) { return fmt::format("{}", x); }  // shortest text that reads back the same double
 
 }  // namespace
 
 int serve_command(const std::vector<std::string>& args) {
-  std::string arch_path, model_path, requests_path, out_dir, cache_dir, fidelity = "sampled";
+  std::string arch_path, model_path, requests_path, out_dir, cache_dir, fidelity = "sampled", pricing = "parts";
   std::vector<std::string> sets;
   int64_t token_budget = 512, max_seqs = 256, block_tokens = 16;
   double kv_gib = 0;
@@ -83,6 +84,9 @@ int serve_command(const std::vector<std::string>& args) {
       ("block-tokens", po::value(&block_tokens)->default_value(16), "tokens per KV-cache block")
       ("kv-gib", po::value(&kv_gib), "the KV cache's capacity in GiB (default: the arch's HBM less the model's weights)")
       ("fidelity", po::value(&fidelity)->default_value("sampled"), "the priced parts' simulation: sampled | exact")
+      ("pricing", po::value(&pricing)->default_value("parts"), "parts: the model's parts at grid points, interpolated and "
+                                                                 "summed; iteration: every iteration's whole graph simulated "
+                                                                 "(slow: what `parts` estimates)")
       ("cache", po::value(&cache_dir), "a directory memoizing the priced parts across runs (keyed by arch, model part, "
                                        "fidelity and version)")
       ("quiet,q", po::bool_switch(&quiet), "no progress");
@@ -105,6 +109,8 @@ int serve_command(const std::vector<std::string>& args) {
     if (v < 1 || v > (int64_t(1) << 20)) throw InputError::usage("serve", flag, fmt::format("must be from 1 to 2^20, got {}", v));
   if (fidelity != "sampled" && fidelity != "exact")
     throw InputError::usage("serve", "--fidelity", fmt::format("must be sampled or exact, got '{}'", fidelity));
+  if (pricing != "parts" && pricing != "iteration")
+    throw InputError::usage("serve", "--pricing", fmt::format("must be parts or iteration, got '{}'", pricing));
   if (vm.count("kv-gib") && !(kv_gib > 0 && std::isfinite(kv_gib)))
     throw InputError::usage("serve", "--kv-gib", fmt::format("must be above 0, got {}", kv_gib));
 
@@ -152,6 +158,7 @@ int serve_command(const std::vector<std::string>& args) {
   for (const Request& r : requests.requests) longest = std::max(longest, r.prompt + r.output);
   po_.max_context = longest;
   po_.progress = !quiet;
+  po_.whole_iterations = pricing == "iteration";
   StepPricer pricer(po_, model);
   const ServeResult res = serve::serve(requests, sc, [&](const Batch& b) { return pricer.price(b); });
   fs::remove_all(dir / "runs");
@@ -194,14 +201,46 @@ int serve_command(const std::vector<std::string>& args) {
   }
   io::write_file(dir / "iterations.csv", icsv);
 
+  // trace/serve.json: Chrome trace-event JSON (ui.perfetto.dev opens it): a track per request
+  // with its spans (queued, prefill, decode), and counters of the KV cache and the queue.
+  {
+    nlohmann::json ev = nlohmann::json::array();
+    auto us = [](double s) { return s * 1e6; };
+    ev.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "requests"}}}});
+    ev.push_back({{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "chip"}}}});
+    for (const RequestLog& l : res.requests) {
+      const Request& r = l.request;
+      const int tid = r.id + 1;
+      ev.push_back({{"ph", "M"}, {"pid", 1}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", fmt::format("request {}", r.id)}}}});
+      auto span = [&](const char* name, double a, double b, nlohmann::json args) {
+        if (b > a) ev.push_back({{"ph", "X"}, {"pid", 1}, {"tid", tid}, {"name", name}, {"ts", us(a)}, {"dur", us(b - a)}, {"args", args}});
+      };
+      span("queued", r.arrival_s, l.scheduled_s, {{"prompt_tokens", r.prompt}});
+      span("prefill", l.scheduled_s, l.first_token_s, {{"prompt_tokens", r.prompt}, {"preemptions", l.preemptions}});
+      span("decode", l.first_token_s, l.finish_s, {{"output_tokens", r.output}});
+    }
+    for (size_t i = 0; i < res.iterations.size(); ++i) {
+      const IterationLog& it = res.iterations[i];
+      ev.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 1}, {"name", "iteration"}, {"ts", us(it.start_s)}, {"dur", us(it.seconds)},
+                    {"args", {{"tokens", it.tokens}, {"prefill_tokens", it.prefill_tokens}, {"seqs", it.seqs}}}});
+      const double end = it.start_s + it.seconds;
+      ev.push_back({{"ph", "C"}, {"pid", 2}, {"name", "kv_cache_bytes"}, {"ts", us(end)}, {"args", {{"bytes", double(it.kv_blocks) * block_bytes}}}});
+      ev.push_back({{"ph", "C"}, {"pid", 2}, {"name", "requests"}, {"ts", us(end)}, {"args", {{"running", it.running}, {"waiting", it.waiting}}}});
+    }
+    fs::create_directories(dir / "trace");
+    io::write_file(dir / "trace" / "serve.json", nlohmann::json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}}.dump() + "\n");
+  }
+
   std::string pcsv = csv::row({"part", "q", "context", "seconds", "ci95_s", "from_cache", "wall_s"});
   int simulated = 0;
   double child_s = 0;
-  for (const auto& [k, p] : pricer.points()) {
+  auto point_row = [&](const PricePoint& p) {
     simulated += !p.from_cache;
     child_s += p.cpu_s;
     pcsv += csv::row({p.part, std::to_string(p.q), std::to_string(p.c), num(p.seconds), num(p.ci95_s), p.from_cache ? "1" : "0", num(p.cpu_s)});
-  }
+  };
+  for (const auto& [k, p] : pricer.points()) point_row(p);
+  for (const PricePoint& p : pricer.iterations()) point_row(p);  // --pricing iteration: q tokens, c the iteration
   io::write_file(dir / "pricing.csv", pcsv);
 
   const double span = res.end_s;
@@ -229,9 +268,10 @@ int serve_command(const std::vector<std::string>& args) {
                    {"peak_blocks", res.kv_blocks_peak}, {"peak_bytes", double(res.kv_blocks_peak) * block_bytes},
                    {"V_M_byte_s", v_kv}, {"mean_bytes", span > 0 ? v_kv / span : 0}};
   j["in_system_mean"] = span > 0 ? in_system_integral / span : 0;
-  j["pricing"] = {{"method", "parts simulated by cstsim run at grid points, interpolated between them; iteration = layers x "
-                             "(dense(T) + sum attention(q, c)) + head(S)"},
-                  {"estimate", true},
+  j["pricing"] = {{"method", pricing == "parts" ? "parts simulated by cstsim run at grid points, interpolated between them; "
+                                                 "iteration = layers x (dense(T) + sum attention(q, c)) + head(S)"
+                                               : "every iteration's whole graph simulated by cstsim run"},
+                  {"estimate", pricing == "parts"},
                   {"fidelity", fidelity},
                   {"points", pricer.points().size()},
                   {"simulated", simulated},
@@ -247,10 +287,11 @@ int serve_command(const std::vector<std::string>& args) {
         "serve: {} requests of {} on {} in {:.3f} s simulated ({} iterations)\n"
         "  throughput {:.1f} output tokens/s   TTFT p50 {:.4f} s p99 {:.4f} s   TPOT p50 {:.5f} s p99 {:.5f} s\n"
         "  KV cache {} blocks of {} tokens, peak {} ({:.1f} %)   preemptions {}\n"
-        "  priced from {} points ({} simulated)\n  wrote {}\n",
+        "  priced from {} simulations ({} run, the rest from the cache)\n  wrote {}\n",
         res.requests.size(), model.name, arch.name, span, res.iterations.size(), double(out_tokens) / span,
         percentile(ttft, 50), percentile(ttft, 99), percentile(tpot, 50), percentile(tpot, 99), sc.kv_blocks, block_tokens,
-        res.kv_blocks_peak, 100.0 * double(res.kv_blocks_peak) / double(sc.kv_blocks), preemptions, pricer.points().size(), simulated,
+        res.kv_blocks_peak, 100.0 * double(res.kv_blocks_peak) / double(sc.kv_blocks), preemptions,
+        pricer.points().size() + pricer.iterations().size(), simulated,
         out_dir);
   return 0;
 }

@@ -64,23 +64,22 @@ StepPricer::StepPricer(PricerOptions o, ServeModel m)
     : o_(std::move(o)), m_(std::move(m)), t_grid_(serve::token_grid(o_.token_budget)), c_grid_(serve::context_grid(o_.max_context)),
       s_grid_(serve::token_grid(std::min(o_.max_seqs, o_.token_budget))) {}
 
-std::string StepPricer::graph(const std::string& part, int64_t q, int64_t c) const {
+void StepPricer::emit(const std::string& part, int64_t q, int64_t c, const std::string& p, std::ostream& tensors,
+                      std::ostream& ops) const {
   const std::string d = m_.dtype, kd = m_.kv_dtype;
   const int64_t H = m_.hidden, HQ = m_.heads * m_.head_dim, KV = m_.kv_width(), F = m_.ffn;
-  std::ostringstream y;
-  y << "# " << part << " of " << m_.name << " (cstsim serve's pricing graph): q " << q << ", context " << c << "\n";
-  y << "name: serve-" << part << "-q" << q << "-c" << c << "\n";
   auto tensor = [&](const std::string& n, const std::string& shape, const std::string& dt, const char* role) {
-    y << "  - {name: " << n << ", shape: [" << shape << "], dtype: " << dt << ", role: " << role << "}\n";
+    tensors << "  - {name: " << p << n << ", shape: [" << shape << "], dtype: " << dt << ", role: " << role << "}\n";
   };
-  auto op = [&](const std::string& n, const char* kind, const std::string& in, const std::string& out, const std::string& extra = "") {
-    y << "  - {name: " << n << ", op: " << kind << ", in: [" << in << "], out: " << out << extra << "}\n";
+  auto op = [&](const std::string& n, const char* kind, std::vector<std::string> in, const std::string& out,
+                const std::string& extra = "") {
+    for (std::string& x : in) x = p + x;
+    ops << "  - {name: " << p << n << ", op: " << kind << ", in: [" << fmt::format("{}", fmt::join(in, ", ")) << "], out: " << p
+        << out << extra << "}\n";
   };
-  const std::string T = std::to_string(q);
-  y << "tensors:\n";
   if (part == "dense") {
-    tensor("x", fmt::format("1, {}, {}", T, H), d, "activation");
-    tensor("ctx", fmt::format("1, {}, {}", T, HQ), d, "activation");
+    tensor("x", fmt::format("1, {}, {}", q, H), d, "activation");
+    tensor("ctx", fmt::format("1, {}, {}", q, HQ), d, "activation");
     tensor("norm1_w", std::to_string(H), d, "weight");
     tensor("wq", fmt::format("{}, {}", H, HQ), d, "weight");
     tensor("wk", fmt::format("{}, {}", H, KV), d, "weight");
@@ -90,53 +89,69 @@ std::string StepPricer::graph(const std::string& part, int64_t q, int64_t c) con
     if (m_.ffn_kind == "swiglu") tensor("w_gate", fmt::format("{}, {}", H, F), d, "weight");
     tensor("w_up", fmt::format("{}, {}", H, F), d, "weight");
     tensor("w_down", fmt::format("{}, {}", F, H), d, "weight");
-    y << "ops:\n";
-    op("norm1", "rmsnorm", "x, norm1_w", "h1");
-    op("q_proj", "matmul", "h1, wq", "q");
-    op("k_proj", "matmul", "h1, wk", "k");
-    op("v_proj", "matmul", "h1, wv", "v");
-    op("rope_q", "rope", "q", "q_rot");
-    op("rope_k", "rope", "k", "k_rot");
-    op("o_proj", "matmul", "ctx, wo", "o");
-    op("res1", "add", "x, o", "x2");
-    op("norm2", "rmsnorm", "x2, norm2_w", "h2");
-    op("up_proj", "matmul", "h2, w_up", "up");
+    op("norm1", "rmsnorm", {"x", "norm1_w"}, "h1");
+    op("q_proj", "matmul", {"h1", "wq"}, "q");
+    op("k_proj", "matmul", {"h1", "wk"}, "k");
+    op("v_proj", "matmul", {"h1", "wv"}, "v");
+    op("rope_q", "rope", {"q"}, "q_rot");
+    op("rope_k", "rope", {"k"}, "k_rot");
+    op("o_proj", "matmul", {"ctx", "wo"}, "o");
+    op("res1", "add", {"x", "o"}, "x2");
+    op("norm2", "rmsnorm", {"x2", "norm2_w"}, "h2");
+    op("up_proj", "matmul", {"h2", "w_up"}, "up");
     if (m_.ffn_kind == "swiglu") {
-      op("gate_proj", "matmul", "h2, w_gate", "gate");
-      op("act", "silu", "gate", "gate_act");
-      op("gate_mul", "mul", "gate_act, up", "ffn_in");
+      op("gate_proj", "matmul", {"h2", "w_gate"}, "gate");
+      op("act", "silu", {"gate"}, "gate_act");
+      op("gate_mul", "mul", {"gate_act", "up"}, "ffn_in");
     } else {
-      op("act", "gelu", "up", "ffn_in");
+      op("act", "gelu", {"up"}, "ffn_in");
     }
-    op("down_proj", "matmul", "ffn_in, w_down", "f2");
-    op("res2", "add", "x2, f2", "y");
+    op("down_proj", "matmul", {"ffn_in", "w_down"}, "f2");
+    op("res2", "add", {"x2", "f2"}, "y");
   } else if (part == "attention") {
-    tensor("q_rot", fmt::format("1, {}, {}", T, HQ), d, "activation");
-    tensor("k_new", fmt::format("1, {}, {}", T, KV), kd, "activation");
-    tensor("v_new", fmt::format("1, {}, {}", T, KV), kd, "activation");
+    tensor("q_rot", fmt::format("1, {}, {}", q, HQ), d, "activation");
+    tensor("k_new", fmt::format("1, {}, {}", q, KV), kd, "activation");
+    tensor("v_new", fmt::format("1, {}, {}", q, KV), kd, "activation");
     if (c > 0) {
       tensor("k_cache", fmt::format("1, {}, {}", c, KV), kd, "kv_cache");
       tensor("v_cache", fmt::format("1, {}, {}", c, KV), kd, "kv_cache");
-    }
-    y << "ops:\n";
-    if (c > 0) {
-      op("k_append", "kv_append", "k_cache, k_new", "k_all");
-      op("v_append", "kv_append", "v_cache, v_new", "v_all");
+      op("k_append", "kv_append", {"k_cache", "k_new"}, "k_all");
+      op("v_append", "kv_append", {"v_cache", "v_new"}, "v_all");
     }
     const std::string extra = fmt::format(", heads: {}, kv_heads: {}, causal: true{}", m_.heads, m_.kv_heads,
                                           m_.attention == "flash" ? ", tiling: flash" : "");
-    op("attn", "attention", c > 0 ? "q_rot, k_all, v_all" : "q_rot, k_new, v_new", "ctx", extra);
+    if (c > 0)
+      op("attn", "attention", {"q_rot", "k_all", "v_all"}, "ctx", extra);
+    else
+      op("attn", "attention", {"q_rot", "k_new", "v_new"}, "ctx", extra);
   } else if (part == "head") {
-    tensor("y", fmt::format("1, {}, {}", T, H), d, "activation");
+    tensor("y", fmt::format("1, {}, {}", q, H), d, "activation");
     tensor("norm_w", std::to_string(H), d, "weight");
     tensor("lm_head", fmt::format("{}, {}", H, m_.vocab), d, "weight");
-    y << "ops:\n";
-    op("norm", "rmsnorm", "y, norm_w", "h");
-    op("lm_head", "matmul", "h, lm_head", "logits");
+    op("norm", "rmsnorm", {"y", "norm_w"}, "h");
+    op("lm_head", "matmul", {"h", "lm_head"}, "logits");
   } else {
     throw std::logic_error("serve: no part " + part);
   }
-  return y.str();
+}
+
+std::string StepPricer::graph(const std::string& part, int64_t q, int64_t c) const {
+  std::ostringstream t, o;
+  emit(part, q, c, "", t, o);
+  return fmt::format("# {} of {} (cstsim serve's pricing graph): q {}, context {}\nname: serve-{}-q{}-c{}\ntensors:\n{}ops:\n{}",
+                     part, m_.name, q, c, part, q, c, t.str(), o.str());
+}
+
+std::string StepPricer::iteration_graph(const Batch& b) const {
+  std::ostringstream t, o;
+  for (int64_t l = 0; l < m_.layers; ++l) {
+    emit("dense", b.tokens(), 0, fmt::format("b{}.", l), t, o);
+    for (size_t i = 0; i < b.items.size(); ++i) emit("attention", b.items[i].q, b.items[i].context, fmt::format("b{}.r{}.", l, i), t, o);
+  }
+  if (b.emitting() > 0) emit("head", b.emitting(), 0, "", t, o);
+  return fmt::format("# one iteration of {} (cstsim serve --pricing iteration): {} tokens, {} requests\nname: serve-iteration\n"
+                     "tensors:\n{}ops:\n{}",
+                     m_.name, b.tokens(), b.items.size(), t.str(), o.str());
 }
 
 double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
@@ -146,8 +161,14 @@ double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
   p.part = part;
   p.q = q;
   p.c = c;
-  const std::string text = graph(part, q, c);
-  const std::string stem = fmt::format("{}-q{}-c{}", part, q, c);
+  run_graph(graph(part, q, c), fmt::format("{}-q{}-c{}", part, q, c), p);
+  points_[key] = p;
+  return p.seconds;
+}
+
+void StepPricer::run_graph(const std::string& text, const std::string& stem, PricePoint& p) {
+  const std::string& part = p.part;
+  const int64_t q = p.q, c = p.c;
   const std::string id = fmt::format("{:016x}", fnv1a(o_.arch_key + "\n" + o_.fidelity + "\n" + CSTSIM_VERSION + "\n" + text));
   const fs::path cached = o_.cache_dir.empty() ? fs::path() : fs::path(o_.cache_dir) / (stem + "-" + id + ".json");
   if (!cached.empty() && fs::exists(cached)) {
@@ -157,8 +178,7 @@ double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
       p.seconds = j["seconds"];
       p.ci95_s = j.value("ci95_s", 0.0);
       p.from_cache = true;
-      points_[key] = p;
-      return p.seconds;
+      return;
     }
   }
   const fs::path dir = fs::path(o_.work_dir) / "graphs";
@@ -177,7 +197,9 @@ double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
     argv.push_back(k + "=" + v);
   }
   argv.insert(argv.end(), {"--workload", g.string(), "--out", run.string()});
-  if (o_.progress) std::cerr << fmt::format("serve: simulating {} (q {}, context {}), point {}\n", part, q, c, points_.size() + 1);
+  if (o_.progress)
+    std::cerr << (part == "iteration" ? fmt::format("serve: simulating iteration {} whole ({} tokens)\n", c, q)
+                                      : fmt::format("serve: simulating {} (q {}, context {}), point {}\n", part, q, c, points_.size() + 1));
   const auto t0 = std::chrono::steady_clock::now();
   std::string out, err;
   const int status = sweep::proc::capture(argv, out, &err);
@@ -208,8 +230,6 @@ double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
     std::ofstream(tmp) << nlohmann::json{{"seconds", p.seconds}, {"ci95_s", p.ci95_s}, {"part", part}, {"q", q}, {"c", c}}.dump() << "\n";
     fs::rename(tmp, cached);
   }
-  points_[key] = p;
-  return p.seconds;
 }
 
 double StepPricer::dense(int64_t tokens) {
@@ -236,6 +256,22 @@ double StepPricer::attention(int64_t q, int64_t context) {
 }
 
 StepCost StepPricer::price(const Batch& b) {
+  if (o_.whole_iterations) {
+    PricePoint p;
+    p.part = "iteration";
+    p.q = b.tokens();
+    p.c = int64_t(iterations_.size());
+    std::string sig;
+    for (const BatchItem& i : b.items) sig += fmt::format("{}:{}:{} ", i.q, i.context, int(i.emits));
+    if (auto it = by_batch_.find(sig); it != by_batch_.end()) {
+      iterations_.push_back(it->second);
+    } else {
+      run_graph(iteration_graph(b), fmt::format("iteration-{}", iterations_.size()), p);
+      by_batch_[sig] = p;
+      iterations_.push_back(p);
+    }
+    return {iterations_.back().seconds, 0};
+  }
   double block = dense(b.tokens());
   for (const BatchItem& i : b.items) block += attention(i.q, i.context);
   StepCost cost;

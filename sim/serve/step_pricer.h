@@ -15,6 +15,7 @@
 // error (`check_points`: points off the grid simulated and compared).
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,9 @@ struct PricerOptions {
   std::string arch_key;                                       // what makes the arch's cache entries its own
   int64_t token_budget = 512, max_seqs = 256, max_context = 4096;
   bool progress = true;
+  // Each iteration's own graph (the parts in run order, every layer, no grid) simulated whole,
+  // memoized by its batch: what the parts and the grid estimate (--pricing iteration).
+  bool whole_iterations = false;
 };
 
 // One simulated point.
@@ -57,6 +61,10 @@ class StepPricer {
   const std::map<std::tuple<std::string, int64_t, int64_t>, PricePoint>& points() const { return points_; }
   // The graph of a part at (q, c), as YAML text.
   std::string graph(const std::string& part, int64_t q, int64_t c) const;
+  // An iteration's whole graph: every layer's dense part and requests' attention, then the head.
+  std::string iteration_graph(const Batch& b) const;
+  // whole_iterations: each iteration's simulation, in run order.
+  const std::vector<PricePoint>& iterations() const { return iterations_; }
   const std::vector<int64_t>& token_grid() const { return t_grid_; }
   const std::vector<int64_t>& context_grid() const { return c_grid_; }
 
@@ -65,6 +73,13 @@ class StepPricer {
   ServeModel m_;
   std::vector<int64_t> t_grid_, c_grid_, s_grid_;
   std::map<std::tuple<std::string, int64_t, int64_t>, PricePoint> points_;
+  std::map<std::string, PricePoint> by_batch_;
+  std::vector<PricePoint> iterations_;
+  // A part's tensors and ops, names prefixed by `prefix`.
+  void emit(const std::string& part, int64_t q, int64_t c, const std::string& prefix, std::ostream& tensors,
+            std::ostream& ops) const;
+  // Simulates a graph (or takes it from the cache): p.seconds, p.ci95_s, p.cpu_s, p.from_cache.
+  void run_graph(const std::string& text, const std::string& stem, PricePoint& p);
 };
 
 // The grid's points: 1, 16, 64, 128, then multiples of 128 up to `top` (and top itself).
