@@ -129,11 +129,12 @@ bool our_figure(const fs::path& target, std::string_view head) {
 }
 
 // Every name a figure may take: checked before anything is drawn, so a refusal is quick.
-std::vector<std::string> figure_names(bool sweep) {
+std::vector<std::string> figure_names(bool sweep, bool serving) {
   const std::vector<std::string> stems =
-      sweep ? std::vector<std::string>{"lines", "pareto", "roofline"}
-            : std::vector<std::string>{"rt", "power", "roofline", "layers-stalls", "layers-utilization", "layers-energy",
-                                       "layers-traffic"};
+      sweep     ? std::vector<std::string>{"lines", "pareto", "roofline"}
+      : serving ? std::vector<std::string>{"serve-latency", "serve-kv", "serve-throughput"}
+                : std::vector<std::string>{"rt", "power", "roofline", "layers-stalls", "layers-utilization", "layers-energy",
+                                           "layers-traffic"};
   std::vector<std::string> names;
   for (const std::string& s : stems)
     for (const char* ext : {".png", ".pdf"}) names.push_back(s + ext);
@@ -205,7 +206,9 @@ int plot_command(const std::vector<std::string>& args) {
   if (fs::is_symlink(st))  // planted or not, the figures would land wherever it points
     throw InputError(figures.string(), 0, "--out", "is a symbolic link; name the directory itself");
   if (fs::exists(st) && !fs::is_directory(st)) throw InputError(figures.string(), 0, "--out", "exists and is not a directory");
-  for (const std::string& n : figure_names(sweep)) check_figure(figures / n, force);
+  // A serving run (cstsim serve): its request and iteration logs.
+  const bool serving = !sweep && fs::is_regular_file(dir / "requests.csv") && fs::is_regular_file(dir / "iterations.csv");
+  for (const std::string& n : figure_names(sweep, serving)) check_figure(figures / n, force);
   // Directories made here are removed again if nothing is written.
   std::vector<fs::path> created;
   for (fs::path p = fs::absolute(figures); !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
@@ -234,6 +237,7 @@ int plot_command(const std::vector<std::string>& args) {
         sweep ? std::vector<Script>{{"lines", "plot_sweep_lines.py", {run, "--out", prefix + "lines"}},
                                     {"pareto", "plot_pareto.py", {run, "--out", prefix + "pareto"}},
                                     {"roofline", "plot_sweep_roofline.py", {run, "--out", prefix + "roofline"}}}
+              : serving ? std::vector<Script>{{"serving (latency CDFs, KV cache, throughput)", "plot_serve.py", {run, "--out", prefix + "serve"}}}
               : run_scripts_of(run, dir, prefix);
     run_scripts(python, scripts, notes);
     written = commit_figures(staging, figures, force);

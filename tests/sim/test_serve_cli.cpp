@@ -89,6 +89,17 @@ TEST_F(ServeCli, WritesItsLogsAndTheyAgree) {
   EXPECT_EQ(counters, int(its.size()));
 }
 
+TEST_F(ServeCli, PlotsItsFigures) {
+  const fs::path out = dir_ / "serve";
+  Result r = cstsim("serve -q --arch " + kArch + " --model " + kModel + " --requests " + kBurst + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = cstsim("plot " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("plot: [1/1] serving (latency CDFs, KV cache, throughput)"), std::string::npos) << r.out;
+  for (const char* f : {"serve-latency", "serve-kv", "serve-throughput"})
+    for (const char* ext : {".png", ".pdf"}) EXPECT_GT(fs::file_size(out / "figures" / (std::string(f) + ext)), 1000u) << f << ext;
+}
+
 TEST_F(ServeCli, BadInputsAreOneLineAndWriteNothing) {
   const fs::path out = dir_ / "serve";
   auto run = [&](const std::string& args) { return cstsim("serve -q --arch " + kArch + " --out " + out.string() + " " + args); };
