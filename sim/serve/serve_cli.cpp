@@ -69,6 +69,7 @@ int serve_command(const std::vector<std::string>& args) {
   std::string arch_path, model_path, requests_path, out_dir, cache_dir, fidelity = "sampled", pricing = "parts";
   std::vector<std::string> sets;
   int64_t token_budget = 512, max_seqs = 256, block_tokens = 16;
+  bool no_check = false;
   double kv_gib = 0;
   bool force = false, quiet = false;
   po::options_description desc(kUsage);
@@ -87,6 +88,8 @@ int serve_command(const std::vector<std::string>& args) {
       ("pricing", po::value(&pricing)->default_value("parts"), "parts: the model's parts at grid points, interpolated and "
                                                                  "summed; iteration: every iteration's whole graph simulated "
                                                                  "(slow: what `parts` estimates)")
+      ("no-check", po::bool_switch(&no_check), "skip the grid's check (by default each part's most used point off the grid "
+                                               "is simulated at the end and compared with its interpolation)")
       ("cache", po::value(&cache_dir), "a directory memoizing the priced parts across runs (keyed by arch, model part, "
                                        "fidelity and version)")
       ("quiet,q", po::bool_switch(&quiet), "no progress");
@@ -161,6 +164,7 @@ int serve_command(const std::vector<std::string>& args) {
   po_.whole_iterations = pricing == "iteration";
   StepPricer pricer(po_, model);
   const ServeResult res = serve::serve(requests, sc, [&](const Batch& b) { return pricer.price(b); });
+  const std::vector<CheckPoint> checks = pricing == "parts" && !no_check ? pricer.check() : std::vector<CheckPoint>{};
   fs::remove_all(dir / "runs");
 
   // requests.csv
@@ -276,6 +280,18 @@ int serve_command(const std::vector<std::string>& args) {
                   {"points", pricer.points().size()},
                   {"simulated", simulated},
                   {"simulation_wall_s", child_s},
+                  {"check", [&] {
+                     nlohmann::ordered_json c = nlohmann::ordered_json::array();
+                     for (const CheckPoint& k : checks)
+                       c.push_back({{"part", k.part}, {"q", k.q}, {"context", k.c}, {"uses", k.uses}, {"interpolated_s", k.interpolated_s},
+                                    {"simulated_s", k.simulated_s}, {"error", k.error()}});
+                     return c;
+                   }()},
+                  {"check_max_abs_error", [&] {
+                     double m = 0;
+                     for (const CheckPoint& k : checks) m = std::max(m, std::abs(k.error()));
+                     return m;
+                   }()},
                   {"token_grid", pricer.token_grid()},
                   {"context_grid", pricer.context_grid()}};
   j["energy"] = {{"status", "not priced yet: the parts run with --no-trace, which has no energy"}};
@@ -287,11 +303,16 @@ int serve_command(const std::vector<std::string>& args) {
         "serve: {} requests of {} on {} in {:.3f} s simulated ({} iterations)\n"
         "  throughput {:.1f} output tokens/s   TTFT p50 {:.4f} s p99 {:.4f} s   TPOT p50 {:.5f} s p99 {:.5f} s\n"
         "  KV cache {} blocks of {} tokens, peak {} ({:.1f} %)   preemptions {}\n"
-        "  priced from {} simulations ({} run, the rest from the cache)\n  wrote {}\n",
+        "  priced from {} simulations ({} run, the rest from the cache){}\n  wrote {}\n",
         res.requests.size(), model.name, arch.name, span, res.iterations.size(), double(out_tokens) / span,
         percentile(ttft, 50), percentile(ttft, 99), percentile(tpot, 50), percentile(tpot, 99), sc.kv_blocks, block_tokens,
         res.kv_blocks_peak, 100.0 * double(res.kv_blocks_peak) / double(sc.kv_blocks), preemptions,
         pricer.points().size() + pricer.iterations().size(), simulated,
+        [&] {
+          std::string t;
+          for (const CheckPoint& k : checks) t += fmt::format("{}{} {:+.2f} %", t.empty() ? "; grid check: " : ", ", k.part, 100 * k.error());
+          return t;
+        }(),
         out_dir);
   return 0;
 }

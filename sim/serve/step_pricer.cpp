@@ -234,18 +234,21 @@ void StepPricer::run_graph(const std::string& text, const std::string& stem, Pri
 
 double StepPricer::dense(int64_t tokens) {
   const Bracket b = bracket(t_grid_, tokens);
+  if (b.w != 0) ++off_grid_uses_[std::make_tuple(std::string("dense"), tokens, int64_t(0))];
   const double lo = simulate("dense", b.lo, 0);
   return b.w == 0 ? lo : lo + b.w * (simulate("dense", b.hi, 0) - lo);
 }
 
 double StepPricer::head(int64_t seqs) {
   const Bracket b = bracket(s_grid_, seqs);
+  if (b.w != 0) ++off_grid_uses_[std::make_tuple(std::string("head"), seqs, int64_t(0))];
   const double lo = simulate("head", b.lo, 0);
   return b.w == 0 ? lo : lo + b.w * (simulate("head", b.hi, 0) - lo);
 }
 
 double StepPricer::attention(int64_t q, int64_t context) {
   const Bracket bq = bracket(t_grid_, q), bc = bracket(c_grid_, context);
+  if (bq.w != 0 || bc.w != 0) ++off_grid_uses_[std::make_tuple(std::string("attention"), q, context)];
   auto at = [&](int64_t qq, int64_t cc) { return simulate("attention", qq, cc); };
   auto along_c = [&](int64_t qq) {
     const double lo = at(qq, bc.lo);
@@ -253,6 +256,28 @@ double StepPricer::attention(int64_t q, int64_t context) {
   };
   const double lo = along_c(bq.lo);
   return bq.w == 0 ? lo : lo + bq.w * (along_c(bq.hi) - lo);
+}
+
+std::vector<CheckPoint> StepPricer::check() {
+  std::map<std::string, std::pair<std::tuple<std::string, int64_t, int64_t>, int64_t>> most;
+  for (const auto& [k, n] : off_grid_uses_) {
+    auto& m = most[std::get<0>(k)];
+    if (n > m.second) m = {k, n};
+  }
+  std::vector<CheckPoint> out;
+  const auto uses = off_grid_uses_;  // the interpolations below count again
+  for (const auto& [part, m] : most) {
+    CheckPoint c;
+    c.part = part;
+    c.q = std::get<1>(m.first);
+    c.c = std::get<2>(m.first);
+    c.uses = m.second;
+    c.interpolated_s = part == "dense" ? dense(c.q) : part == "head" ? head(c.q) : attention(c.q, c.c);
+    c.simulated_s = simulate(part, c.q, c.c);
+    out.push_back(c);
+  }
+  off_grid_uses_ = uses;
+  return out;
 }
 
 StepCost StepPricer::price(const Batch& b) {

@@ -48,6 +48,15 @@ struct PricePoint {
   double cpu_s = 0;   // the child's time (0 from the cache)
 };
 
+// A part off the grid simulated at the end of a run and compared with its interpolated price.
+struct CheckPoint {
+  std::string part;
+  int64_t q = 0, c = 0;
+  int64_t uses = 0;  // how often the run priced it
+  double interpolated_s = 0, simulated_s = 0;
+  double error() const { return interpolated_s / simulated_s - 1; }
+};
+
 class StepPricer {
  public:
   StepPricer(PricerOptions o, ServeModel m);
@@ -65,6 +74,9 @@ class StepPricer {
   std::string iteration_graph(const Batch& b) const;
   // whole_iterations: each iteration's simulation, in run order.
   const std::vector<PricePoint>& iterations() const { return iterations_; }
+  // For each part, the off-grid point the run priced most often, simulated and compared with its
+  // interpolation: the grid's measured error on this run.
+  std::vector<CheckPoint> check();
   const std::vector<int64_t>& token_grid() const { return t_grid_; }
   const std::vector<int64_t>& context_grid() const { return c_grid_; }
 
@@ -74,6 +86,7 @@ class StepPricer {
   std::vector<int64_t> t_grid_, c_grid_, s_grid_;
   std::map<std::tuple<std::string, int64_t, int64_t>, PricePoint> points_;
   std::map<std::string, PricePoint> by_batch_;
+  std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> off_grid_uses_;
   std::vector<PricePoint> iterations_;
   // A part's tensors and ops, names prefixed by `prefix`.
   void emit(const std::string& part, int64_t q, int64_t c, const std::string& prefix, std::ostream& tensors,
