@@ -70,6 +70,7 @@ int serve_command(const std::vector<std::string>& args) {
   std::vector<std::string> sets;
   int64_t token_budget = 512, max_seqs = 256, block_tokens = 16;
   bool no_check = false;
+  int jobs = 1;
   double kv_gib = 0;
   bool force = false, quiet = false;
   po::options_description desc(kUsage);
@@ -88,6 +89,8 @@ int serve_command(const std::vector<std::string>& args) {
       ("pricing", po::value(&pricing)->default_value("parts"), "parts: the model's parts at grid points, interpolated and "
                                                                  "summed; iteration: every iteration's whole graph simulated "
                                                                  "(slow: what `parts` estimates)")
+      ("jobs,j", po::value(&jobs)->default_value(1), "simulations at a time; above 1 the grid's common points are simulated "
+                                                     "first, in parallel (less wall time; some may go unused)")
       ("no-check", po::bool_switch(&no_check), "skip the grid's check (by default each part's most used point off the grid "
                                                "is simulated at the end and compared with its interpolation)")
       ("cache", po::value(&cache_dir), "a directory memoizing the priced parts across runs (keyed by arch, model part, "
@@ -112,6 +115,7 @@ int serve_command(const std::vector<std::string>& args) {
     if (v < 1 || v > (int64_t(1) << 20)) throw InputError::usage("serve", flag, fmt::format("must be from 1 to 2^20, got {}", v));
   if (fidelity != "sampled" && fidelity != "exact")
     throw InputError::usage("serve", "--fidelity", fmt::format("must be sampled or exact, got '{}'", fidelity));
+  if (jobs < 1 || jobs > 256) throw InputError::usage("serve", "--jobs", fmt::format("must be from 1 to 256, got {}", jobs));
   if (pricing != "parts" && pricing != "iteration")
     throw InputError::usage("serve", "--pricing", fmt::format("must be parts or iteration, got '{}'", pricing));
   if (vm.count("kv-gib") && !(kv_gib > 0 && std::isfinite(kv_gib)))
@@ -163,6 +167,7 @@ int serve_command(const std::vector<std::string>& args) {
   po_.progress = !quiet;
   po_.whole_iterations = pricing == "iteration";
   StepPricer pricer(po_, model);
+  if (jobs > 1 && pricing == "parts") pricer.prefetch(jobs);
   const ServeResult res = serve::serve(requests, sc, [&](const Batch& b) { return pricer.price(b); });
   const std::vector<CheckPoint> checks = pricing == "parts" && !no_check ? pricer.check() : std::vector<CheckPoint>{};
   fs::remove_all(dir / "runs");

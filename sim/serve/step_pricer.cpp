@@ -1,6 +1,10 @@
 #include "sim/serve/step_pricer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -256,6 +260,44 @@ double StepPricer::attention(int64_t q, int64_t context) {
   };
   const double lo = along_c(bq.lo);
   return bq.w == 0 ? lo : lo + bq.w * (along_c(bq.hi) - lo);
+}
+
+void StepPricer::prefetch(int jobs) {
+  std::vector<std::tuple<std::string, int64_t, int64_t>> keys;
+  for (int64_t t : t_grid_) keys.emplace_back("dense", t, 0);
+  for (int64_t c : c_grid_) keys.emplace_back("attention", 1, c);
+  for (int64_t q : t_grid_)
+    if (q > 1) keys.emplace_back("attention", q, 0);
+  for (int64_t s : s_grid_)
+    if (s <= 16) keys.emplace_back("head", s, 0);
+  std::vector<PricePoint> todo;
+  for (const auto& k : keys)
+    if (!points_.count(k)) {
+      PricePoint p;
+      std::tie(p.part, p.q, p.c) = k;
+      todo.push_back(p);
+    }
+  // Each worker takes the next point; run_graph touches only its own point and files.
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex m;
+  std::vector<std::thread> workers;
+  for (int j = 0; j < jobs; ++j)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next++) < todo.size();) {
+        try {
+          PricePoint& p = todo[i];
+          run_graph(graph(p.part, p.q, p.c), fmt::format("{}-q{}-c{}", p.part, p.q, p.c), p);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(m);
+          if (!error) error = std::current_exception();
+          next = todo.size();
+        }
+      }
+    });
+  for (std::thread& w : workers) w.join();
+  if (error) std::rethrow_exception(error);
+  for (const PricePoint& p : todo) points_[std::make_tuple(p.part, p.q, p.c)] = p;
 }
 
 std::vector<CheckPoint> StepPricer::check() {

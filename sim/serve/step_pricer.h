@@ -74,6 +74,10 @@ class StepPricer {
   std::string iteration_graph(const Batch& b) const;
   // whole_iterations: each iteration's simulation, in run order.
   const std::vector<PricePoint>& iterations() const { return iterations_; }
+  // Simulates the grid points most runs need (dense and the first heads at every token point,
+  // attention of one token at every context point and of every token point over none), `jobs`
+  // children at a time, before the loop asks for them one by one.
+  void prefetch(int jobs);
   // For each part, the off-grid point the run priced most often, simulated and compared with its
   // interpolation: the grid's measured error on this run.
   std::vector<CheckPoint> check();

@@ -100,6 +100,17 @@ TEST_F(ServeCli, PlotsItsFigures) {
     for (const char* ext : {".png", ".pdf"}) EXPECT_GT(fs::file_size(out / "figures" / (std::string(f) + ext)), 1000u) << f << ext;
 }
 
+// Simulating the grid's points two at a time first (-j 2) prices every iteration the same.
+TEST_F(ServeCli, ParallelPricingGivesTheSameRun) {
+  for (const char* j : {"1", "2"}) {
+    const Result r = cstsim(std::string("serve -q --no-check -j ") + j + " --arch " + kArch + " --model " + kModel +
+                            " --requests " + kBurst + " --token-budget 256 --out " + (dir_ / j).string());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(slurp(dir_ / "1" / "iterations.csv"), slurp(dir_ / "2" / "iterations.csv"));
+  EXPECT_EQ(slurp(dir_ / "1" / "requests.csv"), slurp(dir_ / "2" / "requests.csv"));
+}
+
 TEST_F(ServeCli, BadInputsAreOneLineAndWriteNothing) {
   const fs::path out = dir_ / "serve";
   auto run = [&](const std::string& args) { return cstsim("serve -q --arch " + kArch + " --out " + out.string() + " " + args); };
