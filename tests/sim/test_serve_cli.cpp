@@ -100,6 +100,29 @@ TEST_F(ServeCli, PlotsItsFigures) {
     for (const char* ext : {".png", ".pdf"}) EXPECT_GT(fs::file_size(out / "figures" / (std::string(f) + ext)), 1000u) << f << ext;
 }
 
+// The KV cache's capacity is a knob with its physics. Four requests of 20 + 60 tokens arrive at
+// once: a cache of 40 blocks of 4 tokens admits all four (5 blocks each) but cannot hold them
+// grown (20 each), so requests are preempted and recomputed, and the same work takes longer; the
+// cache the arch's HBM leaves never fills.
+TEST_F(ServeCli, ASmallerKvCacheForcesPreemptions) {
+  const fs::path trace = file("four.csv", "arrival_s,prompt_tokens,output_tokens\n0,20,60\n0,20,60\n0,20,60\n0,20,60\n");
+  auto run = [&](const std::string& name, const std::string& extra) {
+    const Result r = cstsim("serve -q --no-check --block-tokens 4 --cache " + (dir_ / "cache").string() + " --arch " + kArch +
+                            " --model " + kModel + " --requests " + trace.string() + " --out " + (dir_ / name).string() + " " + extra);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(slurp(dir_ / name / "summary.json"));
+  };
+  // The model's K and V: 2 layers x 2 x 128 values x 2 B = 1 KiB a token, 4 KiB a block.
+  const nlohmann::json big = run("big", ""), small = run("small", "--kv-gib 0.000152587890625");  // 160 KiB: 40 blocks
+  EXPECT_EQ(small["kv_cache"]["blocks"], 40);
+  EXPECT_EQ(big["preemptions"], 0);
+  EXPECT_GT(small["preemptions"].get<int>(), 0);
+  EXPECT_GT(small["recomputed_tokens"].get<int>(), 0);
+  EXPECT_LE(small["kv_cache"]["peak_blocks"].get<int>(), 40);
+  EXPECT_EQ(big["kv_cache"]["peak_blocks"], 80);
+  EXPECT_GT(small["makespan_s"].get<double>(), big["makespan_s"].get<double>());
+}
+
 // Simulating the grid's points two at a time first (-j 2) prices every iteration the same.
 TEST_F(ServeCli, ParallelPricingGivesTheSameRun) {
   for (const char* j : {"1", "2"}) {
