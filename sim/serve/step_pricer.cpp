@@ -17,6 +17,7 @@
 
 #include "core/input_error.h"
 #include "sim/sweep/process.h"
+#include "commit.h"
 #include "version.h"
 
 namespace cstsim::serve {
@@ -173,7 +174,7 @@ double StepPricer::simulate(const std::string& part, int64_t q, int64_t c) {
 void StepPricer::run_graph(const std::string& text, const std::string& stem, PricePoint& p) {
   const std::string& part = p.part;
   const int64_t q = p.q, c = p.c;
-  const std::string id = fmt::format("{:016x}", fnv1a(o_.arch_key + "\n" + o_.fidelity + "\n" + CSTSIM_VERSION + "\n" + text));
+  const std::string id = fmt::format("{:016x}", fnv1a(o_.arch_key + "\n" + o_.fidelity + "\n" + CSTSIM_VERSION + "\n" + CSTSIM_COMMIT + "\n" + text));
   const fs::path cached = o_.cache_dir.empty() ? fs::path() : fs::path(o_.cache_dir) / (stem + "-" + id + ".json");
   if (!cached.empty() && fs::exists(cached)) {
     std::ifstream in(cached);

@@ -10,7 +10,8 @@
 // iteration = layers x (dense(T) + sum over requests of attention(q, c)) + head(S).
 // Each part is simulated at points of a grid (T and S: 1, 16, 64, 128, then steps of 128; c: 0,
 // 512, then steps of 1024) and interpolated linearly between them (bilinearly in q and
-// c); every point is simulated once and memoized, on disk too with a cache directory. The
+// c); every point is simulated once and memoized, on disk too with a cache directory (keyed by the
+// resolved arch, the graph, the fidelity, the version and the commit: another build simulates anew). The
 // interpolation and the sum of parts are estimates: the summary says so and gives their measured
 // error (`check_points`: points off the grid simulated and compared).
 #include <cstdint>
