@@ -84,17 +84,6 @@ void setup_logging(bool verbose, bool quiet) {
   spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
 }
 
-Overrides parse_overrides(const std::vector<std::string>& items) {
-  Overrides out;
-  for (const std::string& item : items) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError("--set", 0, item, "expected key=value");
-    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-  }
-  return out;
-}
-
 // What the run simulates for one layer, read off the run's plan: its fold plan, each
 // cluster's share, the stream passes and (memory: hierarchy) the DMA program and the
 // HBM bytes it moves.

@@ -534,6 +534,16 @@ auto with_prefix(const std::string& prefix, F&& load) {
 
 }  // namespace
 
+Overrides parse_overrides(const std::vector<std::string>& items) {
+  Overrides out;
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", 0, item, "expected key=value");
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
 ArchSpec load_arch(const std::string& path, const Overrides& overrides) {
   ArchFields fields = text::ends_with(text::lower(path), ".cfg") ? read_scalesim_cfg(path)
                                                                  : read_arch_yaml(path);

@@ -140,6 +140,8 @@ struct ArchSpec {
 
 // key=value overrides from the command line, in order.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
+// `--set` items "key=value", in order. Throws InputError("--set", 0, item) for one without a key.
+Overrides parse_overrides(const std::vector<std::string>& items);
 // An override (run --set, a sweep's grid) that sets both array.rows and array.cols: a square array.
 inline constexpr const char* kArraySize = "array.size";
 

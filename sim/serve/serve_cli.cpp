@@ -121,12 +121,7 @@ int serve_command(const std::vector<std::string>& args) {
   if (vm.count("kv-gib") && !(kv_gib > 0 && std::isfinite(kv_gib)))
     throw InputError::usage("serve", "--kv-gib", fmt::format("must be above 0, got {}", kv_gib));
 
-  Overrides overrides;
-  for (const std::string& item : sets) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError("--set", 0, item, "expected key=value");
-    overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-  }
+  const Overrides overrides = parse_overrides(sets);
   const ArchSpec arch = load_arch(arch_path, overrides);
   const ServeModel model = load_serve_model(model_path);
   const RequestSet requests = load_requests(requests_path);
